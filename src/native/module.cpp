@@ -1,0 +1,285 @@
+// Python bindings: coarse calls (a whole text or a whole batch), the GIL released inside.
+#include <Python.h>
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/pair.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include "encoder.h"
+#include "tiktoken_file.h"
+
+namespace nb = nanobind;
+using namespace tokenforge;
+
+namespace {
+
+struct Text {
+  const uint8_t* data;
+  size_t size;
+};
+
+// The UTF-8 of a str (cached by CPython inside the object). Lone surrogates raise
+// UnicodeEncodeError, which the Python layer handles as tiktoken does.
+Text utf8_of(nb::handle h) {
+  if (!PyUnicode_Check(h.ptr()))
+    throw nb::type_error(("expected str, got " + std::string(Py_TYPE(h.ptr())->tp_name)).c_str());
+  Py_ssize_t size;
+  const char* p = PyUnicode_AsUTF8AndSize(h.ptr(), &size);
+  if (!p) throw nb::python_error();
+  return {reinterpret_cast<const uint8_t*>(p), size_t(size)};
+}
+
+std::vector<Text> utf8_of_all(nb::handle seq) {
+  nb::object fast = nb::steal(PySequence_Fast(seq.ptr(), "expected a list of str"));
+  if (!fast) throw nb::python_error();
+  const Py_ssize_t n = PySequence_Fast_GET_SIZE(fast.ptr());
+  PyObject** items = PySequence_Fast_ITEMS(fast.ptr());
+  std::vector<Text> texts;
+  texts.reserve(n);
+  for (Py_ssize_t i = 0; i < n; ++i) texts.push_back(utf8_of(items[i]));
+  return texts;
+}
+
+nb::object to_list(const std::vector<uint32_t>& ids) {
+  PyObject* list = PyList_New(Py_ssize_t(ids.size()));
+  if (!list) throw nb::python_error();
+  for (size_t i = 0; i < ids.size(); ++i) PyList_SET_ITEM(list, i, PyLong_FromUnsignedLong(ids[i]));
+  return nb::steal(list);
+}
+
+nb::object to_lists(const std::vector<std::vector<uint32_t>>& all) {
+  nb::list out;
+  for (const auto& ids : all) out.append(to_list(ids));
+  return std::move(out);
+}
+
+std::vector<uint32_t> ids_of(nb::handle seq) {
+  nb::object fast = nb::steal(PySequence_Fast(seq.ptr(), "expected a sequence of token ids"));
+  if (!fast) throw nb::python_error();
+  const Py_ssize_t n = PySequence_Fast_GET_SIZE(fast.ptr());
+  PyObject** items = PySequence_Fast_ITEMS(fast.ptr());
+  std::vector<uint32_t> ids(n);
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    int overflow = 0;
+    const long long v = PyLong_AsLongLongAndOverflow(items[i], &overflow);
+    if (v == -1 && PyErr_Occurred()) throw nb::python_error();
+    if (overflow || v < 0 || v >= 0xFFFFFFFFll)
+      throw nb::key_error(("invalid token id " + std::string(nb::str(nb::handle(items[i])).c_str()) +
+                           " at position " + std::to_string(i)).c_str());
+    ids[i] = uint32_t(v);
+  }
+  return ids;
+}
+
+std::string bytes_of(nb::handle h, const char* what) {
+  if (!PyBytes_Check(h.ptr()))
+    throw nb::type_error((std::string(what) + " must be bytes, got " + Py_TYPE(h.ptr())->tp_name).c_str());
+  return std::string(PyBytes_AS_STRING(h.ptr()), size_t(PyBytes_GET_SIZE(h.ptr())));
+}
+
+std::vector<std::string> token_list(nb::handle seq) {
+  std::vector<std::string> out;
+  for (nb::handle item : seq) out.push_back(bytes_of(item, "token"));
+  return out;
+}
+
+// [(bytes, id), ...] -> pairs
+std::vector<std::pair<std::string, uint32_t>> special_list(nb::handle seq) {
+  std::vector<std::pair<std::string, uint32_t>> out;
+  for (nb::handle item : seq) {
+    nb::tuple pair = nb::cast<nb::tuple>(item);
+    out.emplace_back(bytes_of(pair[0], "special token"), nb::cast<uint32_t>(pair[1]));
+  }
+  return out;
+}
+
+nb::list bytes_list(const std::vector<std::string>& tokens) {
+  nb::list out;
+  for (const auto& t : tokens) out.append(nb::bytes(t.data(), t.size()));
+  return out;
+}
+
+class PyEncoder {
+ public:
+  PyEncoder(std::vector<std::string> tokens, std::vector<std::pair<std::string, uint32_t>> specials,
+            int pattern)
+      : enc_(std::move(tokens), std::move(specials), pattern) {}
+
+  nb::object encode(nb::handle text, const SpecialMatcher* allowed) const {
+    Text t = utf8_of(text);
+    std::vector<uint32_t> ids;
+    {
+      nb::gil_scoped_release nogil;
+      enc_.encode(t.data, t.size, allowed, ids);
+    }
+    return to_list(ids);
+  }
+
+  nb::object encode_batch(nb::handle texts, const SpecialMatcher* allowed, size_t threads) const {
+    std::vector<Text> all = utf8_of_all(texts);
+    std::vector<std::vector<uint32_t>> out(all.size());
+    {
+      nb::gil_scoped_release nogil;
+      parallel_for(all.size(), threads,
+                   [&](size_t i) { enc_.encode(all[i].data, all[i].size, allowed, out[i]); });
+    }
+    return to_lists(out);
+  }
+
+  nb::ndarray<nb::numpy, uint32_t, nb::ndim<1>> encode_to_numpy(nb::handle text,
+                                                                const SpecialMatcher* allowed) const {
+    Text t = utf8_of(text);
+    auto* ids = new std::vector<uint32_t>();
+    {
+      nb::gil_scoped_release nogil;
+      try {
+        enc_.encode(t.data, t.size, allowed, *ids);
+      } catch (...) {
+        delete ids;
+        throw;
+      }
+    }
+    nb::capsule owner(ids, [](void* p) noexcept { delete static_cast<std::vector<uint32_t>*>(p); });
+    return nb::ndarray<nb::numpy, uint32_t, nb::ndim<1>>(ids->data(), {ids->size()}, owner);
+  }
+
+  // ids plus, for each token, the index of the character holding its first byte.
+  std::pair<nb::object, nb::object> encode_with_offsets(nb::handle text,
+                                                        const SpecialMatcher* allowed) const {
+    Text t = utf8_of(text);
+    std::vector<uint32_t> ids, offsets;
+    {
+      nb::gil_scoped_release nogil;
+      enc_.encode(t.data, t.size, allowed, ids);
+      offsets.reserve(ids.size());
+      size_t byte = 0, chars_before = 0, counted_to = 0;
+      for (uint32_t id : ids) {
+        for (; counted_to <= byte && counted_to < t.size; ++counted_to)
+          chars_before += (t.data[counted_to] & 0xC0) != 0x80;
+        offsets.push_back(uint32_t(chars_before ? chars_before - 1 : 0));
+        byte += enc_.token_bytes(id)->size();
+      }
+    }
+    return {to_list(ids), to_list(offsets)};
+  }
+
+  // Pieces already split by the caller's pattern (for patterns without a built-in scanner).
+  nb::object encode_pieces(nb::handle pieces) const {
+    std::vector<Text> all = utf8_of_all(pieces);
+    std::vector<uint32_t> ids;
+    {
+      nb::gil_scoped_release nogil;
+      for (const Text& t : all) enc_.encode_piece(t.data, t.size, ids);
+    }
+    return to_list(ids);
+  }
+
+  nb::bytes decode_bytes(nb::handle ids_seq) const {
+    std::vector<uint32_t> ids = ids_of(ids_seq);
+    std::string out;
+    for (size_t i = 0; i < ids.size(); ++i) {
+      const std::string* b = enc_.token_bytes(ids[i]);
+      if (!b)
+        throw nb::key_error(("invalid token id " + std::to_string(ids[i]) + " at position " +
+                             std::to_string(i))
+                                .c_str());
+      out += *b;
+    }
+    return nb::bytes(out.data(), out.size());
+  }
+
+  nb::object token_bytes(uint32_t id) const {
+    const std::string* b = enc_.token_bytes(id);
+    if (!b) return nb::none();
+    return nb::bytes(b->data(), b->size());
+  }
+
+  // Id of exactly these bytes as one ordinary token, or None.
+  nb::object find(nb::bytes b) const {
+    const uint32_t id = enc_.model().find(reinterpret_cast<const uint8_t*>(b.c_str()), b.size());
+    if (id == kNoToken) return nb::none();
+    return nb::int_(id);
+  }
+
+  nb::list ordinary_tokens() const { return bytes_list(enc_.model().tokens()); }
+
+  size_t rank_count() const { return enc_.model().size(); }
+  size_t token_count() const {
+    size_t n = 0;
+    for (const auto& t : enc_.model().tokens()) n += !t.empty();
+    return n;
+  }
+  bool has_scanner() const { return enc_.has_scanner(); }
+
+ private:
+  Encoder enc_;
+};
+
+}  // namespace
+
+NB_MODULE(_core, m) {
+  m.doc() = "tokenforge's native core: pre-tokenizers and the BPE merge.";
+  m.attr("UNICODE_VERSION") = TOKENFORGE_UNICODE_VERSION;
+
+  nb::class_<SpecialMatcher>(m, "SpecialMatcher")
+      .def("__init__",
+           [](SpecialMatcher* self, nb::handle tokens) { new (self) SpecialMatcher(special_list(tokens)); },
+           nb::arg("tokens"), "tokens: [(utf-8 bytes, id), ...]")
+      .def("find",
+           [](const SpecialMatcher& self, nb::handle text) -> nb::object {
+             Text t = utf8_of(text);
+             SpecialMatch match = self.find(t.data, t.size, 0);
+             if (match.pos >= t.size) return nb::none();
+             return nb::bytes(reinterpret_cast<const char*>(t.data + match.pos), match.len);
+           },
+           "The first special-token text found in `text` (as UTF-8 bytes), or None.");
+
+  nb::class_<PyEncoder>(m, "Encoder")
+      .def("__init__",
+           [](PyEncoder* self, nb::handle tokens, nb::handle specials, int pattern) {
+             new (self) PyEncoder(token_list(tokens), special_list(specials), pattern);
+           },
+           nb::arg("tokens"), nb::arg("specials"), nb::arg("pattern"),
+           "tokens: bytes indexed by rank (b'' for unused); specials: [(bytes, id)]; pattern: "
+           "native scanner id or -1")
+      .def_static("from_tiktoken",
+                  [](nb::bytes data, uint64_t rank_limit, nb::handle specials, int pattern) {
+                    std::string_view view(data.c_str(), data.size());
+                    return new PyEncoder(parse_tiktoken(view, rank_limit), special_list(specials), pattern);
+                  },
+                  nb::arg("data"), nb::arg("rank_limit"), nb::arg("specials"), nb::arg("pattern"),
+                  "Build straight from a .tiktoken file's bytes (no Python objects per token).")
+      .def("encode", &PyEncoder::encode, nb::arg("text"), nb::arg("allowed").none())
+      .def("encode_batch", &PyEncoder::encode_batch, nb::arg("texts"), nb::arg("allowed").none(),
+           nb::arg("threads"))
+      .def("encode_to_numpy", &PyEncoder::encode_to_numpy, nb::arg("text"), nb::arg("allowed").none())
+      .def("encode_with_offsets", &PyEncoder::encode_with_offsets, nb::arg("text"),
+           nb::arg("allowed").none())
+      .def("encode_pieces", &PyEncoder::encode_pieces, nb::arg("pieces"))
+      .def("decode_bytes", &PyEncoder::decode_bytes, nb::arg("ids"))
+      .def("token_bytes", &PyEncoder::token_bytes, nb::arg("id"))
+      .def("find", &PyEncoder::find, nb::arg("token"))
+      .def("ordinary_tokens", &PyEncoder::ordinary_tokens)
+      .def_prop_ro("rank_count", &PyEncoder::rank_count, "one more than the largest ordinary rank")
+      .def_prop_ro("token_count", &PyEncoder::token_count, "number of ordinary tokens")
+      .def_prop_ro("has_scanner", &PyEncoder::has_scanner);
+
+  m.def("char_classes",
+        [](uint32_t first, uint32_t last) {
+          std::string out;
+          for (uint32_t cp = first; cp <= last; ++cp) out.push_back(char(class_of(cp)));
+          return nb::bytes(out.data(), out.size());
+        },
+        nb::arg("first"), nb::arg("last"),
+        "Class flags (1 letter, 2 number, 4 space, 8 o200k-upper, 16 o200k-lower) of code points "
+        "first..last, for testing the generated tables.");
+
+  m.def("parse_tiktoken",
+        [](nb::bytes data, uint64_t rank_limit) {
+          std::string_view view(data.c_str(), data.size());
+          return bytes_list(parse_tiktoken(view, rank_limit));
+        },
+        nb::arg("data"), nb::arg("rank_limit") = ~uint64_t(0),
+        "Parse a .tiktoken file's bytes into a list of token bytes indexed by rank.");
+}

@@ -1,0 +1,228 @@
+// Hand-written pre-tokenizers: exact, allocation-free equivalents of tiktoken's split patterns.
+//
+// Each scanner returns the end of the piece that starts at `p`, reproducing the leftmost-first,
+// backtracking semantics of the pattern it replaces (alternatives are tried in order; within one,
+// greedy quantifiers give characters back only as far as the rest of it needs). Every character
+// belongs to some piece for these three patterns, so pieces tile the text.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+#include "unicode_classes.h"
+
+namespace tokenforge {
+
+enum class Pattern : int { kGpt2 = 0, kCl100k = 1, kO200k = 2 };
+
+class Scanner {
+ public:
+  Scanner(const uint8_t* s, size_t n) : s_(s), n_(n) {}
+
+  size_t next(Pattern pat, size_t p) const {
+    switch (pat) {
+      case Pattern::kGpt2: return gpt2(p);
+      case Pattern::kCl100k: return cl100k(p);
+      default: return o200k(p);
+    }
+  }
+
+  // r50k/p50k/gpt2: '(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s
+  size_t gpt2(size_t p) const {
+    size_t l0;
+    const uint8_t c0 = at(p, l0);
+    if (s_[p] == '\'') {
+      size_t e = contraction_exact(p + 1);
+      if (e) return e;
+    }
+    for (uint8_t want : {uint8_t(kLetter), uint8_t(kNumber)}) {
+      if (c0 & want) return run_of(p, want);
+      if (s_[p] == ' ' && p + 1 < n_ && (at(p + 1) & want)) return run_of(p + 1, want);
+    }
+    if (is_other(c0)) return run_other(p);
+    if (s_[p] == ' ' && p + 1 < n_ && is_other(at(p + 1))) return run_other(p + 1);
+    return whitespace(p, l0, /*newline_alternative=*/false);
+  }
+
+  // cl100k: '(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+|
+  //         ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s
+  size_t cl100k(size_t p) const {
+    size_t l0;
+    const uint8_t c0 = at(p, l0);
+    if (s_[p] == '\'') {
+      size_t e = contraction_folded(p + 1, /*multi=*/true);
+      if (e) return e;
+    }
+    if (c0 & kLetter) return run_of(p, kLetter);
+    if (is_prefix(c0, s_[p]) && p + l0 < n_ && (at(p + l0) & kLetter)) return run_of(p + l0, kLetter);
+    if (c0 & kNumber) {
+      size_t e = p;
+      for (int i = 0; i < 3 && e < n_; ++i) {
+        size_t l;
+        if (!(at(e, l) & kNumber)) break;
+        e += l;
+      }
+      return e;
+    }
+    size_t q = (s_[p] == ' ' && p + 1 < n_ && is_other(at(p + 1))) ? p + 1 : p;
+    if (is_other(at(q))) return run_newlines(run_other(q), /*slash=*/false);
+    return whitespace(p, l0, /*newline_alternative=*/true);
+  }
+
+  // o200k: [^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?
+  //       |[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?
+  //       |\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+
+  size_t o200k(size_t p) const {
+    size_t l0;
+    const uint8_t c0 = at(p, l0);
+    const bool prefix = is_prefix(c0, s_[p]) && p + l0 < n_;
+    // The optional prefix is greedy: each alternative first tries with it, then without.
+    size_t e;
+    if (prefix && (e = upper_then_lower(p + l0)) != kNone) return e;
+    if ((e = upper_then_lower(p)) != kNone) return e;
+    if (prefix && (e = upper_run_then_lower(p + l0)) != kNone) return e;
+    if ((e = upper_run_then_lower(p)) != kNone) return e;
+    if (c0 & kNumber) {
+      e = p;
+      for (int i = 0; i < 3 && e < n_; ++i) {
+        size_t l;
+        if (!(at(e, l) & kNumber)) break;
+        e += l;
+      }
+      return e;
+    }
+    size_t q = (s_[p] == ' ' && p + 1 < n_ && is_other(at(p + 1))) ? p + 1 : p;
+    if (is_other(at(q))) return run_newlines(run_other(q), /*slash=*/true);
+    // Whitespace: \s*[\r\n]+ | \s+(?!\S) | \s+
+    WhitespaceRun w = scan_whitespace(p);
+    if (w.after_last_newline) return w.after_last_newline;
+    if (w.end == n_) return w.end;
+    if (w.last_start > p) return w.last_start;
+    return w.end;
+  }
+
+ private:
+  static constexpr size_t kNone = ~size_t(0);
+  const uint8_t* s_;
+  size_t n_;
+
+  uint8_t at(size_t p, size_t& len) const {
+    const uint8_t b = s_[p];
+    if (b < 0x80) { len = 1; return class_of(b); }
+    return class_of(decode_utf8(s_ + p, n_ - p, len));
+  }
+  uint8_t at(size_t p) const { size_t l; return at(p, l); }
+
+  static bool is_other(uint8_t c) { return !(c & (kLetter | kNumber | kSpace)); }
+  // [^\r\n\p{L}\p{N}]
+  static bool is_prefix(uint8_t c, uint8_t byte) {
+    return !(c & (kLetter | kNumber)) && byte != '\r' && byte != '\n';
+  }
+
+  size_t run_of(size_t p, uint8_t want) const {
+    while (p < n_) {
+      size_t l;
+      if (!(at(p, l) & want)) break;
+      p += l;
+    }
+    return p;
+  }
+  size_t run_other(size_t p) const {
+    while (p < n_) {
+      size_t l;
+      if (!is_other(at(p, l))) break;
+      p += l;
+    }
+    return p;
+  }
+  size_t run_newlines(size_t p, bool slash) const {
+    while (p < n_ && (s_[p] == '\r' || s_[p] == '\n' || (slash && s_[p] == '/'))) ++p;
+    return p;
+  }
+
+  struct WhitespaceRun {
+    size_t end;                 // end of the maximal run of \s
+    size_t last_start;          // start of the run's last character
+    size_t after_last_newline;  // just past the run's last \r or \n, or 0 if none
+  };
+  WhitespaceRun scan_whitespace(size_t p) const {
+    WhitespaceRun w{p, p, 0};
+    while (w.end < n_) {
+      size_t l;
+      if (!(at(w.end, l) & kSpace)) break;
+      w.last_start = w.end;
+      if (s_[w.end] == '\r' || s_[w.end] == '\n') w.after_last_newline = w.end + 1;
+      w.end += l;
+    }
+    return w;
+  }
+  // \s++$ | (\s*[\r\n] if newline_alternative) | \s+(?!\S) | \s
+  size_t whitespace(size_t p, size_t l0, bool newline_alternative) const {
+    WhitespaceRun w = scan_whitespace(p);
+    if (w.end == n_) return w.end;
+    if (newline_alternative && w.after_last_newline) return w.after_last_newline;
+    if (w.last_start > p) return w.last_start;
+    return p + l0;
+  }
+
+  // o200k's first alternative after the optional prefix: [Upper]*[Lower]+ then a contraction.
+  size_t upper_then_lower(size_t q) const {
+    size_t p = q, last_lower_end = kNone;
+    while (p < n_) {
+      size_t l;
+      const uint8_t c = at(p, l);
+      if (!(c & kUpperish)) break;
+      p += l;
+      if (c & kLowerish) last_lower_end = p;
+    }
+    size_t end;
+    if (p < n_ && (at(p) & kLowerish)) {
+      end = run_of(p, kLowerish);
+    } else if (last_lower_end != kNone) {
+      end = last_lower_end;  // [Upper]* gives back characters until [Lower]+ can match one
+    } else {
+      return kNone;
+    }
+    return contraction_or_self(end);
+  }
+  // o200k's second alternative after the optional prefix: [Upper]+[Lower]* then a contraction.
+  size_t upper_run_then_lower(size_t q) const {
+    const size_t a = run_of(q, kUpperish);
+    if (a == q) return kNone;
+    return contraction_or_self(run_of(a, kLowerish));
+  }
+  size_t contraction_or_self(size_t p) const {
+    if (p < n_ && s_[p] == '\'') {
+      size_t e = contraction_folded(p + 1, /*multi=*/true);
+      if (e) return e;
+    }
+    return p;
+  }
+
+  static uint8_t fold(uint8_t b) { return (b >= 'A' && b <= 'Z') ? b + 32 : b; }
+  // After an apostrophe at p-1: s|d|m|t|ll|ve|re case-insensitively (Unicode simple case
+  // folding, so U+017F LONG S matches `s`, as in Rust's regex). Returns the end or 0.
+  size_t contraction_folded(size_t p, bool multi) const {
+    if (p >= n_) return 0;
+    const uint8_t a = fold(s_[p]);
+    if (a == 's' || a == 'd' || a == 'm' || a == 't') return p + 1;
+    if (s_[p] == 0xC5 && p + 1 < n_ && s_[p + 1] == 0xBF) return p + 2;  // U+017F
+    if (multi && p + 1 < n_) {
+      const uint8_t b = fold(s_[p + 1]);
+      if ((a == 'l' && b == 'l') || (a == 'v' && b == 'e') || (a == 'r' && b == 'e')) return p + 2;
+    }
+    return 0;
+  }
+  // After an apostrophe at p-1, case-sensitively (the GPT-2 pattern). Returns the end or 0.
+  size_t contraction_exact(size_t p) const {
+    if (p >= n_) return 0;
+    const uint8_t a = s_[p];
+    if (a == 's' || a == 'd' || a == 'm' || a == 't') return p + 1;
+    if (p + 1 < n_) {
+      const uint8_t b = s_[p + 1];
+      if ((a == 'l' && b == 'l') || (a == 'v' && b == 'e') || (a == 'r' && b == 'e')) return p + 2;
+    }
+    return 0;
+  }
+};
+
+}  // namespace tokenforge

@@ -1,0 +1,40 @@
+"""tokenforge: tokenizers for language models on a C++ core.
+
+The tiktoken-compatible surface:
+
+>>> import tokenforge
+>>> enc = tokenforge.get_encoding("cl100k_base")
+>>> enc.encode("hello world")
+[15339, 1917]
+>>> enc.decode([15339, 1917])
+'hello world'
+"""
+from __future__ import annotations
+
+from ._core import UNICODE_VERSION
+from .decoders.streaming import StreamDecoder
+from .encoding import Encoding, InvalidTokenError
+from .formats.gpt2_files import bytes_to_unicode, load_gpt2_files, save_gpt2_files
+from .formats.tiktoken_file import dump_tiktoken_bpe, load_tiktoken_bpe
+from .loaders import load_gpt2, load_tiktoken
+from .registry import get_encoding, list_encoding_names
+from .special import DisallowedSpecialTokenError
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "UNICODE_VERSION",
+    "DisallowedSpecialTokenError",
+    "Encoding",
+    "InvalidTokenError",
+    "StreamDecoder",
+    "bytes_to_unicode",
+    "dump_tiktoken_bpe",
+    "get_encoding",
+    "list_encoding_names",
+    "load_gpt2",
+    "load_gpt2_files",
+    "load_tiktoken",
+    "load_tiktoken_bpe",
+    "save_gpt2_files",
+]

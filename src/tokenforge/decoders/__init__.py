@@ -1,0 +1,1 @@
+"""Decoders: ids back to text."""

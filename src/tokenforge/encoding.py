@@ -1,0 +1,363 @@
+"""`Encoding`: tiktoken's public surface over tokenforge's native byte-level BPE.
+
+Swapping `import tiktoken` for `import tokenforge as tiktoken` should just work; the ids are
+tiktoken's exactly. Text is pre-split by a native scanner (for OpenAI's patterns) or by the
+`regex` module (any other pattern), then merged natively with the GIL released.
+"""
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, TypeVar
+
+import regex
+
+from . import _core
+from .decoders.streaming import StreamDecoder
+from .pretokenizers.patterns import scanner_id
+from .special import SpecialPolicy, SpecialSet
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+_T = TypeVar("_T")
+
+
+class InvalidTokenError(KeyError, ValueError):
+    """A token id that is not in the vocabulary (catchable as KeyError, like tiktoken's, or ValueError)."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
+
+
+def _default_threads() -> int:
+    return os.cpu_count() or 1
+
+
+def _without_surrogates(text: str) -> str:
+    # A Python str may hold lone surrogates, which have no UTF-8 form. Like tiktoken: join valid
+    # surrogate pairs into their character and replace lone ones with U+FFFD.
+    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
+class Encoding:
+    """A byte-level BPE tokenizer: split pattern + mergeable ranks + special tokens."""
+
+    def __init__(
+        self,
+        name: str,
+        *,
+        pat_str: str,
+        mergeable_ranks: dict[bytes, int],
+        special_tokens: dict[str, int],
+        explicit_n_vocab: int | None = None,
+    ) -> None:
+        tokens: list[bytes] = [b""] * (max(mergeable_ranks.values(), default=-1) + 1)
+        for token, rank in mergeable_ranks.items():
+            if not isinstance(token, bytes) or not token:
+                raise ValueError(f"mergeable_ranks keys must be non-empty bytes, got {token!r}")
+            if not isinstance(rank, int) or rank < 0:
+                raise ValueError(f"rank of {token!r} must be a non-negative int, got {rank!r}")
+            if tokens[rank]:
+                raise ValueError(f"rank {rank} is given to both {tokens[rank]!r} and {token!r}")
+            tokens[rank] = token
+        self._setup(
+            name, pat_str, lambda specials, scanner: _core.Encoder(tokens, specials, scanner),
+            special_tokens, explicit_n_vocab,
+        )
+        self._ranks_cache: dict[bytes, int] | None = dict(mergeable_ranks)
+
+    @classmethod
+    def _from_tiktoken_data(
+        cls,
+        name: str,
+        pat_str: str,
+        data: bytes,
+        special_tokens: dict[str, int],
+        *,
+        rank_limit: int | None = None,
+        explicit_n_vocab: int | None = None,
+    ) -> Encoding:
+        """Build straight from a .tiktoken file's bytes, parsed natively (fast start-up)."""
+        self = cls.__new__(cls)
+        limit = 2**64 - 1 if rank_limit is None else rank_limit
+        self._setup(
+            name, pat_str, lambda specials, scanner: _core.Encoder.from_tiktoken(data, limit, specials, scanner),
+            special_tokens, explicit_n_vocab,
+        )
+        self._ranks_cache = None
+        return self
+
+    def _setup(
+        self,
+        name: str,
+        pat_str: str,
+        make_core: Callable[[list[tuple[bytes, int]], int], _core.Encoder],
+        special_tokens: dict[str, int],
+        explicit_n_vocab: int | None,
+    ) -> None:
+        self.name = name
+        self._pat_str = pat_str
+        self._special_tokens = dict(special_tokens)
+        specials = []
+        for text, token_id in special_tokens.items():
+            if not isinstance(text, str) or not text:
+                raise ValueError(f"special token names must be non-empty str, got {text!r}")
+            if not isinstance(token_id, int) or not 0 <= token_id < 2**32 - 1:
+                raise ValueError(f"special token {text!r} needs an id in 0..2**32-2, got {token_id!r}")
+            specials.append((text.encode("utf-8"), token_id))
+        self._core = make_core(specials, scanner_id(pat_str))
+        self.max_token_value = max(self._core.rank_count - 1, max(special_tokens.values(), default=0))
+        if explicit_n_vocab is not None:
+            n_ordinary = self._core.token_count
+            if n_ordinary + len(special_tokens) != explicit_n_vocab:
+                raise ValueError(
+                    f"{name}: {n_ordinary} ordinary + {len(special_tokens)} special tokens "
+                    f"!= explicit_n_vocab {explicit_n_vocab}"
+                )
+            if self.max_token_value != explicit_n_vocab - 1:
+                raise ValueError(f"{name}: largest token id {self.max_token_value} != {explicit_n_vocab - 1}")
+        self._regex = None if self._core.has_scanner else regex.compile(pat_str)
+        self._policy = SpecialPolicy(special_tokens)
+
+    def __repr__(self) -> str:
+        return f"<Encoding {self.name!r}>"
+
+    # ---------------------------------------------------------------- encoding
+
+    def encode_ordinary(self, text: str) -> list[int]:
+        """Encode `text`, treating special-token text as ordinary text.
+
+        >>> get_encoding("cl100k_base").encode_ordinary("hello world")
+        [15339, 1917]
+        """
+        return self._encode(text, None)
+
+    def encode(
+        self,
+        text: str,
+        *,
+        allowed_special: SpecialSet = frozenset(),
+        disallowed_special: SpecialSet = "all",
+    ) -> list[int]:
+        """Encode `text`. Special-token text raises unless listed in `allowed_special`
+        (then it becomes the special id) or left out of `disallowed_special` (then it is text).
+
+        >>> enc = get_encoding("cl100k_base")
+        >>> enc.encode("hi<|endoftext|>", allowed_special="all")
+        [6151, 100257]
+        """
+        allowed, disallowed = self._policy.resolve(allowed_special, disallowed_special)
+        self._check(text, disallowed)
+        return self._encode(text, allowed)
+
+    def encode_to_numpy(
+        self,
+        text: str,
+        *,
+        allowed_special: SpecialSet = frozenset(),
+        disallowed_special: SpecialSet = "all",
+    ) -> npt.NDArray[np.uint32]:
+        """Like `encode`, returning a uint32 numpy array (no Python int objects are made)."""
+        allowed, disallowed = self._policy.resolve(allowed_special, disallowed_special)
+        self._check(text, disallowed)
+        if self._regex is not None:
+            import numpy as np
+
+            return np.asarray(self._encode(text, allowed), dtype=np.uint32)
+        return self._retry_surrogates(lambda t: self._core.encode_to_numpy(t, allowed), text)
+
+    def encode_with_offsets(
+        self,
+        text: str,
+        *,
+        allowed_special: SpecialSet = frozenset(),
+        disallowed_special: SpecialSet = "all",
+    ) -> tuple[list[int], list[int]]:
+        """Ids and, for each token, the index in `text` of the character where it starts.
+
+        A token that starts inside a multi-byte character gets that character's index, so
+        tokens that split one character share its offset.
+        """
+        allowed, disallowed = self._policy.resolve(allowed_special, disallowed_special)
+        self._check(text, disallowed)
+        if self._regex is not None:
+            ids = self._encode(text, allowed)
+            return ids, self.decode_with_offsets(ids)[1]
+        return self._retry_surrogates(lambda t: self._core.encode_with_offsets(t, allowed), text)
+
+    def encode_ordinary_batch(self, text: Sequence[str], *, num_threads: int | None = None) -> list[list[int]]:
+        """`encode_ordinary` over many texts on native threads (default: all cores)."""
+        return self._encode_batch(text, None, num_threads)
+
+    def encode_batch(
+        self,
+        text: Sequence[str],
+        *,
+        num_threads: int | None = None,
+        allowed_special: SpecialSet = frozenset(),
+        disallowed_special: SpecialSet = "all",
+    ) -> list[list[int]]:
+        """`encode` over many texts on native threads (default: all cores)."""
+        allowed, disallowed = self._policy.resolve(allowed_special, disallowed_special)
+        if disallowed is not None:
+            for t in text:
+                self._check(t, disallowed)
+        return self._encode_batch(text, allowed, num_threads)
+
+    def encode_single_token(self, text_or_bytes: str | bytes) -> int:
+        """The id of text that is exactly one token (ordinary or special); KeyError otherwise."""
+        if isinstance(text_or_bytes, str):
+            if text_or_bytes in self._special_tokens:
+                return self._special_tokens[text_or_bytes]
+            data = text_or_bytes.encode("utf-8")
+        else:
+            data = bytes(text_or_bytes)
+        token = self._core.find(data)
+        if token is None:
+            raise KeyError(text_or_bytes)
+        return token
+
+    def _encode(self, text: str, allowed: _core.SpecialMatcher | None) -> list[int]:
+        if self._regex is not None:
+            return self._retry_surrogates(lambda t: self._encode_with_regex(t, allowed), text)
+        return self._retry_surrogates(lambda t: self._core.encode(t, allowed), text)
+
+    def _encode_batch(
+        self, texts: Sequence[str], allowed: _core.SpecialMatcher | None, num_threads: int | None
+    ) -> list[list[int]]:
+        if isinstance(texts, str):
+            raise TypeError("encode_*_batch expects a list of str, got a single str")
+        if self._regex is not None:
+            return [self._encode(t, allowed) for t in texts]
+        threads = _default_threads() if num_threads is None else max(1, int(num_threads))
+        texts = list(texts)
+        try:
+            return self._core.encode_batch(texts, allowed, threads)
+        except UnicodeEncodeError:
+            return self._core.encode_batch([_without_surrogates(t) for t in texts], allowed, threads)
+
+    def _encode_with_regex(self, text: str, allowed: _core.SpecialMatcher | None) -> list[int]:
+        # Patterns without a native scanner: split around allowed special tokens, then pieces.
+        ids: list[int] = []
+        while allowed is not None:
+            found = allowed.find(text)
+            if found is None:
+                break
+            special = found.decode("utf-8")
+            before, _, text = text.partition(special)
+            ids += self._core.encode_pieces(self._regex.findall(before))
+            ids.append(self._special_tokens[special])
+        ids += self._core.encode_pieces(self._regex.findall(text))
+        return ids
+
+    @staticmethod
+    def _retry_surrogates(call: Callable[[str], _T], text: str) -> _T:
+        if not isinstance(text, str):
+            raise TypeError(f"expected str, got {type(text).__name__}")
+        try:
+            return call(text)
+        except UnicodeEncodeError:
+            return call(_without_surrogates(text))
+
+    def _check(self, text: str, disallowed: _core.SpecialMatcher | None) -> None:
+        if disallowed is not None:
+            self._retry_surrogates(lambda t: self._policy.check(t, disallowed), text)
+
+    # ---------------------------------------------------------------- decoding
+
+    def decode_bytes(self, tokens: Sequence[int]) -> bytes:
+        """The bytes of `tokens`, concatenated. Unknown ids raise InvalidTokenError."""
+        try:
+            return self._core.decode_bytes(tokens)
+        except KeyError as e:
+            raise InvalidTokenError(f"{self.name}: {e.args[0]} (valid ids are 0..{self.max_token_value})") from None
+
+    def decode(self, tokens: Sequence[int], errors: str = "replace") -> str:
+        """Text of `tokens`; bytes that are not valid UTF-8 become U+FFFD unless `errors` says otherwise."""
+        return self.decode_bytes(tokens).decode("utf-8", errors=errors)
+
+    def decode_single_token_bytes(self, token: int) -> bytes:
+        """The bytes of one token."""
+        data = self._core.token_bytes(token) if isinstance(token, int) and 0 <= token < 2**32 else None
+        if data is None:
+            raise InvalidTokenError(f"{self.name}: invalid token id {token!r}")
+        return data
+
+    def decode_tokens_bytes(self, tokens: Sequence[int]) -> list[bytes]:
+        """The bytes of each token."""
+        return [self.decode_single_token_bytes(t) for t in tokens]
+
+    def decode_with_offsets(self, tokens: Sequence[int]) -> tuple[str, list[int]]:
+        """Text of `tokens` and the character offset where each token starts (a token that
+        starts inside a character gets that character's offset)."""
+        pieces = self.decode_tokens_bytes(tokens)
+        offsets, chars = [], 0
+        for piece in pieces:
+            starts_mid_char = 0x80 <= piece[0] < 0xC0
+            offsets.append(max(0, chars - starts_mid_char))
+            chars += sum(1 for b in piece if not 0x80 <= b < 0xC0)
+        return b"".join(pieces).decode("utf-8", errors="strict"), offsets
+
+    def decode_batch(
+        self, batch: Sequence[Sequence[int]], *, errors: str = "replace", num_threads: int | None = None
+    ) -> list[str]:
+        """`decode` over many token lists."""
+        return [self.decode(tokens, errors=errors) for tokens in batch]
+
+    def decode_bytes_batch(self, batch: Sequence[Sequence[int]], *, num_threads: int | None = None) -> list[bytes]:
+        """`decode_bytes` over many token lists."""
+        return [self.decode_bytes(tokens) for tokens in batch]
+
+    def stream_decoder(self, errors: str = "replace") -> StreamDecoder:
+        """A decoder that takes ids one at a time and emits text only at character boundaries."""
+        return StreamDecoder(self.decode_single_token_bytes, errors=errors)
+
+    # ---------------------------------------------------------------- vocabulary
+
+    @property
+    def _mergeable_ranks(self) -> dict[bytes, int]:
+        if self._ranks_cache is None:
+            self._ranks_cache = {t: r for r, t in enumerate(self._core.ordinary_tokens()) if t}
+        return self._ranks_cache
+
+    def token_byte_values(self) -> list[bytes]:
+        """The bytes of every ordinary token, sorted."""
+        return sorted(t for t in self._core.ordinary_tokens() if t)
+
+    @property
+    def eot_token(self) -> int:
+        return self._special_tokens["<|endoftext|>"]
+
+    @property
+    def special_tokens_set(self) -> set[str]:
+        return set(self._special_tokens)
+
+    def is_special_token(self, token: int) -> bool:
+        return token in self._special_tokens.values()
+
+    @property
+    def n_vocab(self) -> int:
+        """One more than the largest token id."""
+        return self.max_token_value + 1
+
+    def __getstate__(self) -> Any:
+        from .registry import is_builtin
+
+        if is_builtin(self):
+            return self.name
+        return {
+            "name": self.name,
+            "pat_str": self._pat_str,
+            "mergeable_ranks": self._mergeable_ranks,
+            "special_tokens": self._special_tokens,
+        }
+
+    def __setstate__(self, value: Any) -> None:
+        from .registry import get_encoding
+
+        if isinstance(value, str):
+            self.__dict__ = get_encoding(value).__dict__
+        else:
+            self.__init__(**value)

@@ -1,0 +1,1 @@
+"""File formats: read and write vocabularies in the forms other tools use."""

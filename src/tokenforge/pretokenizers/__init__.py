@@ -1,0 +1,1 @@
+"""Pre-tokenizers: how text is cut into pieces before the model sees it."""

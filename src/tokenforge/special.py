@@ -1,0 +1,86 @@
+"""One special-token policy for every surface: which special-token text becomes a special id
+(`allowed_special`), which raises (`disallowed_special`), and the rest is plain text.
+
+The defaults follow tiktoken: nothing is allowed and everything else is disallowed, so text
+such as "<|endoftext|>" coming from a user cannot silently turn into a control token.
+"""
+from __future__ import annotations
+
+from collections.abc import Collection
+from typing import Literal, Union
+
+from . import _core
+
+SpecialSet = Union[Literal["all"], Collection[str]]
+
+
+class DisallowedSpecialTokenError(ValueError):
+    """Text contains a special token that the caller did not allow."""
+
+    def __init__(self, token: str) -> None:
+        super().__init__(
+            f"Encountered text corresponding to disallowed special token {token!r}.\n"
+            f"To encode it as the special token, pass it in `allowed_special`, e.g. "
+            f"`allowed_special={{{token!r}}}` (or \"all\").\n"
+            f"To encode it as ordinary text, leave it out of the check: "
+            f"`disallowed_special=(enc.special_tokens_set - {{{token!r}}})`, or `disallowed_special=()` "
+            f"to check for no special tokens at all."
+        )
+        self.token = token
+
+
+class SpecialPolicy:
+    """Turns (allowed_special, disallowed_special) arguments into native matchers, cached."""
+
+    _CACHE_LIMIT = 64
+
+    def __init__(self, special_tokens: dict[str, int]) -> None:
+        self.special_tokens = dict(special_tokens)
+        self.names = frozenset(special_tokens)
+        self._matchers: dict[frozenset[str], _core.SpecialMatcher | None] = {}
+        self.default = (None, self.matcher(self.names))
+
+    def matcher(self, tokens: frozenset[str]) -> _core.SpecialMatcher | None:
+        """A matcher for `tokens` (unknown strings get id 0: only searched for, never emitted)."""
+        if not tokens:
+            return None
+        found = self._matchers.get(tokens)
+        if found is None:
+            if len(self._matchers) >= self._CACHE_LIMIT:
+                self._matchers.clear()
+            found = _core.SpecialMatcher(
+                [(t.encode("utf-8", "surrogatepass"), self.special_tokens.get(t, 0)) for t in tokens]
+            )
+            self._matchers[tokens] = found
+        return found
+
+    def resolve(
+        self, allowed_special: SpecialSet, disallowed_special: SpecialSet
+    ) -> tuple[_core.SpecialMatcher | None, _core.SpecialMatcher | None]:
+        """(matcher of allowed tokens to emit, matcher of text that must raise)."""
+        if not allowed_special and disallowed_special == "all":
+            return self.default
+        if allowed_special == "all":
+            allowed = self.names
+        else:
+            _check_collection(allowed_special, "allowed_special")
+            # Like tiktoken, names that are not special tokens of this encoding are ignored.
+            allowed = self.names.intersection(allowed_special)
+        if disallowed_special == "all":
+            disallowed = self.names - allowed
+        else:
+            _check_collection(disallowed_special, "disallowed_special")
+            disallowed = frozenset(disallowed_special)
+        return self.matcher(allowed), self.matcher(disallowed)
+
+    @staticmethod
+    def check(text: str, disallowed: _core.SpecialMatcher | None) -> None:
+        if disallowed is not None:
+            found = disallowed.find(text)
+            if found is not None:
+                raise DisallowedSpecialTokenError(found.decode("utf-8", "replace"))
+
+
+def _check_collection(value: object, name: str) -> None:
+    if isinstance(value, (str, bytes)):
+        raise TypeError(f'{name} must be "all" or a collection of strings, got {value!r}')

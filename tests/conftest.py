@@ -1,0 +1,71 @@
+"""Shared fixtures: tiktoken (the reference) fed our bundled vocabularies, offline."""
+from __future__ import annotations
+
+import hashlib
+import os
+import pathlib
+import tempfile
+
+import pytest
+
+SHARED = pathlib.Path(__file__).resolve().parents[2] / "shared"
+CORPUS = SHARED / "corpus"
+DATA = pathlib.Path(__file__).resolve().parents[1] / "src" / "tokenforge" / "data"
+ENCODINGS = ["gpt2", "r50k_base", "p50k_base", "cl100k_base", "o200k_base"]
+
+_BLOB = "https://openaipublic.blob.core.windows.net/"
+
+
+def _populate_tiktoken_cache(cache: pathlib.Path) -> None:
+    """tiktoken looks in TIKTOKEN_CACHE_DIR for sha1(url) before downloading anything."""
+    import tokenforge
+    from tokenforge.formats.tiktoken_file import read_tokens
+
+    def put(url: str, data: bytes) -> None:
+        (cache / hashlib.sha1(url.encode()).hexdigest()).write_bytes(data)
+
+    p50k = (DATA / "p50k_base.tiktoken").read_bytes()
+    put(_BLOB + "encodings/p50k_base.tiktoken", p50k)
+    put(_BLOB + "encodings/cl100k_base.tiktoken", (DATA / "cl100k_base.tiktoken").read_bytes())
+    put(_BLOB + "encodings/o200k_base.tiktoken", (DATA / "o200k_base.tiktoken").read_bytes())
+    r50k = b"".join(p50k.splitlines(keepends=True)[:50256])
+    put(_BLOB + "encodings/r50k_base.tiktoken", r50k)
+    # gpt2 comes from encoder.json + vocab.bpe; ours are byte-identical to OpenAI's (same sha256).
+    ranks = {t: r for r, t in enumerate(read_tokens(DATA / "p50k_base.tiktoken", 50256))}
+    with tempfile.TemporaryDirectory() as tmp:
+        enc_json, vocab_bpe = os.path.join(tmp, "encoder.json"), os.path.join(tmp, "vocab.bpe")
+        tokenforge.save_gpt2_files(ranks, enc_json, vocab_bpe, {"<|endoftext|>": 50256})
+        put(_BLOB + "gpt-2/encodings/main/encoder.json", pathlib.Path(enc_json).read_bytes())
+        put(_BLOB + "gpt-2/encodings/main/vocab.bpe", pathlib.Path(vocab_bpe).read_bytes())
+
+
+@pytest.fixture(scope="session")
+def tiktoken_module(tmp_path_factory):
+    cache = tmp_path_factory.mktemp("tiktoken-cache")
+    _populate_tiktoken_cache(cache)
+    os.environ["TIKTOKEN_CACHE_DIR"] = str(cache)
+    import tiktoken
+
+    return tiktoken
+
+
+@pytest.fixture(scope="session")
+def reference(tiktoken_module):
+    """name -> tiktoken Encoding, loaded lazily."""
+    cache: dict = {}
+
+    def get(name: str):
+        if name not in cache:
+            cache[name] = tiktoken_module.get_encoding(name)
+        return cache[name]
+
+    return get
+
+
+def corpus_files() -> list[pathlib.Path]:
+    return [CORPUS / "en-linuxdoc.txt", CORPUS / "code-python-stdlib.txt", *sorted((CORPUS / "man").glob("*.txt"))]
+
+
+def read_sample(path: pathlib.Path, chars: int | None) -> str:
+    with open(path, encoding="utf-8") as f:
+        return f.read() if chars is None else f.read(chars)

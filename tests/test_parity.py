@@ -1,0 +1,52 @@
+"""Ids identical to tiktoken: every code point, code points in context, and corpus samples."""
+from __future__ import annotations
+
+import pytest
+
+import tokenforge
+from conftest import ENCODINGS, corpus_files, read_sample
+
+CODE_POINTS = [chr(c) for c in range(0x110000) if not 0xD800 <= c < 0xE000]
+
+
+@pytest.mark.parametrize("name", ENCODINGS)
+def test_every_code_point_alone(name, reference):
+    ours, ref = tokenforge.get_encoding(name), reference(name)
+    assert ours.encode_ordinary_batch(CODE_POINTS) == [ref.encode_ordinary(c) for c in CODE_POINTS]
+
+
+def _in_context(c: str) -> str:
+    # One string per code point that puts it where each pattern alternative looks: after a
+    # space, an apostrophe and a letter, between letters and digits, before newlines.
+    return f"{c} x{c}y {c}{c}1 '{c} A{c}b {c}\n\n{c}  {c}"
+
+
+@pytest.mark.parametrize("name", ["r50k_base", "cl100k_base", "o200k_base"])
+def test_every_code_point_in_context(name, reference):
+    ours, ref = tokenforge.get_encoding(name), reference(name)
+    texts = [_in_context(c) for c in CODE_POINTS]
+    got = ours.encode_ordinary_batch(texts)
+    mismatches = [t for t, g in zip(texts, got) if g != ref.encode_ordinary(t)]
+    assert not mismatches, [hex(ord(t[0])) for t in mismatches[:20]]
+
+
+def _documents(text: str, size: int = 8192) -> list[str]:
+    return [text[i : i + size] for i in range(0, len(text), size)]
+
+
+@pytest.mark.parametrize("name", ENCODINGS)
+@pytest.mark.parametrize("path", corpus_files(), ids=lambda p: p.name)
+def test_corpus_sample(name, path, reference):
+    docs = _documents(read_sample(path, 40_000))
+    ours, ref = tokenforge.get_encoding(name), reference(name)
+    assert ours.encode_ordinary_batch(docs) == ref.encode_ordinary_batch(docs)
+    assert [ours.encode_ordinary(d) for d in docs[:2]] == [ref.encode_ordinary(d) for d in docs[:2]]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["r50k_base", "p50k_base", "cl100k_base", "o200k_base"])
+@pytest.mark.parametrize("path", corpus_files(), ids=lambda p: p.name)
+def test_whole_corpus(name, path, reference):
+    docs = _documents(read_sample(path, None), 1 << 16)
+    ours, ref = tokenforge.get_encoding(name), reference(name)
+    assert ours.encode_ordinary_batch(docs) == ref.encode_ordinary_batch(docs, num_threads=2)
