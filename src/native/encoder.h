@@ -32,10 +32,14 @@ class Encoder {
 
   // Ordinary text only: special-token text is encoded like any other text.
   void encode_ordinary(const uint8_t* s, size_t n, std::vector<uint32_t>& out) const {
+    PieceCachePool::Lease cache(caches_);
+    encode_ordinary(s, n, out, cache.get());
+  }
+  void encode_ordinary(const uint8_t* s, size_t n, std::vector<uint32_t>& out, PieceCache* cache) const {
     switch (Pattern(pattern_)) {
-      case Pattern::kGpt2: return run<Pattern::kGpt2>(s, n, out);
-      case Pattern::kCl100k: return run<Pattern::kCl100k>(s, n, out);
-      case Pattern::kO200k: return run<Pattern::kO200k>(s, n, out);
+      case Pattern::kGpt2: return run<Pattern::kGpt2>(s, n, out, cache);
+      case Pattern::kCl100k: return run<Pattern::kCl100k>(s, n, out, cache);
+      case Pattern::kO200k: return run<Pattern::kO200k>(s, n, out, cache);
     }
     throw std::logic_error("no built-in pre-tokenizer for this pattern");
   }
@@ -43,19 +47,24 @@ class Encoder {
   // Text with the allowed special tokens (if any) turned into their ids.
   void encode(const uint8_t* s, size_t n, const SpecialMatcher* allowed,
               std::vector<uint32_t>& out) const {
+    PieceCachePool::Lease cache(caches_);
     size_t start = 0;
     while (allowed && !allowed->empty()) {
       const SpecialMatch m = allowed->find(s, n, start);
       if (m.pos >= n) break;
-      encode_ordinary(s + start, m.pos - start, out);
+      encode_ordinary(s + start, m.pos - start, out, cache.get());
       out.push_back(m.id);
       start = m.pos + m.len;
     }
-    encode_ordinary(s + start, n - start, out);
+    encode_ordinary(s + start, n - start, out, cache.get());
   }
 
-  void encode_piece(const uint8_t* s, size_t n, std::vector<uint32_t>& out) const {
-    if (n) model_.encode_piece(s, n, out);
+  // Pieces already split by the caller (patterns without a built-in scanner).
+  void encode_pieces(const std::vector<std::pair<const uint8_t*, size_t>>& pieces,
+                     std::vector<uint32_t>& out) const {
+    PieceCachePool::Lease cache(caches_);
+    for (const auto& [p, n] : pieces)
+      if (n) model_.encode_piece(p, n, out, cache.get());
   }
 
   // Bytes of a token (ordinary or special); nullptr if the id is unknown.
@@ -67,14 +76,14 @@ class Encoder {
 
  private:
   template <Pattern P>
-  void run(const uint8_t* s, size_t n, std::vector<uint32_t>& out) const {
+  void run(const uint8_t* s, size_t n, std::vector<uint32_t>& out, PieceCache* cache) const {
     Scanner scan(s, n);
     for (size_t p = 0; p < n;) {
       size_t e;
       if constexpr (P == Pattern::kGpt2) e = scan.gpt2(p);
       else if constexpr (P == Pattern::kCl100k) e = scan.cl100k(p);
       else e = scan.o200k(p);
-      model_.encode_piece(s + p, e - p, out);
+      model_.encode_piece(s + p, e - p, out, cache);
       p = e;
     }
   }
@@ -82,6 +91,7 @@ class Encoder {
   BytePairModel model_;
   int pattern_;
   std::unordered_map<uint32_t, std::string> special_bytes_;
+  mutable PieceCachePool caches_;
 };
 
 // Runs fn(i) for i in [0, n) on up to `threads` threads; rethrows the first exception.

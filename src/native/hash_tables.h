@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "huge_array.h"
+
 namespace tokenforge {
 
 constexpr uint32_t kNoToken = 0xFFFFFFFFu;
@@ -66,8 +68,8 @@ class BytesTable {
     }
   }
 
-  uint32_t find(const uint8_t* p, size_t n) const {
-    const uint64_t key = bytes_key(p, n);
+  uint32_t find(const uint8_t* p, size_t n) const { return find(p, n, bytes_key(p, n)); }
+  uint32_t find(const uint8_t* p, size_t n, uint64_t key) const {
     size_t i = mix64(key ^ n) & mask_;
     for (;;) {
       const Slot& s = slots_[i];
@@ -85,11 +87,14 @@ class BytesTable {
     uint32_t id;
     uint32_t len;
   };
-  std::vector<Slot> slots_;
+  HugeArray<Slot> slots_;
   size_t mask_ = 0;
   const std::vector<std::pair<const uint8_t*, size_t>>* tokens_ = nullptr;
 };
 
+// (a, b) -> merged id. A one-bit-per-entry filter in front (about 8 bits per pair, so it stays
+// in L2) answers most pairs that do not merge, which are most of the pairs a merge looks up,
+// without touching the big table.
 class PairTable {
  public:
   void reserve(size_t n) {
@@ -97,6 +102,10 @@ class PairTable {
     while (cap < n * 2) cap <<= 1;
     slots_.assign(cap, Slot{~0ull, kNoToken});
     mask_ = cap - 1;
+    size_t bits = 512;
+    while (bits < n * 8) bits <<= 1;
+    filter_.assign(bits / 64, 0);
+    filter_shift_ = 64 - __builtin_ctzll(bits);
   }
   void insert(uint32_t a, uint32_t b, uint32_t merged) {
     const uint64_t key = (uint64_t(a) << 32) | b;
@@ -106,8 +115,16 @@ class PairTable {
       i = (i + 1) & mask_;
     }
     slots_[i] = Slot{key, merged};
+    const uint64_t bit = filter_bit(key);
+    filter_[bit >> 6] |= uint64_t(1) << (bit & 63);
+  }
+  // False means (a, b) certainly does not merge.
+  bool may_merge(uint32_t a, uint32_t b) const {
+    const uint64_t bit = filter_bit((uint64_t(a) << 32) | b);
+    return filter_[bit >> 6] >> (bit & 63) & 1;
   }
   uint32_t find(uint32_t a, uint32_t b) const {
+    if (!may_merge(a, b)) return kNoToken;
     const uint64_t key = (uint64_t(a) << 32) | b;
     size_t i = mix64(key) & mask_;
     for (;;) {
@@ -123,8 +140,12 @@ class PairTable {
     uint64_t key;
     uint32_t merged;
   };
-  std::vector<Slot> slots_;
+  uint64_t filter_bit(uint64_t key) const { return (key * 0xD6E8FEB86659FD93ull) >> filter_shift_; }
+
+  HugeArray<Slot> slots_;
   size_t mask_ = 0;
+  std::vector<uint64_t> filter_;
+  int filter_shift_ = 64;
 };
 
 }  // namespace tokenforge

@@ -41,18 +41,51 @@ std::vector<Text> utf8_of_all(nb::handle seq) {
   return texts;
 }
 
-nb::object to_list(const std::vector<uint32_t>& ids) {
-  PyObject* list = PyList_New(Py_ssize_t(ids.size()));
-  if (!list) throw nb::python_error();
-  for (size_t i = 0; i < ids.size(); ++i) PyList_SET_ITEM(list, i, PyLong_FromUnsignedLong(ids[i]));
-  return nb::steal(list);
-}
+// Python int objects for token ids, made once and shared: building a result list then costs a
+// reference-count increment per id instead of an allocation. Only touched with the GIL held.
+class IntCache {
+ public:
+  explicit IntCache(size_t size) : ints_(size, nullptr) {}
+  ~IntCache() {
+    if (Py_IsInitialized())
+      for (PyObject* o : ints_) Py_XDECREF(o);
+  }
+  IntCache(const IntCache&) = delete;
+  IntCache& operator=(const IntCache&) = delete;
 
-nb::object to_lists(const std::vector<std::vector<uint32_t>>& all) {
-  nb::list out;
-  for (const auto& ids : all) out.append(to_list(ids));
-  return std::move(out);
-}
+  PyObject* get(uint32_t id) {
+    if (id >= ints_.size()) return PyLong_FromUnsignedLong(id);
+    PyObject*& o = ints_[id];
+    if (!o && !(o = PyLong_FromUnsignedLong(id))) return nullptr;
+    Py_INCREF(o);
+    return o;
+  }
+
+  nb::object list(const std::vector<uint32_t>& ids) {
+    PyObject* list = PyList_New(Py_ssize_t(ids.size()));
+    if (!list) throw nb::python_error();
+    for (size_t i = 0; i < ids.size(); ++i) {
+      PyObject* o = get(ids[i]);
+      if (!o) {
+        Py_DECREF(list);
+        throw nb::python_error();
+      }
+      PyList_SET_ITEM(list, i, o);
+    }
+    return nb::steal(list);
+  }
+
+  nb::object lists(const std::vector<std::vector<uint32_t>>& all) {
+    PyObject* outer = PyList_New(Py_ssize_t(all.size()));
+    if (!outer) throw nb::python_error();
+    nb::object owner = nb::steal(outer);
+    for (size_t i = 0; i < all.size(); ++i) PyList_SET_ITEM(outer, i, list(all[i]).release().ptr());
+    return owner;
+  }
+
+ private:
+  std::vector<PyObject*> ints_;
+};
 
 std::vector<uint32_t> ids_of(nb::handle seq) {
   nb::object fast = nb::steal(PySequence_Fast(seq.ptr(), "expected a sequence of token ids"));
@@ -104,7 +137,7 @@ class PyEncoder {
  public:
   PyEncoder(std::vector<std::string> tokens, std::vector<std::pair<std::string, uint32_t>> specials,
             int pattern)
-      : enc_(std::move(tokens), std::move(specials), pattern) {}
+      : enc_(std::move(tokens), std::move(specials), pattern), ints_(enc_.model().size()) {}
 
   nb::object encode(nb::handle text, const SpecialMatcher* allowed) const {
     Text t = utf8_of(text);
@@ -113,7 +146,7 @@ class PyEncoder {
       nb::gil_scoped_release nogil;
       enc_.encode(t.data, t.size, allowed, ids);
     }
-    return to_list(ids);
+    return ints_.list(ids);
   }
 
   nb::object encode_batch(nb::handle texts, const SpecialMatcher* allowed, size_t threads) const {
@@ -124,7 +157,7 @@ class PyEncoder {
       parallel_for(all.size(), threads,
                    [&](size_t i) { enc_.encode(all[i].data, all[i].size, allowed, out[i]); });
     }
-    return to_lists(out);
+    return ints_.lists(out);
   }
 
   nb::ndarray<nb::numpy, uint32_t, nb::ndim<1>> encode_to_numpy(nb::handle text,
@@ -161,18 +194,19 @@ class PyEncoder {
         byte += enc_.token_bytes(id)->size();
       }
     }
-    return {to_list(ids), to_list(offsets)};
+    return {ints_.list(ids), ints_.list(offsets)};
   }
 
   // Pieces already split by the caller's pattern (for patterns without a built-in scanner).
   nb::object encode_pieces(nb::handle pieces) const {
-    std::vector<Text> all = utf8_of_all(pieces);
+    std::vector<std::pair<const uint8_t*, size_t>> all;
+    for (const Text& t : utf8_of_all(pieces)) all.emplace_back(t.data, t.size);
     std::vector<uint32_t> ids;
     {
       nb::gil_scoped_release nogil;
-      for (const Text& t : all) enc_.encode_piece(t.data, t.size, ids);
+      enc_.encode_pieces(all, ids);
     }
-    return to_list(ids);
+    return ints_.list(ids);
   }
 
   nb::bytes decode_bytes(nb::handle ids_seq) const {
@@ -214,6 +248,7 @@ class PyEncoder {
 
  private:
   Encoder enc_;
+  mutable IntCache ints_;
 };
 
 }  // namespace

@@ -12,6 +12,12 @@
 
 namespace tokenforge {
 
+#if defined(__GNUC__)
+#define TF_INLINE inline __attribute__((always_inline))
+#else
+#define TF_INLINE inline
+#endif
+
 enum class Pattern : int { kGpt2 = 0, kCl100k = 1, kO200k = 2 };
 
 class Scanner {
@@ -75,12 +81,16 @@ class Scanner {
     size_t l0;
     const uint8_t c0 = at(p, l0);
     const bool prefix = is_prefix(c0, s_[p]) && p + l0 < n_;
-    // The optional prefix is greedy: each alternative first tries with it, then without.
+    // The two letter alternatives need a letter or mark right here or after the prefix.
+    constexpr uint8_t kLetterish = kUpperish | kLowerish;
     size_t e;
-    if (prefix && (e = upper_then_lower(p + l0)) != kNone) return e;
-    if ((e = upper_then_lower(p)) != kNone) return e;
-    if (prefix && (e = upper_run_then_lower(p + l0)) != kNone) return e;
-    if ((e = upper_run_then_lower(p)) != kNone) return e;
+    if ((c0 & kLetterish) || (prefix && (at(p + l0) & kLetterish))) {
+      // The optional prefix is greedy: each alternative first tries with it, then without.
+      if (prefix && (e = upper_then_lower(p + l0)) != kNone) return e;
+      if ((e = upper_then_lower(p)) != kNone) return e;
+      if (prefix && (e = upper_run_then_lower(p + l0)) != kNone) return e;
+      if ((e = upper_run_then_lower(p)) != kNone) return e;
+    }
     if (c0 & kNumber) {
       e = p;
       for (int i = 0; i < 3 && e < n_; ++i) {
@@ -105,12 +115,12 @@ class Scanner {
   const uint8_t* s_;
   size_t n_;
 
-  uint8_t at(size_t p, size_t& len) const {
+  TF_INLINE uint8_t at(size_t p, size_t& len) const {
     const uint8_t b = s_[p];
     if (b < 0x80) { len = 1; return class_of(b); }
     return class_of(decode_utf8(s_ + p, n_ - p, len));
   }
-  uint8_t at(size_t p) const { size_t l; return at(p, l); }
+  TF_INLINE uint8_t at(size_t p) const { size_t l; return at(p, l); }
 
   static bool is_other(uint8_t c) { return !(c & (kLetter | kNumber | kSpace)); }
   // [^\r\n\p{L}\p{N}]
@@ -118,22 +128,19 @@ class Scanner {
     return !(c & (kLetter | kNumber)) && byte != '\r' && byte != '\n';
   }
 
-  size_t run_of(size_t p, uint8_t want) const {
-    while (p < n_) {
+  // The end of the run of characters from p whose class has a bit of `want` (or, with
+  // invert, has none of `want`'s bits). ASCII, the common case, takes a tight byte loop.
+  template <bool invert = false>
+  TF_INLINE size_t run_of(size_t p, uint8_t want) const {
+    for (;;) {
+      while (p < n_ && s_[p] < 0x80 && (((kClassStage2[s_[p]] & want) != 0) != invert)) ++p;
+      if (p >= n_ || s_[p] < 0x80) return p;
       size_t l;
-      if (!(at(p, l) & want)) break;
+      if (((class_of(decode_utf8(s_ + p, n_ - p, l)) & want) != 0) == invert) return p;
       p += l;
     }
-    return p;
   }
-  size_t run_other(size_t p) const {
-    while (p < n_) {
-      size_t l;
-      if (!is_other(at(p, l))) break;
-      p += l;
-    }
-    return p;
-  }
+  size_t run_other(size_t p) const { return run_of<true>(p, kLetter | kNumber | kSpace); }
   size_t run_newlines(size_t p, bool slash) const {
     while (p < n_ && (s_[p] == '\r' || s_[p] == '\n' || (slash && s_[p] == '/'))) ++p;
     return p;
@@ -167,9 +174,12 @@ class Scanner {
   // o200k's first alternative after the optional prefix: [Upper]*[Lower]+ then a contraction.
   size_t upper_then_lower(size_t q) const {
     size_t p = q, last_lower_end = kNone;
-    while (p < n_) {
+    for (;;) {
+      // ASCII capitals are [Upper] but never [Lower], so they only extend the run.
+      while (p < n_ && s_[p] < 0x80 && (kClassStage2[s_[p]] & kUpperish)) ++p;
+      if (p >= n_ || s_[p] < 0x80) break;
       size_t l;
-      const uint8_t c = at(p, l);
+      const uint8_t c = class_of(decode_utf8(s_ + p, n_ - p, l));
       if (!(c & kUpperish)) break;
       p += l;
       if (c & kLowerish) last_lower_end = p;

@@ -15,7 +15,10 @@ enum CharClass : uint8_t {
   kLowerish = 16, // [\p{Ll}\p{Lm}\p{Lo}\p{M}]        (o200k)
 };
 
+static_assert(kClassStage1[0] == 0, "ASCII lookups assume block 0 holds U+0000..U+00FF");
+
 inline uint8_t class_of(uint32_t cp) {
+  if (cp < 0x80) return kClassStage2[cp];
   if (cp >= 0x110000) return 0;
   return kClassStage2[(size_t(kClassStage1[cp >> 8]) << 8) | (cp & 0xFF)];
 }
