@@ -268,7 +268,28 @@ NB_MODULE(_core, m) {
              if (match.pos >= t.size) return nb::none();
              return nb::bytes(reinterpret_cast<const char*>(t.data + match.pos), match.len);
            },
-           "The first special-token text found in `text` (as UTF-8 bytes), or None.");
+           "The first special-token text found in `text` (as UTF-8 bytes), or None.")
+      .def("split",
+           [](const SpecialMatcher& self, nb::handle text) {
+             // [str, id, str, id, ..., str]: the text around each special token, in one pass.
+             Text t = utf8_of(text);
+             nb::list out;
+             auto text_part = [&](size_t from, size_t to) {
+               PyObject* part = PyUnicode_DecodeUTF8(reinterpret_cast<const char*>(t.data + from),
+                                                     Py_ssize_t(to - from), "strict");
+               if (!part) throw nb::python_error();
+               out.append(nb::steal(part));
+             };
+             size_t start = 0;
+             for (SpecialMatch m; (m = self.find(t.data, t.size, start)).pos < t.size;) {
+               text_part(start, m.pos);
+               out.append(nb::int_(m.id));
+               start = m.pos + m.len;
+             }
+             text_part(start, t.size);
+             return out;
+           },
+           nb::arg("text"), "Split `text` around special tokens: [str, id, str, ..., str].");
 
   nb::class_<PyEncoder>(m, "Encoder")
       .def("__init__",

@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace tokenforge {
@@ -50,6 +51,10 @@ inline bool decode_base64(std::string_view in, std::string& out) {
 inline std::vector<std::string> parse_tiktoken(std::string_view data, uint64_t rank_limit) {
   constexpr uint64_t kMaxRank = 1u << 24;  // a guard against corrupt ranks eating all memory
   std::vector<std::string> tokens;
+  // base64 text -> line, to report duplicates by line (a non-canonical base64 alias of the same
+  // bytes is still rejected when the vocabulary's tables are built, by rank).
+  std::unordered_map<std::string_view, size_t> line_of;
+  line_of.reserve(data.size() / 12);
   std::string bytes;
   size_t line_no = 0;
   for (size_t pos = 0; pos < data.size();) {
@@ -77,6 +82,10 @@ inline std::vector<std::string> parse_tiktoken(std::string_view data, uint64_t r
     if (!decode_base64(b64, bytes) || bytes.empty())
       throw std::invalid_argument(line_error(line_no, "token is not valid non-empty base64"));
     if (rank >= rank_limit) continue;
+    auto [seen, fresh] = line_of.emplace(b64, line_no);
+    if (!fresh)
+      throw std::invalid_argument(line_error(line_no, "the same token bytes as line " +
+                                                          std::to_string(seen->second)));
     if (rank >= tokens.size()) tokens.resize(rank + 1);
     if (!tokens[rank].empty())
       throw std::invalid_argument(line_error(line_no, "rank " + std::to_string(rank) + " appears twice"));

@@ -6,6 +6,7 @@ tiktoken's exactly. Text is pre-split by a native scanner (for OpenAI's patterns
 """
 from __future__ import annotations
 
+import operator
 import os
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Callable, TypeVar
@@ -22,6 +23,7 @@ if TYPE_CHECKING:
     import numpy.typing as npt
 
 _T = TypeVar("_T")
+_MAX_RANK = 1 << 24  # as the native .tiktoken parser: a guard against absurd allocations
 
 
 class InvalidTokenError(KeyError, ValueError):
@@ -41,6 +43,24 @@ def _without_surrogates(text: str) -> str:
     return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
 
 
+def _has_surrogates(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+        return False
+    except UnicodeEncodeError:
+        return True
+
+
+def _original_indices(text: str) -> list[int]:
+    """For each character of `_without_surrogates(text)`, its index in `text`."""
+    indices, i = [], 0
+    while i < len(text):
+        indices.append(i)
+        pair = "\ud800" <= text[i] <= "\udbff" and i + 1 < len(text) and "\udc00" <= text[i + 1] <= "\udfff"
+        i += 2 if pair else 1
+    return indices
+
+
 class Encoding:
     """A byte-level BPE tokenizer: split pattern + mergeable ranks + special tokens."""
 
@@ -53,12 +73,13 @@ class Encoding:
         special_tokens: dict[str, int],
         explicit_n_vocab: int | None = None,
     ) -> None:
-        tokens: list[bytes] = [b""] * (max(mergeable_ranks.values(), default=-1) + 1)
         for token, rank in mergeable_ranks.items():
             if not isinstance(token, bytes) or not token:
                 raise ValueError(f"mergeable_ranks keys must be non-empty bytes, got {token!r}")
-            if not isinstance(rank, int) or rank < 0:
-                raise ValueError(f"rank of {token!r} must be a non-negative int, got {rank!r}")
+            if not isinstance(rank, int) or isinstance(rank, bool) or not 0 <= rank < _MAX_RANK:
+                raise ValueError(f"rank of {token!r} must be an int in 0..{_MAX_RANK - 1}, got {rank!r}")
+        tokens: list[bytes] = [b""] * (max(mergeable_ranks.values(), default=-1) + 1)
+        for token, rank in mergeable_ranks.items():
             if tokens[rank]:
                 raise ValueError(f"rank {rank} is given to both {tokens[rank]!r} and {token!r}")
             tokens[rank] = token
@@ -120,6 +141,7 @@ class Encoding:
                 raise ValueError(f"{name}: largest token id {self.max_token_value} != {explicit_n_vocab - 1}")
         self._regex = None if self._core.has_scanner else regex.compile(pat_str)
         self._policy = SpecialPolicy(special_tokens)
+        self._special_by_bytes = {text.encode("utf-8"): token for text, token in special_tokens.items()}
 
     def __repr__(self) -> str:
         return f"<Encoding {self.name!r}>"
@@ -184,8 +206,17 @@ class Encoding:
         self._check(text, disallowed)
         if self._regex is not None:
             ids = self._encode(text, allowed)
-            return ids, self.decode_with_offsets(ids)[1]
-        return self._retry_surrogates(lambda t: self._core.encode_with_offsets(t, allowed), text)
+            offsets = self.decode_with_offsets(ids)[1]
+        else:
+            try:
+                return self._core.encode_with_offsets(text, allowed)
+            except UnicodeEncodeError:
+                ids, offsets = self._core.encode_with_offsets(_without_surrogates(text), allowed)
+        if _has_surrogates(text):
+            # A repaired surrogate pair is one character in the encoded text but two in `text`.
+            original = _original_indices(text)
+            offsets = [original[o] for o in offsets]
+        return ids, offsets
 
     def encode_ordinary_batch(self, text: Sequence[str], *, num_threads: int | None = None) -> list[list[int]]:
         """`encode_ordinary` over many texts on native threads (default: all cores)."""
@@ -216,6 +247,8 @@ class Encoding:
             data = bytes(text_or_bytes)
         token = self._core.find(data)
         if token is None:
+            token = self._special_by_bytes.get(data)
+        if token is None:
             raise KeyError(text_or_bytes)
         return token
 
@@ -239,17 +272,14 @@ class Encoding:
             return self._core.encode_batch([_without_surrogates(t) for t in texts], allowed, threads)
 
     def _encode_with_regex(self, text: str, allowed: _core.SpecialMatcher | None) -> list[int]:
-        # Patterns without a native scanner: split around allowed special tokens, then pieces.
+        # Patterns without a native scanner: split around allowed special tokens (one native
+        # pass), cut each part with the pattern (whole matches, even if it has groups), merge.
         ids: list[int] = []
-        while allowed is not None:
-            found = allowed.find(text)
-            if found is None:
-                break
-            special = found.decode("utf-8")
-            before, _, text = text.partition(special)
-            ids += self._core.encode_pieces(self._regex.findall(before))
-            ids.append(self._special_tokens[special])
-        ids += self._core.encode_pieces(self._regex.findall(text))
+        for part in allowed.split(text) if allowed is not None else (text,):
+            if isinstance(part, int):
+                ids.append(part)
+            elif part:
+                ids += self._core.encode_pieces([m.group() for m in self._regex.finditer(part)])
         return ids
 
     @staticmethod
@@ -280,7 +310,8 @@ class Encoding:
 
     def decode_single_token_bytes(self, token: int) -> bytes:
         """The bytes of one token."""
-        data = self._core.token_bytes(token) if isinstance(token, int) and 0 <= token < 2**32 else None
+        token = operator.index(token)  # TypeError for non-integers, as tiktoken; numpy ints are fine
+        data = self._core.token_bytes(token) if 0 <= token < 2**32 else None
         if data is None:
             raise InvalidTokenError(f"{self.name}: invalid token id {token!r}")
         return data

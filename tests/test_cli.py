@@ -1,0 +1,169 @@
+"""The `tokenforge` command line (python -m tokenforge), run in a subprocess."""
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import subprocess
+import sys
+
+import pytest
+
+import tokenforge
+
+SRC = pathlib.Path(__file__).resolve().parents[1] / "src"
+
+
+def run(*args, stdin=None, module="tokenforge", check_ok=True):
+    env = dict(os.environ, PYTHONPATH=str(SRC), PYTHONIOENCODING="utf-8")
+    proc = subprocess.run(
+        [sys.executable, "-m", module, *args],
+        input=stdin.encode("utf-8") if isinstance(stdin, str) else stdin,
+        capture_output=True,
+        env=env,
+        timeout=60,
+    )
+    out, err = proc.stdout.decode("utf-8"), proc.stderr.decode("utf-8")
+    if check_ok:
+        assert proc.returncode == 0, err
+        assert "Traceback" not in err
+    return proc.returncode, out, err
+
+
+def _ids(out: str) -> list[int]:
+    return [int(x) for x in out.split()]
+
+
+def test_encode_prints_ids():
+    enc = tokenforge.get_encoding("cl100k_base")
+    _, out, _ = run("encode", "--encoding", "cl100k_base", "hello world")
+    assert _ids(out) == enc.encode("hello world") == [15339, 1917]
+    assert out.strip() == " ".join(map(str, enc.encode("hello world")))
+
+
+@pytest.mark.parametrize("name", ["r50k_base", "o200k_base", "p50k_base"])
+def test_encode_other_encodings(name):
+    text = "héllo wörld 👋 it's 123456"
+    _, out, _ = run("encode", "-e", name, text)
+    assert _ids(out) == tokenforge.get_encoding(name).encode(text)
+
+
+def test_encode_default_encoding_is_cl100k():
+    _, out, _ = run("encode", "Ünïcode 你好")
+    assert _ids(out) == tokenforge.get_encoding("cl100k_base").encode("Ünïcode 你好")
+
+
+def test_encode_tokens():
+    enc = tokenforge.get_encoding("cl100k_base")
+    text = "hello 👋"
+    _, out, _ = run("encode", "--tokens", text)
+    lines = out.splitlines()
+    ids = enc.encode(text)
+    assert len(lines) == len(ids)
+    for line, token in zip(lines, ids):
+        id_text, shown = line.split("\t")
+        assert int(id_text) == token
+        assert shown == repr(enc.decode_single_token_bytes(token))
+
+
+def test_encode_count():
+    enc = tokenforge.get_encoding("o200k_base")
+    text = "The quick brown fox jumps over the lazy dog. " * 10
+    _, out, _ = run("encode", "-e", "o200k_base", "--count", text)
+    assert out.strip() == str(len(enc.encode(text)))
+
+
+def test_encode_json():
+    enc = tokenforge.get_encoding("cl100k_base")
+    _, out, _ = run("encode", "--json", "a b c")
+    assert json.loads(out) == enc.encode("a b c")
+
+
+def test_output_modes_are_exclusive():
+    code, _, err = run("encode", "--json", "--count", "x", check_ok=False)
+    assert code != 0
+    assert "not allowed" in err or "error" in err
+
+
+def test_encode_stdin():
+    enc = tokenforge.get_encoding("cl100k_base")
+    text = "line one\nline two 你好\n\n  trailing  \n"
+    _, out, _ = run("encode", stdin=text)
+    assert _ids(out) == enc.encode(text)
+    _, out, _ = run("encode", "--json", stdin="")
+    assert json.loads(out) == []
+
+
+def test_decode_round_trip():
+    enc = tokenforge.get_encoding("cl100k_base")
+    text = "Round trip: héllo 👋 你好 it's"
+    _, out, _ = run("encode", text)
+    _, decoded, _ = run("decode", *out.split())
+    assert decoded == text + "\n"
+    # ids on stdin, as a JSON list or comma separated, decode without an added newline
+    ids = enc.encode(text)
+    _, decoded, _ = run("decode", stdin=json.dumps(ids))
+    assert decoded == text
+    _, decoded, _ = run("decode", stdin=",".join(map(str, ids)))
+    assert decoded == text
+    _, decoded, _ = run("decode", "-e", "r50k_base", *map(str, tokenforge.get_encoding("r50k_base").encode(text)))
+    assert decoded == text + "\n"
+
+
+def test_decode_errors():
+    code, out, err = run("decode", "999999999", check_ok=False)
+    assert code != 0
+    assert "999999999" in err
+    assert "Traceback" not in err
+    code, out, err = run("decode", "abc", check_ok=False)
+    assert code != 0
+    assert "Traceback" not in err and err.strip()
+
+
+def test_list():
+    _, out, _ = run("list")
+    assert out.split() == tokenforge.list_encoding_names()
+
+
+@pytest.mark.parametrize("args", [["--help"], ["encode", "--help"], ["decode", "--help"], ["list", "--help"]])
+def test_help(args):
+    _, out, _ = run(*args)
+    assert "usage" in out.lower()
+
+
+def test_no_command_and_bad_encoding():
+    code, _, err = run(check_ok=False)
+    assert code != 0 and "usage" in err.lower()
+    code, _, err = run("encode", "-e", "nope", "x", check_ok=False)
+    assert code != 0 and "nope" in err and "Traceback" not in err
+
+
+def test_special_token_text_is_an_error():
+    code, out, err = run("encode", "hello <|endoftext|>", check_ok=False)
+    assert code not in (0, -11, 139)
+    assert out == ""
+    assert "<|endoftext|>" in err
+    assert "Traceback" not in err
+
+
+def test_allow_special():
+    enc = tokenforge.get_encoding("cl100k_base")
+    text = "hello <|endoftext|><|fim_prefix|>"
+    _, out, _ = run("encode", "--allow-special", text)
+    assert _ids(out) == enc.encode(text, allowed_special="all")
+    assert 100257 in _ids(out)
+    _, out, _ = run("encode", "--allow-special", "--tokens", text)
+    assert "100257\tb'<|endoftext|>'" in out.splitlines()
+
+
+def test_special_as_text():
+    enc = tokenforge.get_encoding("cl100k_base")
+    text = "hello <|endoftext|>"
+    _, out, _ = run("encode", "--special-as-text", text)
+    assert _ids(out) == enc.encode(text, disallowed_special=())
+    assert 100257 not in _ids(out)
+
+
+def test_cli_module_entry_point():
+    _, out, _ = run("encode", "hello world", module="tokenforge.cli")
+    assert _ids(out) == [15339, 1917]

@@ -1,0 +1,147 @@
+"""No quadratic blow-ups: 1 MB of pathological text encodes in well under 5 s (quadratic
+behaviour would take minutes) and decodes back; ids are checked against tiktoken on 20 KB
+prefixes, where tiktoken itself is fast."""
+from __future__ import annotations
+
+import contextlib
+import random
+import signal
+import time
+
+import pytest
+
+import tokenforge
+
+N = 1_000_000
+SMALL = 20_000
+LIMIT_S = 5.0
+NAMES = ["cl100k_base", "o200k_base", "r50k_base"]
+GPT2_ORIGINAL = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
+
+
+def _random_no_spaces(n: int) -> str:
+    alphabet = [chr(b) for b in range(256) if chr(b).isprintable() and not chr(b).isspace()]
+    return "".join(random.Random(0).choices(alphabet, k=n))
+
+
+INPUTS = {
+    "a": lambda n: "a" * n,
+    "digit": lambda n: "1" * n,
+    "random-latin1": _random_no_spaces,
+    "newline": lambda n: "\n" * n,
+    "space": lambda n: " " * n,
+    "emoji": lambda n: "👋" * n,
+    "ideographic-space": lambda n: "\u3000" * n,
+    "cjk": lambda n: "你" * n,
+    "combining": lambda n: "\u0301" * n,
+    "crlf": lambda n: ("\r\n" * n)[:n],
+}
+
+
+@contextlib.contextmanager
+def time_limit(seconds: float):
+    """Fail (instead of hanging for minutes) when Python-level work runs past `seconds`."""
+
+    def handler(signum, frame):
+        raise TimeoutError(f"still running after {seconds} s")
+
+    old = signal.signal(signal.SIGALRM, handler)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+
+
+def _timed(fn):
+    start = time.perf_counter()
+    with time_limit(LIMIT_S):
+        result = fn()
+    elapsed = time.perf_counter() - start
+    assert elapsed < LIMIT_S, f"took {elapsed:.1f} s"
+    return result
+
+
+@pytest.fixture(scope="module")
+def big_inputs():
+    return {name: make(N) for name, make in INPUTS.items()}
+
+
+@pytest.mark.parametrize("kind", sorted(INPUTS))
+@pytest.mark.parametrize("name", NAMES)
+def test_one_megabyte(name, kind, big_inputs, reference):
+    enc = tokenforge.get_encoding(name)
+    text = big_inputs[kind]
+    assert len(text) == N
+    ids = _timed(lambda: enc.encode(text))
+    assert _timed(lambda: enc.decode(ids)) == text
+    small = text[:SMALL]
+    assert enc.encode(small) == reference(name).encode(small)
+
+
+@pytest.mark.parametrize("kind", ["a", "random-latin1", "space", "emoji", "newline"])
+def test_one_megabyte_other_surfaces(kind, big_inputs):
+    enc = tokenforge.get_encoding("cl100k_base")
+    text = big_inputs[kind]
+    ids = _timed(lambda: enc.encode_ordinary(text))
+    assert _timed(lambda: enc.encode_to_numpy(text)).tolist() == ids
+    got, offsets = _timed(lambda: enc.encode_with_offsets(text))
+    assert got == ids and len(offsets) == len(ids)
+    assert _timed(lambda: enc.encode_ordinary_batch([text, text[:1000]], num_threads=2))[0] == ids
+
+    # the stream decoder is a Python loop per id: a 200 KB stream is enough to see it is linear
+    part = text[:200_000]
+    part_ids = enc.encode_ordinary(part)
+
+    def stream():
+        dec = enc.stream_decoder()
+        return "".join(dec.push(t) for t in part_ids) + dec.flush()
+
+    assert _timed(stream) == part
+
+
+@pytest.fixture(scope="module")
+def custom_pair(reference, tiktoken_module):
+    ranks = reference("r50k_base")._mergeable_ranks
+    specials = {"<|endoftext|>": 50256}
+    ours = tokenforge.Encoding("custom", pat_str=GPT2_ORIGINAL, mergeable_ranks=ranks, special_tokens=specials)
+    ref = tiktoken_module.Encoding("custom", pat_str=GPT2_ORIGINAL, mergeable_ranks=ranks, special_tokens=specials)
+    return ours, ref
+
+
+@pytest.mark.parametrize("kind", ["a", "random-latin1", "space", "emoji", "newline", "cjk"])
+def test_one_megabyte_non_native_pattern(kind, big_inputs, custom_pair):
+    ours, ref = custom_pair
+    text = big_inputs[kind]
+    ids = _timed(lambda: ours.encode(text))
+    assert ours.decode(ids) == text
+    small = text[:SMALL]
+    assert ours.encode(small) == ref.encode(small)
+
+
+def _special_heavy(n: int) -> str:
+    return ("<|endoftext|>é" * (n // 14 + 1))[:n]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_one_megabyte_of_special_tokens(name, reference):
+    enc = tokenforge.get_encoding(name)
+    text = _special_heavy(N)
+    ids = _timed(lambda: enc.encode(text, allowed_special="all"))
+    assert ids.count(enc.eot_token) == text.count("<|endoftext|>")
+    assert enc.decode(ids) == text
+    assert _timed(lambda: enc.encode(text, disallowed_special=())) == enc.encode_ordinary(text)
+    with pytest.raises(ValueError):
+        _timed(lambda: enc.encode(text))
+    small = text[:SMALL]
+    assert enc.encode(small, allowed_special="all") == reference(name).encode(small, allowed_special="all")
+
+
+def test_one_megabyte_of_special_tokens_non_native_pattern(custom_pair):
+    ours, ref = custom_pair
+    text = _special_heavy(N)
+    small = text[:SMALL]
+    assert ours.encode(small, allowed_special="all") == ref.encode(small, allowed_special="all")
+    ids = _timed(lambda: ours.encode(text, allowed_special="all"))
+    assert ours.decode(ids) == text
