@@ -43,36 +43,6 @@ TIKTOKEN_SHA256 = {
     "r50k_base": "306cd27f03c1a714eca7108e03d66b7dc042abe8c258b44c199a7ed9838dd930",
 }
 
-# Fallback copies of tiktoken_ext.openai_public (used only if tiktoken is absent).
-_R50K_PAT = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s"""
-_FALLBACK_PATTERNS = {
-    "cl100k_base": r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s""",
-    "o200k_base": "|".join(
-        [
-            r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
-            r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
-            r"""\p{N}{1,3}""",
-            r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""",
-            r"""\s*[\r\n]+""",
-            r"""\s+(?!\S)""",
-            r"""\s+""",
-        ]
-    ),
-    "p50k_base": _R50K_PAT,
-    "r50k_base": _R50K_PAT,
-}
-_FALLBACK_SPECIALS = {
-    "cl100k_base": {
-        "<|endoftext|>": 100257,
-        "<|fim_prefix|>": 100258,
-        "<|fim_middle|>": 100259,
-        "<|fim_suffix|>": 100260,
-        "<|endofprompt|>": 100276,
-    },
-    "o200k_base": {"<|endoftext|>": 199999, "<|endofprompt|>": 200018},
-    "p50k_base": {"<|endoftext|>": 50256},
-    "r50k_base": {"<|endoftext|>": 50256},
-}
 R50K_LINES = 50256  # r50k_base.tiktoken == the first 50256 lines of p50k_base.tiktoken
 
 
@@ -171,15 +141,17 @@ class Context:
                 self._tiktoken_encs[name] = tiktoken.get_encoding(name)
         return self._tiktoken_encs[name]
 
-    def pattern(self, name: str) -> str:
+    def _reference(self, name: str):
         enc = self.tiktoken_encoding(name)  # tiktoken_ext.openai_public is the source of truth
-        return enc._pat_str if enc is not None else _FALLBACK_PATTERNS[name]
+        if enc is None:
+            raise SystemExit("the benchmark needs tiktoken as its reference: pip install '.[bench]'")
+        return enc
+
+    def pattern(self, name: str) -> str:
+        return self._reference(name)._pat_str
 
     def special_tokens(self, name: str) -> Dict[str, int]:
-        enc = self.tiktoken_encoding(name)
-        if enc is not None:
-            return dict(enc._special_tokens)
-        return dict(_FALLBACK_SPECIALS[name])
+        return dict(self._reference(name)._special_tokens)
 
     def ranks(self, name: str) -> Dict[bytes, int]:
         if name not in self._ranks:

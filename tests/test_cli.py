@@ -11,11 +11,12 @@ import pytest
 
 import tokenforge
 
-SRC = pathlib.Path(__file__).resolve().parents[1] / "src"
+# The subprocess must run the same tokenforge as this test (installed, or an in-tree build).
+PACKAGE_ROOT = pathlib.Path(tokenforge.__file__).resolve().parents[1]
 
 
 def run(*args, stdin=None, module="tokenforge", check_ok=True):
-    env = dict(os.environ, PYTHONPATH=str(SRC), PYTHONIOENCODING="utf-8")
+    env = dict(os.environ, PYTHONPATH=str(PACKAGE_ROOT), PYTHONIOENCODING="utf-8")
     proc = subprocess.run(
         [sys.executable, "-m", module, *args],
         input=stdin.encode("utf-8") if isinstance(stdin, str) else stdin,

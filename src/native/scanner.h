@@ -60,15 +60,7 @@ class Scanner {
     }
     if (c0 & kLetter) return run_of(p, kLetter);
     if (is_prefix(c0, s_[p]) && p + l0 < n_ && (at(p + l0) & kLetter)) return run_of(p + l0, kLetter);
-    if (c0 & kNumber) {
-      size_t e = p;
-      for (int i = 0; i < 3 && e < n_; ++i) {
-        size_t l;
-        if (!(at(e, l) & kNumber)) break;
-        e += l;
-      }
-      return e;
-    }
+    if (c0 & kNumber) return up_to_three_numbers(p);
     size_t q = (s_[p] == ' ' && p + 1 < n_ && is_other(at(p + 1))) ? p + 1 : p;
     if (is_other(at(q))) return run_newlines(run_other(q), /*slash=*/false);
     return whitespace(p, l0, /*newline_alternative=*/true);
@@ -91,15 +83,7 @@ class Scanner {
       if (prefix && (e = upper_run_then_lower(p + l0)) != kNone) return e;
       if ((e = upper_run_then_lower(p)) != kNone) return e;
     }
-    if (c0 & kNumber) {
-      e = p;
-      for (int i = 0; i < 3 && e < n_; ++i) {
-        size_t l;
-        if (!(at(e, l) & kNumber)) break;
-        e += l;
-      }
-      return e;
-    }
+    if (c0 & kNumber) return up_to_three_numbers(p);
     size_t q = (s_[p] == ' ' && p + 1 < n_ && is_other(at(p + 1))) ? p + 1 : p;
     if (is_other(at(q))) return run_newlines(run_other(q), /*slash=*/true);
     // Whitespace: \s*[\r\n]+ | \s+(?!\S) | \s+
@@ -143,6 +127,16 @@ class Scanner {
   size_t run_other(size_t p) const { return run_of<true>(p, kLetter | kNumber | kSpace); }
   size_t run_newlines(size_t p, bool slash) const {
     while (p < n_ && (s_[p] == '\r' || s_[p] == '\n' || (slash && s_[p] == '/'))) ++p;
+    return p;
+  }
+
+  // \p{N}{1,3}, at a position known to hold a number.
+  size_t up_to_three_numbers(size_t p) const {
+    for (int i = 0; i < 3 && p < n_; ++i) {
+      size_t l;
+      if (!(at(p, l) & kNumber)) break;
+      p += l;
+    }
     return p;
   }
 
