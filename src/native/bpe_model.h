@@ -91,7 +91,6 @@ class BytePairModel {
     }
     auto merged = [&](uint32_t a, uint32_t b) {
       if (a < 256 && b < 256) return byte_pairs_[(a << 8) | b];
-      if (!pairs_.may_merge(a, b)) return kNoToken;
       return cache && small_ids_ ? cache->merged(a, b, pairs_) : pairs_.find(a, b);
     };
     if (n <= kSmallPiece) {

@@ -50,16 +50,26 @@ class PieceCache {
   // Appends the cached ids of piece p[0..n) (with key = bytes_key(p, n)) to out; false on a miss.
   bool get(const uint8_t* p, size_t n, uint64_t key, std::vector<uint32_t>& out) const {
     if (n <= kShortBytes) {
-      const Short& e = short_[slot<kShortSlotsLog>(key, n)];
-      if (e.key != key || e.len != n) return false;
-      for (size_t i = 0; i < e.count; ++i) out.push_back(e.ids[i]);
-      return true;
+      const Short* set = &short_[slot<kShortSlotsLog>(key, n) * kWays];
+      for (size_t w = 0; w < kWays; ++w) {
+        const Short& e = set[w];
+        if (e.key == key && e.len == n) {
+          for (size_t i = 0; i < e.count; ++i) out.push_back(e.ids[i]);
+          return true;
+        }
+      }
+      return false;
     }
     if (n <= kLongBytes) {
-      const Long& e = long_[slot<kLongSlotsLog>(key, n)];
-      if (e.key != key || e.len != n || std::memcmp(e.bytes, p, n) != 0) return false;
-      for (size_t i = 0; i < e.count; ++i) out.push_back(e.ids[i]);
-      return true;
+      const Long* set = &long_[slot<kLongSlotsLog>(key, n) * kWays];
+      for (size_t w = 0; w < kWays; ++w) {
+        const Long& e = set[w];
+        if (e.key == key && e.len == n && std::memcmp(e.bytes, p, n) == 0) {
+          for (size_t i = 0; i < e.count; ++i) out.push_back(e.ids[i]);
+          return true;
+        }
+      }
+      return false;
     }
     const Big& e = big_[slot<kBigSlotsLog>(key, n)];
     if (e.key != key || e.bytes.size() != n || std::memcmp(e.bytes.data(), p, n) != 0) return false;
@@ -70,7 +80,9 @@ class PieceCache {
   void put(const uint8_t* p, size_t n, uint64_t key, const uint32_t* ids, size_t count) {
     if (n <= kShortBytes) {
       if (count > kShortIds) return;
-      Short& e = short_[slot<kShortSlotsLog>(key, n)];
+      Short* set = &short_[slot<kShortSlotsLog>(key, n) * kWays];
+      set[1] = set[0];  // the newest entry takes way 0; the older one is kept in way 1
+      Short& e = set[0];
       e.key = key;
       e.len = uint8_t(n);
       e.count = uint8_t(count);
@@ -81,7 +93,9 @@ class PieceCache {
       e.bytes.assign(reinterpret_cast<const char*>(p), n);
       e.ids.assign(ids, ids + count);
     } else if (count <= kLongIds) {
-      Long& e = long_[slot<kLongSlotsLog>(key, n)];
+      Long* set = &long_[slot<kLongSlotsLog>(key, n) * kWays];
+      set[1] = set[0];
+      Long& e = set[0];
       e.key = key;
       e.len = uint8_t(n);
       e.count = uint8_t(count);
@@ -92,15 +106,17 @@ class PieceCache {
 
  private:
   static constexpr size_t kShortIds = 5, kLongIds = 6;
-  static constexpr int kShortSlotsLog = 13, kLongSlotsLog = 12, kBigSlotsLog = 10, kPairSlotsLog = 15;
+  // Short and long caches are 2-way sets (a set shares one or two cache lines).
+  static constexpr size_t kWays = 2;
+  static constexpr int kShortSlotsLog = 12, kLongSlotsLog = 13, kBigSlotsLog = 11, kPairSlotsLog = 15;
   static constexpr uint64_t kKeyMask = (uint64_t(1) << 40) - 1, kEmptyPair = ~uint64_t(0);
   static constexpr uint32_t kNoMerge = 0xFFFFFF;
-  struct Short {  // 32 bytes
+  struct alignas(32) Short {  // 32 bytes
     uint64_t key = 0;
     uint8_t len = 0, count = 0;
     uint32_t ids[kShortIds];
   };
-  struct Long {  // 64 bytes
+  struct alignas(64) Long {  // 64 bytes
     uint64_t key = 0;
     uint32_t ids[kLongIds];
     uint8_t len = 0, count = 0;
@@ -115,8 +131,8 @@ class PieceCache {
   static size_t slot(uint64_t key, size_t n) {
     return ((key ^ n) * 0x9E3779B97F4A7C15ull) >> (64 - Log);
   }
-  std::vector<Short> short_ = std::vector<Short>(size_t(1) << kShortSlotsLog);
-  std::vector<Long> long_ = std::vector<Long>(size_t(1) << kLongSlotsLog);
+  std::vector<Short> short_ = std::vector<Short>(kWays << kShortSlotsLog);
+  std::vector<Long> long_ = std::vector<Long>(kWays << kLongSlotsLog);
   std::vector<Big> big_ = std::vector<Big>(size_t(1) << kBigSlotsLog);
   MergeScratch scratch_;
   std::vector<uint64_t> pairs_ = std::vector<uint64_t>(size_t(1) << kPairSlotsLog, kEmptyPair);
