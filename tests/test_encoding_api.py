@@ -258,8 +258,12 @@ def test_encode_to_numpy(name, reference, corpus_docs):
 
 
 def _check_offsets(enc, ref, text, **kw):
-    ids, offsets = enc.encode_with_offsets(text, **kw)
+    ids, offsets, byte_offsets = enc.encode_with_offsets(text, **kw)
     assert ids == enc.encode(text, **kw) == ref.encode(text, **kw)
+    # each token's bytes sit exactly at its byte offset in the text's UTF-8
+    utf8, pieces = text.encode("utf-8"), enc.decode_tokens_bytes(ids)
+    assert [utf8[b : b + len(p)] for b, p in zip(byte_offsets, pieces)] == pieces
+    assert byte_offsets == sorted(byte_offsets) and len(byte_offsets) == len(ids)
     assert len(offsets) == len(ids)
     assert offsets == ref.decode_with_offsets(ids)[1]
     assert offsets == sorted(offsets)
@@ -280,11 +284,25 @@ def test_encode_with_offsets(name, reference, corpus_docs):
         ours.encode_with_offsets("x<|endoftext|>")
 
 
+def test_encode_with_offsets_regex_pattern(reference):
+    # A pattern with no native scanner takes the Python path; offsets must agree with it.
+    ref = reference("r50k_base")
+    enc = tokenforge.Encoding(
+        "custom", pat_str=r"\S+|\s+", mergeable_ranks=ref._mergeable_ranks, special_tokens={"<|endoftext|>": 50256}
+    )
+    text = "héllo wörld 👋<|endoftext|>x"
+    ids, offsets, byte_offsets = enc.encode_with_offsets(text, allowed_special="all")
+    assert ids == enc.encode(text, allowed_special="all")
+    pieces = enc.decode_tokens_bytes(ids)
+    assert [text.encode()[b : b + len(p)] for b, p in zip(byte_offsets, pieces)] == pieces
+    assert offsets == enc.decode_with_offsets(ids)[1]
+
+
 def test_encode_with_offsets_multibyte_rule():
     enc = tokenforge.get_encoding("cl100k_base")
     # "👋" is several tokens in cl100k_base; every one of them starts inside character 2
     text = "ab👋c"
-    ids, offsets = enc.encode_with_offsets(text)
+    ids, offsets, _ = enc.encode_with_offsets(text)
     pieces = enc.decode_tokens_bytes(ids)
     assert b"".join(pieces) == text.encode()
     emoji_tokens = [o for p, o in zip(pieces, offsets) if any(b >= 0x80 for b in p)]
@@ -433,7 +451,7 @@ def test_custom_pattern_without_native_scanner(pattern, tiktoken_module, cl100k_
         expected = ref.encode(text, allowed_special="all")
         assert ours.encode(text, allowed_special="all") == expected
         assert ours.encode_to_numpy(text, allowed_special="all").tolist() == expected
-        ids, offsets = ours.encode_with_offsets(text, allowed_special="all")
+        ids, offsets, _ = ours.encode_with_offsets(text, allowed_special="all")
         assert ids == expected
         assert offsets == ref.decode_with_offsets(expected)[1]
         assert ours.decode(expected) == text
@@ -602,6 +620,6 @@ def test_custom_pattern_with_capturing_groups(pattern, tiktoken_module, referenc
 def test_encode_with_offsets_surrogate_pair_indexes_given_text():
     enc = tokenforge.get_encoding("cl100k_base")
     text = "a\ud83d\ude00b"  # a valid pair written as two surrogates: "b" is at index 3
-    ids, offsets = enc.encode_with_offsets(text)
+    ids, offsets, _ = enc.encode_with_offsets(text)
     assert enc.decode(ids) == "a😀b"
     assert offsets[-1] == 3

@@ -95,7 +95,7 @@ def test_batch_and_numpy_and_offsets_parity(name, reference, texts):
     assert ours.encode_ordinary_batch(texts, num_threads=2) == expected
     for text, ids in zip(texts, expected):
         assert ours.encode_to_numpy(text, disallowed_special=()).tolist() == ids
-        got_ids, offsets = ours.encode_with_offsets(text, disallowed_special=())
+        got_ids, offsets, _ = ours.encode_with_offsets(text, disallowed_special=())
         assert got_ids == ids
         assert offsets == ref.decode_with_offsets(ids)[1]
 

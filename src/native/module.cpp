@@ -177,24 +177,26 @@ class PyEncoder {
     return nb::ndarray<nb::numpy, uint32_t, nb::ndim<1>>(ids->data(), {ids->size()}, owner);
   }
 
-  // ids plus, for each token, the index of the character holding its first byte.
-  std::pair<nb::object, nb::object> encode_with_offsets(nb::handle text,
-                                                        const SpecialMatcher* allowed) const {
+  // ids plus, for each token, the index of the character holding its first byte and the
+  // byte offset of that first byte.
+  nb::tuple encode_with_offsets(nb::handle text, const SpecialMatcher* allowed) const {
     Text t = utf8_of(text);
-    std::vector<uint32_t> ids, offsets;
+    std::vector<uint32_t> ids, chars, bytes;
     {
       nb::gil_scoped_release nogil;
       enc_.encode(t.data, t.size, allowed, ids);
-      offsets.reserve(ids.size());
+      chars.reserve(ids.size());
+      bytes.reserve(ids.size());
       size_t byte = 0, chars_before = 0, counted_to = 0;
       for (uint32_t id : ids) {
         for (; counted_to <= byte && counted_to < t.size; ++counted_to)
           chars_before += (t.data[counted_to] & 0xC0) != 0x80;
-        offsets.push_back(uint32_t(chars_before ? chars_before - 1 : 0));
+        chars.push_back(uint32_t(chars_before ? chars_before - 1 : 0));
+        bytes.push_back(uint32_t(byte));
         byte += enc_.token_bytes(id)->size();
       }
     }
-    return {ints_.list(ids), ints_.list(offsets)};
+    return nb::make_tuple(ints_.list(ids), ints_.list(chars), ints_.list(bytes));
   }
 
   // Pieces already split by the caller's pattern (for patterns without a built-in scanner).

@@ -6,10 +6,11 @@ tiktoken's exactly. Text is pre-split by a native scanner (for OpenAI's patterns
 """
 from __future__ import annotations
 
+import itertools
 import operator
 import os
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any, Callable, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, NamedTuple, TypeVar
 
 import regex
 
@@ -24,6 +25,14 @@ if TYPE_CHECKING:
 
 _T = TypeVar("_T")
 _MAX_RANK = 1 << 24  # as the native .tiktoken parser: a guard against absurd allocations
+
+
+class TokenOffsets(NamedTuple):
+    """What `Encoding.encode_with_offsets` returns."""
+
+    ids: list[int]
+    offsets: list[int]  # character index in the text where each token starts
+    byte_offsets: list[int]  # index into the text's UTF-8 where each token starts
 
 
 class InvalidTokenError(KeyError, ValueError):
@@ -196,27 +205,35 @@ class Encoding:
         *,
         allowed_special: SpecialSet = frozenset(),
         disallowed_special: SpecialSet = "all",
-    ) -> tuple[list[int], list[int]]:
-        """Ids and, for each token, the index in `text` of the character where it starts.
+    ) -> TokenOffsets:
+        """Ids with, for each token, where it starts in `text`: `offsets` (character index)
+        and `byte_offsets` (index into `text`'s UTF-8). Computed in the same native pass as
+        the ids.
 
         A token that starts inside a multi-byte character gets that character's index, so
         tokens that split one character share its offset.
+
+        >>> get_encoding("cl100k_base").encode_with_offsets("héllo")
+        TokenOffsets(ids=[71, 19010, 385], offsets=[0, 1, 3], byte_offsets=[0, 1, 4])
         """
         allowed, disallowed = self._policy.resolve(allowed_special, disallowed_special)
         self._check(text, disallowed)
         if self._regex is not None:
             ids = self._encode(text, allowed)
             offsets = self.decode_with_offsets(ids)[1]
+            byte_offsets = list(itertools.accumulate((len(b) for b in self.decode_tokens_bytes(ids[:-1])), initial=0))
+            found = TokenOffsets(ids, offsets, byte_offsets[: len(ids)])
         else:
             try:
-                return self._core.encode_with_offsets(text, allowed)
+                return TokenOffsets(*self._core.encode_with_offsets(text, allowed))
             except UnicodeEncodeError:
-                ids, offsets = self._core.encode_with_offsets(_without_surrogates(text), allowed)
+                found = TokenOffsets(*self._core.encode_with_offsets(_without_surrogates(text), allowed))
         if _has_surrogates(text):
-            # A repaired surrogate pair is one character in the encoded text but two in `text`.
+            # A repaired surrogate pair is one character in the encoded text but two in `text`
+            # (byte offsets stay those of the repaired text, which has UTF-8).
             original = _original_indices(text)
-            offsets = [original[o] for o in offsets]
-        return ids, offsets
+            found = found._replace(offsets=[original[o] for o in found.offsets])
+        return found
 
     def encode_ordinary_batch(self, text: Sequence[str], *, num_threads: int | None = None) -> list[list[int]]:
         """`encode_ordinary` over many texts on native threads (default: all cores)."""
@@ -334,11 +351,13 @@ class Encoding:
     def decode_batch(
         self, batch: Sequence[Sequence[int]], *, errors: str = "replace", num_threads: int | None = None
     ) -> list[str]:
-        """`decode` over many token lists."""
+        """`decode` over many token lists. Decoding is a memory copy per token, so it runs on
+        the calling thread; `num_threads` is accepted for tiktoken compatibility."""
         return [self.decode(tokens, errors=errors) for tokens in batch]
 
     def decode_bytes_batch(self, batch: Sequence[Sequence[int]], *, num_threads: int | None = None) -> list[bytes]:
-        """`decode_bytes` over many token lists."""
+        """`decode_bytes` over many token lists (on the calling thread; `num_threads` is
+        accepted for tiktoken compatibility)."""
         return [self.decode_bytes(tokens) for tokens in batch]
 
     def stream_decoder(self, errors: str = "replace") -> StreamDecoder:
