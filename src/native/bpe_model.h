@@ -64,11 +64,15 @@ class BytePairModel {
 
   // `cache` (may be null) remembers recent pieces; it is checked before the vocabulary.
   void encode_piece(const uint8_t* p, size_t n, std::vector<uint32_t>& out, PieceCache* cache) const {
+    encode_piece(p, n, n > 1 ? bytes_key(p, n) : 0, out, cache);
+  }
+  // The same with the piece's bytes_key already computed.
+  void encode_piece(const uint8_t* p, size_t n, uint64_t key, std::vector<uint32_t>& out,
+                    PieceCache* cache) const {
     if (n == 1) {
       out.push_back(byte_id(p[0]));
       return;
     }
-    const uint64_t key = bytes_key(p, n);
     if (cache && PieceCache::fits(n)) {
       if (cache->get(p, n, key, out)) return;
       const size_t before = out.size();

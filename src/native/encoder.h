@@ -78,13 +78,23 @@ class Encoder {
   template <Pattern P>
   void run(const uint8_t* s, size_t n, std::vector<uint32_t>& out, PieceCache* cache) const {
     Scanner scan(s, n);
-    for (size_t p = 0; p < n;) {
-      size_t e;
-      if constexpr (P == Pattern::kGpt2) e = scan.gpt2(p);
-      else if constexpr (P == Pattern::kCl100k) e = scan.cl100k(p);
-      else e = scan.o200k(p);
-      model_.encode_piece(s + p, e - p, out, cache);
+    auto next = [&](size_t p) {
+      if constexpr (P == Pattern::kGpt2) return scan.gpt2(p);
+      else if constexpr (P == Pattern::kCl100k) return scan.cl100k(p);
+      else return scan.o200k(p);
+    };
+    // One piece of lookahead: the next piece's cache entry is prefetched while this one is
+    // encoded, so cache misses overlap with work instead of stalling it.
+    size_t p = 0, e = n ? next(0) : 0;
+    uint64_t key = bytes_key(s, e);
+    while (p < n) {
+      const size_t e2 = e < n ? next(e) : n;
+      const uint64_t key2 = bytes_key(s + e, e2 - e);
+      if (cache && e2 > e + 1) cache->prefetch(e2 - e, key2);
+      model_.encode_piece(s + p, e - p, key, out, cache);
       p = e;
+      e = e2;
+      key = key2;
     }
   }
 

@@ -29,6 +29,15 @@ class PieceCache {
   static constexpr size_t kShortBytes = 8, kLongBytes = 22, kMaxBytes = 256;
 
   static bool fits(size_t n) { return n <= kMaxBytes; }
+
+  // Starts loading the entry that get(p, n, key) will read, so that the miss overlaps with
+  // encoding the piece before it.
+  void prefetch(size_t n, uint64_t key) const {
+    if (n <= kShortBytes)
+      __builtin_prefetch(&short_[slot<kShortSlotsLog>(key, n) * kWays]);
+    else if (n <= kLongBytes)
+      __builtin_prefetch(&long_[slot<kLongSlotsLog>(key, n) * kWays]);
+  }
   MergeScratch& scratch() { return scratch_; }
 
   // The merge of two adjacent tokens, through a small cache in front of the pair table: long
