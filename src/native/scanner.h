@@ -70,6 +70,8 @@ class Scanner {
   //       |[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?
   //       |\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+
   size_t o200k(size_t p) const {
+    const size_t fast = o200k_ascii_word(p);
+    if (fast) return fast;
     size_t l0;
     const uint8_t c0 = at(p, l0);
     const bool prefix = is_prefix(c0, s_[p]) && p + l0 < n_;
@@ -163,6 +165,23 @@ class Scanner {
     if (newline_alternative && w.after_last_newline) return w.after_last_newline;
     if (w.last_start > p) return w.last_start;
     return p + l0;
+  }
+
+  // The commonest o200k piece, all ASCII: an optional prefix (space, punctuation), capitals,
+  // lowercase, then an ASCII character that is not an apostrophe (or the end). The general
+  // path would give the same end; this skips its alternatives. Returns 0 to defer to it.
+  size_t o200k_ascii_word(size_t p) const {
+    auto letter = [&](size_t i) { return s_[i] < 0x80 && (kClassStage2[s_[i]] & kLetter); };
+    size_t q = p;
+    if (s_[q] < 0x80 && !(kClassStage2[s_[q]] & (kLetter | kNumber)) && s_[q] != '\r' && s_[q] != '\n') ++q;
+    if (q >= n_ || !letter(q)) return 0;
+    size_t upper_end = q;
+    while (upper_end < n_ && s_[upper_end] >= 'A' && s_[upper_end] <= 'Z') ++upper_end;
+    size_t lower_end = upper_end;
+    while (lower_end < n_ && s_[lower_end] >= 'a' && s_[lower_end] <= 'z') ++lower_end;
+    if (lower_end < n_ && (s_[lower_end] >= 0x80 || s_[lower_end] == '\'')) return 0;
+    // [Upper]*[Lower]+ if there is a lowercase run, else [Upper]+ (no [Lower] can follow).
+    return lower_end > upper_end ? lower_end : upper_end;
   }
 
   // o200k's first alternative after the optional prefix: [Upper]*[Lower]+ then a contraction.
