@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from ._core import UNICODE_VERSION
 from .decoders.streaming import StreamDecoder
-from .encoding import Encoding, InvalidTokenError
+from .encoding import Encoding, InvalidTokenError, TokenOffsets
 from .formats.gpt2_files import bytes_to_unicode, load_gpt2_files, save_gpt2_files
 from .formats.tiktoken_file import dump_tiktoken_bpe, load_tiktoken_bpe
 from .loaders import load_gpt2, load_tiktoken
@@ -28,6 +28,7 @@ __all__ = [
     "Encoding",
     "InvalidTokenError",
     "StreamDecoder",
+    "TokenOffsets",
     "bytes_to_unicode",
     "dump_tiktoken_bpe",
     "get_encoding",

@@ -9,7 +9,7 @@ from __future__ import annotations
 import itertools
 import operator
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Callable, NamedTuple, TypeVar
 
 import regex

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from importlib import resources
 
 from .encoding import Encoding
@@ -22,7 +22,6 @@ class EncodingSpec:
     special_tokens: dict[str, int]
     rank_limit: int | None = None  # r50k_base/gpt2 are p50k_base's first 50256 ranks
     explicit_n_vocab: int | None = None
-    aliases: tuple[str, ...] = field(default=())
 
 
 def _harmony_specials() -> dict[str, int]:
