@@ -1,0 +1,37 @@
+"""Corrupt vocabulary files: whatever the bytes, loading either succeeds or raises ValueError
+naming the file; never a crash or another exception type."""
+from __future__ import annotations
+
+import base64
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import tokenforge
+
+GOOD = b"".join(base64.b64encode(bytes([b])) + b" %d\n" % b for b in range(256)) + b"aGk= 256\n"
+
+
+@settings(max_examples=300, deadline=None, database=None)
+@given(
+    edits=st.lists(st.tuples(st.integers(0, len(GOOD) - 1), st.binary(max_size=4)), max_size=6),
+    cut=st.integers(0, len(GOOD)),
+)
+def test_mutated_tiktoken_file(tmp_path_factory, edits, cut):
+    data = bytearray(GOOD[:cut] if cut % 3 == 0 else GOOD)
+    for at, replacement in edits:
+        data[at : at + len(replacement)] = replacement
+    path = tmp_path_factory.mktemp("vocab") / "mutated.tiktoken"
+    path.write_bytes(bytes(data))
+    for load in (tokenforge.load_tiktoken_bpe, tokenforge.load_tiktoken):
+        try:
+            loaded = load(path)
+        except ValueError as e:
+            assert str(path) in str(e)
+        else:
+            if isinstance(loaded, tokenforge.Encoding):
+                text = "hi there, ünïcode"
+                try:
+                    assert loaded.decode(loaded.encode_ordinary(text)) == text
+                except ValueError as e:  # a byte the damaged vocabulary lost
+                    assert "has no token" in str(e)
