@@ -16,6 +16,7 @@
 
 #include "hash_tables.h"
 #include "piece_cache.h"
+#include "whole_chars.h"
 
 namespace tokenforge {
 
@@ -35,14 +36,19 @@ class BytePairModel {
     size_t splits = 0;
     for (const auto& t : tokens_) splits += t.size() > 1 ? t.size() - 1 : 0;
     pairs_.reserve(splits / 2 + 16);
+    bool every_token_splits_lower = true;
     for (uint32_t id = 0; id < tokens_.size(); ++id) {
       const auto& v = views_[id];
+      bool splits_lower = v.second < 2;
       for (size_t k = 1; k < v.second; ++k) {
         const uint32_t a = table_.find(v.first, k);
         if (a == kNoToken) continue;
         const uint32_t b = table_.find(v.first + k, v.second - k);
-        if (b != kNoToken) pairs_.insert(a, b, id);
+        if (b == kNoToken) continue;
+        pairs_.insert(a, b, id);
+        splits_lower |= a < id && b < id;
       }
+      every_token_splits_lower &= splits_lower || v.second == 0;
     }
     // Merges of two ids below 256 (single bytes, in tiktoken's vocabularies) come from a dense
     // table: every merge starts with them, and they need no hashing.
@@ -50,6 +56,14 @@ class BytePairModel {
     for (uint32_t a = 0; a < 256; ++a)
       for (uint32_t b = 0; b < 256; ++b) byte_pairs_[(a << 8) | b] = pairs_.find(a, b);
     small_ids_ = tokens_.size() <= PieceCache::kPairIdLimit;
+    whole_chars_.build(
+        views_,
+        [&](const uint8_t* p, size_t n) {
+          std::vector<uint32_t> out;
+          merge_small(p, n, out, [&](uint32_t a, uint32_t b) { return pairs_.find(a, b); });
+          return out;
+        },
+        every_token_splits_lower);
   }
 
   // The tables point into tokens_, so the model stays where it was built.
@@ -126,8 +140,8 @@ class BytePairModel {
   void merge_small(const uint8_t* p, size_t n, std::vector<uint32_t>& out, Merged merged) const {
     uint32_t ids[kSmallPiece], ranks[kSmallPiece + 3];  // ranks[i]: of the pair (i, next[i])
     uint8_t next[kSmallPiece], prev[kSmallPiece];
+    n = initial_parts(p, n, ids);  // from here on, n counts parts
     for (size_t i = 0; i < n; ++i) {
-      ids[i] = byte_id(p[i]);
       next[i] = uint8_t(i + 1);
       prev[i] = uint8_t(i - 1);
     }
@@ -151,6 +165,25 @@ class BytePairModel {
       if (at > 0) ranks[prev[at]] = merged(ids[prev[at]], best);
     }
     for (size_t i = 0; i < n; i = next[i]) out.push_back(ids[i]);
+  }
+
+  // The parts a merge of p[0..n) starts from: single bytes, or a whole character where
+  // WholeCharacters proves that equivalent. Writes ids[0..count) and returns count.
+  size_t initial_parts(const uint8_t* p, size_t n, uint32_t* ids) const {
+    size_t m = 0;
+    for (size_t i = 0; i < n;) {
+      if (p[i] >= 0xC0 && !whole_chars_.empty()) {
+        const size_t len = WholeCharacters::utf8_length(p[i]);
+        const uint32_t c = len && i + len <= n ? whole_chars_.at(p, n, i, len) : kNoToken;
+        if (c != kNoToken) {
+          ids[m++] = c;
+          i += len;
+          continue;
+        }
+      }
+      ids[m++] = byte_id(p[i++]);
+    }
+    return m;
   }
 
   // The smallest of ranks[0..n) (n a multiple of 4) and, in `at`, its first index.
@@ -188,11 +221,13 @@ class BytePairModel {
     constexpr uint32_t kEnd = kNoToken;
     auto& parts = scratch.parts;
     auto& heap = scratch.heap;
+    scratch.ids.resize(n);
+    n = initial_parts(p, n, scratch.ids.data());  // from here on, n counts parts
     parts.resize(n);
     heap.clear();
     const auto later = std::greater<uint64_t>();
     for (size_t i = 0; i < n; ++i)
-      parts[i] = MergeScratch::Part{byte_id(p[i]), i ? uint32_t(i - 1) : kEnd,
+      parts[i] = MergeScratch::Part{scratch.ids[i], i ? uint32_t(i - 1) : kEnd,
                                     i + 1 < n ? uint32_t(i + 1) : kEnd, kNoToken};
     auto rerank = [&](uint32_t i) {
       MergeScratch::Part& part = parts[i];
@@ -231,6 +266,7 @@ class BytePairModel {
   PairTable pairs_;
   HugeArray<uint32_t> byte_pairs_;
   bool small_ids_ = false;  // all ids fit the pair cache's packed entries
+  WholeCharacters whole_chars_;
   uint32_t byte_ids_[256];
 };
 

@@ -21,6 +21,7 @@ struct MergeScratch {
     uint32_t id, prev, next, rank;  // rank: of the pair (this, next); kNoToken if none
   };
   std::vector<Part> parts;
+  std::vector<uint32_t> ids;
   std::vector<uint64_t> heap;
 };
 
