@@ -197,34 +197,6 @@ class Context:
 # --------------------------------------------------------------------------- HF json
 
 
-def bytes_to_unicode() -> Dict[int, str]:
-    """GPT-2's reversible byte -> printable unicode character table."""
-    bs = list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1)) + list(range(ord("®"), ord("ÿ") + 1))
-    cs = bs[:]
-    n = 0
-    for b in range(256):
-        if b not in bs:
-            bs.append(b)
-            cs.append(256 + n)
-            n += 1
-    return dict(zip(bs, map(chr, cs)))
-
-
-def _bpe_parts(ranks: Dict[bytes, int], token: bytes, max_rank: int) -> List[bytes]:
-    """tiktoken's rank-BPE on ``token`` using only merges of rank < max_rank."""
-    parts = [token[i : i + 1] for i in range(len(token))]
-    while len(parts) > 1:
-        best_i, best_r = -1, max_rank
-        for i in range(len(parts) - 1):
-            r = ranks.get(parts[i] + parts[i + 1])
-            if r is not None and r < best_r:
-                best_i, best_r = i, r
-        if best_i < 0:
-            break
-        parts[best_i : best_i + 2] = [parts[best_i] + parts[best_i + 1]]
-    return parts
-
-
 def hf_pattern(pat: str) -> str:
     r"""The split regex rewritten so HF's Oniguruma (Ruby syntax) reads it as tiktoken does.
 
@@ -245,7 +217,9 @@ GPT2_STYLE = ("p50k_base", "r50k_base")
 
 
 def build_hf_tokenizer_json(ranks: Dict[bytes, int], pattern: str, gpt2_style: bool = False) -> dict:
-    b2u = bytes_to_unicode()
+    # GPT-2's byte<->unicode table and merge recovery, from tokenforge's GPT-2 file support.
+    gpt2_files = import_tokenforge().formats.gpt2_files
+    b2u = gpt2_files.bytes_to_unicode()
 
     def u(b: bytes) -> str:
         return "".join(b2u[x] for x in b)
@@ -255,7 +229,7 @@ def build_hf_tokenizer_json(ranks: Dict[bytes, int], pattern: str, gpt2_style: b
     for tok, rank in sorted(ranks.items(), key=lambda kv: kv[1]):
         if len(tok) < 2:
             continue
-        parts = _bpe_parts(ranks, tok, rank)
+        parts = gpt2_files.split_for_merge(ranks, tok, rank)
         if len(parts) == 2:  # unreachable tokens (!= 2 parts) are still hit whole via ignore_merges
             merges.append(f"{u(parts[0])} {u(parts[1])}")
     return {
@@ -306,26 +280,30 @@ def _timed_load(build: Callable[[], object], warm: Callable[[object], object]):
 WARM = "Warm-up: hello world 123 ünïcödé 你好\n"
 
 
-def make_tokenforge(name: str, ctx: Context) -> Lib:
+def import_tokenforge():
+    """tokenforge as installed, or else from this checkout's src/ (once built in place)."""
     import importlib
     import sys
 
     try:
-        tf = importlib.import_module("tokenforge")
+        importlib.import_module("tokenforge.formats.gpt2_files")
+        return sys.modules["tokenforge"]
     except ImportError as first:
-        # not installed: try the in-repo source tree (works once the native part is built in place)
         src = Path(__file__).resolve().parent.parent / "src"
-        if src.is_dir() and str(src) not in sys.path:
-            sys.path.insert(0, str(src))
-            sys.modules.pop("tokenforge", None)
-            try:
-                tf = importlib.import_module("tokenforge")
-            except Exception as e:
-                raise Skip(f"tokenforge not importable ({first}; from src/: {type(e).__name__}: {e})")
-        else:
+        if not src.is_dir() or str(src) in sys.path:
             raise Skip(f"tokenforge not importable ({first})")
-    except Exception as e:
-        raise Skip(f"tokenforge import failed: {type(e).__name__}: {e}")
+        sys.path.insert(0, str(src))
+        for mod in [m for m in sys.modules if m == "tokenforge" or m.startswith("tokenforge.")]:
+            sys.modules.pop(mod)
+        try:
+            importlib.import_module("tokenforge.formats.gpt2_files")
+            return sys.modules["tokenforge"]
+        except Exception as e:
+            raise Skip(f"tokenforge not importable ({first}; from src/: {type(e).__name__}: {e})")
+
+
+def make_tokenforge(name: str, ctx: Context) -> Lib:
+    tf = import_tokenforge()
     try:
         enc, load = _timed_load(lambda: tf.get_encoding(name), lambda e: e.encode_ordinary(WARM))
     except Exception as e:

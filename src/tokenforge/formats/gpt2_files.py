@@ -262,7 +262,7 @@ def _check_single_bytes(by_rank: list[bytes]) -> None:
             )
 
 
-def _split_for_merge(ranks: dict[bytes, int], token: bytes, max_rank: int) -> list[bytes]:
+def split_for_merge(ranks: dict[bytes, int], token: bytes, max_rank: int) -> list[bytes]:
     """Rank-based BPE on ``token`` using only ranks < ``max_rank`` (tiktoken's
     "recover merges"): the two parts left are the merge that creates ``token``."""
     parts = [token[i : i + 1] for i in range(len(token))]
@@ -307,7 +307,7 @@ def save_gpt2_files(
     merge_lines = [_VERSION_HEADER]
     for rank in range(_N_BYTES, len(by_rank)):
         token = by_rank[rank]
-        parts = _split_for_merge(mergeable_ranks, token, rank)
+        parts = split_for_merge(mergeable_ranks, token, rank)
         if len(parts) != 2:
             raise ValueError(
                 f"token {token!r} (rank {rank}) has no merge: BPE limited to lower ranks "
