@@ -2,8 +2,8 @@
 // otherwise start from single bytes and repeatedly merge the adjacent pair whose concatenation
 // has the lowest rank (leftmost on ties) until no adjacent pair forms a token.
 #pragma once
-#include <cstdint>
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <functional>
 #include <memory>
@@ -56,6 +56,8 @@ class BytePairModel {
     for (uint32_t a = 0; a < 256; ++a)
       for (uint32_t b = 0; b < 256; ++b) byte_pairs_[(a << 8) | b] = pairs_.find(a, b);
     small_ids_ = tokens_.size() <= PieceCache::kPairIdLimit;
+    // Condition (1) runs the merge on each character's bytes while whole_chars_ is still being
+    // filled; that merge can only start from the character itself, which is not in it yet.
     whole_chars_.build(
         views_,
         [&](const uint8_t* p, size_t n) {

@@ -31,10 +31,6 @@ class Encoder {
   bool has_scanner() const { return pattern_ >= 0; }
 
   // Ordinary text only: special-token text is encoded like any other text.
-  void encode_ordinary(const uint8_t* s, size_t n, std::vector<uint32_t>& out) const {
-    PieceCachePool::Lease cache(caches_);
-    encode_ordinary(s, n, out, cache.get());
-  }
   void encode_ordinary(const uint8_t* s, size_t n, std::vector<uint32_t>& out, PieceCache* cache) const {
     switch (Pattern(pattern_)) {
       case Pattern::kGpt2: return run<Pattern::kGpt2>(s, n, out, cache);

@@ -1,4 +1,4 @@
-// Direct-mapped caches of recently encoded pieces and their ids, checked before the vocabulary.
+// Small caches of recently encoded pieces and their ids, checked before the vocabulary.
 // The vocabulary tables are megabytes and each lookup tends to miss the CPU caches; these are
 // small enough to stay in L2, so a frequent word costs one near probe. Short pieces are keyed
 // exactly (bytes_key is injective for up to 8 bytes given the length); longer ones are compared

@@ -6,7 +6,6 @@ tiktoken's exactly. Text is pre-split by a native scanner (for OpenAI's patterns
 """
 from __future__ import annotations
 
-import itertools
 import operator
 import os
 from collections.abc import Sequence
@@ -58,6 +57,18 @@ def _has_surrogates(text: str) -> bool:
         return False
     except UnicodeEncodeError:
         return True
+
+
+def _start_offsets(pieces: list[bytes]) -> tuple[list[int], list[int]]:
+    """Where each token of `pieces` starts: its character index (a token that starts inside a
+    character gets that character's index) and its byte index."""
+    char_offsets, byte_offsets, chars, size = [], [], 0, 0
+    for piece in pieces:
+        char_offsets.append(max(0, chars - (0x80 <= piece[0] < 0xC0)))
+        byte_offsets.append(size)
+        chars += sum(1 for b in piece if not 0x80 <= b < 0xC0)
+        size += len(piece)
+    return char_offsets, byte_offsets
 
 
 def _original_indices(text: str) -> list[int]:
@@ -220,9 +231,7 @@ class Encoding:
         self._check(text, disallowed)
         if self._regex is not None:
             ids = self._encode(text, allowed)
-            offsets = self.decode_with_offsets(ids)[1]
-            byte_offsets = list(itertools.accumulate((len(b) for b in self.decode_tokens_bytes(ids[:-1])), initial=0))
-            found = TokenOffsets(ids, offsets, byte_offsets[: len(ids)])
+            found = TokenOffsets(ids, *_start_offsets(self.decode_tokens_bytes(ids)))
         else:
             try:
                 return TokenOffsets(*self._core.encode_with_offsets(text, allowed))
@@ -341,12 +350,7 @@ class Encoding:
         """Text of `tokens` and the character offset where each token starts (a token that
         starts inside a character gets that character's offset)."""
         pieces = self.decode_tokens_bytes(tokens)
-        offsets, chars = [], 0
-        for piece in pieces:
-            starts_mid_char = 0x80 <= piece[0] < 0xC0
-            offsets.append(max(0, chars - starts_mid_char))
-            chars += sum(1 for b in piece if not 0x80 <= b < 0xC0)
-        return b"".join(pieces).decode("utf-8", errors="strict"), offsets
+        return b"".join(pieces).decode("utf-8", errors="strict"), _start_offsets(pieces)[0]
 
     def decode_batch(
         self, batch: Sequence[Sequence[int]], *, errors: str = "replace", num_threads: int | None = None
