@@ -347,16 +347,24 @@ def make_tiktoken(name: str, ctx: Context) -> Lib:
     )
 
 
+FASTOKENS_PRESETS = ("cl100k_base", "o200k_base")
+
+
 def make_fastokens(name: str, ctx: Context) -> Lib:
     try:
         import fastokens
     except ImportError as e:
         raise Skip(f"fastokens not installed ({e})")
     path, pat, specials = str(ctx.vocab_path(name)), ctx.pattern(name), ctx.special_tokens(name)
-    tok, load = _timed_load(
-        lambda: fastokens.Tokenizer.from_tiktoken(path, pattern=pat, special_tokens=specials),
-        lambda t: t.encode_ordinary(WARM).ids,
-    )
+    # fastokens' hand-written scanner runs only for pattern strings it recognizes verbatim, and
+    # tiktoken's cl100k pattern is not one of them; its presets always take the fast path.
+    if name in FASTOKENS_PRESETS:
+        make = lambda: fastokens.Tokenizer.from_tiktoken(path, encoding=name)  # noqa: E731
+        how = f"encoding={name!r}"
+    else:
+        make = lambda: fastokens.Tokenizer.from_tiktoken(path, pattern=pat, special_tokens=specials)  # noqa: E731
+        how = "pattern=pat, special_tokens=sp"
+    tok, load = _timed_load(make, lambda t: t.encode_ordinary(WARM).ids)
     enc_ord = tok.encode_ordinary
     enc_batch = tok.encode_batch
 
@@ -370,7 +378,7 @@ def make_fastokens(name: str, ctx: Context) -> Lib:
         encode=lambda t: enc_ord(t).ids,
         encode_batch=encode_batch,
         load_s=load,
-        api="Tokenizer.from_tiktoken(path, pattern=pat, special_tokens=sp); .encode_ordinary(t).ids; "
+        api=f"Tokenizer.from_tiktoken(path, {how}); .encode_ordinary(t).ids; "
         "[e.ids for e in .encode_batch(ts, add_special_tokens=False, split_special_tokens=True)]",
         version=_version("fastokens"),
     )

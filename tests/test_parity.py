@@ -50,3 +50,34 @@ def test_whole_corpus(name, path, reference):
     docs = _documents(read_sample(path, None), 1 << 16)
     ours, ref = tokenforge.get_encoding(name), reference(name)
     assert ours.encode_ordinary_batch(docs) == ref.encode_ordinary_batch(docs, num_threads=2)
+
+def _non_ascii_token_runs(enc, count: int, seed: int) -> list[str]:
+    """Long runs glued from the vocabulary's own non-ASCII tokens (whole and fragment ones):
+    the pieces whose cut points (split_points.h) and part lookups are hardest to get right."""
+    import random
+
+    rng = random.Random(seed)
+    whole, fragments = [], []
+    for t in enc.token_byte_values():
+        if all(b >= 0x80 for b in t):
+            try:
+                whole.append(t.decode("utf-8"))
+            except UnicodeDecodeError:
+                fragments.append(t)
+    runs = []
+    for _ in range(count):
+        parts = [rng.choice(whole) for _ in range(rng.randint(2, 12))]
+        # a fragment token completed to valid UTF-8 by the characters around it
+        frag = rng.choice(fragments).decode("utf-8", errors="ignore")
+        parts.insert(rng.randrange(len(parts) + 1), frag)
+        runs.append(" " + "".join(parts) + rng.choice(["", "。", " x", "\n"]))
+    return runs
+
+
+@pytest.mark.parametrize("name", ["cl100k_base", "o200k_base"])
+def test_long_non_ascii_runs(name, reference):
+    ours, ref = tokenforge.get_encoding(name), reference(name)
+    texts = _non_ascii_token_runs(ours, 3000, seed=7)
+    got = ours.encode_ordinary_batch(texts)
+    mismatches = [t for t, g in zip(texts, got) if g != ref.encode_ordinary(t)]
+    assert not mismatches, mismatches[:5]

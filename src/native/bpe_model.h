@@ -16,6 +16,7 @@
 
 #include "hash_tables.h"
 #include "piece_cache.h"
+#include "split_points.h"
 #include "whole_chars.h"
 
 namespace tokenforge {
@@ -66,6 +67,18 @@ class BytePairModel {
           return out;
         },
         every_token_splits_lower);
+    split_points_.build(views_);
+    // Tokens with non-ASCII bytes can be parts of a cut piece (split_points.h), where only a
+    // merge's result counts; mark those their bytes do not merge back to.
+    seed_.build(views_, [&](uint32_t id) {
+      const auto& v = views_[id];
+      bool ascii = true;
+      for (size_t i = 0; i < v.second; ++i) ascii &= v.first[i] < 0x80;
+      if (ascii) return false;
+      std::vector<uint32_t> out;
+      merge_small(v.first, v.second, out, [&](uint32_t a, uint32_t b) { return pairs_.find(a, b); });
+      return !(out.size() == 1 && out[0] == id);
+    });
   }
 
   // The tables point into tokens_, so the model stays where it was built.
@@ -78,58 +91,103 @@ class BytePairModel {
   const std::vector<std::string>& tokens() const { return tokens_; }
   uint32_t find(const uint8_t* p, size_t n) const { return table_.find(p, n); }
 
-  // `cache` (may be null) remembers recent pieces; it is checked before the vocabulary.
-  void encode_piece(const uint8_t* p, size_t n, std::vector<uint32_t>& out, PieceCache* cache) const {
-    encode_piece(p, n, n > 1 ? bytes_key(p, n) : 0, out, cache);
-  }
-  // The same with the piece's bytes_key already computed.
-  void encode_piece(const uint8_t* p, size_t n, uint64_t key, std::vector<uint32_t>& out,
-                    PieceCache* cache) const {
-    if (n == 1) {
-      out.push_back(byte_id(p[0]));
-      return;
-    }
-    if (cache && PieceCache::fits(n)) {
-      if (cache->get(p, n, key, out)) return;
-      const size_t before = out.size();
-      encode_uncached(p, n, key, out, cache);
-      cache->put(p, n, key, out.data() + before, out.size() - before);
-    } else {
-      encode_uncached(p, n, key, out, cache);
-    }
-  }
+  const ShortPieceTable::Seed& seed() const { return seed_; }
 
- private:
-  static constexpr size_t kSmallPiece = 128;  // above this the heap beats rescanning (< 256)
-
-  void encode_uncached(const uint8_t* p, size_t n, uint64_t key, std::vector<uint32_t>& out,
-                       PieceCache* cache) const {
-    const uint32_t whole = table_.find(p, n, key);
-    if (whole != kNoToken) {
-      out.push_back(whole);
-      return;
-    }
-    auto merged = [&](uint32_t a, uint32_t b) {
-      if (a < 256 && b < 256) return byte_pairs_[(a << 8) | b];
-      return cache && small_ids_ ? cache->merged(a, b, pairs_) : pairs_.find(a, b);
-    };
-    if (n <= kSmallPiece) {
-      merge_small(p, n, out, merged);
-    } else if (cache) {
-      merge_large(p, n, out, merged, cache->scratch());
-    } else {
-      MergeScratch scratch;
-      merge_large(p, n, out, merged, scratch);
-    }
-  }
-
-  uint32_t byte_id(uint8_t b) const {
+  // The id of a one-byte piece.
+  uint32_t byte_token(uint8_t b) const {
     const uint32_t id = byte_ids_[b];
     if (id == kNoToken)
       throw std::invalid_argument("byte 0x" + hex(b) +
                                   " has no token in this vocabulary, so it cannot be encoded");
     return id;
   }
+
+  // A piece of 2..15 bytes with its key and key hash: writes its ids at w (room for n + 3)
+  // and returns the end. The short table holds every short token, so a miss must be merged.
+  uint32_t* encode_short(const uint8_t* p, size_t n, const ShortKey& key, uint64_t hash, uint32_t* w,
+                         PieceCache& cache) const {
+    if (const ShortPieceTable::Entry* e = cache.shorts.find(key, hash)) return cache.shorts.emit(*e, w);
+    cache.ids.clear();
+    merge(p, n, cache.ids, cache);
+    cache.shorts.insert(key, hash, cache.ids.data(), cache.ids.size());
+    std::memcpy(w, cache.ids.data(), cache.ids.size() * sizeof(uint32_t));
+    return w + cache.ids.size();
+  }
+
+  // A piece of more than 15 bytes: appends its ids to out.
+  void encode_long(const uint8_t* p, size_t n, std::vector<uint32_t>& out, PieceCache& cache) const {
+    const uint64_t key = bytes_key(p, n);
+    const bool remembered = n <= PieceCache::kMaxBytes;
+    if (remembered && cache.get_long(p, n, key, out)) return;
+    const size_t before = out.size();
+    const uint32_t whole = table_.find(p, n, key);
+    if (whole != kNoToken) out.push_back(whole);
+    else merge_parts(p, n, out, cache);
+    if (remembered) cache.put_long(p, n, key, out.data() + before, out.size() - before);
+  }
+
+  // Any piece: appends its ids to out.
+  void encode_piece(const uint8_t* p, size_t n, std::vector<uint32_t>& out, PieceCache& cache) const {
+    if (n == 0) return;
+    if (n == 1) return out.push_back(byte_token(p[0]));
+    if (n > kShortPiece) return encode_long(p, n, out, cache);
+    const size_t before = out.size();
+    out.resize(before + n + 3);
+    const ShortKey key = short_key(p, n, p, p + n);
+    uint32_t* end = encode_short(p, n, key, key.hash(), out.data() + before, cache);
+    out.resize(size_t(end - out.data()));
+  }
+
+ private:
+  static constexpr size_t kSmallPiece = 128;  // above this the heap beats rescanning (< 256)
+
+  // The merge of p[0..n), not itself a token, as the merges of the parts between the points
+  // where no merge can cross (split_points.h).
+  void merge_parts(const uint8_t* p, size_t n, std::vector<uint32_t>& out, PieceCache& cache) const {
+    const size_t before = out.size();
+    size_t part = 0, prev = n;  // start of the current part; of the previous non-ASCII character
+    for (size_t i = 0; i < n;) {
+      const size_t len = p[i] < 0x80 ? 1 : WholeCharacters::utf8_length(p[i]);
+      if (len == 0 || i + len > n) {  // not UTF-8 (cannot come from a str): merge it whole
+        out.resize(before);
+        return merge(p, n, out, cache);
+      }
+      if (p[i] >= 0x80 && prev != n && !split_points_.may_join(p, prev, i, i + len)) {
+        merge_part(p + part, i - part, out, cache);
+        part = i;
+      }
+      prev = p[i] >= 0x80 ? i : n;
+      i += len;
+    }
+    if (part == 0) return merge(p, n, out, cache);
+    merge_part(p + part, n - part, out, cache);
+  }
+  void merge_part(const uint8_t* p, size_t n, std::vector<uint32_t>& out, PieceCache& cache) const {
+    if (n > kShortPiece) return merge(p, n, out, cache);
+    const ShortKey key = short_key(p, n, p, p + n);
+    const uint64_t hash = key.hash();
+    const ShortPieceTable::Entry* e = cache.shorts.find(key, hash);
+    if (e && e->exact()) {
+      const size_t before = out.size();
+      out.resize(before + n + 3);
+      out.resize(size_t(cache.shorts.emit(*e, out.data() + before) - out.data()));
+      return;
+    }
+    const size_t before = out.size();
+    merge(p, n, out, cache);
+    if (!e) cache.shorts.insert(key, hash, out.data() + before, out.size() - before);
+  }
+
+  // The rank-ordered merge of p[0..n), which is not itself a token.
+  void merge(const uint8_t* p, size_t n, std::vector<uint32_t>& out, PieceCache& cache) const {
+    auto merged = [&](uint32_t a, uint32_t b) {
+      if (a < 256 && b < 256) return byte_pairs_[(a << 8) | b];
+      return small_ids_ ? cache.merged(a, b, pairs_) : pairs_.find(a, b);
+    };
+    if (n <= kSmallPiece) merge_small(p, n, out, merged);
+    else merge_large(p, n, out, merged, cache.scratch);
+  }
+
   static std::string hex(uint8_t b) {
     const char* d = "0123456789ABCDEF";
     return std::string{d[b >> 4], d[b & 15]};
@@ -183,7 +241,7 @@ class BytePairModel {
           continue;
         }
       }
-      ids[m++] = byte_id(p[i++]);
+      ids[m++] = byte_token(p[i++]);
     }
     return m;
   }
@@ -269,6 +327,8 @@ class BytePairModel {
   HugeArray<uint32_t> byte_pairs_;
   bool small_ids_ = false;  // all ids fit the pair cache's packed entries
   WholeCharacters whole_chars_;
+  SplitPoints split_points_;
+  ShortPieceTable::Seed seed_;
   uint32_t byte_ids_[256];
 };
 

@@ -1,6 +1,7 @@
 // A byte-level BPE encoder: a built-in pre-tokenizer, the merge model, and special tokens.
 #pragma once
 #include <atomic>
+#include <cstring>
 #include <exception>
 #include <memory>
 #include <mutex>
@@ -31,7 +32,7 @@ class Encoder {
   bool has_scanner() const { return pattern_ >= 0; }
 
   // Ordinary text only: special-token text is encoded like any other text.
-  void encode_ordinary(const uint8_t* s, size_t n, std::vector<uint32_t>& out, PieceCache* cache) const {
+  void encode_ordinary(const uint8_t* s, size_t n, std::vector<uint32_t>& out, PieceCache& cache) const {
     switch (Pattern(pattern_)) {
       case Pattern::kGpt2: return run<Pattern::kGpt2>(s, n, out, cache);
       case Pattern::kCl100k: return run<Pattern::kCl100k>(s, n, out, cache);
@@ -59,8 +60,7 @@ class Encoder {
   void encode_pieces(const std::vector<std::pair<const uint8_t*, size_t>>& pieces,
                      std::vector<uint32_t>& out) const {
     PieceCachePool::Lease cache(caches_);
-    for (const auto& [p, n] : pieces)
-      if (n) model_.encode_piece(p, n, out, cache.get());
+    for (const auto& [p, n] : pieces) model_.encode_piece(p, n, out, cache.get());
   }
 
   // Bytes of a token (ordinary or special); nullptr if the id is unknown.
@@ -71,33 +71,68 @@ class Encoder {
   }
 
  private:
+  // Pieces are found a batch at a time, and the short-table entries of the next batch are
+  // prefetched while this one is encoded: their cache misses overlap with work and each other.
+  static constexpr size_t kBatch = 32;
+  struct Batch {
+    size_t count = 0;
+    size_t bounds[kBatch + 1];  // piece i is [bounds[i], bounds[i + 1])
+    ShortKey keys[kBatch];
+    uint64_t hashes[kBatch];
+  };
+
   template <Pattern P>
-  void run(const uint8_t* s, size_t n, std::vector<uint32_t>& out, PieceCache* cache) const {
+  void run(const uint8_t* s, size_t n, std::vector<uint32_t>& out, PieceCache& cache) const {
     Scanner scan(s, n);
-    auto next = [&](size_t p) {
-      if constexpr (P == Pattern::kGpt2) return scan.gpt2(p);
-      else if constexpr (P == Pattern::kCl100k) return scan.cl100k(p);
-      else return scan.o200k(p);
+    auto find_batch = [&](size_t p, Batch& b) {
+      size_t m = 0;
+      b.bounds[0] = p;
+      for (; m < kBatch && b.bounds[m] < n; ++m) {
+        if constexpr (P == Pattern::kGpt2) b.bounds[m + 1] = scan.gpt2(b.bounds[m]);
+        else if constexpr (P == Pattern::kCl100k) b.bounds[m + 1] = scan.cl100k(b.bounds[m]);
+        else b.bounds[m + 1] = scan.o200k(b.bounds[m]);
+      }
+      b.count = m;
+      for (size_t i = 0; i < m; ++i) {
+        const size_t len = b.bounds[i + 1] - b.bounds[i];
+        if (len < 2 || len > kShortPiece) continue;
+        b.keys[i] = short_key(s + b.bounds[i], len, s, s + n);
+        b.hashes[i] = b.keys[i].hash();
+        cache.shorts.prefetch(b.hashes[i]);
+      }
     };
-    // One piece of lookahead: the next piece's cache entry is prefetched while this one is
-    // encoded, so cache misses overlap with work instead of stalling it.
-    size_t p = 0, e = n ? next(0) : 0;
-    uint64_t key = bytes_key(s, e);
-    while (p < n) {
-      const size_t e2 = e < n ? next(e) : n;
-      const uint64_t key2 = bytes_key(s + e, e2 - e);
-      if (cache && e2 > e + 1) cache->prefetch(e2 - e, key2);
-      model_.encode_piece(s + p, e - p, key, out, cache);
-      p = e;
-      e = e2;
-      key = key2;
+    // A piece of k bytes gives at most k ids; 3 more cover the fixed-size writes of short hits.
+    const size_t base = out.size();
+    out.resize(base + n + 3);
+    uint32_t* w = out.data() + base;
+    Batch batches[2];
+    find_batch(0, batches[0]);
+    for (int cur = 0; batches[cur].count; cur ^= 1) {
+      const Batch& b = batches[cur];
+      find_batch(b.bounds[b.count], batches[cur ^ 1]);
+      for (size_t i = 0; i < b.count; ++i) {
+        const uint8_t* piece = s + b.bounds[i];
+        const size_t len = b.bounds[i + 1] - b.bounds[i];
+        if (len == 1) {
+          *w++ = model_.byte_token(piece[0]);
+        } else if (len <= kShortPiece) {
+          w = model_.encode_short(piece, len, b.keys[i], b.hashes[i], w, cache);
+        } else {
+          std::vector<uint32_t>& ids = cache.ids;
+          ids.clear();
+          model_.encode_long(piece, len, ids, cache);
+          std::memcpy(w, ids.data(), ids.size() * sizeof(uint32_t));
+          w += ids.size();
+        }
+      }
     }
+    out.resize(size_t(w - out.data()));
   }
 
   BytePairModel model_;
   int pattern_;
   std::unordered_map<uint32_t, std::string> special_bytes_;
-  mutable PieceCachePool caches_;
+  mutable PieceCachePool caches_{model_.seed()};
 };
 
 // Runs fn(i) for i in [0, n) on up to `threads` threads; rethrows the first exception.

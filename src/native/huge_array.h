@@ -1,6 +1,7 @@
 // A fixed-size array for the big lookup tables, backed by huge pages where the OS allows:
 // random probes into megabytes of table otherwise miss the TLB on nearly every lookup.
 #pragma once
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -21,7 +22,7 @@ class HugeArray {
   void assign(size_t n, const T& fill) {
     constexpr size_t kHuge = size_t(2) << 20;
     const size_t bytes = n * sizeof(T);
-    const size_t align = bytes >= kHuge ? kHuge : alignof(std::max_align_t);
+    const size_t align = bytes >= kHuge ? kHuge : std::max(alignof(T), alignof(std::max_align_t));
     const size_t rounded = (bytes + align - 1) / align * align;
     void* p = std::aligned_alloc(align, rounded ? rounded : align);
     if (!p) throw std::bad_alloc();
@@ -31,6 +32,12 @@ class HugeArray {
     data_.reset(static_cast<T*>(p));
     size_ = n;
     for (size_t i = 0; i < n; ++i) new (&data_[i]) T(fill);
+  }
+
+  // Becomes a copy of other (T must be trivially copyable).
+  void assign_copy(const HugeArray& other) {
+    if (size_ != other.size_) assign(other.size_, T{});
+    if (size_) std::memcpy(static_cast<void*>(data_.get()), other.data_.get(), size_ * sizeof(T));
   }
 
   T& operator[](size_t i) { return data_[i]; }

@@ -7,6 +7,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 
 #include "unicode_classes.h"
 
@@ -17,6 +18,24 @@ namespace tokenforge {
 #else
 #define TF_INLINE inline
 #endif
+
+// Kinds of ASCII bytes for the fast paths, from the same Unicode classes as the general path.
+enum : uint8_t { kUp = 1, kLow = 2, kDigit = 4, kBlank = 8, kNewline = 16, kPunct = 32, kHigh = 64 };
+struct ByteKinds {
+  uint8_t of[256];
+  constexpr ByteKinds() : of() {
+    for (int b = 0; b < 256; ++b) {
+      const uint8_t c = b < 0x80 ? kClassStage2[b] : 0;
+      of[b] = b >= 0x80                 ? kHigh
+              : b == '\r' || b == '\n'  ? kNewline
+              : (c & kLetter)           ? ((c & kLowerish) ? kLow : kUp)
+              : (c & kNumber)           ? kDigit
+              : (c & kSpace)            ? kBlank
+                                        : kPunct;
+    }
+  }
+};
+inline constexpr ByteKinds kKinds{};
 
 enum class Pattern : int { kGpt2 = 0, kCl100k = 1, kO200k = 2 };
 
@@ -52,6 +71,8 @@ class Scanner {
   // cl100k: '(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+|
   //         ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s
   size_t cl100k(size_t p) const {
+    const size_t fast = cl100k_ascii(p);
+    if (fast) return fast;
     size_t l0;
     const uint8_t c0 = at(p, l0);
     if (s_[p] == '\'') {
@@ -70,7 +91,7 @@ class Scanner {
   //       |[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?
   //       |\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+
   size_t o200k(size_t p) const {
-    const size_t fast = o200k_ascii_word(p);
+    const size_t fast = o200k_ascii(p);
     if (fast) return fast;
     size_t l0;
     const uint8_t c0 = at(p, l0);
@@ -167,21 +188,80 @@ class Scanner {
     return p + l0;
   }
 
-  // The commonest o200k piece, all ASCII: an optional prefix (space, punctuation), capitals,
-  // lowercase, then an ASCII character that is not an apostrophe (or the end). The general
-  // path would give the same end; this skips its alternatives. Returns 0 to defer to it.
-  size_t o200k_ascii_word(size_t p) const {
-    auto letter = [&](size_t i) { return s_[i] < 0x80 && (kClassStage2[s_[i]] & kLetter); };
+  uint8_t kind(size_t p) const { return kKinds.of[s_[p]]; }
+  size_t skip(size_t p, uint8_t kinds) const {
+    while (p < n_ && (kind(p) & kinds)) ++p;
+    return p;
+  }
+
+  // The commonest pieces, decided from ASCII bytes alone: words with an optional one-character
+  // prefix, runs of punctuation (optionally after a space), and digits. Each returns what the
+  // general path would; 0 defers to it (a non-ASCII byte or an apostrophe where it matters,
+  // whitespace).
+  size_t o200k_ascii(size_t p) const {
+    const uint8_t k0 = kind(p);
     size_t q = p;
-    if (s_[q] < 0x80 && !(kClassStage2[s_[q]] & (kLetter | kNumber)) && s_[q] != '\r' && s_[q] != '\n') ++q;
-    if (q >= n_ || !letter(q)) return 0;
-    size_t upper_end = q;
-    while (upper_end < n_ && s_[upper_end] >= 'A' && s_[upper_end] <= 'Z') ++upper_end;
-    size_t lower_end = upper_end;
-    while (lower_end < n_ && s_[lower_end] >= 'a' && s_[lower_end] <= 'z') ++lower_end;
-    if (lower_end < n_ && (s_[lower_end] >= 0x80 || s_[lower_end] == '\'')) return 0;
+    if (k0 & (kBlank | kPunct)) {
+      if (p + 1 >= n_) return 0;
+      const uint8_t k1 = kind(p + 1);
+      if (k1 & (kUp | kLow)) {
+        q = p + 1;  // a prefix, then a word
+      } else if (k1 & kHigh) {
+        return 0;
+      } else {
+        if (k0 & kPunct) q = p;
+        else if (s_[p] == ' ' && (k1 & kPunct)) q = p + 1;
+        else return 0;
+        q = skip(q, kPunct);
+        if (q < n_ && (kind(q) & kHigh)) return 0;  // the run may go on with non-ASCII symbols
+        while (q < n_ && (s_[q] == '\r' || s_[q] == '\n' || s_[q] == '/')) ++q;
+        return q;
+      }
+    } else if (k0 & kDigit) {
+      return ascii_digits(p);
+    } else if (!(k0 & (kUp | kLow))) {
+      return 0;
+    }
     // [Upper]*[Lower]+ if there is a lowercase run, else [Upper]+ (no [Lower] can follow).
+    const size_t upper_end = skip(q, kUp), lower_end = skip(upper_end, kLow);
+    if (lower_end < n_ && ((kind(lower_end) & kHigh) || s_[lower_end] == '\'')) return 0;
     return lower_end > upper_end ? lower_end : upper_end;
+  }
+
+  size_t cl100k_ascii(size_t p) const {
+    const uint8_t k0 = kind(p);
+    if (s_[p] == '\'') return 0;  // contractions come first
+    size_t q = p;
+    if (k0 & (kBlank | kPunct)) {
+      if (p + 1 >= n_) return 0;
+      const uint8_t k1 = kind(p + 1);
+      if (k1 & (kUp | kLow)) {
+        q = p + 1;  // a prefix, then letters
+      } else if (k1 & kHigh) {
+        return 0;
+      } else {
+        if (k0 & kPunct) q = p;
+        else if (s_[p] == ' ' && (k1 & kPunct)) q = p + 1;
+        else return 0;
+        q = skip(q, kPunct);
+        if (q < n_ && (kind(q) & kHigh)) return 0;
+        return skip(q, kNewline);
+      }
+    } else if (k0 & kDigit) {
+      return ascii_digits(p);
+    } else if (!(k0 & (kUp | kLow))) {
+      return 0;
+    }
+    q = skip(q, kUp | kLow);
+    return q < n_ && (kind(q) & kHigh) ? 0 : q;
+  }
+
+  // \p{N}{1,3} from ASCII digits, or 0 if a non-ASCII byte might be a digit.
+  size_t ascii_digits(size_t p) const {
+    const size_t end = p + 3 < n_ ? p + 3 : n_;
+    size_t q = p + 1;
+    while (q < end && (kind(q) & kDigit)) ++q;
+    return q < end && (kind(q) & kHigh) ? 0 : q;
   }
 
   // o200k's first alternative after the optional prefix: [Upper]*[Lower]+ then a contraction.

@@ -1,0 +1,86 @@
+// Where a long piece can be cut into parts that merge independently.
+//
+// A merge only ever forms tokens of the vocabulary. So if no token can hold the bytes on both
+// sides of a character boundary, no merge crosses it, and the rank-ordered merge of the piece
+// is the merge of the part before the boundary followed by the merge of the part after it
+// (each side's merges happen in the same order as they would alone). Long runs of CJK or other
+// non-ASCII letters are one piece each but cut into short, frequent parts this way, and the
+// parts then come from the short-piece table instead of being merged again and again.
+//
+// Only boundaries between two non-ASCII characters are considered. A token holding bytes on
+// both sides either holds both characters whole (recorded as a pair of code points), or starts
+// or ends inside a character (a "fragment" token, a few hundred in OpenAI's vocabularies;
+// recorded as the two bytes at each of its inner character boundaries).
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "hash_tables.h"
+#include "unicode_classes.h"
+
+namespace tokenforge {
+
+class SplitPoints {
+ public:
+  void build(const std::vector<std::pair<const uint8_t*, size_t>>& tokens) {
+    std::vector<uint64_t> pairs;
+    for (const auto& [t, n] : tokens) {
+      if (n < 2) continue;
+      bool fragment = (t[0] & 0xC0) == 0x80;
+      size_t prev = n, prev_len = 0;  // the previous character's start and length (if non-ASCII)
+      for (size_t i = 0; i < n;) {
+        if ((t[i] & 0xC0) == 0x80) {  // continuation bytes before the first lead byte
+          ++i;
+          continue;
+        }
+        const size_t len = t[i] < 0x80 ? 1 : t[i] < 0xE0 ? 2 : t[i] < 0xF0 ? 3 : 4;
+        const bool whole = i + len <= n;
+        fragment |= !whole;
+        if (t[i] >= 0x80 && prev != n && whole) pairs.push_back(pair_key(t + prev, prev_len, t + i, len));
+        prev = t[i] >= 0x80 ? i : n;
+        prev_len = len;
+        i += len;
+      }
+      if (!fragment) continue;
+      for (size_t i = 1; i < n; ++i)  // every boundary inside a fragment token, byte-wise
+        if (t[i] >= 0xC0 && t[i - 1] >= 0x80) {
+          const unsigned bytes = unsigned(t[i - 1]) << 8 | t[i];
+          fragment_bytes_[bytes >> 6] |= uint64_t(1) << (bytes & 63);
+        }
+    }
+    size_t cap = 16;
+    while (cap < pairs.size() * 2) cap <<= 1;
+    joined_.assign(cap, 0);
+    mask_ = cap - 1;
+    for (uint64_t k : pairs) {
+      size_t i = mix64(k) & mask_;
+      while (joined_[i] && joined_[i] != k) i = (i + 1) & mask_;
+      joined_[i] = k;
+    }
+  }
+
+  // Whether some token could hold the end of the character s[a..k) and the start of s[k..b),
+  // both non-ASCII and whole.
+  bool may_join(const uint8_t* s, size_t a, size_t k, size_t b) const {
+    const unsigned bytes = unsigned(s[k - 1]) << 8 | s[k];
+    if (fragment_bytes_[bytes >> 6] >> (bytes & 63) & 1) return true;
+    const uint64_t key = pair_key(s + a, k - a, s + k, b - k);
+    for (size_t i = mix64(key) & mask_; joined_[i]; i = (i + 1) & mask_)
+      if (joined_[i] == key) return true;
+    return false;
+  }
+
+ private:
+  static uint64_t pair_key(const uint8_t* c1, size_t l1, const uint8_t* c2, size_t l2) {
+    size_t len;
+    const uint64_t a = decode_utf8(c1, l1, len), b = decode_utf8(c2, l2, len);
+    return (uint64_t(1) << 63) | (a << 21) | b;
+  }
+
+  HugeArray<uint64_t> joined_;
+  size_t mask_ = 0;
+  uint64_t fragment_bytes_[65536 / 64] = {};
+};
+
+}  // namespace tokenforge
