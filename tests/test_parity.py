@@ -81,3 +81,17 @@ def test_long_non_ascii_runs(name, reference):
     got = ours.encode_ordinary_batch(texts)
     mismatches = [t for t, g in zip(texts, got) if g != ref.encode_ordinary(t)]
     assert not mismatches, mismatches[:5]
+
+
+def test_piece_table_grows_and_resets(reference):
+    """More unique pieces than the per-thread piece table holds (it doubles once, then starts
+    over from the vocabulary): ids stay exact through the growth and after the reset."""
+    import random
+
+    rng = random.Random(3)
+    words = ["".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(9)) for _ in range(200_000)]
+    text = " " + " ".join(words)
+    ours, ref = tokenforge.get_encoding("cl100k_base"), reference("cl100k_base")
+    expected = ref.encode_ordinary(text)
+    assert ours.encode_ordinary(text) == expected
+    assert ours.encode_ordinary(text) == expected

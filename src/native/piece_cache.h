@@ -116,8 +116,8 @@ class ShortPieceTable {
 
   void insert(const ShortKey& k, uint64_t hash, const uint32_t* ids, size_t count) {
     if ((size_ + 1) * 2 > slots_.size()) {
-      if (log_ < kMaxLog) grow();
-      else reset();  // full at the largest size: forget the pieces, keep the tokens
+      if (log_ <= seed_.log_) grow();
+      else reset();  // full after one doubling: forget the pieces, keep the tokens
     }
     Entry e;
     e.lo = k.lo;
@@ -134,8 +134,6 @@ class ShortPieceTable {
   }
 
  private:
-  static constexpr int kMaxLog = 21;  // 64 MiB of entries at most
-
   static void place(HugeArray<Entry>& slots, int log, uint64_t hash, const Entry& e) {
     const size_t mask = slots.size() - 1;
     size_t i = hash >> (64 - log);
