@@ -199,29 +199,9 @@ class Scanner {
   // general path would; 0 defers to it (a non-ASCII byte or an apostrophe where it matters,
   // whitespace).
   size_t o200k_ascii(size_t p) const {
-    const uint8_t k0 = kind(p);
-    size_t q = p;
-    if (k0 & (kBlank | kPunct)) {
-      if (p + 1 >= n_) return 0;
-      const uint8_t k1 = kind(p + 1);
-      if (k1 & (kUp | kLow)) {
-        q = p + 1;  // a prefix, then a word
-      } else if (k1 & kHigh) {
-        return 0;
-      } else {
-        if (k0 & kPunct) q = p;
-        else if (s_[p] == ' ' && (k1 & kPunct)) q = p + 1;
-        else return 0;
-        q = skip(q, kPunct);
-        if (q < n_ && (kind(q) & kHigh)) return 0;  // the run may go on with non-ASCII symbols
-        while (q < n_ && (s_[q] == '\r' || s_[q] == '\n' || s_[q] == '/')) ++q;
-        return q;
-      }
-    } else if (k0 & kDigit) {
-      return ascii_digits(p);
-    } else if (!(k0 & (kUp | kLow))) {
-      return 0;
-    }
+    size_t q;
+    const size_t e = ascii_front(p, /*slash=*/true, q);
+    if (e != kNone) return e;
     // [Upper]*[Lower]+ if there is a lowercase run, else [Upper]+ (no [Lower] can follow).
     const size_t upper_end = skip(q, kUp), lower_end = skip(upper_end, kLow);
     if (lower_end < n_ && ((kind(lower_end) & kHigh) || s_[lower_end] == '\'')) return 0;
@@ -229,31 +209,34 @@ class Scanner {
   }
 
   size_t cl100k_ascii(size_t p) const {
-    const uint8_t k0 = kind(p);
     if (s_[p] == '\'') return 0;  // contractions come first
-    size_t q = p;
-    if (k0 & (kBlank | kPunct)) {
-      if (p + 1 >= n_) return 0;
-      const uint8_t k1 = kind(p + 1);
-      if (k1 & (kUp | kLow)) {
-        q = p + 1;  // a prefix, then letters
-      } else if (k1 & kHigh) {
-        return 0;
-      } else {
-        if (k0 & kPunct) q = p;
-        else if (s_[p] == ' ' && (k1 & kPunct)) q = p + 1;
-        else return 0;
-        q = skip(q, kPunct);
-        if (q < n_ && (kind(q) & kHigh)) return 0;
-        return skip(q, kNewline);
-      }
-    } else if (k0 & kDigit) {
-      return ascii_digits(p);
-    } else if (!(k0 & (kUp | kLow))) {
-      return 0;
-    }
+    size_t q;
+    const size_t e = ascii_front(p, /*slash=*/false, q);
+    if (e != kNone) return e;
     q = skip(q, kUp | kLow);
     return q < n_ && (kind(q) & kHigh) ? 0 : q;
+  }
+
+  // What the cl100k and o200k fast paths share: the end of a punctuation run (then newlines, and
+  // with `slash` slashes) or of digits; 0 to defer; or kNone with `word` set where an ASCII word
+  // starts (at p or after a one-character prefix), which each pattern splits its own way.
+  TF_INLINE size_t ascii_front(size_t p, bool slash, size_t& word) const {
+    const uint8_t k0 = kind(p);
+    word = p;
+    if (!(k0 & (kBlank | kPunct))) return k0 & kDigit ? ascii_digits(p) : k0 & (kUp | kLow) ? kNone : 0;
+    if (p + 1 >= n_) return 0;
+    const uint8_t k1 = kind(p + 1);
+    if (k1 & (kUp | kLow)) {
+      word = p + 1;
+      return kNone;
+    }
+    size_t q;
+    if (k0 & kPunct) q = p;
+    else if (s_[p] == ' ' && (k1 & kPunct)) q = p + 1;
+    else return 0;
+    q = skip(q, kPunct);
+    if (q < n_ && (kind(q) & kHigh)) return 0;  // the run may go on with non-ASCII symbols
+    return run_newlines(q, slash);
   }
 
   // \p{N}{1,3} from ASCII digits, or 0 if a non-ASCII byte might be a digit.
