@@ -2,6 +2,7 @@
 // random probes into megabytes of table otherwise miss the TLB on nearly every lookup.
 #pragma once
 #include <algorithm>
+#include <cstddef>
 #include <cstdlib>
 #include <cstring>
 #include <memory>

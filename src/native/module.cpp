@@ -338,6 +338,23 @@ NB_MODULE(_core, m) {
         "Class flags (1 letter, 2 number, 4 space, 8 o200k-upper, 16 o200k-lower) of code points "
         "first..last, for testing the generated tables.");
 
+  m.def("_piece_ends",
+        [](nb::handle text, int pattern, bool windowed) {
+          Text t = utf8_of(text);
+          Scanner scan(t.data, t.size);
+          std::vector<size_t> ends;
+          for (size_t p = 0; p < t.size;) {
+            const Pattern pat = Pattern(pattern);
+            if (windowed || pat == Pattern::kGpt2) p = scan.next(pat, p);
+            else p = pat == Pattern::kCl100k ? scan.cl100k_scalar(p) : scan.o200k_scalar(p);
+            ends.push_back(p);
+          }
+          return ends;
+        },
+        nb::arg("text"), nb::arg("pattern"), nb::arg("windowed"),
+        "Byte offsets where the built-in scanner `pattern` ends each piece of `text`; "
+        "windowed=False uses only the character-by-character scanner (for tests).");
+
   m.def("parse_tiktoken",
         [](nb::bytes data, uint64_t rank_limit) {
           std::string_view view(data.c_str(), data.size());

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <initializer_list>
 
+#include "block_scanner.h"
 #include "unicode_classes.h"
 
 namespace tokenforge {
@@ -43,13 +44,17 @@ class Scanner {
  public:
   Scanner(const uint8_t* s, size_t n) : s_(s), n_(n) {}
 
-  size_t next(Pattern pat, size_t p) const {
+  // The end of the piece that starts at p. Called with each returned end in turn, the cl100k
+  // and o200k scanners hand out the starts of a whole ASCII window (block_scanner.h) at once.
+  size_t next(Pattern pat, size_t p) {
     switch (pat) {
       case Pattern::kGpt2: return gpt2(p);
       case Pattern::kCl100k: return cl100k(p);
       default: return o200k(p);
     }
   }
+  size_t cl100k(size_t p) { return windowed<false>(p); }
+  size_t o200k(size_t p) { return windowed<true>(p); }
 
   // r50k/p50k/gpt2: '(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s
   size_t gpt2(size_t p) const {
@@ -70,7 +75,7 @@ class Scanner {
 
   // cl100k: '(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+|
   //         ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s
-  size_t cl100k(size_t p) const {
+  size_t cl100k_scalar(size_t p) const {
     const size_t fast = cl100k_ascii(p);
     if (fast) return fast;
     size_t l0;
@@ -90,7 +95,7 @@ class Scanner {
   // o200k: [^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?
   //       |[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?
   //       |\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+
-  size_t o200k(size_t p) const {
+  size_t o200k_scalar(size_t p) const {
     const size_t fast = o200k_ascii(p);
     if (fast) return fast;
     size_t l0;
@@ -121,6 +126,37 @@ class Scanner {
   static constexpr size_t kNone = ~size_t(0);
   const uint8_t* s_;
   size_t n_;
+  // Starts found by the last window, as bits relative to window_, handed out lowest first
+  // while the caller continues from the last one handed out (handed_).
+  size_t window_ = 0, handed_ = ~size_t(0), retry_at_ = 0;
+  uint64_t pending_ = 0;
+
+  template <bool kO200k>
+  TF_INLINE size_t windowed(size_t p) {
+    if (p == handed_ && pending_) return hand_out();
+    // Non-ASCII text close ahead: a window would stop almost at once.
+    const bool ascii_ahead = p + 8 <= n_ ? !(load8_bytes(p) & 0x8080808080808080ull) : s_[p] < 0x80;
+    if (p >= retry_at_ && ascii_ahead) {
+      const WindowStarts w = window_starts<kO200k>(s_, p, n_);
+      if (w.starts) {
+        window_ = p;
+        pending_ = w.starts;
+        return hand_out();
+      }
+      retry_at_ = p + w.length + 1;  // past what stopped it (a stop byte, or one long piece)
+    }
+    return kO200k ? o200k_scalar(p) : cl100k_scalar(p);
+  }
+  TF_INLINE size_t hand_out() {
+    handed_ = window_ + size_t(__builtin_ctzll(pending_));
+    pending_ &= pending_ - 1;
+    return handed_;
+  }
+  uint64_t load8_bytes(size_t p) const {
+    uint64_t w;
+    __builtin_memcpy(&w, s_ + p, 8);
+    return w;
+  }
 
   TF_INLINE uint8_t at(size_t p, size_t& len) const {
     const uint8_t b = s_[p];
