@@ -24,8 +24,6 @@
 #include <emmintrin.h>
 #endif
 
-#include "unicode_classes.h"
-
 namespace tokenforge {
 
 struct AsciiMasks {

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "bytes.h"
 #include "huge_array.h"
 
 namespace tokenforge {
@@ -31,14 +32,9 @@ inline uint64_t bytes_key(const uint8_t* p, size_t n) {
       std::memcpy(&hi, p + n - 4, 4);
       return uint64_t(lo) | (uint64_t(hi) << 32);
     }
-    uint64_t h = 0x243F6A8885A308D3ull ^ n, w;
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-      std::memcpy(&w, p + i, 8);
-      h = mix64(h ^ w) * 0xBF58476D1CE4E5B9ull;
-    }
-    std::memcpy(&w, p + n - 8, 8);  // the (overlapping) last 8 bytes
-    return mix64(h ^ w);
+    uint64_t h = 0x243F6A8885A308D3ull ^ n;
+    for (size_t i = 0; i + 8 <= n; i += 8) h = mix64(h ^ load8(p + i)) * 0xBF58476D1CE4E5B9ull;
+    return mix64(h ^ load8(p + n - 8));  // the (overlapping) last 8 bytes
   }
   if (n == 0) return 0;
   return uint64_t(p[0]) | (uint64_t(p[n >> 1]) << 8) | (uint64_t(p[n - 1]) << 16);

@@ -341,10 +341,10 @@ NB_MODULE(_core, m) {
   m.def("_piece_ends",
         [](nb::handle text, int pattern, bool windowed) {
           Text t = utf8_of(text);
+          const Pattern pat = Pattern(pattern);
           Scanner scan(t.data, t.size);
           std::vector<size_t> ends;
           for (size_t p = 0; p < t.size;) {
-            const Pattern pat = Pattern(pattern);
             if (windowed || pat == Pattern::kGpt2) p = scan.next(pat, p);
             else p = pat == Pattern::kCl100k ? scan.cl100k_scalar(p) : scan.o200k_scalar(p);
             ends.push_back(p);

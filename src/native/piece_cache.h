@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "bytes.h"
 #include "hash_tables.h"
 
 namespace tokenforge {
@@ -25,12 +26,6 @@ struct ShortKey {
   uint64_t lo, hi;
   uint64_t hash() const { return (lo ^ (hi * 0xC2B2AE3D27D4EB4Full)) * 0x9E3779B97F4A7C15ull; }
 };
-
-inline uint64_t load8(const uint8_t* p) {
-  uint64_t w;
-  std::memcpy(&w, p, 8);
-  return w;
-}
 
 // Key of p[0..n) for 1 <= n <= 15, reading only inside [begin, end) (which holds the piece).
 inline ShortKey short_key(const uint8_t* p, size_t n, const uint8_t* begin, const uint8_t* end) {

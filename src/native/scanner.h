@@ -10,6 +10,7 @@
 #include <initializer_list>
 
 #include "block_scanner.h"
+#include "bytes.h"
 #include "unicode_classes.h"
 
 namespace tokenforge {
@@ -134,9 +135,8 @@ class Scanner {
   template <bool kO200k>
   TF_INLINE size_t windowed(size_t p) {
     if (p == handed_ && pending_) return hand_out();
-    // Non-ASCII text close ahead: a window would stop almost at once.
-    const bool ascii_ahead = p + 8 <= n_ ? !(load8_bytes(p) & 0x8080808080808080ull) : s_[p] < 0x80;
-    if (p >= retry_at_ && ascii_ahead) {
+    // Not when non-ASCII text is close ahead: a window would stop almost at once.
+    if (p >= retry_at_ && (p + 8 <= n_ ? !(load8(s_ + p) & 0x8080808080808080ull) : s_[p] < 0x80)) {
       const WindowStarts w = window_starts<kO200k>(s_, p, n_);
       if (w.starts) {
         window_ = p;
@@ -151,11 +151,6 @@ class Scanner {
     handed_ = window_ + size_t(__builtin_ctzll(pending_));
     pending_ &= pending_ - 1;
     return handed_;
-  }
-  uint64_t load8_bytes(size_t p) const {
-    uint64_t w;
-    __builtin_memcpy(&w, s_ + p, 8);
-    return w;
   }
 
   TF_INLINE uint8_t at(size_t p, size_t& len) const {
