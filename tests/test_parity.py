@@ -95,3 +95,30 @@ def test_piece_table_grows_and_resets(reference):
     expected = ref.encode_ordinary(text)
     assert ours.encode_ordinary(text) == expected
     assert ours.encode_ordinary(text) == expected
+
+
+def test_medium_piece_table_grows_and_resets(reference):
+    """Pieces of 16..31 bytes have their own table (empty at first, doubling up to 2^17 slots,
+    then reset): more unique ones than it holds, Latin ones with more ids than an entry keeps
+    inline and Cyrillic ones, stay exact through growth, reset and cache hits."""
+    import random
+
+    rng = random.Random(5)
+    latin, cyrillic = "abcdefghijklmnopqrstuvwxyz", "абвгдеёжзийклмнопрстуфхцчшщъыьэюя"
+    words = []
+    for i in range(90_000):
+        if i % 2:
+            words.append("".join(rng.choice(latin) for _ in range(rng.randint(15, 30))))
+        else:
+            words.append("".join(rng.choice(cyrillic) for _ in range(rng.randint(8, 15))))
+    # pieces that differ in one byte only, at every position: the keys must tell them apart
+    for length in range(15, 31):
+        base = "".join(rng.choice(latin) for _ in range(length))
+        words += [base[:j] + c + base[j + 1 :] for j in range(length) for c in "xyz"]
+    text = " " + " ".join(words + words[:1000])
+    ours, ref = tokenforge.get_encoding("o200k_base"), reference("o200k_base")
+    lengths = {len((" " + w).encode()) for w in words}
+    assert min(lengths) <= 17 and max(lengths) >= 31
+    expected = ref.encode_ordinary(text)
+    assert ours.encode_ordinary(text) == expected
+    assert ours.encode_ordinary(text) == expected

@@ -114,7 +114,22 @@ class BytePairModel {
     return w + cache.ids.size();
   }
 
-  // A piece of more than 15 bytes: appends its ids to out.
+  // A piece of 16..31 bytes with its key and key hash: writes its ids at w (room for n + 3)
+  // and returns the end.
+  uint32_t* encode_medium(const uint8_t* p, size_t n, const MediumKey& key, uint64_t hash, uint32_t* w,
+                          PieceCache& cache) const {
+    if (const MediumPieceTable::Entry* e = cache.mediums.find(key, hash)) return cache.mediums.emit(*e, w);
+    std::vector<uint32_t>& ids = cache.ids;
+    ids.clear();
+    const uint32_t whole = table_.find(p, n);
+    if (whole != kNoToken) ids.push_back(whole);
+    else merge_parts(p, n, ids, cache);
+    cache.mediums.insert(key, hash, ids.data(), ids.size());
+    std::memcpy(w, ids.data(), ids.size() * sizeof(uint32_t));
+    return w + ids.size();
+  }
+
+  // A piece of more than 31 bytes: appends its ids to out.
   void encode_long(const uint8_t* p, size_t n, std::vector<uint32_t>& out, PieceCache& cache) const {
     const uint64_t key = bytes_key(p, n);
     const bool remembered = n <= PieceCache::kMaxBytes;
@@ -130,11 +145,17 @@ class BytePairModel {
   void encode_piece(const uint8_t* p, size_t n, std::vector<uint32_t>& out, PieceCache& cache) const {
     if (n == 0) return;
     if (n == 1) return out.push_back(byte_token(p[0]));
-    if (n > kShortPiece) return encode_long(p, n, out, cache);
+    if (n > kMediumPiece) return encode_long(p, n, out, cache);
     const size_t before = out.size();
     out.resize(before + n + 3);
-    const ShortKey key = short_key(p, n, p, p + n);
-    uint32_t* end = encode_short(p, n, key, key.hash(), out.data() + before, cache);
+    uint32_t* end;
+    if (n <= kShortPiece) {
+      const ShortKey key = short_key(p, n, p, p + n);
+      end = encode_short(p, n, key, key.hash(), out.data() + before, cache);
+    } else {
+      const MediumKey key = medium_key(p, n);
+      end = encode_medium(p, n, key, key.hash(), out.data() + before, cache);
+    }
     out.resize(size_t(end - out.data()));
   }
 

@@ -77,7 +77,8 @@ class Encoder {
   struct Batch {
     size_t count = 0;
     size_t bounds[kBatch + 1];  // piece i is [bounds[i], bounds[i + 1])
-    ShortKey keys[kBatch];
+    ShortKey keys[kBatch];  // of pieces up to 15 bytes
+    MediumKey medium_keys[kBatch];  // of pieces of 16..31 bytes
     uint64_t hashes[kBatch];
   };
 
@@ -95,10 +96,16 @@ class Encoder {
       b.count = m;
       for (size_t i = 0; i < m; ++i) {
         const size_t len = b.bounds[i + 1] - b.bounds[i];
-        if (len < 2 || len > kShortPiece) continue;
-        b.keys[i] = short_key(s + b.bounds[i], len, s, s + n);
-        b.hashes[i] = b.keys[i].hash();
-        cache.shorts.prefetch(b.hashes[i]);
+        if (len < 2 || len > kMediumPiece) continue;
+        if (len <= kShortPiece) {
+          b.keys[i] = short_key(s + b.bounds[i], len, s, s + n);
+          b.hashes[i] = b.keys[i].hash();
+          cache.shorts.prefetch(b.hashes[i]);
+        } else {
+          b.medium_keys[i] = medium_key(s + b.bounds[i], len);
+          b.hashes[i] = b.medium_keys[i].hash();
+          cache.mediums.prefetch(b.hashes[i]);
+        }
       }
     };
     // A piece of k bytes gives at most k ids; 3 more cover the fixed-size writes of short hits.
@@ -117,6 +124,8 @@ class Encoder {
           *w++ = model_.byte_token(piece[0]);
         } else if (len <= kShortPiece) {
           w = model_.encode_short(piece, len, b.keys[i], b.hashes[i], w, cache);
+        } else if (len <= kMediumPiece) {
+          w = model_.encode_medium(piece, len, b.medium_keys[i], b.hashes[i], w, cache);
         } else {
           std::vector<uint32_t>& ids = cache.ids;
           ids.clear();

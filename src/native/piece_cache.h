@@ -3,9 +3,10 @@
 // Short pieces (2..15 bytes, nearly all of them in real text) live in one open-addressing
 // table keyed by their exact bytes. It starts as a copy of a seed holding every short token of
 // the vocabulary, so "the piece is a token" and "the piece was seen before" are the same single
-// probe, and a miss means the piece must be merged. Probes are computed ahead for a batch of
-// pieces and prefetched, so the table may be far larger than the CPU caches. Longer pieces go
-// to a small direct-mapped cache compared byte for byte. Either way results never change.
+// probe, and a miss means the piece must be merged. Pieces of 16..31 bytes (words of two-byte
+// scripts) have a table of their own that starts empty. Probes are computed ahead for a batch
+// of pieces and prefetched, so the tables may be far larger than the CPU caches. Longer pieces
+// go to a small direct-mapped cache compared byte for byte. Either way results never change.
 #pragma once
 #include <cstdint>
 #include <cstring>
@@ -19,105 +20,137 @@
 
 namespace tokenforge {
 
-constexpr size_t kShortPiece = 15;  // longest piece the short table holds
+constexpr size_t kShortPiece = 15;   // longest piece the short table holds
+constexpr size_t kMediumPiece = 31;  // longest piece the medium table holds
 
-// The exact key of a piece of 1..15 bytes: the bytes, zero-padded, and the length in the top byte.
-struct ShortKey {
-  uint64_t lo, hi;
-  uint64_t hash() const { return (lo ^ (hi * 0xC2B2AE3D27D4EB4Full)) * 0x9E3779B97F4A7C15ull; }
+// The exact key of a piece of up to 8*W - 1 bytes: the bytes, zero-padded to W words, and the
+// length in the top byte (so a stored key is never all zero).
+template <int W>
+struct PieceKey {
+  uint64_t w[W];
+  bool operator==(const PieceKey& o) const {
+    bool same = true;
+    for (int i = 0; i < W; ++i) same &= w[i] == o.w[i];
+    return same;
+  }
+  uint64_t hash() const {
+    uint64_t h = w[0] ^ (w[1] * 0xC2B2AE3D27D4EB4Full);
+    if constexpr (W == 4) h ^= (w[2] ^ (w[3] * 0xC2B2AE3D27D4EB4Full)) * 0xBF58476D1CE4E5B9ull;
+    return h * 0x9E3779B97F4A7C15ull;
+  }
 };
+using ShortKey = PieceKey<2>;
+using MediumKey = PieceKey<4>;
 
 // Key of p[0..n) for 1 <= n <= 15, reading only inside [begin, end) (which holds the piece).
 inline ShortKey short_key(const uint8_t* p, size_t n, const uint8_t* begin, const uint8_t* end) {
   const uint64_t len = uint64_t(n) << 56;
-  if (n > 8) return {load8(p), (load8(p + n - 8) >> (8 * (16 - n))) | len};
-  if (end - p >= 8) return {n == 8 ? load8(p) : load8(p) & ((uint64_t(1) << (8 * n)) - 1), len};
-  if (p + n - begin >= 8) return {load8(p + n - 8) >> (8 * (8 - n)), len};
+  if (n > 8) return {{load8(p), (load8(p + n - 8) >> (8 * (16 - n))) | len}};
+  if (end - p >= 8) return {{n == 8 ? load8(p) : load8(p) & ((uint64_t(1) << (8 * n)) - 1), len}};
+  if (p + n - begin >= 8) return {{load8(p + n - 8) >> (8 * (8 - n)), len}};
   uint64_t lo = 0;
   std::memcpy(&lo, p, n);
-  return {lo, len};
+  return {{lo, len}};
 }
 
-class ShortPieceTable {
+// Key of p[0..n) for 16 <= n <= 31; reads only the piece.
+inline MediumKey medium_key(const uint8_t* p, size_t n) {
+  const uint64_t len = uint64_t(n) << 56;
+  const size_t rest = n - 16;  // bytes after the first two words: 0..15
+  if (rest > 8) return {{load8(p), load8(p + 8), load8(p + 16), (load8(p + n - 8) >> (8 * (32 - n))) | len}};
+  const uint64_t third = rest == 0 ? 0 : load8(p + n - 8) >> (8 * (8 - rest));
+  return {{load8(p), load8(p + 8), third, len}};
+}
+
+// Pieces and their ids in one open-addressing table keyed by the piece's exact bytes; an
+// entry fills a cache line's half (W = 2) or all of it (W = 4), ids inline up to a few.
+template <int W>
+class PieceTable {
  public:
-  struct alignas(32) Entry {
-    uint64_t lo = 0, hi = 0;  // hi == 0: empty (a stored piece has a length)
-    uint32_t ids[3] = {0, 0, 0};
-    uint32_t info = 0;  // id count (low 4 bits), kInexact, and above 3 ids the spill offset
+  using Key = PieceKey<W>;
+  static constexpr uint32_t kInlineIds = W == 2 ? 3 : 7;
+  struct alignas(W * 16) Entry {
+    Key key = {};  // all zero: empty
+    uint32_t ids[kInlineIds] = {};
+    uint32_t info = 0;  // id count (low 5 bits), kInexact, and above kInlineIds ids the spill offset
+    bool empty() const { return key.w[W - 1] == 0; }
     bool exact() const { return !(info & kInexact); }
   };
+  static_assert(sizeof(Entry) == W * 16, "an entry fills its share of a cache line");
   // Marks a token whose bytes, merged, do not give the token itself (it is still the result for
   // a whole piece, as in tiktoken, but not for part of one).
-  static constexpr uint32_t kInexact = 16;
-  static constexpr int kSpillShift = 5;
+  static constexpr uint32_t kInexact = 32;
+  static constexpr int kSpillShift = 6;
 
-  // The vocabulary's short tokens, laid out once per model and copied into each thread's table.
+  // What every thread's table starts from: empty, or the vocabulary's tokens of the key's size.
   class Seed {
    public:
+    explicit Seed(int log = 12) : log_(log) { slots_.assign(size_t(1) << log, Entry{}); }
+
+    // tokens[id] = (bytes, length); keeps those of 2..15 bytes.
     // inexact(id): the token's bytes do not merge back to it.
     template <class Tokens, class Inexact>
     void build(const Tokens& tokens, Inexact inexact) {
+      static_assert(W == 2, "only the short table starts from the vocabulary");
       size_t count = 0;
-      for (const auto& t : tokens) count += t.second >= 2 && t.second <= kShortPiece;
+      for (const auto& t : tokens) count += fits(t.second);
       log_ = 12;
       while ((size_t(1) << log_) < count * 5 / 2) ++log_;  // load <= 0.4 before pieces are added
       slots_.assign(size_t(1) << log_, Entry{});
       for (uint32_t id = 0; id < tokens.size(); ++id) {
         const auto& t = tokens[id];
-        if (t.second < 2 || t.second > kShortPiece) continue;
+        if (!fits(t.second)) continue;
         Entry e;
-        const ShortKey k = short_key(t.first, t.second, t.first, t.first + t.second);
-        e.lo = k.lo;
-        e.hi = k.hi;
+        e.key = short_key(t.first, t.second, t.first, t.first + t.second);
         e.ids[0] = id;
         e.info = 1 | (inexact(id) ? kInexact : 0);
-        place(slots_, log_, k.hash(), e);
+        place(slots_, log_, e.key.hash(), e);
       }
       count_ = count;
     }
 
    private:
-    friend class ShortPieceTable;
+    static bool fits(size_t n) { return n >= 2 && n <= kShortPiece; }
+    friend class PieceTable;
     HugeArray<Entry> slots_;
     int log_ = 0;
     size_t count_ = 0;
   };
 
-  explicit ShortPieceTable(const Seed& seed) : seed_(seed) { reset(); }
+  // Doubles at most `doublings` times past the seed's size, then resets to the seed, so memory
+  // stays bounded.
+  PieceTable(const Seed& seed, int doublings) : seed_(seed), max_log_(seed.log_ + doublings) { reset(); }
 
   void prefetch(uint64_t hash) const { __builtin_prefetch(&slots_[hash >> shift_]); }
 
-  // The entry for key, or nullptr if the piece is neither a token nor seen before.
-  const Entry* find(const ShortKey& k, uint64_t hash) const {
+  // The entry for key, or nullptr if the piece is neither a seeded token nor seen before.
+  const Entry* find(const Key& k, uint64_t hash) const {
     for (size_t i = hash >> shift_;; i = (i + 1) & mask_) {
       const Entry& e = slots_[i];
-      if (e.hi == k.hi && e.lo == k.lo) return &e;
-      if (e.hi == 0) return nullptr;
+      if (e.key == k) return &e;
+      if (e.empty()) return nullptr;
     }
   }
 
-  // Writes the entry's ids at w (which has room for 3 more than the count) and returns the end.
+  // Writes the entry's ids at w (which has room for kInlineIds) and returns the end.
   uint32_t* emit(const Entry& e, uint32_t* w) const {
-    const uint32_t count = e.info & 15;
-    if (count <= 3) {
-      w[0] = e.ids[0];
-      w[1] = e.ids[1];
-      w[2] = e.ids[2];
+    const uint32_t count = e.info & 31;
+    if (count <= kInlineIds) {
+      std::memcpy(w, e.ids, sizeof(e.ids));
     } else {
       std::memcpy(w, spill_.data() + (e.info >> kSpillShift), count * sizeof(uint32_t));
     }
     return w + count;
   }
 
-  void insert(const ShortKey& k, uint64_t hash, const uint32_t* ids, size_t count) {
+  void insert(const Key& k, uint64_t hash, const uint32_t* ids, size_t count) {
     if ((size_ + 1) * 2 > slots_.size()) {
-      if (log_ <= seed_.log_) grow();
-      else reset();  // full after one doubling: forget the pieces, keep the tokens
+      if (log_ < max_log_) grow();
+      else reset();  // full: forget the pieces, keep the tokens
     }
     Entry e;
-    e.lo = k.lo;
-    e.hi = k.hi;
-    if (count <= 3) {
+    e.key = k;
+    if (count <= kInlineIds) {
       std::memcpy(e.ids, ids, count * sizeof(uint32_t));
       e.info = uint32_t(count);
     } else {
@@ -132,7 +165,7 @@ class ShortPieceTable {
   static void place(HugeArray<Entry>& slots, int log, uint64_t hash, const Entry& e) {
     const size_t mask = slots.size() - 1;
     size_t i = hash >> (64 - log);
-    while (slots[i].hi != 0) i = (i + 1) & mask;
+    while (!slots[i].empty()) i = (i + 1) & mask;
     slots[i] = e;
   }
   void resize_to(int log) {
@@ -149,17 +182,20 @@ class ShortPieceTable {
   void grow() {
     HugeArray<Entry> bigger(slots_.size() * 2, Entry{});
     for (size_t i = 0; i < slots_.size(); ++i)
-      if (slots_[i].hi != 0) place(bigger, log_ + 1, ShortKey{slots_[i].lo, slots_[i].hi}.hash(), slots_[i]);
+      if (!slots_[i].empty()) place(bigger, log_ + 1, slots_[i].key.hash(), slots_[i]);
     slots_ = std::move(bigger);
     resize_to(log_ + 1);
   }
 
   const Seed& seed_;
+  const int max_log_;
   HugeArray<Entry> slots_;
   int log_ = 0, shift_ = 64;
   size_t mask_ = 0, size_ = 0;
   std::vector<uint32_t> spill_;
 };
+using ShortPieceTable = PieceTable<2>;
+using MediumPieceTable = PieceTable<4>;
 
 // Reusable buffers for merging, so a merge allocates nothing once warm.
 struct MergeScratch {
@@ -175,9 +211,10 @@ class PieceCache {
  public:
   static constexpr size_t kMaxBytes = 256;  // longest piece remembered
 
-  explicit PieceCache(const ShortPieceTable::Seed& seed) : shorts(seed) {}
+  explicit PieceCache(const ShortPieceTable::Seed& seed) : shorts(seed, 1), mediums(empty_medium_seed(), 5) {}
 
-  ShortPieceTable shorts;
+  ShortPieceTable shorts;    // 2..15 bytes, seeded with the vocabulary's tokens that long
+  MediumPieceTable mediums;  // 16..31 bytes (words in Cyrillic, Greek, ...): up to 8 MiB
   MergeScratch scratch;
   std::vector<uint32_t> ids;  // a missed piece's ids, before they are stored
 
@@ -197,7 +234,7 @@ class PieceCache {
     return m == kNoMerge ? kNoToken : m;
   }
 
-  // Pieces of 16..256 bytes (with key = bytes_key(p, n)): appends the cached ids to out, or
+  // Pieces of 32..256 bytes (with key = bytes_key(p, n)): appends the cached ids to out, or
   // returns false.
   bool get_long(const uint8_t* p, size_t n, uint64_t key, std::vector<uint32_t>& out) const {
     const Long& e = long_[slot(key, n)];
@@ -213,6 +250,10 @@ class PieceCache {
   }
 
  private:
+  static const MediumPieceTable::Seed& empty_medium_seed() {
+    static const MediumPieceTable::Seed seed;
+    return seed;
+  }
   static constexpr int kLongSlotsLog = 12, kPairSlotsLog = 15;
   static constexpr uint64_t kKeyMask = (uint64_t(1) << 40) - 1, kEmptyPair = ~uint64_t(0);
   static constexpr uint32_t kNoMerge = 0xFFFFFF;
