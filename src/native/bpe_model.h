@@ -163,40 +163,47 @@ class BytePairModel {
   static constexpr size_t kSmallPiece = 128;  // above this the heap beats rescanning (< 256)
 
   // The merge of p[0..n), not itself a token, as the merges of the parts between the points
-  // where no merge can cross (split_points.h).
+  // where no merge can cross (split_points.h). The cuts are found first, so that the parts'
+  // short-table slots can be prefetched together.
   void merge_parts(const uint8_t* p, size_t n, std::vector<uint32_t>& out, PieceCache& cache) const {
-    const size_t before = out.size();
-    size_t part = 0, prev = n;  // start of the current part; of the previous non-ASCII character
-    for (size_t i = 0; i < n;) {
+    std::vector<size_t>& cuts = cache.scratch.cuts;  // part boundaries: 0, ..., n
+    cuts.assign(1, 0);
+    for (size_t i = 0, prev = n; i < n;) {  // prev: start of the previous non-ASCII character
       const size_t len = p[i] < 0x80 ? 1 : WholeCharacters::utf8_length(p[i]);
-      if (len == 0 || i + len > n) {  // not UTF-8 (cannot come from a str): merge it whole
-        out.resize(before);
-        return merge(p, n, out, cache);
-      }
-      if (p[i] >= 0x80 && prev != n && !split_points_.may_join(p, prev, i, i + len)) {
-        merge_part(p + part, i - part, out, cache);
-        part = i;
-      }
+      if (len == 0 || i + len > n) return merge(p, n, out, cache);  // not UTF-8 (not from a str)
+      if (p[i] >= 0x80 && prev != n && !split_points_.may_join(p, prev, i, i + len)) cuts.push_back(i);
       prev = p[i] >= 0x80 ? i : n;
       i += len;
     }
-    if (part == 0) return merge(p, n, out, cache);
-    merge_part(p + part, n - part, out, cache);
-  }
-  void merge_part(const uint8_t* p, size_t n, std::vector<uint32_t>& out, PieceCache& cache) const {
-    if (n > kShortPiece) return merge(p, n, out, cache);
-    const ShortKey key = short_key(p, n, p, p + n);
-    const uint64_t hash = key.hash();
-    const ShortPieceTable::Entry* e = cache.shorts.find(key, hash);
-    if (e && e->exact()) {
-      const size_t before = out.size();
-      out.resize(before + n + 3);
-      out.resize(size_t(cache.shorts.emit(*e, out.data() + before) - out.data()));
-      return;
+    if (cuts.size() == 1) return merge(p, n, out, cache);
+    cuts.push_back(n);
+    const size_t parts = cuts.size() - 1;
+    auto& keys = cache.scratch.part_keys;
+    keys.resize(parts);
+    for (size_t k = 0; k < parts; ++k) {
+      const size_t len = cuts[k + 1] - cuts[k];
+      if (len > kShortPiece) continue;
+      keys[k].first = short_key(p + cuts[k], len, p, p + n);
+      keys[k].second = keys[k].first.hash();
+      cache.shorts.prefetch(keys[k].second);
     }
-    const size_t before = out.size();
-    merge(p, n, out, cache);
-    if (!e) cache.shorts.insert(key, hash, out.data() + before, out.size() - before);
+    for (size_t k = 0; k < parts; ++k) {
+      const uint8_t* part = p + cuts[k];
+      const size_t len = cuts[k + 1] - cuts[k];
+      if (len > kShortPiece) {
+        merge(part, len, out, cache);
+        continue;
+      }
+      const ShortPieceTable::Entry* e = cache.shorts.find(keys[k].first, keys[k].second);
+      const size_t before = out.size();
+      if (e && e->exact()) {
+        out.resize(before + len + 3);
+        out.resize(size_t(cache.shorts.emit(*e, out.data() + before) - out.data()));
+        continue;
+      }
+      merge(part, len, out, cache);
+      if (!e) cache.shorts.insert(keys[k].first, keys[k].second, out.data() + before, out.size() - before);
+    }
   }
 
   // The rank-ordered merge of p[0..n), which is not itself a token.

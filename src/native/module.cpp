@@ -139,6 +139,8 @@ nb::list bytes_list(const std::vector<std::string>& tokens) {
 }
 
 class PyEncoder {
+  static constexpr size_t kKeptIds = size_t(1) << 20;  // larger per-thread buffers are freed
+
  public:
   PyEncoder(std::vector<std::string> tokens, std::vector<std::pair<std::string, uint32_t>> specials,
             int pattern)
@@ -146,12 +148,16 @@ class PyEncoder {
 
   nb::object encode(nb::handle text, const SpecialMatcher* allowed) const {
     Text t = utf8_of(text);
-    std::vector<uint32_t> ids;
+    // One buffer per thread, reused: a fresh one per call costs page faults on every call.
+    thread_local std::vector<uint32_t> ids;
+    ids.clear();
     {
       nb::gil_scoped_release nogil;
       enc_.encode(t.data, t.size, allowed, ids);
     }
-    return ints_.list(ids);
+    nb::object list = ints_.list(ids);
+    if (ids.capacity() > kKeptIds) std::vector<uint32_t>().swap(ids);
+    return list;
   }
 
   nb::object encode_batch(nb::handle texts, const SpecialMatcher* allowed, size_t threads) const {

@@ -205,6 +205,8 @@ struct MergeScratch {
   std::vector<Part> parts;
   std::vector<uint32_t> ids;
   std::vector<uint64_t> heap;
+  std::vector<size_t> cuts;  // where a long piece is cut into parts (split_points.h)
+  std::vector<std::pair<ShortKey, uint64_t>> part_keys;  // the parts' short keys and hashes
 };
 
 class PieceCache {

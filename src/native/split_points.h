@@ -10,13 +10,13 @@
 // Only boundaries between two non-ASCII characters are considered. A token holding bytes on
 // both sides either holds both characters whole (recorded as a pair of code points), or starts
 // or ends inside a character (a "fragment" token, a few hundred in OpenAI's vocabularies;
-// recorded as the two bytes at each of its inner character boundaries).
+// recorded as the two bytes at each of its inner character boundaries). A wrong "may join"
+// only costs speed, so the pairs are kept in a small bit filter.
 #pragma once
 #include <cstdint>
 #include <string>
 #include <vector>
 
-#include "hash_tables.h"
 #include "unicode_classes.h"
 
 namespace tokenforge {
@@ -49,14 +49,14 @@ class SplitPoints {
           fragment_bytes_[bytes >> 6] |= uint64_t(1) << (bytes & 63);
         }
     }
-    size_t cap = 16;
-    while (cap < pairs.size() * 2) cap <<= 1;
-    joined_.assign(cap, 0);
-    mask_ = cap - 1;
+    // ~32 bits per pair: false positives (~3%) only keep a piece whole that could be cut.
+    size_t bits = 4096;
+    while (bits < pairs.size() * 32) bits <<= 1;
+    joined_.assign(bits / 64, 0);
+    shift_ = 64 - __builtin_ctzll(bits);
     for (uint64_t k : pairs) {
-      size_t i = mix64(k) & mask_;
-      while (joined_[i] && joined_[i] != k) i = (i + 1) & mask_;
-      joined_[i] = k;
+      const uint64_t bit = bit_of(k);
+      joined_[bit >> 6] |= uint64_t(1) << (bit & 63);
     }
   }
 
@@ -65,10 +65,8 @@ class SplitPoints {
   bool may_join(const uint8_t* s, size_t a, size_t k, size_t b) const {
     const unsigned bytes = unsigned(s[k - 1]) << 8 | s[k];
     if (fragment_bytes_[bytes >> 6] >> (bytes & 63) & 1) return true;
-    const uint64_t key = pair_key(s + a, k - a, s + k, b - k);
-    for (size_t i = mix64(key) & mask_; joined_[i]; i = (i + 1) & mask_)
-      if (joined_[i] == key) return true;
-    return false;
+    const uint64_t bit = bit_of(pair_key(s + a, k - a, s + k, b - k));
+    return joined_[bit >> 6] >> (bit & 63) & 1;
   }
 
  private:
@@ -78,8 +76,11 @@ class SplitPoints {
     return (uint64_t(1) << 63) | (a << 21) | b;
   }
 
-  HugeArray<uint64_t> joined_;
-  size_t mask_ = 0;
+  uint64_t bit_of(uint64_t key) const { return (key * 0x9E3779B97F4A7C15ull) >> shift_; }
+
+  // A one-hash Bloom filter of the pairs: small enough to stay in cache, unlike an exact set.
+  std::vector<uint64_t> joined_;
+  int shift_ = 64;
   uint64_t fragment_bytes_[65536 / 64] = {};
 };
 
