@@ -281,7 +281,11 @@ class Encoding:
     def _encode(self, text: str, allowed: _core.SpecialMatcher | None) -> list[int]:
         if self._regex is not None:
             return self._retry_surrogates(lambda t: self._encode_with_regex(t, allowed), text)
-        return self._retry_surrogates(lambda t: self._core.encode(t, allowed), text)
+        # The hot path: no closure; the native call itself rejects non-str with a TypeError.
+        try:
+            return self._core.encode(text, allowed)
+        except UnicodeEncodeError:
+            return self._core.encode(_without_surrogates(text), allowed)
 
     def _encode_batch(
         self, texts: Sequence[str], allowed: _core.SpecialMatcher | None, num_threads: int | None
