@@ -18,10 +18,15 @@ PATTERNS = {"cl100k": scanner_id(CL100K), "o200k": scanner_id(O200K)}
 # Each atom exercises a rule: whitespace runs before letters, digits and punctuation (prefixes,
 # the space before a punctuation run, \s+(?!\S)), newlines and slashes after punctuation (the
 # tail), indentation after newlines, case changes inside words (o200k), digit groups, and the
-# bytes that end a window (apostrophes, non-ASCII letters and digits, non-ASCII spaces).
+# bytes that end a window (apostrophes, non-ASCII digits and spaces).
 ATOMS = [" ", " ", "  ", "\t", "\n", "\r", "\r\n", "\x0b", "\x0c", "a", "z", "A", "Z", "hello", "World",
          "HTTP", "iPhone", "1", "9", "12345", "0", ".", ",", "/", "//", "-", "(", "_", "'", "'s", "'ll",
-         "é", "世", "٣", "\u00a0", "\u3000"]
+         "é", "世", "٣", "\u00a0", "\u3000",
+         # letters the windows classify: two- and three-byte, upper (Lu, Lt), lower (Ll) and
+         # caseless (Lo, Lm), whose runs o200k splits by case; then bytes that still end a
+         # window: marks, punctuation, digits and four-byte characters outside ASCII
+         "Д", "д", "Привет", "МИР", "É", "ß", "ǅ", "ʰ", "ª", "世界", "カタ", "ー", "Ａ", "ａ", "Ωω",
+         "\u0301", "«", "—", "²", "😀"]
 
 
 def ends(text: str, pattern: int, windowed: bool) -> list[int]:
@@ -50,8 +55,8 @@ def test_windows_cut_like_the_scalar_scanner(name):
 def test_window_edges(name, length):
     """Texts whose pieces end exactly at and around a 64-byte window's last bytes."""
     pattern = PATTERNS[name]
-    for tail in ["", " ", "  ", "\n", " \n ", "a", " a", ".", "..\n", "12", "'s", "é"]:
-        for filler in ["a", " ", "1", ".", "\n", "a ", " .", "/\n"]:
+    for tail in ["", " ", "  ", "\n", " \n ", "a", " a", ".", "..\n", "12", "'s", "é", "世", "Дa", "世A"]:
+        for filler in ["a", " ", "1", ".", "\n", "a ", " .", "/\n", "д", "世", "Aд "]:
             text = (filler * length)[: max(0, length - len(tail))] + tail
             assert ends(text, pattern, True) == ends(text, pattern, False), repr(text)
 

@@ -1,17 +1,20 @@
-// Piece starts of up to 64 bytes of ASCII text at once, for the cl100k and o200k patterns.
+// Piece starts of up to 64 bytes of text at once, for the cl100k and o200k patterns.
 //
 // The window starts at a known piece start p. The patterns never look behind, so the pieces of
 // text[p:] are the true pieces from p on, and the window can be treated as a text of its own.
 // Each byte's class becomes one bit of a 64-bit mask (bit i = byte p + i), and where pieces
 // start follows from those masks with a few shifts, ands and adds (the "bitstream" approach of
-// Parabix), instead of a branch per byte. The window stops before the first non-ASCII byte or
-// apostrophe (contractions): the scalar scanner handles those. Starts are reported only where
-// no byte past the window could change them, so the caller re-bases at the last one.
+// Parabix), instead of a branch per byte. Two- and three-byte letters get their class on every
+// byte. The window stops before the first apostrophe (contractions) or other non-ASCII
+// character: the scalar scanner handles those. Starts are reported only where no byte past
+// the window could change them, so the caller re-bases at the last one.
 //
-// The rules, for ASCII text without apostrophes (X letter, D digit, W whitespace, N \r or \n,
-// P anything else; Q = P or non-newline W, the optional one-character prefix of a word):
+// The rules, for text without apostrophes (X letter, D digit, W whitespace, N \r or \n,
+// P anything else; Q = P or non-newline W, the optional one-character prefix of a word; all
+// but X are ASCII):
 //  - a letter run splits into words (o200k also before an uppercase letter that follows a
-//    lowercase one); a word takes the Q right before it as prefix when that Q starts a piece;
+//    lowercase one; the window ends at one that follows a caseless letter, where the pattern
+//    backtracks); a word takes the Q right before it as prefix when that Q starts a piece;
 //  - digit runs split into groups of three from their start;
 //  - a P run is one piece with a space before it and the newlines after it (o200k: also
 //    slashes; this "tail" is found with one add), unless it is one P that prefixes a word;
@@ -20,6 +23,8 @@
 #pragma once
 #include <cstdint>
 #include <cstring>
+
+#include "unicode_classes.h"
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
@@ -28,7 +33,8 @@ namespace tokenforge {
 
 struct AsciiMasks {
   uint64_t upper = 0, lower = 0, digit = 0, space = 0, newline = 0, blank = 0, slash = 0;
-  uint64_t stop = 0;  // non-ASCII bytes and apostrophes: the window ends before the first
+  uint64_t caseless = 0;  // letters neither upper- nor lowercase (\p{Lo}, \p{Lm}): never ASCII
+  uint64_t stop = 0;      // bytes not classified (yet): the window ends before the first
 };
 
 // Classes of the 64 bytes at p (all readable).
@@ -71,6 +77,31 @@ inline AsciiMasks ascii_masks(const uint8_t* p) {
   return m;
 }
 
+// Classifies the two- and three-byte letters from the first stop byte on, up to the first stop
+// byte that is anything else (punctuation, spaces, digits and marks outside ASCII; apostrophes;
+// a character cut by the window's end at `avail`): every byte of a letter gets its class bit,
+// so case and word rules see one character as a run of equal bits, and starts fall on lead bytes.
+inline void classify_letters(const uint8_t* w, size_t avail, AsciiMasks& m) {
+  uint64_t stop = m.stop;
+  while (stop) {
+    const size_t i = size_t(__builtin_ctzll(stop));
+    const uint8_t b = w[i];
+    if (b < 0xC2 || b >= 0xF0) break;  // apostrophe, continuation byte, four-byte character
+    const size_t len = b < 0xE0 ? 2 : 3;
+    if (i + len > avail || (w[i + 1] & 0xC0) != 0x80 || (len == 3 && (w[i + 2] & 0xC0) != 0x80)) break;
+    const uint32_t cp = len == 2 ? (uint32_t(b & 0x1F) << 6) | (w[i + 1] & 0x3F)
+                                 : (uint32_t(b & 0x0F) << 12) | (uint32_t(w[i + 1] & 0x3F) << 6) | (w[i + 2] & 0x3F);
+    const uint8_t c = class_of(cp);
+    if (!(c & kLetter)) break;
+    const uint64_t bits = ((uint64_t(1) << len) - 1) << i;
+    if (!(c & kLowerish)) m.upper |= bits;       // Lu, Lt
+    else if (!(c & kUpperish)) m.lower |= bits;  // Ll
+    else m.caseless |= bits;                     // Lm, Lo
+    stop &= ~bits;
+  }
+  m.stop = stop;
+}
+
 // Piece starts in a window, as bits relative to its first byte (itself a piece start).
 struct WindowStarts {
   uint64_t starts = 0;  // certain starts after bit 0; bit `length` marks the end of the text
@@ -81,13 +112,21 @@ struct WindowStarts {
 template <bool kO200k>
 inline WindowStarts window_starts(const uint8_t* s, size_t p, size_t n) {
   AsciiMasks m;
-  if (n - p >= 64) {
-    m = ascii_masks(s + p);
-  } else {
-    uint8_t buf[64];
+  uint8_t buf[64];
+  const uint8_t* w = s + p;
+  const size_t avail = n - p >= 64 ? 64 : n - p;
+  if (avail < 64) {
     std::memset(buf, 0x80, sizeof buf);  // past the text: stop bytes
-    std::memcpy(buf, s + p, n - p);
-    m = ascii_masks(buf);
+    std::memcpy(buf, s + p, avail);
+    w = buf;
+  }
+  m = ascii_masks(w);
+  if (m.stop && w[__builtin_ctzll(m.stop)] >= 0x80) classify_letters(w, avail, m);
+  // o200k: [Upper]* gives characters back to [Lower]+ when a caseless letter comes before an
+  // uppercase one, which the rules below do not model: such a window ends there.
+  if (kO200k) {
+    const uint64_t caseless_then_upper = m.upper & (m.caseless << 1);
+    m.stop |= caseless_then_upper & (0 - caseless_then_upper);
   }
   const size_t lim = m.stop ? size_t(__builtin_ctzll(m.stop)) : 64;
   const bool at_end = lim < 64 && p + lim == n;  // else a byte follows the window
@@ -95,9 +134,9 @@ inline WindowStarts window_starts(const uint8_t* s, size_t p, size_t n) {
   out.length = lim;
   if (lim < 3) return out;
   const uint64_t valid = lim == 64 ? ~uint64_t(0) : (uint64_t(1) << lim) - 1;
-  m.upper &= valid, m.lower &= valid, m.digit &= valid, m.space &= valid;
+  m.upper &= valid, m.lower &= valid, m.caseless &= valid, m.digit &= valid, m.space &= valid;
   m.newline &= valid, m.blank &= valid, m.slash &= valid;
-  const uint64_t letter = m.upper | m.lower, newline = m.newline;
+  const uint64_t letter = m.upper | m.lower | m.caseless, newline = m.newline;
   const uint64_t other = valid & ~(letter | m.digit | m.space);
   // The tail of newlines (o200k: and slashes) after a punctuation run belongs to its piece:
   // adding the tail's first bit carries through the rest of it, clearing exactly the tail. A

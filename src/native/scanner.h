@@ -135,8 +135,7 @@ class Scanner {
   template <bool kO200k>
   TF_INLINE size_t windowed(size_t p) {
     if (p == handed_ && pending_) return hand_out();
-    // Not when non-ASCII text is close ahead: a window would stop almost at once.
-    if (p >= retry_at_ && (p + 8 <= n_ ? !(load8(s_ + p) & 0x8080808080808080ull) : s_[p] < 0x80)) {
+    if (p >= retry_at_ && !wide_ahead(p)) {
       const WindowStarts w = window_starts<kO200k>(s_, p, n_);
       if (w.starts) {
         window_ = p;
@@ -146,6 +145,13 @@ class Scanner {
       retry_at_ = p + w.length + 1;  // past what stopped it (a stop byte, or one long piece)
     }
     return kO200k ? o200k_scalar(p) : cl100k_scalar(p);
+  }
+  // Whether a character of three or more bytes (CJK, say) is close ahead. Runs of those are
+  // long pieces (words without spaces), so a window would rarely find a start among them.
+  TF_INLINE bool wide_ahead(size_t p) const {
+    if (p + 8 > n_) return s_[p] >= 0xE0;
+    const uint64_t x = load8(s_ + p);
+    return (x & (x << 1) & (x << 2) & 0x8080808080808080ull) != 0;  // a byte of 0b111xxxxx
   }
   TF_INLINE size_t hand_out() {
     handed_ = window_ + size_t(__builtin_ctzll(pending_));
