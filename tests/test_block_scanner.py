@@ -26,7 +26,9 @@ ATOMS = [" ", " ", "  ", "\t", "\n", "\r", "\r\n", "\x0b", "\x0c", "a", "z", "A"
          # caseless (Lo, Lm), whose runs o200k splits by case; then bytes that still end a
          # window: marks, punctuation, digits and four-byte characters outside ASCII
          "Д", "д", "Привет", "МИР", "É", "ß", "ǅ", "ʰ", "ª", "世界", "カタ", "ー", "Ａ", "ａ", "Ωω",
-         "\u0301", "«", "—", "²", "😀"]
+         "\u0301", "«", "—", "²", "😀",
+         # apostrophes that are punctuation (quotes in code) and those that may be contractions
+         "'x", "')", "''", "'S", "'t", "'M", "'d", "'Re", "'VE", "'ſ", "'é"]
 
 
 def ends(text: str, pattern: int, windowed: bool) -> list[int]:

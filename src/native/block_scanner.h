@@ -34,6 +34,7 @@ namespace tokenforge {
 struct AsciiMasks {
   uint64_t upper = 0, lower = 0, digit = 0, space = 0, newline = 0, blank = 0, slash = 0;
   uint64_t caseless = 0;  // letters neither upper- nor lowercase (\p{Lo}, \p{Lm}): never ASCII
+  uint64_t quote = 0;     // apostrophes (also in stop)
   uint64_t stop = 0;      // bytes not classified (yet): the window ends before the first
 };
 
@@ -58,7 +59,9 @@ inline AsciiMasks ascii_masks(const uint8_t* p) {
     m.newline |= bits(newline);
     m.blank |= bits(blank);
     m.slash |= bits(eq('/'));
-    m.stop |= bits(_mm_or_si128(v, eq('\'')));
+    const __m128i quote = eq('\'');
+    m.quote |= bits(quote);
+    m.stop |= bits(_mm_or_si128(v, quote));
   }
 #else
   for (int i = 0; i < 64; ++i) {
@@ -71,10 +74,31 @@ inline AsciiMasks ascii_masks(const uint8_t* p) {
     if (b == '\n' || b == '\r') m.newline |= bit;
     if (b == ' ') m.blank |= bit;
     if (b == '/') m.slash |= bit;
+    if (b == '\'') m.quote |= bit;
     if (b >= 0x80 || b == '\'') m.stop |= bit;
   }
 #endif
   return m;
+}
+
+// Bytes that may follow the apostrophe of a contraction ('s 't 're 've 'm 'll 'd, any case,
+// and U+017F, which case-folds to s): an apostrophe before anything else is punctuation.
+struct ContractionStarts {
+  bool of[256];
+  constexpr ContractionStarts() : of() {
+    for (const char c : {'s', 't', 'r', 'v', 'm', 'l', 'd'}) of[uint8_t(c)] = of[uint8_t(c - 32)] = true;
+    of[0xC5] = true;
+  }
+};
+inline constexpr ContractionStarts kContractionStarts{};
+
+// Apostrophes that cannot start a contraction become punctuation (their stop bit is cleared).
+// Those before a contraction's letters, or at the window's end, stay stops.
+inline void settle_quotes(const uint8_t* w, size_t avail, AsciiMasks& m) {
+  for (uint64_t q = m.quote; q; q &= q - 1) {
+    const size_t i = size_t(__builtin_ctzll(q));
+    if (i + 1 < avail && !kContractionStarts.of[w[i + 1]]) m.stop &= ~(uint64_t(1) << i);
+  }
 }
 
 // Classifies the two- and three-byte letters from the first stop byte on, up to the first stop
@@ -121,6 +145,7 @@ inline WindowStarts window_starts(const uint8_t* s, size_t p, size_t n) {
     w = buf;
   }
   m = ascii_masks(w);
+  if (m.quote) settle_quotes(w, avail, m);
   if (m.stop && w[__builtin_ctzll(m.stop)] >= 0x80) classify_letters(w, avail, m);
   // o200k: [Upper]* gives characters back to [Lower]+ when a caseless letter comes before an
   // uppercase one, which the rules below do not model: such a window ends there.
