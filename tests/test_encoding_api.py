@@ -623,3 +623,39 @@ def test_encode_with_offsets_surrogate_pair_indexes_given_text():
     ids, offsets, _ = enc.encode_with_offsets(text)
     assert enc.decode(ids) == "a😀b"
     assert offsets[-1] == 3
+
+
+def test_id_lists_share_permanent_ints():
+    """Returned lists share one int object per id (never freed, so no count per item): they
+    must stay valid however many lists come and go, on one thread or many."""
+    import gc
+    import sys
+
+    enc = tokenforge.get_encoding("cl100k_base")
+    text = "hello world, hello again " * 50
+    expected = enc.encode_ordinary(text)
+    for _ in range(300):
+        enc.encode_ordinary(text)
+        enc.encode_ordinary_batch([text] * 4, num_threads=2)
+    gc.collect()
+    again = enc.encode_ordinary(text)
+    assert again == expected and again[0] is enc.encode_ordinary(text)[0]
+    assert sys.getrefcount(again[0]) > 1000
+    assert enc.encode_ordinary_batch([text, "", text], num_threads=2) == [expected, [], expected]
+
+
+def test_ids_and_offsets_past_the_shared_ints():
+    """A special id far above the vocabulary and offsets larger than any id get ints of their
+    own, in single and batch calls alike."""
+    r50k = tokenforge.get_encoding("r50k_base")
+    far = 10**9
+    enc = tokenforge.Encoding(
+        "far", pat_str=r50k._pat_str, mergeable_ranks=r50k._mergeable_ranks, special_tokens={"<|far|>": far}
+    )
+    text = "a<|far|>b"
+    ids = enc.encode(text, allowed_special="all")
+    assert far in ids and enc.decode(ids) == text
+    assert enc.encode_batch([text, text], allowed_special="all", num_threads=2) == [ids, ids]
+    long_text = "x " * 300_000
+    _, _, byte_offsets = enc.encode_with_offsets(long_text)
+    assert byte_offsets[-1] == len(long_text) - 1  # the final space

@@ -29,6 +29,14 @@ class Encoder {
   }
 
   const BytePairModel& model() const { return model_; }
+
+  // One past the largest id it can produce, leaving out special ids far above the vocabulary.
+  size_t id_limit() const {
+    size_t limit = model_.size();
+    for (const auto& special : special_bytes_)
+      if (special.first < model_.size() + 65536) limit = std::max(limit, size_t(special.first) + 1);
+    return limit;
+  }
   bool has_scanner() const { return pattern_ >= 0; }
 
   // Ordinary text only: special-token text is encoded like any other text.

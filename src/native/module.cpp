@@ -41,54 +41,81 @@ std::vector<Text> utf8_of_all(nb::handle seq) {
   return texts;
 }
 
-// Python int objects for token ids, made once and shared: building a result list then costs a
-// reference-count increment per id instead of an allocation. Only touched with the GIL held.
-class IntCache {
+// Python ints for token ids, made once per process and shared by every list returned. Like
+// CPython's small ints they are never freed: each starts with a reference count far beyond
+// any number of lists that could hold it, so putting one in a list needs no count update per
+// item. Filling a list is then a load and a store per id, and can run on worker threads while
+// this thread holds the GIL. Values not covered (offsets, ids past the table) get fresh ints.
+class IdInts {
  public:
-  explicit IntCache(size_t size) : ints_(size, nullptr) {}
-  ~IntCache() {
-    if (Py_IsInitialized())
-      for (PyObject* o : ints_) Py_XDECREF(o);
-  }
-  IntCache(const IntCache&) = delete;
-  IntCache& operator=(const IntCache&) = delete;
-
-  PyObject* get(uint32_t id) {
-    if (id >= ints_.size()) return PyLong_FromUnsignedLong(id);
-    PyObject*& o = ints_[id];
-    if (!o && !(o = PyLong_FromUnsignedLong(id))) return nullptr;
-    Py_INCREF(o);
-    return o;
+  static IdInts& instance() {
+    static IdInts* one = new IdInts();  // never destroyed: the ints outlive every list
+    return *one;
   }
 
-  nb::object list(const std::vector<uint32_t>& ids) {
-    PyObject* list = PyList_New(Py_ssize_t(ids.size()));
-    if (!list) throw nb::python_error();
-    const size_t n = ids.size();
-    for (size_t i = 0; i < n; ++i) {
-      // The int objects are scattered over megabytes: fetch the slot 16 ahead and the object
-      // 8 ahead, so the reference-count writes do not wait on memory one by one.
-      if (i + 16 < n && ids[i + 16] < ints_.size()) __builtin_prefetch(&ints_[ids[i + 16]]);
-      if (i + 8 < n && ids[i + 8] < ints_.size() && ints_[ids[i + 8]]) __builtin_prefetch(ints_[ids[i + 8]], 1);
-      PyObject* o = get(ids[i]);
-      if (!o) {
-        Py_DECREF(list);
-        throw nb::python_error();
-      }
-      PyList_SET_ITEM(list, i, o);
+  // Makes ints for 0..n-1 (GIL held).
+  void cover(size_t n) {
+    n = std::min(n, kMaxCovered);
+    ints_.reserve(n);
+    while (ints_.size() < n) {
+      PyObject* o = PyLong_FromSize_t(ints_.size());
+      if (!o) throw nb::python_error();
+      Py_SET_REFCNT(o, Py_REFCNT(o) + kPermanent);  // a no-op for already immortal small ints
+      ints_.push_back(o);
     }
-    return nb::steal(list);
   }
 
-  nb::object lists(const std::vector<std::vector<uint32_t>>& all) {
-    PyObject* outer = PyList_New(Py_ssize_t(all.size()));
+  // Stores values[0..n) into `list` (from PyList_New(n)); leaves NULL where a value is not
+  // covered and returns how many. Makes no Python API calls, so any thread may run it while
+  // the list is not yet visible to Python.
+  size_t fill(PyObject* list, const uint32_t* values, size_t n) const {
+    PyObject** items = reinterpret_cast<PyListObject*>(list)->ob_item;
+    PyObject* const* ints = ints_.data();
+    const size_t covered = ints_.size();
+    size_t missing = 0;
+    for (size_t i = 0; i < n; ++i) {
+      const bool ok = values[i] < covered;
+      items[i] = ok ? ints[values[i]] : nullptr;
+      missing += !ok;
+    }
+    return missing;
+  }
+
+  // Fresh ints where fill() left NULL (GIL held).
+  static void fill_missing(PyObject* list, const uint32_t* values, size_t n) {
+    PyObject** items = reinterpret_cast<PyListObject*>(list)->ob_item;
+    for (size_t i = 0; i < n; ++i)
+      if (!items[i] && !(items[i] = PyLong_FromUnsignedLong(values[i]))) throw nb::python_error();
+  }
+
+  // A new list of values (GIL held).
+  nb::object list(const std::vector<uint32_t>& values) const {
+    nb::object list = nb::steal(PyList_New(Py_ssize_t(values.size())));
+    if (!list) throw nb::python_error();
+    if (fill(list.ptr(), values.data(), values.size())) fill_missing(list.ptr(), values.data(), values.size());
+    return list;
+  }
+
+  // New lists of values, filled on up to `threads` threads (GIL held throughout).
+  nb::object lists(const std::vector<std::vector<uint32_t>>& all, size_t threads) const {
+    nb::object outer = nb::steal(PyList_New(Py_ssize_t(all.size())));
     if (!outer) throw nb::python_error();
-    nb::object owner = nb::steal(outer);
-    for (size_t i = 0; i < all.size(); ++i) PyList_SET_ITEM(outer, i, list(all[i]).release().ptr());
-    return owner;
+    std::vector<PyObject*> lists(all.size());
+    for (size_t i = 0; i < all.size(); ++i) {
+      // On failure the lists made so far are owned by outer (NULL items are skipped on free).
+      if (!(lists[i] = PyList_New(Py_ssize_t(all[i].size())))) throw nb::python_error();
+      PyList_SET_ITEM(outer.ptr(), i, lists[i]);
+    }
+    std::vector<size_t> missing(all.size());
+    parallel_for(all.size(), threads, [&](size_t i) { missing[i] = fill(lists[i], all[i].data(), all[i].size()); });
+    for (size_t i = 0; i < all.size(); ++i)
+      if (missing[i]) fill_missing(lists[i], all[i].data(), all[i].size());
+    return outer;
   }
 
  private:
+  static constexpr size_t kMaxCovered = size_t(1) << 22;
+  static constexpr Py_ssize_t kPermanent = Py_ssize_t(1) << 40;
   std::vector<PyObject*> ints_;
 };
 
@@ -144,7 +171,9 @@ class PyEncoder {
  public:
   PyEncoder(std::vector<std::string> tokens, std::vector<std::pair<std::string, uint32_t>> specials,
             int pattern)
-      : enc_(std::move(tokens), std::move(specials), pattern), ints_(enc_.model().size()) {}
+      : enc_(std::move(tokens), std::move(specials), pattern), ints_(IdInts::instance()) {
+    ints_.cover(enc_.id_limit());
+  }
 
   nb::object encode(nb::handle text, const SpecialMatcher* allowed) const {
     Text t = utf8_of(text);
@@ -168,7 +197,7 @@ class PyEncoder {
       parallel_for(all.size(), threads,
                    [&](size_t i) { enc_.encode(all[i].data, all[i].size, allowed, out[i]); });
     }
-    return ints_.lists(out);
+    return ints_.lists(out, threads);
   }
 
   nb::ndarray<nb::numpy, uint32_t, nb::ndim<1>> encode_to_numpy(nb::handle text,
@@ -261,7 +290,7 @@ class PyEncoder {
 
  private:
   Encoder enc_;
-  mutable IntCache ints_;
+  IdInts& ints_;
 };
 
 }  // namespace
