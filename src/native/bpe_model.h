@@ -68,6 +68,8 @@ class BytePairModel {
         },
         every_token_splits_lower);
     split_points_.build(views_);
+    for (const auto& v : views_)
+      if (v.second > kMediumPiece) long_tokens_.add(bytes_key(v.first, v.second), v.second);
     // Tokens with non-ASCII bytes can be parts of a cut piece (split_points.h), where only a
     // merge's result counts; mark those their bytes do not merge back to.
     seed_.build(views_, [&](uint32_t id) {
@@ -135,7 +137,7 @@ class BytePairModel {
     const bool remembered = n <= PieceCache::kMaxBytes;
     if (remembered && cache.get_long(p, n, key, out)) return;
     const size_t before = out.size();
-    const uint32_t whole = table_.find(p, n, key);
+    const uint32_t whole = long_tokens_.may_hold(key, n) ? table_.find(p, n, key) : kNoToken;
     if (whole != kNoToken) out.push_back(whole);
     else merge_parts(p, n, out, cache);
     if (remembered) cache.put_long(p, n, key, out.data() + before, out.size() - before);
@@ -168,11 +170,18 @@ class BytePairModel {
   void merge_parts(const uint8_t* p, size_t n, std::vector<uint32_t>& out, PieceCache& cache) const {
     std::vector<size_t>& cuts = cache.scratch.cuts;  // part boundaries: 0, ..., n
     cuts.assign(1, 0);
-    for (size_t i = 0, prev = n; i < n;) {  // prev: start of the previous non-ASCII character
-      const size_t len = p[i] < 0x80 ? 1 : WholeCharacters::utf8_length(p[i]);
+    constexpr uint32_t kAscii = ~0u;
+    for (size_t i = 0, prev = kAscii; i < n;) {  // prev: the previous character if non-ASCII
+      if (p[i] < 0x80) {
+        prev = kAscii;
+        ++i;
+        continue;
+      }
+      const size_t len = WholeCharacters::utf8_length(p[i]);
       if (len == 0 || i + len > n) return merge(p, n, out, cache);  // not UTF-8 (not from a str)
-      if (p[i] >= 0x80 && prev != n && !split_points_.may_join(p, prev, i, i + len)) cuts.push_back(i);
-      prev = p[i] >= 0x80 ? i : n;
+      const uint32_t cp = SplitPoints::code_point(p + i, len);
+      if (prev != kAscii && !split_points_.may_join(prev, cp, unsigned(p[i - 1]) << 8 | p[i])) cuts.push_back(i);
+      prev = cp;
       i += len;
     }
     if (cuts.size() == 1) return merge(p, n, out, cache);
@@ -356,6 +365,14 @@ class BytePairModel {
   bool small_ids_ = false;  // all ids fit the pair cache's packed entries
   WholeCharacters whole_chars_;
   SplitPoints split_points_;
+  // Tokens of more than 31 bytes are few: a filter in front of the token table spares most long
+  // pieces (CJK runs, say) its cache miss.
+  struct LongTokenFilter {
+    uint64_t bits[512] = {};
+    static size_t bit(uint64_t key, size_t n) { return ((key ^ n) * 0x9E3779B97F4A7C15ull) >> (64 - 15); }
+    void add(uint64_t key, size_t n) { bits[bit(key, n) >> 6] |= uint64_t(1) << (bit(key, n) & 63); }
+    bool may_hold(uint64_t key, size_t n) const { return bits[bit(key, n) >> 6] >> (bit(key, n) & 63) & 1; }
+  } long_tokens_;
   ShortPieceTable::Seed seed_;
   uint32_t byte_ids_[256];
 };

@@ -37,7 +37,8 @@ class SplitPoints {
         const size_t len = t[i] < 0x80 ? 1 : t[i] < 0xE0 ? 2 : t[i] < 0xF0 ? 3 : 4;
         const bool whole = i + len <= n;
         fragment |= !whole;
-        if (t[i] >= 0x80 && prev != n && whole) pairs.push_back(pair_key(t + prev, prev_len, t + i, len));
+        if (t[i] >= 0x80 && prev != n && whole)
+          pairs.push_back(pair_key(code_point(t + prev, prev_len), code_point(t + i, len)));
         prev = t[i] >= 0x80 ? i : n;
         prev_len = len;
         i += len;
@@ -60,21 +61,23 @@ class SplitPoints {
     }
   }
 
-  // Whether some token could hold the end of the character s[a..k) and the start of s[k..b),
-  // both non-ASCII and whole.
-  bool may_join(const uint8_t* s, size_t a, size_t k, size_t b) const {
-    const unsigned bytes = unsigned(s[k - 1]) << 8 | s[k];
+  // Whether some token could hold the end of character c1 and the start of the character c2
+  // after it (code points, both non-ASCII); `bytes` are the two bytes at their boundary.
+  bool may_join(uint32_t c1, uint32_t c2, unsigned bytes) const {
     if (fragment_bytes_[bytes >> 6] >> (bytes & 63) & 1) return true;
-    const uint64_t bit = bit_of(pair_key(s + a, k - a, s + k, b - k));
+    const uint64_t bit = bit_of(pair_key(c1, c2));
     return joined_[bit >> 6] >> (bit & 63) & 1;
   }
 
- private:
-  static uint64_t pair_key(const uint8_t* c1, size_t l1, const uint8_t* c2, size_t l2) {
-    size_t len;
-    const uint64_t a = decode_utf8(c1, l1, len), b = decode_utf8(c2, l2, len);
-    return (uint64_t(1) << 63) | (a << 21) | b;
+  // The code point of the len-byte UTF-8 character at s (len from its lead byte, 2..4).
+  static uint32_t code_point(const uint8_t* s, size_t len) {
+    uint32_t cp = s[0] & (0x7F >> len);
+    for (size_t i = 1; i < len; ++i) cp = (cp << 6) | (s[i] & 0x3F);
+    return cp;
   }
+
+ private:
+  static uint64_t pair_key(uint64_t c1, uint64_t c2) { return (uint64_t(1) << 63) | (c1 << 21) | c2; }
 
   uint64_t bit_of(uint64_t key) const { return (key * 0x9E3779B97F4A7C15ull) >> shift_; }
 
