@@ -117,13 +117,20 @@ class Encoder {
       }
     };
     // A piece of k bytes gives at most k ids; 3 more cover the fixed-size writes of short hits.
-    const size_t base = out.size();
-    out.resize(base + n + 3);
-    uint32_t* w = out.data() + base;
+    // Ids go to a reused buffer (the output is never zero-filled ahead) and are appended to
+    // out when it is full. A batch of pieces of k bytes in all writes at most k + 3 slots.
+    IdBuffer& buf = cache.out;
+    uint32_t* w = buf.begin();
     Batch batches[2];
     find_batch(0, batches[0]);
     for (int cur = 0; batches[cur].count; cur ^= 1) {
       const Batch& b = batches[cur];
+      const size_t room = b.bounds[b.count] - b.bounds[0] + 3;
+      if (size_t(buf.end() - w) < room) {
+        out.insert(out.end(), buf.begin(), w);
+        buf.reserve(room);
+        w = buf.begin();
+      }
       find_batch(b.bounds[b.count], batches[cur ^ 1]);
       for (size_t i = 0; i < b.count; ++i) {
         const uint8_t* piece = s + b.bounds[i];
@@ -143,7 +150,7 @@ class Encoder {
         }
       }
     }
-    out.resize(size_t(w - out.data()));
+    out.insert(out.end(), buf.begin(), w);
   }
 
   BytePairModel model_;

@@ -8,6 +8,7 @@
 // of pieces and prefetched, so the tables may be far larger than the CPU caches. Longer pieces
 // go to a small direct-mapped cache compared byte for byte. Either way results never change.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -209,6 +210,23 @@ struct MergeScratch {
   std::vector<std::pair<ShortKey, uint64_t>> part_keys;  // the parts' short keys and hashes
 };
 
+// Room for ids that is reused and never initialized.
+class IdBuffer {
+ public:
+  uint32_t* begin() { return data_.get(); }
+  uint32_t* end() { return data_.get() + size_; }
+  // Makes room for at least n ids (the contents are lost).
+  void reserve(size_t n) {
+    if (n <= size_) return;
+    size_ = std::max(n, size_t(1) << 14);
+    data_.reset(new uint32_t[size_]);
+  }
+
+ private:
+  std::unique_ptr<uint32_t[]> data_;
+  size_t size_ = 0;
+};
+
 class PieceCache {
  public:
   static constexpr size_t kMaxBytes = 256;  // longest piece remembered
@@ -219,6 +237,7 @@ class PieceCache {
   MediumPieceTable mediums;  // 16..31 bytes (words in Cyrillic, Greek, ...): up to 8 MiB
   MergeScratch scratch;
   std::vector<uint32_t> ids;  // a missed piece's ids, before they are stored
+  IdBuffer out;               // an encode's ids before they go to the caller's vector
 
   // The merge of two adjacent tokens, through a small cache in front of the pair table: long
   // pieces (CJK runs, say) look up the same few pairs again and again.
