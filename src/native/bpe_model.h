@@ -196,23 +196,26 @@ class BytePairModel {
       keys[k].second = keys[k].first.hash();
       cache.shorts.prefetch(keys[k].second);
     }
+    // At most n ids in all, and emit() writes up to 3 slots past a part's last id.
+    const size_t before = out.size();
+    out.resize(before + n + 3);
+    uint32_t* w = out.data() + before;
+    std::vector<uint32_t>& merged = cache.scratch.part_ids;
     for (size_t k = 0; k < parts; ++k) {
       const uint8_t* part = p + cuts[k];
       const size_t len = cuts[k + 1] - cuts[k];
-      if (len > kShortPiece) {
-        merge(part, len, out, cache);
-        continue;
-      }
-      const ShortPieceTable::Entry* e = cache.shorts.find(keys[k].first, keys[k].second);
-      const size_t before = out.size();
+      const ShortPieceTable::Entry* e = len > kShortPiece ? nullptr : cache.shorts.find(keys[k].first, keys[k].second);
       if (e && e->exact()) {
-        out.resize(before + len + 3);
-        out.resize(size_t(cache.shorts.emit(*e, out.data() + before) - out.data()));
+        w = cache.shorts.emit(*e, w);
         continue;
       }
-      merge(part, len, out, cache);
-      if (!e) cache.shorts.insert(keys[k].first, keys[k].second, out.data() + before, out.size() - before);
+      merged.clear();
+      merge(part, len, merged, cache);
+      if (!e && len <= kShortPiece) cache.shorts.insert(keys[k].first, keys[k].second, merged.data(), merged.size());
+      std::memcpy(w, merged.data(), merged.size() * sizeof(uint32_t));
+      w += merged.size();
     }
+    out.resize(size_t(w - out.data()));
   }
 
   // The rank-ordered merge of p[0..n), which is not itself a token.

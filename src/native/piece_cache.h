@@ -208,6 +208,7 @@ struct MergeScratch {
   std::vector<uint64_t> heap;
   std::vector<size_t> cuts;  // where a long piece is cut into parts (split_points.h)
   std::vector<std::pair<ShortKey, uint64_t>> part_keys;  // the parts' short keys and hashes
+  std::vector<uint32_t> part_ids;  // a part's merge
 };
 
 // Room for ids that is reused and never initialized.

@@ -15,11 +15,6 @@
 
 namespace tokenforge {
 
-#if defined(__GNUC__)
-#define TF_INLINE inline __attribute__((always_inline))
-#else
-#define TF_INLINE inline
-#endif
 
 // Kinds of ASCII bytes for the fast paths, from the same Unicode classes as the general path.
 enum : uint8_t { kUp = 1, kLow = 2, kDigit = 4, kBlank = 8, kNewline = 16, kPunct = 32, kHigh = 64 };

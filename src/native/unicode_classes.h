@@ -17,7 +17,14 @@ enum CharClass : uint8_t {
 
 static_assert(kClassStage1[0] == 0, "ASCII lookups assume block 0 holds U+0000..U+00FF");
 
-inline uint8_t class_of(uint32_t cp) {
+// For the per-character helpers of the hot loops, which compilers otherwise leave as calls.
+#if defined(__GNUC__)
+#define TF_INLINE inline __attribute__((always_inline))
+#else
+#define TF_INLINE inline
+#endif
+
+TF_INLINE uint8_t class_of(uint32_t cp) {
   if (cp < 0x80) return kClassStage2[cp];
   if (cp >= 0x110000) return 0;
   return kClassStage2[(size_t(kClassStage1[cp >> 8]) << 8) | (cp & 0xFF)];
@@ -25,7 +32,7 @@ inline uint8_t class_of(uint32_t cp) {
 
 // Decodes one code point of valid UTF-8 at s[0..n) (n >= 1); sets `len` to its byte length.
 // Input always comes from Python str objects, so it is valid UTF-8 by construction.
-inline uint32_t decode_utf8(const uint8_t* s, size_t n, size_t& len) {
+TF_INLINE uint32_t decode_utf8(const uint8_t* s, size_t n, size_t& len) {
   uint8_t b = s[0];
   if (b < 0x80) { len = 1; return b; }
   if (b < 0xE0 && n >= 2) { len = 2; return ((b & 0x1Fu) << 6) | (s[1] & 0x3Fu); }
