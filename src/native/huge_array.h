@@ -1,5 +1,10 @@
 // A fixed-size array for the big lookup tables, backed by huge pages where the OS allows:
 // random probes into megabytes of table otherwise miss the TLB on nearly every lookup.
+//
+// Asking for huge pages before the memory is first touched gets them at once, but the kernel
+// may stop to compact memory on each fault (tens of milliseconds for 16 MiB on a VM). That
+// suits tables built once per model. Tables made per thread ask after touching their memory,
+// so the kernel can merge the pages into huge ones later, in the background.
 #pragma once
 #include <algorithm>
 #include <cstddef>
@@ -14,11 +19,13 @@
 
 namespace tokenforge {
 
+enum class HugePages { kNow, kLater };
+
 template <class T>
 class HugeArray {
  public:
-  HugeArray() = default;
-  HugeArray(size_t n, const T& fill) { assign(n, fill); }
+  explicit HugeArray(HugePages when = HugePages::kNow) : when_(when) {}
+  HugeArray(size_t n, const T& fill, HugePages when = HugePages::kNow) : when_(when) { assign(n, fill); }
 
   void assign(size_t n, const T& fill) {
     constexpr size_t kHuge = size_t(2) << 20;
@@ -27,12 +34,11 @@ class HugeArray {
     const size_t rounded = (bytes + align - 1) / align * align;
     void* p = std::aligned_alloc(align, rounded ? rounded : align);
     if (!p) throw std::bad_alloc();
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-    if (align == kHuge) madvise(p, rounded, MADV_HUGEPAGE);
-#endif
+    if (when_ == HugePages::kNow) advise_huge(p, align == kHuge ? rounded : 0);
     data_.reset(static_cast<T*>(p));
     size_ = n;
     for (size_t i = 0; i < n; ++i) new (&data_[i]) T(fill);
+    if (when_ == HugePages::kLater) advise_huge(p, align == kHuge ? rounded : 0);
   }
 
   // Becomes a copy of other (T must be trivially copyable).
@@ -46,9 +52,17 @@ class HugeArray {
   size_t size() const { return size_; }
 
  private:
+  static void advise_huge(void* p, size_t bytes) {
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    if (bytes) madvise(p, bytes, MADV_HUGEPAGE);
+#else
+    (void)p, (void)bytes;
+#endif
+  }
   struct Free {
     void operator()(T* p) const { std::free(p); }
   };
+  HugePages when_;
   std::unique_ptr<T[], Free> data_;
   size_t size_ = 0;
 };

@@ -181,7 +181,7 @@ class PieceTable {
     spill_.clear();
   }
   void grow() {
-    HugeArray<Entry> bigger(slots_.size() * 2, Entry{});
+    HugeArray<Entry> bigger(slots_.size() * 2, Entry{}, HugePages::kLater);
     for (size_t i = 0; i < slots_.size(); ++i)
       if (!slots_[i].empty()) place(bigger, log_ + 1, slots_[i].key.hash(), slots_[i]);
     slots_ = std::move(bigger);
@@ -190,7 +190,7 @@ class PieceTable {
 
   const Seed& seed_;
   const int max_log_;
-  HugeArray<Entry> slots_;
+  HugeArray<Entry> slots_{HugePages::kLater};  // per thread: made often, must be quick to fault in
   int log_ = 0, shift_ = 64;
   size_t mask_ = 0, size_ = 0;
   std::vector<uint32_t> spill_;
