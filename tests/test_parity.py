@@ -84,12 +84,12 @@ def test_long_non_ascii_runs(name, reference):
 
 
 def test_piece_table_grows_and_resets(reference):
-    """More unique pieces than the per-thread piece table holds (it doubles once, then starts
-    over from the vocabulary): ids stay exact through the growth and after the reset."""
+    """More unique short pieces than a thread's piece table holds (it doubles from 2^12 to 2^20
+    slots, then starts over empty): ids stay exact through growth and after the reset."""
     import random
 
     rng = random.Random(3)
-    words = ["".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(9)) for _ in range(200_000)]
+    words = ["".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(9)) for _ in range(600_000)]
     text = " " + " ".join(words)
     ours, ref = tokenforge.get_encoding("cl100k_base"), reference("cl100k_base")
     expected = ref.encode_ordinary(text)

@@ -72,7 +72,7 @@ class BytePairModel {
       if (v.second > kMediumPiece) long_tokens_.add(bytes_key(v.first, v.second), v.second);
     // Tokens with non-ASCII bytes can be parts of a cut piece (split_points.h), where only a
     // merge's result counts; mark those their bytes do not merge back to.
-    seed_.build(views_, [&](uint32_t id) {
+    short_tokens_.fill_with_tokens(views_, [&](uint32_t id) {
       const auto& v = views_[id];
       bool ascii = true;
       for (size_t i = 0; i < v.second; ++i) ascii &= v.first[i] < 0x80;
@@ -93,7 +93,6 @@ class BytePairModel {
   const std::vector<std::string>& tokens() const { return tokens_; }
   uint32_t find(const uint8_t* p, size_t n) const { return table_.find(p, n); }
 
-  const ShortPieceTable::Seed& seed() const { return seed_; }
 
   // The id of a one-byte piece.
   uint32_t byte_token(uint8_t b) const {
@@ -105,15 +104,11 @@ class BytePairModel {
   }
 
   // A piece of 2..15 bytes with its key and key hash: writes its ids at w (room for n + 3)
-  // and returns the end. The short table holds every short token, so a miss must be merged.
+  // and returns the end. The thread's table remembers every short piece it has seen.
   uint32_t* encode_short(const uint8_t* p, size_t n, const ShortKey& key, uint64_t hash, uint32_t* w,
                          PieceCache& cache) const {
     if (const ShortPieceTable::Entry* e = cache.shorts.find(key, hash)) return cache.shorts.emit(*e, w);
-    cache.ids.clear();
-    merge(p, n, cache.ids, cache);
-    cache.shorts.insert(key, hash, cache.ids.data(), cache.ids.size());
-    std::memcpy(w, cache.ids.data(), cache.ids.size() * sizeof(uint32_t));
-    return w + cache.ids.size();
+    return first_short(p, n, key, hash, w, cache);
   }
 
   // A piece of 16..31 bytes with its key and key hash: writes its ids at w (room for n + 3)
@@ -164,6 +159,30 @@ class BytePairModel {
  private:
   static constexpr size_t kSmallPiece = 128;  // above this the heap beats rescanning (< 256)
 
+  // A short piece new to this thread: a token (copied from the model's table, with its flag)
+  // or merged, and remembered either way.
+  __attribute__((noinline)) uint32_t* first_short(const uint8_t* p, size_t n, const ShortKey& key, uint64_t hash,
+                                                   uint32_t* w, PieceCache& cache) const {
+    if (const ShortPieceTable::Entry* token = short_tokens_.find(key, hash)) {
+      cache.shorts.insert_entry(*token, hash);
+      return short_tokens_.emit(*token, w);
+    }
+    cache.ids.clear();
+    merge(p, n, cache.ids, cache);
+    cache.shorts.insert(key, hash, cache.ids.data(), cache.ids.size());
+    std::memcpy(w, cache.ids.data(), cache.ids.size() * sizeof(uint32_t));
+    return w + cache.ids.size();
+  }
+  // The entry of a short part in the thread's table, copying a token's entry there first;
+  // nullptr if the part is neither.
+  const ShortPieceTable::Entry* short_entry(const ShortKey& key, uint64_t hash, PieceCache& cache) const {
+    if (const ShortPieceTable::Entry* e = cache.shorts.find(key, hash)) return e;
+    const ShortPieceTable::Entry* token = short_tokens_.find(key, hash);
+    if (!token) return nullptr;
+    cache.shorts.insert_entry(*token, hash);
+    return token;
+  }
+
   // The merge of p[0..n), not itself a token, as the merges of the parts between the points
   // where no merge can cross (split_points.h). The cuts are found first, so that the parts'
   // short-table slots can be prefetched together.
@@ -204,14 +223,15 @@ class BytePairModel {
     for (size_t k = 0; k < parts; ++k) {
       const uint8_t* part = p + cuts[k];
       const size_t len = cuts[k + 1] - cuts[k];
-      const ShortPieceTable::Entry* e = len > kShortPiece ? nullptr : cache.shorts.find(keys[k].first, keys[k].second);
-      if (e && e->exact()) {
+      const bool is_short = len <= kShortPiece;
+      const ShortPieceTable::Entry* e = is_short ? short_entry(keys[k].first, keys[k].second, cache) : nullptr;
+      if (e && e->exact()) {  // (a token's entry has one id, so either table can write it)
         w = cache.shorts.emit(*e, w);
         continue;
       }
       merged.clear();
       merge(part, len, merged, cache);
-      if (!e && len <= kShortPiece) cache.shorts.insert(keys[k].first, keys[k].second, merged.data(), merged.size());
+      if (!e && is_short) cache.shorts.insert(keys[k].first, keys[k].second, merged.data(), merged.size());
       std::memcpy(w, merged.data(), merged.size() * sizeof(uint32_t));
       w += merged.size();
     }
@@ -376,7 +396,7 @@ class BytePairModel {
     void add(uint64_t key, size_t n) { bits[bit(key, n) >> 6] |= uint64_t(1) << (bit(key, n) & 63); }
     bool may_hold(uint64_t key, size_t n) const { return bits[bit(key, n) >> 6] >> (bit(key, n) & 63) & 1; }
   } long_tokens_;
-  ShortPieceTable::Seed seed_;
+  ShortPieceTable short_tokens_{12, 12, HugePages::kNow};  // tokens of 2..15 bytes, read only
   uint32_t byte_ids_[256];
 };
 

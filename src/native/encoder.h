@@ -156,7 +156,7 @@ class Encoder {
   BytePairModel model_;
   int pattern_;
   std::unordered_map<uint32_t, std::string> special_bytes_;
-  mutable PieceCachePool caches_{model_.seed()};
+  mutable PieceCachePool caches_;
 };
 
 // Runs fn(i) for i in [0, n) on up to `threads` threads; rethrows the first exception.

@@ -50,6 +50,7 @@ class HugeArray {
   T& operator[](size_t i) { return data_[i]; }
   const T& operator[](size_t i) const { return data_[i]; }
   size_t size() const { return size_; }
+  HugePages huge_pages() const { return when_; }
 
  private:
   static void advise_huge(void* p, size_t bytes) {

@@ -1,12 +1,12 @@
 // Per-thread memory of pieces and their ids, checked before any merge.
 //
-// Short pieces (2..15 bytes, nearly all of them in real text) live in one open-addressing
-// table keyed by their exact bytes. It starts as a copy of a seed holding every short token of
-// the vocabulary, so "the piece is a token" and "the piece was seen before" are the same single
-// probe, and a miss means the piece must be merged. Pieces of 16..31 bytes (words of two-byte
-// scripts) have a table of their own that starts empty. Probes are computed ahead for a batch
-// of pieces and prefetched, so the tables may be far larger than the CPU caches. Longer pieces
-// go to a small direct-mapped cache compared byte for byte. Either way results never change.
+// Short pieces (2..15 bytes, nearly all of them in real text) are looked up by their exact
+// bytes in a table per thread that remembers every short piece the thread has seen: its ids
+// come from the vocabulary's table of short tokens (one per model, shared, read only) or from a
+// merge. The table starts small and holds the working set, not the vocabulary. Pieces of 16..31 bytes (words of two-byte scripts) have a per-thread table of their
+// own. Probes are computed ahead for a batch of pieces and prefetched, so the tables may be far
+// larger than the CPU caches. Longer pieces go to a small direct-mapped cache compared byte for
+// byte. Either way results never change.
 #pragma once
 #include <algorithm>
 #include <cstdint>
@@ -83,48 +83,39 @@ class PieceTable {
   static constexpr uint32_t kInexact = 32;
   static constexpr int kSpillShift = 6;
 
-  // What every thread's table starts from: empty, or the vocabulary's tokens of the key's size.
-  class Seed {
-   public:
-    explicit Seed(int log = 12) : log_(log) { slots_.assign(size_t(1) << log, Entry{}); }
+  // An empty table of 2^min_log slots that doubles as pieces come, up to 2^max_log slots, and
+  // then starts over empty: memory stays bounded.
+  PieceTable(int min_log, int max_log, HugePages when) : min_log_(min_log), max_log_(max_log), slots_(when) {
+    reset();
+  }
 
-    // tokens[id] = (bytes, length); keeps those of 2..15 bytes.
-    // inexact(id): the token's bytes do not merge back to it.
-    template <class Tokens, class Inexact>
-    void build(const Tokens& tokens, Inexact inexact) {
-      static_assert(W == 2, "only the short table starts from the vocabulary");
-      size_t count = 0;
-      for (const auto& t : tokens) count += fits(t.second);
-      log_ = 12;
-      while ((size_t(1) << log_) < count * 5 / 2) ++log_;  // load <= 0.4 before pieces are added
-      slots_.assign(size_t(1) << log_, Entry{});
-      for (uint32_t id = 0; id < tokens.size(); ++id) {
-        const auto& t = tokens[id];
-        if (!fits(t.second)) continue;
-        Entry e;
-        e.key = short_key(t.first, t.second, t.first, t.first + t.second);
-        e.ids[0] = id;
-        e.info = 1 | (inexact(id) ? kInexact : 0);
-        place(slots_, log_, e.key.hash(), e);
-      }
-      count_ = count;
+  // Holds the vocabulary's tokens of 2..15 bytes (tokens[id] = (bytes, length)), at most 40%
+  // full; meant to be only read from then on. inexact(id): the token's bytes do not merge back
+  // to it.
+  template <class Tokens, class Inexact>
+  void fill_with_tokens(const Tokens& tokens, Inexact inexact) {
+    static_assert(W == 2, "tokens of 2..15 bytes have short keys");
+    size_t count = 0;
+    for (const auto& t : tokens) count += t.second >= 2 && t.second <= kShortPiece;
+    int log = min_log_;
+    while ((size_t(1) << log) < count * 5 / 2) ++log;
+    min_log_ = max_log_ = log;
+    reset();
+    for (uint32_t id = 0; id < tokens.size(); ++id) {
+      const auto& t = tokens[id];
+      if (t.second < 2 || t.second > kShortPiece) continue;
+      Entry e;
+      e.key = short_key(t.first, t.second, t.first, t.first + t.second);
+      e.ids[0] = id;
+      e.info = 1 | (inexact(id) ? kInexact : 0);
+      place(slots_, log_, e.key.hash(), e);
     }
-
-   private:
-    static bool fits(size_t n) { return n >= 2 && n <= kShortPiece; }
-    friend class PieceTable;
-    HugeArray<Entry> slots_;
-    int log_ = 0;
-    size_t count_ = 0;
-  };
-
-  // Doubles at most `doublings` times past the seed's size, then resets to the seed, so memory
-  // stays bounded.
-  PieceTable(const Seed& seed, int doublings) : seed_(seed), max_log_(seed.log_ + doublings) { reset(); }
+    size_ = count;
+  }
 
   void prefetch(uint64_t hash) const { __builtin_prefetch(&slots_[hash >> shift_]); }
 
-  // The entry for key, or nullptr if the piece is neither a seeded token nor seen before.
+  // The entry for key, or nullptr.
   const Entry* find(const Key& k, uint64_t hash) const {
     for (size_t i = hash >> shift_;; i = (i + 1) & mask_) {
       const Entry& e = slots_[i];
@@ -144,11 +135,15 @@ class PieceTable {
     return w + count;
   }
 
+  // Stores a copy of an entry of another table (one with its ids inline).
+  void insert_entry(const Entry& e, uint64_t hash) {
+    make_room();
+    place(slots_, log_, hash, e);
+    ++size_;
+  }
+
   void insert(const Key& k, uint64_t hash, const uint32_t* ids, size_t count) {
-    if ((size_ + 1) * 2 > slots_.size()) {
-      if (log_ < max_log_) grow();
-      else reset();  // full: forget the pieces, keep the tokens
-    }
+    make_room();
     Entry e;
     e.key = k;
     if (count <= kInlineIds) {
@@ -163,6 +158,11 @@ class PieceTable {
   }
 
  private:
+  void make_room() {
+    if ((size_ + 1) * 2 <= slots_.size()) return;
+    if (log_ < max_log_) grow();
+    else reset();  // full: forget the pieces
+  }
   static void place(HugeArray<Entry>& slots, int log, uint64_t hash, const Entry& e) {
     const size_t mask = slots.size() - 1;
     size_t i = hash >> (64 - log);
@@ -175,22 +175,21 @@ class PieceTable {
     mask_ = (size_t(1) << log) - 1;
   }
   void reset() {
-    slots_.assign_copy(seed_.slots_);
-    resize_to(seed_.log_);
-    size_ = seed_.count_;
+    slots_.assign(size_t(1) << min_log_, Entry{});
+    resize_to(min_log_);
+    size_ = 0;
     spill_.clear();
   }
   void grow() {
-    HugeArray<Entry> bigger(slots_.size() * 2, Entry{}, HugePages::kLater);
+    HugeArray<Entry> bigger(slots_.size() * 2, Entry{}, slots_.huge_pages());
     for (size_t i = 0; i < slots_.size(); ++i)
       if (!slots_[i].empty()) place(bigger, log_ + 1, slots_[i].key.hash(), slots_[i]);
     slots_ = std::move(bigger);
     resize_to(log_ + 1);
   }
 
-  const Seed& seed_;
-  const int max_log_;
-  HugeArray<Entry> slots_{HugePages::kLater};  // per thread: made often, must be quick to fault in
+  int min_log_, max_log_;
+  HugeArray<Entry> slots_;
   int log_ = 0, shift_ = 64;
   size_t mask_ = 0, size_ = 0;
   std::vector<uint32_t> spill_;
@@ -232,10 +231,9 @@ class PieceCache {
  public:
   static constexpr size_t kMaxBytes = 256;  // longest piece remembered
 
-  explicit PieceCache(const ShortPieceTable::Seed& seed) : shorts(seed, 1), mediums(empty_medium_seed(), 5) {}
-
-  ShortPieceTable shorts;    // 2..15 bytes, seeded with the vocabulary's tokens that long
-  MediumPieceTable mediums;  // 16..31 bytes (words in Cyrillic, Greek, ...): up to 8 MiB
+  // Per thread, so made often: quick to fault in (huge pages later, if at all).
+  ShortPieceTable shorts{12, 20, HugePages::kLater};   // pieces of 2..15 bytes: up to 32 MiB
+  MediumPieceTable mediums{12, 17, HugePages::kLater}; // pieces of 16..31 bytes: up to 8 MiB
   MergeScratch scratch;
   std::vector<uint32_t> ids;  // a missed piece's ids, before they are stored
   IdBuffer out;               // an encode's ids before they go to the caller's vector
@@ -272,10 +270,6 @@ class PieceCache {
   }
 
  private:
-  static const MediumPieceTable::Seed& empty_medium_seed() {
-    static const MediumPieceTable::Seed seed;
-    return seed;
-  }
   static constexpr int kLongSlotsLog = 12, kPairSlotsLog = 15;
   static constexpr uint64_t kKeyMask = (uint64_t(1) << 40) - 1, kEmptyPair = ~uint64_t(0);
   static constexpr uint32_t kNoMerge = 0xFFFFFF;
@@ -294,8 +288,6 @@ class PieceCache {
 // Caches are kept by the encoder between calls (so they warm up) and lent to one thread at a time.
 class PieceCachePool {
  public:
-  explicit PieceCachePool(const ShortPieceTable::Seed& seed) : seed_(seed) {}
-
   class Lease {
    public:
     explicit Lease(PieceCachePool& pool) : pool_(pool), cache_(pool.take()) {}
@@ -317,13 +309,12 @@ class PieceCachePool {
         return c;
       }
     }
-    return std::make_unique<PieceCache>(seed_);  // copies the seed: outside the lock
+    return std::make_unique<PieceCache>();  // outside the lock
   }
   void give(std::unique_ptr<PieceCache> c) {
     std::lock_guard<std::mutex> g(lock_);
     idle_.push_back(std::move(c));
   }
-  const ShortPieceTable::Seed& seed_;
   std::mutex lock_;
   std::vector<std::unique_ptr<PieceCache>> idle_;
 };
