@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "hash_tables.h"
+#include "inline_hints.h"
 #include "piece_cache.h"
 #include "split_points.h"
 #include "whole_chars.h"
@@ -161,8 +162,8 @@ class BytePairModel {
 
   // A short piece new to this thread: a token (copied from the model's table, with its flag)
   // or merged, and remembered either way.
-  __attribute__((noinline)) uint32_t* first_short(const uint8_t* p, size_t n, const ShortKey& key, uint64_t hash,
-                                                   uint32_t* w, PieceCache& cache) const {
+  TF_NOINLINE uint32_t* first_short(const uint8_t* p, size_t n, const ShortKey& key, uint64_t hash, uint32_t* w,
+                                    PieceCache& cache) const {
     if (const ShortPieceTable::Entry* token = short_tokens_.find(key, hash)) {
       cache.shorts.insert_entry(*token, hash);
       return short_tokens_.emit(*token, w);
@@ -190,7 +191,8 @@ class BytePairModel {
     std::vector<size_t>& cuts = cache.scratch.cuts;  // part boundaries: 0, ..., n
     cuts.assign(1, 0);
     constexpr uint32_t kAscii = ~0u;
-    for (size_t i = 0, prev = kAscii; i < n;) {  // prev: the previous character if non-ASCII
+    uint32_t prev = kAscii;  // the previous character if non-ASCII
+    for (size_t i = 0; i < n;) {
       if (p[i] < 0x80) {
         prev = kAscii;
         ++i;

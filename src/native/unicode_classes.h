@@ -3,6 +3,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "inline_hints.h"
+
 namespace tokenforge {
 
 #include "unicode_classes.inc"
@@ -17,12 +19,6 @@ enum CharClass : uint8_t {
 
 static_assert(kClassStage1[0] == 0, "ASCII lookups assume block 0 holds U+0000..U+00FF");
 
-// For the per-character helpers of the hot loops, which compilers otherwise leave as calls.
-#if defined(__GNUC__)
-#define TF_INLINE inline __attribute__((always_inline))
-#else
-#define TF_INLINE inline
-#endif
 
 TF_INLINE uint8_t class_of(uint32_t cp) {
   if (cp < 0x80) return kClassStage2[cp];
