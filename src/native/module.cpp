@@ -1,11 +1,15 @@
 // Python bindings: coarse calls (a whole text or a whole batch), the GIL released inside.
 #include <Python.h>
+
+#include <string_view>
+#include <unordered_map>
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include "bpe_trainer.h"
 #include "encoder.h"
 #include "tiktoken_file.h"
 
@@ -372,6 +376,49 @@ NB_MODULE(_core, m) {
         nb::arg("first"), nb::arg("last"),
         "Class flags (1 letter, 2 number, 4 space, 8 o200k-upper, 16 o200k-lower) of code points "
         "first..last, for testing the generated tables.");
+
+  m.def("count_pieces",
+        [](nb::handle text, int pattern) {
+          Text t = utf8_of(text);
+          const Pattern pat = Pattern(pattern);
+          std::unordered_map<std::string_view, int64_t> counts;
+          {
+            nb::gil_scoped_release nogil;
+            Scanner scan(t.data, t.size);
+            for (size_t p = 0; p < t.size;) {
+              const size_t e = scan.next(pat, p);
+              ++counts[std::string_view(reinterpret_cast<const char*>(t.data) + p, e - p)];
+              p = e;
+            }
+          }
+          nb::dict out;
+          for (const auto& [piece, n] : counts) out[nb::bytes(piece.data(), piece.size())] = n;
+          return out;
+        },
+        nb::arg("text"), nb::arg("pattern"),
+        "{piece bytes: count} for the pieces the built-in scanner `pattern` cuts `text` into.");
+
+  nb::class_<BpeTrainer>(m, "BpeTrainer")
+      .def(
+          "__init__",
+          [](BpeTrainer* self, nb::handle chunks) {
+            std::vector<std::pair<std::string, int64_t>> list;
+            for (nb::handle item : chunks) {
+              nb::tuple pair = nb::cast<nb::tuple>(item);
+              list.emplace_back(bytes_of(pair[0], "chunk"), nb::cast<int64_t>(pair[1]));
+            }
+            nb::gil_scoped_release nogil;
+            new (self) BpeTrainer(list);
+          },
+          nb::arg("chunks"), "chunks: iterable of (bytes, count)")
+      .def(
+          "train",
+          [](BpeTrainer& t, size_t merges, int64_t min_frequency) {
+            nb::gil_scoped_release nogil;
+            return t.train(merges, min_frequency);
+          },
+          nb::arg("merges"), nb::arg("min_frequency"),
+          "Up to `merges` more merges; [(left id, right id), ...], merge k making id 256 + k.");
 
   m.def("_piece_ends",
         [](nb::handle text, int pattern, bool windowed) {

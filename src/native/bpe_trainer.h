@@ -1,0 +1,161 @@
+// Byte-level BPE training with minbpe's semantics, made incremental.
+//
+// The corpus arrives as a table of unique chunks (pre-split pieces, or whole texts) with their
+// counts. Every chunk starts as its bytes (ids 0..255). Each round merges the most frequent
+// adjacent pair everywhere, left to right without overlap, into a new id (256, 257, ...). A
+// pair's frequency counts every adjacent position, overlapping ones included ("aaa" holds
+// (a, a) twice), weighted by the chunk's count. Ties go to the smallest pair (left id, then
+// right id), so the same input gives the same merges on every run and machine.
+//
+// Instead of recounting the corpus each round, the trainer keeps every pair's count, the
+// chunks each pair occurs in, and a max-heap of (count, pair) whose stale entries are skipped
+// when they surface. A merge only visits the chunks holding its pair: it takes their pairs
+// out of the counts, rewrites them and puts the new pairs back.
+#pragma once
+#include <algorithm>
+#include <cstdint>
+#include <queue>
+#include <stdexcept>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+namespace tokenforge {
+
+class BpeTrainer {
+ public:
+  using Merge = std::pair<uint32_t, uint32_t>;
+
+  // chunks: (bytes, count) with count > 0.
+  explicit BpeTrainer(const std::vector<std::pair<std::string, int64_t>>& chunks) {
+    chunks_.reserve(chunks.size());
+    for (const auto& [bytes, count] : chunks) {
+      if (count <= 0) throw std::invalid_argument("chunk counts must be positive");
+      if (bytes.size() < 2) continue;  // no pairs: it never changes
+      Chunk c{std::vector<uint32_t>(bytes.begin(), bytes.end()), count};
+      for (auto& id : c.ids) id &= 0xFF;  // from char
+      chunks_.push_back(std::move(c));
+    }
+    seen_.assign(chunks_.size(), 0);
+    for (uint32_t w = 0; w < chunks_.size(); ++w) {
+      const Chunk& c = chunks_[w];
+      for (size_t i = 0; i + 1 < c.ids.size(); ++i) {
+        const uint64_t p = key(c.ids[i], c.ids[i + 1]);
+        counts_[p] += c.count;
+        note_occurrence(p, w);
+      }
+    }
+    for (const auto& [p, n] : counts_) heap_.push({n, p});
+  }
+
+  // Up to `merges` more merges, stopping early when no pair occurs at least min_frequency
+  // times (callers run it in steps to show progress). Returns the merges made by this call, in
+  // order; merge k of the whole training creates id 256 + k.
+  std::vector<Merge> train(size_t merges, int64_t min_frequency) {
+    std::vector<Merge> made;
+    while (made.size() < merges) {
+      uint64_t pair;
+      int64_t count;
+      if (!best(pair, count) || count < min_frequency) break;
+      const uint32_t id = next_id_++;
+      merge_everywhere(pair, id);
+      made.emplace_back(uint32_t(pair >> 32), uint32_t(pair));
+    }
+    return made;
+  }
+
+ private:
+  struct Chunk {
+    std::vector<uint32_t> ids;
+    int64_t count;
+  };
+  struct Candidate {
+    int64_t count;
+    uint64_t pair;
+    // std::priority_queue pops the largest: the highest count, then the smallest pair.
+    bool operator<(const Candidate& o) const { return count != o.count ? count < o.count : pair > o.pair; }
+  };
+
+  static uint64_t key(uint32_t a, uint32_t b) { return (uint64_t(a) << 32) | b; }
+
+  void note_occurrence(uint64_t pair, uint32_t chunk) {
+    std::vector<uint32_t>& where = where_[pair];
+    if (where.empty() || where.back() != chunk) where.push_back(chunk);
+  }
+
+  // The most frequent pair with its count; false when no pair is left.
+  bool best(uint64_t& pair, int64_t& count) {
+    while (!heap_.empty()) {
+      const Candidate top = heap_.top();
+      heap_.pop();
+      auto it = counts_.find(top.pair);
+      if (it == counts_.end() || it->second != top.count) continue;  // stale
+      pair = top.pair;
+      count = top.count;
+      return true;
+    }
+    return false;
+  }
+
+  void add(uint64_t pair, int64_t delta) {
+    int64_t& n = counts_[pair];
+    n += delta;
+    touched_.push_back(pair);
+  }
+
+  void merge_everywhere(uint64_t pair, uint32_t id) {
+    const uint32_t a = uint32_t(pair >> 32), b = uint32_t(pair);
+    std::vector<uint32_t> where = std::move(where_[pair]);
+    where_.erase(pair);
+    ++stamp_;
+    touched_.clear();
+    for (uint32_t w : where) {
+      if (seen_[w] == stamp_) continue;
+      seen_[w] = stamp_;
+      Chunk& c = chunks_[w];
+      std::vector<uint32_t>& ids = c.ids;
+      bool holds = false;
+      for (size_t i = 0; i + 1 < ids.size() && !holds; ++i) holds = ids[i] == a && ids[i + 1] == b;
+      if (!holds) continue;  // an older occurrence, merged away since
+      for (size_t i = 0; i + 1 < ids.size(); ++i) add(key(ids[i], ids[i + 1]), -c.count);
+      size_t out = 0;
+      for (size_t i = 0; i < ids.size(); ++i) {
+        if (i + 1 < ids.size() && ids[i] == a && ids[i + 1] == b) {
+          ids[out++] = id;
+          ++i;
+        } else {
+          ids[out++] = ids[i];
+        }
+      }
+      ids.resize(out);
+      for (size_t i = 0; i + 1 < ids.size(); ++i) {
+        const uint64_t p = key(ids[i], ids[i + 1]);
+        add(p, c.count);
+        if (ids[i] == id || ids[i + 1] == id) note_occurrence(p, w);
+      }
+    }
+    std::sort(touched_.begin(), touched_.end());
+    touched_.erase(std::unique(touched_.begin(), touched_.end()), touched_.end());
+    for (uint64_t p : touched_) {
+      auto it = counts_.find(p);
+      if (it == counts_.end()) continue;
+      if (it->second <= 0) {
+        counts_.erase(it);  // (pushed again below only if it comes back)
+        continue;
+      }
+      heap_.push({it->second, p});
+    }
+  }
+
+  std::vector<Chunk> chunks_;
+  std::unordered_map<uint64_t, int64_t> counts_;
+  std::unordered_map<uint64_t, std::vector<uint32_t>> where_;
+  std::priority_queue<Candidate> heap_;
+  std::vector<uint64_t> touched_;
+  std::vector<uint32_t> seen_;
+  uint32_t stamp_ = 0;
+  uint32_t next_id_ = 256;
+};
+
+}  // namespace tokenforge

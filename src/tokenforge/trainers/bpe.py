@@ -1,0 +1,100 @@
+"""Byte-level BPE training with minbpe's semantics, on the native trainer.
+
+>>> enc = train_bpe(["low lower lowest"] * 10, vocab_size=260, pattern="gpt2")
+>>> enc.decode(enc.encode_ordinary("lowest"))
+'lowest'
+
+Text is cut into chunks by a split pattern (merges never cross a chunk's edges), or kept
+whole with ``pattern=None`` (minbpe's BasicTokenizer). Every chunk starts as its UTF-8 bytes,
+ids 0..255; each merge joins the most frequent adjacent pair (every position counts, weighted
+by how often the chunk occurs) into the next id. Ties go to the smallest pair (left id, then
+right id), so the same input gives the same merges everywhere. The result is an `Encoding`,
+whose ranks are the token ids, so it encodes the training text exactly as the trainer merged it.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from typing import Iterable
+
+import regex
+
+from .. import _core
+from ..encoding import Encoding, _without_surrogates
+from ..pretokenizers.patterns import BY_NAME, scanner_id
+
+WHOLE_TEXT = r"[\s\S]+"  # pattern=None: each text is one chunk
+
+
+def _split_pattern(pattern: str | None) -> str:
+    if pattern is None:
+        return WHOLE_TEXT
+    if pattern in BY_NAME:
+        return BY_NAME[pattern]
+    try:
+        regex.compile(pattern)
+    except regex.error as e:
+        raise ValueError(f"pattern {pattern!r} is neither a name ({', '.join(BY_NAME)}) nor a valid regex: {e}")
+    return pattern
+
+
+def _count_chunks(texts: Iterable[str], pat_str: str) -> Counter:
+    counts: Counter = Counter()
+    scanner = scanner_id(pat_str)
+    compiled = regex.compile(pat_str)
+    for i, text in enumerate(texts):
+        if not isinstance(text, str):
+            raise TypeError(f"training text {i} is {type(text).__name__}, not str")
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            text = _without_surrogates(text)
+        if scanner >= 0:
+            counts.update(_core.count_pieces(text, scanner))
+        else:
+            counts.update(m.group().encode("utf-8") for m in compiled.finditer(text))
+    return counts
+
+
+def train_bpe_merges(
+    texts: str | Iterable[str], num_merges: int, pattern: str | None = "cl100k", *, min_frequency: int = 1
+) -> list[tuple[int, int]]:
+    """The merges, in order: merge k joins the pair (left id, right id) into id 256 + k.
+    Stops early when no pair occurs `min_frequency` times."""
+    if not isinstance(num_merges, int) or num_merges < 0:
+        raise ValueError(f"num_merges must be a non-negative int, got {num_merges!r}")
+    if not isinstance(min_frequency, int) or min_frequency < 1:
+        raise ValueError(f"min_frequency must be an int >= 1, got {min_frequency!r}")
+    counts = _count_chunks([texts] if isinstance(texts, str) else texts, _split_pattern(pattern))
+    if not counts:
+        raise ValueError("the training corpus is empty: no text to learn merges from")
+    trainer = _core.BpeTrainer(counts.items())
+    return [tuple(m) for m in trainer.train(num_merges, min_frequency)]
+
+
+def train_bpe(
+    texts: str | Iterable[str],
+    vocab_size: int,
+    pattern: str | None = "cl100k",
+    *,
+    min_frequency: int = 1,
+    special_tokens: dict[str, int] | None = None,
+    name: str = "trained_bpe",
+) -> Encoding:
+    """Train a byte-level BPE `Encoding` of up to `vocab_size` ordinary tokens (256 bytes plus
+    merges) on `texts`. `pattern` is "gpt2", "cl100k", "o200k", any regex, or None (no split).
+    `special_tokens` ({text: id}) are added after training with the ids given."""
+    if not isinstance(vocab_size, int) or vocab_size < 256:
+        raise ValueError(f"vocab_size must be an int >= 256 (the byte tokens), got {vocab_size!r}")
+    merges = train_bpe_merges(texts, vocab_size - 256, pattern, min_frequency=min_frequency)
+    vocab = [bytes([b]) for b in range(256)]
+    ranks = {t: i for i, t in enumerate(vocab)}
+    for a, b in merges:
+        token = vocab[a] + vocab[b]
+        if token in ranks:
+            raise ValueError(
+                f"merge {len(vocab) - 256} ({a}, {b}) gives the bytes of token {ranks[token]} again, "
+                "which a tiktoken-style vocabulary cannot hold; train with fewer merges"
+            )
+        ranks[token] = len(vocab)
+        vocab.append(token)
+    return Encoding(name, pat_str=_split_pattern(pattern), mergeable_ranks=ranks, special_tokens=special_tokens or {})

@@ -1,0 +1,136 @@
+"""Byte-level BPE training against a plain reference trainer (minbpe's loop: count every
+adjacent pair, merge the most frequent, recount), merge by merge; and the trained encodings
+against tiktoken built from the same ranks."""
+from __future__ import annotations
+
+import random
+
+import pytest
+import regex
+
+import tokenforge
+from conftest import CORPUS, read_sample
+from tokenforge.pretokenizers.patterns import BY_NAME
+from tokenforge.trainers import train_bpe, train_bpe_merges
+from tokenforge.trainers.bpe import WHOLE_TEXT
+
+
+def merge_ids(ids: list[int], pair: tuple[int, int], new_id: int) -> list[int]:
+    out, i = [], 0
+    while i < len(ids):
+        if i + 1 < len(ids) and (ids[i], ids[i + 1]) == pair:
+            out.append(new_id)
+            i += 2
+        else:
+            out.append(ids[i])
+            i += 1
+    return out
+
+
+def reference_merges(texts: list[str], num_merges: int, pattern: str | None, min_frequency: int = 1):
+    """minbpe's RegexTokenizer.train, with the documented tie-break (smallest pair)."""
+    pat = regex.compile(WHOLE_TEXT if pattern is None else BY_NAME.get(pattern, pattern))
+    chunks = [list(m.group().encode("utf-8")) for t in texts for m in pat.finditer(t)]
+    merges = []
+    for k in range(num_merges):
+        stats: dict = {}
+        for ids in chunks:
+            for pair in zip(ids, ids[1:]):
+                stats[pair] = stats.get(pair, 0) + 1
+        if not stats:
+            break
+        pair = min(stats, key=lambda p: (-stats[p], p))
+        if stats[pair] < min_frequency:
+            break
+        merges.append(pair)
+        chunks = [merge_ids(ids, pair, 256 + k) for ids in chunks]
+    return merges, chunks
+
+
+def sample(name: str, chars: int) -> str:
+    return read_sample(CORPUS / name, chars)
+
+
+@pytest.mark.parametrize(
+    "corpus, pattern, merges",
+    [
+        ("en-linuxdoc.txt", "cl100k", 300),
+        ("code-python-stdlib.txt", "o200k", 300),
+        ("man/ru.txt", "gpt2", 200),
+        ("man/ja.txt", "o200k", 200),
+        ("en-linuxdoc.txt", r"\w+|\W+", 200),  # a pattern without a native scanner
+        ("man/de.txt", None, 150),  # no split: minbpe's BasicTokenizer
+    ],
+)
+def test_merges_equal_the_reference(corpus, pattern, merges):
+    texts = [sample(corpus, 6000), sample(corpus, 3000)]  # repeated text: counts above 1
+    expected, _ = reference_merges(texts, merges, pattern)
+    assert train_bpe_merges(texts, merges, pattern) == expected
+
+
+def test_overlapping_pairs_and_ties():
+    # "aaaa" holds (a, a) three times; the merge takes positions 0-1 and 2-3. Equal counts go
+    # to the smallest pair.
+    texts = ["aaaa bbbb abab", "aaa", "ba ab"]
+    for pattern in [None, "gpt2"]:
+        expected, _ = reference_merges(texts, 20, pattern)
+        assert train_bpe_merges(texts, 20, pattern) == expected
+
+
+def test_random_texts_match_the_reference():
+    rng = random.Random(11)
+    for _ in range(30):
+        alphabet = rng.choice(["ab", "abc ", "xy z\n", "aé世 "])
+        texts = ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 60))) for _ in range(rng.randint(1, 4))]
+        if not any(texts):
+            continue
+        pattern = rng.choice([None, "gpt2", "cl100k", "o200k"])
+        expected, _ = reference_merges(texts, 30, pattern)
+        assert train_bpe_merges(texts, 30, pattern) == expected, (texts, pattern)
+
+
+def test_min_frequency_stops_training():
+    texts = ["abcabcabc xyz"]
+    expected, _ = reference_merges(texts, 50, None, min_frequency=2)
+    got = train_bpe_merges(texts, 50, None, min_frequency=2)
+    assert got == expected and len(got) < 50
+
+
+@pytest.mark.parametrize("pattern", ["cl100k", "o200k", None])
+def test_trained_encoding_reproduces_the_trainer_and_tiktoken(pattern, tiktoken_module):
+    texts = [sample("en-linuxdoc.txt", 8000), sample("man/fr.txt", 3000)]
+    enc = train_bpe(texts, 256 + 250, pattern, special_tokens={"<|end|>": 1000})
+    merges, final_chunks = reference_merges(texts, 250, pattern)
+    assert enc.n_vocab == 1001 and enc.encode("<|end|>", allowed_special="all") == [1000]
+    # The trainer's final state is the encoding of each chunk.
+    expected = [i for ids in final_chunks for i in ids]
+    assert [i for t in texts for i in enc.encode_ordinary(t)] == expected
+    # tiktoken, given the same ranks and pattern, agrees on other text too.
+    ref = tiktoken_module.Encoding(
+        "trained", pat_str=enc._pat_str, mergeable_ranks=enc._mergeable_ranks, special_tokens={"<|end|>": 1000}
+    )
+    other = sample("man/es.txt", 8000)
+    assert enc.encode_ordinary(other) == ref.encode_ordinary(other)
+
+
+def test_bad_input_is_refused_clearly():
+    with pytest.raises(ValueError, match="vocab_size"):
+        train_bpe("abc", 255)
+    with pytest.raises(ValueError, match="empty"):
+        train_bpe([], 300)
+    with pytest.raises(ValueError, match="empty"):
+        train_bpe(["", ""], 300)
+    with pytest.raises(ValueError, match="min_frequency"):
+        train_bpe("abc", 300, min_frequency=0)
+    with pytest.raises(ValueError, match="pattern"):
+        train_bpe("abc", 300, pattern="(unclosed")
+    with pytest.raises(TypeError, match="not str"):
+        train_bpe(["abc", b"def"], 300)
+    with pytest.raises(ValueError, match="special"):
+        train_bpe("abcabc", 260, special_tokens={"<|x|>": 256})  # an ordinary token's id
+
+
+def test_lone_surrogates_train_like_they_encode():
+    enc = train_bpe(["ab\ud800ab" * 5], 270, "gpt2")
+    assert isinstance(enc, tokenforge.Encoding)
+    assert enc.decode(enc.encode_ordinary("ab\ud800ab")) == "ab\ufffdab"
