@@ -9,8 +9,8 @@
 //
 // Instead of recounting the corpus each round, the trainer keeps every pair's count, the
 // chunks each pair occurs in, and a max-heap of (count, pair) whose stale entries are skipped
-// when they surface. A merge only visits the chunks holding its pair: it takes their pairs
-// out of the counts, rewrites them and puts the new pairs back.
+// when they surface. A merge only visits the chunks holding its pair and changes only the
+// counts of the pairs next to each merged occurrence.
 #pragma once
 #include <algorithm>
 #include <cstdint>
@@ -115,25 +115,31 @@ class BpeTrainer {
       seen_[w] = stamp_;
       Chunk& c = chunks_[w];
       std::vector<uint32_t>& ids = c.ids;
-      bool holds = false;
-      for (size_t i = 0; i + 1 < ids.size() && !holds; ++i) holds = ids[i] == a && ids[i + 1] == b;
-      if (!holds) continue;  // an older occurrence, merged away since
-      for (size_t i = 0; i + 1 < ids.size(); ++i) add(key(ids[i], ids[i + 1]), -c.count);
+      // Left to right, without overlap. At each merge the pairs with the neighbours change:
+      // (prev, a) becomes (prev, id) and (b, next) becomes (id, next), where prev is what was
+      // written last (perhaps a merge just made) and next is still unmerged.
+      const int64_t n = c.count;
       size_t out = 0;
-      for (size_t i = 0; i < ids.size(); ++i) {
+      for (size_t i = 0; i < ids.size();) {
         if (i + 1 < ids.size() && ids[i] == a && ids[i + 1] == b) {
+          add(pair, -n);
+          if (out > 0) {
+            add(key(ids[out - 1], a), -n);
+            add(key(ids[out - 1], id), n);
+            note_occurrence(key(ids[out - 1], id), w);
+          }
+          if (i + 2 < ids.size()) {
+            add(key(b, ids[i + 2]), -n);
+            add(key(id, ids[i + 2]), n);
+            note_occurrence(key(id, ids[i + 2]), w);
+          }
           ids[out++] = id;
-          ++i;
+          i += 2;
         } else {
-          ids[out++] = ids[i];
+          ids[out++] = ids[i++];
         }
       }
-      ids.resize(out);
-      for (size_t i = 0; i + 1 < ids.size(); ++i) {
-        const uint64_t p = key(ids[i], ids[i + 1]);
-        add(p, c.count);
-        if (ids[i] == id || ids[i + 1] == id) note_occurrence(p, w);
-      }
+      ids.resize(out);  // unchanged if the pair was merged away here since it was noted
     }
     std::sort(touched_.begin(), touched_.end());
     touched_.erase(std::unique(touched_.begin(), touched_.end()), touched_.end());
