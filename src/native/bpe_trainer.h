@@ -21,14 +21,95 @@
 #include <utility>
 #include <vector>
 
+#include "encoder.h"
+#include "scanner.h"
+
 namespace tokenforge {
+
+// The chunk table a trainer starts from: each unique chunk's bytes and how often it occurs.
+using ChunkCounts = std::unordered_map<std::string, int64_t>;
+
+// Counts the pieces the built-in scanner `pattern` cuts each text into, texts spread over up to
+// `threads` threads (each counts its share into a table of its own; the tables are then added).
+template <class Texts>
+void count_chunks(const Texts& texts, Pattern pattern, size_t threads, ChunkCounts& into) {
+  threads = std::max<size_t>(1, std::min(threads, texts.size()));
+  std::vector<ChunkCounts> parts(threads);
+  parallel_for(threads, threads, [&](size_t part) {
+    ChunkCounts& counts = parts[part];
+    for (size_t i = part; i < texts.size(); i += threads) {
+      const auto& [s, n] = texts[i];
+      Scanner scan(s, n);
+      for (size_t p = 0; p < n;) {
+        const size_t e = scan.next(pattern, p);
+        ++counts[std::string(reinterpret_cast<const char*>(s) + p, e - p)];
+        p = e;
+      }
+    }
+  });
+  for (ChunkCounts& part : parts) {
+    if (into.empty()) into.swap(part);
+    else for (const auto& [chunk, n] : part) into[chunk] += n;
+  }
+}
+
+// Pair -> count, open addressing (pairs are never removed; a count may drop to zero). Each
+// slot also remembers the last merge that changed it, so a merge lists each pair it touched once.
+class PairCounts {
+ public:
+  struct Slot {
+    uint64_t pair = kEmpty;
+    int64_t count = 0;
+    uint32_t stamp = 0;
+  };
+
+  PairCounts() { slots_.resize(size_t(1) << 16); }
+
+  Slot& at(uint64_t pair) {
+    if ((size_ + 1) * 2 > slots_.size()) grow();
+    Slot& s = slots_[index_of(slots_, pair)];
+    if (s.pair == kEmpty) {
+      s.pair = pair;
+      ++size_;
+    }
+    return s;
+  }
+  int64_t count(uint64_t pair) const {
+    const Slot& s = slots_[index_of(slots_, pair)];
+    return s.pair == pair ? s.count : 0;
+  }
+  template <class Fn>
+  void for_each(Fn fn) const {
+    for (const Slot& s : slots_)
+      if (s.pair != kEmpty) fn(s.pair, s.count);
+  }
+
+ private:
+  static constexpr uint64_t kEmpty = ~uint64_t(0);  // (2^32-1, 2^32-1): never a pair of ids
+  // The slot holding pair, or the empty slot where it would go.
+  static size_t index_of(const std::vector<Slot>& slots, uint64_t pair) {
+    const size_t mask = slots.size() - 1;
+    size_t i = mix64(pair) & mask;
+    while (slots[i].pair != kEmpty && slots[i].pair != pair) i = (i + 1) & mask;
+    return i;
+  }
+  void grow() {
+    std::vector<Slot> bigger(slots_.size() * 2);
+    for (const Slot& s : slots_)
+      if (s.pair != kEmpty) bigger[index_of(bigger, s.pair)] = s;
+    slots_.swap(bigger);
+  }
+  std::vector<Slot> slots_;
+  size_t size_ = 0;
+};
 
 class BpeTrainer {
  public:
   using Merge = std::pair<uint32_t, uint32_t>;
 
   // chunks: (bytes, count) with count > 0.
-  explicit BpeTrainer(const std::vector<std::pair<std::string, int64_t>>& chunks) {
+  template <class Chunks>
+  explicit BpeTrainer(const Chunks& chunks) {
     chunks_.reserve(chunks.size());
     for (const auto& [bytes, count] : chunks) {
       if (count <= 0) throw std::invalid_argument("chunk counts must be positive");
@@ -42,11 +123,11 @@ class BpeTrainer {
       const Chunk& c = chunks_[w];
       for (size_t i = 0; i + 1 < c.ids.size(); ++i) {
         const uint64_t p = key(c.ids[i], c.ids[i + 1]);
-        counts_[p] += c.count;
+        counts_.at(p).count += c.count;
         note_occurrence(p, w);
       }
     }
-    for (const auto& [p, n] : counts_) heap_.push({n, p});
+    counts_.for_each([&](uint64_t p, int64_t n) { heap_.push({n, p}); });
   }
 
   // Up to `merges` more merges, stopping early when no pair occurs at least min_frequency
@@ -89,8 +170,7 @@ class BpeTrainer {
     while (!heap_.empty()) {
       const Candidate top = heap_.top();
       heap_.pop();
-      auto it = counts_.find(top.pair);
-      if (it == counts_.end() || it->second != top.count) continue;  // stale
+      if (counts_.count(top.pair) != top.count) continue;  // stale
       pair = top.pair;
       count = top.count;
       return true;
@@ -99,9 +179,12 @@ class BpeTrainer {
   }
 
   void add(uint64_t pair, int64_t delta) {
-    int64_t& n = counts_[pair];
-    n += delta;
-    touched_.push_back(pair);
+    PairCounts::Slot& s = counts_.at(pair);
+    s.count += delta;
+    if (s.stamp != stamp_) {
+      s.stamp = stamp_;
+      touched_.push_back(pair);
+    }
   }
 
   void merge_everywhere(uint64_t pair, uint32_t id) {
@@ -141,21 +224,14 @@ class BpeTrainer {
       }
       ids.resize(out);  // unchanged if the pair was merged away here since it was noted
     }
-    std::sort(touched_.begin(), touched_.end());
-    touched_.erase(std::unique(touched_.begin(), touched_.end()), touched_.end());
     for (uint64_t p : touched_) {
-      auto it = counts_.find(p);
-      if (it == counts_.end()) continue;
-      if (it->second <= 0) {
-        counts_.erase(it);  // (pushed again below only if it comes back)
-        continue;
-      }
-      heap_.push({it->second, p});
+      const int64_t n = counts_.count(p);
+      if (n > 0) heap_.push({n, p});
     }
   }
 
   std::vector<Chunk> chunks_;
-  std::unordered_map<uint64_t, int64_t> counts_;
+  PairCounts counts_;
   std::unordered_map<uint64_t, std::vector<uint32_t>> where_;
   std::priority_queue<Candidate> heap_;
   std::vector<uint64_t> touched_;

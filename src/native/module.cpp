@@ -1,8 +1,5 @@
 // Python bindings: coarse calls (a whole text or a whole batch), the GIL released inside.
 #include <Python.h>
-
-#include <string_view>
-#include <unordered_map>
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/pair.h>
@@ -377,40 +374,40 @@ NB_MODULE(_core, m) {
         "Class flags (1 letter, 2 number, 4 space, 8 o200k-upper, 16 o200k-lower) of code points "
         "first..last, for testing the generated tables.");
 
-  m.def("count_pieces",
-        [](nb::handle text, int pattern) {
-          Text t = utf8_of(text);
-          const Pattern pat = Pattern(pattern);
-          std::unordered_map<std::string_view, int64_t> counts;
-          {
+  nb::class_<ChunkCounts>(m, "ChunkCounts", "The chunk table of a training corpus: {chunk bytes: count}.")
+      .def(nb::init<>())
+      .def(
+          "add_texts",
+          [](ChunkCounts& counts, nb::handle texts, int pattern, size_t threads) {
+            std::vector<Text> all = utf8_of_all(texts);
+            std::vector<std::pair<const uint8_t*, size_t>> views;
+            for (const Text& t : all) views.emplace_back(t.data, t.size);
             nb::gil_scoped_release nogil;
-            Scanner scan(t.data, t.size);
-            for (size_t p = 0; p < t.size;) {
-              const size_t e = scan.next(pat, p);
-              ++counts[std::string_view(reinterpret_cast<const char*>(t.data) + p, e - p)];
-              p = e;
-            }
-          }
-          nb::dict out;
-          for (const auto& [piece, n] : counts) out[nb::bytes(piece.data(), piece.size())] = n;
-          return out;
-        },
-        nb::arg("text"), nb::arg("pattern"),
-        "{piece bytes: count} for the pieces the built-in scanner `pattern` cuts `text` into.");
+            count_chunks(views, Pattern(pattern), threads, counts);
+          },
+          nb::arg("texts"), nb::arg("pattern"), nb::arg("threads"),
+          "Counts the pieces the built-in scanner `pattern` cuts each text into, on threads.")
+      .def(
+          "add",
+          [](ChunkCounts& counts, nb::bytes chunk, int64_t n) {
+            counts[std::string(chunk.c_str(), chunk.size())] += n;
+          },
+          nb::arg("chunk"), nb::arg("count") = 1)
+      .def("__len__", [](const ChunkCounts& counts) { return counts.size(); })
+      .def("items", [](const ChunkCounts& counts) {
+        nb::list out;
+        for (const auto& [chunk, n] : counts) out.append(nb::make_tuple(nb::bytes(chunk.data(), chunk.size()), n));
+        return out;
+      });
 
   nb::class_<BpeTrainer>(m, "BpeTrainer")
       .def(
           "__init__",
-          [](BpeTrainer* self, nb::handle chunks) {
-            std::vector<std::pair<std::string, int64_t>> list;
-            for (nb::handle item : chunks) {
-              nb::tuple pair = nb::cast<nb::tuple>(item);
-              list.emplace_back(bytes_of(pair[0], "chunk"), nb::cast<int64_t>(pair[1]));
-            }
+          [](BpeTrainer* self, const ChunkCounts& chunks) {
             nb::gil_scoped_release nogil;
-            new (self) BpeTrainer(list);
+            new (self) BpeTrainer(chunks);
           },
-          nb::arg("chunks"), "chunks: iterable of (bytes, count)")
+          nb::arg("chunks"))
       .def(
           "train",
           [](BpeTrainer& t, size_t merges, int64_t min_frequency) {

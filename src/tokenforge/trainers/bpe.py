@@ -13,6 +13,7 @@ whose ranks are the token ids, so it encodes the training text exactly as the tr
 """
 from __future__ import annotations
 
+import os
 from collections import Counter
 from typing import Iterable
 
@@ -23,6 +24,7 @@ from ..encoding import Encoding, _without_surrogates
 from ..pretokenizers.patterns import BY_NAME, scanner_id
 
 WHOLE_TEXT = r"[\s\S]+"  # pattern=None: each text is one chunk
+_BATCH_CHARS = 1 << 26  # text counted per native call
 
 
 def _split_pattern(pattern: str | None) -> str:
@@ -37,10 +39,24 @@ def _split_pattern(pattern: str | None) -> str:
     return pattern
 
 
-def _count_chunks(texts: Iterable[str], pat_str: str) -> Counter:
-    counts: Counter = Counter()
+def _count_chunks(texts: Iterable[str], pat_str: str) -> _core.ChunkCounts:
+    # Texts are counted a batch at a time (natively, on all cores, for the built-in patterns),
+    # so only the table of unique chunks is ever held whole.
+    counts = _core.ChunkCounts()
     scanner = scanner_id(pat_str)
     compiled = regex.compile(pat_str)
+    batch: list[str] = []
+    batch_chars = 0
+
+    def flush() -> None:
+        if scanner >= 0:
+            counts.add_texts(batch, scanner, os.cpu_count() or 1)
+        else:
+            for text in batch:
+                for chunk, n in Counter(m.group().encode("utf-8") for m in compiled.finditer(text)).items():
+                    counts.add(chunk, n)
+        batch.clear()
+
     for i, text in enumerate(texts):
         if not isinstance(text, str):
             raise TypeError(f"training text {i} is {type(text).__name__}, not str")
@@ -48,10 +64,12 @@ def _count_chunks(texts: Iterable[str], pat_str: str) -> Counter:
             text.encode("utf-8")
         except UnicodeEncodeError:
             text = _without_surrogates(text)
-        if scanner >= 0:
-            counts.update(_core.count_pieces(text, scanner))
-        else:
-            counts.update(m.group().encode("utf-8") for m in compiled.finditer(text))
+        batch.append(text)
+        batch_chars += len(text)
+        if batch_chars >= _BATCH_CHARS:
+            flush()
+            batch_chars = 0
+    flush()
     return counts
 
 
@@ -65,9 +83,9 @@ def train_bpe_merges(
     if not isinstance(min_frequency, int) or min_frequency < 1:
         raise ValueError(f"min_frequency must be an int >= 1, got {min_frequency!r}")
     counts = _count_chunks([texts] if isinstance(texts, str) else texts, _split_pattern(pattern))
-    if not counts:
+    if not len(counts):
         raise ValueError("the training corpus is empty: no text to learn merges from")
-    trainer = _core.BpeTrainer(counts.items())
+    trainer = _core.BpeTrainer(counts)
     return [tuple(m) for m in trainer.train(num_merges, min_frequency)]
 
 
