@@ -114,9 +114,8 @@ class BpeTrainer {
     for (const auto& [bytes, count] : chunks) {
       if (count <= 0) throw std::invalid_argument("chunk counts must be positive");
       if (bytes.size() < 2) continue;  // no pairs: it never changes
-      Chunk c{std::vector<uint32_t>(bytes.begin(), bytes.end()), count};
-      for (auto& id : c.ids) id &= 0xFF;  // from char
-      chunks_.push_back(std::move(c));
+      const auto* b = reinterpret_cast<const uint8_t*>(bytes.data());
+      chunks_.push_back(Chunk{std::vector<uint32_t>(b, b + bytes.size()), count});
     }
     seen_.assign(chunks_.size(), 0);
     for (uint32_t w = 0; w < chunks_.size(); ++w) {
