@@ -167,7 +167,8 @@ class Context:
     def hf_json(self, name: str) -> str:
         if name in self._hf_json:
             return self._hf_json[name]
-        pat = hf_pattern(self.pattern(name))
+        hf_json = import_tokenforge().formats.hf_tokenizer_json
+        pat = hf_json.hf_split_pattern(self.pattern(name))
         gpt2 = name in GPT2_STYLE
         key = hashlib.sha256(self.vocab_bytes(name) + pat.encode() + (b"gpt2" if gpt2 else b"") + b"v1").hexdigest()[:16]
         cached = self.cache_dir / f"{name}-{key}.tokenizer.json"
@@ -175,7 +176,8 @@ class Context:
         if cached.exists():
             text = cached.read_text(encoding="utf-8")
         else:
-            text = json.dumps(build_hf_tokenizer_json(self.ranks(name), pat, gpt2_style=gpt2), ensure_ascii=False)
+            doc = hf_json.tokenizer_json(self.ranks(name), self.pattern(name), gpt2_style=gpt2)
+            text = json.dumps(doc, ensure_ascii=False)
             try:
                 self.cache_dir.mkdir(parents=True, exist_ok=True)
                 tmp = cached.with_suffix(f".{os.getpid()}.tmp")
@@ -197,74 +199,10 @@ class Context:
 # --------------------------------------------------------------------------- HF json
 
 
-def hf_pattern(pat: str) -> str:
-    r"""The split regex rewritten so HF's Oniguruma (Ruby syntax) reads it as tiktoken does.
-
-    * ``\p{N}{1,3}+`` is possessive in tiktoken's engine but Oniguruma reads it as
-      ``(\p{N}{1,3})+`` (unbounded digit runs): use the plain ``\p{N}{1,3}``; with nothing
-      after it in its alternative, possessive and greedy match the same.
-    * ``?+``, ``++``, ``*+`` are possessive in Oniguruma too, so they stay. In particular
-      ``\s++$`` must stay possessive: Oniguruma's ``$`` also matches before any ``\n``,
-      and a greedy ``\s+$`` would then stop before a newline inside the text.
-    """
-    return pat.replace(r"\p{N}{1,3}+", r"\p{N}{1,3}")
-
-
 # r50k/p50k are GPT-2's vocabulary: give HF/tokie GPT-2's own tokenizer.json form (the
 # ByteLevel pre-tokenizer with its built-in regex, which tiktoken_ext documents as equivalent
 # to r50k's pattern). tokie handles that form exactly; with an explicit Split it does not.
 GPT2_STYLE = ("p50k_base", "r50k_base")
-
-
-def build_hf_tokenizer_json(ranks: Dict[bytes, int], pattern: str, gpt2_style: bool = False) -> dict:
-    # GPT-2's byte<->unicode table and merge recovery, from tokenforge's GPT-2 file support.
-    gpt2_files = import_tokenforge().formats.gpt2_files
-    b2u = gpt2_files.bytes_to_unicode()
-
-    def u(b: bytes) -> str:
-        return "".join(b2u[x] for x in b)
-
-    vocab = {u(tok): rank for tok, rank in ranks.items()}
-    merges = []
-    for tok, rank in sorted(ranks.items(), key=lambda kv: kv[1]):
-        if len(tok) < 2:
-            continue
-        parts = gpt2_files.split_for_merge(ranks, tok, rank)
-        if len(parts) == 2:  # unreachable tokens (!= 2 parts) are still hit whole via ignore_merges
-            merges.append(f"{u(parts[0])} {u(parts[1])}")
-    return {
-        "version": "1.0",
-        "truncation": None,
-        "padding": None,
-        "added_tokens": [],
-        "normalizer": None,
-        "pre_tokenizer": (
-            {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True}
-            if gpt2_style
-            else {
-                "type": "Sequence",
-                "pretokenizers": [
-                    {"type": "Split", "pattern": {"Regex": pattern}, "behavior": "Isolated", "invert": False},
-                    {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": False},
-                ],
-            }
-        ),
-        "post_processor": None,
-        "decoder": {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True, "use_regex": True},
-        "model": {
-            "type": "BPE",
-            "dropout": None,
-            "unk_token": None,
-            "continuing_subword_prefix": None,
-            "end_of_word_suffix": None,
-            "fuse_unk": False,
-            "byte_fallback": False,
-            # tiktoken looks a whole pre-token up in the vocab before merging; so does this
-            "ignore_merges": True,
-            "vocab": vocab,
-            "merges": merges,
-        },
-    }
 
 
 # --------------------------------------------------------------------------- adapters

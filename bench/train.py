@@ -63,16 +63,14 @@ def train_rustbpe(docs, vocab):
 def train_hf(docs, vocab):
     from tokenizers import Regex, Tokenizer, models, pre_tokenizers, trainers
 
-    sys.path.insert(0, str(HERE))
-    from _peers import hf_pattern
-
     sys.path.insert(0, str(HERE.parent / "src"))
+    from tokenforge.formats.hf_tokenizer_json import hf_split_pattern
     from tokenforge.pretokenizers.patterns import CL100K
 
     tok = Tokenizer(models.BPE())
     tok.pre_tokenizer = pre_tokenizers.Sequence(
         [
-            pre_tokenizers.Split(Regex(hf_pattern(CL100K)), behavior="isolated"),
+            pre_tokenizers.Split(Regex(hf_split_pattern(CL100K)), behavior="isolated"),
             pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
         ]
     )

@@ -134,3 +134,33 @@ def test_lone_surrogates_train_like_they_encode():
     enc = train_bpe(["ab\ud800ab" * 5], 270, "gpt2")
     assert isinstance(enc, tokenforge.Encoding)
     assert enc.decode(enc.encode_ordinary("ab\ud800ab")) == "ab\ufffdab"
+
+
+@pytest.mark.parametrize("pattern", ["cl100k", "o200k"])
+def test_exports_give_the_same_ids(pattern, tiktoken_module, tmp_path):
+    """A trained encoding written as .tiktoken (read back by tiktoken and by us) and as HF
+    tokenizer.json (read by HF tokenizers, whose regex engine needs the pattern rewritten)."""
+    from tiktoken.load import load_tiktoken_bpe
+    from tokenizers import Tokenizer
+
+    texts = [sample("en-linuxdoc.txt", 30000), sample("code-python-stdlib.txt", 20000)]
+    specials = {"<|endoftext|>": 700}
+    enc = train_bpe(texts, 256 + 300, pattern, special_tokens=specials)
+    probe = [sample("man/fr.txt", 4000), sample("code-python-stdlib.txt", 4000), "1234567 89 2024-11-22\n\n  x"]
+
+    path = tmp_path / "trained.tiktoken"
+    tokenforge.dump_tiktoken_bpe(enc._mergeable_ranks, path)
+    theirs = tiktoken_module.Encoding(
+        "t", pat_str=enc._pat_str, mergeable_ranks=load_tiktoken_bpe(str(path)),
+        special_tokens=specials,
+    )
+    ours = tokenforge.load_tiktoken(path, pat_str=enc._pat_str, special_tokens=specials)
+    hf_path = tmp_path / "tokenizer.json"
+    tokenforge.save_tokenizer_json(enc, hf_path)
+    hf = Tokenizer.from_file(str(hf_path))
+    for text in probe:
+        ids = enc.encode_ordinary(text)
+        assert theirs.encode_ordinary(text) == ids
+        assert ours.encode_ordinary(text) == ids
+        assert hf.encode(text, add_special_tokens=False).ids == ids
+    assert hf.encode("a<|endoftext|>b").ids == enc.encode("a<|endoftext|>b", allowed_special="all")
