@@ -164,3 +164,11 @@ def test_exports_give_the_same_ids(pattern, tiktoken_module, tmp_path):
         assert ours.encode_ordinary(text) == ids
         assert hf.encode(text, add_special_tokens=False).ids == ids
     assert hf.encode("a<|endoftext|>b").ids == enc.encode("a<|endoftext|>b", allowed_special="all")
+
+
+def test_progress_on_request_only(capsys):
+    train_bpe(["abcabc abd"] * 20, 270, "gpt2")
+    assert capsys.readouterr().err == ""  # not a terminal: quiet by default
+    train_bpe(["abcabc abd"] * 20, 270, "gpt2", progress=True)
+    err = capsys.readouterr().err
+    assert "counting chunks: 20 texts" in err and "merges: " in err

@@ -22,6 +22,7 @@ import regex
 from .. import _core
 from ..encoding import Encoding, _without_surrogates
 from ..pretokenizers.patterns import BY_NAME, scanner_id
+from ..progress import Progress
 
 WHOLE_TEXT = r"[\s\S]+"  # pattern=None: each text is one chunk
 _BATCH_CHARS = 1 << 26  # text counted per native call
@@ -39,7 +40,7 @@ def _split_pattern(pattern: str | None) -> str:
     return pattern
 
 
-def _count_chunks(texts: Iterable[str], pat_str: str) -> _core.ChunkCounts:
+def _count_chunks(texts: Iterable[str], pat_str: str, progress: bool | None) -> _core.ChunkCounts:
     # Texts are counted a batch at a time (natively, on all cores, for the built-in patterns),
     # so only the table of unique chunks is ever held whole.
     counts = _core.ChunkCounts()
@@ -57,36 +58,56 @@ def _count_chunks(texts: Iterable[str], pat_str: str) -> _core.ChunkCounts:
                     counts.add(chunk, n)
         batch.clear()
 
-    for i, text in enumerate(texts):
-        if not isinstance(text, str):
-            raise TypeError(f"training text {i} is {type(text).__name__}, not str")
-        try:
-            text.encode("utf-8")
-        except UnicodeEncodeError:
-            text = _without_surrogates(text)
-        batch.append(text)
-        batch_chars += len(text)
-        if batch_chars >= _BATCH_CHARS:
-            flush()
-            batch_chars = 0
-    flush()
+    read_chars = seen = 0
+    with Progress("counting chunks", unit="texts", enabled=progress) as shown:
+        for seen, text in enumerate(texts, 1):
+            if not isinstance(text, str):
+                raise TypeError(f"training text {seen - 1} is {type(text).__name__}, not str")
+            try:
+                text.encode("utf-8")
+            except UnicodeEncodeError:
+                text = _without_surrogates(text)
+            batch.append(text)
+            batch_chars += len(text)
+            if batch_chars >= _BATCH_CHARS:
+                flush()
+                read_chars += batch_chars
+                batch_chars = 0
+                shown.update(seen, f"{read_chars / 1e6:,.0f}M chars, {len(counts):,} unique chunks")
+        flush()
+        shown.update(seen, f"{len(counts):,} unique chunks")
     return counts
 
 
 def train_bpe_merges(
-    texts: str | Iterable[str], num_merges: int, pattern: str | None = "cl100k", *, min_frequency: int = 1
+    texts: str | Iterable[str],
+    num_merges: int,
+    pattern: str | None = "cl100k",
+    *,
+    min_frequency: int = 1,
+    progress: bool | None = None,
 ) -> list[tuple[int, int]]:
     """The merges, in order: merge k joins the pair (left id, right id) into id 256 + k.
-    Stops early when no pair occurs `min_frequency` times."""
+    Stops early when no pair occurs `min_frequency` times. `progress`: show progress on stderr
+    (default: when it is a terminal)."""
     if not isinstance(num_merges, int) or num_merges < 0:
         raise ValueError(f"num_merges must be a non-negative int, got {num_merges!r}")
     if not isinstance(min_frequency, int) or min_frequency < 1:
         raise ValueError(f"min_frequency must be an int >= 1, got {min_frequency!r}")
-    counts = _count_chunks([texts] if isinstance(texts, str) else texts, _split_pattern(pattern))
+    counts = _count_chunks([texts] if isinstance(texts, str) else texts, _split_pattern(pattern), progress)
     if not len(counts):
         raise ValueError("the training corpus is empty: no text to learn merges from")
     trainer = _core.BpeTrainer(counts)
-    return [tuple(m) for m in trainer.train(num_merges, min_frequency)]
+    merges: list[tuple[int, int]] = []
+    step = max(1, num_merges // 200)  # the native loop runs in steps so progress can show
+    with Progress("merges", total=num_merges, enabled=progress) as shown:
+        while len(merges) < num_merges:
+            made = trainer.train(min(step, num_merges - len(merges)), min_frequency)
+            merges += [tuple(m) for m in made]
+            shown.update(len(merges))
+            if len(made) < step:
+                break
+    return merges
 
 
 def train_bpe(
@@ -97,13 +118,15 @@ def train_bpe(
     min_frequency: int = 1,
     special_tokens: dict[str, int] | None = None,
     name: str = "trained_bpe",
+    progress: bool | None = None,
 ) -> Encoding:
     """Train a byte-level BPE `Encoding` of up to `vocab_size` ordinary tokens (256 bytes plus
     merges) on `texts`. `pattern` is "gpt2", "cl100k", "o200k", any regex, or None (no split).
-    `special_tokens` ({text: id}) are added after training with the ids given."""
+    `special_tokens` ({text: id}) are added after training with the ids given. `progress`: show
+    progress on stderr (default: when it is a terminal)."""
     if not isinstance(vocab_size, int) or vocab_size < 256:
         raise ValueError(f"vocab_size must be an int >= 256 (the byte tokens), got {vocab_size!r}")
-    merges = train_bpe_merges(texts, vocab_size - 256, pattern, min_frequency=min_frequency)
+    merges = train_bpe_merges(texts, vocab_size - 256, pattern, min_frequency=min_frequency, progress=progress)
     vocab = [bytes([b]) for b in range(256)]
     ranks = {t: i for i, t in enumerate(vocab)}
     for a, b in merges:
