@@ -172,3 +172,16 @@ def test_progress_on_request_only(capsys):
     train_bpe(["abcabc abd"] * 20, 270, "gpt2", progress=True)
     err = capsys.readouterr().err
     assert "counting chunks: 20 texts" in err and "merges: " in err
+
+
+def test_files_stream_in_pieces_that_train_like_the_whole(tmp_path):
+    from tokenforge.trainers import read_text_files
+
+    en, ja = sample("en-linuxdoc.txt", 2_500_000), sample("man/ja.txt", 700_000)  # ja: ~2 MB of UTF-8
+    (tmp_path / "en.txt").write_text(en, encoding="utf-8")
+    (tmp_path / "ja.txt").write_text(ja, encoding="utf-8")
+    parts = list(read_text_files(tmp_path / "en.txt"))
+    assert len(parts) > 1 and "".join(parts) == en  # cut, and nothing lost at block edges
+    assert "".join(read_text_files(str(tmp_path / "ja.txt"))) == ja  # characters across blocks
+    assert train_bpe_merges(parts, 200) == train_bpe_merges([en], 200)
+    assert train_bpe_merges(read_text_files(tmp_path / "*.txt"), 100, "o200k") == train_bpe_merges([en, ja], 100, "o200k")

@@ -168,3 +168,37 @@ def test_special_as_text():
 def test_cli_module_entry_point():
     _, out, _ = run("encode", "hello world", module="tokenforge.cli")
     assert _ids(out) == [15339, 1917]
+
+
+def test_train_writes_a_vocabulary_and_reports_compression(tmp_path):
+    data = tmp_path / "data"
+    (data / "sub").mkdir(parents=True)
+    (data / "a.txt").write_text("the cat sat on the mat\nthe dog sat\n" * 50, encoding="utf-8")
+    (data / "sub" / "b.txt").write_text("a cat and a dog\n" * 50, encoding="utf-8")
+    held = tmp_path / "held.txt"
+    held.write_text("the cat and the dog sat\n", encoding="utf-8")
+    out = tmp_path / "my.tiktoken"
+    _, stdout, _ = run("train", "--files", str(data / "**" / "*.txt"), "--vocab-size", "270", "--out", str(out),
+                    "--held-out", str(held), "--special-token", "<|endoftext|>", "--quiet")
+    assert "trained 270 tokens (256 bytes + 14 merges)" in stdout
+    assert "special token '<|endoftext|>': id 270" in stdout
+    assert "bytes per token, training data:" in stdout and "bytes per token, held out:" in stdout
+    enc = tokenforge.load_tiktoken(out)
+    assert enc.n_vocab == 270 and enc.decode(enc.encode("the cat sat")) == "the cat sat"
+    hf_out = tmp_path / "tokenizer.json"
+    run("train", "--files", str(data / "a.txt"), "--vocab-size", "266", "--out", str(hf_out), "--quiet")
+    assert json.loads(hf_out.read_text(encoding="utf-8"))["model"]["type"] == "BPE"
+
+
+def test_train_refuses_bad_input_clearly(tmp_path):
+    bad = tmp_path / "latin1.txt"
+    bad.write_bytes(b"caf\xe9 au lait\n")
+    out = tmp_path / "x.tiktoken"
+    for args, message in [
+        (["--files", str(bad)], "latin1.txt is not UTF-8 text: invalid byte at offset 3"),
+        (["--files", str(tmp_path / "*.none")], "no file matches"),
+        (["--files", str(tmp_path / "missing.txt")], "cannot read"),
+    ]:
+        code, _, err = run("train", *args, "--vocab-size", "300", "--out", str(out), check_ok=False)
+        assert code == 2 and message in err and "Traceback" not in err
+    assert not out.exists()

@@ -1,4 +1,4 @@
-"""The `tokenforge` command: encode and decode with named encodings from a shell."""
+"""The `tokenforge` command: encode and decode with named encodings, and train new ones, from a shell."""
 from __future__ import annotations
 
 import argparse
@@ -42,10 +42,46 @@ def _list(args: argparse.Namespace) -> int:
     return 0
 
 
+def _train(args: argparse.Namespace) -> int:
+    import time
+
+    from ..formats.hf_tokenizer_json import save_tokenizer_json
+    from ..formats.tiktoken_file import dump_tiktoken_bpe
+    from ..trainers import read_text_files, train_bpe
+
+    specials = {text: args.vocab_size + i for i, text in enumerate(args.special_token or [])}
+    pattern = None if args.pattern == "none" else args.pattern
+    start = time.perf_counter()
+    enc = train_bpe(read_text_files(args.files), args.vocab_size, pattern, min_frequency=args.min_frequency,
+                    special_tokens=specials, progress=False if args.quiet else None)
+    seconds = time.perf_counter() - start
+    if args.out.endswith(".json"):
+        save_tokenizer_json(enc, args.out)
+    else:
+        dump_tiktoken_bpe(enc._mergeable_ranks, args.out)
+
+    def bytes_per_token(specs: list[str]) -> float:
+        n_bytes = n_tokens = 0
+        for text in read_text_files(specs):
+            n_bytes += len(text.encode("utf-8"))
+            n_tokens += len(enc.encode_ordinary(text))
+        return n_bytes / max(n_tokens, 1)
+
+    merges = len(enc._mergeable_ranks) - 256
+    print(f"trained {256 + merges} tokens (256 bytes + {merges} merges) in {seconds:.1f} s; wrote {args.out}")
+    for text, token_id in specials.items():
+        print(f"special token {text!r}: id {token_id}")
+    print(f"bytes per token, training data: {bytes_per_token(args.files):.3f}")
+    if args.held_out:
+        print(f"bytes per token, held out: {bytes_per_token(args.held_out):.3f}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="tokenforge",
-        description="Turn text into tokens and back with tiktoken-exact byte-level BPE encodings.",
+        description="Turn text into tokens and back with tiktoken-exact byte-level BPE encodings, "
+                    "and train new ones.",
     )
     sub = parser.add_subparsers(dest="command", required=True)
 
@@ -71,6 +107,31 @@ def build_parser() -> argparse.ArgumentParser:
     dec.add_argument("-e", "--encoding", default="cl100k_base", choices=list_encoding_names(),
                      help="named encoding (default: %(default)s)")
     dec.set_defaults(run=_decode)
+
+    tr = sub.add_parser(
+        "train", help="train a byte-level BPE vocabulary on text files",
+        description="Train a byte-level BPE vocabulary (minbpe's semantics: the most frequent adjacent pair "
+                    "is merged first, ties to the smallest pair) on UTF-8 text files, streamed; write it as a "
+                    ".tiktoken file, or as an HF tokenizer.json when --out ends in .json; report bytes per token.",
+        epilog="example: tokenforge train --files 'data/*.txt' --vocab-size 32768 --pattern cl100k --out my.tiktoken",
+    )
+    tr.add_argument("--files", nargs="+", required=True, metavar="PATH",
+                    help="text files or glob patterns ('data/**/*.txt' recurses); UTF-8")
+    tr.add_argument("--vocab-size", type=int, required=True,
+                    help="ordinary tokens in the result: the 256 bytes plus the merges (at least 256)")
+    tr.add_argument("--pattern", default="cl100k",
+                    help="how text is cut before merging: gpt2, cl100k, o200k, none (no split), or a regex; "
+                         "merges never cross a cut (default: %(default)s)")
+    tr.add_argument("--out", required=True, help="output file: .tiktoken (default form) or tokenizer.json (*.json)")
+    tr.add_argument("--min-frequency", type=int, default=1,
+                    help="stop when the most frequent pair occurs fewer times than this (default: %(default)s)")
+    tr.add_argument("--special-token", action="append", metavar="TEXT",
+                    help="add a special token after training, ids from --vocab-size on (repeatable); "
+                         "a .tiktoken file does not store them, tokenizer.json does")
+    tr.add_argument("--held-out", nargs="+", metavar="PATH",
+                    help="files not trained on, to report bytes per token on them too")
+    tr.add_argument("--quiet", action="store_true", help="no progress display")
+    tr.set_defaults(run=_train)
 
     lst = sub.add_parser("list", help="list the named encodings")
     lst.set_defaults(run=_list)

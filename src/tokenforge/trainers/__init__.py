@@ -2,5 +2,6 @@
 from __future__ import annotations
 
 from .bpe import train_bpe, train_bpe_merges
+from .text_files import read_text_files
 
-__all__ = ["train_bpe", "train_bpe_merges"]
+__all__ = ["read_text_files", "train_bpe", "train_bpe_merges"]
