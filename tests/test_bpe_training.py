@@ -27,22 +27,27 @@ def merge_ids(ids: list[int], pair: tuple[int, int], new_id: int) -> list[int]:
     return out
 
 
-def reference_merges(texts: list[str], num_merges: int, pattern: str | None, min_frequency: int = 1):
+def reference_merges(
+    texts: list[str], num_merges: int, pattern: str | None, min_frequency: int = 1, max_length: int | None = None
+):
     """minbpe's RegexTokenizer.train, with the documented tie-break (smallest pair)."""
     pat = regex.compile(WHOLE_TEXT if pattern is None else BY_NAME.get(pattern, pattern))
     chunks = [list(m.group().encode("utf-8")) for t in texts for m in pat.finditer(t)]
+    lengths = [1] * 256
     merges = []
     for k in range(num_merges):
         stats: dict = {}
         for ids in chunks:
             for pair in zip(ids, ids[1:]):
-                stats[pair] = stats.get(pair, 0) + 1
+                if max_length is None or lengths[pair[0]] + lengths[pair[1]] <= max_length:
+                    stats[pair] = stats.get(pair, 0) + 1
         if not stats:
             break
         pair = min(stats, key=lambda p: (-stats[p], p))
         if stats[pair] < min_frequency:
             break
         merges.append(pair)
+        lengths.append(lengths[pair[0]] + lengths[pair[1]])
         chunks = [merge_ids(ids, pair, 256 + k) for ids in chunks]
     return merges, chunks
 
@@ -185,3 +190,14 @@ def test_files_stream_in_pieces_that_train_like_the_whole(tmp_path):
     assert "".join(read_text_files(str(tmp_path / "ja.txt"))) == ja  # characters across blocks
     assert train_bpe_merges(parts, 200) == train_bpe_merges([en], 200)
     assert train_bpe_merges(read_text_files(tmp_path / "*.txt"), 100, "o200k") == train_bpe_merges([en, ja], 100, "o200k")
+
+
+@pytest.mark.parametrize("max_length", [2, 4, 7])
+def test_max_token_length(max_length):
+    texts = [sample("en-linuxdoc.txt", 5000), sample("man/ru.txt", 2000)]
+    expected, _ = reference_merges(texts, 150, "cl100k", max_length=max_length)
+    assert train_bpe_merges(texts, 150, "cl100k", max_token_length=max_length) == expected
+    enc = train_bpe(texts, 256 + 150, "cl100k", max_token_length=max_length)
+    assert max(len(t) for t in enc.token_byte_values()) <= max_length
+    with pytest.raises(ValueError, match="max_token_length"):
+        train_bpe(texts, 300, max_token_length=1)

@@ -186,8 +186,11 @@ def test_train_writes_a_vocabulary_and_reports_compression(tmp_path):
     enc = tokenforge.load_tiktoken(out)
     assert enc.n_vocab == 270 and enc.decode(enc.encode("the cat sat")) == "the cat sat"
     hf_out = tmp_path / "tokenizer.json"
-    run("train", "--files", str(data / "a.txt"), "--vocab-size", "266", "--out", str(hf_out), "--quiet")
-    assert json.loads(hf_out.read_text(encoding="utf-8"))["model"]["type"] == "BPE"
+    run("train", "--files", str(data / "a.txt"), "--vocab-size", "266", "--out", str(hf_out), "--quiet",
+        "--max-token-length", "3")
+    model = json.loads(hf_out.read_text(encoding="utf-8"))["model"]
+    assert model["type"] == "BPE" and len(model["vocab"]) == 266
+    assert max(len(t) for t in model["vocab"]) <= 3  # ASCII text: one character per byte
 
 
 def test_train_refuses_bad_input_clearly(tmp_path):

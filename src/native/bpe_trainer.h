@@ -130,15 +130,17 @@ class BpeTrainer {
   }
 
   // Up to `merges` more merges, stopping early when no pair occurs at least min_frequency
-  // times (callers run it in steps to show progress). Returns the merges made by this call, in
+  // times (callers run it in steps to show progress). Pairs whose token would be longer than
+  // max_length bytes (0: no limit) are never merged. Returns the merges made by this call, in
   // order; merge k of the whole training creates id 256 + k.
-  std::vector<Merge> train(size_t merges, int64_t min_frequency) {
+  std::vector<Merge> train(size_t merges, int64_t min_frequency, size_t max_length) {
     std::vector<Merge> made;
     while (made.size() < merges) {
       uint64_t pair;
       int64_t count;
-      if (!best(pair, count) || count < min_frequency) break;
+      if (!best(pair, count, max_length) || count < min_frequency) break;
       const uint32_t id = next_id_++;
+      lengths_.push_back(lengths_[pair >> 32] + lengths_[uint32_t(pair)]);
       merge_everywhere(pair, id);
       made.emplace_back(uint32_t(pair >> 32), uint32_t(pair));
     }
@@ -164,12 +166,13 @@ class BpeTrainer {
     if (where.empty() || where.back() != chunk) where.push_back(chunk);
   }
 
-  // The most frequent pair with its count; false when no pair is left.
-  bool best(uint64_t& pair, int64_t& count) {
+  // The most frequent pair allowed by max_length, with its count; false when none is left.
+  bool best(uint64_t& pair, int64_t& count, size_t max_length) {
     while (!heap_.empty()) {
       const Candidate top = heap_.top();
       heap_.pop();
       if (counts_.count(top.pair) != top.count) continue;  // stale
+      if (max_length && lengths_[top.pair >> 32] + lengths_[uint32_t(top.pair)] > max_length) continue;
       pair = top.pair;
       count = top.count;
       return true;
@@ -237,6 +240,7 @@ class BpeTrainer {
   std::vector<uint32_t> seen_;
   uint32_t stamp_ = 0;
   uint32_t next_id_ = 256;
+  std::vector<size_t> lengths_ = std::vector<size_t>(256, 1);  // bytes of each id
 };
 
 }  // namespace tokenforge

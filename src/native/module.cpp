@@ -410,12 +410,13 @@ NB_MODULE(_core, m) {
           nb::arg("chunks"))
       .def(
           "train",
-          [](BpeTrainer& t, size_t merges, int64_t min_frequency) {
+          [](BpeTrainer& t, size_t merges, int64_t min_frequency, size_t max_length) {
             nb::gil_scoped_release nogil;
-            return t.train(merges, min_frequency);
+            return t.train(merges, min_frequency, max_length);
           },
-          nb::arg("merges"), nb::arg("min_frequency"),
-          "Up to `merges` more merges; [(left id, right id), ...], merge k making id 256 + k.");
+          nb::arg("merges"), nb::arg("min_frequency"), nb::arg("max_length") = 0,
+          "Up to `merges` more merges, none making a token over max_length bytes (0: any); "
+          "[(left id, right id), ...], merge k making id 256 + k.");
 
   m.def("_piece_ends",
         [](nb::handle text, int pattern, bool windowed) {

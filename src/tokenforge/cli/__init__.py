@@ -53,7 +53,8 @@ def _train(args: argparse.Namespace) -> int:
     pattern = None if args.pattern == "none" else args.pattern
     start = time.perf_counter()
     enc = train_bpe(read_text_files(args.files), args.vocab_size, pattern, min_frequency=args.min_frequency,
-                    special_tokens=specials, progress=False if args.quiet else None)
+                    max_token_length=args.max_token_length, special_tokens=specials,
+                    progress=False if args.quiet else None)
     seconds = time.perf_counter() - start
     if args.out.endswith(".json"):
         save_tokenizer_json(enc, args.out)
@@ -125,6 +126,8 @@ def build_parser() -> argparse.ArgumentParser:
     tr.add_argument("--out", required=True, help="output file: .tiktoken (default form) or tokenizer.json (*.json)")
     tr.add_argument("--min-frequency", type=int, default=1,
                     help="stop when the most frequent pair occurs fewer times than this (default: %(default)s)")
+    tr.add_argument("--max-token-length", type=int, metavar="BYTES",
+                    help="never make a token longer than this many bytes (default: no limit)")
     tr.add_argument("--special-token", action="append", metavar="TEXT",
                     help="add a special token after training, ids from --vocab-size on (repeatable); "
                          "a .tiktoken file does not store them, tokenizer.json does")

@@ -85,15 +85,19 @@ def train_bpe_merges(
     pattern: str | None = "cl100k",
     *,
     min_frequency: int = 1,
+    max_token_length: int | None = None,
     progress: bool | None = None,
 ) -> list[tuple[int, int]]:
     """The merges, in order: merge k joins the pair (left id, right id) into id 256 + k.
-    Stops early when no pair occurs `min_frequency` times. `progress`: show progress on stderr
-    (default: when it is a terminal)."""
+    Stops early when no pair occurs `min_frequency` times; never makes a token longer than
+    `max_token_length` bytes. `progress`: show progress on stderr (default: when it is a
+    terminal)."""
     if not isinstance(num_merges, int) or num_merges < 0:
         raise ValueError(f"num_merges must be a non-negative int, got {num_merges!r}")
     if not isinstance(min_frequency, int) or min_frequency < 1:
         raise ValueError(f"min_frequency must be an int >= 1, got {min_frequency!r}")
+    if max_token_length is not None and (not isinstance(max_token_length, int) or max_token_length < 2):
+        raise ValueError(f"max_token_length must be None or an int >= 2 (bytes), got {max_token_length!r}")
     counts = _count_chunks([texts] if isinstance(texts, str) else texts, _split_pattern(pattern), progress)
     if not len(counts):
         raise ValueError("the training corpus is empty: no text to learn merges from")
@@ -102,7 +106,7 @@ def train_bpe_merges(
     step = max(1, num_merges // 200)  # the native loop runs in steps so progress can show
     with Progress("merges", total=num_merges, enabled=progress) as shown:
         while len(merges) < num_merges:
-            made = trainer.train(min(step, num_merges - len(merges)), min_frequency)
+            made = trainer.train(min(step, num_merges - len(merges)), min_frequency, max_token_length or 0)
             merges += [tuple(m) for m in made]
             shown.update(len(merges))
             if len(made) < step:
@@ -118,15 +122,20 @@ def train_bpe(
     min_frequency: int = 1,
     special_tokens: dict[str, int] | None = None,
     name: str = "trained_bpe",
+    max_token_length: int | None = None,
     progress: bool | None = None,
 ) -> Encoding:
     """Train a byte-level BPE `Encoding` of up to `vocab_size` ordinary tokens (256 bytes plus
     merges) on `texts`. `pattern` is "gpt2", "cl100k", "o200k", any regex, or None (no split).
-    `special_tokens` ({text: id}) are added after training with the ids given. `progress`: show
-    progress on stderr (default: when it is a terminal)."""
+    `special_tokens` ({text: id}) are added after training with the ids given. No token grows
+    past `max_token_length` bytes. `progress`: show progress on stderr (default: when it is a
+    terminal)."""
     if not isinstance(vocab_size, int) or vocab_size < 256:
         raise ValueError(f"vocab_size must be an int >= 256 (the byte tokens), got {vocab_size!r}")
-    merges = train_bpe_merges(texts, vocab_size - 256, pattern, min_frequency=min_frequency, progress=progress)
+    merges = train_bpe_merges(
+        texts, vocab_size - 256, pattern, min_frequency=min_frequency, max_token_length=max_token_length,
+        progress=progress,
+    )
     vocab = [bytes([b]) for b in range(256)]
     ranks = {t: i for i, t in enumerate(vocab)}
     for a, b in merges:
