@@ -201,3 +201,56 @@ def test_max_token_length(max_length):
     assert max(len(t) for t in enc.token_byte_values()) <= max_length
     with pytest.raises(ValueError, match="max_token_length"):
         train_bpe(texts, 300, max_token_length=1)
+
+
+def reference_continue(base, texts: list[str], num_merges: int):
+    """The reference loop started from `base`'s ids for each piece, new ids after base's."""
+    pat = regex.compile(base._pat_str)
+    chunks = [base._core.encode_pieces([m.group()]) for t in texts for m in pat.finditer(t)]
+    first = base.max_token_value + 1
+    merges = []
+    for k in range(num_merges):
+        stats: dict = {}
+        for ids in chunks:
+            for pair in zip(ids, ids[1:]):
+                stats[pair] = stats.get(pair, 0) + 1
+        if not stats:
+            break
+        pair = min(stats, key=lambda p: (-stats[p], p))
+        merges.append(pair)
+        chunks = [merge_ids(ids, pair, first + k) for ids in chunks]
+    return merges, chunks
+
+
+def test_continue_training_keeps_the_base_and_matches_the_reference():
+    from tokenforge.trainers import continue_bpe
+
+    base = train_bpe([sample("en-linuxdoc.txt", 6000)], 256 + 80, "cl100k", special_tokens={"<|s|>": 400})
+    texts = [sample("man/de.txt", 5000)]
+    cont = continue_bpe(base, texts, 256 + 80 + 60, special_tokens={"<|t|>": 500})
+    merges, final_chunks = reference_continue(base, texts, 60)
+    first = 401  # past the base's special id
+    by_id = {i: t for t, i in base._mergeable_ranks.items()}
+    for k, (a, b) in enumerate(merges):
+        by_id[first + k] = by_id[a] + by_id[b]
+    assert cont._mergeable_ranks == {**base._mergeable_ranks, **{by_id[i]: i for i in range(first, first + 60)}}
+    assert [i for t in texts for i in cont.encode_ordinary(t)] == [i for ids in final_chunks for i in ids]
+    assert cont.encode("<|s|><|t|>", allowed_special="all") == [400, 500]
+
+
+def test_continue_from_cl100k(reference, tiktoken_module):
+    from tokenforge.trainers import continue_bpe
+
+    base = tokenforge.get_encoding("cl100k_base")
+    cont = continue_bpe(base, [sample("man/ru.txt", 20000)], len(base._mergeable_ranks) + 40)
+    assert cont.max_token_value == 100276 + 40 and cont.encode("<|endoftext|>", allowed_special="all") == [100257]
+    assert all(cont._mergeable_ranks[t] == i for t, i in base._mergeable_ranks.items())
+    ref = tiktoken_module.Encoding(
+        "c", pat_str=cont._pat_str, mergeable_ranks=cont._mergeable_ranks, special_tokens=cont._special_tokens
+    )
+    for text in [sample("man/ru.txt", 5000), sample("en-linuxdoc.txt", 3000)]:
+        assert cont.encode_ordinary(text) == ref.encode_ordinary(text)
+    en = sample("en-linuxdoc.txt", 3000)
+    assert cont.encode_ordinary(en) == reference("cl100k_base").encode_ordinary(en)  # the new merges are all Cyrillic here
+    with pytest.raises(ValueError, match="above the base"):
+        continue_bpe(base, "text", 1000)

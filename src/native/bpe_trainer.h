@@ -107,15 +107,30 @@ class BpeTrainer {
  public:
   using Merge = std::pair<uint32_t, uint32_t>;
 
-  // chunks: (bytes, count) with count > 0.
+  // chunks: (bytes, count) with count > 0. Without a base, chunks start as their bytes and
+  // merges make ids from 256 on. With a base encoder (continued training), chunks start as
+  // the base's ids for them, the base's merges are kept, and new merges make ids from
+  // first_id on (past every id the base uses, its special tokens included).
   template <class Chunks>
-  explicit BpeTrainer(const Chunks& chunks) {
+  explicit BpeTrainer(const Chunks& chunks, const Encoder* base = nullptr, uint32_t first_id = 256)
+      : next_id_(first_id) {
+    if (base) {
+      const BytePairModel& model = base->model();
+      if (first_id < model.size()) throw std::invalid_argument("new ids must start past the base vocabulary");
+      lengths_.assign(first_id, 0);
+      for (uint32_t id = 0; id < model.size(); ++id) lengths_[id] = model.has(id) ? model.bytes_of(id).size() : 0;
+    } else if (first_id != 256) {
+      throw std::invalid_argument("without a base vocabulary, new ids start at 256");
+    }
     chunks_.reserve(chunks.size());
     for (const auto& [bytes, count] : chunks) {
       if (count <= 0) throw std::invalid_argument("chunk counts must be positive");
       if (bytes.size() < 2) continue;  // no pairs: it never changes
       const auto* b = reinterpret_cast<const uint8_t*>(bytes.data());
-      chunks_.push_back(Chunk{std::vector<uint32_t>(b, b + bytes.size()), count});
+      std::vector<uint32_t> ids;
+      if (base) base->encode_pieces({{b, bytes.size()}}, ids);
+      else ids.assign(b, b + bytes.size());
+      if (ids.size() >= 2) chunks_.push_back(Chunk{std::move(ids), count});
     }
     seen_.assign(chunks_.size(), 0);
     for (uint32_t w = 0; w < chunks_.size(); ++w) {
@@ -132,7 +147,7 @@ class BpeTrainer {
   // Up to `merges` more merges, stopping early when no pair occurs at least min_frequency
   // times (callers run it in steps to show progress). Pairs whose token would be longer than
   // max_length bytes (0: no limit) are never merged. Returns the merges made by this call, in
-  // order; merge k of the whole training creates id 256 + k.
+  // order; merge k of the whole training creates id first_id + k.
   std::vector<Merge> train(size_t merges, int64_t min_frequency, size_t max_length) {
     std::vector<Merge> made;
     while (made.size() < merges) {
@@ -239,8 +254,8 @@ class BpeTrainer {
   std::vector<uint64_t> touched_;
   std::vector<uint32_t> seen_;
   uint32_t stamp_ = 0;
-  uint32_t next_id_ = 256;
-  std::vector<size_t> lengths_ = std::vector<size_t>(256, 1);  // bytes of each id
+  uint32_t next_id_;
+  std::vector<size_t> lengths_ = std::vector<size_t>(256, 1);  // bytes of each id (0: none)
 };
 
 }  // namespace tokenforge

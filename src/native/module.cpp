@@ -170,6 +170,8 @@ class PyEncoder {
   static constexpr size_t kKeptIds = size_t(1) << 20;  // larger per-thread buffers are freed
 
  public:
+  const Encoder& encoder() const { return enc_; }
+
   PyEncoder(std::vector<std::string> tokens, std::vector<std::pair<std::string, uint32_t>> specials,
             int pattern)
       : enc_(std::move(tokens), std::move(specials), pattern), ints_(IdInts::instance()) {
@@ -403,11 +405,13 @@ NB_MODULE(_core, m) {
   nb::class_<BpeTrainer>(m, "BpeTrainer")
       .def(
           "__init__",
-          [](BpeTrainer* self, const ChunkCounts& chunks) {
+          [](BpeTrainer* self, const ChunkCounts& chunks, const PyEncoder* base, uint32_t first_id) {
             nb::gil_scoped_release nogil;
-            new (self) BpeTrainer(chunks);
+            new (self) BpeTrainer(chunks, base ? &base->encoder() : nullptr, first_id);
           },
-          nb::arg("chunks"))
+          nb::arg("chunks"), nb::arg("base").none() = nb::none(), nb::arg("first_id") = 256,
+          "A trainer over `chunks`; with `base` (an Encoder), training continues from its vocabulary "
+          "and new ids start at `first_id`.")
       .def(
           "train",
           [](BpeTrainer& t, size_t merges, int64_t min_frequency, size_t max_length) {

@@ -1,7 +1,7 @@
 """Trainers: learn a vocabulary from text."""
 from __future__ import annotations
 
-from .bpe import train_bpe, train_bpe_merges
+from .bpe import continue_bpe, train_bpe, train_bpe_merges
 from .text_files import read_text_files
 
-__all__ = ["read_text_files", "train_bpe", "train_bpe_merges"]
+__all__ = ["continue_bpe", "read_text_files", "train_bpe", "train_bpe_merges"]

@@ -79,6 +79,55 @@ def _count_chunks(texts: Iterable[str], pat_str: str, progress: bool | None) -> 
     return counts
 
 
+def _check_options(num_merges: int, min_frequency: int, max_token_length: int | None) -> None:
+    if not isinstance(num_merges, int) or num_merges < 0:
+        raise ValueError(f"the number of merges must be a non-negative int, got {num_merges!r}")
+    if not isinstance(min_frequency, int) or min_frequency < 1:
+        raise ValueError(f"min_frequency must be an int >= 1, got {min_frequency!r}")
+    if max_token_length is not None and (not isinstance(max_token_length, int) or max_token_length < 2):
+        raise ValueError(f"max_token_length must be None or an int >= 2 (bytes), got {max_token_length!r}")
+
+
+def _merges(
+    counts: _core.ChunkCounts,
+    num_merges: int,
+    min_frequency: int,
+    max_token_length: int | None,
+    progress: bool | None,
+    base: Encoding | None = None,
+    first_id: int = 256,
+) -> list[tuple[int, int]]:
+    if not len(counts):
+        raise ValueError("the training corpus is empty: no text to learn merges from")
+    trainer = _core.BpeTrainer(counts, base._core if base is not None else None, first_id)
+    merges: list[tuple[int, int]] = []
+    step = max(1, num_merges // 200)  # the native loop runs in steps so progress can show
+    with Progress("merges", total=num_merges, enabled=progress) as shown:
+        while len(merges) < num_merges:
+            made = trainer.train(min(step, num_merges - len(merges)), min_frequency, max_token_length or 0)
+            merges += [tuple(m) for m in made]
+            shown.update(len(merges))
+            if len(made) < step:
+                break
+    return merges
+
+
+def _extend_ranks(ranks: dict[bytes, int], merges: list[tuple[int, int]], first_id: int) -> dict[bytes, int]:
+    """`ranks` plus the token of each merge, merge k at rank first_id + k."""
+    by_id = {i: t for t, i in ranks.items()}
+    ranks = dict(ranks)
+    for k, (a, b) in enumerate(merges):
+        token = by_id[a] + by_id[b]
+        if token in ranks:
+            raise ValueError(
+                f"merge {k} ({a}, {b}) gives the bytes of token {ranks[token]} again, which a "
+                "tiktoken-style vocabulary cannot hold; train with fewer merges"
+            )
+        ranks[token] = first_id + k
+        by_id[first_id + k] = token
+    return ranks
+
+
 def train_bpe_merges(
     texts: str | Iterable[str],
     num_merges: int,
@@ -92,26 +141,9 @@ def train_bpe_merges(
     Stops early when no pair occurs `min_frequency` times; never makes a token longer than
     `max_token_length` bytes. `progress`: show progress on stderr (default: when it is a
     terminal)."""
-    if not isinstance(num_merges, int) or num_merges < 0:
-        raise ValueError(f"num_merges must be a non-negative int, got {num_merges!r}")
-    if not isinstance(min_frequency, int) or min_frequency < 1:
-        raise ValueError(f"min_frequency must be an int >= 1, got {min_frequency!r}")
-    if max_token_length is not None and (not isinstance(max_token_length, int) or max_token_length < 2):
-        raise ValueError(f"max_token_length must be None or an int >= 2 (bytes), got {max_token_length!r}")
+    _check_options(num_merges, min_frequency, max_token_length)
     counts = _count_chunks([texts] if isinstance(texts, str) else texts, _split_pattern(pattern), progress)
-    if not len(counts):
-        raise ValueError("the training corpus is empty: no text to learn merges from")
-    trainer = _core.BpeTrainer(counts)
-    merges: list[tuple[int, int]] = []
-    step = max(1, num_merges // 200)  # the native loop runs in steps so progress can show
-    with Progress("merges", total=num_merges, enabled=progress) as shown:
-        while len(merges) < num_merges:
-            made = trainer.train(min(step, num_merges - len(merges)), min_frequency, max_token_length or 0)
-            merges += [tuple(m) for m in made]
-            shown.update(len(merges))
-            if len(made) < step:
-                break
-    return merges
+    return _merges(counts, num_merges, min_frequency, max_token_length, progress)
 
 
 def train_bpe(
@@ -136,15 +168,37 @@ def train_bpe(
         texts, vocab_size - 256, pattern, min_frequency=min_frequency, max_token_length=max_token_length,
         progress=progress,
     )
-    vocab = [bytes([b]) for b in range(256)]
-    ranks = {t: i for i, t in enumerate(vocab)}
-    for a, b in merges:
-        token = vocab[a] + vocab[b]
-        if token in ranks:
-            raise ValueError(
-                f"merge {len(vocab) - 256} ({a}, {b}) gives the bytes of token {ranks[token]} again, "
-                "which a tiktoken-style vocabulary cannot hold; train with fewer merges"
-            )
-        ranks[token] = len(vocab)
-        vocab.append(token)
+    ranks = _extend_ranks({bytes([b]): b for b in range(256)}, merges, 256)
     return Encoding(name, pat_str=_split_pattern(pattern), mergeable_ranks=ranks, special_tokens=special_tokens or {})
+
+
+def continue_bpe(
+    base: Encoding,
+    texts: str | Iterable[str],
+    vocab_size: int,
+    *,
+    min_frequency: int = 1,
+    special_tokens: dict[str, int] | None = None,
+    name: str | None = None,
+    max_token_length: int | None = None,
+    progress: bool | None = None,
+) -> Encoding:
+    """`base` trained further on `texts` (say, to add a language), up to `vocab_size` ordinary
+    tokens in all. Every token, id and merge of `base` is kept, and so are its special tokens
+    (`special_tokens` adds more); text is split with `base`'s pattern and starts from `base`'s
+    ids, and new tokens get ids after every id `base` uses."""
+    if not isinstance(base, Encoding):
+        raise TypeError(f"base must be a tokenforge Encoding, got {type(base).__name__}")
+    old = base._mergeable_ranks
+    if not isinstance(vocab_size, int) or vocab_size <= len(old):
+        raise ValueError(f"vocab_size must be an int above the base's {len(old)} ordinary tokens, got {vocab_size!r}")
+    _check_options(vocab_size - len(old), min_frequency, max_token_length)
+    first_id = base.max_token_value + 1
+    counts = _count_chunks([texts] if isinstance(texts, str) else texts, base._pat_str, progress)
+    merges = _merges(counts, vocab_size - len(old), min_frequency, max_token_length, progress, base, first_id)
+    return Encoding(
+        name or f"{base.name}_continued",
+        pat_str=base._pat_str,
+        mergeable_ranks=_extend_ranks(old, merges, first_id),
+        special_tokens={**base._special_tokens, **(special_tokens or {})},
+    )
