@@ -254,3 +254,27 @@ def test_continue_from_cl100k(reference, tiktoken_module):
     assert cont.encode_ordinary(en) == reference("cl100k_base").encode_ordinary(en)  # the new merges are all Cyrillic here
     with pytest.raises(ValueError, match="above the base"):
         continue_bpe(base, "text", 1000)
+
+
+def test_prune_keeps_what_a_corpus_uses(tiktoken_module):
+    from tokenforge.trainers import prune_bpe
+
+    base = tokenforge.get_encoding("o200k_base")
+    texts = [sample("en-linuxdoc.txt", 60000), sample("code-python-stdlib.txt", 30000)]
+    pruned, remap = prune_bpe(base, texts)
+    assert 256 < len(pruned._mergeable_ranks) < 20000
+    for text in texts:  # the corpus encodes to the same tokens, renumbered
+        assert pruned.encode_ordinary(text) == [remap[i] for i in base.encode_ordinary(text)]
+    assert pruned.encode("<|endoftext|>", allowed_special="all") == [remap[199999]]
+    assert sorted(remap.values()) == list(range(pruned.n_vocab))  # dense new ids
+    ref = tiktoken_module.Encoding(
+        "p", pat_str=pruned._pat_str, mergeable_ranks=pruned._mergeable_ranks, special_tokens=pruned._special_tokens
+    )
+    other = sample("man/fr.txt", 5000)
+    assert pruned.encode_ordinary(other) == ref.encode_ordinary(other) and pruned.decode(ref.encode_ordinary(other)) == other
+
+    small, small_remap = prune_bpe(base, texts, 3000)
+    assert len(small._mergeable_ranks) <= 3000 and small.decode(small.encode_ordinary(texts[0])) == texts[0]
+    assert set(small_remap) < set(remap)
+    with pytest.raises(ValueError, match="vocab_size"):
+        prune_bpe(base, texts, 100)

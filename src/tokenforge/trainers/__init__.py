@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from .bpe import continue_bpe, train_bpe, train_bpe_merges
+from .prune import prune_bpe
 from .text_files import read_text_files
 
-__all__ = ["continue_bpe", "read_text_files", "train_bpe", "train_bpe_merges"]
+__all__ = ["continue_bpe", "prune_bpe", "read_text_files", "train_bpe", "train_bpe_merges"]
