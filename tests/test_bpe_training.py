@@ -10,9 +10,8 @@ import regex
 
 import tokenforge
 from conftest import CORPUS, read_sample
-from tokenforge.pretokenizers.patterns import BY_NAME
+from tokenforge.pretokenizers.patterns import BY_NAME, WHOLE_TEXT
 from tokenforge.trainers import train_bpe, train_bpe_merges
-from tokenforge.trainers.bpe import WHOLE_TEXT
 
 
 def merge_ids(ids: list[int], pair: tuple[int, int], new_id: int) -> list[int]:
@@ -278,3 +277,33 @@ def test_prune_keeps_what_a_corpus_uses(tiktoken_module):
     assert set(small_remap) < set(remap)
     with pytest.raises(ValueError, match="vocab_size"):
         prune_bpe(base, texts, 100)
+
+
+def read_minbpe_model(path) -> tuple[str, dict[str, int], dict[int, bytes]]:
+    """What minbpe's Tokenizer.load does with a .model file."""
+    with open(path, encoding="utf-8") as f:
+        assert f.readline().strip() == "minbpe v1"
+        pattern = f.readline().strip()
+        specials = {}
+        for _ in range(int(f.readline().strip())):
+            text, i = f.readline().strip().split()
+            specials[text] = int(i)
+        vocab = {i: bytes([i]) for i in range(256)}
+        for k, line in enumerate(f):
+            a, b = map(int, line.split())
+            vocab[256 + k] = vocab[a] + vocab[b]
+    return pattern, specials, vocab
+
+
+@pytest.mark.parametrize("pattern", ["cl100k", None])
+def test_minbpe_files(pattern, tmp_path):
+    enc = train_bpe([sample("man/pl.txt", 6000)], 256 + 120, pattern, special_tokens={"<|endoftext|>": 376})
+    tokenforge.save_minbpe(enc, tmp_path / "tok")
+    read_pattern, specials, vocab = read_minbpe_model(tmp_path / "tok.model")
+    assert read_pattern == ("" if pattern is None else enc._pat_str) and specials == {"<|endoftext|>": 376}
+    assert {t: i for i, t in vocab.items()} == enc._mergeable_ranks
+    lines = (tmp_path / "tok.vocab").read_text(encoding="utf-8").splitlines()
+    assert len(lines) == 376 and lines[10] == "[\\u000a] 10" and lines[-1].endswith("] 375")
+    with pytest.raises(ValueError, match="dump_tiktoken_bpe"):
+        tokenforge.save_minbpe(tokenforge.get_encoding("cl100k_base"), tmp_path / "cl100k")
+    assert not (tmp_path / "cl100k.model").exists()

@@ -16,6 +16,7 @@ from .decoders.streaming import StreamDecoder
 from .encoding import Encoding, InvalidTokenError, TokenOffsets
 from .formats.gpt2_files import bytes_to_unicode, load_gpt2_files, save_gpt2_files
 from .formats.hf_tokenizer_json import save_tokenizer_json
+from .formats.minbpe_files import save_minbpe
 from .formats.tiktoken_file import dump_tiktoken_bpe, load_tiktoken_bpe
 from .loaders import load_gpt2, load_tiktoken
 from .registry import get_encoding, list_encoding_names
@@ -39,5 +40,6 @@ __all__ = [
     "load_tiktoken",
     "load_tiktoken_bpe",
     "save_gpt2_files",
+    "save_minbpe",
     "save_tokenizer_json",
 ]

@@ -25,6 +25,9 @@ O200K = "|".join(
     ]
 )
 
+# No split: each text is one chunk (minbpe's BasicTokenizer).
+WHOLE_TEXT = r"[\s\S]+"
+
 BY_NAME = {"gpt2": GPT2, "r50k": GPT2, "p50k": GPT2, "cl100k": CL100K, "o200k": O200K}
 
 # Pattern text -> native scanner id (see `Pattern` in src/native/scanner.h).

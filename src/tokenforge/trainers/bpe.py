@@ -21,10 +21,9 @@ import regex
 
 from .. import _core
 from ..encoding import Encoding, _without_surrogates
-from ..pretokenizers.patterns import BY_NAME, scanner_id
+from ..pretokenizers.patterns import BY_NAME, WHOLE_TEXT, scanner_id
 from ..progress import Progress
 
-WHOLE_TEXT = r"[\s\S]+"  # pattern=None: each text is one chunk
 _BATCH_CHARS = 1 << 26  # text counted per native call
 
 
