@@ -26,13 +26,10 @@ def merge_ids(ids: list[int], pair: tuple[int, int], new_id: int) -> list[int]:
     return out
 
 
-def reference_merges(
-    texts: list[str], num_merges: int, pattern: str | None, min_frequency: int = 1, max_length: int | None = None
-):
-    """minbpe's RegexTokenizer.train, with the documented tie-break (smallest pair)."""
-    pat = regex.compile(WHOLE_TEXT if pattern is None else BY_NAME.get(pattern, pattern))
-    chunks = [list(m.group().encode("utf-8")) for t in texts for m in pat.finditer(t)]
-    lengths = [1] * 256
+def reference_loop(chunks: list[list[int]], num_merges: int, first_id: int, lengths: list[int] | None,
+                   min_frequency: int = 1, max_length: int | None = None):
+    """minbpe's training loop (count every adjacent pair, merge the most frequent, recount) with
+    the documented tie-break (smallest pair); lengths: bytes per id, for max_length."""
     merges = []
     for k in range(num_merges):
         stats: dict = {}
@@ -46,9 +43,19 @@ def reference_merges(
         if stats[pair] < min_frequency:
             break
         merges.append(pair)
-        lengths.append(lengths[pair[0]] + lengths[pair[1]])
-        chunks = [merge_ids(ids, pair, 256 + k) for ids in chunks]
+        if lengths is not None:
+            lengths.append(lengths[pair[0]] + lengths[pair[1]])
+        chunks = [merge_ids(ids, pair, first_id + k) for ids in chunks]
     return merges, chunks
+
+
+def reference_merges(
+    texts: list[str], num_merges: int, pattern: str | None, min_frequency: int = 1, max_length: int | None = None
+):
+    """minbpe's RegexTokenizer.train."""
+    pat = regex.compile(WHOLE_TEXT if pattern is None else BY_NAME.get(pattern, pattern))
+    chunks = [list(m.group().encode("utf-8")) for t in texts for m in pat.finditer(t)]
+    return reference_loop(chunks, num_merges, 256, [1] * 256, min_frequency, max_length)
 
 
 def sample(name: str, chars: int) -> str:
@@ -206,19 +213,7 @@ def reference_continue(base, texts: list[str], num_merges: int):
     """The reference loop started from `base`'s ids for each piece, new ids after base's."""
     pat = regex.compile(base._pat_str)
     chunks = [base._core.encode_pieces([m.group()]) for t in texts for m in pat.finditer(t)]
-    first = base.max_token_value + 1
-    merges = []
-    for k in range(num_merges):
-        stats: dict = {}
-        for ids in chunks:
-            for pair in zip(ids, ids[1:]):
-                stats[pair] = stats.get(pair, 0) + 1
-        if not stats:
-            break
-        pair = min(stats, key=lambda p: (-stats[p], p))
-        merges.append(pair)
-        chunks = [merge_ids(ids, pair, first + k) for ids in chunks]
-    return merges, chunks
+    return reference_loop(chunks, num_merges, base.max_token_value + 1, None)
 
 
 def test_continue_training_keeps_the_base_and_matches_the_reference():

@@ -113,9 +113,8 @@ inline void classify_letters(const uint8_t* w, size_t avail, AsciiMasks& m) {
     if (b < 0xC2 || b >= 0xF0) break;  // apostrophe, continuation byte, four-byte character
     const size_t len = b < 0xE0 ? 2 : 3;
     if (i + len > avail || (w[i + 1] & 0xC0) != 0x80 || (len == 3 && (w[i + 2] & 0xC0) != 0x80)) break;
-    const uint32_t cp = len == 2 ? (uint32_t(b & 0x1F) << 6) | (w[i + 1] & 0x3F)
-                                 : (uint32_t(b & 0x0F) << 12) | (uint32_t(w[i + 1] & 0x3F) << 6) | (w[i + 2] & 0x3F);
-    const uint8_t c = class_of(cp);
+    size_t decoded;
+    const uint8_t c = class_of(decode_utf8(w + i, len, decoded));
     if (!(c & kLetter)) break;
     const uint64_t bits = ((uint64_t(1) << len) - 1) << i;
     if (!(c & kLowerish)) m.upper |= bits;       // Lu, Lt

@@ -94,7 +94,6 @@ class BytePairModel {
   const std::vector<std::string>& tokens() const { return tokens_; }
   uint32_t find(const uint8_t* p, size_t n) const { return table_.find(p, n); }
 
-
   // The id of a one-byte piece.
   uint32_t byte_token(uint8_t b) const {
     const uint32_t id = byte_ids_[b];
@@ -164,23 +163,18 @@ class BytePairModel {
   // or merged, and remembered either way.
   TF_NOINLINE uint32_t* first_short(const uint8_t* p, size_t n, const ShortKey& key, uint64_t hash, uint32_t* w,
                                     PieceCache& cache) const {
-    if (const ShortPieceTable::Entry* token = short_tokens_.find(key, hash)) {
-      cache.shorts.insert_entry(*token, hash);
-      return short_tokens_.emit(*token, w);
-    }
+    if (const ShortPieceTable::Entry* token = copy_token(key, hash, cache)) return short_tokens_.emit(*token, w);
     cache.ids.clear();
     merge(p, n, cache.ids, cache);
     cache.shorts.insert(key, hash, cache.ids.data(), cache.ids.size());
     std::memcpy(w, cache.ids.data(), cache.ids.size() * sizeof(uint32_t));
     return w + cache.ids.size();
   }
-  // The entry of a short part in the thread's table, copying a token's entry there first;
-  // nullptr if the part is neither.
-  const ShortPieceTable::Entry* short_entry(const ShortKey& key, uint64_t hash, PieceCache& cache) const {
-    if (const ShortPieceTable::Entry* e = cache.shorts.find(key, hash)) return e;
+  // The model's entry for a short token, copied into the thread's table; nullptr if the
+  // piece is not a token.
+  const ShortPieceTable::Entry* copy_token(const ShortKey& key, uint64_t hash, PieceCache& cache) const {
     const ShortPieceTable::Entry* token = short_tokens_.find(key, hash);
-    if (!token) return nullptr;
-    cache.shorts.insert_entry(*token, hash);
+    if (token) cache.shorts.insert_entry(*token, hash);
     return token;
   }
 
@@ -200,7 +194,8 @@ class BytePairModel {
       }
       const size_t len = WholeCharacters::utf8_length(p[i]);
       if (len == 0 || i + len > n) return merge(p, n, out, cache);  // not UTF-8 (not from a str)
-      const uint32_t cp = SplitPoints::code_point(p + i, len);
+      size_t decoded;
+      const uint32_t cp = decode_utf8(p + i, len, decoded);
       if (prev != kAscii && !split_points_.may_join(prev, cp, unsigned(p[i - 1]) << 8 | p[i])) cuts.push_back(i);
       prev = cp;
       i += len;
@@ -226,7 +221,9 @@ class BytePairModel {
       const uint8_t* part = p + cuts[k];
       const size_t len = cuts[k + 1] - cuts[k];
       const bool is_short = len <= kShortPiece;
-      const ShortPieceTable::Entry* e = is_short ? short_entry(keys[k].first, keys[k].second, cache) : nullptr;
+      const ShortPieceTable::Entry* e = nullptr;
+      if (is_short && !(e = cache.shorts.find(keys[k].first, keys[k].second)))
+        e = copy_token(keys[k].first, keys[k].second, cache);
       if (e && e->exact()) {  // (a token's entry has one id, so either table can write it)
         w = cache.shorts.emit(*e, w);
         continue;

@@ -116,9 +116,10 @@ class Encoder {
         }
       }
     };
-    // A piece of k bytes gives at most k ids; 3 more cover the fixed-size writes of short hits.
     // Ids go to a reused buffer (the output is never zero-filled ahead) and are appended to
-    // out when it is full. A batch of pieces of k bytes in all writes at most k + 3 slots.
+    // out when it is full. A piece of k bytes gives at most k ids, and a hit in a piece table
+    // writes its inline slots whole, so a batch of pieces of k bytes in all needs k + 3 slots
+    // (a medium hit writes 7, within its at least 16 bytes).
     IdBuffer& buf = cache.out;
     uint32_t* w = buf.begin();
     Batch batches[2];

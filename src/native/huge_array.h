@@ -41,12 +41,6 @@ class HugeArray {
     if (when_ == HugePages::kLater) advise_huge(p, align == kHuge ? rounded : 0);
   }
 
-  // Becomes a copy of other (T must be trivially copyable).
-  void assign_copy(const HugeArray& other) {
-    if (size_ != other.size_) assign(other.size_, T{});
-    if (size_) std::memcpy(static_cast<void*>(data_.get()), other.data_.get(), size_ * sizeof(T));
-  }
-
   T& operator[](size_t i) { return data_[i]; }
   const T& operator[](size_t i) const { return data_[i]; }
   size_t size() const { return size_; }

@@ -395,12 +395,7 @@ NB_MODULE(_core, m) {
             counts[std::string(chunk.c_str(), chunk.size())] += n;
           },
           nb::arg("chunk"), nb::arg("count") = 1)
-      .def("__len__", [](const ChunkCounts& counts) { return counts.size(); })
-      .def("items", [](const ChunkCounts& counts) {
-        nb::list out;
-        for (const auto& [chunk, n] : counts) out.append(nb::make_tuple(nb::bytes(chunk.data(), chunk.size()), n));
-        return out;
-      });
+      .def("__len__", [](const ChunkCounts& counts) { return counts.size(); });
 
   nb::class_<BpeTrainer>(m, "BpeTrainer")
       .def(
@@ -420,7 +415,7 @@ NB_MODULE(_core, m) {
           },
           nb::arg("merges"), nb::arg("min_frequency"), nb::arg("max_length") = 0,
           "Up to `merges` more merges, none making a token over max_length bytes (0: any); "
-          "[(left id, right id), ...], merge k making id 256 + k.");
+          "[(left id, right id), ...], merge k of the training making id first_id + k.");
 
   m.def("_piece_ends",
         [](nb::handle text, int pattern, bool windowed) {

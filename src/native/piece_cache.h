@@ -3,10 +3,11 @@
 // Short pieces (2..15 bytes, nearly all of them in real text) are looked up by their exact
 // bytes in a table per thread that remembers every short piece the thread has seen: its ids
 // come from the vocabulary's table of short tokens (one per model, shared, read only) or from a
-// merge. The table starts small and holds the working set, not the vocabulary. Pieces of 16..31 bytes (words of two-byte scripts) have a per-thread table of their
-// own. Probes are computed ahead for a batch of pieces and prefetched, so the tables may be far
-// larger than the CPU caches. Longer pieces go to a small direct-mapped cache compared byte for
-// byte. Either way results never change.
+// merge. The table starts small and holds the working set, not the vocabulary. Pieces of
+// 16..31 bytes (words of two-byte scripts) have a per-thread table of their own. Probes are
+// computed ahead for a batch of pieces and prefetched, so the tables may be far larger than the
+// CPU caches. Longer pieces go to a small direct-mapped cache compared byte for byte. Either way
+// results never change.
 #pragma once
 #include <algorithm>
 #include <cstdint>

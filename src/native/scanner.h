@@ -15,7 +15,6 @@
 
 namespace tokenforge {
 
-
 // Kinds of ASCII bytes for the fast paths, from the same Unicode classes as the general path.
 enum : uint8_t { kUp = 1, kLow = 2, kDigit = 4, kBlank = 8, kNewline = 16, kPunct = 32, kHigh = 64 };
 struct ByteKinds {

@@ -37,8 +37,9 @@ class SplitPoints {
         const size_t len = t[i] < 0x80 ? 1 : t[i] < 0xE0 ? 2 : t[i] < 0xF0 ? 3 : 4;
         const bool whole = i + len <= n;
         fragment |= !whole;
+        size_t decoded;
         if (t[i] >= 0x80 && prev != n && whole)
-          pairs.push_back(pair_key(code_point(t + prev, prev_len), code_point(t + i, len)));
+          pairs.push_back(pair_key(decode_utf8(t + prev, prev_len, decoded), decode_utf8(t + i, len, decoded)));
         prev = t[i] >= 0x80 ? i : n;
         prev_len = len;
         i += len;
@@ -67,13 +68,6 @@ class SplitPoints {
     if (fragment_bytes_[bytes >> 6] >> (bytes & 63) & 1) return true;
     const uint64_t bit = bit_of(pair_key(c1, c2));
     return joined_[bit >> 6] >> (bit & 63) & 1;
-  }
-
-  // The code point of the len-byte UTF-8 character at s (len from its lead byte, 2..4).
-  static uint32_t code_point(const uint8_t* s, size_t len) {
-    uint32_t cp = s[0] & (0x7F >> len);
-    for (size_t i = 1; i < len; ++i) cp = (cp << 6) | (s[i] & 0x3F);
-    return cp;
   }
 
  private:

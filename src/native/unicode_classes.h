@@ -19,7 +19,6 @@ enum CharClass : uint8_t {
 
 static_assert(kClassStage1[0] == 0, "ASCII lookups assume block 0 holds U+0000..U+00FF");
 
-
 TF_INLINE uint8_t class_of(uint32_t cp) {
   if (cp < 0x80) return kClassStage2[cp];
   if (cp >= 0x110000) return 0;

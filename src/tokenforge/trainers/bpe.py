@@ -44,7 +44,7 @@ def _count_chunks(texts: Iterable[str], pat_str: str, progress: bool | None) -> 
     # so only the table of unique chunks is ever held whole.
     counts = _core.ChunkCounts()
     scanner = scanner_id(pat_str)
-    compiled = regex.compile(pat_str)
+    compiled = regex.compile(pat_str) if scanner < 0 else None
     batch: list[str] = []
     batch_chars = 0
 
