@@ -302,3 +302,102 @@ def test_minbpe_files(pattern, tmp_path):
     with pytest.raises(ValueError, match="dump_tiktoken_bpe"):
         tokenforge.save_minbpe(tokenforge.get_encoding("cl100k_base"), tmp_path / "cl100k")
     assert not (tmp_path / "cl100k.model").exists()
+
+
+def test_forced_tokens_come_first_and_training_continues_from_them():
+    texts = [sample("en-linuxdoc.txt", 6000), sample("man/ja.txt", 1500)]
+    forced = [" kernel", "日本", "本日", "x"]
+    enc = train_bpe(texts, 256 + 120, "cl100k", forced_tokens=forced)
+    ranks = enc._mergeable_ranks
+    # characters first, then the token left to right; "x" is a byte already and shared parts are made once
+    made = [b" k", b" ke", b" ker", b" kern", b" kerne", b" kernel", b"\xe6\x97", "日".encode(),
+            b"\xe6\x9c", "本".encode(), "日本".encode(), "本日".encode()]
+    assert [ranks[t] for t in made] == list(range(256, 256 + len(made)))
+    for text in forced:
+        assert enc.encode_ordinary(text) == [ranks[text.encode()]]
+    # the rest is the plain reference loop started from the forced vocabulary's ids
+    base = tokenforge.Encoding("b", pat_str=enc._pat_str, special_tokens={},
+                               mergeable_ranks={t: i for t, i in ranks.items() if i < 256 + len(made)})
+    first = 256 + len(made)
+    merges, final_chunks = reference_loop(
+        [base._core.encode_pieces([m.group()]) for t in texts for m in regex.finditer(enc._pat_str, t)],
+        120 - len(made), first, None)
+    by_id = {i: t for t, i in ranks.items()}
+    assert [(a, b) for a, b in merges] == [
+        tuple(ranks[p] for p in tokenforge.formats.gpt2_files.split_for_merge(ranks, by_id[i], i))
+        for i in range(first, 256 + 120)]
+    assert [i for t in texts for i in enc.encode_ordinary(t)] == [i for ids in final_chunks for i in ids]
+
+
+def test_forced_tokens_that_cannot_be_whole_are_refused():
+    with pytest.raises(ValueError, match=r"'hello world' can never be one token: the split pattern cuts it into \['hello', ' world'\]"):
+        train_bpe("hello world", 300, "cl100k", forced_tokens=["hello world"])
+    with pytest.raises(ValueError, match="lone surrogate"):
+        train_bpe("abc", 300, forced_tokens=["a\ud800"])
+    with pytest.raises(ValueError, match="non-empty strings"):
+        train_bpe("abc", 300, forced_tokens=[""])
+    with pytest.raises(ValueError, match="below the 262 tokens"):
+        train_bpe("abc", 260, forced_tokens=["abcdefg"])
+    assert len(train_bpe("abc", 300, None, forced_tokens=["hello world"])._mergeable_ranks) <= 300  # no split: fine
+
+
+def test_gpt2_byte_ids_and_gpt2_files(tmp_path, tiktoken_module):
+    """byte_ids="gpt2" numbers the bytes as GPT-2 files must; the merges are the reference's on
+    those ids; the encoder.json + vocab.bpe written give our ids in tiktoken, HF and tokenforge."""
+    from tiktoken.load import data_gym_to_mergeable_bpe_ranks
+    from tokenizers import Tokenizer
+    from tokenizers.models import BPE
+
+    texts = [sample("en-linuxdoc.txt", 8000), sample("man/ru.txt", 3000)]
+    enc = train_bpe(texts, 256 + 150, "gpt2", byte_ids="gpt2", special_tokens={"<|endoftext|>": 406})
+    order = list(tokenforge.bytes_to_unicode())
+    assert all(enc._mergeable_ranks[bytes([b])] == i for i, b in enumerate(order))
+    gpt2_id = {b: i for i, b in enumerate(order)}
+    chunks = [[gpt2_id[b] for b in m.group().encode()] for t in texts for m in regex.finditer(enc._pat_str, t)]
+    merges, _ = reference_loop(chunks, 150, 256, None)
+    by_id = {i: t for t, i in enc._mergeable_ranks.items()}
+    assert [by_id[a] + by_id[b] for a, b in merges] == [by_id[256 + k] for k in range(150)]
+
+    encoder, vocab = tmp_path / "encoder.json", tmp_path / "vocab.bpe"
+    tokenforge.save_gpt2_files(enc._mergeable_ranks, encoder, vocab, enc._special_tokens)
+    theirs = tiktoken_module.Encoding("t", pat_str=enc._pat_str, special_tokens={},
+                                      mergeable_ranks=data_gym_to_mergeable_bpe_ranks(str(vocab), str(encoder)))
+    ours = tokenforge.load_gpt2(encoder, vocab)
+    hf_path = tmp_path / "tokenizer.json"
+    tokenforge.save_tokenizer_json(enc, hf_path)
+    hf = Tokenizer.from_file(str(hf_path))
+    hf.model = BPE.from_file(str(encoder), str(vocab))  # the GPT-2 files' vocabulary and merges
+    for text in [sample("man/de.txt", 3000), sample("code-python-stdlib.txt", 3000)]:
+        ids = enc.encode_ordinary(text)
+        assert theirs.encode_ordinary(text) == ids and ours.encode_ordinary(text) == ids
+        assert hf.encode(text, add_special_tokens=False).ids == ids
+    with pytest.raises(ValueError, match="byte_ids"):
+        train_bpe("abc", 300, byte_ids="latin1")
+    with pytest.raises(ValueError, match="cannot be represented in GPT-2 format"):
+        tokenforge.save_gpt2_files(train_bpe(texts, 300)._mergeable_ranks, encoder, vocab)
+
+
+def test_own_file_round_trip_and_errors(tmp_path):
+    from tokenforge.formats.tokenforge_file import load_encoding, save_encoding
+
+    enc = train_bpe([sample("en-linuxdoc.txt", 5000)], 300, "o200k", special_tokens={"<|end|>": 300, "<|é|>": 301},
+                    name="mine")
+    path = tmp_path / "mine.tokenforge"
+    save_encoding(enc, path)
+    back = load_encoding(path)
+    assert (back.name, back._pat_str, back._special_tokens, back._mergeable_ranks) == (
+        enc.name, enc._pat_str, enc._special_tokens, enc._mergeable_ranks)
+    text = sample("man/fr.txt", 2000) + "<|é|>"
+    assert back.encode(text, allowed_special="all") == enc.encode(text, allowed_special="all")
+    good = path.read_bytes()
+    for data, message in [
+        (b"IQ== 0\n", "not a tokenforge BPE file"),
+        (good.replace(b'"version": 1', b'"version": 9'), "version 9"),
+        (good.replace(b'"name": "mine"', b'"name": 5'), "string name"),
+        (good[: good.index(b"\n") + 1] + b"IQ== 0\n!!!! 1\n", "line numbers count from line 2"),
+    ]:
+        path.write_bytes(data)
+        with pytest.raises(ValueError, match=message):
+            load_encoding(path)
+    with pytest.raises(TypeError, match="needs a tokenforge Encoding"):
+        save_encoding("cl100k_base", tmp_path / "x.tokenforge")

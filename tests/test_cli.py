@@ -205,3 +205,32 @@ def test_train_refuses_bad_input_clearly(tmp_path):
         code, _, err = run("train", *args, "--vocab-size", "300", "--out", str(out), check_ok=False)
         assert code == 2 and message in err and "Traceback" not in err
     assert not out.exists()
+
+
+def test_train_writes_every_format_and_encodes_with_its_own_file(tmp_path):
+    data = tmp_path / "a.txt"
+    data.write_text("the kernel and the cat sat on the mat\n" * 40, encoding="utf-8")
+    common = ["--files", str(data), "--vocab-size", "290", "--special-token", "<|end|>", "--force-token", " kernel",
+              "--quiet"]
+    own = tmp_path / "t.tokenforge"
+    _, stdout, _ = run("train", *common, "--out", str(own))
+    assert f"wrote {own} (tokenforge)" in stdout
+    enc = tokenforge.load_encoding(own)
+    kernel = enc.encode_single_token(" kernel")
+    _, stdout, _ = run("encode", "-e", str(own), "--allow-special", "the kernel<|end|>")
+    assert _ids(stdout) == enc.encode("the kernel<|end|>", allowed_special="all") and _ids(stdout)[-2:] == [kernel, 290]
+    _, stdout, _ = run("decode", "-e", str(own), *map(str, _ids(stdout)))
+    assert stdout == "the kernel<|end|>\n"
+
+    gpt2_dir = tmp_path / "gpt2"
+    _, stdout, _ = run("train", *common, "--out", str(gpt2_dir), "--format", "gpt2")
+    assert "(gpt2)" in stdout
+    gpt2 = tokenforge.load_gpt2(gpt2_dir / "encoder.json", gpt2_dir / "vocab.bpe")
+    assert enc.encode("Q") == [81] and gpt2.encode("Q") == [48]  # bytes numbered in GPT-2's order
+    assert gpt2.decode(gpt2.encode("the kernel")) == "the kernel" and len(gpt2.encode(" kernel")) == 1
+    run("train", *common, "--out", str(tmp_path / "m.model"))
+    assert (tmp_path / "m.model").read_text().startswith("minbpe v1\n") and (tmp_path / "m.vocab").exists()
+    code, _, err = run("train", *common, "--out", str(tmp_path / "x.bin"), check_ok=False)
+    assert code == 2 and "cannot tell the output format" in err and "--format" in err
+    code, _, err = run("encode", "-e", str(tmp_path / "none.tokenforge"), "x", check_ok=False)
+    assert code == 2 and "neither a named encoding" in err

@@ -18,6 +18,7 @@ from .formats.gpt2_files import bytes_to_unicode, load_gpt2_files, save_gpt2_fil
 from .formats.hf_tokenizer_json import save_tokenizer_json
 from .formats.minbpe_files import save_minbpe
 from .formats.tiktoken_file import dump_tiktoken_bpe, load_tiktoken_bpe
+from .formats.tokenforge_file import load_encoding, save_encoding
 from .loaders import load_gpt2, load_tiktoken
 from .registry import get_encoding, list_encoding_names
 from .special import DisallowedSpecialTokenError
@@ -35,10 +36,12 @@ __all__ = [
     "dump_tiktoken_bpe",
     "get_encoding",
     "list_encoding_names",
+    "load_encoding",
     "load_gpt2",
     "load_gpt2_files",
     "load_tiktoken",
     "load_tiktoken_bpe",
+    "save_encoding",
     "save_gpt2_files",
     "save_minbpe",
     "save_tokenizer_json",

@@ -3,9 +3,22 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 
 from ..registry import get_encoding, list_encoding_names
+
+
+def _load(name_or_path: str):
+    """A named encoding, or one saved as a .tokenforge file."""
+    if name_or_path in list_encoding_names():
+        return get_encoding(name_or_path)
+    if os.path.exists(name_or_path):
+        from ..formats.tokenforge_file import load_encoding
+
+        return load_encoding(name_or_path)
+    raise ValueError(f"{name_or_path!r} is neither a named encoding ({', '.join(list_encoding_names())}) "
+                     "nor a .tokenforge file")
 
 
 def _read_text(args: argparse.Namespace) -> str:
@@ -13,7 +26,7 @@ def _read_text(args: argparse.Namespace) -> str:
 
 
 def _encode(args: argparse.Namespace) -> int:
-    enc = get_encoding(args.encoding)
+    enc = _load(args.encoding)
     text = _read_text(args)
     allowed = "all" if args.allow_special else frozenset()
     disallowed = () if args.special_as_text else "all"
@@ -29,7 +42,7 @@ def _encode(args: argparse.Namespace) -> int:
 
 
 def _decode(args: argparse.Namespace) -> int:
-    enc = get_encoding(args.encoding)
+    enc = _load(args.encoding)
     raw = " ".join(args.ids) if args.ids else sys.stdin.read()
     ids = [int(x) for x in raw.replace(",", " ").replace("[", " ").replace("]", " ").split()]
     sys.stdout.write(enc.decode(ids) + ("\n" if args.ids else ""))
@@ -42,24 +55,63 @@ def _list(args: argparse.Namespace) -> int:
     return 0
 
 
+OUT_FORMATS = {
+    "tiktoken": "a .tiktoken file (ranks only; tiktoken and load_tiktoken read it)",
+    "tokenforge": "a .tokenforge file: ranks, split pattern and special tokens in one file (-e reads it)",
+    "hf": "an HF tokenizer.json (byte-level BPE with the split pattern)",
+    "gpt2": "encoder.json + vocab.bpe in the directory --out (bytes numbered in GPT-2's order)",
+    "minbpe": "minbpe's OUT.model + OUT.vocab (--out without the suffix, or ending in .model)",
+}
+
+
+def _out_format(args: argparse.Namespace) -> str:
+    if args.format:
+        return args.format
+    for suffix, form in ((".tiktoken", "tiktoken"), (".tokenforge", "tokenforge"), (".json", "hf"), (".model", "minbpe")):
+        if args.out.endswith(suffix):
+            return form
+    if os.path.isdir(args.out):
+        return "gpt2"
+    raise ValueError(f"cannot tell the output format from {args.out!r}: end it in .tiktoken, .tokenforge, "
+                     ".json or .model, or name one with --format")
+
+
+def _save(enc, form: str, out: str) -> None:
+    from ..formats.gpt2_files import save_gpt2_files
+    from ..formats.hf_tokenizer_json import save_tokenizer_json
+    from ..formats.minbpe_files import save_minbpe
+    from ..formats.tiktoken_file import dump_tiktoken_bpe
+    from ..formats.tokenforge_file import save_encoding
+
+    if form == "tiktoken":
+        dump_tiktoken_bpe(enc._mergeable_ranks, out)
+    elif form == "tokenforge":
+        save_encoding(enc, out)
+    elif form == "hf":
+        save_tokenizer_json(enc, out)
+    elif form == "gpt2":
+        os.makedirs(out, exist_ok=True)
+        save_gpt2_files(enc._mergeable_ranks, os.path.join(out, "encoder.json"), os.path.join(out, "vocab.bpe"),
+                        enc._special_tokens)
+    else:
+        save_minbpe(enc, out.removesuffix(".model"))
+
+
 def _train(args: argparse.Namespace) -> int:
     import time
 
-    from ..formats.hf_tokenizer_json import save_tokenizer_json
-    from ..formats.tiktoken_file import dump_tiktoken_bpe
     from ..trainers import read_text_files, train_bpe
 
+    form = _out_format(args)
     specials = {text: args.vocab_size + i for i, text in enumerate(args.special_token or [])}
     pattern = None if args.pattern == "none" else args.pattern
     start = time.perf_counter()
     enc = train_bpe(read_text_files(args.files), args.vocab_size, pattern, min_frequency=args.min_frequency,
                     max_token_length=args.max_token_length, special_tokens=specials,
+                    forced_tokens=args.force_token or (), byte_ids="gpt2" if form == "gpt2" else args.byte_ids,
                     progress=False if args.quiet else None)
     seconds = time.perf_counter() - start
-    if args.out.endswith(".json"):
-        save_tokenizer_json(enc, args.out)
-    else:
-        dump_tiktoken_bpe(enc._mergeable_ranks, args.out)
+    _save(enc, form, args.out)
 
     def bytes_per_token(specs: list[str]) -> float:
         n_bytes = n_tokens = 0
@@ -69,7 +121,8 @@ def _train(args: argparse.Namespace) -> int:
         return n_bytes / max(n_tokens, 1)
 
     merges = len(enc._mergeable_ranks) - 256
-    print(f"trained {256 + merges} tokens (256 bytes + {merges} merges) in {seconds:.1f} s; wrote {args.out}")
+    print(f"trained {256 + merges} tokens (256 bytes + {merges} merges) in {seconds:.1f} s; "
+          f"wrote {args.out} ({form})")
     for text, token_id in specials.items():
         print(f"special token {text!r}: id {token_id}")
     print(f"bytes per token, training data: {bytes_per_token(args.files):.3f}")
@@ -89,8 +142,9 @@ def build_parser() -> argparse.ArgumentParser:
     enc = sub.add_parser("encode", help="print the token ids of TEXT (or of stdin)",
                          description="Print the token ids of TEXT, or of standard input when TEXT is omitted.")
     enc.add_argument("text", nargs="?", help="text to encode (default: read standard input)")
-    enc.add_argument("-e", "--encoding", default="cl100k_base", choices=list_encoding_names(),
-                     help="named encoding (default: %(default)s)")
+    enc.add_argument("-e", "--encoding", default="cl100k_base", metavar="NAME_OR_FILE",
+                     help=f"named encoding ({', '.join(list_encoding_names())}) or a .tokenforge file "
+                          "(default: %(default)s)")
     enc.add_argument("--allow-special", action="store_true",
                      help="turn special-token text such as <|endoftext|> into its special id "
                           "(default: such text is an error)")
@@ -105,15 +159,15 @@ def build_parser() -> argparse.ArgumentParser:
     dec = sub.add_parser("decode", help="print the text of token ids",
                          description="Print the text of token IDS (space/comma separated, or a JSON list on stdin).")
     dec.add_argument("ids", nargs="*", help="token ids (default: read standard input)")
-    dec.add_argument("-e", "--encoding", default="cl100k_base", choices=list_encoding_names(),
-                     help="named encoding (default: %(default)s)")
+    dec.add_argument("-e", "--encoding", default="cl100k_base", metavar="NAME_OR_FILE",
+                     help="named encoding or a .tokenforge file (default: %(default)s)")
     dec.set_defaults(run=_decode)
 
     tr = sub.add_parser(
         "train", help="train a byte-level BPE vocabulary on text files",
         description="Train a byte-level BPE vocabulary (minbpe's semantics: the most frequent adjacent pair "
-                    "is merged first, ties to the smallest pair) on UTF-8 text files, streamed; write it as a "
-                    ".tiktoken file, or as an HF tokenizer.json when --out ends in .json; report bytes per token.",
+                    "is merged first, ties to the smallest pair) on UTF-8 text files, streamed; write it in the "
+                    "format --out's suffix names (or --format); report bytes per token.",
         epilog="example: tokenforge train --files 'data/*.txt' --vocab-size 32768 --pattern cl100k --out my.tiktoken",
     )
     tr.add_argument("--files", nargs="+", required=True, metavar="PATH",
@@ -123,14 +177,24 @@ def build_parser() -> argparse.ArgumentParser:
     tr.add_argument("--pattern", default="cl100k",
                     help="how text is cut before merging: gpt2, cl100k, o200k, none (no split), or a regex; "
                          "merges never cross a cut (default: %(default)s)")
-    tr.add_argument("--out", required=True, help="output file: .tiktoken (default form) or tokenizer.json (*.json)")
+    tr.add_argument("--out", required=True,
+                    help="where to write: *.tiktoken, *.tokenforge, *.json (HF), *.model (minbpe) or, with "
+                         "--format gpt2, a directory")
+    tr.add_argument("--format", choices=OUT_FORMATS,
+                    help="output format when --out's suffix does not say: "
+                         + "; ".join(f"{k}: {v}" for k, v in OUT_FORMATS.items()))
+    tr.add_argument("--force-token", action="append", metavar="TEXT",
+                    help="text that must be one ordinary token (repeatable); made first, before training")
+    tr.add_argument("--byte-ids", choices=("bytes", "gpt2"), default="bytes",
+                    help="ids of the 256 byte tokens: bytes (id b is byte b, as minbpe) or gpt2 (GPT-2's "
+                         "order, as tiktoken's encodings); gpt2 output always uses gpt2 (default: %(default)s)")
     tr.add_argument("--min-frequency", type=int, default=1,
                     help="stop when the most frequent pair occurs fewer times than this (default: %(default)s)")
     tr.add_argument("--max-token-length", type=int, metavar="BYTES",
                     help="never make a token longer than this many bytes (default: no limit)")
     tr.add_argument("--special-token", action="append", metavar="TEXT",
                     help="add a special token after training, ids from --vocab-size on (repeatable); "
-                         "a .tiktoken file does not store them, tokenizer.json does")
+                         "a .tiktoken file does not store them, the other formats do")
     tr.add_argument("--held-out", nargs="+", metavar="PATH",
                     help="files not trained on, to report bytes per token on them too")
     tr.add_argument("--quiet", action="store_true", help="no progress display")

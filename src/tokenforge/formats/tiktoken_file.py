@@ -8,7 +8,6 @@ from .. import _core
 from .atomic import write_files_atomically
 
 
-
 def read_tokens(path: str | os.PathLike[str], rank_limit: int | None = None) -> list[bytes]:
     """Tokens indexed by rank (b"" where a rank is unused), parsed natively.
 
@@ -28,10 +27,15 @@ def load_tiktoken_bpe(path: str | os.PathLike[str]) -> dict[bytes, int]:
     return {token: rank for rank, token in enumerate(read_tokens(path)) if token}
 
 
-def dump_tiktoken_bpe(mergeable_ranks: dict[bytes, int], path: str | os.PathLike[str]) -> None:
-    """Write `mergeable_ranks` as a .tiktoken file (sorted by rank), atomically."""
+def tiktoken_lines(mergeable_ranks: dict[bytes, int]) -> bytes:
+    """The .tiktoken text of `mergeable_ranks`: one line per token, sorted by rank."""
     lines = [
         base64.b64encode(token) + b" " + str(rank).encode()
         for token, rank in sorted(mergeable_ranks.items(), key=lambda item: item[1])
     ]
-    write_files_atomically([(os.fspath(path), b"\n".join(lines) + b"\n")])
+    return b"\n".join(lines) + b"\n"
+
+
+def dump_tiktoken_bpe(mergeable_ranks: dict[bytes, int], path: str | os.PathLike[str]) -> None:
+    """Write `mergeable_ranks` as a .tiktoken file (sorted by rank), atomically."""
+    write_files_atomically([(os.fspath(path), tiktoken_lines(mergeable_ranks))])

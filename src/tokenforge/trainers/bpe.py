@@ -20,7 +20,8 @@ from typing import Iterable
 import regex
 
 from .. import _core
-from ..encoding import Encoding, _without_surrogates
+from ..encoding import Encoding, _has_surrogates, _without_surrogates
+from ..formats.gpt2_files import bytes_to_unicode, split_for_merge
 from ..pretokenizers.patterns import BY_NAME, WHOLE_TEXT, scanner_id
 from ..progress import Progress
 
@@ -145,6 +146,54 @@ def train_bpe_merges(
     return _merges(counts, num_merges, min_frequency, max_token_length, progress)
 
 
+BYTE_ORDERS = ("bytes", "gpt2")
+
+
+def _byte_ranks(byte_ids: str) -> dict[bytes, int]:
+    # "bytes": id b is byte b (minbpe, rustbpe); "gpt2": GPT-2's byte-to-unicode order, as in
+    # tiktoken's own encodings and the only order GPT-2's encoder.json + vocab.bpe can hold.
+    if byte_ids == "bytes":
+        return {bytes([b]): b for b in range(256)}
+    if byte_ids == "gpt2":
+        return {bytes([b]): i for i, b in enumerate(bytes_to_unicode())}
+    raise ValueError(f"byte_ids must be one of {', '.join(BYTE_ORDERS)}, got {byte_ids!r}")
+
+
+def _add_merges_for(ranks: dict[bytes, int], token: bytes) -> None:
+    # The token's parts under the merges so far, joined left to right; each prefix is a new
+    # token unless it is one already.
+    if token in ranks:
+        return
+    parts = split_for_merge(ranks, token, len(ranks))
+    prefix = parts[0]
+    for part in parts[1:]:
+        prefix += part
+        ranks.setdefault(prefix, len(ranks))
+
+
+def _with_forced_tokens(ranks: dict[bytes, int], forced_tokens: Iterable[str], pat_str: str) -> dict[bytes, int]:
+    """`ranks` plus merges that make each forced token, in order: first each of its characters
+    (so tokens are whole characters and forced tokens share them), then the token. A token the
+    split pattern would cut, or that the merges cannot reach whole, is an error."""
+    ranks, forced_tokens = dict(ranks), list(forced_tokens)
+    for text in forced_tokens:
+        if not isinstance(text, str) or not text:
+            raise ValueError(f"forced tokens must be non-empty strings, got {text!r}")
+        if _has_surrogates(text):
+            raise ValueError(f"forced token {text!r} holds a lone surrogate, which has no UTF-8 bytes")
+        for char in text:
+            _add_merges_for(ranks, char.encode("utf-8"))
+        _add_merges_for(ranks, text.encode("utf-8"))
+    check = Encoding("forced", pat_str=pat_str, mergeable_ranks=ranks, special_tokens={})
+    for text in forced_tokens:
+        ids = check.encode_ordinary(text)
+        if len(ids) != 1:
+            pieces = [m.group() for m in regex.finditer(pat_str, text)]
+            why = f"the split pattern cuts it into {pieces!r}" if len(pieces) > 1 else "merges cannot make it whole"
+            raise ValueError(f"forced token {text!r} can never be one token: {why}")
+    return ranks
+
+
 def train_bpe(
     texts: str | Iterable[str],
     vocab_size: int,
@@ -154,21 +203,39 @@ def train_bpe(
     special_tokens: dict[str, int] | None = None,
     name: str = "trained_bpe",
     max_token_length: int | None = None,
+    forced_tokens: Iterable[str] = (),
+    byte_ids: str = "bytes",
     progress: bool | None = None,
 ) -> Encoding:
     """Train a byte-level BPE `Encoding` of up to `vocab_size` ordinary tokens (256 bytes plus
     merges) on `texts`. `pattern` is "gpt2", "cl100k", "o200k", any regex, or None (no split).
-    `special_tokens` ({text: id}) are added after training with the ids given. No token grows
-    past `max_token_length` bytes. `progress`: show progress on stderr (default: when it is a
-    terminal)."""
+
+    The initial alphabet is always the 256 bytes; `byte_ids` numbers them "bytes" (id b is byte
+    b, as minbpe) or "gpt2" (GPT-2's order, as tiktoken's encodings; needed to write GPT-2
+    files). `forced_tokens` (strings, e.g. characters or words that must stay whole) become
+    tokens first, each made by merges of its parts, before training fills the rest of the
+    vocabulary. `special_tokens` ({text: id}) are added after training with the ids given. No
+    token grows past `max_token_length` bytes. `progress`: show progress on stderr (default:
+    when it is a terminal)."""
     if not isinstance(vocab_size, int) or vocab_size < 256:
         raise ValueError(f"vocab_size must be an int >= 256 (the byte tokens), got {vocab_size!r}")
-    merges = train_bpe_merges(
-        texts, vocab_size - 256, pattern, min_frequency=min_frequency, max_token_length=max_token_length,
-        progress=progress,
-    )
-    ranks = _extend_ranks({bytes([b]): b for b in range(256)}, merges, 256)
-    return Encoding(name, pat_str=_split_pattern(pattern), mergeable_ranks=ranks, special_tokens=special_tokens or {})
+    pat_str = _split_pattern(pattern)
+    forced_tokens = list(forced_tokens)
+    base_ranks = _byte_ranks(byte_ids)
+    if forced_tokens:
+        base_ranks = _with_forced_tokens(base_ranks, forced_tokens, pat_str)
+    if len(base_ranks) > vocab_size:
+        raise ValueError(f"vocab_size {vocab_size} is below the {len(base_ranks)} tokens the bytes and forced tokens take")
+    _check_options(vocab_size - len(base_ranks), min_frequency, max_token_length)
+    counts = _count_chunks([texts] if isinstance(texts, str) else texts, pat_str, progress)
+    if byte_ids == "bytes" and not forced_tokens:
+        base = None  # chunks start as their bytes: no encoder needed
+    else:
+        base = Encoding("base", pat_str=pat_str, mergeable_ranks=base_ranks, special_tokens={})
+    merges = _merges(counts, vocab_size - len(base_ranks), min_frequency, max_token_length, progress, base,
+                     len(base_ranks))
+    ranks = _extend_ranks(base_ranks, merges, len(base_ranks))
+    return Encoding(name, pat_str=pat_str, mergeable_ranks=ranks, special_tokens=special_tokens or {})
 
 
 def continue_bpe(
