@@ -27,16 +27,17 @@ def merge_ids(ids: list[int], pair: tuple[int, int], new_id: int) -> list[int]:
 
 
 def reference_loop(chunks: list[list[int]], num_merges: int, first_id: int, lengths: list[int] | None,
-                   min_frequency: int = 1, max_length: int | None = None):
+                   min_frequency: int = 1, max_length: int | None = None, weights: list[int] | None = None):
     """minbpe's training loop (count every adjacent pair, merge the most frequent, recount) with
-    the documented tie-break (smallest pair); lengths: bytes per id, for max_length."""
+    the documented tie-break (smallest pair); lengths: bytes per id, for max_length; weights:
+    how often each chunk occurs (default once)."""
     merges = []
     for k in range(num_merges):
         stats: dict = {}
-        for ids in chunks:
+        for c, ids in enumerate(chunks):
             for pair in zip(ids, ids[1:]):
                 if max_length is None or lengths[pair[0]] + lengths[pair[1]] <= max_length:
-                    stats[pair] = stats.get(pair, 0) + 1
+                    stats[pair] = stats.get(pair, 0) + (weights[c] if weights else 1)
         if not stats:
             break
         pair = min(stats, key=lambda p: (-stats[p], p))
@@ -401,3 +402,60 @@ def test_own_file_round_trip_and_errors(tmp_path):
             load_encoding(path)
     with pytest.raises(TypeError, match="needs a tokenforge Encoding"):
         save_encoding("cl100k_base", tmp_path / "x.tokenforge")
+
+
+def test_max_memory_keeps_exact_counts_of_the_most_frequent_chunks():
+    """A tiny budget: counting spills to disk, every count stays exact, and the chunks kept are
+    exactly those seen at least some number of times, as many as fit; training uses just them."""
+    from collections import Counter
+
+    from tokenforge import _core
+    from tokenforge.trainers.chunk_table import count_chunks
+
+    texts = [sample("en-linuxdoc.txt", 1_500_000), sample("code-python-stdlib.txt", 1_500_000)]
+    pat = BY_NAME["cl100k"]
+    truth = Counter(m.group().encode() for t in texts for m in regex.finditer(pat, t))
+    budget = 1 << 20
+    with pytest.warns(UserWarning, match="fewer than .* times were left out of training; raise max_memory"):
+        kept = dict(count_chunks(texts, pat, False, budget).items())
+    threshold = min(kept.values())
+    assert threshold > 1 and all(truth[c] == n for c, n in kept.items())
+    assert kept.keys() == {c for c, n in truth.items() if n >= threshold}
+    fits, one_more = _core.ChunkCounts(), _core.ChunkCounts()
+    for chunk, n in truth.items():
+        if n >= threshold:
+            fits.add(chunk, n)
+        if n >= threshold - 1:
+            one_more.add(chunk, n)
+    def entries_memory(table) -> int:
+        return sum(memory for _, memory in table.memory_by_count().values())
+
+    assert entries_memory(fits) <= budget // 10 < entries_memory(one_more)
+
+    chunks = list(kept)
+    with pytest.warns(UserWarning):
+        merges = train_bpe_merges(texts, 60, "cl100k", max_memory=budget)
+    assert merges == reference_loop([list(c) for c in chunks], 60, 256, None, weights=[kept[c] for c in chunks])[0]
+    assert train_bpe_merges(texts, 60, "cl100k", max_memory=1 << 30) == train_bpe_merges(texts, 60, "cl100k")
+    with pytest.raises(ValueError, match="max_memory"):
+        train_bpe("abc", 300, max_memory=1000)
+
+
+def test_corrupt_spill_files_are_refused(tmp_path):
+    from tokenforge import _core
+
+    counts = _core.ChunkCounts()
+    counts.add(b"hello", 3)
+    counts.add(b" world" * 10, 2)
+    path = str(tmp_path / "part")
+    counts.spill([path])
+    assert len(counts) == 0
+    back = _core.ChunkCounts()
+    back.read_spilled(path, 3)
+    assert back.items() == [(b"hello", 3)]
+    data = (tmp_path / "part").read_bytes()
+    (tmp_path / "part").write_bytes(data[:-3])
+    with pytest.raises(ValueError, match=r"part is cut short or corrupt at record 1"):
+        _core.ChunkCounts().read_spilled(path)
+    with pytest.raises(RuntimeError, match="cannot open spill file"):
+        _core.ChunkCounts().read_spilled(str(tmp_path / "missing"))

@@ -234,3 +234,20 @@ def test_train_writes_every_format_and_encodes_with_its_own_file(tmp_path):
     assert code == 2 and "cannot tell the output format" in err and "--format" in err
     code, _, err = run("encode", "-e", str(tmp_path / "none.tokenforge"), "x", check_ok=False)
     assert code == 2 and "neither a named encoding" in err
+
+
+def test_train_max_memory(tmp_path):
+    data = tmp_path / "a.txt"
+    words = ["".join(chr(97 + i // 26**k % 26) for k in range(4)) for i in range(20000)]  # unique letters
+    data.write_text("".join(f"{w} " * (i % 50 + 1) for i, w in enumerate(words)), encoding="utf-8")
+    out = tmp_path / "m.tiktoken"
+    _, stdout, err = run("train", "--files", str(data), "--vocab-size", "300", "--out", str(out), "--quiet",
+                         "--max-memory", "1M")
+    assert "trained 300 tokens" in stdout
+    assert err.startswith("tokenforge: warning: the chunk table outgrew max_memory") and "raise max_memory" in err
+    code, _, err = run("train", "--files", str(data), "--vocab-size", "300", "--out", str(out), "--max-memory", "1M",
+                       "--pattern", "none", check_ok=False)  # each 1 MB piece of the file is one chunk
+    assert code == 2 and "max_memory 1048576 is too small for this corpus" in err
+    code, _, err = run("train", "--files", str(data), "--vocab-size", "300", "--out", str(out), "--max-memory", "lots",
+                       check_ok=False)
+    assert code == 2 and "'lots' is not a size such as 4096, 500M or 2G" in err

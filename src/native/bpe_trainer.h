@@ -21,37 +21,10 @@
 #include <utility>
 #include <vector>
 
+#include "chunk_counts.h"
 #include "encoder.h"
-#include "scanner.h"
 
 namespace tokenforge {
-
-// The chunk table a trainer starts from: each unique chunk's bytes and how often it occurs.
-using ChunkCounts = std::unordered_map<std::string, int64_t>;
-
-// Counts the pieces the built-in scanner `pattern` cuts each text into, texts spread over up to
-// `threads` threads (each counts its share into a table of its own; the tables are then added).
-template <class Texts>
-void count_chunks(const Texts& texts, Pattern pattern, size_t threads, ChunkCounts& into) {
-  threads = std::max<size_t>(1, std::min(threads, texts.size()));
-  std::vector<ChunkCounts> parts(threads);
-  parallel_for(threads, threads, [&](size_t part) {
-    ChunkCounts& counts = parts[part];
-    for (size_t i = part; i < texts.size(); i += threads) {
-      const auto& [s, n] = texts[i];
-      Scanner scan(s, n);
-      for (size_t p = 0; p < n;) {
-        const size_t e = scan.next(pattern, p);
-        ++counts[std::string(reinterpret_cast<const char*>(s) + p, e - p)];
-        p = e;
-      }
-    }
-  });
-  for (ChunkCounts& part : parts) {
-    if (into.empty()) into.swap(part);
-    else for (const auto& [chunk, n] : part) into[chunk] += n;
-  }
-}
 
 // Pair -> count, open addressing (pairs are never removed; a count may drop to zero). Each
 // slot also remembers the last merge that changed it, so a merge lists each pair it touched once.

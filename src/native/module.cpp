@@ -2,6 +2,7 @@
 #include <Python.h>
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
+#include <nanobind/stl/map.h>
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
@@ -395,7 +396,33 @@ NB_MODULE(_core, m) {
             counts[std::string(chunk.c_str(), chunk.size())] += n;
           },
           nb::arg("chunk"), nb::arg("count") = 1)
-      .def("__len__", [](const ChunkCounts& counts) { return counts.size(); });
+      .def("__len__", [](const ChunkCounts& counts) { return counts.size(); })
+      .def("memory", &table_memory, "Estimated heap bytes the table takes.")
+      .def(
+          "items",
+          [](const ChunkCounts& counts) {
+            std::vector<std::pair<nb::bytes, int64_t>> out;
+            for (const auto& [chunk, n] : counts) out.emplace_back(nb::bytes(chunk.data(), chunk.size()), n);
+            return out;
+          },
+          "[(chunk bytes, count), ...] in no particular order.")
+      .def("memory_by_count", &memory_by_count,
+           "{count: (chunks seen exactly that many times, table bytes they take)}.")
+      .def(
+          "spill",
+          [](ChunkCounts& counts, const std::vector<std::string>& paths) {
+            nb::gil_scoped_release nogil;
+            spill_chunks(counts, paths);
+          },
+          nb::arg("paths"), "Appends the table to partition files split by hash, then empties it.")
+      .def(
+          "read_spilled",
+          [](ChunkCounts& counts, const std::string& path, int64_t min_count) {
+            nb::gil_scoped_release nogil;
+            read_spilled(counts, path, min_count);
+          },
+          nb::arg("path"), nb::arg("min_count") = 1,
+          "Adds a spill file's chunks seen at least min_count times (in that file) to the table.");
 
   nb::class_<BpeTrainer>(m, "BpeTrainer")
       .def(

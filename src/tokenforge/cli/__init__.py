@@ -5,6 +5,7 @@ import argparse
 import json
 import os
 import sys
+import warnings
 
 from ..registry import get_encoding, list_encoding_names
 
@@ -97,6 +98,16 @@ def _save(enc, form: str, out: str) -> None:
         save_minbpe(enc, out.removesuffix(".model"))
 
 
+def _size(text: str) -> int:
+    """Bytes from '500M', '2G', '1.5G', '4096' (K, M, G, T: powers of 1024)."""
+    units = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
+    number, unit = (text[:-1], units[text[-1].upper()]) if text[-1:].upper() in units else (text, 1)
+    try:
+        return int(float(number) * unit)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a size such as 4096, 500M or 2G") from None
+
+
 def _train(args: argparse.Namespace) -> int:
     import time
 
@@ -109,7 +120,7 @@ def _train(args: argparse.Namespace) -> int:
     enc = train_bpe(read_text_files(args.files), args.vocab_size, pattern, min_frequency=args.min_frequency,
                     max_token_length=args.max_token_length, special_tokens=specials,
                     forced_tokens=args.force_token or (), byte_ids="gpt2" if form == "gpt2" else args.byte_ids,
-                    progress=False if args.quiet else None)
+                    max_memory=args.max_memory, progress=False if args.quiet else None)
     seconds = time.perf_counter() - start
     _save(enc, form, args.out)
 
@@ -197,6 +208,10 @@ def build_parser() -> argparse.ArgumentParser:
                          "a .tiktoken file does not store them, the other formats do")
     tr.add_argument("--held-out", nargs="+", metavar="PATH",
                     help="files not trained on, to report bytes per token on them too")
+    tr.add_argument("--max-memory", type=_size, metavar="SIZE",
+                    help="memory budget such as 2G: the chunk table spills to temporary files past half of it, "
+                         "and if the corpus's unique chunks still outgrow a tenth of it the rarest are left "
+                         "out of training, with a warning (default: no limit)")
     tr.add_argument("--quiet", action="store_true", help="no progress display")
     tr.set_defaults(run=_train)
 
@@ -205,8 +220,13 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    print(f"tokenforge: warning: {message}", file=sys.stderr)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    warnings.showwarning = _show_warning
     try:
         return args.run(args)
     except (ValueError, KeyError) as e:

@@ -13,20 +13,16 @@ whose ranks are the token ids, so it encodes the training text exactly as the tr
 """
 from __future__ import annotations
 
-import os
-from collections import Counter
 from typing import Iterable
 
 import regex
 
 from .. import _core
-from ..encoding import Encoding, _has_surrogates, _without_surrogates
+from ..encoding import Encoding, _has_surrogates
 from ..formats.gpt2_files import bytes_to_unicode, split_for_merge
-from ..pretokenizers.patterns import BY_NAME, WHOLE_TEXT, scanner_id
+from ..pretokenizers.patterns import BY_NAME, WHOLE_TEXT
 from ..progress import Progress
-
-_BATCH_CHARS = 1 << 26  # text counted per native call
-
+from .chunk_table import count_chunks
 
 def _split_pattern(pattern: str | None) -> str:
     if pattern is None:
@@ -38,45 +34,6 @@ def _split_pattern(pattern: str | None) -> str:
     except regex.error as e:
         raise ValueError(f"pattern {pattern!r} is neither a name ({', '.join(BY_NAME)}) nor a valid regex: {e}")
     return pattern
-
-
-def _count_chunks(texts: Iterable[str], pat_str: str, progress: bool | None) -> _core.ChunkCounts:
-    # Texts are counted a batch at a time (natively, on all cores, for the built-in patterns),
-    # so only the table of unique chunks is ever held whole.
-    counts = _core.ChunkCounts()
-    scanner = scanner_id(pat_str)
-    compiled = regex.compile(pat_str) if scanner < 0 else None
-    batch: list[str] = []
-    batch_chars = 0
-
-    def flush() -> None:
-        if scanner >= 0:
-            counts.add_texts(batch, scanner, os.cpu_count() or 1)
-        else:
-            for text in batch:
-                for chunk, n in Counter(m.group().encode("utf-8") for m in compiled.finditer(text)).items():
-                    counts.add(chunk, n)
-        batch.clear()
-
-    read_chars = seen = 0
-    with Progress("counting chunks", unit="texts", enabled=progress) as shown:
-        for seen, text in enumerate(texts, 1):
-            if not isinstance(text, str):
-                raise TypeError(f"training text {seen - 1} is {type(text).__name__}, not str")
-            try:
-                text.encode("utf-8")
-            except UnicodeEncodeError:
-                text = _without_surrogates(text)
-            batch.append(text)
-            batch_chars += len(text)
-            if batch_chars >= _BATCH_CHARS:
-                flush()
-                read_chars += batch_chars
-                batch_chars = 0
-                shown.update(seen, f"{read_chars / 1e6:,.0f}M chars, {len(counts):,} unique chunks")
-        flush()
-        shown.update(seen, f"{len(counts):,} unique chunks")
-    return counts
 
 
 def _check_options(num_merges: int, min_frequency: int, max_token_length: int | None) -> None:
@@ -135,14 +92,16 @@ def train_bpe_merges(
     *,
     min_frequency: int = 1,
     max_token_length: int | None = None,
+    max_memory: int | None = None,
     progress: bool | None = None,
 ) -> list[tuple[int, int]]:
     """The merges, in order: merge k joins the pair (left id, right id) into id 256 + k.
     Stops early when no pair occurs `min_frequency` times; never makes a token longer than
-    `max_token_length` bytes. `progress`: show progress on stderr (default: when it is a
-    terminal)."""
+    `max_token_length` bytes. `max_memory` (bytes) bounds the chunk table to a tenth of it,
+    spilling to disk; see `chunk_table`. `progress`: show progress on stderr (default: when it
+    is a terminal)."""
     _check_options(num_merges, min_frequency, max_token_length)
-    counts = _count_chunks([texts] if isinstance(texts, str) else texts, _split_pattern(pattern), progress)
+    counts = count_chunks([texts] if isinstance(texts, str) else texts, _split_pattern(pattern), progress, max_memory)
     return _merges(counts, num_merges, min_frequency, max_token_length, progress)
 
 
@@ -205,6 +164,7 @@ def train_bpe(
     max_token_length: int | None = None,
     forced_tokens: Iterable[str] = (),
     byte_ids: str = "bytes",
+    max_memory: int | None = None,
     progress: bool | None = None,
 ) -> Encoding:
     """Train a byte-level BPE `Encoding` of up to `vocab_size` ordinary tokens (256 bytes plus
@@ -215,8 +175,9 @@ def train_bpe(
     files). `forced_tokens` (strings, e.g. characters or words that must stay whole) become
     tokens first, each made by merges of its parts, before training fills the rest of the
     vocabulary. `special_tokens` ({text: id}) are added after training with the ids given. No
-    token grows past `max_token_length` bytes. `progress`: show progress on stderr (default:
-    when it is a terminal)."""
+    token grows past `max_token_length` bytes. `max_memory` (bytes) bounds the chunk table to a
+    tenth of it, spilling to disk; see `chunk_table`. `progress`: show progress on stderr
+    (default: when it is a terminal)."""
     if not isinstance(vocab_size, int) or vocab_size < 256:
         raise ValueError(f"vocab_size must be an int >= 256 (the byte tokens), got {vocab_size!r}")
     pat_str = _split_pattern(pattern)
@@ -227,7 +188,7 @@ def train_bpe(
     if len(base_ranks) > vocab_size:
         raise ValueError(f"vocab_size {vocab_size} is below the {len(base_ranks)} tokens the bytes and forced tokens take")
     _check_options(vocab_size - len(base_ranks), min_frequency, max_token_length)
-    counts = _count_chunks([texts] if isinstance(texts, str) else texts, pat_str, progress)
+    counts = count_chunks([texts] if isinstance(texts, str) else texts, pat_str, progress, max_memory)
     if byte_ids == "bytes" and not forced_tokens:
         base = None  # chunks start as their bytes: no encoder needed
     else:
@@ -247,6 +208,7 @@ def continue_bpe(
     special_tokens: dict[str, int] | None = None,
     name: str | None = None,
     max_token_length: int | None = None,
+    max_memory: int | None = None,
     progress: bool | None = None,
 ) -> Encoding:
     """`base` trained further on `texts` (say, to add a language), up to `vocab_size` ordinary
@@ -260,7 +222,7 @@ def continue_bpe(
         raise ValueError(f"vocab_size must be an int above the base's {len(old)} ordinary tokens, got {vocab_size!r}")
     _check_options(vocab_size - len(old), min_frequency, max_token_length)
     first_id = base.max_token_value + 1
-    counts = _count_chunks([texts] if isinstance(texts, str) else texts, base._pat_str, progress)
+    counts = count_chunks([texts] if isinstance(texts, str) else texts, base._pat_str, progress, max_memory)
     merges = _merges(counts, vocab_size - len(old), min_frequency, max_token_length, progress, base, first_id)
     return Encoding(
         name or f"{base.name}_continued",

@@ -1,0 +1,130 @@
+"""The chunk table of a training corpus ({chunk bytes: count}), counted in batches on all cores.
+
+Only the table is ever held whole, never the corpus. With a memory budget, a table that outgrows
+it is spilled to temporary partition files (split by hash), and at the end each partition is
+added up alone; if the whole still does not fit, the rarest chunks are left out, with a warning.
+"""
+from __future__ import annotations
+
+import os
+import tempfile
+import warnings
+from collections import Counter
+from typing import Iterable
+
+import regex
+
+from .. import _core
+from ..encoding import _without_surrogates
+from ..pretokenizers.patterns import scanner_id
+from ..progress import Progress
+
+_BATCH_CHARS = 1 << 24  # text counted per native call
+_PARTITIONS = 64
+# While counting, the table may take half the budget before it is spilled. The merge state built
+# from the final table takes several times the table (6-8x measured on English and code), so
+# the final table gets a tenth. Batches of text are kept small too.
+_COUNTING_SHARE = 2
+_TABLE_SHARE = 10
+_BATCH_SHARE = 32
+
+
+def count_chunks(
+    texts: Iterable[str], pat_str: str, progress: bool | None, max_memory: int | None = None
+) -> _core.ChunkCounts:
+    """The table of the chunks `pat_str` cuts `texts` into, with exact counts. `max_memory`
+    (bytes, or None for no limit): counting spills to disk past half of it, and the table
+    returned keeps the most frequent chunks that fit in a tenth of it."""
+    if max_memory is not None and (not isinstance(max_memory, int) or max_memory < 1 << 20):
+        raise ValueError(f"max_memory must be None or an int of bytes >= 1 MiB, got {max_memory!r}")
+    if not max_memory:
+        return _count(texts, pat_str, progress, _BATCH_CHARS, None, [])[0]
+    batch_limit = max(1 << 20, min(_BATCH_CHARS, max_memory // _BATCH_SHARE))
+    with tempfile.TemporaryDirectory(prefix="tokenforge-chunks-") as spill_dir:
+        parts = [os.path.join(spill_dir, f"part{i:02d}") for i in range(_PARTITIONS)]
+        counts, spilled = _count(texts, pat_str, progress, batch_limit, max_memory // _COUNTING_SHARE, parts)
+        if not spilled and counts.memory() <= max_memory // _TABLE_SHARE:
+            return counts
+        counts.spill(parts)
+        return _merge_partitions(parts, max_memory, progress)
+
+
+def _count(texts, pat_str, progress, batch_limit, spill_at, parts) -> tuple[_core.ChunkCounts, bool]:
+    counts = _core.ChunkCounts()
+    scanner = scanner_id(pat_str)
+    compiled = regex.compile(pat_str) if scanner < 0 else None
+    batch: list[str] = []
+    batch_chars = read_chars = seen = 0
+    spilled = False
+
+    def flush() -> None:
+        nonlocal spilled
+        if scanner >= 0:
+            counts.add_texts(batch, scanner, os.cpu_count() or 1)
+        else:
+            for text in batch:
+                for chunk, n in Counter(m.group().encode("utf-8") for m in compiled.finditer(text)).items():
+                    counts.add(chunk, n)
+        batch.clear()
+        if spill_at is not None and counts.memory() > spill_at:
+            counts.spill(parts)
+            spilled = True
+
+    with Progress("counting chunks", unit="texts", enabled=progress) as shown:
+        for seen, text in enumerate(texts, 1):
+            if not isinstance(text, str):
+                raise TypeError(f"training text {seen - 1} is {type(text).__name__}, not str")
+            try:
+                text.encode("utf-8")
+            except UnicodeEncodeError:
+                text = _without_surrogates(text)
+            batch.append(text)
+            batch_chars += len(text)
+            if batch_chars >= batch_limit:
+                flush()
+                read_chars += batch_chars
+                batch_chars = 0
+                shown.update(seen, f"{read_chars / 1e6:,.0f}M chars, {len(counts):,} unique chunks"
+                                   + (" in memory (spilling)" if spilled else ""))
+        flush()
+        shown.update(seen, f"{len(counts):,} unique chunks" + (" in memory (spilling)" if spilled else ""))
+    return counts, spilled
+
+
+def _merge_partitions(parts: list[str], max_memory: int, progress: bool | None) -> _core.ChunkCounts:
+    # Pass 1 adds up each partition (rewritten with one record per chunk) and learns how much
+    # memory the chunks of each count take; pass 2 reads back those frequent enough to fit.
+    by_count: Counter = Counter()
+    chunks_by_count: Counter = Counter()
+    with Progress("adding up spilled chunks", total=2 * len(parts), unit="partitions", enabled=progress) as shown:
+        for i, path in enumerate(parts):
+            table = _core.ChunkCounts()
+            table.read_spilled(path)
+            for count, (chunks, memory) in table.memory_by_count().items():
+                chunks_by_count[count] += chunks
+                by_count[count] += memory
+            os.remove(path)
+            table.spill([path])
+            shown.update(i + 1)
+        threshold, kept = 1, 0
+        for count in sorted(by_count, reverse=True):
+            if kept + by_count[count] > max_memory // _TABLE_SHARE:
+                threshold = count + 1
+                break
+            kept += by_count[count]
+        counts = _core.ChunkCounts()
+        for i, path in enumerate(parts):
+            counts.read_spilled(path, threshold)
+            os.remove(path)
+            shown.update(len(parts) + i + 1)
+    if not len(counts):
+        raise ValueError(f"max_memory {max_memory} is too small for this corpus: even its most "
+                         f"frequent chunks take more than a tenth of it; raise max_memory")
+    if threshold > 1:
+        total = sum(chunks_by_count.values())
+        warnings.warn(
+            f"the chunk table outgrew max_memory: the {total - len(counts):,} of {total:,} unique chunks seen "
+            f"fewer than {threshold} times were left out of training; raise max_memory to keep them",
+            stacklevel=4,
+        )
+    return counts
