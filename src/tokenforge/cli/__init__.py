@@ -186,8 +186,9 @@ def build_parser() -> argparse.ArgumentParser:
     tr.add_argument("--vocab-size", type=int, required=True,
                     help="ordinary tokens in the result: the 256 bytes plus the merges (at least 256)")
     tr.add_argument("--pattern", default="cl100k",
-                    help="how text is cut before merging: gpt2, cl100k, o200k, none (no split), or a regex; "
-                         "merges never cross a cut (default: %(default)s)")
+                    help="how text is cut before merging: gpt2, cl100k, o200k, none (no split: each piece "
+                         "of about 1 MB, cut after a line, is one chunk), or a regex; merges never cross a "
+                         "cut (default: %(default)s)")
     tr.add_argument("--out", required=True,
                     help="where to write: *.tiktoken, *.tokenforge, *.json (HF), *.model (minbpe) or, with "
                          "--format gpt2, a directory")
