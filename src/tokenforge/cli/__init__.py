@@ -233,3 +233,6 @@ def main(argv: list[str] | None = None) -> int:
     except (ValueError, KeyError) as e:
         print(f"tokenforge: error: {e}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print("tokenforge: interrupted (files are written whole or not at all)", file=sys.stderr)
+        return 130
