@@ -18,7 +18,7 @@
 #include <utility>
 #include <vector>
 
-#include "encoder.h"
+#include "parallel.h"
 #include "scanner.h"
 
 namespace tokenforge {

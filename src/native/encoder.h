@@ -1,14 +1,11 @@
 // A byte-level BPE encoder: a built-in pre-tokenizer, the merge model, and special tokens.
 #pragma once
-#include <atomic>
 #include <cstring>
-#include <exception>
 #include <memory>
-#include <mutex>
-#include <thread>
 #include <unordered_map>
 
 #include "bpe_model.h"
+#include "parallel.h"
 #include "scanner.h"
 #include "special_matcher.h"
 
@@ -159,32 +156,5 @@ class Encoder {
   std::unordered_map<uint32_t, std::string> special_bytes_;
   mutable PieceCachePool caches_;
 };
-
-// Runs fn(i) for i in [0, n) on up to `threads` threads; rethrows the first exception.
-template <class Fn>
-void parallel_for(size_t n, size_t threads, Fn fn) {
-  threads = std::max<size_t>(1, std::min(threads, n));
-  if (threads == 1) {
-    for (size_t i = 0; i < n; ++i) fn(i);
-    return;
-  }
-  std::atomic<size_t> next{0};
-  std::exception_ptr error;
-  std::mutex error_lock;
-  auto worker = [&] {
-    try {
-      for (size_t i; (i = next.fetch_add(1)) < n;) fn(i);
-    } catch (...) {
-      std::lock_guard<std::mutex> g(error_lock);
-      if (!error) error = std::current_exception();
-      next = n;
-    }
-  };
-  std::vector<std::thread> pool;
-  for (size_t t = 1; t < threads; ++t) pool.emplace_back(worker);
-  worker();
-  for (auto& t : pool) t.join();
-  if (error) std::rethrow_exception(error);
-}
 
 }  // namespace tokenforge

@@ -5,7 +5,11 @@
 #if defined(__GNUC__)
 #define TF_INLINE inline __attribute__((always_inline))
 #define TF_NOINLINE __attribute__((noinline))
+#define TF_LIKELY(x) __builtin_expect(!!(x), 1)
+#define TF_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #else
 #define TF_INLINE inline
 #define TF_NOINLINE
+#define TF_LIKELY(x) (x)
+#define TF_UNLIKELY(x) (x)
 #endif

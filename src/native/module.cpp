@@ -10,6 +10,7 @@
 #include "bpe_trainer.h"
 #include "encoder.h"
 #include "tiktoken_file.h"
+#include "wordpiece_tokenizer.h"
 
 namespace nb = nanobind;
 using namespace tokenforge;
@@ -297,6 +298,66 @@ class PyEncoder {
   IdInts& ints_;
 };
 
+
+// Template pieces from Python: [(is_sequence, sequence, type_id, [special ids]), ...].
+std::vector<TemplatePiece> template_of(nb::handle seq) {
+  std::vector<TemplatePiece> out;
+  for (nb::handle item : seq) {
+    nb::tuple t = nb::cast<nb::tuple>(item);
+    out.push_back(TemplatePiece{nb::cast<bool>(t[0]), nb::cast<uint32_t>(t[1]), nb::cast<uint32_t>(t[2]),
+                                nb::cast<std::vector<uint32_t>>(t[3])});
+  }
+  return out;
+}
+
+class PyWordPiece {
+ public:
+  PyWordPiece(const std::vector<std::string>& tokens, uint32_t unk_id, const std::string& continuation_prefix,
+              const std::string& word_prefix, size_t max_chars, const TextRules& rules,
+              std::vector<std::pair<std::string, uint32_t>> added)
+      : tok_(WordPieceModel(tokens, unk_id, continuation_prefix, word_prefix, max_chars), rules, std::move(added)),
+        ints_(IdInts::instance()) {
+    ints_.cover(tokens.size());
+  }
+  PostProcessor& post() { return tok_.post; }
+
+  Encoded encode(nb::handle text, nb::handle pair, bool add_special) const {
+    const Text a = utf8_of(text);
+    const bool has_pair = !pair.is_none();
+    const Text b = has_pair ? utf8_of(pair) : Text{nullptr, 0};
+    nb::gil_scoped_release nogil;
+    return tok_.encode(a.data, a.size, b.data, b.size, has_pair, add_special);
+  }
+
+  std::vector<Encoded> encode_batch(nb::handle texts, nb::handle pairs, bool add_special, size_t threads) const {
+    const std::vector<Text> a = utf8_of_all(texts);
+    const bool has_pairs = !pairs.is_none();
+    const std::vector<Text> b = has_pairs ? utf8_of_all(pairs) : std::vector<Text>();
+    if (has_pairs && b.size() != a.size())
+      throw nb::value_error(("got " + std::to_string(a.size()) + " texts but " + std::to_string(b.size()) +
+                             " pairs").c_str());
+    std::vector<Encoded> out(a.size());
+    nb::gil_scoped_release nogil;
+    parallel_for(a.size(), threads, [&](size_t i) {
+      out[i] = tok_.encode(a[i].data, a[i].size, has_pairs ? b[i].data : nullptr, has_pairs ? b[i].size : 0,
+                           has_pairs, add_special);
+    });
+    const PostProcessor& post = tok_.post;
+    if (post.pad) {
+      size_t longest = 0;
+      for (const Encoded& e : out) longest = std::max(longest, e.size());
+      for (Encoded& e : out) post.pad_to(e, longest);
+    }
+    return out;
+  }
+
+  nb::object list(const std::vector<uint32_t>& values) const { return ints_.list(values); }
+
+ private:
+  WordPieceTokenizer tok_;
+  IdInts& ints_;
+};
+
 }  // namespace
 
 NB_MODULE(_core, m) {
@@ -443,6 +504,66 @@ NB_MODULE(_core, m) {
           nb::arg("merges"), nb::arg("min_frequency"), nb::arg("max_length") = 0,
           "Up to `merges` more merges, none making a token over max_length bytes (0: any); "
           "[(left id, right id), ...], merge k of the training making id first_id + k.");
+
+  nb::class_<TextRules>(m, "TextRules", "How text becomes words: BERT's normalizer and pre-tokenizer, or llama.cpp WPM's.")
+      .def(
+          "__init__",
+          [](TextRules* self, bool clean_text, bool cjk_spaces, bool strip_accents, bool lowercase, bool wpm) {
+            new (self) TextRules{clean_text, cjk_spaces, strip_accents, lowercase, wpm};
+          },
+          nb::arg("clean_text"), nb::arg("cjk_spaces"), nb::arg("strip_accents"), nb::arg("lowercase"),
+          nb::arg("wpm") = false);
+
+  nb::class_<Encoded>(m, "Encoded")
+      .def("__len__", &Encoded::size)
+      .def_prop_ro("ids", [](const Encoded& e) { return IdInts::instance().list(e.rows.ids); })
+      .def_prop_ro("type_ids", [](const Encoded& e) { return IdInts::instance().list(e.rows.type_ids); })
+      .def_prop_ro("special_tokens_mask", [](const Encoded& e) { return IdInts::instance().list(e.rows.special); })
+      .def_prop_ro("attention_mask", [](const Encoded& e) { return IdInts::instance().list(e.rows.attention); })
+      .def_prop_ro("offsets",
+                   [](const Encoded& e) {
+                     nb::list out;
+                     for (size_t i = 0; i < e.size(); ++i)
+                       out.append(nb::make_tuple(e.rows.starts[i], e.rows.ends[i]));
+                     return out;
+                   })
+      .def_prop_ro("overflowing", [](const Encoded& e) { return e.overflowing; });
+
+  nb::class_<PyWordPiece>(m, "WordPiece")
+      .def(nb::init<const std::vector<std::string>&, uint32_t, const std::string&, const std::string&, size_t,
+                    const TextRules&, std::vector<std::pair<std::string, uint32_t>>>(),
+           nb::arg("tokens"), nb::arg("unk_id"), nb::arg("continuation_prefix"), nb::arg("word_prefix"),
+           nb::arg("max_chars"), nb::arg("rules"), nb::arg("added_tokens"),
+           "tokens: str by id; added_tokens: [(text, id)] matched in the raw text first.")
+      .def(
+          "set_template",
+          [](PyWordPiece& t, nb::handle single, nb::handle pair) {
+            t.post().single = template_of(single);
+            t.post().pair = template_of(pair);
+          },
+          nb::arg("single"), nb::arg("pair"),
+          "Pieces [(is_sequence, sequence 0|1, type_id, [special ids])] for one and for two texts.")
+      .def(
+          "set_truncation",
+          [](PyWordPiece& t, bool enabled, size_t max_length, size_t stride, int strategy, bool from_left) {
+            t.post().truncate = enabled;
+            t.post().truncation = TruncationParams{max_length, stride, strategy, from_left};
+          },
+          nb::arg("enabled"), nb::arg("max_length") = 0, nb::arg("stride") = 0, nb::arg("strategy") = 0,
+          nb::arg("from_left") = false, "strategy: 0 longest first, 1 only first, 2 only second.")
+      .def(
+          "set_padding",
+          [](PyWordPiece& t, bool enabled, size_t length, size_t multiple_of, uint32_t pad_id, uint32_t pad_type_id,
+             bool left) {
+            t.post().pad = enabled;
+            t.post().padding = PaddingParams{length, multiple_of, pad_id, pad_type_id, left};
+          },
+          nb::arg("enabled"), nb::arg("length") = 0, nb::arg("multiple_of") = 0, nb::arg("pad_id") = 0,
+          nb::arg("pad_type_id") = 0, nb::arg("left") = false, "length 0: the longest of a batch.")
+      .def("added_tokens", [](PyWordPiece& t, bool pair) { return t.post().added(pair); }, nb::arg("pair"))
+      .def("encode", &PyWordPiece::encode, nb::arg("text"), nb::arg("pair").none(), nb::arg("add_special_tokens"))
+      .def("encode_batch", &PyWordPiece::encode_batch, nb::arg("texts"), nb::arg("pairs").none(),
+           nb::arg("add_special_tokens"), nb::arg("threads"));
 
   m.def("_piece_ends",
         [](nb::handle text, int pattern, bool windowed) {
