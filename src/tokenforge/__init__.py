@@ -22,10 +22,14 @@ from .formats.tokenforge_file import load_encoding, save_encoding
 from .loaders import load_gpt2, load_tiktoken
 from .registry import get_encoding, list_encoding_names
 from .special import DisallowedSpecialTokenError
+from .tokenizer import AddedToken, Encoded, Tokenizer
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "AddedToken",
+    "Encoded",
+    "Tokenizer",
     "UNICODE_VERSION",
     "DisallowedSpecialTokenError",
     "Encoding",

@@ -1,0 +1,97 @@
+"""HF's TemplateProcessing: where the sequences and the special tokens go, with type ids.
+
+A template is written as HF writes it: "[CLS] $A [SEP]" and "[CLS] $A:0 [SEP]:0 $B:1 [SEP]:1";
+`$A`/`$B` (or `$0`/`$1`, `$`) are the sequences, other words are special tokens, `:n` sets the
+type id (default 0). BERT's is `TemplateProcessing.bert(cls_id, sep_id)`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+Piece = tuple[bool, int, int, str]  # (is sequence, sequence 0/1, type id, special token)
+
+
+def _parse(template: str | list[str]) -> list[Piece]:
+    pieces: list[Piece] = []
+    for word in template.split() if isinstance(template, str) else template:
+        name, _, type_id = word.partition(":")
+        if type_id and not type_id.isdigit():
+            raise ValueError(f"template piece {word!r}: the type id after ':' must be a number")
+        tid = int(type_id or 0)
+        if name.startswith("$"):
+            which = name[1:]
+            if which in ("", "A", "a"):
+                pieces.append((True, 0, tid, ""))
+            elif which in ("B", "b"):
+                pieces.append((True, 1, tid, ""))
+            elif which.isdigit() and not type_id:  # "$1" means sequence A with type id 1
+                pieces.append((True, 0, int(which), ""))
+            else:
+                raise ValueError(f"template piece {word!r}: sequences are $A or $B")
+        else:
+            pieces.append((False, 0, tid, name))
+    return pieces
+
+
+@dataclass(frozen=True)
+class TemplateProcessing:
+    single: tuple[Piece, ...]
+    pair: tuple[Piece, ...]
+    special_tokens: dict[str, list[int]]  # special token -> its ids
+
+    @classmethod
+    def from_templates(cls, single: str | list[str], pair: str | list[str],
+                       special_tokens: list[tuple[str, int]]) -> "TemplateProcessing":
+        made = cls(tuple(_parse(single)), tuple(_parse(pair)), {t: [i] for t, i in special_tokens})
+        made._check()
+        return made
+
+    @classmethod
+    def bert(cls, cls_id: int, sep_id: int, cls_token: str = "[CLS]", sep_token: str = "[SEP]") -> "TemplateProcessing":
+        return cls.from_templates(f"{cls_token} $A {sep_token}", f"{cls_token} $A {sep_token} $B:1 {sep_token}:1",
+                                  [(cls_token, cls_id), (sep_token, sep_id)])
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> "TemplateProcessing":
+        kind = data.get("type")
+        if kind == "BertProcessing":
+            (sep, sep_id), (cls_tok, cls_id) = data["sep"], data["cls"]
+            return cls.bert(cls_id, sep_id, cls_tok, sep)
+        if kind != "TemplateProcessing":
+            raise ValueError(f"post-processor {kind!r} is not supported (TemplateProcessing, BertProcessing are)")
+
+        def pieces(items: list[dict[str, Any]]) -> tuple[Piece, ...]:
+            out = []
+            for item in items:
+                if "Sequence" in item:
+                    seq = item["Sequence"]
+                    out.append((True, 0 if seq["id"] == "A" else 1, seq["type_id"], ""))
+                else:
+                    sp = item["SpecialToken"]
+                    out.append((False, 0, sp["type_id"], sp["id"]))
+            return tuple(out)
+
+        made = cls(pieces(data["single"]), pieces(data["pair"]),
+                   {k: list(v["ids"]) for k, v in data.get("special_tokens", {}).items()})
+        made._check()
+        return made
+
+    def _check(self) -> None:
+        missing = {p[3] for p in self.single + self.pair if not p[0] and p[3] not in self.special_tokens}
+        if missing:
+            raise ValueError(f"the template uses special tokens without ids: {', '.join(sorted(missing))}")
+        if {p[1] for p in self.pair if p[0]} != {0, 1}:
+            raise ValueError("the pair template must use both sequences ($A and $B)")
+
+    def native_pieces(self, pair: bool) -> list[tuple[bool, int, int, list[int]]]:
+        return [(s, q, t, [] if s else self.special_tokens[name]) for s, q, t, name in (self.pair if pair else self.single)]
+
+    def to_json(self, tokens_of: dict[int, str]) -> dict[str, Any]:
+        def pieces(items: tuple[Piece, ...]) -> list[dict[str, Any]]:
+            return [{"Sequence": {"id": "AB"[q], "type_id": t}} if s else {"SpecialToken": {"id": name, "type_id": t}}
+                    for s, q, t, name in items]
+
+        return {"type": "TemplateProcessing", "single": pieces(self.single), "pair": pieces(self.pair),
+                "special_tokens": {k: {"id": k, "ids": ids, "tokens": [tokens_of.get(i, k) for i in ids]}
+                                   for k, ids in self.special_tokens.items()}}
