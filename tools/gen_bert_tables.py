@@ -50,13 +50,11 @@ def in_ranges(cp: int, ranges: list[tuple[int, int]]) -> bool:
 def category_8(cp: int) -> str:
     """The Unicode 8.0 category's class for HF's purposes: "other", "mn", "punct" or ""."""
     cat = unicodedata.category(chr(cp))
-    if in_ranges(cp, CONTROL_NOT_IN_8) or in_ranges(cp, MN_NOT_IN_8) or in_ranges(cp, PUNCT_NOT_IN_8):
-        return ""  # unassigned (or another class) in Unicode 8.0
-    if cat in ("Cc", "Cf", "Co") or in_ranges(cp, CONTROL_ONLY_IN_8):
+    if (cat in ("Cc", "Cf", "Co") and not in_ranges(cp, CONTROL_NOT_IN_8)) or in_ranges(cp, CONTROL_ONLY_IN_8):
         return "other"
-    if cat == "Mn" or in_ranges(cp, MN_ONLY_IN_8):
+    if (cat == "Mn" and not in_ranges(cp, MN_NOT_IN_8)) or in_ranges(cp, MN_ONLY_IN_8):
         return "mn"
-    if cat.startswith("P") or in_ranges(cp, PUNCT_ONLY_IN_8):
+    if (cat.startswith("P") and not in_ranges(cp, PUNCT_NOT_IN_8)) or in_ranges(cp, PUNCT_ONLY_IN_8):
         return "punct"
     return ""
 

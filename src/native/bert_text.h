@@ -90,13 +90,10 @@ class CharRules {
       std::vector<size_t> order(j - i);
       for (size_t k = 0; k < order.size(); ++k) order[k] = i + k;
       std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return ccc[a] < ccc[b]; });
-      std::vector<uint32_t> s2, f2;
-      for (size_t k : order) {
-        s2.push_back(seq[k]);
-        f2.push_back(from[k]);
-      }
-      std::copy(s2.begin(), s2.end(), seq.begin() + i);
-      std::copy(f2.begin(), f2.end(), from.begin() + i);
+      // The marks move; the input positions stay where they were, as HF's alignments do.
+      std::vector<uint32_t> sorted;
+      for (size_t k : order) sorted.push_back(seq[k]);
+      std::copy(sorted.begin(), sorted.end(), seq.begin() + i);
       i = j;
     }
     std::vector<uint32_t> one;

@@ -351,7 +351,11 @@ class PyWordPiece {
     return out;
   }
 
-  nb::object list(const std::vector<uint32_t>& values) const { return ints_.list(values); }
+  std::vector<std::pair<std::string, std::pair<uint32_t, uint32_t>>> words(nb::handle text) const {
+    const Text t = utf8_of(text);
+    nb::gil_scoped_release nogil;
+    return tok_.words(t.data, t.size);
+  }
 
  private:
   WordPieceTokenizer tok_;
@@ -561,6 +565,8 @@ NB_MODULE(_core, m) {
           nb::arg("enabled"), nb::arg("length") = 0, nb::arg("multiple_of") = 0, nb::arg("pad_id") = 0,
           nb::arg("pad_type_id") = 0, nb::arg("left") = false, "length 0: the longest of a batch.")
       .def("added_tokens", [](PyWordPiece& t, bool pair) { return t.post().added(pair); }, nb::arg("pair"))
+      .def("words", &PyWordPiece::words, nb::arg("text"),
+           "[(word, (start, end))]: the normalized words of text, spans in input code points.")
       .def("encode", &PyWordPiece::encode, nb::arg("text"), nb::arg("pair").none(), nb::arg("add_special_tokens"))
       .def("encode_batch", &PyWordPiece::encode_batch, nb::arg("texts"), nb::arg("pairs").none(),
            nb::arg("add_special_tokens"), nb::arg("threads"));

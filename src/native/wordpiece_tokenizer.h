@@ -42,6 +42,26 @@ class WordPieceTokenizer {
     return e;
   }
 
+  // The words the normalizer and pre-tokenizer make of s (UTF-8, without the word prefix), each
+  // with its span of input code points; added tokens are words too.
+  std::vector<std::pair<std::string, std::pair<uint32_t, uint32_t>>> words(const uint8_t* s, size_t n) const {
+    TokenRows unused;
+    Words words(*this, unused);
+    words.collect = true;
+    size_t pos = 0;
+    uint32_t chars = 0;
+    while (pos < n) {
+      const SpecialMatch m = added_.find(s, n, pos);
+      chars = words.text(s + pos, m.pos - pos, chars);
+      if (m.len == 0) break;
+      const uint32_t end = chars + count_chars(s + m.pos, m.len);
+      words.collected.push_back({std::string(reinterpret_cast<const char*>(s + m.pos), m.len), {chars, end}});
+      chars = end;
+      pos = m.pos + m.len;
+    }
+    return std::move(words.collected);
+  }
+
   Encoded encode(const uint8_t* a, size_t na, const uint8_t* b, size_t nb, bool pair, bool add_special) const {
     Encoded first = encode_sequence(a, na);
     if (!pair) return post.process(std::move(first), nullptr, add_special);
@@ -61,11 +81,15 @@ class WordPieceTokenizer {
    public:
     Words(const WordPieceTokenizer& t, TokenRows& rows) : t_(t), rows_(rows) {}
 
+    bool collect = false;  // keep the words (for words()) instead of splitting them
+    std::vector<std::pair<std::string, std::pair<uint32_t, uint32_t>>> collected;
+
     // Processes s[0..n) whose first character is number `chars`; returns the count after it.
     uint32_t text(const uint8_t* s, size_t n, uint32_t chars) {
       const CharRules& rules = t_.rules_;
       const uint32_t first_char = chars;
       rows_start_ = rows_.size();
+      collected_start_ = collected.size();
       for (size_t i = 0; i < n;) {
         size_t len;
         const uint32_t cp = decode_utf8(s + i, n - i, len);
@@ -87,6 +111,7 @@ class WordPieceTokenizer {
       rows_.ends.resize(rows_start_);
       rows_.special.resize(rows_start_);
       rows_.attention.resize(rows_start_);
+      collected.resize(collected_start_);
       word_.clear();
       origin_.clear();
       std::vector<uint32_t> cps, out, origin;
@@ -129,6 +154,13 @@ class WordPieceTokenizer {
     void finish() {
       if (word_.empty()) return;
       const WordPieceModel& model = t_.model_;
+      if (collect) {
+        const size_t skip = model.word_prefix().size();
+        collected.push_back({std::string(word_.begin() + skip, word_.end()), {origin_.front(), origin_.back() + 1}});
+        word_.clear();
+        origin_.clear();
+        return;
+      }
       const size_t max_chars = model.max_chars();
       pieces_.clear();
       if ((max_chars && word_chars_ > max_chars) || !model.split(word_.data(), word_.size(), pieces_)) {
@@ -164,7 +196,7 @@ class WordPieceTokenizer {
 
     const WordPieceTokenizer& t_;
     TokenRows& rows_;
-    size_t rows_start_ = 0;  // rows before the current span
+    size_t rows_start_ = 0, collected_start_ = 0;  // rows and words before the current span
     std::vector<uint8_t> word_;
     std::vector<uint32_t> origin_;  // per byte of word_: the input character it came from
     size_t word_chars_ = 0;

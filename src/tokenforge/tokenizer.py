@@ -37,11 +37,12 @@ class Encoded:
     """One text (or pair) encoded: ids, tokens, offsets (code-point spans of the input; (0, 0)
     for added special tokens), type ids, attention mask, special-tokens mask, and the
     `overflowing` parts that truncation cut off."""
-    __slots__ = ("_native", "_token_of")
+    __slots__ = ("_native", "_token_of", "_pad_token")
 
-    def __init__(self, native: _core.Encoded, token_of: list[str]) -> None:
+    def __init__(self, native: _core.Encoded, token_of: list[str], pad_token: str) -> None:
         self._native = native
         self._token_of = token_of
+        self._pad_token = pad_token
 
     ids = property(lambda self: self._native.ids)
     type_ids = property(lambda self: self._native.type_ids)
@@ -51,12 +52,12 @@ class Encoded:
 
     @property
     def tokens(self) -> list[str]:
-        token_of = self._token_of
-        return [token_of[i] for i in self._native.ids]
+        token_of, pad = self._token_of, self._pad_token
+        return [token_of[i] if attend else pad for i, attend in zip(self._native.ids, self._native.attention_mask)]
 
     @property
     def overflowing(self) -> list[Encoded]:
-        return [Encoded(o, self._token_of) for o in self._native.overflowing]
+        return [Encoded(o, self._token_of, self._pad_token) for o in self._native.overflowing]
 
     def __len__(self) -> int:
         return len(self._native)
@@ -204,7 +205,7 @@ class Tokenizer:
         if not isinstance(sequence, str) or not (pair is None or isinstance(pair, str)):
             bad = sequence if not isinstance(sequence, str) else pair
             raise TypeError(f"encode takes str (and an optional str pair), got {type(bad).__name__}")
-        return Encoded(self._native.encode(sequence, pair, add_special_tokens), self._token_of)
+        return Encoded(self._native.encode(sequence, pair, add_special_tokens), self._token_of, self._pad_token())
 
     def encode_batch(self, inputs: Sequence[str | tuple[str, str]], add_special_tokens: bool = True,
                      num_threads: int | None = None) -> list[Encoded]:
@@ -220,8 +221,18 @@ class Tokenizer:
             inputs = list(firsts)
             pairs = list(pairs)
         threads = num_threads or min(len(inputs) // 64 + 1, os.cpu_count() or 1)
-        token_of = self._token_of
-        return [Encoded(e, token_of) for e in self._native.encode_batch(inputs, pairs, add_special_tokens, threads)]
+        token_of, pad = self._token_of, self._pad_token()
+        return [Encoded(e, token_of, pad) for e in self._native.encode_batch(inputs, pairs, add_special_tokens, threads)]
+
+    def _pad_token(self) -> str:
+        return self.padding["pad_token"] if self.padding else ""
+
+    def pre_tokenize(self, text: str) -> list[tuple[str, tuple[int, int]]]:
+        """The words the model sees: the text normalized and split, each word with the span of
+        input code points it came from (added tokens are words of their own)."""
+        if not isinstance(text, str):
+            raise TypeError(f"pre_tokenize takes str, got {type(text).__name__}")
+        return [(w, tuple(span)) for w, span in self._native.words(text)]
 
     # -- decoding ----------------------------------------------------------------------
 
