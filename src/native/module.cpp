@@ -1,5 +1,7 @@
 // Python bindings: coarse calls (a whole text or a whole batch), the GIL released inside.
 #include <Python.h>
+
+#include <memory>
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/map.h>
@@ -310,43 +312,68 @@ std::vector<TemplatePiece> template_of(nb::handle seq) {
   return out;
 }
 
+// Token names for Encoded.tokens: the vocabulary by id, and the padding token's text.
+struct TokenNames {
+  std::vector<std::string> by_id;
+  std::string pad;
+};
+
+// An Encoded as Python sees it: the rows, and the names to show its tokens with.
+struct PyEncoded {
+  Encoded e;
+  std::shared_ptr<const TokenNames> names;
+};
+
+// One field of every row as a list of ints.
+template <class Field>
+nb::object row_ints(const Encoded& e, Field Row::*field) {
+  std::vector<uint32_t> values(e.rows.size());
+  for (size_t i = 0; i < values.size(); ++i) values[i] = uint32_t(e.rows[i].*field);
+  return IdInts::instance().list(values);
+}
+
 class PyWordPiece {
  public:
   PyWordPiece(const std::vector<std::string>& tokens, uint32_t unk_id, const std::string& continuation_prefix,
               const std::string& word_prefix, size_t max_chars, const TextRules& rules,
-              std::vector<std::pair<std::string, uint32_t>> added)
+              std::vector<std::pair<std::string, uint32_t>> added, std::vector<std::string> names)
       : tok_(WordPieceModel(tokens, unk_id, continuation_prefix, word_prefix, max_chars), rules, std::move(added)),
+        names_(std::make_shared<TokenNames>(TokenNames{std::move(names), ""})),
         ints_(IdInts::instance()) {
-    ints_.cover(tokens.size());
+    ints_.cover(names_->by_id.size());
   }
   PostProcessor& post() { return tok_.post; }
+  void set_pad_token(const std::string& pad) {
+    names_ = std::make_shared<TokenNames>(TokenNames{names_->by_id, pad});
+  }
 
-  Encoded encode(nb::handle text, nb::handle pair, bool add_special) const {
+  PyEncoded encode(nb::handle text, nb::handle pair, bool add_special) const {
     const Text a = utf8_of(text);
     const bool has_pair = !pair.is_none();
     const Text b = has_pair ? utf8_of(pair) : Text{nullptr, 0};
     nb::gil_scoped_release nogil;
-    return tok_.encode(a.data, a.size, b.data, b.size, has_pair, add_special);
+    return PyEncoded{tok_.encode(a.data, a.size, b.data, b.size, has_pair, add_special), names_};
   }
 
-  std::vector<Encoded> encode_batch(nb::handle texts, nb::handle pairs, bool add_special, size_t threads) const {
+  std::vector<PyEncoded> encode_batch(nb::handle texts, nb::handle pairs, bool add_special, size_t threads) const {
     const std::vector<Text> a = utf8_of_all(texts);
     const bool has_pairs = !pairs.is_none();
     const std::vector<Text> b = has_pairs ? utf8_of_all(pairs) : std::vector<Text>();
     if (has_pairs && b.size() != a.size())
       throw nb::value_error(("got " + std::to_string(a.size()) + " texts but " + std::to_string(b.size()) +
                              " pairs").c_str());
-    std::vector<Encoded> out(a.size());
+    std::vector<PyEncoded> out(a.size());
     nb::gil_scoped_release nogil;
     parallel_for(a.size(), threads, [&](size_t i) {
-      out[i] = tok_.encode(a[i].data, a[i].size, has_pairs ? b[i].data : nullptr, has_pairs ? b[i].size : 0,
-                           has_pairs, add_special);
+      out[i].e = tok_.encode(a[i].data, a[i].size, has_pairs ? b[i].data : nullptr, has_pairs ? b[i].size : 0,
+                             has_pairs, add_special);
+      out[i].names = names_;
     });
     const PostProcessor& post = tok_.post;
     if (post.pad) {
       size_t longest = 0;
-      for (const Encoded& e : out) longest = std::max(longest, e.size());
-      for (Encoded& e : out) post.pad_to(e, longest);
+      for (const PyEncoded& o : out) longest = std::max(longest, o.e.size());
+      for (PyEncoded& o : out) post.pad_to(o.e, longest);
     }
     return out;
   }
@@ -359,6 +386,7 @@ class PyWordPiece {
 
  private:
   WordPieceTokenizer tok_;
+  std::shared_ptr<const TokenNames> names_;
   IdInts& ints_;
 };
 
@@ -518,27 +546,47 @@ NB_MODULE(_core, m) {
           nb::arg("clean_text"), nb::arg("cjk_spaces"), nb::arg("strip_accents"), nb::arg("lowercase"),
           nb::arg("wpm") = false);
 
-  nb::class_<Encoded>(m, "Encoded")
-      .def("__len__", &Encoded::size)
-      .def_prop_ro("ids", [](const Encoded& e) { return IdInts::instance().list(e.rows.ids); })
-      .def_prop_ro("type_ids", [](const Encoded& e) { return IdInts::instance().list(e.rows.type_ids); })
-      .def_prop_ro("special_tokens_mask", [](const Encoded& e) { return IdInts::instance().list(e.rows.special); })
-      .def_prop_ro("attention_mask", [](const Encoded& e) { return IdInts::instance().list(e.rows.attention); })
+  nb::class_<PyEncoded>(m, "Encoded",
+                        "One text (or pair) encoded: ids, tokens, offsets (code-point spans of the input; (0, 0) "
+                        "for special tokens the template adds), type ids, attention mask, special-tokens mask, and "
+                        "the overflowing parts that truncation cut off.")
+      .def("__len__", [](const PyEncoded& o) { return o.e.size(); })
+      .def_prop_ro("ids", [](const PyEncoded& o) { return row_ints(o.e, &Row::id); })
+      .def_prop_ro("type_ids", [](const PyEncoded& o) { return row_ints(o.e, &Row::type_id); })
+      .def_prop_ro("special_tokens_mask", [](const PyEncoded& o) { return row_ints(o.e, &Row::special); })
+      .def_prop_ro("attention_mask", [](const PyEncoded& o) { return row_ints(o.e, &Row::attention); })
       .def_prop_ro("offsets",
-                   [](const Encoded& e) {
+                   [](const PyEncoded& o) {
                      nb::list out;
-                     for (size_t i = 0; i < e.size(); ++i)
-                       out.append(nb::make_tuple(e.rows.starts[i], e.rows.ends[i]));
+                     for (const Row& r : o.e.rows) out.append(nb::make_tuple(r.start, r.end));
                      return out;
                    })
-      .def_prop_ro("overflowing", [](const Encoded& e) { return e.overflowing; });
+      .def_prop_ro("tokens",
+                   [](const PyEncoded& o) {
+                     nb::list out;
+                     for (const Row& r : o.e.rows) out.append(r.attention ? nb::str(o.names->by_id[r.id].c_str())
+                                                                          : nb::str(o.names->pad.c_str()));
+                     return out;
+                   })
+      .def_prop_ro("overflowing",
+                   [](const PyEncoded& o) {
+                     std::vector<PyEncoded> out;
+                     for (const Encoded& part : o.e.overflowing) out.push_back(PyEncoded{part, o.names});
+                     return out;
+                   })
+      .def("__repr__", [](const PyEncoded& o) {
+        return "Encoded(" + std::to_string(o.e.size()) + " tokens, " + std::to_string(o.e.overflowing.size()) +
+               " overflowing)";
+      });
 
   nb::class_<PyWordPiece>(m, "WordPiece")
       .def(nb::init<const std::vector<std::string>&, uint32_t, const std::string&, const std::string&, size_t,
-                    const TextRules&, std::vector<std::pair<std::string, uint32_t>>>(),
+                    const TextRules&, std::vector<std::pair<std::string, uint32_t>>, std::vector<std::string>>(),
            nb::arg("tokens"), nb::arg("unk_id"), nb::arg("continuation_prefix"), nb::arg("word_prefix"),
-           nb::arg("max_chars"), nb::arg("rules"), nb::arg("added_tokens"),
-           "tokens: str by id; added_tokens: [(text, id)] matched in the raw text first.")
+           nb::arg("max_chars"), nb::arg("rules"), nb::arg("added_tokens"), nb::arg("names"),
+           "tokens: str by id; added_tokens: [(text, id)] matched in the raw text first; names: the text "
+           "shown for each id (added tokens included).")
+      .def("set_pad_token", &PyWordPiece::set_pad_token, nb::arg("pad_token"))
       .def(
           "set_template",
           [](PyWordPiece& t, nb::handle single, nb::handle pair) {

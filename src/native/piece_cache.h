@@ -13,12 +13,12 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
 #include "bytes.h"
 #include "hash_tables.h"
+#include "pool.h"
 
 namespace tokenforge {
 
@@ -287,37 +287,6 @@ class PieceCache {
 };
 
 // Caches are kept by the encoder between calls (so they warm up) and lent to one thread at a time.
-class PieceCachePool {
- public:
-  class Lease {
-   public:
-    explicit Lease(PieceCachePool& pool) : pool_(pool), cache_(pool.take()) {}
-    ~Lease() { pool_.give(std::move(cache_)); }
-    PieceCache& get() const { return *cache_; }
-
-   private:
-    PieceCachePool& pool_;
-    std::unique_ptr<PieceCache> cache_;
-  };
-
- private:
-  std::unique_ptr<PieceCache> take() {
-    {
-      std::lock_guard<std::mutex> g(lock_);
-      if (!idle_.empty()) {
-        auto c = std::move(idle_.back());
-        idle_.pop_back();
-        return c;
-      }
-    }
-    return std::make_unique<PieceCache>();  // outside the lock
-  }
-  void give(std::unique_ptr<PieceCache> c) {
-    std::lock_guard<std::mutex> g(lock_);
-    idle_.push_back(std::move(c));
-  }
-  std::mutex lock_;
-  std::vector<std::unique_ptr<PieceCache>> idle_;
-};
+using PieceCachePool = Pool<PieceCache>;
 
 }  // namespace tokenforge

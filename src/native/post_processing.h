@@ -12,30 +12,16 @@
 
 namespace tokenforge {
 
-struct TokenRows {
-  std::vector<uint32_t> ids, type_ids, starts, ends, special, attention;
-
-  size_t size() const { return ids.size(); }
-  void push(uint32_t id, uint32_t type_id, uint32_t start, uint32_t end, uint32_t is_special) {
-    ids.push_back(id);
-    type_ids.push_back(type_id);
-    starts.push_back(start);
-    ends.push_back(end);
-    special.push_back(is_special);
-    attention.push_back(1);
-  }
-  void append(const TokenRows& o, size_t from, size_t to) {
-    auto add = [&](std::vector<uint32_t>& dst, const std::vector<uint32_t>& src) {
-      dst.insert(dst.end(), src.begin() + from, src.begin() + to);
-    };
-    add(ids, o.ids);
-    add(type_ids, o.type_ids);
-    add(starts, o.starts);
-    add(ends, o.ends);
-    add(special, o.special);
-    add(attention, o.attention);
-  }
+// One token: its id, type id, span of input code points and masks.
+struct Row {
+  uint32_t id, type_id, start, end;
+  uint8_t special, attention;
 };
+using TokenRows = std::vector<Row>;
+
+inline void push_row(TokenRows& rows, uint32_t id, uint32_t type_id, uint32_t start, uint32_t end, bool special) {
+  rows.push_back(Row{id, type_id, start, end, uint8_t(special), 1});
+}
 
 struct Encoded {
   TokenRows rows;
@@ -78,7 +64,7 @@ struct Encoded {
     Encoded result;
     for (size_t i = 0; i < parts.size(); ++i) {
       Encoded part;
-      part.rows.append(rows, parts[i].first, parts[i].second);
+      part.rows.assign(rows.begin() + parts[i].first, rows.begin() + parts[i].second);
       if (i == 0) result = std::move(part);
       else result.overflowing.push_back(std::move(part));
     }
@@ -104,23 +90,14 @@ struct Encoded {
       c.merge_with(theirs);
       combined.push_back(std::move(c));
     }
-    rows.append(next.rows, 0, next.size());
+    rows.insert(rows.end(), next.rows.begin(), next.rows.end());
     overflowing = std::move(combined);
   }
 
   void pad(size_t length, uint32_t pad_id, uint32_t pad_type_id, bool left) {
     for (Encoded& o : overflowing) o.pad(length, pad_id, pad_type_id, left);
     if (size() >= length) return;
-    const size_t k = length - size();
-    auto fill = [&](std::vector<uint32_t>& v, uint32_t value) {
-      v.insert(left ? v.begin() : v.end(), k, value);
-    };
-    fill(rows.ids, pad_id);
-    fill(rows.type_ids, pad_type_id);
-    fill(rows.starts, 0);
-    fill(rows.ends, 0);
-    fill(rows.special, 1);
-    fill(rows.attention, 0);
+    rows.insert(left ? rows.begin() : rows.end(), length - size(), Row{pad_id, pad_type_id, 0, 0, 1, 0});
   }
 };
 
@@ -161,16 +138,34 @@ struct PostProcessor {
   // Truncates, applies the template and pads one encoding (a batch pads again to its longest).
   Encoded process(Encoded a, Encoded* b, bool add_special) const {
     if (truncate) truncate_pair(a, b, add_special);
+    const std::vector<TemplatePiece>& pieces = b ? pair : single;
     Encoded out;
-    for (const TemplatePiece& p : b ? pair : single) {
-      if (p.is_sequence) {
-        Encoded& seq = p.sequence == 0 ? a : *b;
-        set_type_ids(seq, p.type_id);
-        out.merge_with(seq);
-      } else if (add_special) {
-        Encoded special;
-        for (uint32_t id : p.special_ids) special.rows.push(id, p.type_id, 0, 0, 1);
-        out.merge_with(special);
+    if (a.overflowing.empty() && (!b || b->overflowing.empty())) {
+      // The common case, without parts to combine: rows appended in template order.
+      size_t n = 0;
+      for (const TemplatePiece& p : pieces) n += p.is_sequence ? (p.sequence == 0 ? a : *b).size() : p.special_ids.size();
+      out.rows.reserve(n);
+      for (const TemplatePiece& p : pieces) {
+        if (p.is_sequence) {
+          for (Row r : (p.sequence == 0 ? a : *b).rows) {
+            r.type_id = p.type_id;
+            out.rows.push_back(r);
+          }
+        } else if (add_special) {
+          for (uint32_t id : p.special_ids) push_row(out.rows, id, p.type_id, 0, 0, true);
+        }
+      }
+    } else {
+      for (const TemplatePiece& p : pieces) {
+        if (p.is_sequence) {
+          Encoded& seq = p.sequence == 0 ? a : *b;
+          set_type_ids(seq, p.type_id);
+          out.merge_with(seq);
+        } else if (add_special) {
+          Encoded special;
+          for (uint32_t id : p.special_ids) push_row(special.rows, id, p.type_id, 0, 0, true);
+          out.merge_with(special);
+        }
       }
     }
     if (pad) pad_to(out, out.size());
@@ -186,7 +181,7 @@ struct PostProcessor {
 
  private:
   static void set_type_ids(Encoded& e, uint32_t type_id) {
-    std::fill(e.rows.type_ids.begin(), e.rows.type_ids.end(), type_id);
+    for (Row& r : e.rows) r.type_id = type_id;
     for (Encoded& o : e.overflowing) set_type_ids(o, type_id);
   }
 

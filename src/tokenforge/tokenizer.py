@@ -33,37 +33,7 @@ class AddedToken:
     special: bool = True
 
 
-class Encoded:
-    """One text (or pair) encoded: ids, tokens, offsets (code-point spans of the input; (0, 0)
-    for added special tokens), type ids, attention mask, special-tokens mask, and the
-    `overflowing` parts that truncation cut off."""
-    __slots__ = ("_native", "_token_of", "_pad_token")
-
-    def __init__(self, native: _core.Encoded, token_of: list[str], pad_token: str) -> None:
-        self._native = native
-        self._token_of = token_of
-        self._pad_token = pad_token
-
-    ids = property(lambda self: self._native.ids)
-    type_ids = property(lambda self: self._native.type_ids)
-    offsets = property(lambda self: self._native.offsets)
-    attention_mask = property(lambda self: self._native.attention_mask)
-    special_tokens_mask = property(lambda self: self._native.special_tokens_mask)
-
-    @property
-    def tokens(self) -> list[str]:
-        token_of, pad = self._token_of, self._pad_token
-        return [token_of[i] if attend else pad for i, attend in zip(self._native.ids, self._native.attention_mask)]
-
-    @property
-    def overflowing(self) -> list[Encoded]:
-        return [Encoded(o, self._token_of, self._pad_token) for o in self._native.overflowing]
-
-    def __len__(self) -> int:
-        return len(self._native)
-
-    def __repr__(self) -> str:
-        return f"Encoded(ids={self.ids!r}, tokens={self.tokens!r})"
+Encoded = _core.Encoded
 
 
 class Tokenizer:
@@ -109,7 +79,7 @@ class Tokenizer:
         m = self.model
         added = [] if self._split_special_tokens else [(a.content, a.id) for a in self.added_tokens]
         self._native = _core.WordPiece(m.tokens, m.vocab[m.unk_token], m.continuing_subword_prefix, m.word_prefix,
-                                       m.max_input_chars_per_word, rules, added)
+                                       m.max_input_chars_per_word, rules, added, self._token_of)
         p = self.post_processor
         if p is not None:
             self._native.set_template(p.native_pieces(False), p.native_pieces(True))
@@ -205,7 +175,7 @@ class Tokenizer:
         if not isinstance(sequence, str) or not (pair is None or isinstance(pair, str)):
             bad = sequence if not isinstance(sequence, str) else pair
             raise TypeError(f"encode takes str (and an optional str pair), got {type(bad).__name__}")
-        return Encoded(self._native.encode(sequence, pair, add_special_tokens), self._token_of, self._pad_token())
+        return self._native.encode(sequence, pair, add_special_tokens)
 
     def encode_batch(self, inputs: Sequence[str | tuple[str, str]], add_special_tokens: bool = True,
                      num_threads: int | None = None) -> list[Encoded]:
@@ -221,11 +191,7 @@ class Tokenizer:
             inputs = list(firsts)
             pairs = list(pairs)
         threads = num_threads or min(len(inputs) // 64 + 1, os.cpu_count() or 1)
-        token_of, pad = self._token_of, self._pad_token()
-        return [Encoded(e, token_of, pad) for e in self._native.encode_batch(inputs, pairs, add_special_tokens, threads)]
-
-    def _pad_token(self) -> str:
-        return self.padding["pad_token"] if self.padding else ""
+        return self._native.encode_batch(inputs, pairs, add_special_tokens, threads)
 
     def pre_tokenize(self, text: str) -> list[tuple[str, tuple[int, int]]]:
         """The words the model sees: the text normalized and split, each word with the span of
@@ -314,6 +280,7 @@ class Tokenizer:
 
     def _apply_padding(self) -> None:
         p = self.padding
+        self._native.set_pad_token(p["pad_token"] if p else "")
         if p is None:
             self._native.set_padding(False)
         else:
