@@ -5,7 +5,8 @@
     python bench/wordpiece.py --mb 0.3 --corpus en-linuxdoc,man-ja
 
 Every library loads ../shared/vocab/bert/tokenizer.json with truncation and padding off. Each
-corpus is cut into lines (empty ones dropped), the unit BERT models are fed, and encoded two ways:
+corpus is cut two ways: into 8 KB documents (as bench/encode.py does; per-call costs fade) and
+into lines (empty ones dropped; short inputs, where per-call costs dominate). Each is encoded:
 
 * ``single`` -- a Python loop calling the library's encode per line, on one thread;
 * ``batch``  -- the library's batch call over all lines with ``--threads`` threads.
@@ -58,6 +59,17 @@ def load(lib: str):
     raise ValueError(lib)
 
 
+def documents(text: str, size: int = 8192) -> list[str]:
+    data, docs, i = text.encode("utf-8"), [], 0
+    while i < len(data):
+        j = min(i + size, len(data))
+        while j < len(data) and data[j] & 0xC0 == 0x80:  # back off to a character boundary
+            j -= 1
+        docs.append(data[i:j].decode("utf-8"))
+        i = j
+    return docs
+
+
 def best(fn, repeat: int) -> tuple[float, object]:
     times, result = [], None
     for _ in range(repeat):
@@ -81,34 +93,34 @@ def main() -> int:
     names = args.corpus.split(",") if args.corpus else list(corpora())
     libs = args.libs.split(",")
     loaded = {lib: load(lib) for lib in libs}
+    modes = [(unit, mode) for unit in ("8KB docs", "lines") for mode in ("single", "batch")]
     rows = []
     for name in names:
         text = corpora()[name].read_text(encoding="utf-8")
         data = text.encode("utf-8")[: int(args.mb * 1e6)].decode("utf-8", "ignore")
-        lines = [line for line in data.split("\n") if line.strip()]
-        size = sum(len(line.encode("utf-8")) for line in lines)
-        expected = None
-        for mode in ("single", "batch"):
-            speeds = {}
+        inputs = {"8KB docs": documents(data), "lines": [line for line in data.split("\n") if line.strip()]}
+        for unit, mode in modes:
+            texts = inputs[unit]
+            size = sum(len(t.encode("utf-8")) for t in texts)
+            _, expected = best(lambda: loaded["hf-tokenizers"][1](texts, args.threads), 1) if "hf-tokenizers" in libs else (0, None)
             for lib in libs:
                 one, many = loaded[lib]
-                run = (lambda: [one(s) for s in lines]) if mode == "single" else (lambda: many(lines, args.threads))
+                run = (lambda: [one(t) for t in texts]) if mode == "single" else (lambda: many(texts, args.threads))
                 seconds, ids = best(run, args.repeat)
-                if lib == "hf-tokenizers" or expected is None:
-                    expected = expected or ids
-                speeds[lib] = size / 1e6 / seconds
-                rows.append({"corpus": name, "mode": mode, "lib": lib, "mb_s": speeds[lib], "same_ids": ids == expected})
-                print(f"{name:20} {mode:6} {lib:14} {speeds[lib]:8.2f} MB/s  ids {'=' if ids == expected else '≠'} HF",
+                same = expected is None or ids == expected
+                rows.append({"corpus": name, "unit": unit, "mode": mode, "lib": lib, "mb_s": size / 1e6 / seconds,
+                             "same_ids": same})
+                print(f"{name:20} {unit:8} {mode:6} {lib:14} {size / 1e6 / seconds:8.2f} MB/s  ids {'=' if same else '≠'} HF",
                       file=sys.stderr, flush=True)
-    print("| corpus | mode | " + " | ".join(f"{lib} MB/s" for lib in libs) + " | "
+    print("| corpus | input | mode | " + " | ".join(f"{lib} MB/s" for lib in libs) + " | "
           + " | ".join(f"tf ÷ {lib}" for lib in libs if lib != "tokenforge") + " |")
-    print("| --- | --- |" + " ---: |" * (2 * len(libs) - 1))
+    print("| --- | --- | --- |" + " ---: |" * (2 * len(libs) - 1))
     for name in names:
-        for mode in ("single", "batch"):
-            got = {r["lib"]: r for r in rows if r["corpus"] == name and r["mode"] == mode}
+        for unit, mode in modes:
+            got = {r["lib"]: r for r in rows if (r["corpus"], r["unit"], r["mode"]) == (name, unit, mode)}
             cells = [f"{got[lib]['mb_s']:.2f}" + ("" if got[lib]["same_ids"] else " (ids differ)") for lib in libs]
             ratios = [f"{got['tokenforge']['mb_s'] / got[lib]['mb_s']:.1f}×" for lib in libs if lib != "tokenforge"]
-            print(f"| {name} | {mode} | " + " | ".join(cells + ratios) + " |")
+            print(f"| {name} | {unit} | {mode} | " + " | ".join(cells + ratios) + " |")
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=1), encoding="utf-8")
     return 0

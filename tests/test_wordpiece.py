@@ -298,8 +298,10 @@ def test_bad_input_is_refused_clearly(tmp_path):
     with pytest.raises(ValueError, match="not a tokenizer.json"):
         tokenforge.Tokenizer.from_file(bad)
     tok = tokenforge.Tokenizer.from_file(BERT_JSON)
-    with pytest.raises(TypeError, match="takes str"):
+    with pytest.raises(TypeError, match="expected str, got bytes"):
         tok.encode(b"bytes")
+    with pytest.raises(TypeError, match="expected str, got int"):
+        tok.encode("text", 5)
     with pytest.raises(ValueError, match="not in this tokenizer's vocabulary"):
         tok.decode([101, 10**9])
     tok.enable_truncation(1)

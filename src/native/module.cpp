@@ -615,7 +615,8 @@ NB_MODULE(_core, m) {
       .def("added_tokens", [](PyWordPiece& t, bool pair) { return t.post().added(pair); }, nb::arg("pair"))
       .def("words", &PyWordPiece::words, nb::arg("text"),
            "[(word, (start, end))]: the normalized words of text, spans in input code points.")
-      .def("encode", &PyWordPiece::encode, nb::arg("text"), nb::arg("pair").none(), nb::arg("add_special_tokens"))
+      .def("encode", &PyWordPiece::encode, nb::arg("text"), nb::arg("pair").none() = nb::none(),
+           nb::arg("add_special_tokens") = true)
       .def("encode_batch", &PyWordPiece::encode_batch, nb::arg("texts"), nb::arg("pairs").none(),
            nb::arg("add_special_tokens"), nb::arg("threads"));
 

@@ -140,8 +140,33 @@ struct PostProcessor {
     if (truncate) truncate_pair(a, b, add_special);
     const std::vector<TemplatePiece>& pieces = b ? pair : single;
     Encoded out;
-    if (a.overflowing.empty() && (!b || b->overflowing.empty())) {
-      // The common case, without parts to combine: rows appended in template order.
+    if (!b && a.overflowing.empty()) {
+      // The common case, one text and nothing cut off: special rows go around its own rows.
+      size_t before = 0, after = 0;
+      bool seen = false;
+      for (const TemplatePiece& p : pieces) {
+        if (p.is_sequence) seen = true;
+        else if (add_special) (seen ? after : before) += p.special_ids.size();
+      }
+      TokenRows& rows = a.rows;
+      rows.reserve(rows.size() + before + after);
+      rows.insert(rows.begin(), before, Row{});
+      size_t at = 0;
+      seen = false;
+      for (const TemplatePiece& p : pieces) {
+        if (p.is_sequence) {
+          for (size_t i = before; i < rows.size(); ++i) rows[i].type_id = p.type_id;
+          seen = true;
+        } else if (add_special) {
+          for (uint32_t id : p.special_ids) {
+            if (seen) push_row(rows, id, p.type_id, 0, 0, true);
+            else rows[at++] = Row{id, p.type_id, 0, 0, 1, 1};
+          }
+        }
+      }
+      out = std::move(a);
+    } else if (a.overflowing.empty() && (!b || b->overflowing.empty())) {
+      // Two texts, nothing cut off: rows appended in template order.
       size_t n = 0;
       for (const TemplatePiece& p : pieces) n += p.is_sequence ? (p.sequence == 0 ? a : *b).size() : p.special_ids.size();
       out.rows.reserve(n);

@@ -87,6 +87,8 @@ class Tokenizer:
             self._native.set_template([(True, 0, 0, [])], [(True, 0, 0, []), (True, 1, 1, [])])
         self._apply_truncation()
         self._apply_padding()
+        # The native method itself, for the shortest call path (it checks types the same way).
+        self.encode = self._native.encode
 
     # -- loading and saving -------------------------------------------------------------
 
@@ -171,10 +173,8 @@ class Tokenizer:
     # -- encoding ----------------------------------------------------------------------
 
     def encode(self, sequence: str, pair: str | None = None, add_special_tokens: bool = True) -> Encoded:
-        """Encode a text, or a pair of texts, with truncation, template and padding as set."""
-        if not isinstance(sequence, str) or not (pair is None or isinstance(pair, str)):
-            bad = sequence if not isinstance(sequence, str) else pair
-            raise TypeError(f"encode takes str (and an optional str pair), got {type(bad).__name__}")
+        """Encode a text, or a pair of texts, with truncation, template and padding as set.
+        (Each instance binds this to its native pipeline's encode, which behaves the same.)"""
         return self._native.encode(sequence, pair, add_special_tokens)
 
     def encode_batch(self, inputs: Sequence[str | tuple[str, str]], add_special_tokens: bool = True,
