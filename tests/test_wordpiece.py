@@ -307,3 +307,43 @@ def test_bad_input_is_refused_clearly(tmp_path):
     tok.enable_truncation(1)
     with pytest.raises(ValueError, match="leaves no room for the 2 special tokens"):
         tok.encode("hello world")
+
+
+def test_gguf_bert_tokenizer(tmp_path):
+    """A GGUF file written with the gguf package from the BERT vocabulary, as llama.cpp's converter
+    stores it (WPM form; CLS as BOS), loads as the WPM tokenizer."""
+    gguf = pytest.importorskip("gguf")
+    from tokenforge.models.wordpiece import to_wpm_vocab
+
+    tokens = to_wpm_vocab(BERT_VOCAB.read_text(encoding="utf-8").splitlines())
+    path = tmp_path / "bert.gguf"
+    writer = gguf.GGUFWriter(str(path), "bert")
+    writer.add_tokenizer_model("bert")
+    writer.add_token_list(tokens)
+    writer.add_token_types([3 if t.startswith("[") and t.endswith("]") else 1 for t in tokens])
+    writer.add_unk_token_id(100)
+    writer.add_bos_token_id(101)
+    writer.add_sep_token_id(102)
+    writer.add_pad_token_id(0)
+    writer.write_header_to_file()
+    writer.write_kv_data_to_file()
+    writer.write_tensors_to_file()
+    writer.close()
+    tok = tokenforge.Tokenizer.from_file(path)
+    assert tok.encode("ÅWhat is LoRA?").ids == [101, 22091, 12707, 2003, 8840, 2527, 1029, 102]
+    text = read_sample(corpus_files()[0], 5000)
+    assert tok.encode(text).ids == tokenforge.Tokenizer.from_file(BERT_VOCAB, wpm=True).encode(text).ids
+
+    other = tmp_path / "llama.gguf"
+    writer = gguf.GGUFWriter(str(other), "llama")
+    writer.add_tokenizer_model("llama")
+    writer.add_token_list(["<unk>", "a"])
+    writer.write_header_to_file()
+    writer.write_kv_data_to_file()
+    writer.write_tensors_to_file()
+    writer.close()
+    with pytest.raises(ValueError, match="tokenizer model 'llama' is not supported yet"):
+        tokenforge.Tokenizer.from_file(other)
+    (tmp_path / "junk.gguf").write_bytes(b"not a gguf file at all")
+    with pytest.raises(ValueError, match="not a readable GGUF file"):
+        tokenforge.Tokenizer.from_file(tmp_path / "junk.gguf")
