@@ -251,3 +251,28 @@ def test_train_max_memory(tmp_path):
     code, _, err = run("train", "--files", str(data), "--vocab-size", "300", "--out", str(out), "--max-memory", "lots",
                        check_ok=False)
     assert code == 2 and "'lots' is not a size such as 4096, 500M or 2G" in err
+
+
+def test_wordpiece_files_and_training(tmp_path):
+    from conftest import SHARED
+
+    vocab = SHARED / "vocab" / "bert" / "vocab.txt"
+    _, out, _ = run("encode", "-e", str(vocab), "Hello, [MASK] world!")
+    assert _ids(out) == [101, 7592, 1010, 103, 2088, 999, 102]
+    _, out, _ = run("encode", "-e", str(vocab), "--special-as-text", "[MASK]")
+    assert 103 not in _ids(out)
+    _, out, _ = run("encode", "-e", str(vocab), "--tokens", "Hi!")
+    assert out.splitlines()[1] == "7632\thi\t0:2"
+    _, out, _ = run("decode", "-e", str(vocab), "101", "7592", "999", "102")
+    assert out == "hello!\n"
+    data = tmp_path / "a.txt"
+    data.write_text("the cat sat on the mat. the dog sat on the log.\n" * 30, encoding="utf-8")
+    out_json = tmp_path / "wp.json"
+    _, out, _ = run("train", "--model", "wordpiece", "--files", str(data), "--vocab-size", "60", "--out", str(out_json),
+                    "--quiet")
+    assert "WordPiece tokens" in out and "bytes per token, training data" in out
+    trained = tokenforge.Tokenizer.from_file(out_json)
+    assert trained.encode("the cat", add_special_tokens=False).tokens == ["the", "cat"]
+    code, _, err = run("train", "--model", "wordpiece", "--files", str(data), "--vocab-size", "60", "--out",
+                       str(tmp_path / "x.tiktoken"), check_ok=False)
+    assert code == 2 and "tokenizer.json (*.json) or vocab.txt" in err

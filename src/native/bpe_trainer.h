@@ -1,4 +1,5 @@
-// Byte-level BPE training with minbpe's semantics, made incremental.
+// Byte-level BPE training with minbpe's semantics, made incremental; and the merge machinery it
+// shares with WordPiece training (wordpiece_trainer.h).
 //
 // The corpus arrives as a table of unique chunks (pre-split pieces, or whole texts) with their
 // counts. Every chunk starts as its bytes (ids 0..255). Each round merges the most frequent
@@ -76,6 +77,107 @@ class PairCounts {
   size_t size_ = 0;
 };
 
+// Words (chunks) as id sequences with counts, every adjacent pair's count, the chunks each pair
+// occurs in, and merging a pair everywhere. A pair's count includes every position,
+// overlapping ones too ("aaa" holds (a, a) twice), weighted by the chunk's count.
+class PairIndex {
+ public:
+  static uint64_t key(uint32_t a, uint32_t b) { return (uint64_t(a) << 32) | b; }
+
+  void add_chunk(std::vector<uint32_t> ids, int64_t count) {
+    if (count <= 0) throw std::invalid_argument("chunk counts must be positive");
+    if (ids.size() >= 2) chunks_.push_back(Chunk{std::move(ids), count});
+  }
+  // Counts every pair once all chunks are in.
+  void index() {
+    seen_.assign(chunks_.size(), 0);
+    for (uint32_t w = 0; w < chunks_.size(); ++w) {
+      const Chunk& c = chunks_[w];
+      for (size_t i = 0; i + 1 < c.ids.size(); ++i) {
+        const uint64_t p = key(c.ids[i], c.ids[i + 1]);
+        counts_.at(p).count += c.count;
+        note_occurrence(p, w);
+      }
+    }
+  }
+
+  int64_t count(uint64_t pair) const { return counts_.count(pair); }
+  template <class Fn>
+  void for_each_pair(Fn fn) const { counts_.for_each(fn); }
+
+  // Merges pair into id everywhere (left to right, without overlap); returns how many
+  // occurrences were merged, weighted by chunk counts. touched() then lists the pairs whose
+  // count changed.
+  int64_t merge_everywhere(uint64_t pair, uint32_t id) {
+    const uint32_t a = uint32_t(pair >> 32), b = uint32_t(pair);
+    std::vector<uint32_t> where = std::move(where_[pair]);
+    where_.erase(pair);
+    ++stamp_;
+    touched_.clear();
+    int64_t merged = 0;
+    for (uint32_t w : where) {
+      if (seen_[w] == stamp_) continue;
+      seen_[w] = stamp_;
+      Chunk& c = chunks_[w];
+      std::vector<uint32_t>& ids = c.ids;
+      // At each merge the pairs with the neighbours change: (prev, a) becomes (prev, id) and
+      // (b, next) becomes (id, next), where prev is what was written last (perhaps a merge just
+      // made) and next is still unmerged.
+      const int64_t n = c.count;
+      size_t out = 0;
+      for (size_t i = 0; i < ids.size();) {
+        if (i + 1 < ids.size() && ids[i] == a && ids[i + 1] == b) {
+          add(pair, -n);
+          merged += n;
+          if (out > 0) {
+            add(key(ids[out - 1], a), -n);
+            add(key(ids[out - 1], id), n);
+            note_occurrence(key(ids[out - 1], id), w);
+          }
+          if (i + 2 < ids.size()) {
+            add(key(b, ids[i + 2]), -n);
+            add(key(id, ids[i + 2]), n);
+            note_occurrence(key(id, ids[i + 2]), w);
+          }
+          ids[out++] = id;
+          i += 2;
+        } else {
+          ids[out++] = ids[i++];
+        }
+      }
+      ids.resize(out);  // unchanged if the pair was merged away here since it was noted
+    }
+    return merged;
+  }
+  const std::vector<uint64_t>& touched() const { return touched_; }
+
+ private:
+  struct Chunk {
+    std::vector<uint32_t> ids;
+    int64_t count;
+  };
+
+  void note_occurrence(uint64_t pair, uint32_t chunk) {
+    std::vector<uint32_t>& where = where_[pair];
+    if (where.empty() || where.back() != chunk) where.push_back(chunk);
+  }
+  void add(uint64_t pair, int64_t delta) {
+    PairCounts::Slot& s = counts_.at(pair);
+    s.count += delta;
+    if (s.stamp != stamp_) {
+      s.stamp = stamp_;
+      touched_.push_back(pair);
+    }
+  }
+
+  std::vector<Chunk> chunks_;
+  PairCounts counts_;
+  std::unordered_map<uint64_t, std::vector<uint32_t>> where_;
+  std::vector<uint64_t> touched_;
+  std::vector<uint32_t> seen_;
+  uint32_t stamp_ = 0;
+};
+
 class BpeTrainer {
  public:
   using Merge = std::pair<uint32_t, uint32_t>;
@@ -95,7 +197,6 @@ class BpeTrainer {
     } else if (first_id != 256) {
       throw std::invalid_argument("without a base vocabulary, new ids start at 256");
     }
-    chunks_.reserve(chunks.size());
     for (const auto& [bytes, count] : chunks) {
       if (count <= 0) throw std::invalid_argument("chunk counts must be positive");
       if (bytes.size() < 2) continue;  // no pairs: it never changes
@@ -103,18 +204,10 @@ class BpeTrainer {
       std::vector<uint32_t> ids;
       if (base) base->encode_pieces({{b, bytes.size()}}, ids);
       else ids.assign(b, b + bytes.size());
-      if (ids.size() >= 2) chunks_.push_back(Chunk{std::move(ids), count});
+      pairs_.add_chunk(std::move(ids), count);
     }
-    seen_.assign(chunks_.size(), 0);
-    for (uint32_t w = 0; w < chunks_.size(); ++w) {
-      const Chunk& c = chunks_[w];
-      for (size_t i = 0; i + 1 < c.ids.size(); ++i) {
-        const uint64_t p = key(c.ids[i], c.ids[i + 1]);
-        counts_.at(p).count += c.count;
-        note_occurrence(p, w);
-      }
-    }
-    counts_.for_each([&](uint64_t p, int64_t n) { heap_.push({n, p}); });
+    pairs_.index();
+    pairs_.for_each_pair([&](uint64_t p, int64_t n) { heap_.push({n, p}); });
   }
 
   // Up to `merges` more merges, stopping early when no pair occurs at least min_frequency
@@ -129,17 +222,17 @@ class BpeTrainer {
       if (!best(pair, count, max_length) || count < min_frequency) break;
       const uint32_t id = next_id_++;
       lengths_.push_back(lengths_[pair >> 32] + lengths_[uint32_t(pair)]);
-      merge_everywhere(pair, id);
+      pairs_.merge_everywhere(pair, id);
+      for (uint64_t p : pairs_.touched()) {
+        const int64_t n = pairs_.count(p);
+        if (n > 0) heap_.push({n, p});
+      }
       made.emplace_back(uint32_t(pair >> 32), uint32_t(pair));
     }
     return made;
   }
 
  private:
-  struct Chunk {
-    std::vector<uint32_t> ids;
-    int64_t count;
-  };
   struct Candidate {
     int64_t count;
     uint64_t pair;
@@ -147,19 +240,12 @@ class BpeTrainer {
     bool operator<(const Candidate& o) const { return count != o.count ? count < o.count : pair > o.pair; }
   };
 
-  static uint64_t key(uint32_t a, uint32_t b) { return (uint64_t(a) << 32) | b; }
-
-  void note_occurrence(uint64_t pair, uint32_t chunk) {
-    std::vector<uint32_t>& where = where_[pair];
-    if (where.empty() || where.back() != chunk) where.push_back(chunk);
-  }
-
   // The most frequent pair allowed by max_length, with its count; false when none is left.
   bool best(uint64_t& pair, int64_t& count, size_t max_length) {
     while (!heap_.empty()) {
       const Candidate top = heap_.top();
       heap_.pop();
-      if (counts_.count(top.pair) != top.count) continue;  // stale
+      if (pairs_.count(top.pair) != top.count) continue;  // stale
       if (max_length && lengths_[top.pair >> 32] + lengths_[uint32_t(top.pair)] > max_length) continue;
       pair = top.pair;
       count = top.count;
@@ -168,65 +254,8 @@ class BpeTrainer {
     return false;
   }
 
-  void add(uint64_t pair, int64_t delta) {
-    PairCounts::Slot& s = counts_.at(pair);
-    s.count += delta;
-    if (s.stamp != stamp_) {
-      s.stamp = stamp_;
-      touched_.push_back(pair);
-    }
-  }
-
-  void merge_everywhere(uint64_t pair, uint32_t id) {
-    const uint32_t a = uint32_t(pair >> 32), b = uint32_t(pair);
-    std::vector<uint32_t> where = std::move(where_[pair]);
-    where_.erase(pair);
-    ++stamp_;
-    touched_.clear();
-    for (uint32_t w : where) {
-      if (seen_[w] == stamp_) continue;
-      seen_[w] = stamp_;
-      Chunk& c = chunks_[w];
-      std::vector<uint32_t>& ids = c.ids;
-      // Left to right, without overlap. At each merge the pairs with the neighbours change:
-      // (prev, a) becomes (prev, id) and (b, next) becomes (id, next), where prev is what was
-      // written last (perhaps a merge just made) and next is still unmerged.
-      const int64_t n = c.count;
-      size_t out = 0;
-      for (size_t i = 0; i < ids.size();) {
-        if (i + 1 < ids.size() && ids[i] == a && ids[i + 1] == b) {
-          add(pair, -n);
-          if (out > 0) {
-            add(key(ids[out - 1], a), -n);
-            add(key(ids[out - 1], id), n);
-            note_occurrence(key(ids[out - 1], id), w);
-          }
-          if (i + 2 < ids.size()) {
-            add(key(b, ids[i + 2]), -n);
-            add(key(id, ids[i + 2]), n);
-            note_occurrence(key(id, ids[i + 2]), w);
-          }
-          ids[out++] = id;
-          i += 2;
-        } else {
-          ids[out++] = ids[i++];
-        }
-      }
-      ids.resize(out);  // unchanged if the pair was merged away here since it was noted
-    }
-    for (uint64_t p : touched_) {
-      const int64_t n = counts_.count(p);
-      if (n > 0) heap_.push({n, p});
-    }
-  }
-
-  std::vector<Chunk> chunks_;
-  PairCounts counts_;
-  std::unordered_map<uint64_t, std::vector<uint32_t>> where_;
+  PairIndex pairs_;
   std::priority_queue<Candidate> heap_;
-  std::vector<uint64_t> touched_;
-  std::vector<uint32_t> seen_;
-  uint32_t stamp_ = 0;
   uint32_t next_id_;
   std::vector<size_t> lengths_ = std::vector<size_t>(256, 1);  // bytes of each id (0: none)
 };

@@ -13,6 +13,7 @@
 #include "encoder.h"
 #include "tiktoken_file.h"
 #include "wordpiece_tokenizer.h"
+#include "wordpiece_trainer.h"
 
 namespace nb = nanobind;
 using namespace tokenforge;
@@ -378,6 +379,19 @@ class PyWordPiece {
     return out;
   }
 
+  // Counts the words of texts into `counts`, texts spread over threads.
+  void count_words(nb::handle texts, ChunkCounts& counts, size_t threads) const {
+    const std::vector<Text> all = utf8_of_all(texts);
+    nb::gil_scoped_release nogil;
+    threads = std::max<size_t>(1, std::min(threads, all.size()));
+    std::vector<ChunkCounts> parts(threads);
+    parallel_for(threads, threads, [&](size_t part) {
+      for (size_t i = part; i < all.size(); i += threads) tok_.count_words(all[i].data, all[i].size, parts[part]);
+    });
+    for (ChunkCounts& part : parts)
+      for (const auto& [word, n] : part) counts[word] += n;
+  }
+
   std::vector<std::pair<std::string, std::pair<uint32_t, uint32_t>>> words(nb::handle text) const {
     const Text t = utf8_of(text);
     nb::gil_scoped_release nogil;
@@ -537,6 +551,30 @@ NB_MODULE(_core, m) {
           "Up to `merges` more merges, none making a token over max_length bytes (0: any); "
           "[(left id, right id), ...], merge k of the training making id first_id + k.");
 
+  nb::class_<WordPieceTrainer>(m, "WordPieceTrainer")
+      .def_static(
+          "from_words",
+          [](const ChunkCounts& words, const std::string& prefix, uint32_t first_id) {
+            std::vector<std::string> alphabet;
+            WordPieceTrainer* t;
+            {
+              nb::gil_scoped_release nogil;
+              t = new WordPieceTrainer(WordPieceTrainer::from_words(words, prefix, first_id, alphabet));
+            }
+            return std::make_pair(t, alphabet);
+          },
+          nb::arg("words"), nb::arg("prefix"), nb::arg("first_id"), nb::rv_policy::take_ownership,
+          "(trainer, alphabet): the alphabet (word-initial characters, then later ones with the prefix) "
+          "gets ids from first_id.")
+      .def(
+          "train",
+          [](WordPieceTrainer& t, size_t merges, int64_t min_frequency) {
+            nb::gil_scoped_release nogil;
+            return t.train(merges, min_frequency);
+          },
+          nb::arg("merges"), nb::arg("min_frequency") = 1,
+          "Up to `merges` more merges: [(left id, right id), ...], each making the next id.");
+
   nb::class_<TextRules>(m, "TextRules", "How text becomes words: BERT's normalizer and pre-tokenizer, or llama.cpp WPM's.")
       .def(
           "__init__",
@@ -613,6 +651,8 @@ NB_MODULE(_core, m) {
           nb::arg("enabled"), nb::arg("length") = 0, nb::arg("multiple_of") = 0, nb::arg("pad_id") = 0,
           nb::arg("pad_type_id") = 0, nb::arg("left") = false, "length 0: the longest of a batch.")
       .def("added_tokens", [](PyWordPiece& t, bool pair) { return t.post().added(pair); }, nb::arg("pair"))
+      .def("count_words", &PyWordPiece::count_words, nb::arg("texts"), nb::arg("counts"), nb::arg("threads"),
+           "Adds the words of texts to a ChunkCounts table (on threads).")
       .def("words", &PyWordPiece::words, nb::arg("text"),
            "[(word, (start, end))]: the normalized words of text, spans in input code points.")
       .def("encode", &PyWordPiece::encode, nb::arg("text"), nb::arg("pair").none() = nb::none(),

@@ -17,6 +17,7 @@
 
 #include "bert_text.h"
 #include "bytes.h"
+#include "chunk_counts.h"
 #include "pool.h"
 #include "post_processing.h"
 #include "special_matcher.h"
@@ -124,6 +125,11 @@ class WordPieceTokenizer {
       words.collected.push_back({std::string(reinterpret_cast<const char*>(text), len), {start, end}});
     });
     return std::move(words.collected);
+  }
+
+  // Adds the words of s (see words()) to a table of word counts (added tokens are not words here).
+  void count_words(const uint8_t* s, size_t n, ChunkCounts& counts) const {
+    for (auto& [word, span] : words(s, n)) ++counts[word];
   }
 
   Encoded encode(const uint8_t* a, size_t na, const uint8_t* b, size_t nb, bool pair, bool add_special) const {

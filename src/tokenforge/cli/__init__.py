@@ -10,25 +10,47 @@ import warnings
 from ..registry import get_encoding, list_encoding_names
 
 
+_TOKENIZER_FILES = (".json", ".txt", ".gguf")
+
+
 def _load(name_or_path: str):
-    """A named encoding, or one saved as a .tokenforge file."""
+    """A named encoding, a .tokenforge file, or a Tokenizer file (tokenizer.json, vocab.txt, .gguf)."""
     if name_or_path in list_encoding_names():
         return get_encoding(name_or_path)
     if os.path.exists(name_or_path):
+        if name_or_path.endswith(_TOKENIZER_FILES):
+            from ..tokenizer import Tokenizer
+
+            return Tokenizer.from_file(name_or_path)
         from ..formats.tokenforge_file import load_encoding
 
         return load_encoding(name_or_path)
     raise ValueError(f"{name_or_path!r} is neither a named encoding ({', '.join(list_encoding_names())}) "
-                     "nor a .tokenforge file")
+                     "nor a file (.tokenforge, tokenizer.json, vocab.txt, .gguf)")
 
 
 def _read_text(args: argparse.Namespace) -> str:
     return args.text if args.text is not None else sys.stdin.read()
 
 
+def _encode_with_tokenizer(tok, text: str, args: argparse.Namespace) -> int:
+    tok.split_special_tokens = args.special_as_text  # by default special text is the special id, as HF
+    enc = tok.encode(text)
+    if args.tokens:
+        for token_id, token, span in zip(enc.ids, enc.tokens, enc.offsets):
+            print(f"{token_id}\t{token}\t{span[0]}:{span[1]}")
+    elif args.count:
+        print(len(enc.ids))
+    else:
+        print(json.dumps(enc.ids) if args.json else " ".join(map(str, enc.ids)))
+    return 0
+
+
 def _encode(args: argparse.Namespace) -> int:
     enc = _load(args.encoding)
     text = _read_text(args)
+    if not hasattr(enc, "encode_ordinary"):
+        return _encode_with_tokenizer(enc, text, args)
     allowed = "all" if args.allow_special else frozenset()
     disallowed = () if args.special_as_text else "all"
     ids = enc.encode(text, allowed_special=allowed, disallowed_special=disallowed)
@@ -108,10 +130,48 @@ def _size(text: str) -> int:
         raise argparse.ArgumentTypeError(f"{text!r} is not a size such as 4096, 500M or 2G") from None
 
 
+def _train_wordpiece(args: argparse.Namespace) -> int:
+    import time
+
+    from ..normalizers import BertNormalizer
+    from ..trainers import read_text_files, train_wordpiece
+
+    if not args.out.endswith((".json", ".txt")):
+        raise ValueError(f"a WordPiece vocabulary is written as tokenizer.json (*.json) or vocab.txt (*.txt), "
+                         f"not {args.out!r}")
+    specials = args.special_token or ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+    normalizer = BertNormalizer(lowercase=not args.cased, strip_accents=None if not args.cased else False)
+    start = time.perf_counter()
+    tok = train_wordpiece(read_text_files(args.files), args.vocab_size, normalizer=normalizer,
+                          special_tokens=specials, min_frequency=args.min_frequency if args.min_frequency > 1 else 2,
+                          progress=False if args.quiet else None)
+    seconds = time.perf_counter() - start
+    if args.out.endswith(".json"):
+        tok.save(args.out)
+    else:
+        tok.save_vocab_txt(args.out)
+    print(f"trained {tok.get_vocab_size()} WordPiece tokens in {seconds:.1f} s; wrote {args.out}")
+
+    def bytes_per_token(specs: list[str]) -> float:
+        n_bytes = n_tokens = 0
+        for text in read_text_files(specs):
+            n_bytes += len(text.encode("utf-8"))
+            n_tokens += len(tok.encode(text, add_special_tokens=False).ids)
+        return n_bytes / max(n_tokens, 1)
+
+    print(f"bytes per token, training data: {bytes_per_token(args.files):.3f}")
+    if args.held_out:
+        print(f"bytes per token, held out: {bytes_per_token(args.held_out):.3f}")
+    return 0
+
+
 def _train(args: argparse.Namespace) -> int:
     import time
 
     from ..trainers import read_text_files, train_bpe
+
+    if args.model == "wordpiece":
+        return _train_wordpiece(args)
 
     form = _out_format(args)
     specials = {text: args.vocab_size + i for i, text in enumerate(args.special_token or [])}
@@ -154,15 +214,16 @@ def build_parser() -> argparse.ArgumentParser:
                          description="Print the token ids of TEXT, or of standard input when TEXT is omitted.")
     enc.add_argument("text", nargs="?", help="text to encode (default: read standard input)")
     enc.add_argument("-e", "--encoding", default="cl100k_base", metavar="NAME_OR_FILE",
-                     help=f"named encoding ({', '.join(list_encoding_names())}) or a .tokenforge file "
-                          "(default: %(default)s)")
+                     help=f"named encoding ({', '.join(list_encoding_names())}), a .tokenforge file, or a "
+                          "tokenizer file: HF tokenizer.json, BERT vocab.txt, GGUF (default: %(default)s)")
     enc.add_argument("--allow-special", action="store_true",
                      help="turn special-token text such as <|endoftext|> into its special id "
-                          "(default: such text is an error)")
+                          "(default: such text is an error; a tokenizer file matches its special tokens, as HF does)")
     enc.add_argument("--special-as-text", action="store_true",
-                     help="encode special-token text as ordinary text instead of raising")
+                     help="encode special-token text as ordinary text (instead of raising, or of matching it)")
     out = enc.add_mutually_exclusive_group()
-    out.add_argument("--tokens", action="store_true", help="print each id with its bytes")
+    out.add_argument("--tokens", action="store_true",
+                     help="print each id with its bytes (tokenizer files: its token and character span)")
     out.add_argument("--count", action="store_true", help="print only the number of tokens")
     out.add_argument("--json", action="store_true", help="print ids as a JSON list")
     enc.set_defaults(run=_encode)
@@ -171,7 +232,7 @@ def build_parser() -> argparse.ArgumentParser:
                          description="Print the text of token IDS (space/comma separated, or a JSON list on stdin).")
     dec.add_argument("ids", nargs="*", help="token ids (default: read standard input)")
     dec.add_argument("-e", "--encoding", default="cl100k_base", metavar="NAME_OR_FILE",
-                     help="named encoding or a .tokenforge file (default: %(default)s)")
+                     help="named encoding, .tokenforge file or tokenizer file (default: %(default)s)")
     dec.set_defaults(run=_decode)
 
     tr = sub.add_parser(
@@ -183,6 +244,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     tr.add_argument("--files", nargs="+", required=True, metavar="PATH",
                     help="text files or glob patterns ('data/**/*.txt' recurses); UTF-8")
+    tr.add_argument("--model", choices=("bpe", "wordpiece"), default="bpe",
+                    help="bpe: byte-level BPE (the options below); wordpiece: BERT's WordPiece with likelihood-scored "
+                         "merges, written as tokenizer.json or vocab.txt, special tokens [PAD] [UNK] [CLS] [SEP] [MASK] "
+                         "unless --special-token is given, min frequency 2 by default (default: %(default)s)")
+    tr.add_argument("--cased", action="store_true", help="wordpiece: keep case and accents (default: uncased)")
     tr.add_argument("--vocab-size", type=int, required=True,
                     help="ordinary tokens in the result: the 256 bytes plus the merges (at least 256)")
     tr.add_argument("--pattern", default="cl100k",

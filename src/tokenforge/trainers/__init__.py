@@ -4,5 +4,7 @@ from __future__ import annotations
 from .bpe import continue_bpe, train_bpe, train_bpe_merges
 from .prune import prune_bpe
 from .text_files import read_text_files
+from .wordpiece import train_wordpiece, train_wordpiece_merges
 
-__all__ = ["continue_bpe", "prune_bpe", "read_text_files", "train_bpe", "train_bpe_merges"]
+__all__ = ["continue_bpe", "prune_bpe", "read_text_files", "train_bpe", "train_bpe_merges", "train_wordpiece",
+           "train_wordpiece_merges"]

@@ -1,0 +1,182 @@
+// WordPiece training: words start as characters (the first as itself, the rest with the
+// continuation prefix, two separate alphabets), and each round merges the adjacent pair with
+// the highest likelihood gain, score(a, b) = count(ab) / (count(a) * count(b)), where counts are
+// occurrences in the corpus's words weighted by word frequency. Ties go to the higher pair count,
+// then the smaller pair (left id, right id), so the same input gives the same vocabulary.
+//
+// Incremental like the BPE trainer (same PairIndex). A merge lowers count(a) and count(b), which
+// raises the score of every other pair holding a or b, so those pairs are re-queued too (each
+// token keeps the list of pairs it has been part of); queue entries whose score is no longer
+// current are skipped when they surface.
+#pragma once
+#include <algorithm>
+#include <cstdint>
+#include <queue>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+#include "bpe_trainer.h"
+#include "chunk_counts.h"
+
+namespace tokenforge {
+
+class WordPieceTrainer {
+ public:
+  using Merge = std::pair<uint32_t, uint32_t>;
+
+  // A trainer over a table of words (UTF-8): the alphabet is every word-initial character, then
+  // every later character with `prefix`, each sorted by code point, with ids from first_id;
+  // `alphabet` receives their texts in id order.
+  static WordPieceTrainer from_words(const ChunkCounts& words, const std::string& prefix, uint32_t first_id,
+                                     std::vector<std::string>& alphabet) {
+    auto chars_of = [](const std::string& w) {
+      std::vector<std::string> chars;
+      for (size_t i = 0; i < w.size();) {
+        size_t len = 1;
+        const uint8_t b = uint8_t(w[i]);
+        if (b >= 0xF0) len = 4;
+        else if (b >= 0xE0) len = 3;
+        else if (b >= 0xC0) len = 2;
+        chars.push_back(w.substr(i, len));
+        i += len;
+      }
+      return chars;
+    };
+    std::vector<std::string> initial, later;
+    {
+      std::unordered_set<std::string> first_set, rest_set;
+      for (const auto& [word, count] : words) {
+        const std::vector<std::string> chars = chars_of(word);
+        for (size_t i = 0; i < chars.size(); ++i) (i ? rest_set : first_set).insert(chars[i]);
+      }
+      initial.assign(first_set.begin(), first_set.end());
+      later.assign(rest_set.begin(), rest_set.end());
+    }
+    std::sort(initial.begin(), initial.end());  // UTF-8 byte order is code point order
+    std::sort(later.begin(), later.end());
+    std::unordered_map<std::string, uint32_t> first_ids, rest_ids;
+    alphabet.clear();
+    for (const std::string& c : initial) {
+      first_ids[c] = first_id + uint32_t(alphabet.size());
+      alphabet.push_back(c);
+    }
+    for (const std::string& c : later) {
+      rest_ids[c] = first_id + uint32_t(alphabet.size());
+      alphabet.push_back(prefix + c);
+    }
+    const uint32_t next = first_id + uint32_t(alphabet.size());
+    std::vector<int64_t> token_counts(next, 0);
+    std::vector<std::pair<std::vector<uint32_t>, int64_t>> sequences;
+    sequences.reserve(words.size());
+    for (const auto& [word, count] : words) {
+      const std::vector<std::string> chars = chars_of(word);
+      std::vector<uint32_t> ids;
+      for (size_t i = 0; i < chars.size(); ++i) {
+        ids.push_back(i ? rest_ids[chars[i]] : first_ids[chars[i]]);
+        token_counts[ids.back()] += count;
+      }
+      sequences.emplace_back(std::move(ids), count);
+    }
+    return WordPieceTrainer(std::move(sequences), std::move(token_counts), next);
+  }
+
+  // words: id sequences with counts; token_counts: each id's weighted occurrences; new ids
+  // start at first_id.
+  WordPieceTrainer(std::vector<std::pair<std::vector<uint32_t>, int64_t>> words, std::vector<int64_t> token_counts,
+                   uint32_t first_id)
+      : token_counts_(std::move(token_counts)), next_id_(first_id) {
+    token_counts_.resize(first_id, 0);
+    pairs_of_.resize(first_id);
+    for (auto& [ids, count] : words) pairs_.add_chunk(std::move(ids), count);
+    pairs_.index();
+    pairs_.for_each_pair([&](uint64_t p, int64_t) { note_pair(p); });
+    pairs_.for_each_pair([&](uint64_t p, int64_t n) { queue(p, n); });
+  }
+
+  // Up to `merges` more merges, stopping when no pair occurs min_frequency times; merge k of
+  // the whole training makes id first_id + k.
+  std::vector<Merge> train(size_t merges, int64_t min_frequency) {
+    min_frequency_ = min_frequency;
+    std::vector<Merge> made;
+    while (made.size() < merges) {
+      uint64_t pair;
+      if (!best(pair, min_frequency)) break;
+      const uint32_t a = uint32_t(pair >> 32), b = uint32_t(pair);
+      const uint32_t id = next_id_++;
+      token_counts_.push_back(0);
+      pairs_of_.emplace_back();
+      const int64_t merged = pairs_.merge_everywhere(pair, id);
+      token_counts_[a] -= merged;
+      token_counts_[b] -= merged;
+      token_counts_[id] = merged;
+      for (uint64_t p : pairs_.touched()) note_pair(p);
+      for (uint64_t p : pairs_.touched()) queue(p, pairs_.count(p));
+      for (uint32_t t : {a, b}) requeue_pairs_of(t);
+      made.emplace_back(a, b);
+    }
+    return made;
+  }
+
+ private:
+  struct Candidate {
+    double score;
+    int64_t count;
+    uint64_t pair;
+    // std::priority_queue pops the largest: the highest score, then count, then smallest pair.
+    bool operator<(const Candidate& o) const {
+      if (score != o.score) return score < o.score;
+      if (count != o.count) return count < o.count;
+      return pair > o.pair;
+    }
+  };
+
+  double score(uint64_t pair, int64_t n) const {
+    return double(n) / (double(token_counts_[pair >> 32]) * double(token_counts_[uint32_t(pair)]));
+  }
+  void queue(uint64_t pair, int64_t n) {
+    if (n > 0 && n >= min_frequency_) heap_.push({score(pair, n), n, pair});
+  }
+  // t's count fell: every pair holding it scores higher now. A pair's count never grows back
+  // (merges only make new pairs), so pairs below min_frequency leave t's list for good.
+  void requeue_pairs_of(uint32_t t) {
+    std::vector<uint64_t>& list = pairs_of_[t];
+    size_t kept = 0;
+    for (uint64_t p : list) {
+      const int64_t n = pairs_.count(p);
+      if (n <= 0 || n < min_frequency_) continue;
+      queue(p, n);
+      list[kept++] = p;
+    }
+    list.resize(kept);
+  }
+  void note_pair(uint64_t pair) {
+    if (!known_.insert(pair).second) return;
+    pairs_of_[pair >> 32].push_back(pair);
+    if (uint32_t(pair) != uint32_t(pair >> 32)) pairs_of_[uint32_t(pair)].push_back(pair);
+  }
+  bool best(uint64_t& pair, int64_t min_frequency) {
+    while (!heap_.empty()) {
+      const Candidate top = heap_.top();
+      heap_.pop();
+      const int64_t n = pairs_.count(top.pair);
+      if (n != top.count || score(top.pair, n) != top.score) continue;  // stale
+      if (n < min_frequency) continue;
+      pair = top.pair;
+      return true;
+    }
+    return false;
+  }
+
+  PairIndex pairs_;
+  std::vector<int64_t> token_counts_;
+  std::vector<std::vector<uint64_t>> pairs_of_;  // pairs each token has been part of
+  std::unordered_set<uint64_t> known_;
+  std::priority_queue<Candidate> heap_;
+  uint32_t next_id_;
+  int64_t min_frequency_ = 1;
+};
+
+}  // namespace tokenforge

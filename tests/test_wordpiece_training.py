@@ -1,0 +1,91 @@
+"""WordPiece training against a plain reference trainer written here (recount everything each
+round, merge the best likelihood score), merge by merge."""
+from __future__ import annotations
+
+import pytest
+
+import tokenforge
+from conftest import corpus_files, read_sample
+from tokenforge.trainers import train_wordpiece, train_wordpiece_merges
+
+
+def reference_merges(texts: list[str], vocab_size: int, specials: list[str], min_frequency: int = 1):
+    """The textbook loop: words from the tokenizer's own pre-tokenizer, characters with "##"
+    after the first, score = count(ab) / (count(a) count(b)); ties to the higher count, then the
+    smaller pair of ids."""
+    splitter = tokenforge.Tokenizer.from_file(corpus_files()[0].parents[1] / "vocab" / "bert" / "tokenizer.json")
+    words: dict[str, int] = {}
+    for text in texts:
+        for word, _ in splitter.pre_tokenize(text):
+            words[word] = words.get(word, 0) + 1
+    initial = sorted({w[0] for w in words})
+    later = sorted({c for w in words for c in w[1:]})
+    tokens = specials + initial + ["##" + c for c in later]
+    ids = {t: i for i, t in enumerate(tokens)}
+    splits = {w: [ids[w[0]]] + [ids["##" + c] for c in w[1:]] for w in words}
+    merges = []
+    while len(tokens) < vocab_size:
+        token_counts: dict[int, int] = {}
+        pair_counts: dict[tuple[int, int], int] = {}
+        for w, n in words.items():
+            s = splits[w]
+            for t in s:
+                token_counts[t] = token_counts.get(t, 0) + n
+            for pair in zip(s, s[1:]):
+                pair_counts[pair] = pair_counts.get(pair, 0) + n
+        candidates = [(p, c) for p, c in pair_counts.items() if c >= min_frequency]
+        if not candidates:
+            break
+        best, _ = max(candidates, key=lambda pc: (pc[1] / (token_counts[pc[0][0]] * token_counts[pc[0][1]]),
+                                                   pc[1], -pc[0][0], -pc[0][1]))
+        new = len(tokens)
+        right = tokens[best[1]][2:] if tokens[best[1]].startswith("##") else tokens[best[1]]
+        tokens.append(tokens[best[0]] + right)
+        merges.append(best)
+        for w, s in splits.items():
+            out, i = [], 0
+            while i < len(s):
+                if i + 1 < len(s) and (s[i], s[i + 1]) == best:
+                    out.append(new)
+                    i += 2
+                else:
+                    out.append(s[i])
+                    i += 1
+            splits[w] = out
+    return tokens, merges
+
+
+@pytest.mark.parametrize("corpus, size, min_frequency", [(0, 3000, 1), (3, 2000, 1), (1, 3000, 2), (5, 1500, 1)])
+def test_merges_equal_the_reference(corpus, size, min_frequency):
+    texts = [read_sample(corpus_files()[corpus], size)]
+    specials = ["[PAD]", "[UNK]", "[CLS]", "[SEP]"]
+    expected_tokens, expected = reference_merges(texts, 400, specials, min_frequency)
+    tokens, merges = train_wordpiece_merges(texts, 400, special_tokens=specials, min_frequency=min_frequency)
+    assert merges == expected
+    assert tokens == expected_tokens
+
+
+def test_trained_tokenizer_encodes_and_saves(tmp_path):
+    from tokenizers import Tokenizer
+
+    texts = [read_sample(corpus_files()[0], 200_000)]
+    tok = train_wordpiece(texts, 2000, min_frequency=3)
+    assert tok.get_vocab_size() <= 2000 and tok.token_to_id("[CLS]") == 2
+    probe = read_sample(corpus_files()[0], 5000)
+    enc = tok.encode(probe)
+    assert enc.tokens[0] == "[CLS]" and "[UNK]" not in enc.tokens[1:-1]  # every character is in the alphabet
+    assert tok.decode(enc.ids).replace(" ", "") == "".join(w for w, _ in tok.pre_tokenize(probe))
+    path = tmp_path / "tokenizer.json"
+    tok.save(path)
+    assert Tokenizer.from_file(str(path)).encode(probe).ids == enc.ids  # HF reads what we trained
+
+
+def test_bad_input_is_refused():
+    with pytest.raises(ValueError, match="empty"):
+        train_wordpiece(["", "   "], 100)
+    with pytest.raises(ValueError, match="vocab_size"):
+        train_wordpiece("abc", 3)
+    with pytest.raises(ValueError, match="unk_token"):
+        train_wordpiece("abc", 100, special_tokens=["[PAD]"])
+    with pytest.raises(TypeError, match="not str"):
+        train_wordpiece(["abc", 5], 100)
