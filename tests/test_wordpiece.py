@@ -347,3 +347,12 @@ def test_gguf_bert_tokenizer(tmp_path):
     (tmp_path / "junk.gguf").write_bytes(b"not a gguf file at all")
     with pytest.raises(ValueError, match="not a readable GGUF file"):
         tokenforge.Tokenizer.from_file(tmp_path / "junk.gguf")
+
+
+def test_named_bert_tokenizer_ships_inside_the_package(ours):
+    tok = tokenforge.get_tokenizer("bert-base-uncased")
+    text = read_sample(corpus_files()[2], 20000)
+    same(tok.encode(text, "pair"), ours.encode(text, "pair"))
+    assert "bert-base-uncased" in tokenforge.list_tokenizer_names()
+    with pytest.raises(ValueError, match="Unknown tokenizer"):
+        tokenforge.get_tokenizer("bert-large")

@@ -102,6 +102,20 @@ class IdInts {
     return list;
   }
 
+  // A new list of get(0..n) (GIL held), without an intermediate array.
+  template <class Get>
+  nb::object list_of(size_t n, Get get) const {
+    nb::object list = nb::steal(PyList_New(Py_ssize_t(n)));
+    if (!list) throw nb::python_error();
+    PyObject** items = reinterpret_cast<PyListObject*>(list.ptr())->ob_item;
+    for (size_t i = 0; i < n; ++i) {
+      const uint32_t v = get(i);
+      if (v < ints_.size()) items[i] = ints_[v];
+      else if (!(items[i] = PyLong_FromUnsignedLong(v))) throw nb::python_error();
+    }
+    return list;
+  }
+
   // New lists of values, filled on up to `threads` threads (GIL held throughout).
   nb::object lists(const std::vector<std::vector<uint32_t>>& all, size_t threads) const {
     nb::object outer = nb::steal(PyList_New(Py_ssize_t(all.size())));
@@ -328,9 +342,8 @@ struct PyEncoded {
 // One field of every row as a list of ints.
 template <class Field>
 nb::object row_ints(const Encoded& e, Field Row::*field) {
-  std::vector<uint32_t> values(e.rows.size());
-  for (size_t i = 0; i < values.size(); ++i) values[i] = uint32_t(e.rows[i].*field);
-  return IdInts::instance().list(values);
+  const Row* rows = e.rows.data();
+  return IdInts::instance().list_of(e.rows.size(), [rows, field](size_t i) { return uint32_t(rows[i].*field); });
 }
 
 class PyWordPiece {
@@ -363,13 +376,11 @@ class PyWordPiece {
     if (has_pairs && b.size() != a.size())
       throw nb::value_error(("got " + std::to_string(a.size()) + " texts but " + std::to_string(b.size()) +
                              " pairs").c_str());
+    std::vector<Encoded> encoded;
     std::vector<PyEncoded> out(a.size());
     nb::gil_scoped_release nogil;
-    parallel_for(a.size(), threads, [&](size_t i) {
-      out[i].e = tok_.encode(a[i].data, a[i].size, has_pairs ? b[i].data : nullptr, has_pairs ? b[i].size : 0,
-                             has_pairs, add_special);
-      out[i].names = names_;
-    });
+    tok_.encode_many(a, has_pairs ? &b : nullptr, add_special, threads, encoded);
+    for (size_t i = 0; i < out.size(); ++i) out[i] = PyEncoded{std::move(encoded[i]), names_};
     const PostProcessor& post = tok_.post;
     if (post.pad) {
       size_t longest = 0;

@@ -104,14 +104,25 @@ class WordPieceTokenizer {
 
   // The model's tokens for one text (UTF-8), before post-processing.
   Encoded encode_sequence(const uint8_t* s, size_t n) const {
-    Encoded e;
-    e.rows.reserve(n / 2 + 4);
     Pool<Scratch>::Lease lease(scratch_);
-    Words words(*this, lease.get(), e.rows);
-    run(words, s, n, [&](uint32_t id, uint32_t start, uint32_t end, const uint8_t*, size_t) {
-      push_row(e.rows, id, 0, start, end, false);
+    return encode_sequence(s, n, lease.get());
+  }
+  Encoded encode(const uint8_t* a, size_t na, const uint8_t* b, size_t nb, bool pair, bool add_special) const {
+    Pool<Scratch>::Lease lease(scratch_);
+    return encode(a, na, b, nb, pair, add_special, lease.get());
+  }
+
+  // Many texts (or pairs: b non-empty) on up to `threads` threads, each with one scratch.
+  template <class Texts>
+  void encode_many(const Texts& a, const Texts* b, bool add_special, size_t threads, std::vector<Encoded>& out) const {
+    out.resize(a.size());
+    threads = std::max<size_t>(1, std::min(threads, a.size()));
+    parallel_for(threads, threads, [&](size_t part) {
+      Pool<Scratch>::Lease lease(scratch_);
+      for (size_t i = part; i < a.size(); i += threads)
+        out[i] = encode(a[i].data, a[i].size, b ? (*b)[i].data : nullptr, b ? (*b)[i].size : 0, b != nullptr,
+                        add_special, lease.get());
     });
-    return e;
   }
 
   // The words the normalizer and pre-tokenizer make of s (UTF-8, without the word prefix), each
@@ -132,14 +143,17 @@ class WordPieceTokenizer {
     for (auto& [word, span] : words(s, n)) ++counts[word];
   }
 
-  Encoded encode(const uint8_t* a, size_t na, const uint8_t* b, size_t nb, bool pair, bool add_special) const {
-    Encoded first = encode_sequence(a, na);
+ private:
+  struct Scratch;
+
+  Encoded encode(const uint8_t* a, size_t na, const uint8_t* b, size_t nb, bool pair, bool add_special,
+                 Scratch& scratch) const {
+    Encoded first = encode_sequence(a, na, scratch);
     if (!pair) return post.process(std::move(first), nullptr, add_special);
-    Encoded second = encode_sequence(b, nb);
+    Encoded second = encode_sequence(b, nb, scratch);
     return post.process(std::move(first), &second, add_special);
   }
 
- private:
   static constexpr uint16_t kAsciiRemoved = 0xFFFF, kAsciiComplex = 0xFFFE;
 
   // Per-thread working buffers, kept between calls.
@@ -377,6 +391,16 @@ class WordPieceTokenizer {
       chars = end;
       pos = m.pos + m.len;
     }
+  }
+
+  Encoded encode_sequence(const uint8_t* s, size_t n, Scratch& scratch) const {
+    Encoded e;
+    e.rows.reserve(n / 2 + 4);
+    Words words(*this, scratch, e.rows);
+    run(words, s, n, [&](uint32_t id, uint32_t start, uint32_t end, const uint8_t*, size_t) {
+      push_row(e.rows, id, 0, start, end, false);
+    });
+    return e;
   }
 
   WordPieceModel model_;

@@ -20,7 +20,7 @@ from .formats.minbpe_files import save_minbpe
 from .formats.tiktoken_file import dump_tiktoken_bpe, load_tiktoken_bpe
 from .formats.tokenforge_file import load_encoding, save_encoding
 from .loaders import load_gpt2, load_tiktoken
-from .registry import get_encoding, list_encoding_names
+from .registry import get_encoding, get_tokenizer, list_encoding_names, list_tokenizer_names
 from .special import DisallowedSpecialTokenError
 from .tokenizer import AddedToken, Encoded, Tokenizer
 
@@ -39,7 +39,9 @@ __all__ = [
     "bytes_to_unicode",
     "dump_tiktoken_bpe",
     "get_encoding",
+    "get_tokenizer",
     "list_encoding_names",
+    "list_tokenizer_names",
     "load_encoding",
     "load_gpt2",
     "load_gpt2_files",

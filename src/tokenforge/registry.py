@@ -85,3 +85,22 @@ def get_encoding(encoding_name: str) -> Encoding:
 def is_builtin(encoding: Encoding) -> bool:
     """Whether `encoding` is the shared instance of a named encoding (pickled by name)."""
     return _loaded.get(encoding.name) is encoding
+
+
+TOKENIZERS = {"bert-base-uncased": "bert-base-uncased.txt"}  # BERT's vocab.txt, uncased settings
+
+
+def list_tokenizer_names() -> list[str]:
+    """Names accepted by `get_tokenizer`."""
+    return list(TOKENIZERS)
+
+
+def get_tokenizer(name: str):
+    """A named `Tokenizer` (a fresh one each call: tokenizers carry truncation/padding settings).
+    bert-base-uncased is BERT's uncased WordPiece: lowercase, accents stripped, [CLS] A [SEP]."""
+    from .tokenizer import Tokenizer
+
+    if name not in TOKENIZERS:
+        raise ValueError(f"Unknown tokenizer {name!r}; named tokenizers: {list_tokenizer_names()}")
+    with resources.as_file(resources.files("tokenforge") / "data" / TOKENIZERS[name]) as path:
+        return Tokenizer.bert_from_vocab_txt(str(path), do_lower_case=True)

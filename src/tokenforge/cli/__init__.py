@@ -7,7 +7,7 @@ import os
 import sys
 import warnings
 
-from ..registry import get_encoding, list_encoding_names
+from ..registry import get_encoding, get_tokenizer, list_encoding_names, list_tokenizer_names
 
 
 _TOKENIZER_FILES = (".json", ".txt", ".gguf")
@@ -17,6 +17,8 @@ def _load(name_or_path: str):
     """A named encoding, a .tokenforge file, or a Tokenizer file (tokenizer.json, vocab.txt, .gguf)."""
     if name_or_path in list_encoding_names():
         return get_encoding(name_or_path)
+    if name_or_path in list_tokenizer_names():
+        return get_tokenizer(name_or_path)
     if os.path.exists(name_or_path):
         if name_or_path.endswith(_TOKENIZER_FILES):
             from ..tokenizer import Tokenizer
@@ -25,7 +27,8 @@ def _load(name_or_path: str):
         from ..formats.tokenforge_file import load_encoding
 
         return load_encoding(name_or_path)
-    raise ValueError(f"{name_or_path!r} is neither a named encoding ({', '.join(list_encoding_names())}) "
+    raise ValueError(f"{name_or_path!r} is neither a named encoding or tokenizer "
+                     f"({', '.join(list_encoding_names() + list_tokenizer_names())}) "
                      "nor a file (.tokenforge, tokenizer.json, vocab.txt, .gguf)")
 
 
@@ -73,7 +76,7 @@ def _decode(args: argparse.Namespace) -> int:
 
 
 def _list(args: argparse.Namespace) -> int:
-    for name in list_encoding_names():
+    for name in list_encoding_names() + list_tokenizer_names():
         print(name)
     return 0
 
@@ -214,7 +217,8 @@ def build_parser() -> argparse.ArgumentParser:
                          description="Print the token ids of TEXT, or of standard input when TEXT is omitted.")
     enc.add_argument("text", nargs="?", help="text to encode (default: read standard input)")
     enc.add_argument("-e", "--encoding", default="cl100k_base", metavar="NAME_OR_FILE",
-                     help=f"named encoding ({', '.join(list_encoding_names())}), a .tokenforge file, or a "
+                     help=f"named encoding ({', '.join(list_encoding_names() + list_tokenizer_names())}), "
+                          "a .tokenforge file, or a "
                           "tokenizer file: HF tokenizer.json, BERT vocab.txt, GGUF (default: %(default)s)")
     enc.add_argument("--allow-special", action="store_true",
                      help="turn special-token text such as <|endoftext|> into its special id "
@@ -282,7 +286,7 @@ def build_parser() -> argparse.ArgumentParser:
     tr.add_argument("--quiet", action="store_true", help="no progress display")
     tr.set_defaults(run=_train)
 
-    lst = sub.add_parser("list", help="list the named encodings")
+    lst = sub.add_parser("list", help="list the named encodings and tokenizers")
     lst.set_defaults(run=_list)
     return parser
 
