@@ -43,4 +43,28 @@ TF_INLINE uint32_t decode_utf8(const uint8_t* s, size_t n, size_t& len) {
   return 0x110000;
 }
 
+// Writes code point cp (< 0x110000) as UTF-8 to out; returns its byte length.
+inline size_t encode_utf8(uint32_t cp, uint8_t* out) {
+  if (cp < 0x80) {
+    out[0] = uint8_t(cp);
+    return 1;
+  }
+  if (cp < 0x800) {
+    out[0] = uint8_t(0xC0 | (cp >> 6));
+    out[1] = uint8_t(0x80 | (cp & 0x3F));
+    return 2;
+  }
+  if (cp < 0x10000) {
+    out[0] = uint8_t(0xE0 | (cp >> 12));
+    out[1] = uint8_t(0x80 | ((cp >> 6) & 0x3F));
+    out[2] = uint8_t(0x80 | (cp & 0x3F));
+    return 3;
+  }
+  out[0] = uint8_t(0xF0 | (cp >> 18));
+  out[1] = uint8_t(0x80 | ((cp >> 12) & 0x3F));
+  out[2] = uint8_t(0x80 | ((cp >> 6) & 0x3F));
+  out[3] = uint8_t(0x80 | (cp & 0x3F));
+  return 4;
+}
+
 }  // namespace tokenforge

@@ -108,6 +108,15 @@ class WordPieceModel {
   }
 
   uint32_t unk_id() const { return unk_id_; }
+
+  // The token a word that is exactly s[0..n) (with the word prefix in front) becomes by itself:
+  // its own id if the vocabulary has it whole, else kNoToken (the greedy split decides).
+  uint32_t whole_word(const uint8_t* s, size_t n) const {
+    uint32_t node = trie_.walk(ByteTrie::kRoot, reinterpret_cast<const uint8_t*>(word_prefix_.data()),
+                               word_prefix_.size());
+    node = node == ByteTrie::kNone ? node : trie_.walk(node, s, n);
+    return node == ByteTrie::kNone ? kNoToken : trie_.value(node);
+  }
   const std::string& word_prefix() const { return word_prefix_; }
   size_t max_chars() const { return max_chars_; }
 

@@ -98,6 +98,15 @@ class WordPieceTokenizer {
       }
       ascii_[cp] = entry;
     }
+    // A one-character word is that character's token or [UNK] (nothing shorter to split into).
+    isolated_.assign(0x10000, kNoToken);
+    for (uint32_t cp = 0x21; cp < 0x10000; ++cp) {
+      if (cp >= 0xD800 && cp <= 0xDFFF) continue;
+      uint8_t buf[4];
+      const size_t len = encode_utf8(cp, buf);
+      const uint32_t id = model_.whole_word(buf, len);
+      isolated_[cp] = id == kNoToken && model_.word_prefix().empty() ? model_.unk_id() : id;
+    }
   }
 
   PostProcessor post;
@@ -250,6 +259,12 @@ class WordPieceTokenizer {
       } else {
         finish();
         if (c == WordClass::kIsolated) {
+          // A word of one character (punctuation, CJK): its token comes from a table.
+          const uint32_t id = cp < 0x10000 && !collect ? t_.isolated_[cp] : kNoToken;
+          if (id != kNoToken) {
+            push_row(rows_, id, 0, origin, origin + 1, false);
+            return;
+          }
           if (cp < 0x80) append_ascii(uint8_t(cp), origin);
           else append(cp, origin);
           finish();
@@ -346,25 +361,6 @@ class WordPieceTokenizer {
       }
     }
 
-    static size_t encode_utf8(uint32_t cp, uint8_t* out) {
-      if (cp < 0x800) {
-        out[0] = uint8_t(0xC0 | (cp >> 6));
-        out[1] = uint8_t(0x80 | (cp & 0x3F));
-        return 2;
-      }
-      if (cp < 0x10000) {
-        out[0] = uint8_t(0xE0 | (cp >> 12));
-        out[1] = uint8_t(0x80 | ((cp >> 6) & 0x3F));
-        out[2] = uint8_t(0x80 | (cp & 0x3F));
-        return 3;
-      }
-      out[0] = uint8_t(0xF0 | (cp >> 18));
-      out[1] = uint8_t(0x80 | ((cp >> 12) & 0x3F));
-      out[2] = uint8_t(0x80 | ((cp >> 6) & 0x3F));
-      out[3] = uint8_t(0x80 | (cp & 0x3F));
-      return 4;
-    }
-
     const WordPieceTokenizer& t_;
     TokenRows& rows_;
     WordBuffer& word_;
@@ -395,7 +391,7 @@ class WordPieceTokenizer {
 
   Encoded encode_sequence(const uint8_t* s, size_t n, Scratch& scratch) const {
     Encoded e;
-    e.rows.reserve(n / 2 + 4);
+    e.rows.reserve(n / 5 + 8);  // ~ the tokens of typical text; rows grow past it when needed
     Words words(*this, scratch, e.rows);
     run(words, s, n, [&](uint32_t id, uint32_t start, uint32_t end, const uint8_t*, size_t) {
       push_row(e.rows, id, 0, start, end, false);
@@ -407,6 +403,7 @@ class WordPieceTokenizer {
   CharRules rules_;
   SpecialMatcher added_;
   std::array<uint16_t, 128> ascii_;  // output byte | class << 8, or kAsciiRemoved / kAsciiComplex
+  std::vector<uint32_t> isolated_;   // BMP code point -> token of a word that is just it
   mutable Pool<Scratch> scratch_;
 };
 
