@@ -123,7 +123,7 @@ def test_decode_errors():
 
 def test_list():
     _, out, _ = run("list")
-    assert out.split() == tokenforge.list_encoding_names()
+    assert out.split() == tokenforge.list_encoding_names() + tokenforge.list_tokenizer_names()
 
 
 @pytest.mark.parametrize("args", [["--help"], ["encode", "--help"], ["decode", "--help"], ["list", "--help"]])

@@ -199,6 +199,14 @@ def test_special_tokens_in_text(ours, hf):
     assert 101 not in ours.encode(text).ids[1:-1]
     ours.split_special_tokens = False
     assert ours.decode(ours.encode(text).ids) == hf.decode(hf.encode(text).ids)
+    # the explicit policy every surface offers: allowed set, disallowed set, the rest as text
+    only_mask = ours.encode(text, allowed_special={"[MASK]"}).ids
+    assert 103 in only_mask and 101 not in only_mask[1:-1] and 102 not in only_mask[1:-1]
+    with pytest.raises(tokenforge.DisallowedSpecialTokenError, match=r"\[SEP\]"):
+        ours.encode(text, allowed_special={"[MASK]"}, disallowed_special={"[SEP]"})
+    with pytest.raises(tokenforge.DisallowedSpecialTokenError):
+        ours.encode_batch(["fine", "also [CLS]"], allowed_special=(), disallowed_special="all")
+    assert [e.ids for e in ours.encode_batch([text], allowed_special={"[MASK]"})] == [only_mask]
     assert ours.decode(ours.encode(text).ids, skip_special_tokens=False) == hf.decode(
         hf.encode(text).ids, skip_special_tokens=False)
 

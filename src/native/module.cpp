@@ -349,9 +349,8 @@ nb::object row_ints(const Encoded& e, Field Row::*field) {
 class PyWordPiece {
  public:
   PyWordPiece(const std::vector<std::string>& tokens, uint32_t unk_id, const std::string& continuation_prefix,
-              const std::string& word_prefix, size_t max_chars, const TextRules& rules,
-              std::vector<std::pair<std::string, uint32_t>> added, std::vector<std::string> names)
-      : tok_(WordPieceModel(tokens, unk_id, continuation_prefix, word_prefix, max_chars), rules, std::move(added)),
+              const std::string& word_prefix, size_t max_chars, const TextRules& rules, std::vector<std::string> names)
+      : tok_(WordPieceModel(tokens, unk_id, continuation_prefix, word_prefix, max_chars), rules),
         names_(std::make_shared<TokenNames>(TokenNames{std::move(names), ""})),
         ints_(IdInts::instance()) {
     ints_.cover(names_->by_id.size());
@@ -361,15 +360,16 @@ class PyWordPiece {
     names_ = std::make_shared<TokenNames>(TokenNames{names_->by_id, pad});
   }
 
-  PyEncoded encode(nb::handle text, nb::handle pair, bool add_special) const {
+  PyEncoded encode(nb::handle text, nb::handle pair, bool add_special, const SpecialMatcher* added) const {
     const Text a = utf8_of(text);
     const bool has_pair = !pair.is_none();
     const Text b = has_pair ? utf8_of(pair) : Text{nullptr, 0};
     nb::gil_scoped_release nogil;
-    return PyEncoded{tok_.encode(a.data, a.size, b.data, b.size, has_pair, add_special), names_};
+    return PyEncoded{tok_.encode(a.data, a.size, b.data, b.size, has_pair, add_special, added), names_};
   }
 
-  std::vector<PyEncoded> encode_batch(nb::handle texts, nb::handle pairs, bool add_special, size_t threads) const {
+  std::vector<PyEncoded> encode_batch(nb::handle texts, nb::handle pairs, bool add_special,
+                                      const SpecialMatcher* added, size_t threads) const {
     const std::vector<Text> a = utf8_of_all(texts);
     const bool has_pairs = !pairs.is_none();
     const std::vector<Text> b = has_pairs ? utf8_of_all(pairs) : std::vector<Text>();
@@ -379,7 +379,7 @@ class PyWordPiece {
     std::vector<Encoded> encoded;
     std::vector<PyEncoded> out(a.size());
     nb::gil_scoped_release nogil;
-    tok_.encode_many(a, has_pairs ? &b : nullptr, add_special, threads, encoded);
+    tok_.encode_many(a, has_pairs ? &b : nullptr, add_special, added, threads, encoded);
     for (size_t i = 0; i < out.size(); ++i) out[i] = PyEncoded{std::move(encoded[i]), names_};
     const PostProcessor& post = tok_.post;
     if (post.pad) {
@@ -403,10 +403,11 @@ class PyWordPiece {
       for (const auto& [word, n] : part) counts[word] += n;
   }
 
-  std::vector<std::pair<std::string, std::pair<uint32_t, uint32_t>>> words(nb::handle text) const {
+  std::vector<std::pair<std::string, std::pair<uint32_t, uint32_t>>> words(nb::handle text,
+                                                                          const SpecialMatcher* added) const {
     const Text t = utf8_of(text);
     nb::gil_scoped_release nogil;
-    return tok_.words(t.data, t.size);
+    return tok_.words(t.data, t.size, added);
   }
 
  private:
@@ -630,11 +631,11 @@ NB_MODULE(_core, m) {
 
   nb::class_<PyWordPiece>(m, "WordPiece")
       .def(nb::init<const std::vector<std::string>&, uint32_t, const std::string&, const std::string&, size_t,
-                    const TextRules&, std::vector<std::pair<std::string, uint32_t>>, std::vector<std::string>>(),
+                    const TextRules&, std::vector<std::string>>(),
            nb::arg("tokens"), nb::arg("unk_id"), nb::arg("continuation_prefix"), nb::arg("word_prefix"),
-           nb::arg("max_chars"), nb::arg("rules"), nb::arg("added_tokens"), nb::arg("names"),
-           "tokens: str by id; added_tokens: [(text, id)] matched in the raw text first; names: the text "
-           "shown for each id (added tokens included).")
+           nb::arg("max_chars"), nb::arg("rules"), nb::arg("names"),
+           "tokens: str by id; names: the text shown for each id (added tokens included). Each call takes "
+           "`added`, a SpecialMatcher of the added tokens to match in the raw text (None: none).")
       .def("set_pad_token", &PyWordPiece::set_pad_token, nb::arg("pad_token"))
       .def(
           "set_template",
@@ -664,12 +665,12 @@ NB_MODULE(_core, m) {
       .def("added_tokens", [](PyWordPiece& t, bool pair) { return t.post().added(pair); }, nb::arg("pair"))
       .def("count_words", &PyWordPiece::count_words, nb::arg("texts"), nb::arg("counts"), nb::arg("threads"),
            "Adds the words of texts to a ChunkCounts table (on threads).")
-      .def("words", &PyWordPiece::words, nb::arg("text"),
+      .def("words", &PyWordPiece::words, nb::arg("text"), nb::arg("added").none(),
            "[(word, (start, end))]: the normalized words of text, spans in input code points.")
-      .def("encode", &PyWordPiece::encode, nb::arg("text"), nb::arg("pair").none() = nb::none(),
-           nb::arg("add_special_tokens") = true)
+      .def("encode", &PyWordPiece::encode, nb::arg("text"), nb::arg("pair").none(), nb::arg("add_special_tokens"),
+           nb::arg("added").none())
       .def("encode_batch", &PyWordPiece::encode_batch, nb::arg("texts"), nb::arg("pairs").none(),
-           nb::arg("add_special_tokens"), nb::arg("threads"));
+           nb::arg("add_special_tokens"), nb::arg("added").none(), nb::arg("threads"));
 
   m.def("_piece_ends",
         [](nb::handle text, int pattern, bool windowed) {

@@ -1,5 +1,6 @@
-// The WordPiece pipeline in one pass: added tokens are matched in the raw text first (leftmost,
-// longest, as HF's added vocabulary does for tokens that are not normalized); the text between
+// The WordPiece pipeline in one pass: added tokens (those the caller's policy allows) are
+// matched in the raw text first (leftmost, longest, as HF's added vocabulary does for tokens that
+// are not normalized); the text between
 // them goes through the character rules (normalizer + pre-tokenizer) into words, and each word
 // through the WordPiece model. Offsets are code-point indices into the input, as Python sees it.
 //
@@ -84,9 +85,7 @@ class WordBuffer {
 
 class WordPieceTokenizer {
  public:
-  WordPieceTokenizer(WordPieceModel model, const TextRules& rules,
-                     std::vector<std::pair<std::string, uint32_t>> added_tokens)
-      : model_(std::move(model)), rules_(rules), added_(std::move(added_tokens)) {
+  WordPieceTokenizer(WordPieceModel model, const TextRules& rules) : model_(std::move(model)), rules_(rules) {
     for (uint32_t cp = 0; cp < 0x80; ++cp) {
       std::vector<uint32_t> out;
       rules_.expand(cp, out);
@@ -111,37 +110,42 @@ class WordPieceTokenizer {
 
   PostProcessor post;
 
+  // In the calls below, `added` (may be null) finds the added tokens to match in the raw text.
+
   // The model's tokens for one text (UTF-8), before post-processing.
-  Encoded encode_sequence(const uint8_t* s, size_t n) const {
+  Encoded encode_sequence(const uint8_t* s, size_t n, const SpecialMatcher* added) const {
     Pool<Scratch>::Lease lease(scratch_);
-    return encode_sequence(s, n, lease.get());
+    return encode_sequence(s, n, added, lease.get());
   }
-  Encoded encode(const uint8_t* a, size_t na, const uint8_t* b, size_t nb, bool pair, bool add_special) const {
+  Encoded encode(const uint8_t* a, size_t na, const uint8_t* b, size_t nb, bool pair, bool add_special,
+                 const SpecialMatcher* added) const {
     Pool<Scratch>::Lease lease(scratch_);
-    return encode(a, na, b, nb, pair, add_special, lease.get());
+    return encode(a, na, b, nb, pair, add_special, added, lease.get());
   }
 
   // Many texts (or pairs: b non-empty) on up to `threads` threads, each with one scratch.
   template <class Texts>
-  void encode_many(const Texts& a, const Texts* b, bool add_special, size_t threads, std::vector<Encoded>& out) const {
+  void encode_many(const Texts& a, const Texts* b, bool add_special, const SpecialMatcher* added, size_t threads,
+                   std::vector<Encoded>& out) const {
     out.resize(a.size());
     threads = std::max<size_t>(1, std::min(threads, a.size()));
     parallel_for(threads, threads, [&](size_t part) {
       Pool<Scratch>::Lease lease(scratch_);
       for (size_t i = part; i < a.size(); i += threads)
         out[i] = encode(a[i].data, a[i].size, b ? (*b)[i].data : nullptr, b ? (*b)[i].size : 0, b != nullptr,
-                        add_special, lease.get());
+                        add_special, added, lease.get());
     });
   }
 
   // The words the normalizer and pre-tokenizer make of s (UTF-8, without the word prefix), each
   // with its span of input code points; added tokens are words too.
-  std::vector<std::pair<std::string, std::pair<uint32_t, uint32_t>>> words(const uint8_t* s, size_t n) const {
+  std::vector<std::pair<std::string, std::pair<uint32_t, uint32_t>>> words(const uint8_t* s, size_t n,
+                                                                          const SpecialMatcher* added) const {
     TokenRows unused;
     Pool<Scratch>::Lease lease(scratch_);
     Words words(*this, lease.get(), unused);
     words.collect = true;
-    run(words, s, n, [&](uint32_t, uint32_t start, uint32_t end, const uint8_t* text, size_t len) {
+    run(words, s, n, added, [&](uint32_t, uint32_t start, uint32_t end, const uint8_t* text, size_t len) {
       words.collected.push_back({std::string(reinterpret_cast<const char*>(text), len), {start, end}});
     });
     return std::move(words.collected);
@@ -149,17 +153,17 @@ class WordPieceTokenizer {
 
   // Adds the words of s (see words()) to a table of word counts (added tokens are not words here).
   void count_words(const uint8_t* s, size_t n, ChunkCounts& counts) const {
-    for (auto& [word, span] : words(s, n)) ++counts[word];
+    for (auto& [word, span] : words(s, n, nullptr)) ++counts[word];
   }
 
  private:
   struct Scratch;
 
   Encoded encode(const uint8_t* a, size_t na, const uint8_t* b, size_t nb, bool pair, bool add_special,
-                 Scratch& scratch) const {
-    Encoded first = encode_sequence(a, na, scratch);
+                 const SpecialMatcher* added, Scratch& scratch) const {
+    Encoded first = encode_sequence(a, na, added, scratch);
     if (!pair) return post.process(std::move(first), nullptr, add_special);
-    Encoded second = encode_sequence(b, nb, scratch);
+    Encoded second = encode_sequence(b, nb, added, scratch);
     return post.process(std::move(first), &second, add_special);
   }
 
@@ -375,11 +379,11 @@ class WordPieceTokenizer {
 
   // Splits s at added tokens: the text between goes to `words`, each added token to on_added.
   template <class OnAdded>
-  void run(Words& words, const uint8_t* s, size_t n, OnAdded on_added) const {
+  void run(Words& words, const uint8_t* s, size_t n, const SpecialMatcher* added, OnAdded on_added) const {
     size_t pos = 0;
     uint32_t chars = 0;  // code points before pos
     while (pos < n) {
-      const SpecialMatch m = added_.find(s, n, pos);
+      const SpecialMatch m = added ? added->find(s, n, pos) : SpecialMatch{n, 0, 0};
       chars = words.text(s + pos, m.pos - pos, chars);
       if (m.len == 0) break;
       const uint32_t end = chars + count_chars(s + m.pos, m.len);
@@ -389,11 +393,11 @@ class WordPieceTokenizer {
     }
   }
 
-  Encoded encode_sequence(const uint8_t* s, size_t n, Scratch& scratch) const {
+  Encoded encode_sequence(const uint8_t* s, size_t n, const SpecialMatcher* added, Scratch& scratch) const {
     Encoded e;
     e.rows.reserve(n / 5 + 8);  // ~ the tokens of typical text; rows grow past it when needed
     Words words(*this, scratch, e.rows);
-    run(words, s, n, [&](uint32_t id, uint32_t start, uint32_t end, const uint8_t*, size_t) {
+    run(words, s, n, added, [&](uint32_t id, uint32_t start, uint32_t end, const uint8_t*, size_t) {
       push_row(e.rows, id, 0, start, end, false);
     });
     return e;
@@ -401,7 +405,6 @@ class WordPieceTokenizer {
 
   WordPieceModel model_;
   CharRules rules_;
-  SpecialMatcher added_;
   std::array<uint16_t, 128> ascii_;  // output byte | class << 8, or kAsciiRemoved / kAsciiComplex
   std::vector<uint32_t> isolated_;   // BMP code point -> token of a word that is just it
   mutable Pool<Scratch> scratch_;

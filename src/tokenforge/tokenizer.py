@@ -20,6 +20,7 @@ from .models.wordpiece import WPM_WORD_PREFIX, WordPiece, to_wpm_vocab
 from .normalizers.bert import BertNormalizer, WpmNormalizer
 from .postprocessors.template import TemplateProcessing
 from .pretokenizers.bert import BertPreTokenizer, WpmPreTokenizer
+from .special import SpecialPolicy, SpecialSet
 
 _STRATEGIES = {"longest_first": 0, "only_first": 1, "only_second": 2}
 
@@ -69,6 +70,7 @@ class Tokenizer:
                                  f"{model.tokens[added.id]!r}")
             self._token_of[added.id] = added.content
         self._special_ids = frozenset(a.id for a in self.added_tokens if a.special)
+        self._policy = SpecialPolicy({a.content: a.id for a in self.added_tokens})
         self._split_special_tokens = split_special_tokens
         self.truncation: dict[str, Any] | None = None
         self.padding: dict[str, Any] | None = None
@@ -77,9 +79,8 @@ class Tokenizer:
     def _build(self) -> None:
         rules = (self.normalizer or BertNormalizer(False, False, False, False)).text_rules()
         m = self.model
-        added = [] if self._split_special_tokens else [(a.content, a.id) for a in self.added_tokens]
         self._native = _core.WordPiece(m.tokens, m.vocab[m.unk_token], m.continuing_subword_prefix, m.word_prefix,
-                                       m.max_input_chars_per_word, rules, added, self._token_of)
+                                       m.max_input_chars_per_word, rules, self._token_of)
         p = self.post_processor
         if p is not None:
             self._native.set_template(p.native_pieces(False), p.native_pieces(True))
@@ -87,8 +88,17 @@ class Tokenizer:
             self._native.set_template([(True, 0, 0, [])], [(True, 0, 0, []), (True, 1, 1, [])])
         self._apply_truncation()
         self._apply_padding()
-        # The native method itself, for the shortest call path (it checks types the same way).
-        self.encode = self._native.encode
+
+    def _added(self, allowed_special: SpecialSet, disallowed_special: SpecialSet,
+               texts: Sequence[str | None]) -> _core.SpecialMatcher | None:
+        """The matcher of added tokens to match, after raising for any disallowed one in texts."""
+        if allowed_special == "all" and not disallowed_special:  # the default, HF's behaviour
+            return None if self._split_special_tokens else self._policy.matcher(self._policy.names)
+        allowed, disallowed = self._policy.resolve(allowed_special, disallowed_special)
+        for text in texts:
+            if isinstance(text, str):
+                self._policy.check(text, disallowed)
+        return allowed
 
     # -- loading and saving -------------------------------------------------------------
 
@@ -172,15 +182,22 @@ class Tokenizer:
 
     # -- encoding ----------------------------------------------------------------------
 
-    def encode(self, sequence: str, pair: str | None = None, add_special_tokens: bool = True) -> Encoded:
+    def encode(self, sequence: str, pair: str | None = None, add_special_tokens: bool = True, *,
+               allowed_special: SpecialSet = "all", disallowed_special: SpecialSet = ()) -> Encoded:
         """Encode a text, or a pair of texts, with truncation, template and padding as set.
-        (Each instance binds this to its native pipeline's encode, which behaves the same.)"""
-        return self._native.encode(sequence, pair, add_special_tokens)
+
+        Added tokens in the text ("[MASK]") become their ids when in `allowed_special` ("all" by
+        default, as HF matches them), raise DisallowedSpecialTokenError when in
+        `disallowed_special`, and are plain text otherwise (split_special_tokens = True makes
+        plain text the default)."""
+        return self._native.encode(sequence, pair, add_special_tokens,
+                                   self._added(allowed_special, disallowed_special, (sequence, pair)))
 
     def encode_batch(self, inputs: Sequence[str | tuple[str, str]], add_special_tokens: bool = True,
-                     num_threads: int | None = None) -> list[Encoded]:
+                     num_threads: int | None = None, *, allowed_special: SpecialSet = "all",
+                     disallowed_special: SpecialSet = ()) -> list[Encoded]:
         """Encode many texts (str) or pairs ((str, str)) on threads; with padding set, all are
-        padded to the longest (or to the fixed length)."""
+        padded to the longest (or to the fixed length). Special tokens as in `encode`."""
         inputs = list(inputs)
         pairs = None
         if inputs and not isinstance(inputs[0], str):
@@ -191,14 +208,15 @@ class Tokenizer:
             inputs = list(firsts)
             pairs = list(pairs)
         threads = num_threads or min(len(inputs) // 64 + 1, os.cpu_count() or 1)
-        return self._native.encode_batch(inputs, pairs, add_special_tokens, threads)
+        added = self._added(allowed_special, disallowed_special, inputs + (pairs or []))
+        return self._native.encode_batch(inputs, pairs, add_special_tokens, added, threads)
 
     def pre_tokenize(self, text: str) -> list[tuple[str, tuple[int, int]]]:
         """The words the model sees: the text normalized and split, each word with the span of
         input code points it came from (added tokens are words of their own)."""
         if not isinstance(text, str):
             raise TypeError(f"pre_tokenize takes str, got {type(text).__name__}")
-        return [(w, tuple(span)) for w, span in self._native.words(text)]
+        return [(w, tuple(span)) for w, span in self._native.words(text, self._added("all", (), ()))]
 
     # -- decoding ----------------------------------------------------------------------
 
