@@ -360,6 +360,28 @@ class PyWordPiece {
     names_ = std::make_shared<TokenNames>(TokenNames{names_->by_id, pad});
   }
 
+  // The special-token policy: the default (all added tokens allowed, none disallowed) uses
+  // default_added; any other asks the Python resolver (allowed, disallowed, texts) -> matcher or
+  // None, which also raises for disallowed tokens found in texts.
+  void set_policy(nb::object default_added, nb::object resolver) {
+    default_added_ = std::move(default_added);
+    resolver_ = std::move(resolver);
+  }
+  // The matcher for a call (kept alive by `keep`).
+  const SpecialMatcher* added_for(nb::handle allowed, nb::handle disallowed, nb::handle texts, nb::object& keep) const {
+    const bool default_policy = PyUnicode_Check(allowed.ptr()) && PyUnicode_CompareWithASCIIString(allowed.ptr(), "all") == 0 &&
+                                PyTuple_Check(disallowed.ptr()) && PyTuple_GET_SIZE(disallowed.ptr()) == 0;
+    keep = default_policy ? default_added_ : resolver_(allowed, disallowed, texts);
+    return keep.is_none() ? nullptr : nb::cast<const SpecialMatcher*>(keep);
+  }
+
+  PyEncoded encode_with_policy(nb::handle text, nb::handle pair, bool add_special, nb::handle allowed,
+                               nb::handle disallowed) const {
+    nb::object keep;
+    const SpecialMatcher* added = added_for(allowed, disallowed, nb::make_tuple(text, pair), keep);
+    return encode(text, pair, add_special, added);
+  }
+
   PyEncoded encode(nb::handle text, nb::handle pair, bool add_special, const SpecialMatcher* added) const {
     const Text a = utf8_of(text);
     const bool has_pair = !pair.is_none();
@@ -414,6 +436,7 @@ class PyWordPiece {
   WordPieceTokenizer tok_;
   std::shared_ptr<const TokenNames> names_;
   IdInts& ints_;
+  nb::object default_added_ = nb::none(), resolver_ = nb::none();
 };
 
 }  // namespace
@@ -667,8 +690,13 @@ NB_MODULE(_core, m) {
            "Adds the words of texts to a ChunkCounts table (on threads).")
       .def("words", &PyWordPiece::words, nb::arg("text"), nb::arg("added").none(),
            "[(word, (start, end))]: the normalized words of text, spans in input code points.")
-      .def("encode", &PyWordPiece::encode, nb::arg("text"), nb::arg("pair").none(), nb::arg("add_special_tokens"),
-           nb::arg("added").none())
+      .def("set_policy", &PyWordPiece::set_policy, nb::arg("default_added").none(), nb::arg("resolver"))
+      .def("encode", &PyWordPiece::encode_with_policy, nb::arg("sequence"), nb::arg("pair").none() = nb::none(),
+           nb::arg("add_special_tokens") = true, nb::kw_only(), nb::arg("allowed_special") = "all",
+           nb::arg("disallowed_special") = nb::tuple(),
+           "Encode a text, or a pair of texts, with truncation, template and padding as set. Added tokens in "
+           "the text become their ids when in allowed_special (default all, as HF matches them), raise when "
+           "in disallowed_special, and are plain text otherwise.")
       .def("encode_batch", &PyWordPiece::encode_batch, nb::arg("texts"), nb::arg("pairs").none(),
            nb::arg("add_special_tokens"), nb::arg("added").none(), nb::arg("threads"));
 

@@ -10,6 +10,7 @@ lists only what is asked for.
 """
 from __future__ import annotations
 
+import functools
 import os
 from dataclasses import dataclass
 from typing import Any, Sequence
@@ -35,6 +36,15 @@ class AddedToken:
 
 
 Encoded = _core.Encoded
+
+
+def _resolve_policy(policy: SpecialPolicy, allowed_special: SpecialSet, disallowed_special: SpecialSet,
+                    texts: Sequence[str | None]) -> _core.SpecialMatcher | None:
+    allowed, disallowed = policy.resolve(allowed_special, disallowed_special)
+    for text in texts:
+        if isinstance(text, str):
+            policy.check(text, disallowed)
+    return allowed
 
 
 class Tokenizer:
@@ -88,17 +98,17 @@ class Tokenizer:
             self._native.set_template([(True, 0, 0, [])], [(True, 0, 0, []), (True, 1, 1, [])])
         self._apply_truncation()
         self._apply_padding()
+        # The resolver holds the policy, not the tokenizer: the native object must not point back here.
+        self._native.set_policy(self._added("all", (), ()), functools.partial(_resolve_policy, self._policy))
+        # The native method itself, for the shortest call path (same signature and behaviour).
+        self.encode = self._native.encode
 
     def _added(self, allowed_special: SpecialSet, disallowed_special: SpecialSet,
                texts: Sequence[str | None]) -> _core.SpecialMatcher | None:
         """The matcher of added tokens to match, after raising for any disallowed one in texts."""
-        if allowed_special == "all" and not disallowed_special:  # the default, HF's behaviour
+        if isinstance(allowed_special, str) and allowed_special == "all" and not disallowed_special:
             return None if self._split_special_tokens else self._policy.matcher(self._policy.names)
-        allowed, disallowed = self._policy.resolve(allowed_special, disallowed_special)
-        for text in texts:
-            if isinstance(text, str):
-                self._policy.check(text, disallowed)
-        return allowed
+        return _resolve_policy(self._policy, allowed_special, disallowed_special, texts)
 
     # -- loading and saving -------------------------------------------------------------
 
@@ -189,9 +199,10 @@ class Tokenizer:
         Added tokens in the text ("[MASK]") become their ids when in `allowed_special` ("all" by
         default, as HF matches them), raise DisallowedSpecialTokenError when in
         `disallowed_special`, and are plain text otherwise (split_special_tokens = True makes
-        plain text the default)."""
-        return self._native.encode(sequence, pair, add_special_tokens,
-                                   self._added(allowed_special, disallowed_special, (sequence, pair)))
+        plain text the default). (Each instance binds this to its native pipeline's encode, which
+        behaves the same.)"""
+        return self._native.encode(sequence, pair, add_special_tokens, allowed_special=allowed_special,
+                                   disallowed_special=disallowed_special)
 
     def encode_batch(self, inputs: Sequence[str | tuple[str, str]], add_special_tokens: bool = True,
                      num_threads: int | None = None, *, allowed_special: SpecialSet = "all",
