@@ -276,9 +276,17 @@ def test_wpm_differs_from_bert_as_documented(ours, text, bert_words, wpm_words):
     assert [w for w, _ in wpm.pre_tokenize(text)] == wpm_words
 
 
-def test_unmatched_and_long_words_are_unknown(ours, hf):
+def test_unmatched_and_long_words_are_unknown(ours, hf, tmp_path):
     for text in ["\u1f600x", "a" * 101, "a" * 100, "ǅ" * 3 + " ok"]:
         same(ours.encode(text), hf.encode(text))
+    from tokenizers import Tokenizer
+
+    doc = json.loads(BERT_JSON.read_text(encoding="utf-8"))
+    doc["model"]["max_input_chars_per_word"] = 0  # HF: every word is then [UNK]
+    path = tmp_path / "zero.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    for text in ["hello , world", "日本"]:
+        same(tokenforge.Tokenizer.from_file(path).encode(text), Tokenizer.from_file(str(path)).encode(text))
     wpm = tokenforge.Tokenizer.from_file(BERT_VOCAB, wpm=True)
     assert wpm.encode("a" * 300, add_special_tokens=False).tokens[0] == "▁aaa"  # WPM has no word length limit
 

@@ -91,7 +91,7 @@ class WordPieceModel {
 
   // tokens[id]: UTF-8. continuation_prefix ("##") starts every piece but a word's first;
   // word_prefix ("▁" for llama.cpp's WPM) is put before every word. Words of more than
-  // max_chars code points (0: no limit) are [UNK] whole.
+  // max_chars code points are [UNK] whole (so with 0, every word is).
   WordPieceModel(const std::vector<std::string>& tokens, uint32_t unk_id, const std::string& continuation_prefix,
                  const std::string& word_prefix, size_t max_chars)
       : unk_id_(unk_id), word_prefix_(word_prefix), max_chars_(max_chars) {

@@ -105,6 +105,7 @@ class WordPieceTokenizer {
       const size_t len = encode_utf8(cp, buf);
       const uint32_t id = model_.whole_word(buf, len);
       isolated_[cp] = id == kNoToken && model_.word_prefix().empty() ? model_.unk_id() : id;
+      if (model_.max_chars() < 1) isolated_[cp] = model_.unk_id();
     }
   }
 
@@ -321,7 +322,7 @@ class WordPieceTokenizer {
         const size_t skip = model.word_prefix().size();
         collected.push_back({std::string(reinterpret_cast<const char*>(word_.data()) + skip, n - skip),
                              {origin(0), origin(n - 1) + 1}});
-      } else if (model.max_chars() && word_chars_ > model.max_chars()) {
+      } else if (word_chars_ > model.max_chars()) {
         push_row(rows_, model.unk_id(), 0, origin(0), origin(n - 1) + 1, false);
       } else {
         split(model, n);

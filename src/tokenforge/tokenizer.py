@@ -90,7 +90,7 @@ class Tokenizer:
         rules = (self.normalizer or BertNormalizer(False, False, False, False)).text_rules()
         m = self.model
         self._native = _core.WordPiece(m.tokens, m.vocab[m.unk_token], m.continuing_subword_prefix, m.word_prefix,
-                                       m.max_input_chars_per_word, rules, self._token_of)
+                                       m.word_length_limit, rules, self._token_of)
         p = self.post_processor
         if p is not None:
             self._native.set_template(p.native_pieces(False), p.native_pieces(True))
@@ -171,7 +171,7 @@ class Tokenizer:
         "▁"), or in BERT's form with converted=False. Special-token text is plain text, as
         llama.cpp tokenizes without parse_special."""
         tokens = list(tokens) if converted else to_wpm_vocab(tokens)
-        model = WordPiece(tokens, unk_token=unk_token, continuing_subword_prefix="", max_input_chars_per_word=0,
+        model = WordPiece(tokens, unk_token=unk_token, continuing_subword_prefix="", max_input_chars_per_word=None,
                           word_prefix=WPM_WORD_PREFIX)
         vocab = model.vocab
         post = TemplateProcessing.from_templates(f"{cls_token} $A {sep_token}", f"{cls_token} $A {sep_token} $B:1 {sep_token}:1",

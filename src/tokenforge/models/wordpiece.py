@@ -20,7 +20,7 @@ class WordPiece:
         vocab: Mapping[str, int] | Sequence[str],
         unk_token: str = "[UNK]",
         continuing_subword_prefix: str = "##",
-        max_input_chars_per_word: int = 100,
+        max_input_chars_per_word: int | None = 100,
         word_prefix: str = "",
     ) -> None:
         self.tokens = _tokens_by_id(vocab)
@@ -28,8 +28,10 @@ class WordPiece:
         if unk_token not in self.vocab:
             raise ValueError(f"the vocabulary has no unknown token {unk_token!r}; add it, or name the one it "
                              "has with unk_token=")
-        if not isinstance(max_input_chars_per_word, int) or max_input_chars_per_word < 0:
-            raise ValueError(f"max_input_chars_per_word must be an int >= 0 (0: no limit), got {max_input_chars_per_word!r}")
+        if max_input_chars_per_word is not None and (
+                not isinstance(max_input_chars_per_word, int) or max_input_chars_per_word < 0):
+            raise ValueError(f"max_input_chars_per_word must be None (no limit) or an int >= 0, "
+                             f"got {max_input_chars_per_word!r}")
         self.unk_token = unk_token
         self.continuing_subword_prefix = continuing_subword_prefix
         self.max_input_chars_per_word = max_input_chars_per_word
@@ -41,6 +43,11 @@ class WordPiece:
         from ..formats.bert_vocab import read_vocab_txt
 
         return cls(read_vocab_txt(path), **options)
+
+    @property
+    def word_length_limit(self) -> int:
+        """The native limit: max_input_chars_per_word, or "none" as a count no word reaches."""
+        return 2**32 - 1 if self.max_input_chars_per_word is None else self.max_input_chars_per_word
 
     def to_json(self) -> dict[str, Any]:
         if self.word_prefix:

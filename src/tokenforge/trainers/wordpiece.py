@@ -38,7 +38,7 @@ _BATCH_CHARS = 1 << 24
 
 
 def _count_words(texts: Iterable[str], normalizer: BertNormalizer, progress: bool | None) -> _core.ChunkCounts:
-    splitter = _core.WordPiece(["[UNK]"], 0, "##", "", 0, normalizer.text_rules(), ["[UNK]"])
+    splitter = _core.WordPiece(["[UNK]"], 0, "##", "", 2**32 - 1, normalizer.text_rules(), ["[UNK]"])
     counts = _core.ChunkCounts()
     batch: list[str] = []
     chars = seen = 0
