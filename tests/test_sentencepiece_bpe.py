@@ -51,9 +51,36 @@ def test_random_text_matches_sentencepiece(text):
     assert ours.encode(text) == theirs.encode(text)
 
 
-def test_unsupported_models_are_refused(tmp_path):
-    model = SentencePieceModel.read(MISTRAL)
-    model.normalizer_spec["precompiled_charsmap"] = b"\x00" * 8
-    model.normalizer_spec["name"] = "nmt_nfkc"
-    with pytest.raises(ValueError, match="'nmt_nfkc' .* not supported yet"):
-        SentencePieceBPE(model)
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory):
+    """BPE models sentencepiece trains here: nmt_nfkc and identity, byte fallback and split_digits
+    on and off, a user-defined symbol."""
+    out = tmp_path_factory.mktemp("spm-bpe")
+    text = out / "corpus.txt"
+    text.write_text("".join(read_sample(p, 25_000) for p in corpus_files()), encoding="utf-8")
+    models = {}
+    for rule, fallback, digits in [("nmt_nfkc", True, True), ("nmt_nfkc", False, False), ("identity", True, False),
+                                   ("nfkc_cf", False, True)]:
+        prefix = out / f"{rule}-{fallback}-{digits}"
+        spm.SentencePieceTrainer.train(input=str(text), model_prefix=str(prefix), vocab_size=1500, model_type="bpe",
+                                       normalization_rule_name=rule, byte_fallback=fallback, split_digits=digits,
+                                       user_defined_symbols=["<sep>"], character_coverage=0.98, minloglevel=2)
+        models[prefix.name] = str(prefix.with_suffix(".model"))
+    return models
+
+
+def test_trained_models_normalize_and_encode_like_sentencepiece(trained):
+    probe = [read_sample(p, 6000) for p in corpus_files()] + ["  ＡＢＣ　ｶﾀｶﾅ  ①② ﬁ x<sep>y  ", "\u00c5\u212b 12345"]
+    for name, path in trained.items():
+        theirs, ours = spm.SentencePieceProcessor(model_file=path), SentencePieceBPE.from_file(path)
+        for text in probe:
+            assert ours.normalize(text) == theirs.normalize(text), name
+            assert ours.encode(text) == theirs.encode(text), name
+
+
+def test_corrupt_charsmap_is_refused():
+    from tokenforge.normalizers.sentencepiece import CharsMap
+
+    for blob in [b"\x01", b"\x10\x00\x00\x00abc", b"\x03\x00\x00\x00abcd"]:
+        with pytest.raises(ValueError, match="precompiled_charsmap"):
+            CharsMap(blob)

@@ -3,7 +3,8 @@
 // with the highest score is merged first (ties: the leftmost), until no pair is a piece. Merges
 // may pass through unused pieces, which are then split back into the parts they were made of.
 // A final symbol that is no piece is the unknown id, or with byte fallback its UTF-8 bytes as
-// <0xNN> pieces.
+// <0xNN> pieces; without byte fallback a run of unknown symbols is one unknown id (as
+// sentencepiece merges them).
 #pragma once
 #include <algorithm>
 #include <array>
@@ -82,8 +83,9 @@ class SpmBpeModel {
       add_pair(l.prev, top.left);
       add_pair(top.left, l.next);
     }
+    const size_t first = ids.size();
     for (int i = symbols.empty() ? -1 : 0; i != -1; i = symbols[i].next)
-      emit(text.substr(symbols[i].start, symbols[i].len), rev_merge, ids);
+      emit(text.substr(symbols[i].start, symbols[i].len), rev_merge, first, ids);
   }
 
   uint32_t unk_id() const { return unk_id_; }
@@ -125,13 +127,13 @@ class SpmBpeModel {
 
   void emit(std::string_view piece,
             const std::unordered_map<std::string_view, std::pair<std::string_view, std::string_view>>& rev_merge,
-            std::vector<uint32_t>& ids) const {
+            size_t first, std::vector<uint32_t>& ids) const {
     const uint32_t id = piece_to_id(piece);
     if (types_[id] == kUnused) {
       const auto it = rev_merge.find(piece);
       if (it != rev_merge.end()) {
-        emit(it->second.first, rev_merge, ids);
-        emit(it->second.second, rev_merge, ids);
+        emit(it->second.first, rev_merge, first, ids);
+        emit(it->second.second, rev_merge, first, ids);
         return;
       }
     }
@@ -139,6 +141,9 @@ class SpmBpeModel {
       for (char c : piece) ids.push_back(byte_ids_[uint8_t(c)] != kNone ? byte_ids_[uint8_t(c)] : unk_id_);
       return;
     }
+    // An unknown id can only come from unknown symbols (merges never make "<unk>"), so a run of
+    // them shows as the previous id.
+    if (id == unk_id_ && ids.size() > first && ids.back() == unk_id_) return;
     ids.push_back(id);
   }
 
