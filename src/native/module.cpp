@@ -12,6 +12,7 @@
 #include "bpe_trainer.h"
 #include "encoder.h"
 #include "spm_bpe.h"
+#include "spm_unigram.h"
 #include "tiktoken_file.h"
 #include "wordpiece_tokenizer.h"
 #include "wordpiece_trainer.h"
@@ -440,6 +441,46 @@ class PyWordPiece {
   nb::object default_added_ = nb::none(), resolver_ = nb::none();
 };
 
+// A sentencepiece model class, built from the vocabulary's pieces, scores and types; encode and
+// encode_batch over normalized text.
+template <class Model>
+void bind_spm_model(nb::module_& m, const char* name, const char* doc) {
+  nb::class_<Model>(m, name, doc)
+      .def(
+          "__init__",
+          [](Model* self, std::vector<std::string> pieces, std::vector<float> scores, std::vector<uint8_t> types,
+             bool byte_fallback) {
+            const size_t n = pieces.size();
+            new (self) Model(SpmVocab(std::move(pieces), std::move(scores), std::move(types), byte_fallback));
+            IdInts::instance().cover(n);
+          },
+          nb::arg("pieces"), nb::arg("scores"), nb::arg("types"), nb::arg("byte_fallback"))
+      .def(
+          "encode",
+          [](const Model& model, nb::handle normalized) {
+            const Text t = utf8_of(normalized);
+            std::vector<uint32_t> ids;
+            {
+              nb::gil_scoped_release nogil;
+              model.encode(t.data, t.size, ids);
+            }
+            return IdInts::instance().list(ids);
+          },
+          nb::arg("normalized"), "The ids of already normalized text (spaces as U+2581).")
+      .def(
+          "encode_batch",
+          [](const Model& model, nb::handle texts, size_t threads) {
+            const std::vector<Text> all = utf8_of_all(texts);
+            std::vector<std::vector<uint32_t>> out(all.size());
+            {
+              nb::gil_scoped_release nogil;
+              parallel_for(all.size(), threads, [&](size_t i) { model.encode(all[i].data, all[i].size, out[i]); });
+            }
+            return IdInts::instance().lists(out, threads);
+          },
+          nb::arg("normalized"), nb::arg("threads"));
+}
+
 }  // namespace
 
 NB_MODULE(_core, m) {
@@ -611,40 +652,8 @@ NB_MODULE(_core, m) {
           nb::arg("merges"), nb::arg("min_frequency") = 1,
           "Up to `merges` more merges: [(left id, right id), ...], each making the next id.");
 
-  nb::class_<SpmBpeModel>(m, "SpmBpe", "sentencepiece's BPE model over normalized text.")
-      .def(
-          "__init__",
-          [](SpmBpeModel* self, std::vector<std::string> pieces, std::vector<float> scores, std::vector<uint8_t> types,
-             bool byte_fallback) {
-            const size_t n = pieces.size();
-            new (self) SpmBpeModel(std::move(pieces), std::move(scores), std::move(types), byte_fallback);
-            IdInts::instance().cover(n);
-          },
-          nb::arg("pieces"), nb::arg("scores"), nb::arg("types"), nb::arg("byte_fallback"))
-      .def(
-          "encode",
-          [](const SpmBpeModel& model, nb::handle normalized) {
-            const Text t = utf8_of(normalized);
-            std::vector<uint32_t> ids;
-            {
-              nb::gil_scoped_release nogil;
-              model.encode(t.data, t.size, ids);
-            }
-            return IdInts::instance().list(ids);
-          },
-          nb::arg("normalized"), "The ids of already normalized text (spaces as U+2581).")
-      .def(
-          "encode_batch",
-          [](const SpmBpeModel& model, nb::handle texts, size_t threads) {
-            const std::vector<Text> all = utf8_of_all(texts);
-            std::vector<std::vector<uint32_t>> out(all.size());
-            {
-              nb::gil_scoped_release nogil;
-              parallel_for(all.size(), threads, [&](size_t i) { model.encode(all[i].data, all[i].size, out[i]); });
-            }
-            return IdInts::instance().lists(out, threads);
-          },
-          nb::arg("normalized"), nb::arg("threads"));
+  bind_spm_model<SpmBpeModel>(m, "SpmBpe", "sentencepiece's BPE model over normalized text.");
+  bind_spm_model<SpmUnigramModel>(m, "SpmUnigram", "sentencepiece's Unigram model (Viterbi) over normalized text.");
 
   nb::class_<TextRules>(m, "TextRules", "How text becomes words: BERT's normalizer and pre-tokenizer, or llama.cpp WPM's.")
       .def(

@@ -1,9 +1,6 @@
-"""sentencepiece models from `.model` files: the normalizer the file specifies and its BPE
-model, encoding exactly as the sentencepiece library does.
-
-Supported so far: the BPE model (with byte fallback and user-defined symbols) behind the
-model's own normalizer (normalizers.sentencepiece); Unigram models come next.
-"""
+"""sentencepiece models from `.model` files: the normalizer the file specifies, then its BPE or
+Unigram model (Viterbi), encoding exactly as the sentencepiece library does (byte fallback,
+user-defined symbols, unknown runs)."""
 from __future__ import annotations
 
 import os
@@ -13,21 +10,23 @@ from ..formats.sentencepiece_model import ModelType, SentencePieceModel
 from ..normalizers.sentencepiece import SentencePieceNormalizer
 
 
-class SentencePieceBPE:
+class SentencePieceModelEncoder:
     def __init__(self, model: SentencePieceModel) -> None:
         spec, trainer = model.normalizer_spec, model.trainer_spec
-        if trainer["model_type"] != ModelType.BPE:
-            raise ValueError(f"model type {ModelType(trainer['model_type']).name} is not supported yet (BPE is)")
+        kind = trainer["model_type"]
+        if kind not in (ModelType.BPE, ModelType.UNIGRAM):
+            raise ValueError(f"model type {ModelType(kind).name} is not supported yet (BPE and UNIGRAM are)")
         if trainer["treat_whitespace_as_suffix"]:
             raise ValueError("treat_whitespace_as_suffix models are not supported yet")
         self.model = model
         self.normalizer = SentencePieceNormalizer.from_spec(spec)
         self.pieces = [p.piece for p in model.pieces]
-        self._native = _core.SpmBpe(self.pieces, [p.score for p in model.pieces], [int(p.type) for p in model.pieces],
+        native = _core.SpmBpe if kind == ModelType.BPE else _core.SpmUnigram
+        self._native = native(self.pieces, [p.score for p in model.pieces], [int(p.type) for p in model.pieces],
                                     trainer["byte_fallback"])
 
     @classmethod
-    def from_file(cls, path: str | os.PathLike[str]) -> "SentencePieceBPE":
+    def from_file(cls, path: str | os.PathLike[str]) -> "SentencePieceModelEncoder":
         return cls(SentencePieceModel.read(path))
 
     def normalize(self, text: str) -> str:

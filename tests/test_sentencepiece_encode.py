@@ -1,6 +1,7 @@
-"""sentencepiece's BPE model (Mistral's: identity normalization, dummy prefix, byte fallback)
-against the sentencepiece library: ids on every corpus, line by line and whole, and on
-hypothesis strings."""
+"""sentencepiece models against the sentencepiece library: Mistral's BPE (identity
+normalization, dummy prefix, byte fallback) on every corpus, line by line and whole, and on
+hypothesis strings; BPE and Unigram models that sentencepiece trains here with several
+normalization rules and options."""
 from __future__ import annotations
 
 import pytest
@@ -9,7 +10,7 @@ from hypothesis import strategies as st
 
 from conftest import SHARED, corpus_files, read_sample
 from tokenforge.formats.sentencepiece_model import SentencePieceModel
-from tokenforge.models.sentencepiece import SentencePieceBPE
+from tokenforge.models.sentencepiece import SentencePieceModelEncoder
 
 spm = pytest.importorskip("sentencepiece")
 MISTRAL = str(SHARED / "vocab" / "mistral-7b-v0.1.model")
@@ -20,7 +21,7 @@ _LOADED: list = []
 
 def _both():
     if not _LOADED:
-        _LOADED.append((spm.SentencePieceProcessor(model_file=MISTRAL), SentencePieceBPE.from_file(MISTRAL)))
+        _LOADED.append((spm.SentencePieceProcessor(model_file=MISTRAL), SentencePieceModelEncoder.from_file(MISTRAL)))
     return _LOADED[0]
 
 
@@ -53,16 +54,19 @@ def test_random_text_matches_sentencepiece(text):
 
 @pytest.fixture(scope="module")
 def trained(tmp_path_factory):
-    """BPE models sentencepiece trains here: nmt_nfkc and identity, byte fallback and split_digits
-    on and off, a user-defined symbol."""
+    """BPE and Unigram models sentencepiece trains here: nmt_nfkc, identity and nfkc_cf, byte
+    fallback and split_digits on and off, a user-defined symbol."""
     out = tmp_path_factory.mktemp("spm-bpe")
     text = out / "corpus.txt"
     text.write_text("".join(read_sample(p, 25_000) for p in corpus_files()), encoding="utf-8")
     models = {}
-    for rule, fallback, digits in [("nmt_nfkc", True, True), ("nmt_nfkc", False, False), ("identity", True, False),
-                                   ("nfkc_cf", False, True)]:
-        prefix = out / f"{rule}-{fallback}-{digits}"
-        spm.SentencePieceTrainer.train(input=str(text), model_prefix=str(prefix), vocab_size=1500, model_type="bpe",
+    for kind, rule, fallback, digits in [
+        ("bpe", "nmt_nfkc", True, True), ("bpe", "nmt_nfkc", False, False), ("bpe", "identity", True, False),
+        ("bpe", "nfkc_cf", False, True), ("unigram", "nmt_nfkc", True, False), ("unigram", "nmt_nfkc", False, True),
+        ("unigram", "identity", False, False),
+    ]:
+        prefix = out / f"{kind}-{rule}-{fallback}-{digits}"
+        spm.SentencePieceTrainer.train(input=str(text), model_prefix=str(prefix), vocab_size=1500, model_type=kind,
                                        normalization_rule_name=rule, byte_fallback=fallback, split_digits=digits,
                                        user_defined_symbols=["<sep>"], character_coverage=0.98, minloglevel=2)
         models[prefix.name] = str(prefix.with_suffix(".model"))
@@ -72,7 +76,7 @@ def trained(tmp_path_factory):
 def test_trained_models_normalize_and_encode_like_sentencepiece(trained):
     probe = [read_sample(p, 6000) for p in corpus_files()] + ["  ＡＢＣ　ｶﾀｶﾅ  ①② ﬁ x<sep>y  ", "\u00c5\u212b 12345"]
     for name, path in trained.items():
-        theirs, ours = spm.SentencePieceProcessor(model_file=path), SentencePieceBPE.from_file(path)
+        theirs, ours = spm.SentencePieceProcessor(model_file=path), SentencePieceModelEncoder.from_file(path)
         for text in probe:
             assert ours.normalize(text) == theirs.normalize(text), name
             assert ours.encode(text) == theirs.encode(text), name
@@ -84,3 +88,18 @@ def test_corrupt_charsmap_is_refused():
     for blob in [b"\x01", b"\x10\x00\x00\x00abc", b"\x03\x00\x00\x00abcd"]:
         with pytest.raises(ValueError, match="precompiled_charsmap"):
             CharsMap(blob)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(st.one_of(st.characters(codec="utf-8"), st.sampled_from(list(" \t\nＡｶ①ﬁ▁aeé日本😀<sep>"))), max_size=40))
+def test_random_text_matches_sentencepiece_on_trained_models(trained, text):
+    for name in ("unigram-nmt_nfkc-True-False", "bpe-nmt_nfkc-False-False"):
+        if name not in _TRAINED:
+            _TRAINED[name] = (spm.SentencePieceProcessor(model_file=trained[name]),
+                              SentencePieceModelEncoder.from_file(trained[name]))
+        theirs, ours = _TRAINED[name]
+        assert ours.normalize(text) == theirs.normalize(text), name
+        assert ours.encode(text) == theirs.encode(text), name
+
+
+_TRAINED: dict = {}

@@ -1,0 +1,108 @@
+// A sentencepiece vocabulary (pieces with scores and types), shared by its BPE and Unigram models.
+#pragma once
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <queue>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+namespace tokenforge {
+
+// A sentencepiece vocabulary: pieces by id with scores and types. Normal, user-defined and
+// unused pieces are what models may produce; the others (unknown, control, byte) are found only
+// by exact text. Turns a model's final symbols into ids: an unknown symbol becomes its UTF-8
+// bytes as <0xNN> pieces with byte fallback, else the unknown id, a run of them one id (as
+// sentencepiece merges them).
+class SpmVocab {
+ public:
+  enum Type : uint8_t { kNormal = 1, kUnknown = 2, kControl = 3, kUserDefined = 4, kUnused = 5, kByte = 6 };
+
+  SpmVocab(std::vector<std::string> pieces, std::vector<float> scores, std::vector<uint8_t> types, bool byte_fallback)
+      : texts_(std::move(pieces)), scores_(std::move(scores)), types_(std::move(types)),
+        byte_fallback_(byte_fallback) {
+    if (scores_.size() != texts_.size() || types_.size() != texts_.size())
+      throw std::invalid_argument("pieces, scores and types differ in length");
+    byte_ids_.fill(kNone);
+    for (uint32_t id = 0; id < texts_.size(); ++id) {
+      const std::string_view text = texts_[id];
+      const uint8_t t = types_[id];
+      if (t < kNormal || t > kByte) throw std::invalid_argument("piece " + std::to_string(id) + " has an unknown type");
+      (producible(t) ? pieces_ : reserved_).emplace(text, id);
+      if (t == kUnknown) unk_id_ = id;
+      if (t == kUserDefined) user_defined_.push_back(text);
+      if (t == kByte) {
+        if (text.size() != 6 || text.substr(0, 3) != "<0x" || text[5] != '>')
+          throw std::invalid_argument("byte piece " + std::to_string(id) + " is not of the form <0xNN>");
+        byte_ids_[std::stoi(std::string(text.substr(3, 2)), nullptr, 16)] = id;
+      }
+    }
+    if (unk_id_ == kNone) throw std::invalid_argument("the model has no unknown piece");
+  }
+
+  // The maps hold views of the piece texts: moving keeps them valid (the strings stay where
+  // they are), copying would not.
+  SpmVocab(const SpmVocab&) = delete;
+  SpmVocab& operator=(const SpmVocab&) = delete;
+  SpmVocab(SpmVocab&&) = default;
+
+  static bool producible(uint8_t type) { return type == kNormal || type == kUserDefined || type == kUnused; }
+  size_t size() const { return texts_.size(); }
+  const std::string& text(uint32_t id) const { return texts_[id]; }
+  float score(uint32_t id) const { return scores_[id]; }
+  uint8_t type(uint32_t id) const { return types_[id]; }
+  uint32_t unk_id() const { return unk_id_; }
+  const std::vector<std::string_view>& user_defined() const { return user_defined_; }
+
+  // The id of a producible piece, or kNone.
+  uint32_t find(std::string_view piece) const {
+    const auto it = pieces_.find(piece);
+    return it == pieces_.end() ? kNone : it->second;
+  }
+  uint32_t piece_to_id(std::string_view piece) const {
+    if (auto it = reserved_.find(piece); it != reserved_.end()) return it->second;
+    if (auto it = pieces_.find(piece); it != pieces_.end()) return it->second;
+    return unk_id_;
+  }
+
+  // Length of the symbol at the start of s: a user-defined symbol (longest), else one character.
+  size_t symbol_length(std::string_view s, bool& user_defined) const {
+    size_t best = 0;
+    for (std::string_view u : user_defined_)
+      if (u.size() > best && s.substr(0, u.size()) == u) best = u.size();
+    user_defined = best > 0;
+    if (best) return best;
+    const uint8_t b = uint8_t(s[0]);
+    const size_t len = b < 0x80 ? 1 : b < 0xE0 ? 2 : b < 0xF0 ? 3 : 4;
+    return std::min(len, s.size());
+  }
+
+  // Appends the ids of final symbol `piece` (id: its id) to ids; ids[first..] are this text's.
+  void emit(uint32_t id, std::string_view piece, size_t first, std::vector<uint32_t>& ids) const {
+    if (id == unk_id_ && byte_fallback_) {
+      for (char c : piece) ids.push_back(byte_ids_[uint8_t(c)] != kNone ? byte_ids_[uint8_t(c)] : unk_id_);
+      return;
+    }
+    // An unknown id only comes from unknown symbols, so a run of them shows as the previous id.
+    if (id == unk_id_ && ids.size() > first && ids.back() == unk_id_) return;
+    ids.push_back(id);
+  }
+
+  static constexpr uint32_t kNone = 0xFFFFFFFFu;
+
+ private:
+  std::vector<std::string> texts_;
+  std::vector<float> scores_;
+  std::vector<uint8_t> types_;
+  bool byte_fallback_;
+  std::unordered_map<std::string_view, uint32_t> pieces_, reserved_;
+  std::vector<std::string_view> user_defined_;
+  std::array<uint32_t, 256> byte_ids_;
+  uint32_t unk_id_ = kNone;
+};
+
+}  // namespace tokenforge
