@@ -56,6 +56,7 @@ class SpmVocab {
   float score(uint32_t id) const { return scores_[id]; }
   uint8_t type(uint32_t id) const { return types_[id]; }
   uint32_t unk_id() const { return unk_id_; }
+  bool byte_fallback() const { return byte_fallback_; }
   const std::vector<std::string_view>& user_defined() const { return user_defined_; }
 
   // The id of a producible piece, or kNone.

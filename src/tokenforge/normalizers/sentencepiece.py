@@ -91,6 +91,14 @@ class SentencePieceNormalizer:
                 pos += size
 
     def normalize(self, text: str) -> str:
+        if self.charsmap is None:  # identity: only the whitespace rules, as string operations
+            if self.remove_extra_whitespaces:
+                text = " ".join(part for part in text.split(" ") if part)
+            if not text:
+                return ""
+            if self.add_dummy_prefix:
+                text = text + " " if self.treat_whitespace_as_suffix else " " + text
+            return text.replace(" ", SPACE) if self.escape_whitespaces else text
         pieces = list(self._pieces(text))
         if self.remove_extra_whitespaces:
             while pieces and pieces[0] == " ":
