@@ -146,7 +146,7 @@ def _train_wordpiece(args: argparse.Namespace) -> int:
     normalizer = BertNormalizer(lowercase=not args.cased, strip_accents=None if not args.cased else False)
     start = time.perf_counter()
     tok = train_wordpiece(read_text_files(args.files), args.vocab_size, normalizer=normalizer,
-                          special_tokens=specials, min_frequency=args.min_frequency if args.min_frequency > 1 else 2,
+                          special_tokens=specials, min_frequency=args.min_frequency or 2,
                           progress=False if args.quiet else None)
     seconds = time.perf_counter() - start
     if args.out.endswith(".json"):
@@ -180,7 +180,7 @@ def _train(args: argparse.Namespace) -> int:
     specials = {text: args.vocab_size + i for i, text in enumerate(args.special_token or [])}
     pattern = None if args.pattern == "none" else args.pattern
     start = time.perf_counter()
-    enc = train_bpe(read_text_files(args.files), args.vocab_size, pattern, min_frequency=args.min_frequency,
+    enc = train_bpe(read_text_files(args.files), args.vocab_size, pattern, min_frequency=args.min_frequency or 1,
                     max_token_length=args.max_token_length, special_tokens=specials,
                     forced_tokens=args.force_token or (), byte_ids="gpt2" if form == "gpt2" else args.byte_ids,
                     max_memory=args.max_memory, progress=False if args.quiet else None)
@@ -270,8 +270,9 @@ def build_parser() -> argparse.ArgumentParser:
     tr.add_argument("--byte-ids", choices=("bytes", "gpt2"), default="bytes",
                     help="ids of the 256 byte tokens: bytes (id b is byte b, as minbpe) or gpt2 (GPT-2's "
                          "order, as tiktoken's encodings); gpt2 output always uses gpt2 (default: %(default)s)")
-    tr.add_argument("--min-frequency", type=int, default=1,
-                    help="stop when the most frequent pair occurs fewer times than this (default: %(default)s)")
+    tr.add_argument("--min-frequency", type=int,
+                    help="stop when the best pair occurs fewer times than this (default: 1 for bpe, 2 for "
+                         "wordpiece)")
     tr.add_argument("--max-token-length", type=int, metavar="BYTES",
                     help="never make a token longer than this many bytes (default: no limit)")
     tr.add_argument("--special-token", action="append", metavar="TEXT",
