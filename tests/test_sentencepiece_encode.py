@@ -83,11 +83,14 @@ def test_trained_models_normalize_and_encode_like_sentencepiece(trained):
 
 
 def test_corrupt_charsmap_is_refused():
-    from tokenforge.normalizers.sentencepiece import CharsMap
+    from tokenforge.normalizers.sentencepiece import SentencePieceNormalizer
 
-    for blob in [b"\x01", b"\x10\x00\x00\x00abc", b"\x03\x00\x00\x00abcd"]:
+    # the root leads to "a", whose leaf value sits far outside the trie
+    leaf_outside = (8).to_bytes(4, "little") + (0x60 << 10).to_bytes(4, "little") + (
+        0x61 | 1 << 8 | 0x3FFFF << 10).to_bytes(4, "little")
+    for blob in [b"\x01", b"\x10\x00\x00\x00abc", b"\x03\x00\x00\x00abcd", leaf_outside]:
         with pytest.raises(ValueError, match="precompiled_charsmap"):
-            CharsMap(blob)
+            SentencePieceNormalizer(blob).normalize("abc")
 
 
 @settings(max_examples=200, deadline=None)

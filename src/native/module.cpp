@@ -12,6 +12,7 @@
 #include "bpe_trainer.h"
 #include "encoder.h"
 #include "spm_bpe.h"
+#include "spm_normalizer.h"
 #include "spm_unigram.h"
 #include "tiktoken_file.h"
 #include "wordpiece_tokenizer.h"
@@ -652,6 +653,29 @@ NB_MODULE(_core, m) {
           nb::arg("merges"), nb::arg("min_frequency") = 1,
           "Up to `merges` more merges: [(left id, right id), ...], each making the next id.");
 
+  nb::class_<SpmNormalizer>(m, "SpmNormalizer", "sentencepiece's normalizer from a model's normalizer spec.")
+      .def(
+          "__init__",
+          [](SpmNormalizer* self, nb::bytes charsmap, bool add_dummy_prefix, bool remove_extra_whitespaces,
+             bool escape_whitespaces, bool whitespace_as_suffix) {
+            new (self) SpmNormalizer(std::string_view(charsmap.c_str(), charsmap.size()),
+                                     {add_dummy_prefix, remove_extra_whitespaces, escape_whitespaces,
+                                      whitespace_as_suffix});
+          },
+          nb::arg("precompiled_charsmap"), nb::arg("add_dummy_prefix"), nb::arg("remove_extra_whitespaces"),
+          nb::arg("escape_whitespaces"), nb::arg("treat_whitespace_as_suffix"))
+      .def(
+          "normalize",
+          [](const SpmNormalizer& n, nb::handle text) {
+            const Text t = utf8_of(text);
+            std::string out;
+            {
+              nb::gil_scoped_release nogil;
+              out = n.normalize(t.data, t.size);
+            }
+            return nb::str(out.data(), out.size());
+          },
+          nb::arg("text"));
   bind_spm_model<SpmBpeModel>(m, "SpmBpe", "sentencepiece's BPE model over normalized text.");
   bind_spm_model<SpmUnigramModel>(m, "SpmUnigram", "sentencepiece's Unigram model (Viterbi) over normalized text.");
 

@@ -1,0 +1,125 @@
+// sentencepiece's normalizer. The rule (nmt_nfkc, nfkc, ...) is a precompiled character map: a
+// 4-byte size, a double-array trie (darts-clone units) over UTF-8 byte strings, then the
+// replacement strings, NUL-terminated. At each position the longest key that prefixes the rest
+// of the text is replaced; without one the character stays (identity has no map). Around that:
+// leading, trailing and repeated spaces go (remove_extra_whitespaces), a space goes in front
+// (add_dummy_prefix) or at the end (treat_whitespace_as_suffix), and spaces become "▁"
+// (escape_whitespaces). A map that leads outside itself is an error when a lookup gets there.
+#pragma once
+#include <cstdint>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tokenforge {
+
+class SpmNormalizer {
+ public:
+  struct Options {
+    bool add_dummy_prefix = true, remove_extra_whitespaces = true, escape_whitespaces = true,
+         whitespace_as_suffix = false;
+  };
+
+  SpmNormalizer(std::string_view charsmap, Options options) : options_(options) {
+    if (charsmap.empty()) return;
+    if (charsmap.size() < 4) throw std::invalid_argument("precompiled_charsmap: shorter than its 4-byte header");
+    uint32_t trie_size;
+    std::memcpy(&trie_size, charsmap.data(), 4);
+    if (trie_size == 0 || trie_size % 4 || size_t(trie_size) + 4 > charsmap.size())
+      throw std::invalid_argument("precompiled_charsmap: trie size " + std::to_string(trie_size) + " does not fit the " +
+                                  std::to_string(charsmap.size()) + "-byte map (corrupt model)");
+    units_.resize(trie_size / 4);
+    std::memcpy(units_.data(), charsmap.data() + 4, trie_size);
+    replacements_.assign(charsmap.data() + 4 + trie_size, charsmap.size() - 4 - trie_size);
+  }
+
+  // The normalized text of s[0..n) (valid UTF-8).
+  std::string normalize(const uint8_t* s, size_t n) const {
+    std::string_view input(reinterpret_cast<const char*>(s), n);
+    std::string out;
+    if (options_.remove_extra_whitespaces) {
+      while (!input.empty()) {
+        const auto [piece, used] = prefix(input);
+        if (piece != " ") break;
+        input.remove_prefix(used);
+      }
+    }
+    if (input.empty()) return out;
+    out.reserve(n * 3 / 2 + 8);
+    const std::string_view space = options_.escape_whitespaces ? kSpace : " ";
+    if (options_.add_dummy_prefix && !options_.whitespace_as_suffix) out += space;
+    bool prev_space = options_.remove_extra_whitespaces;
+    while (!input.empty()) {
+      auto [piece, used] = prefix(input);
+      if (prev_space)
+        while (!piece.empty() && piece[0] == ' ') piece.remove_prefix(1);
+      if (!piece.empty()) {
+        for (char c : piece) {
+          if (c == ' ' && options_.escape_whitespaces) out += kSpace;
+          else out += c;
+        }
+        prev_space = piece.back() == ' ';
+      }
+      input.remove_prefix(used);
+      if (!options_.remove_extra_whitespaces) prev_space = false;
+    }
+    if (options_.remove_extra_whitespaces)
+      while (out.size() >= space.size() && std::string_view(out).substr(out.size() - space.size()) == space)
+        out.resize(out.size() - space.size());
+    if (options_.add_dummy_prefix && options_.whitespace_as_suffix) out += space;
+    return out;
+  }
+
+ private:
+  static constexpr std::string_view kSpace = "\xE2\x96\x81";
+
+  // darts-clone unit fields
+  static uint32_t offset(uint32_t u) { return (u >> 10) << ((u & (1u << 9)) >> 6); }
+  static bool has_leaf(uint32_t u) { return (u >> 8) & 1; }
+  static uint32_t label(uint32_t u) { return u & ((1u << 31) | 0xFF); }
+  static uint32_t value(uint32_t u) { return u & ((1u << 31) - 1); }
+
+  static std::invalid_argument corrupt(const std::string& what) {
+    return std::invalid_argument("precompiled_charsmap: " + what + " (corrupt model)");
+  }
+
+  // The replacement of the longest key at the start of s and the bytes it covers; else the first
+  // character itself.
+  std::pair<std::string_view, size_t> prefix(std::string_view s) const {
+    size_t best_len = 0;
+    uint32_t best_value = 0;
+    if (!units_.empty()) {
+      size_t node = offset(units_[0]);
+      for (size_t i = 0; i < s.size(); ++i) {
+        const uint8_t c = uint8_t(s[i]);
+        node ^= c;
+        if (node >= units_.size()) break;
+        const uint32_t u = units_[node];
+        if (label(u) != c) break;
+        node ^= offset(u);
+        if (has_leaf(u)) {
+          if (node >= units_.size()) throw corrupt("a leaf points outside the trie");
+          best_len = i + 1;
+          best_value = value(units_[node]);
+        }
+      }
+    }
+    if (best_len) {
+      if (best_value >= replacements_.size()) throw corrupt("a replacement starts past the map");
+      const size_t end = replacements_.find('\0', best_value);
+      if (end == std::string::npos) throw corrupt("a replacement runs past the map");
+      return {std::string_view(replacements_).substr(best_value, end - best_value), best_len};
+    }
+    const uint8_t b = uint8_t(s[0]);
+    const size_t len = std::min<size_t>(b < 0x80 ? 1 : b < 0xE0 ? 2 : b < 0xF0 ? 3 : 4, s.size());
+    return {s.substr(0, len), len};
+  }
+
+  Options options_;
+  std::vector<uint32_t> units_;
+  std::string replacements_;
+};
+
+}  // namespace tokenforge
