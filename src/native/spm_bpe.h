@@ -3,82 +3,89 @@
 // with the highest score is merged first (ties: the leftmost), until no pair is a piece. Merges
 // may pass through unused pieces, which are then split back into the parts they were made of.
 //
-// Speed: when no piece holds "▁" after its start (other than runs of "▁" alone), no merge can
-// cross the point before a "▁" that follows another character, so the text is encoded segment
-// by segment (same merges, same order within each), and each thread keeps a cache of recent
-// segments and their ids: natural text repeats its words.
+// Speed: a merge makes a piece, so no merge can join two adjacent characters that are never
+// adjacent inside a piece. The text is cut between such characters (before most "▁", between
+// most CJK characters) and encoded segment by segment: the same merges in the same order within
+// each. Each thread keeps a cache of recent segments and their ids: natural text repeats.
 #pragma once
 #include <cstdint>
 #include <queue>
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
 #include "pool.h"
 #include "spm_vocab.h"
+#include "unicode_classes.h"
 
 namespace tokenforge {
 
 class SpmBpeModel {
  public:
   explicit SpmBpeModel(SpmVocab vocab) : vocab_(std::move(vocab)) {
-    segmentable_ = true;
-    for (uint32_t id = 0; id < vocab_.size() && segmentable_; ++id) {
+    for (uint32_t id = 0; id < vocab_.size(); ++id) {
       if (!SpmVocab::producible(vocab_.type(id))) continue;
       const std::string& t = vocab_.text(id);
-      const size_t inner = t.find(kSpace, 1);
-      if (inner == std::string::npos) continue;
-      bool only_spaces = t.size() % kSpace.size() == 0;
-      for (size_t i = 0; only_spaces && i < t.size(); i += kSpace.size()) only_spaces = t.compare(i, 3, kSpace) == 0;
-      if (!only_spaces) segmentable_ = false;
+      const auto* p = reinterpret_cast<const uint8_t*>(t.data());
+      uint32_t prev = kNoChar;
+      for (size_t i = 0; i < t.size();) {
+        size_t len;
+        const uint32_t cp = decode_utf8(p + i, t.size() - i, len);
+        if (prev != kNoChar) inner_pairs_.insert(pair_key(prev, cp));
+        prev = cp;
+        i += len;
+      }
     }
   }
   const SpmVocab& vocab() const { return vocab_; }
 
   // Appends the ids of normalized text s[0..n) to `ids`.
   void encode(const uint8_t* s, size_t n, std::vector<uint32_t>& ids) const {
-    if (!segmentable_) {
-      encode_segment(s, n, ids);
-      return;
-    }
     Pool<SegmentCache>::Lease lease(caches_);
     SegmentCache& cache = lease.get();
     if (cache.size() > kMaxCached) cache.clear();
-    const std::string_view text(reinterpret_cast<const char*>(s), n);
     const size_t first = ids.size();
-    for (size_t start = 0; start < n;) {
-      size_t end = start + 1;
-      for (;; ++end) {  // the next "▁" after another character
-        end = text.find(kSpace, end);
-        if (end == std::string_view::npos) {
-          end = n;
-          break;
-        }
-        if (end >= kSpace.size() && text.compare(end - kSpace.size(), kSpace.size(), kSpace) != 0) break;
+    size_t start = 0;
+    uint32_t prev = kNoChar;
+    for (size_t i = 0; i <= n;) {
+      size_t len = 0;
+      const uint32_t cp = i < n ? decode_utf8(s + i, n - i, len) : kNoChar;
+      if (i == n || (prev != kNoChar && !inner_pairs_.count(pair_key(prev, cp)))) {
+        if (i > start) append_segment(s + start, i - start, cache, first, ids);
+        start = i;
+        if (i == n) break;
       }
-      std::string segment(text.substr(start, end - start));  // short: no allocation, mostly
-      auto it = cache.find(segment);
-      if (it == cache.end()) {
-        std::vector<uint32_t> seg_ids;
-        encode_segment(s + start, end - start, seg_ids);
-        it = cache.emplace(std::move(segment), std::move(seg_ids)).first;
-      }
-      const std::vector<uint32_t>& seg_ids = it->second;
-      size_t skip = 0;  // an unknown run continuing across the cut is one unknown id
-      if (!seg_ids.empty() && ids.size() > first && seg_ids[0] == vocab_.unk_id() && ids.back() == vocab_.unk_id() &&
-          !vocab_.byte_fallback())
-        skip = 1;
-      ids.insert(ids.end(), seg_ids.begin() + skip, seg_ids.end());
-      start = end;
+      prev = cp;
+      i += len;
     }
   }
 
  private:
-  static constexpr std::string_view kSpace = "\xE2\x96\x81";
   static constexpr size_t kMaxCached = 1 << 18;
+  static constexpr uint32_t kNoChar = 0xFFFFFFFFu;
   using SegmentCache = std::unordered_map<std::string, std::vector<uint32_t>>;
+
+  static uint64_t pair_key(uint32_t a, uint32_t b) { return (uint64_t(a) << 32) | b; }
+
+  void append_segment(const uint8_t* s, size_t n, SegmentCache& cache, size_t first,
+                      std::vector<uint32_t>& ids) const {
+    std::string segment(reinterpret_cast<const char*>(s), n);  // short: no allocation, mostly
+    auto it = cache.find(segment);
+    if (it == cache.end()) {
+      std::vector<uint32_t> seg_ids;
+      encode_segment(s, n, seg_ids);
+      it = cache.emplace(std::move(segment), std::move(seg_ids)).first;
+    }
+    const std::vector<uint32_t>& seg_ids = it->second;
+    size_t skip = 0;  // an unknown run continuing across the cut is one unknown id
+    if (!seg_ids.empty() && ids.size() > first && seg_ids[0] == vocab_.unk_id() && ids.back() == vocab_.unk_id() &&
+        !vocab_.byte_fallback())
+      skip = 1;
+    ids.insert(ids.end(), seg_ids.begin() + skip, seg_ids.end());
+  }
 
   void encode_segment(const uint8_t* s, size_t n, std::vector<uint32_t>& ids) const {
     const std::string_view text(reinterpret_cast<const char*>(s), n);
@@ -151,7 +158,7 @@ class SpmBpeModel {
   }
 
   SpmVocab vocab_;
-  bool segmentable_;
+  std::unordered_set<uint64_t> inner_pairs_;  // (character, next character) adjacent in some piece
   mutable Pool<SegmentCache> caches_;
 };
 
