@@ -34,7 +34,7 @@ class SplitPoints {
           ++i;
           continue;
         }
-        const size_t len = t[i] < 0x80 ? 1 : t[i] < 0xE0 ? 2 : t[i] < 0xF0 ? 3 : 4;
+        const size_t len = utf8_length(t[i]);
         const bool whole = i + len <= n;
         fragment |= !whole;
         size_t decoded;

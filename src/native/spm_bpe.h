@@ -80,10 +80,7 @@ class SpmBpeModel {
       it = cache.emplace(std::move(segment), std::move(seg_ids)).first;
     }
     const std::vector<uint32_t>& seg_ids = it->second;
-    size_t skip = 0;  // an unknown run continuing across the cut is one unknown id
-    if (!seg_ids.empty() && ids.size() > first && seg_ids[0] == vocab_.unk_id() && ids.back() == vocab_.unk_id() &&
-        !vocab_.byte_fallback())
-      skip = 1;
+    const size_t skip = !seg_ids.empty() && vocab_.continues_unknown_run(seg_ids[0], first, ids);
     ids.insert(ids.end(), seg_ids.begin() + skip, seg_ids.end());
   }
 

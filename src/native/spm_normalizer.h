@@ -13,6 +13,8 @@
 #include <string_view>
 #include <vector>
 
+#include "unicode_classes.h"
+
 namespace tokenforge {
 
 class SpmNormalizer {
@@ -113,7 +115,7 @@ class SpmNormalizer {
       return {std::string_view(replacements_).substr(best_value, end - best_value), best_len};
     }
     const uint8_t b = uint8_t(s[0]);
-    const size_t len = std::min<size_t>(b < 0x80 ? 1 : b < 0xE0 ? 2 : b < 0xF0 ? 3 : 4, s.size());
+    const size_t len = std::min(utf8_length(b), s.size());
     return {s.substr(0, len), len};
   }
 

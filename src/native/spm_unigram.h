@@ -43,7 +43,7 @@ class SpmUnigramModel {
     for (size_t start = 0; start < n;) {
       const float so_far = best[start].score;
       const uint8_t lead = s[start];
-      const size_t char_len = std::min<size_t>(lead < 0x80 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4, n - start);
+      const size_t char_len = std::min(utf8_length(lead), n - start);
       bool has_single = false;
       uint32_t node = ByteTrie::kRoot;
       for (size_t end = start; end < n;) {

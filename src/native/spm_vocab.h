@@ -11,6 +11,8 @@
 #include <utility>
 #include <vector>
 
+#include "unicode_classes.h"
+
 namespace tokenforge {
 
 // A sentencepiece vocabulary: pieces by id with scores and types. Normal, user-defined and
@@ -56,7 +58,6 @@ class SpmVocab {
   float score(uint32_t id) const { return scores_[id]; }
   uint8_t type(uint32_t id) const { return types_[id]; }
   uint32_t unk_id() const { return unk_id_; }
-  bool byte_fallback() const { return byte_fallback_; }
   const std::vector<std::string_view>& user_defined() const { return user_defined_; }
 
   // The id of a producible piece, or kNone.
@@ -78,8 +79,7 @@ class SpmVocab {
     user_defined = best > 0;
     if (best) return best;
     const uint8_t b = uint8_t(s[0]);
-    const size_t len = b < 0x80 ? 1 : b < 0xE0 ? 2 : b < 0xF0 ? 3 : 4;
-    return std::min(len, s.size());
+    return std::min(utf8_length(b), s.size());
   }
 
   // Appends the ids of final symbol `piece` (id: its id) to ids; ids[first..] are this text's.
@@ -88,9 +88,13 @@ class SpmVocab {
       for (char c : piece) ids.push_back(byte_ids_[uint8_t(c)] != kNone ? byte_ids_[uint8_t(c)] : unk_id_);
       return;
     }
-    // An unknown id only comes from unknown symbols, so a run of them shows as the previous id.
-    if (id == unk_id_ && ids.size() > first && ids.back() == unk_id_) return;
-    ids.push_back(id);
+    if (!continues_unknown_run(id, first, ids)) ids.push_back(id);
+  }
+
+  // Whether id is an unknown that extends a run of them already in ids[first..] (the run is one
+  // id). An unknown id only comes from unknown symbols, so a run shows as the previous id.
+  bool continues_unknown_run(uint32_t id, size_t first, const std::vector<uint32_t>& ids) const {
+    return id == unk_id_ && !byte_fallback_ && ids.size() > first && ids.back() == unk_id_;
   }
 
   static constexpr uint32_t kNone = 0xFFFFFFFFu;

@@ -43,6 +43,9 @@ TF_INLINE uint32_t decode_utf8(const uint8_t* s, size_t n, size_t& len) {
   return 0x110000;
 }
 
+// Byte length of the UTF-8 character that starts with byte `lead` (valid UTF-8).
+inline size_t utf8_length(uint8_t lead) { return lead < 0x80 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4; }
+
 // Writes code point cp (< 0x110000) as UTF-8 to out; returns its byte length.
 inline size_t encode_utf8(uint32_t cp, uint8_t* out) {
   if (cp < 0x80) {

@@ -20,6 +20,7 @@
 
 #include "bpe_trainer.h"
 #include "chunk_counts.h"
+#include "unicode_classes.h"
 
 namespace tokenforge {
 
@@ -35,11 +36,7 @@ class WordPieceTrainer {
     auto chars_of = [](const std::string& w) {
       std::vector<std::string> chars;
       for (size_t i = 0; i < w.size();) {
-        size_t len = 1;
-        const uint8_t b = uint8_t(w[i]);
-        if (b >= 0xF0) len = 4;
-        else if (b >= 0xE0) len = 3;
-        else if (b >= 0xC0) len = 2;
+        const size_t len = utf8_length(uint8_t(w[i]));
         chars.push_back(w.substr(i, len));
         i += len;
       }
