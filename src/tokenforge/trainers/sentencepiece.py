@@ -1,0 +1,285 @@
+"""sentencepiece training: Unigram (and BPE over code points) models written as `.model` files
+that the sentencepiece library loads, with its options and their defaults.
+
+>>> model = train_sentencepiece("corpus.txt", vocab_size=8000)            # doctest: +SKIP
+>>> save_sentencepiece(model, "my")          # my.model + my.vocab          # doctest: +SKIP
+
+Sentences are the input's lines. Each is normalized with the chosen rule (the same character
+maps sentencepiece compiles in, shipped in data/spm_rules), user-defined and control symbols
+are cut out of it, and the rarest characters beyond `character_coverage` become U+2585. Then:
+
+- Unigram: seed pieces are every character and the substrings with the highest frequency *
+  length (a suffix array over the whole text finds every repeated one); rounds of EM over each
+  distinct word's lattice re-estimate the pieces' log probabilities, and each round prunes the
+  pieces whose loss costs least likelihood (by `shrinking_factor`) until 1.1 * vocab_size are
+  left; the alphabet plus the best of those are the model.
+
+The trainer runs natively on all cores (src/native/unigram_trainer.h); this module reads the
+input, keeps sentencepiece's rules for which lines count, lays out the special pieces and
+writes the model.
+"""
+from __future__ import annotations
+
+import os
+import random
+import warnings
+from importlib import resources
+from typing import Iterable, Iterator, Sequence
+
+from .. import _core
+from ..formats.atomic import write_files_atomically
+from ..formats.sentencepiece_model import (NORMALIZER_SPEC, TRAINER_SPEC, ModelType, Piece, PieceType,
+                                           SentencePieceModel, Spec)
+from ..progress import Progress
+from .text_files import expand_paths
+
+NORMALIZATION_RULES = ("nmt_nfkc", "nfkc", "nmt_nfkc_cf", "nfkc_cf", "identity")
+_UNKNOWN_CHAR = "\u2585"  # sentencepiece skips lines holding it: it stands for rare characters
+_BATCH = 1 << 16
+
+
+def _charsmap(rule: str) -> bytes:
+    if rule not in NORMALIZATION_RULES:
+        raise ValueError(f"normalization_rule_name must be one of {', '.join(NORMALIZATION_RULES)}, got {rule!r}")
+    if rule == "identity":
+        return b""
+    return resources.files("tokenforge").joinpath("data", "spm_rules", f"{rule}.bin").read_bytes()
+
+
+def _file_lines(paths: list[str]) -> Iterator[str]:
+    for path in paths:
+        try:
+            with open(path, encoding="utf-8", newline="\n") as f:
+                for number, line in enumerate(f, 1):
+                    yield line[:-1] if line.endswith("\n") else line
+        except UnicodeDecodeError as e:
+            raise ValueError(f"{path}: not UTF-8 text (line {number}: {e.reason})") from None
+        except OSError as e:
+            raise ValueError(f"cannot read {path}: {e.strerror or e}") from None
+
+
+def _sentences(lines: Iterable[str], max_sentence_length: int, skip_long_lines: bool, input_sentence_size: int,
+               shuffle: bool, seed: int | None) -> Iterator[list[str]]:
+    """Batches of the lines sentencepiece trains on: non-empty, without U+2585, at most
+    max_sentence_length bytes (longer ones raise, or are skipped and counted), the first or a
+    uniform sample of input_sentence_size of them when that is set."""
+    long_lines = reserved = 0
+    sample: list[str] = []
+    rng = random.Random(seed)
+    batch: list[str] = []
+    for seen, line in enumerate(lines):
+        if not isinstance(line, str):
+            raise TypeError(f"training sentence {seen} is {type(line).__name__}, not str")
+        if not line:
+            continue
+        if len(line) * 4 > max_sentence_length and len(line.encode("utf-8", "surrogatepass")) > max_sentence_length:
+            if not skip_long_lines:
+                raise ValueError(f"sentence {seen} has {len(line.encode('utf-8', 'surrogatepass'))} bytes, over "
+                                 f"max_sentence_length={max_sentence_length}; raise max_sentence_length or pass "
+                                 "skip_long_lines=True to leave such lines out (as sentencepiece does)")
+            long_lines += 1
+            continue
+        if _UNKNOWN_CHAR in line:
+            reserved += 1
+            continue
+        if input_sentence_size and shuffle:  # reservoir sampling: each line kept with equal chance
+            if len(sample) < input_sentence_size:
+                sample.append(line)
+            elif (k := rng.randrange(seen + 1)) < input_sentence_size:
+                sample[k] = line
+            continue
+        batch.append(line)
+        if len(batch) >= _BATCH:
+            yield batch
+            batch = []
+        if input_sentence_size and seen + 1 - long_lines - reserved >= input_sentence_size:
+            break
+    for start in range(0, len(sample), _BATCH):
+        yield sample[start:start + _BATCH]
+    if batch:
+        yield batch
+    if long_lines:
+        warnings.warn(f"skipped {long_lines} lines longer than max_sentence_length={max_sentence_length} bytes",
+                      stacklevel=3)
+    if reserved:
+        warnings.warn(f"skipped {reserved} lines holding U+2585, which sentencepiece reserves", stacklevel=3)
+
+
+def _meta_pieces(vocab_size: int, special_ids: dict[str, tuple[int, str]], control_symbols: Sequence[str],
+                 user_defined_symbols: Sequence[str], byte_fallback: bool) -> dict[int, tuple[str, PieceType]]:
+    """id -> (text, type) of the pieces training does not learn, laid out as sentencepiece does:
+    unk/bos/eos/pad at their ids, then control symbols, user-defined symbols and the 256 byte
+    pieces in the lowest free ids."""
+    meta: dict[int, tuple[str, PieceType]] = {}
+    for role, (i, text) in special_ids.items():
+        if i < 0:
+            if role == "unk":
+                raise ValueError("unk_id must be >= 0: every sentencepiece model has an unknown piece")
+            continue
+        if i >= vocab_size or i in meta:
+            raise ValueError(f"{role}_id {i} is {'taken' if i in meta else f'outside vocab_size {vocab_size}'}")
+        if any(text == t for t, _ in meta.values()):
+            raise ValueError(f"{role}_piece {text!r} repeats another special piece")
+        meta[i] = (text, PieceType.UNKNOWN if role == "unk" else PieceType.CONTROL)
+    by_text = {text: i for i, (text, _) in meta.items()}
+    extra = ([(s, PieceType.CONTROL) for s in control_symbols] + [(s, PieceType.USER_DEFINED) for s in user_defined_symbols]
+             + ([(f"<0x{b:02X}>", PieceType.BYTE) for b in range(256)] if byte_fallback else []))
+    seen: set[str] = set()
+    next_id = 0
+    for text, kind in extra:
+        if not text or text in seen:
+            raise ValueError(f"symbol {text!r} is {'empty' if not text else 'given twice'}")
+        seen.add(text)
+        if text == special_ids["unk"][1]:
+            raise ValueError(f"{text!r} is the unknown piece; it cannot also be a control or user-defined symbol")
+        if text in by_text:  # <s>, </s>, <pad> named again: keep the id, take the type
+            meta[by_text[text]] = (text, kind)
+            continue
+        while next_id in meta:
+            next_id += 1
+        meta[next_id] = (text, kind)
+    if max(meta) >= vocab_size or len(meta) >= vocab_size:
+        raise ValueError(f"vocab_size {vocab_size} leaves no room beyond the {len(meta)} special pieces")
+    return meta
+
+
+def train_sentencepiece(
+    input: str | os.PathLike[str] | Sequence[str | os.PathLike[str]] | None = None,
+    vocab_size: int = 8000,
+    model_type: str = "unigram",
+    *,
+    sentences: Iterable[str] | None = None,
+    character_coverage: float = 0.9995,
+    byte_fallback: bool = False,
+    split_digits: bool = False,
+    split_by_unicode_script: bool = True,
+    split_by_whitespace: bool = True,
+    split_by_number: bool = True,
+    max_sentencepiece_length: int = 16,
+    add_dummy_prefix: bool = True,
+    allow_whitespace_only_pieces: bool = False,
+    normalization_rule_name: str = "nmt_nfkc",
+    remove_extra_whitespaces: bool = True,
+    unk_id: int = 0,
+    bos_id: int = 1,
+    eos_id: int = 2,
+    pad_id: int = -1,
+    unk_piece: str = "<unk>",
+    bos_piece: str = "<s>",
+    eos_piece: str = "</s>",
+    pad_piece: str = "<pad>",
+    control_symbols: Sequence[str] = (),
+    user_defined_symbols: Sequence[str] = (),
+    input_sentence_size: int = 0,
+    shuffle_input_sentence: bool = True,
+    max_sentence_length: int = 4192,
+    skip_long_lines: bool = False,
+    seed_sentencepiece_size: int = 1_000_000,
+    shrinking_factor: float = 0.75,
+    num_sub_iterations: int = 2,
+    num_threads: int | None = None,
+    seed: int | None = None,
+    progress: bool | None = None,
+) -> SentencePieceModel:
+    """Train a sentencepiece model on the lines of `input` (file paths or globs) or on
+    `sentences` (an iterable of str, one sentence each). Options and defaults are
+    sentencepiece's (spm_train's flags of the same names); skip_long_lines=True leaves out
+    lines over max_sentence_length bytes, which otherwise raise. `seed` fixes the sampling of
+    input_sentence_size. Returns the model; save_sentencepiece writes .model and .vocab."""
+    if (input is None) == (sentences is None):
+        raise ValueError("give either input (file paths) or sentences (an iterable of str)")
+    if model_type != "unigram":
+        raise ValueError(f"model_type must be 'unigram', got {model_type!r}")
+    if not isinstance(vocab_size, int) or vocab_size < 2:
+        raise ValueError(f"vocab_size must be an int >= 2, got {vocab_size!r}")
+    if not 0.98 <= character_coverage <= 1.0:
+        raise ValueError(f"character_coverage must be in [0.98, 1.0] (as sentencepiece requires), got {character_coverage}")
+    if not 1 <= max_sentencepiece_length <= 512:
+        raise ValueError(f"max_sentencepiece_length must be in [1, 512], got {max_sentencepiece_length}")
+    if not 0.5 <= shrinking_factor <= 0.95:
+        raise ValueError(f"shrinking_factor must be in [0.5, 0.95], got {shrinking_factor}")
+    if not 1 <= num_sub_iterations <= 10:
+        raise ValueError(f"num_sub_iterations must be in [1, 10], got {num_sub_iterations}")
+    if not 1000 <= seed_sentencepiece_size <= 5_000_000:
+        raise ValueError(f"seed_sentencepiece_size must be in [1000, 5000000], got {seed_sentencepiece_size}")
+    if max_sentence_length < 1 or input_sentence_size < 0:
+        raise ValueError("max_sentence_length must be >= 1 and input_sentence_size >= 0")
+    charsmap = _charsmap(normalization_rule_name)
+    specials = {"unk": (unk_id, unk_piece), "bos": (bos_id, bos_piece), "eos": (eos_id, eos_piece),
+                "pad": (pad_id, pad_piece)}
+    meta = _meta_pieces(vocab_size, specials, control_symbols, user_defined_symbols, byte_fallback)
+    threads = num_threads or os.cpu_count() or 1
+
+    trainer = _core.UnigramTrainer(
+        charsmap, add_dummy_prefix, remove_extra_whitespaces, [text for text, _ in meta.values()],
+        max_sentencepiece_length, split_by_whitespace, split_by_unicode_script, split_by_number, split_digits,
+        allow_whitespace_only_pieces, character_coverage, seed_sentencepiece_size, shrinking_factor, threads)
+    lines = _file_lines(expand_paths(input)) if input is not None else iter(sentences)
+    with Progress("reading sentences", unit="sentences", enabled=progress) as shown:
+        for batch in _sentences(lines, max_sentence_length, skip_long_lines, input_sentence_size,
+                                shuffle_input_sentence, seed):
+            trainer.add_sentences(batch)
+            shown.update(trainer.sentence_count)
+    learned = vocab_size - len(meta)
+    with Progress("unigram EM", unit="rounds", enabled=progress) as shown:
+        alphabet = trainer.make_seeds(len(meta), vocab_size)
+        shown.update(0, f"{trainer.size:,} seed pieces, {alphabet:,} characters")
+        desired = int(vocab_size * 1.1)
+        rounds = 0
+        while True:
+            for _ in range(num_sub_iterations):
+                objective, size = trainer.em_iteration()
+            rounds += 1
+            shown.update(rounds, f"{size:,} pieces, objective {objective:.3f}")
+            if size <= desired:
+                break
+            trainer.prune(desired)
+        learned_pieces = trainer.finalize(learned)
+    if len(learned_pieces) < learned:
+        raise ValueError(f"vocab_size {vocab_size} is too high for this text: set it to {len(learned_pieces) + len(meta)} "
+                         "or less")
+
+    pieces: list[Piece] = []
+    rest = iter(learned_pieces)
+    for i in range(vocab_size):
+        if i in meta:
+            pieces.append(Piece(meta[i][0], 0.0, meta[i][1]))
+        else:
+            text, score = next(rest)
+            pieces.append(Piece(text, score))
+    trainer_spec = Spec(TRAINER_SPEC)
+    for name, value in [
+        ("input", [os.fspath(p) for p in expand_paths(input)] if input is not None else []),
+        ("model_type", ModelType.UNIGRAM), ("vocab_size", vocab_size),
+        ("character_coverage", character_coverage), ("input_sentence_size", input_sentence_size),
+        ("shuffle_input_sentence", shuffle_input_sentence), ("seed_sentencepiece_size", seed_sentencepiece_size),
+        ("shrinking_factor", shrinking_factor), ("max_sentence_length", max_sentence_length),
+        ("num_threads", threads), ("num_sub_iterations", num_sub_iterations),
+        ("max_sentencepiece_length", max_sentencepiece_length), ("split_by_unicode_script", split_by_unicode_script),
+        ("split_by_number", split_by_number), ("split_by_whitespace", split_by_whitespace),
+        ("allow_whitespace_only_pieces", allow_whitespace_only_pieces), ("split_digits", split_digits),
+        ("control_symbols", list(control_symbols)), ("user_defined_symbols", list(user_defined_symbols)),
+        ("byte_fallback", byte_fallback), ("unk_id", unk_id), ("bos_id", bos_id), ("eos_id", eos_id),
+        ("pad_id", pad_id), ("unk_piece", unk_piece), ("bos_piece", bos_piece), ("eos_piece", eos_piece),
+        ("pad_piece", pad_piece),
+    ]:
+        trainer_spec[name] = value
+    normalizer_spec = Spec(NORMALIZER_SPEC)
+    for name, value in [("name", normalization_rule_name), ("precompiled_charsmap", charsmap),
+                        ("add_dummy_prefix", add_dummy_prefix), ("remove_extra_whitespaces", remove_extra_whitespaces),
+                        ("escape_whitespaces", True)]:
+        normalizer_spec[name] = value
+    return SentencePieceModel(pieces, trainer_spec, normalizer_spec)
+
+
+def vocab_text(model: SentencePieceModel) -> str:
+    """The .vocab file sentencepiece writes beside a model: piece, tab, score, a line each."""
+    return "".join(f"{p.piece}\t{p.score:g}\n" for p in model.pieces)
+
+
+def save_sentencepiece(model: SentencePieceModel, prefix: str | os.PathLike[str]) -> tuple[str, str]:
+    """Write prefix.model and prefix.vocab (atomically, both or neither); returns their paths."""
+    prefix = os.fspath(prefix)
+    paths = (prefix + ".model", prefix + ".vocab")
+    write_files_atomically([(paths[0], model.to_bytes()), (paths[1], vocab_text(model).encode("utf-8"))])
+    return paths
