@@ -276,3 +276,27 @@ def test_wordpiece_files_and_training(tmp_path):
     code, _, err = run("train", "--model", "wordpiece", "--files", str(data), "--vocab-size", "60", "--out",
                        str(tmp_path / "x.tiktoken"), check_ok=False)
     assert code == 2 and "tokenizer.json (*.json) or vocab.txt" in err
+
+
+def test_sentencepiece_training(tmp_path):
+    spm = pytest.importorskip("sentencepiece")
+    from conftest import CORPUS, read_sample
+
+    data = tmp_path / "a.txt"
+    data.write_text(read_sample(CORPUS / "en-linuxdoc.txt", 40_000), encoding="utf-8")
+    for model in ("unigram", "spm-bpe"):
+        prefix = tmp_path / model
+        _, out, _ = run("train", "--model", model, "--files", str(data), "--vocab-size", "600", "--out", str(prefix),
+                        "--split-digits", "--byte-fallback", "--spm", "pad_id=3", "--held-out", str(data), "--quiet")
+        assert f"trained 600 {model} pieces" in out and "bytes per token, held out" in out
+        processor = spm.SentencePieceProcessor(model_file=f"{prefix}.model")
+        assert processor.get_piece_size() == 600 and processor.pad_id() == 3
+        assert processor.piece_to_id("<0x41>") != processor.unk_id()
+        assert {processor.id_to_piece(i) for i in processor.encode("cat 12")} >= {"1", "2"}
+        assert (prefix.parent / f"{model}.vocab").read_text(encoding="utf-8").count("\n") == 600
+    code, _, err = run("train", "--model", "unigram", "--files", str(data), "--vocab-size", "60", "--out",
+                       str(tmp_path / "x"), "--spm", "shrinking=0.5", check_ok=False)
+    assert code == 2 and "--spm takes NAME=VALUE" in err
+    code, _, err = run("train", "--model", "unigram", "--files", str(data), "--vocab-size", "60", "--out",
+                       str(tmp_path / "x"), "--spm", "max_sentence_length=20", check_ok=False)
+    assert code == 2 and "a.txt:1 has 35 bytes, over max_sentence_length=20" in err

@@ -2,6 +2,7 @@
 #include <Python.h>
 
 #include <memory>
+#include <type_traits>
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/map.h>
@@ -15,6 +16,7 @@
 #include "spm_normalizer.h"
 #include "spm_unigram.h"
 #include "tiktoken_file.h"
+#include "spm_bpe_trainer.h"
 #include "unigram_trainer.h"
 #include "wordpiece_tokenizer.h"
 #include "wordpiece_trainer.h"
@@ -483,6 +485,57 @@ void bind_spm_model(nb::module_& m, const char* name, const char* doc) {
           nb::arg("normalized"), nb::arg("threads"));
 }
 
+// A sentencepiece trainer class over a training corpus: built from the normalizer spec, the
+// special pieces to cut out of the text and the piece rules; add_sentences feeds it.
+template <class Trainer>
+nb::class_<Trainer> bind_spm_trainer(nb::module_& m, const char* name, const char* doc) {
+  return nb::class_<Trainer>(m, name, doc)
+      .def(
+          "__init__",
+          [](Trainer* self, nb::bytes charsmap, bool add_dummy_prefix, bool remove_extra_whitespaces,
+             std::vector<std::string> meta_pieces, int max_piece_length, bool split_by_whitespace,
+             bool split_by_unicode_script, bool split_by_number, bool split_digits, bool allow_whitespace_only_pieces,
+             double character_coverage, size_t threads, nb::kwargs options) {
+            SpmNormalizer normalizer(std::string_view(charsmap.c_str(), charsmap.size()),
+                                     {add_dummy_prefix, remove_extra_whitespaces, true, false});
+            SpmTrainingCorpus::Options o;
+            o.rules = {max_piece_length, split_by_whitespace, split_by_unicode_script, split_by_number, split_digits,
+                       allow_whitespace_only_pieces};
+            o.character_coverage = character_coverage;
+            o.threads = std::max<size_t>(1, threads);
+            SpmTrainingCorpus corpus(std::move(normalizer), meta_pieces, o);
+            if constexpr (std::is_same_v<Trainer, UnigramTrainer>) {
+              UnigramTrainer::Options u;
+              u.seed_size = nb::cast<size_t>(options["seed_size"]);
+              u.shrinking_factor = nb::cast<double>(options["shrinking_factor"]);
+              new (self) UnigramTrainer(std::move(corpus), u);
+            } else {
+              if (nb::len(options)) throw std::invalid_argument("the BPE trainer takes no further options");
+              new (self) Trainer(std::move(corpus));
+            }
+          },
+          nb::arg("precompiled_charsmap"), nb::arg("add_dummy_prefix"), nb::arg("remove_extra_whitespaces"),
+          nb::arg("meta_pieces"), nb::arg("max_piece_length"), nb::arg("split_by_whitespace"),
+          nb::arg("split_by_unicode_script"), nb::arg("split_by_number"), nb::arg("split_digits"),
+          nb::arg("allow_whitespace_only_pieces"), nb::arg("character_coverage"), nb::arg("threads"),
+          nb::arg("options"),
+          "Unigram takes seed_size= and shrinking_factor= as well.")
+      .def(
+          "add_sentences",
+          [](Trainer& t, nb::list lines) {
+            std::vector<std::string_view> raw;
+            raw.reserve(lines.size());
+            for (nb::handle line : lines) {
+              const Text s = utf8_of(line);
+              raw.emplace_back(reinterpret_cast<const char*>(s.data), s.size);
+            }
+            nb::gil_scoped_release nogil;
+            t.corpus().add_sentences(raw);
+          },
+          nb::arg("lines"), "Normalizes and keeps raw training sentences.")
+      .def_prop_ro("sentence_count", [](Trainer& t) { return t.corpus().sentence_count(); });
+}
+
 }  // namespace
 
 NB_MODULE(_core, m) {
@@ -677,45 +730,7 @@ NB_MODULE(_core, m) {
             return nb::str(out.data(), out.size());
           },
           nb::arg("text"));
-  nb::class_<UnigramTrainer>(m, "UnigramTrainer", "sentencepiece's Unigram trainer; trainers/unigram.py drives it.")
-      .def(
-          "__init__",
-          [](UnigramTrainer* self, nb::bytes charsmap, bool add_dummy_prefix, bool remove_extra_whitespaces,
-             std::vector<std::string> meta_pieces, int max_piece_length, bool split_by_whitespace,
-             bool split_by_unicode_script, bool split_by_number, bool split_digits,
-             bool allow_whitespace_only_pieces, double character_coverage, size_t seed_size,
-             double shrinking_factor, size_t threads) {
-            SpmNormalizer normalizer(std::string_view(charsmap.c_str(), charsmap.size()),
-                                     {add_dummy_prefix, remove_extra_whitespaces, true, false});
-            UnigramTrainer::Options o;
-            o.rules = {max_piece_length, split_by_whitespace, split_by_unicode_script, split_by_number, split_digits,
-                       allow_whitespace_only_pieces};
-            o.character_coverage = character_coverage;
-            o.seed_size = seed_size;
-            o.shrinking_factor = shrinking_factor;
-            o.threads = std::max<size_t>(1, threads);
-            new (self) UnigramTrainer(std::move(normalizer), std::move(meta_pieces), o);
-          },
-          nb::arg("precompiled_charsmap"), nb::arg("add_dummy_prefix"), nb::arg("remove_extra_whitespaces"),
-          nb::arg("meta_pieces"), nb::arg("max_piece_length"), nb::arg("split_by_whitespace"),
-          nb::arg("split_by_unicode_script"), nb::arg("split_by_number"), nb::arg("split_digits"),
-          nb::arg("allow_whitespace_only_pieces"), nb::arg("character_coverage"), nb::arg("seed_size"),
-          nb::arg("shrinking_factor"), nb::arg("threads"))
-      .def(
-          "add_sentences",
-          [](UnigramTrainer& t, nb::list lines) {
-            std::vector<std::string_view> raw;
-            raw.reserve(lines.size());
-            for (nb::handle line : lines) {
-              const Text s = utf8_of(line);
-              raw.emplace_back(reinterpret_cast<const char*>(s.data), s.size);
-            }
-            nb::gil_scoped_release nogil;
-            t.add_sentences(raw);
-          },
-          nb::arg("lines"), "Normalizes and keeps raw training sentences.")
-      .def_prop_ro("sentence_count", &UnigramTrainer::sentence_count)
-      .def_prop_ro("size", &UnigramTrainer::size)
+  bind_spm_trainer<UnigramTrainer>(m, "UnigramTrainer", "sentencepiece's Unigram trainer; trainers/sentencepiece.py drives it.")
       .def("make_seeds", &UnigramTrainer::make_seeds, nb::arg("meta_count"), nb::arg("vocab_size"),
            nb::call_guard<nb::gil_scoped_release>(), "Chooses the alphabet and seed pieces; returns the alphabet size.")
       .def(
@@ -726,9 +741,18 @@ NB_MODULE(_core, m) {
             return std::make_pair(s.objective, s.pieces);
           },
           "One EM iteration; returns (objective, pieces left).")
+      .def_prop_ro("size", &UnigramTrainer::size)
       .def("prune", &UnigramTrainer::prune, nb::arg("desired"), nb::call_guard<nb::gil_scoped_release>())
       .def("finalize", &UnigramTrainer::finalize, nb::arg("size"), nb::call_guard<nb::gil_scoped_release>(),
            "The final [(piece, score)], best first.");
+  bind_spm_trainer<SpmBpeTrainer>(m, "SpmBpeTrainer", "sentencepiece's BPE trainer; trainers/sentencepiece.py drives it.")
+      .def("prepare", &SpmBpeTrainer::prepare, nb::arg("meta_count"), nb::arg("vocab_size"),
+           nb::call_guard<nb::gil_scoped_release>(), "Chooses the alphabet and indexes the pairs; returns its size.")
+      .def("train", &SpmBpeTrainer::train, nb::arg("wanted"), nb::call_guard<nb::gil_scoped_release>(),
+           "Learns up to `wanted` more pieces; returns how many.")
+      .def_prop_ro("learned", &SpmBpeTrainer::learned)
+      .def("finalize", &SpmBpeTrainer::finalize, nb::call_guard<nb::gil_scoped_release>(),
+           "The final [(piece, score)]: learned pieces in order, then the characters.");
   bind_spm_model<SpmBpeModel>(m, "SpmBpe", "sentencepiece's BPE model over normalized text.");
   bind_spm_model<SpmUnigramModel>(m, "SpmUnigram", "sentencepiece's Unigram model (Viterbi) over normalized text.");
 

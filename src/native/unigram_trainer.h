@@ -19,8 +19,7 @@
 #include <vector>
 
 #include "parallel.h"
-#include "spm_normalizer.h"
-#include "spm_piece_rules.h"
+#include "spm_training_corpus.h"
 #include "suffix_array.h"
 #include "wordpiece.h"
 
@@ -31,52 +30,23 @@ class UnigramTrainer {
   using Pieces = std::vector<std::pair<std::string, float>>;
 
   struct Options {
-    SpmPieceRules rules;
-    double character_coverage = 0.9995;
     size_t seed_size = 1000000;
     double shrinking_factor = 0.75;
-    size_t threads = 1;
   };
 
-  UnigramTrainer(SpmNormalizer normalizer, std::vector<std::string> meta_pieces, Options options)
-      : normalizer_(std::move(normalizer)), meta_pieces_(std::move(meta_pieces)), options_(options) {}
+  UnigramTrainer(SpmTrainingCorpus corpus, Options options) : corpus_(std::move(corpus)), options_(options) {}
 
-  // Normalizes raw sentences and keeps the non-empty ones, user-defined and control symbols
-  // cut out (they may not be inside learned pieces).
-  void add_sentences(const std::vector<std::string_view>& raw) {
-    std::vector<std::string> normalized(raw.size());
-    parallel_for(raw.size(), options_.threads, [&](size_t i) {
-      normalized[i] = cut_meta_pieces(
-          normalizer_.normalize(reinterpret_cast<const uint8_t*>(raw[i].data()), raw[i].size()));
-    });
-    for (const std::string& s : normalized) {
-      if (s.empty()) continue;
-      if (s.find(' ') != std::string::npos)
-        throw std::invalid_argument("a normalized sentence still holds a space: training needs escape_whitespaces");
-      sentences_ += s;
-      sentences_ += '\0';
-      ++sentence_count_;
-    }
-  }
+  SpmTrainingCorpus& corpus() { return corpus_; }
 
-  size_t sentence_count() const { return sentence_count_; }
-
-  // Chooses the alphabet (the most frequent characters covering character_coverage of the
-  // text; the others become U+2585), then the seed pieces: every character, and the substrings
-  // of the text with the highest frequency * length, scored as log probabilities. Returns the
-  // alphabet size.
+  // Chooses the alphabet (characters beyond character_coverage become U+2585), then the seed
+  // pieces: every character, and the substrings of the text with the highest frequency *
+  // length, scored as log probabilities. Returns the alphabet size.
   size_t make_seeds(size_t meta_count, size_t vocab_size) {
-    if (sentence_count_ == 0) throw std::invalid_argument("no training text: every sentence was empty");
-    choose_alphabet();
-    if (alphabet_.size() + meta_count > vocab_size)
-      throw std::invalid_argument("vocab_size " + std::to_string(vocab_size) + " is smaller than the " +
-                                  std::to_string(alphabet_.size() + meta_count) +
-                                  " characters and special pieces it must hold; raise vocab_size or lower "
-                                  "character_coverage");
+    corpus_.choose_alphabet(meta_count, vocab_size);
     Pieces seeds = seed_pieces();
-    count_words();
+    words_ = corpus_.count_words();
     set_pieces(std::move(seeds));
-    return alphabet_.size();
+    return corpus_.alphabet().size();
   }
 
   struct EmStats {
@@ -88,19 +58,19 @@ class UnigramTrainer {
   // Bayesian M-step (pieces expected less than half a time go; digamma-smoothed log
   // probabilities for the rest).
   EmStats em_iteration() {
-    std::vector<std::vector<double>> expected(options_.threads);
-    std::vector<double> objectives(options_.threads, 0.0);
+    std::vector<std::vector<double>> expected(threads());
+    std::vector<double> objectives(threads(), 0.0);
     double total = 0;
     for (const auto& w : words_) total += double(w.second);
-    parallel_for(options_.threads, options_.threads, [&](size_t t) {
+    parallel_for(threads(), threads(), [&](size_t t) {
       Lattice lattice;
       expected[t].assign(pieces_.size(), 0.0);
-      for (size_t i = t; i < words_.size(); i += options_.threads) {
+      for (size_t i = t; i < words_.size(); i += threads()) {
         const double z = lattice.expect(*this, words_[i].first, double(words_[i].second), expected[t]);
         objectives[t] -= z * double(words_[i].second) / total;
       }
     });
-    for (size_t t = 1; t < options_.threads; ++t) {
+    for (size_t t = 1; t < threads(); ++t) {
       objectives[0] += objectives[t];
       for (size_t k = 0; k < pieces_.size(); ++k) expected[0][k] += expected[t][k];
     }
@@ -125,10 +95,10 @@ class UnigramTrainer {
     const size_t n = pieces_.size();
     std::vector<uint8_t> keep(n, 1);
     std::vector<std::vector<uint32_t>> alternatives(n);
-    parallel_for(options_.threads, options_.threads, [&](size_t t) {
+    parallel_for(threads(), threads(), [&](size_t t) {
       Lattice lattice;
       std::vector<uint32_t> path;
-      for (size_t i = t; i < n; i += options_.threads) {
+      for (size_t i = t; i < n; i += threads()) {
         const std::string& text = pieces_[i].first;
         lattice.best(*this, text, kNoExclusion, path);
         if (path.size() >= 2) {
@@ -139,19 +109,19 @@ class UnigramTrainer {
         }
       }
     });
-    std::vector<std::vector<double>> freqs(options_.threads);
-    parallel_for(options_.threads, options_.threads, [&](size_t t) {
+    std::vector<std::vector<double>> freqs(threads());
+    parallel_for(threads(), threads(), [&](size_t t) {
       Lattice lattice;
       std::vector<uint32_t> path;
       freqs[t].assign(n, 0.0);
-      for (size_t i = t; i < words_.size(); i += options_.threads) {
+      for (size_t i = t; i < words_.size(); i += threads()) {
         lattice.best(*this, words_[i].first, kNoExclusion, path);
         for (uint32_t id : path)
           if (id != kUnknownPiece) freqs[t][id] += double(words_[i].second);
       }
     });
     std::vector<double>& freq = freqs[0];
-    for (size_t t = 1; t < options_.threads; ++t)
+    for (size_t t = 1; t < threads(); ++t)
       for (size_t k = 0; k < n; ++k) freq[k] += freqs[t][k];
     double corpus = 0;
     for (const auto& w : words_) corpus += double(w.second);
@@ -190,8 +160,8 @@ class UnigramTrainer {
   Pieces finalize(size_t size) const {
     std::unordered_map<std::string, float> have(pieces_.begin(), pieces_.end()), chosen;
     float penalty = 0;
-    for (const auto& [cp, count] : alphabet_) {
-      std::string c = utf8(&cp, 1);
+    for (const auto& [cp, count] : corpus_.alphabet()) {
+      std::string c = SpmTrainingCorpus::utf8(&cp, 1);
       if (auto it = have.find(c); it != have.end()) {
         chosen[c] = it->second;
       } else {
@@ -227,78 +197,19 @@ class UnigramTrainer {
     return result + std::log(x) + xx2 / 24 - 7 * xx4 / 960 + 31 * xx4 * xx2 / 8064 - 127 * xx4 * xx4 / 30720;
   }
 
-  static std::string utf8(const uint32_t* cps, size_t n) {
-    std::string out;
-    uint8_t buf[4];
-    for (size_t i = 0; i < n; ++i) out.append(reinterpret_cast<char*>(buf), encode_utf8(cps[i], buf));
-    return out;
-  }
-
-  // Replaces each user-defined or control symbol (longest first) with the boundary character.
-  std::string cut_meta_pieces(std::string s) const {
-    if (meta_pieces_.empty()) return s;
-    std::string out;
-    for (size_t i = 0; i < s.size();) {
-      size_t best = 0;
-      for (const std::string& m : meta_pieces_)
-        if (m.size() > best && s.compare(i, m.size(), m) == 0) best = m.size();
-      if (best) {
-        out += char(kSpmBoundary);
-        i += best;
-      } else {
-        out += s[i++];
-      }
-    }
-    return out;
-  }
-
-  template <class Fn>
-  void for_each_char(std::string_view s, Fn fn) const {
-    for (size_t i = 0; i < s.size();) {
-      size_t len;
-      const uint32_t cp = decode_utf8(reinterpret_cast<const uint8_t*>(s.data()) + i, s.size() - i, len);
-      fn(cp);
-      i += len;
-    }
-  }
-
-  void choose_alphabet() {
-    std::unordered_map<uint32_t, int64_t> counts;
-    int64_t all = 0;
-    for_each_char(sentences_, [&](uint32_t cp) {
-      if (cp == 0) return;
-      ++counts[cp];
-      ++all;
-    });
-    std::vector<std::pair<uint32_t, int64_t>> by_count(counts.begin(), counts.end());
-    std::sort(by_count.begin(), by_count.end(),
-              [](const auto& a, const auto& b) { return a.second != b.second ? a.second > b.second : a.first < b.first; });
-    int64_t covered = 0;
-    for (const auto& [cp, count] : by_count) {
-      if (double(covered) / double(all) >= options_.character_coverage) break;
-      covered += count;
-      if (cp != kSpmBoundary && cp != kSpmUnknown) alphabet_.emplace_back(cp, count);
-    }
-    for (const auto& [cp, count] : alphabet_) in_alphabet_[cp] = true;
-  }
-
-  uint32_t kept(uint32_t cp) const {
-    const auto it = in_alphabet_.find(cp);
-    return it != in_alphabet_.end() ? cp : kSpmUnknown;
-  }
-
   Pieces seed_pieces() {
     // The text as dense symbols: 0 ends it, 1 separates sentences, characters from 2 up in
     // code point order.
     std::vector<uint32_t> chars;  // symbol -> code point
-    for (const auto& [cp, count] : alphabet_) chars.push_back(cp);
+    for (const auto& [cp, count] : corpus_.alphabet()) chars.push_back(cp);
     chars.push_back(kSpmUnknown);
     std::sort(chars.begin(), chars.end());
     std::unordered_map<uint32_t, int32_t> symbol;
     for (size_t i = 0; i < chars.size(); ++i) symbol[chars[i]] = int32_t(i + 2);
     std::vector<int32_t> text;
-    text.reserve(sentences_.size() + 1);
-    for_each_char(sentences_, [&](uint32_t cp) { text.push_back(cp == 0 ? 1 : symbol[kept(cp)]); });
+    const std::string& sentences = corpus_.sentences();
+    text.reserve(sentences.size() + 1);
+    SpmTrainingCorpus::for_each_char(sentences, [&](uint32_t cp) { text.push_back(cp == 0 ? 1 : symbol[corpus_.kept(cp)]); });
     if (text.size() >= size_t(std::numeric_limits<int32_t>::max()))
       throw std::invalid_argument("the training text has over 2^31 characters; sample it with input_sentence_size");
     text.push_back(0);
@@ -314,7 +225,7 @@ class UnigramTrainer {
       return a.score != b.score ? a.score > b.score : a.offset < b.offset;
     };
     std::vector<uint32_t> cps;
-    shallow_suffix_tree_nodes(text, sa, options_.rules.max_piece_length, [&](int32_t depth, int32_t first, int32_t count) {
+    shallow_suffix_tree_nodes(text, sa, corpus_.options().rules.max_piece_length, [&](int32_t depth, int32_t first, int32_t count) {
       if (depth < 2) return;
       const int32_t offset = sa[first];
       cps.clear();
@@ -322,7 +233,7 @@ class UnigramTrainer {
         if (text[k] < 2) return;  // crosses a sentence
         cps.push_back(chars[text[k] - 2]);
       }
-      if (!options_.rules.valid(cps.data(), cps.size())) return;
+      if (!corpus_.options().rules.valid(cps.data(), cps.size())) return;
       best.push_back({int64_t(count) * depth, offset, depth});
       if (best.size() >= 4 * keep + 1024) {
         std::nth_element(best.begin(), best.begin() + keep, best.end(), by_score);
@@ -333,41 +244,17 @@ class UnigramTrainer {
     if (best.size() > keep) best.resize(keep);
 
     Pieces seeds;
-    for (const auto& [cp, count] : alphabet_) seeds.emplace_back(utf8(&cp, 1), float(count));
+    for (const auto& [cp, count] : corpus_.alphabet()) seeds.emplace_back(SpmTrainingCorpus::utf8(&cp, 1), float(count));
     for (const Candidate& c : best) {
       cps.clear();
       for (int32_t k = c.offset; k < c.offset + c.length; ++k) cps.push_back(chars[text[k] - 2]);
-      seeds.emplace_back(utf8(cps.data(), cps.size()), float(c.score));
+      seeds.emplace_back(SpmTrainingCorpus::utf8(cps.data(), cps.size()), float(c.score));
     }
     double sum = 0;
     for (const auto& s : seeds) sum += s.second;
     const double log_sum = std::log(sum);
     for (auto& s : seeds) s.second = float(std::log(double(s.second)) - log_sum);
     return seeds;
-  }
-
-  // The distinct words of all sentences (characters outside the alphabet as U+2585), with
-  // counts, most frequent first; the sentences are let go.
-  void count_words() {
-    std::unordered_map<std::string, int64_t> counts;
-    std::string sentence;
-    uint8_t buf[4];
-    for (size_t start = 0; start < sentences_.size();) {
-      const size_t end = sentences_.find('\0', start);
-      sentence.clear();
-      for_each_char(std::string_view(sentences_).substr(start, end - start),
-                    [&](uint32_t cp) { sentence.append(reinterpret_cast<char*>(buf), encode_utf8(kept(cp), buf)); });
-      if (options_.rules.split_by_whitespace) {
-        for (std::string_view w : options_.rules.words(sentence)) ++counts[std::string(w)];
-      } else {
-        ++counts[sentence];
-      }
-      start = end + 1;
-    }
-    std::string().swap(sentences_);
-    words_.assign(counts.begin(), counts.end());
-    std::sort(words_.begin(), words_.end(),
-              [](const auto& a, const auto& b) { return a.second != b.second ? a.second > b.second : a.first < b.first; });
   }
 
   void set_pieces(Pieces pieces) {
@@ -460,13 +347,10 @@ class UnigramTrainer {
     std::vector<const Edge*> back_;
   };
 
-  SpmNormalizer normalizer_;
-  std::vector<std::string> meta_pieces_;
+  size_t threads() const { return corpus_.options().threads; }
+
+  SpmTrainingCorpus corpus_;
   Options options_;
-  std::string sentences_;  // normalized, each ended by '\0'
-  size_t sentence_count_ = 0;
-  std::vector<std::pair<uint32_t, int64_t>> alphabet_;  // kept characters, most frequent first
-  std::unordered_map<uint32_t, bool> in_alphabet_;
   std::vector<std::pair<std::string, int64_t>> words_;
   Pieces pieces_;
   ByteTrie trie_;

@@ -168,6 +168,73 @@ def _train_wordpiece(args: argparse.Namespace) -> int:
     return 0
 
 
+def _spm_options(pairs: list[str]) -> dict:
+    """--spm NAME=VALUE pairs as train_sentencepiece keywords, typed like their defaults."""
+    import inspect
+
+    from ..trainers.sentencepiece import train_sentencepiece
+
+    params = inspect.signature(train_sentencepiece).parameters
+    options = {}
+    for pair in pairs:
+        name, sep, value = pair.partition("=")
+        name = name.replace("-", "_")
+        if not sep or name not in params or params[name].kind != inspect.Parameter.KEYWORD_ONLY:
+            raise ValueError(f"--spm takes NAME=VALUE with NAME an option of train_sentencepiece (such as "
+                             f"input_sentence_size=1000000), got {pair!r}")
+        default = params[name].default
+        if isinstance(default, bool):
+            if value.lower() not in ("true", "false", "1", "0"):
+                raise ValueError(f"--spm {name} takes true or false, got {value!r}")
+            options[name] = value.lower() in ("true", "1")
+        elif isinstance(default, (int, float)):
+            try:
+                options[name] = type(default)(value)
+            except ValueError:
+                raise ValueError(f"--spm {name} takes a number, got {value!r}") from None
+        elif isinstance(default, tuple):
+            options[name] = [v for v in value.split(",") if v]
+        else:
+            options[name] = value
+    return options
+
+
+def _train_sentencepiece(args: argparse.Namespace) -> int:
+    import time
+
+    from ..models.sentencepiece import SentencePieceModelEncoder
+    from ..trainers import read_text_files
+    from ..trainers.sentencepiece import save_sentencepiece, train_sentencepiece
+
+    prefix = args.out.removesuffix(".model")
+    options = _spm_options(args.spm or [])
+    for flag, name in (("character_coverage", "character_coverage"), ("normalization_rule", "normalization_rule_name"),
+                       ("byte_fallback", "byte_fallback"), ("split_digits", "split_digits"),
+                       ("user_defined_symbol", "user_defined_symbols")):
+        if getattr(args, flag) not in (None, False):
+            options[name] = getattr(args, flag)
+    start = time.perf_counter()
+    model = train_sentencepiece(args.files, args.vocab_size, "unigram" if args.model == "unigram" else "bpe",
+                                progress=False if args.quiet else None, **options)
+    seconds = time.perf_counter() - start
+    model_path, vocab_path = save_sentencepiece(model, prefix)
+    print(f"trained {len(model.pieces)} {args.model} pieces in {seconds:.1f} s; wrote {model_path} and {vocab_path}")
+    encoder = SentencePieceModelEncoder(model)
+
+    def bytes_per_token(specs: list[str]) -> float:
+        n_bytes = n_tokens = 0
+        for text in read_text_files(specs):
+            lines = text.split("\n")
+            n_bytes += sum(len(line.encode("utf-8")) for line in lines)
+            n_tokens += sum(map(len, encoder.encode_batch(lines)))
+        return n_bytes / max(n_tokens, 1)
+
+    print(f"bytes per token, training data: {bytes_per_token(args.files):.3f}")
+    if args.held_out:
+        print(f"bytes per token, held out: {bytes_per_token(args.held_out):.3f}")
+    return 0
+
+
 def _train(args: argparse.Namespace) -> int:
     import time
 
@@ -175,6 +242,8 @@ def _train(args: argparse.Namespace) -> int:
 
     if args.model == "wordpiece":
         return _train_wordpiece(args)
+    if args.model in ("unigram", "spm-bpe"):
+        return _train_sentencepiece(args)
 
     form = _out_format(args)
     specials = {text: args.vocab_size + i for i, text in enumerate(args.special_token or [])}
@@ -240,7 +309,7 @@ def build_parser() -> argparse.ArgumentParser:
     dec.set_defaults(run=_decode)
 
     tr = sub.add_parser(
-        "train", help="train a byte-level BPE vocabulary on text files",
+        "train", help="train a vocabulary (byte-level BPE, WordPiece, sentencepiece Unigram or BPE) on text files",
         description="Train a byte-level BPE vocabulary (minbpe's semantics: the most frequent adjacent pair "
                     "is merged first, ties to the smallest pair) on UTF-8 text files, streamed; write it in the "
                     "format --out's suffix names (or --format); report bytes per token.",
@@ -248,20 +317,38 @@ def build_parser() -> argparse.ArgumentParser:
     )
     tr.add_argument("--files", nargs="+", required=True, metavar="PATH",
                     help="text files or glob patterns ('data/**/*.txt' recurses); UTF-8")
-    tr.add_argument("--model", choices=("bpe", "wordpiece"), default="bpe",
+    tr.add_argument("--model", choices=("bpe", "wordpiece", "unigram", "spm-bpe"), default="bpe",
                     help="bpe: byte-level BPE (the options below); wordpiece: BERT's WordPiece with likelihood-scored "
                          "merges, written as tokenizer.json or vocab.txt, special tokens [PAD] [UNK] [CLS] [SEP] [MASK] "
-                         "unless --special-token is given, min frequency 2 by default (default: %(default)s)")
+                         "unless --special-token is given, min frequency 2 by default; unigram / spm-bpe: a "
+                         "sentencepiece model (Unigram, or BPE over characters) on the files' lines, written as "
+                         "OUT.model + OUT.vocab, with sentencepiece's options and defaults (--character-coverage and "
+                         "the flags after it, --spm for the rest) (default: %(default)s)")
     tr.add_argument("--cased", action="store_true", help="wordpiece: keep case and accents (default: uncased)")
+    tr.add_argument("--character-coverage", type=float,
+                    help="unigram/spm-bpe: share of the text's characters the alphabet covers; the rarest others are "
+                         "unknown (default: 0.9995; 1.0 for small alphabets)")
+    tr.add_argument("--normalization-rule", choices=("nmt_nfkc", "nfkc", "nmt_nfkc_cf", "nfkc_cf", "identity"),
+                    help="unigram/spm-bpe: sentencepiece's normalization rule (default: nmt_nfkc)")
+    tr.add_argument("--byte-fallback", action="store_true",
+                    help="unigram/spm-bpe: add the 256 <0xNN> byte pieces, so unknown characters become bytes")
+    tr.add_argument("--split-digits", action="store_true", help="unigram/spm-bpe: every digit its own piece")
+    tr.add_argument("--user-defined-symbol", action="append", metavar="TEXT",
+                    help="unigram/spm-bpe: a piece always kept whole, matched in text first (repeatable)")
+    tr.add_argument("--spm", action="append", metavar="NAME=VALUE",
+                    help="unigram/spm-bpe: any other option of sentencepiece's trainer by its name, e.g. "
+                         "input_sentence_size=1000000, max_sentencepiece_length=8, pad_id=3, "
+                         "skip_long_lines=true, control_symbols=<a>,<b> (repeatable)")
     tr.add_argument("--vocab-size", type=int, required=True,
-                    help="ordinary tokens in the result: the 256 bytes plus the merges (at least 256)")
+                    help="ordinary tokens in the result: the 256 bytes plus the merges (at least 256); for "
+                         "unigram/spm-bpe, every piece (special ones included)")
     tr.add_argument("--pattern", default="cl100k",
                     help="how text is cut before merging: gpt2, cl100k, o200k, none (no split: each piece "
                          "of about 1 MB, cut after a line, is one chunk), or a regex; merges never cross a "
                          "cut (default: %(default)s)")
     tr.add_argument("--out", required=True,
                     help="where to write: *.tiktoken, *.tokenforge, *.json (HF), *.model (minbpe) or, with "
-                         "--format gpt2, a directory")
+                         "--format gpt2, a directory; unigram/spm-bpe: OUT.model + OUT.vocab (OUT may end in .model)")
     tr.add_argument("--format", choices=OUT_FORMATS,
                     help="output format when --out's suffix does not say: "
                          + "; ".join(f"{k}: {v}" for k, v in OUT_FORMATS.items()))

@@ -1,4 +1,4 @@
-"""sentencepiece training: Unigram (and BPE over code points) models written as `.model` files
+"""sentencepiece training: Unigram and BPE (over code points) models written as `.model` files
 that the sentencepiece library loads, with its options and their defaults.
 
 >>> model = train_sentencepiece("corpus.txt", vocab_size=8000)            # doctest: +SKIP
@@ -13,8 +13,11 @@ are cut out of it, and the rarest characters beyond `character_coverage` become 
   distinct word's lattice re-estimate the pieces' log probabilities, and each round prunes the
   pieces whose loss costs least likelihood (by `shrinking_factor`) until 1.1 * vocab_size are
   left; the alphabet plus the best of those are the model.
+- BPE: words start as their characters; each round the most frequent adjacent pair that makes a
+  new valid piece becomes one (score -rank), until the pieces and then the alphabet fill the
+  vocabulary.
 
-The trainer runs natively on all cores (src/native/unigram_trainer.h); this module reads the
+Both trainers are native (src/native/unigram_trainer.h, spm_bpe_trainer.h); this module reads the
 input, keeps sentencepiece's rules for which lines count, lays out the special pieces and
 writes the model.
 """
@@ -24,7 +27,7 @@ import os
 import random
 import warnings
 from importlib import resources
-from typing import Iterable, Iterator, Sequence
+from typing import Callable, Iterable, Iterator, Sequence
 
 from .. import _core
 from ..formats.atomic import write_files_atomically
@@ -46,37 +49,47 @@ def _charsmap(rule: str) -> bytes:
     return resources.files("tokenforge").joinpath("data", "spm_rules", f"{rule}.bin").read_bytes()
 
 
-def _file_lines(paths: list[str]) -> Iterator[str]:
-    for path in paths:
-        try:
-            with open(path, encoding="utf-8", newline="\n") as f:
-                for number, line in enumerate(f, 1):
-                    yield line[:-1] if line.endswith("\n") else line
-        except UnicodeDecodeError as e:
-            raise ValueError(f"{path}: not UTF-8 text (line {number}: {e.reason})") from None
-        except OSError as e:
-            raise ValueError(f"cannot read {path}: {e.strerror or e}") from None
+class _FileLines:
+    """The lines of text files, without their newlines; `where` names the current one."""
+
+    def __init__(self, paths: list[str]) -> None:
+        self.paths = paths
+        self.where = ""
+
+    def __iter__(self) -> Iterator[str]:
+        for path in self.paths:
+            number = 0
+            try:
+                with open(path, encoding="utf-8", newline="\n") as f:
+                    for number, line in enumerate(f, 1):
+                        self.where = f"{path}:{number}"
+                        yield line[:-1] if line.endswith("\n") else line
+            except UnicodeDecodeError as e:
+                raise ValueError(f"{path}: not UTF-8 text (after line {number}: {e.reason})") from None
+            except OSError as e:
+                raise ValueError(f"cannot read {path}: {e.strerror or e}") from None
 
 
-def _sentences(lines: Iterable[str], max_sentence_length: int, skip_long_lines: bool, input_sentence_size: int,
-               shuffle: bool, seed: int | None) -> Iterator[list[str]]:
+def _sentences(lines: Iterable[str], where: Callable[[int], str], max_sentence_length: int, skip_long_lines: bool,
+               input_sentence_size: int, shuffle: bool, seed: int | None) -> Iterator[list[str]]:
     """Batches of the lines sentencepiece trains on: non-empty, without U+2585, at most
     max_sentence_length bytes (longer ones raise, or are skipped and counted), the first or a
-    uniform sample of input_sentence_size of them when that is set."""
+    uniform sample of input_sentence_size of them when that is set. where(k) names line k."""
     long_lines = reserved = 0
     sample: list[str] = []
     rng = random.Random(seed)
     batch: list[str] = []
     for seen, line in enumerate(lines):
         if not isinstance(line, str):
-            raise TypeError(f"training sentence {seen} is {type(line).__name__}, not str")
+            raise TypeError(f"training sentence {where(seen)} is {type(line).__name__}, not str")
         if not line:
             continue
         if len(line) * 4 > max_sentence_length and len(line.encode("utf-8", "surrogatepass")) > max_sentence_length:
             if not skip_long_lines:
-                raise ValueError(f"sentence {seen} has {len(line.encode('utf-8', 'surrogatepass'))} bytes, over "
-                                 f"max_sentence_length={max_sentence_length}; raise max_sentence_length or pass "
-                                 "skip_long_lines=True to leave such lines out (as sentencepiece does)")
+                raise ValueError(f"{where(seen)} has {len(line.encode('utf-8', 'surrogatepass'))} bytes, over "
+                                 f"max_sentence_length={max_sentence_length}; raise max_sentence_length, or pass "
+                                 "skip_long_lines=True (CLI: --spm skip_long_lines=true) to leave such lines out as "
+                                 "sentencepiece does")
             long_lines += 1
             continue
         if _UNKNOWN_CHAR in line:
@@ -143,6 +156,39 @@ def _meta_pieces(vocab_size: int, special_ids: dict[str, tuple[int, str]], contr
     return meta
 
 
+def _train_unigram(trainer, meta_count: int, vocab_size: int, num_sub_iterations: int,
+                   progress: bool | None) -> list[tuple[str, float]]:
+    """EM rounds, each followed by pruning, until 1.1 * vocab_size pieces are left; then the
+    alphabet and the best of the rest."""
+    with Progress("unigram EM", unit="rounds", enabled=progress) as shown:
+        alphabet = trainer.make_seeds(meta_count, vocab_size)
+        shown.update(0, f"{trainer.size:,} seed pieces, {alphabet:,} characters")
+        desired = int(vocab_size * 1.1)
+        rounds = 0
+        while True:
+            for _ in range(num_sub_iterations):
+                objective, size = trainer.em_iteration()
+            rounds += 1
+            shown.update(rounds, f"{size:,} pieces, objective {objective:.3f}")
+            if size <= desired:
+                break
+            trainer.prune(desired)
+        return trainer.finalize(vocab_size - meta_count)
+
+
+def _train_bpe(trainer, meta_count: int, vocab_size: int, num_sub_iterations: int,
+               progress: bool | None) -> list[tuple[str, float]]:
+    """Merges until the learned pieces and the alphabet fill the vocabulary."""
+    alphabet = trainer.prepare(meta_count, vocab_size)
+    wanted = vocab_size - meta_count - alphabet
+    with Progress("bpe merges", total=wanted, unit="pieces", enabled=progress) as shown:
+        while trainer.learned < wanted:
+            if not trainer.train(min(1000, wanted - trainer.learned)):
+                break
+            shown.update(trainer.learned)
+    return trainer.finalize()
+
+
 def train_sentencepiece(
     input: str | os.PathLike[str] | Sequence[str | os.PathLike[str]] | None = None,
     vocab_size: int = 8000,
@@ -188,8 +234,8 @@ def train_sentencepiece(
     input_sentence_size. Returns the model; save_sentencepiece writes .model and .vocab."""
     if (input is None) == (sentences is None):
         raise ValueError("give either input (file paths) or sentences (an iterable of str)")
-    if model_type != "unigram":
-        raise ValueError(f"model_type must be 'unigram', got {model_type!r}")
+    if model_type not in ("unigram", "bpe"):
+        raise ValueError(f"model_type must be 'unigram' or 'bpe', got {model_type!r}")
     if not isinstance(vocab_size, int) or vocab_size < 2:
         raise ValueError(f"vocab_size must be an int >= 2, got {vocab_size!r}")
     if not 0.98 <= character_coverage <= 1.0:
@@ -210,31 +256,27 @@ def train_sentencepiece(
     meta = _meta_pieces(vocab_size, specials, control_symbols, user_defined_symbols, byte_fallback)
     threads = num_threads or os.cpu_count() or 1
 
-    trainer = _core.UnigramTrainer(
-        charsmap, add_dummy_prefix, remove_extra_whitespaces, [text for text, _ in meta.values()],
-        max_sentencepiece_length, split_by_whitespace, split_by_unicode_script, split_by_number, split_digits,
-        allow_whitespace_only_pieces, character_coverage, seed_sentencepiece_size, shrinking_factor, threads)
-    lines = _file_lines(expand_paths(input)) if input is not None else iter(sentences)
+    corpus_options = (charsmap, add_dummy_prefix, remove_extra_whitespaces, [text for text, _ in meta.values()],
+                      max_sentencepiece_length, split_by_whitespace, split_by_unicode_script, split_by_number,
+                      split_digits, allow_whitespace_only_pieces, character_coverage, threads)
+    if model_type == "unigram":
+        trainer = _core.UnigramTrainer(*corpus_options, seed_size=seed_sentencepiece_size,
+                                       shrinking_factor=shrinking_factor)
+    else:
+        trainer = _core.SpmBpeTrainer(*corpus_options)
+    if input is not None:
+        lines = _FileLines(expand_paths(input))
+        where = lambda _: lines.where  # noqa: E731
+    else:
+        lines, where = sentences, "sentence {}".format
     with Progress("reading sentences", unit="sentences", enabled=progress) as shown:
-        for batch in _sentences(lines, max_sentence_length, skip_long_lines, input_sentence_size,
+        for batch in _sentences(lines, where, max_sentence_length, skip_long_lines, input_sentence_size,
                                 shuffle_input_sentence, seed):
             trainer.add_sentences(batch)
             shown.update(trainer.sentence_count)
+    learn = _train_unigram if model_type == "unigram" else _train_bpe
+    learned_pieces = learn(trainer, len(meta), vocab_size, num_sub_iterations, progress)
     learned = vocab_size - len(meta)
-    with Progress("unigram EM", unit="rounds", enabled=progress) as shown:
-        alphabet = trainer.make_seeds(len(meta), vocab_size)
-        shown.update(0, f"{trainer.size:,} seed pieces, {alphabet:,} characters")
-        desired = int(vocab_size * 1.1)
-        rounds = 0
-        while True:
-            for _ in range(num_sub_iterations):
-                objective, size = trainer.em_iteration()
-            rounds += 1
-            shown.update(rounds, f"{size:,} pieces, objective {objective:.3f}")
-            if size <= desired:
-                break
-            trainer.prune(desired)
-        learned_pieces = trainer.finalize(learned)
     if len(learned_pieces) < learned:
         raise ValueError(f"vocab_size {vocab_size} is too high for this text: set it to {len(learned_pieces) + len(meta)} "
                          "or less")
@@ -250,7 +292,7 @@ def train_sentencepiece(
     trainer_spec = Spec(TRAINER_SPEC)
     for name, value in [
         ("input", [os.fspath(p) for p in expand_paths(input)] if input is not None else []),
-        ("model_type", ModelType.UNIGRAM), ("vocab_size", vocab_size),
+        ("model_type", ModelType.UNIGRAM if model_type == "unigram" else ModelType.BPE), ("vocab_size", vocab_size),
         ("character_coverage", character_coverage), ("input_sentence_size", input_sentence_size),
         ("shuffle_input_sentence", shuffle_input_sentence), ("seed_sentencepiece_size", seed_sentencepiece_size),
         ("shrinking_factor", shrinking_factor), ("max_sentence_length", max_sentence_length),

@@ -1,0 +1,169 @@
+// The text sentencepiece's trainers learn from: sentences normalized with the model's rule,
+// user-defined and control symbols cut out, the alphabet chosen by character coverage, and the
+// distinct words counted. Shared by the Unigram and BPE trainers.
+#pragma once
+#include <algorithm>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "parallel.h"
+#include "spm_normalizer.h"
+#include "spm_piece_rules.h"
+#include "unicode_classes.h"
+#include "wordpiece.h"
+
+namespace tokenforge {
+
+class SpmTrainingCorpus {
+ public:
+  struct Options {
+    SpmPieceRules rules;
+    double character_coverage = 0.9995;
+    size_t threads = 1;
+  };
+
+  SpmTrainingCorpus(SpmNormalizer normalizer, const std::vector<std::string>& meta_pieces, Options options)
+      : normalizer_(std::move(normalizer)), options_(options) {
+    for (const std::string& piece : meta_pieces)
+      if (!piece.empty()) meta_pieces_.insert(reinterpret_cast<const uint8_t*>(piece.data()), piece.size(), 0);
+  }
+
+  const Options& options() const { return options_; }
+
+  // Normalizes raw sentences and keeps the non-empty ones, user-defined and control symbols
+  // cut out (they may not be inside learned pieces).
+  void add_sentences(const std::vector<std::string_view>& raw) {
+    std::vector<std::string> normalized(raw.size());
+    parallel_for(raw.size(), options_.threads, [&](size_t i) {
+      normalized[i] = cut_meta_pieces(
+          normalizer_.normalize(reinterpret_cast<const uint8_t*>(raw[i].data()), raw[i].size()));
+    });
+    for (const std::string& s : normalized) {
+      if (s.empty()) continue;
+      if (s.find(' ') != std::string::npos)
+        throw std::invalid_argument("a normalized sentence still holds a space: training needs escape_whitespaces");
+      sentences_ += s;
+      sentences_ += '\0';
+      ++sentence_count_;
+    }
+  }
+
+  size_t sentence_count() const { return sentence_count_; }
+
+  // The most frequent characters covering character_coverage of the text, most frequent first
+  // (ties by code point); the others will read as U+2585. Raises when that and the special
+  // pieces do not fit in vocab_size.
+  void choose_alphabet(size_t meta_count, size_t vocab_size) {
+    if (sentence_count_ == 0) throw std::invalid_argument("no training text: every sentence was empty");
+    std::unordered_map<uint32_t, int64_t> counts;
+    int64_t all = 0;
+    for_each_char(sentences_, [&](uint32_t cp) {
+      if (cp == 0) return;
+      ++counts[cp];
+      ++all;
+    });
+    std::vector<std::pair<uint32_t, int64_t>> by_count(counts.begin(), counts.end());
+    std::sort(by_count.begin(), by_count.end(),
+              [](const auto& a, const auto& b) { return a.second != b.second ? a.second > b.second : a.first < b.first; });
+    int64_t covered = 0;
+    for (const auto& [cp, count] : by_count) {
+      if (double(covered) / double(all) >= options_.character_coverage) break;
+      covered += count;
+      if (cp != kSpmBoundary && cp != kSpmUnknown) alphabet_.emplace_back(cp, count);
+    }
+    for (const auto& [cp, count] : alphabet_) in_alphabet_[cp] = true;
+    if (alphabet_.size() + meta_count > vocab_size)
+      throw std::invalid_argument("vocab_size " + std::to_string(vocab_size) + " is smaller than the " +
+                                  std::to_string(alphabet_.size() + meta_count) +
+                                  " characters and special pieces it must hold; raise vocab_size or lower "
+                                  "character_coverage");
+  }
+
+  const std::vector<std::pair<uint32_t, int64_t>>& alphabet() const { return alphabet_; }
+
+  // cp, or U+2585 when it is outside the alphabet.
+  uint32_t kept(uint32_t cp) const { return in_alphabet_.count(cp) ? cp : kSpmUnknown; }
+
+  // The normalized sentences, each ended by '\0' (released by count_words).
+  const std::string& sentences() const { return sentences_; }
+
+  // The distinct words of all sentences (characters outside the alphabet as U+2585), with
+  // counts, most frequent first; the sentences are let go.
+  std::vector<std::pair<std::string, int64_t>> count_words() {
+    std::unordered_map<std::string, int64_t> counts;
+    std::string sentence;
+    uint8_t buf[4];
+    for (size_t start = 0; start < sentences_.size();) {
+      const size_t end = sentences_.find('\0', start);
+      sentence.clear();
+      for_each_char(std::string_view(sentences_).substr(start, end - start),
+                    [&](uint32_t cp) { sentence.append(reinterpret_cast<char*>(buf), encode_utf8(kept(cp), buf)); });
+      if (options_.rules.split_by_whitespace) {
+        for (std::string_view w : options_.rules.words(sentence)) ++counts[std::string(w)];
+      } else {
+        ++counts[sentence];
+      }
+      start = end + 1;
+    }
+    std::string().swap(sentences_);
+    std::vector<std::pair<std::string, int64_t>> words(counts.begin(), counts.end());
+    std::sort(words.begin(), words.end(),
+              [](const auto& a, const auto& b) { return a.second != b.second ? a.second > b.second : a.first < b.first; });
+    return words;
+  }
+
+  template <class Fn>
+  static void for_each_char(std::string_view s, Fn fn) {
+    for (size_t i = 0; i < s.size();) {
+      size_t len;
+      const uint32_t cp = decode_utf8(reinterpret_cast<const uint8_t*>(s.data()) + i, s.size() - i, len);
+      fn(cp);
+      i += len;
+    }
+  }
+
+  static std::string utf8(const uint32_t* cps, size_t n) {
+    std::string out;
+    uint8_t buf[4];
+    for (size_t i = 0; i < n; ++i) out.append(reinterpret_cast<char*>(buf), encode_utf8(cps[i], buf));
+    return out;
+  }
+
+ private:
+  // Replaces each special piece's text (the longest at each position) with the boundary character.
+  std::string cut_meta_pieces(const std::string& s) const {
+    std::string out;
+    const auto* b = reinterpret_cast<const uint8_t*>(s.data());
+    for (size_t i = 0; i < s.size();) {
+      size_t best = 0;
+      uint32_t node = ByteTrie::kRoot;
+      for (size_t end = i; end < s.size();) {
+        node = meta_pieces_.child(node, b[end++]);
+        if (node == ByteTrie::kNone) break;
+        if (meta_pieces_.value(node) != kNoToken) best = end - i;
+      }
+      if (best) {
+        out += char(kSpmBoundary);
+        i += best;
+      } else {
+        out += s[i++];
+      }
+    }
+    return out;
+  }
+
+  SpmNormalizer normalizer_;
+  ByteTrie meta_pieces_;
+  Options options_;
+  std::string sentences_;  // normalized, each ended by '\0'
+  size_t sentence_count_ = 0;
+  std::vector<std::pair<uint32_t, int64_t>> alphabet_;  // kept characters, most frequent first
+  std::unordered_map<uint32_t, bool> in_alphabet_;
+};
+
+}  // namespace tokenforge
