@@ -76,7 +76,8 @@ class SpmTrainingCorpus {
       covered += count;
       if (cp != kSpmBoundary && cp != kSpmUnknown) alphabet_.emplace_back(cp, count);
     }
-    for (const auto& [cp, count] : alphabet_) in_alphabet_[cp] = true;
+    in_alphabet_.assign(0x110000, 0);
+    for (const auto& [cp, count] : alphabet_) in_alphabet_[cp] = 1;
     if (alphabet_.size() + meta_count > vocab_size)
       throw std::invalid_argument("vocab_size " + std::to_string(vocab_size) + " is smaller than the " +
                                   std::to_string(alphabet_.size() + meta_count) +
@@ -87,7 +88,7 @@ class SpmTrainingCorpus {
   const std::vector<std::pair<uint32_t, int64_t>>& alphabet() const { return alphabet_; }
 
   // cp, or U+2585 when it is outside the alphabet.
-  uint32_t kept(uint32_t cp) const { return in_alphabet_.count(cp) ? cp : kSpmUnknown; }
+  uint32_t kept(uint32_t cp) const { return cp < in_alphabet_.size() && in_alphabet_[cp] ? cp : kSpmUnknown; }
 
   // The normalized sentences, each ended by '\0' (released by count_words).
   const std::string& sentences() const { return sentences_; }
@@ -163,7 +164,7 @@ class SpmTrainingCorpus {
   std::string sentences_;  // normalized, each ended by '\0'
   size_t sentence_count_ = 0;
   std::vector<std::pair<uint32_t, int64_t>> alphabet_;  // kept characters, most frequent first
-  std::unordered_map<uint32_t, bool> in_alphabet_;
+  std::vector<uint8_t> in_alphabet_;  // by code point
 };
 
 }  // namespace tokenforge

@@ -3,7 +3,6 @@
 // of a corpus of tens of millions of characters.
 #pragma once
 #include <cstdint>
-#include <functional>
 #include <vector>
 
 namespace tokenforge {
@@ -98,25 +97,34 @@ inline std::vector<int32_t> suffix_array(const std::vector<int32_t>& text, int32
   return sa;
 }
 
+// lcp[i]: how many leading symbols the suffixes sa[i - 1] and sa[i] share, counted only up to
+// cap (lcp[0] = 0). Capping keeps the pass linear, and leaves the suffix tree's nodes of depth
+// below cap exactly as they are.
+inline std::vector<uint16_t> capped_lcp(const std::vector<int32_t>& text, const std::vector<int32_t>& sa,
+                                        uint16_t cap) {
+  const size_t n = sa.size();
+  std::vector<uint16_t> lcp(n, 0);
+  for (size_t i = 1; i < n; ++i) {
+    const int32_t a = sa[i - 1], b = sa[i];
+    uint16_t d = 0;
+    while (d < cap && size_t(a) + d < n && size_t(b) + d < n && text[a + d] == text[b + d]) ++d;
+    lcp[i] = d;
+  }
+  return lcp;
+}
+
 // Calls visit(depth, first, count) for every internal node of the suffix tree whose depth is
-// at most max_depth: `count` suffixes from sa[first] on share exactly `depth` leading symbols
-// and branch after them. Common prefixes are measured only up to max_depth + 1, which leaves
-// the nodes at depth <= max_depth exactly as they are and keeps the pass linear.
-inline void shallow_suffix_tree_nodes(const std::vector<int32_t>& text, const std::vector<int32_t>& sa,
-                                      int32_t max_depth,
-                                      const std::function<void(int32_t, int32_t, int32_t)>& visit) {
-  const int32_t n = int32_t(sa.size()), cap = max_depth + 1;
-  const auto common = [&](int32_t a, int32_t b) {
-    int32_t d = 0;
-    while (d < cap && a + d < n && b + d < n && text[a + d] == text[b + d]) ++d;
-    return d;
-  };
+// below the cap lcp was computed with: `count` suffixes from sa[first] on share exactly `depth`
+// leading symbols and branch after them.
+template <class Visit>
+void suffix_tree_nodes(const std::vector<uint16_t>& lcp, int32_t max_depth, Visit visit) {
+  const int32_t n = int32_t(lcp.size());
   struct Open {
     int32_t depth, first;
   };
   std::vector<Open> stack{{0, 0}};
   for (int32_t i = 1; i <= n; ++i) {
-    const int32_t depth = i < n ? common(sa[i - 1], sa[i]) : -1;
+    const int32_t depth = i < n ? lcp[i] : -1;
     int32_t first = i - 1;
     while (depth < stack.back().depth) {
       const Open node = stack.back();

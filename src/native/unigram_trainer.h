@@ -38,14 +38,13 @@ class UnigramTrainer {
 
   SpmTrainingCorpus& corpus() { return corpus_; }
 
-  // Chooses the alphabet (characters beyond character_coverage become U+2585), then the seed
-  // pieces: every character, and the substrings of the text with the highest frequency *
-  // length, scored as log probabilities. Returns the alphabet size.
+  // Chooses the alphabet (characters beyond character_coverage become U+2585), counts the
+  // words, then makes the seed pieces: every character, and the substrings of the text with the
+  // highest frequency * length, scored as log probabilities. Returns the alphabet size.
   size_t make_seeds(size_t meta_count, size_t vocab_size) {
     corpus_.choose_alphabet(meta_count, vocab_size);
-    Pieces seeds = seed_pieces();
     words_ = corpus_.count_words();
-    set_pieces(std::move(seeds));
+    set_pieces(seed_pieces());
     return corpus_.alphabet().size();
   }
 
@@ -197,23 +196,45 @@ class UnigramTrainer {
     return result + std::log(x) + xx2 / 24 - 7 * xx4 / 960 + 31 * xx4 * xx2 / 8064 - 127 * xx4 * xx4 / 30720;
   }
 
+  // Seed candidates are the substrings at which the text's suffix tree branches (sentencepiece
+  // takes them from a suffix array over the whole text). A valid piece never spans two words
+  // (only a word starts with "▁"; without whitespace splitting the words are whole sentences),
+  // so the suffix array is built over the distinct words instead, each occurrence weighted by its
+  // word's count: the same frequencies at a fraction of the size. Each word ends in a separator
+  // of its own, so a substring that ends words branches there, as it does in running text where
+  // different words follow it; one that ends a single distinct word is a leaf, taken when that
+  // word occurs at least twice.
   Pieces seed_pieces() {
-    // The text as dense symbols: 0 ends it, 1 separates sentences, characters from 2 up in
-    // code point order.
-    std::vector<uint32_t> chars;  // symbol -> code point
+    // Symbols: 0 ends the text, 1..W separate the W words, characters follow in code point order.
+    const int32_t max_length = corpus_.options().rules.max_piece_length;
+    std::vector<uint32_t> chars;  // symbol - first_char -> code point
     for (const auto& [cp, count] : corpus_.alphabet()) chars.push_back(cp);
     chars.push_back(kSpmUnknown);
     std::sort(chars.begin(), chars.end());
-    std::unordered_map<uint32_t, int32_t> symbol;
-    for (size_t i = 0; i < chars.size(); ++i) symbol[chars[i]] = int32_t(i + 2);
+    if (words_.size() + chars.size() >= size_t(std::numeric_limits<int32_t>::max()))
+      throw std::invalid_argument("the training text has too many distinct words; sample it with input_sentence_size");
+    const int32_t first_char = int32_t(words_.size()) + 1;
+    std::vector<int32_t> symbol(0x110000, -1);  // by code point
+    for (size_t i = 0; i < chars.size(); ++i) symbol[chars[i]] = first_char + int32_t(i);
     std::vector<int32_t> text;
-    const std::string& sentences = corpus_.sentences();
-    text.reserve(sentences.size() + 1);
-    SpmTrainingCorpus::for_each_char(sentences, [&](uint32_t cp) { text.push_back(cp == 0 ? 1 : symbol[corpus_.kept(cp)]); });
-    if (text.size() >= size_t(std::numeric_limits<int32_t>::max()))
-      throw std::invalid_argument("the training text has over 2^31 characters; sample it with input_sentence_size");
+    std::vector<int64_t> weight;  // by position: the count of its word
+    for (size_t w = 0; w < words_.size(); ++w) {
+      SpmTrainingCorpus::for_each_char(words_[w].first, [&](uint32_t cp) {
+        text.push_back(symbol[cp]);
+        weight.push_back(words_[w].second);
+      });
+      text.push_back(int32_t(w) + 1);
+      weight.push_back(0);
+      if (text.size() >= size_t(std::numeric_limits<int32_t>::max()))
+        throw std::invalid_argument("the distinct words hold over 2^31 characters; sample the text with "
+                                    "input_sentence_size");
+    }
     text.push_back(0);
-    const std::vector<int32_t> sa = suffix_array(text, int32_t(chars.size() + 2));
+    weight.push_back(0);
+    const std::vector<int32_t> sa = suffix_array(text, first_char + int32_t(chars.size()));
+    const std::vector<uint16_t> lcp = capped_lcp(text, sa, uint16_t(max_length + 1));
+    std::vector<int64_t> weight_before(sa.size() + 1, 0);  // in suffix array order
+    for (size_t i = 0; i < sa.size(); ++i) weight_before[i + 1] = weight_before[i] + weight[sa[i]];
 
     struct Candidate {
       int64_t score;
@@ -225,21 +246,30 @@ class UnigramTrainer {
       return a.score != b.score ? a.score > b.score : a.offset < b.offset;
     };
     std::vector<uint32_t> cps;
-    shallow_suffix_tree_nodes(text, sa, corpus_.options().rules.max_piece_length, [&](int32_t depth, int32_t first, int32_t count) {
-      if (depth < 2) return;
-      const int32_t offset = sa[first];
+    const auto consider = [&](int32_t offset, int32_t length, int64_t frequency) {
       cps.clear();
-      for (int32_t k = offset; k < offset + depth; ++k) {
-        if (text[k] < 2) return;  // crosses a sentence
-        cps.push_back(chars[text[k] - 2]);
+      for (int32_t k = offset; k < offset + length; ++k) {
+        if (text[k] < first_char) return;  // crosses a word's end
+        cps.push_back(chars[text[k] - first_char]);
       }
       if (!corpus_.options().rules.valid(cps.data(), cps.size())) return;
-      best.push_back({int64_t(count) * depth, offset, depth});
+      best.push_back({frequency * length, offset, length});
       if (best.size() >= 4 * keep + 1024) {
         std::nth_element(best.begin(), best.begin() + keep, best.end(), by_score);
         best.resize(keep);
       }
+    };
+    suffix_tree_nodes(lcp, max_length, [&](int32_t depth, int32_t first, int32_t count) {
+      if (depth >= 2) consider(sa[first], depth, weight_before[first + count] - weight_before[first]);
     });
+    for (size_t i = 0; i < sa.size(); ++i) {  // the leaves: word endings found in one word only
+      const int32_t start = sa[i];
+      if (weight[start] < 2) continue;
+      int32_t length = 0;
+      while (length <= max_length && text[start + length] >= first_char) ++length;
+      const int32_t shared = std::max<int32_t>(lcp[i], i + 1 < sa.size() ? lcp[i + 1] : 0);
+      if (length >= 2 && length <= max_length && length > shared) consider(start, length, weight[start]);
+    }
     std::sort(best.begin(), best.end(), by_score);
     if (best.size() > keep) best.resize(keep);
 
@@ -247,7 +277,7 @@ class UnigramTrainer {
     for (const auto& [cp, count] : corpus_.alphabet()) seeds.emplace_back(SpmTrainingCorpus::utf8(&cp, 1), float(count));
     for (const Candidate& c : best) {
       cps.clear();
-      for (int32_t k = c.offset; k < c.offset + c.length; ++k) cps.push_back(chars[text[k] - 2]);
+      for (int32_t k = c.offset; k < c.offset + c.length; ++k) cps.push_back(chars[text[k] - first_char]);
       seeds.emplace_back(SpmTrainingCorpus::utf8(cps.data(), cps.size()), float(c.score));
     }
     double sum = 0;
@@ -261,10 +291,12 @@ class UnigramTrainer {
     pieces_ = std::move(pieces);
     trie_ = ByteTrie();
     min_score_ = std::numeric_limits<float>::max();
+    probs_.resize(pieces_.size());
     for (size_t i = 0; i < pieces_.size(); ++i) {
       const std::string& s = pieces_[i].first;
       trie_.insert(reinterpret_cast<const uint8_t*>(s.data()), s.size(), uint32_t(i));
       min_score_ = std::min(min_score_, pieces_[i].second);
+      probs_[i] = std::exp(double(pieces_[i].second));
     }
   }
 
@@ -272,21 +304,37 @@ class UnigramTrainer {
   // unknown edge where no piece covers a single character.
   class Lattice {
    public:
-    // Adds count * (posterior of each piece's edges) to expected; returns log Z.
+    // Adds count * (posterior of each piece's edges) to expected; returns log Z. Sums run over
+    // probabilities, not their logs (no exp or log per edge); a text so long or unlikely that
+    // its total probability nears the bottom of the double range takes the log-domain path.
     double expect(const UnigramTrainer& t, std::string_view s, double count, std::vector<double>& expected) {
       build(t, s, kNoExclusion);
+      const size_t n = s.size();
+      alpha_.assign(n + 1, 0.0);
+      beta_.assign(n + 1, 0.0);
+      alpha_[0] = 1;
+      for (const Edge& e : edges_) alpha_[e.end] += alpha_[e.start] * e.prob;
+      const double z = alpha_[n];
+      if (z > 1e-250) {
+        beta_[n] = 1;
+        for (auto it = edges_.rbegin(); it != edges_.rend(); ++it) beta_[it->start] += it->prob * beta_[it->end];
+        const double scale = count / z;
+        for (const Edge& e : edges_)
+          if (e.id != kUnknownPiece) expected[e.id] += scale * alpha_[e.start] * e.prob * beta_[e.end];
+        return std::log(z);
+      }
       constexpr double kNegInf = -std::numeric_limits<double>::infinity();
-      alpha_.assign(s.size() + 1, kNegInf);
-      beta_.assign(s.size() + 1, kNegInf);
+      alpha_.assign(n + 1, kNegInf);
+      beta_.assign(n + 1, kNegInf);
       alpha_[0] = 0;
       for (const Edge& e : edges_) alpha_[e.end] = log_add(alpha_[e.end], alpha_[e.start] + e.score);
-      beta_[s.size()] = 0;
+      beta_[n] = 0;
       for (auto it = edges_.rbegin(); it != edges_.rend(); ++it)
         beta_[it->start] = log_add(beta_[it->start], it->score + beta_[it->end]);
-      const double z = alpha_[s.size()];
+      const double log_z = alpha_[n];
       for (const Edge& e : edges_)
-        if (e.id != kUnknownPiece) expected[e.id] += count * std::exp(alpha_[e.start] + e.score + beta_[e.end] - z);
-      return z;
+        if (e.id != kUnknownPiece) expected[e.id] += count * std::exp(alpha_[e.start] + e.score + beta_[e.end] - log_z);
+      return log_z;
     }
 
     // The best segmentation's pieces (kUnknownPiece for unknown characters), without using
@@ -313,6 +361,7 @@ class UnigramTrainer {
     struct Edge {
       uint32_t start, end, id;
       float score;
+      double prob;  // exp(score)
     };
 
     static double log_add(double x, double y) {
@@ -333,11 +382,12 @@ class UnigramTrainer {
           if (node == ByteTrie::kNone) break;
           const uint32_t id = t.trie_.value(node);
           if (id == kNoToken || (id == excluded && start == 0 && end == s.size())) continue;
-          edges_.push_back({uint32_t(start), uint32_t(end), id, t.pieces_[id].second});
+          edges_.push_back({uint32_t(start), uint32_t(end), id, t.pieces_[id].second, t.probs_[id]});
           single = single || end - start == char_len;
         }
         if (!single)
-          edges_.push_back({uint32_t(start), uint32_t(start + char_len), kUnknownPiece, t.min_score_ - kUnknownPenalty});
+          edges_.push_back({uint32_t(start), uint32_t(start + char_len), kUnknownPiece, t.min_score_ - kUnknownPenalty,
+                            std::exp(double(t.min_score_ - kUnknownPenalty))});
         start += char_len;
       }
     }
@@ -354,6 +404,7 @@ class UnigramTrainer {
   std::vector<std::pair<std::string, int64_t>> words_;
   Pieces pieces_;
   ByteTrie trie_;
+  std::vector<double> probs_;  // exp(score) of each piece
   float min_score_ = 0;
 };
 

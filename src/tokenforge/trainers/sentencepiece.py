@@ -23,6 +23,7 @@ writes the model.
 """
 from __future__ import annotations
 
+import itertools
 import os
 import random
 import warnings
@@ -49,68 +50,83 @@ def _charsmap(rule: str) -> bytes:
     return resources.files("tokenforge").joinpath("data", "spm_rules", f"{rule}.bin").read_bytes()
 
 
-class _FileLines:
-    """The lines of text files, without their newlines; `where` names the current one."""
-
-    def __init__(self, paths: list[str]) -> None:
-        self.paths = paths
-        self.where = ""
-
-    def __iter__(self) -> Iterator[str]:
-        for path in self.paths:
-            number = 0
-            try:
-                with open(path, encoding="utf-8", newline="\n") as f:
-                    for number, line in enumerate(f, 1):
-                        self.where = f"{path}:{number}"
-                        yield line[:-1] if line.endswith("\n") else line
-            except UnicodeDecodeError as e:
-                raise ValueError(f"{path}: not UTF-8 text (after line {number}: {e.reason})") from None
-            except OSError as e:
-                raise ValueError(f"cannot read {path}: {e.strerror or e}") from None
+# A chunk of input: lines, and where(k) naming line k of them in messages.
+Chunk = tuple[list[str], Callable[[int], str]]
 
 
-def _sentences(lines: Iterable[str], where: Callable[[int], str], max_sentence_length: int, skip_long_lines: bool,
-               input_sentence_size: int, shuffle: bool, seed: int | None) -> Iterator[list[str]]:
+def _file_chunks(paths: list[str]) -> Iterator[Chunk]:
+    """The lines of text files (split at "\\n" only, without it), about a megabyte at a time."""
+    for path in paths:
+        number = 1
+        try:
+            with open(path, encoding="utf-8", newline="\n") as f:
+                rest = ""
+                while block := f.read(1 << 20):
+                    lines = (rest + block).split("\n")
+                    rest = lines.pop()
+                    yield lines, lambda k, path=path, first=number: f"{path}:{first + k}"
+                    number += len(lines)
+                if rest:
+                    yield [rest], lambda k, path=path, first=number: f"{path}:{first + k}"
+        except UnicodeDecodeError as e:
+            raise ValueError(f"{path}: not UTF-8 text (after line {number}: {e.reason})") from None
+        except OSError as e:
+            raise ValueError(f"cannot read {path}: {e.strerror or e}") from None
+
+
+def _sentence_chunks(sentences: Iterable[str]) -> Iterator[Chunk]:
+    it = iter(sentences)
+    first = 0
+    while lines := list(itertools.islice(it, _BATCH)):
+        yield lines, lambda k, first=first: f"sentence {first + k}"
+        first += len(lines)
+
+
+def _sentences(chunks: Iterable[Chunk], max_sentence_length: int, skip_long_lines: bool, input_sentence_size: int,
+               shuffle: bool, seed: int | None) -> Iterator[list[str]]:
     """Batches of the lines sentencepiece trains on: non-empty, without U+2585, at most
     max_sentence_length bytes (longer ones raise, or are skipped and counted), the first or a
-    uniform sample of input_sentence_size of them when that is set. where(k) names line k."""
-    long_lines = reserved = 0
+    uniform sample of input_sentence_size of them when that is set."""
+    long_lines = reserved = eligible = 0
     sample: list[str] = []
     rng = random.Random(seed)
-    batch: list[str] = []
-    for seen, line in enumerate(lines):
-        if not isinstance(line, str):
-            raise TypeError(f"training sentence {where(seen)} is {type(line).__name__}, not str")
-        if not line:
-            continue
-        if len(line) * 4 > max_sentence_length and len(line.encode("utf-8", "surrogatepass")) > max_sentence_length:
-            if not skip_long_lines:
-                raise ValueError(f"{where(seen)} has {len(line.encode('utf-8', 'surrogatepass'))} bytes, over "
-                                 f"max_sentence_length={max_sentence_length}; raise max_sentence_length, or pass "
-                                 "skip_long_lines=True (CLI: --spm skip_long_lines=true) to leave such lines out as "
-                                 "sentencepiece does")
-            long_lines += 1
-            continue
-        if _UNKNOWN_CHAR in line:
-            reserved += 1
-            continue
+    for lines, where in chunks:
+        if not all(type(line) is str for line in lines):
+            k = next(k for k, line in enumerate(lines) if not isinstance(line, str))
+            raise TypeError(f"training sentence {where(k)} is {type(lines[k]).__name__}, not str")
+        if max(map(len, lines), default=0) * 4 <= max_sentence_length and not any(_UNKNOWN_CHAR in x for x in lines):
+            kept = [line for line in lines if line]
+        else:  # some lines may be too long or hold U+2585: look at each
+            kept = []
+            for k, line in enumerate(lines):
+                if len(line) * 4 > max_sentence_length and (size := len(line.encode("utf-8", "surrogatepass"))) > \
+                        max_sentence_length:
+                    if not skip_long_lines:
+                        raise ValueError(f"{where(k)} has {size} bytes, over max_sentence_length={max_sentence_length}; "
+                                         "raise max_sentence_length, or pass skip_long_lines=True (CLI: --spm "
+                                         "skip_long_lines=true) to leave such lines out as sentencepiece does")
+                    long_lines += 1
+                elif _UNKNOWN_CHAR in line:
+                    reserved += 1
+                elif line:
+                    kept.append(line)
         if input_sentence_size and shuffle:  # reservoir sampling: each line kept with equal chance
-            if len(sample) < input_sentence_size:
-                sample.append(line)
-            elif (k := rng.randrange(seen + 1)) < input_sentence_size:
-                sample[k] = line
+            for line in kept:
+                if len(sample) < input_sentence_size:
+                    sample.append(line)
+                elif (k := rng.randrange(eligible + 1)) < input_sentence_size:
+                    sample[k] = line
+                eligible += 1
             continue
-        batch.append(line)
-        if len(batch) >= _BATCH:
-            yield batch
-            batch = []
-        if input_sentence_size and seen + 1 - long_lines - reserved >= input_sentence_size:
+        if input_sentence_size:
+            kept = kept[:input_sentence_size - eligible]
+        eligible += len(kept)
+        if kept:
+            yield kept
+        if input_sentence_size and eligible >= input_sentence_size:
             break
     for start in range(0, len(sample), _BATCH):
         yield sample[start:start + _BATCH]
-    if batch:
-        yield batch
     if long_lines:
         warnings.warn(f"skipped {long_lines} lines longer than max_sentence_length={max_sentence_length} bytes",
                       stacklevel=3)
@@ -264,13 +280,9 @@ def train_sentencepiece(
                                        shrinking_factor=shrinking_factor)
     else:
         trainer = _core.SpmBpeTrainer(*corpus_options)
-    if input is not None:
-        lines = _FileLines(expand_paths(input))
-        where = lambda _: lines.where  # noqa: E731
-    else:
-        lines, where = sentences, "sentence {}".format
+    chunks = _file_chunks(expand_paths(input)) if input is not None else _sentence_chunks(sentences)
     with Progress("reading sentences", unit="sentences", enabled=progress) as shown:
-        for batch in _sentences(lines, where, max_sentence_length, skip_long_lines, input_sentence_size,
+        for batch in _sentences(chunks, max_sentence_length, skip_long_lines, input_sentence_size,
                                 shuffle_input_sentence, seed):
             trainer.add_sentences(batch)
             shown.update(trainer.sentence_count)
