@@ -94,9 +94,10 @@ class SpmTrainingCorpus {
   const std::string& sentences() const { return sentences_; }
 
   // The distinct words of all sentences (characters outside the alphabet as U+2585), with
-  // counts, most frequent first; the sentences are let go.
-  std::vector<std::pair<std::string, int64_t>> count_words() {
-    std::unordered_map<std::string, int64_t> counts;
+  // counts, most frequent first; the sentences are let go. at_end, when given, gets how many of
+  // each word's occurrences end their sentence.
+  std::vector<std::pair<std::string, int64_t>> count_words(std::vector<int64_t>* at_end = nullptr) {
+    std::unordered_map<std::string, std::pair<int64_t, int64_t>> counts;  // (all, at a sentence's end)
     std::string sentence;
     uint8_t buf[4];
     for (size_t start = 0; start < sentences_.size();) {
@@ -105,16 +106,32 @@ class SpmTrainingCorpus {
       for_each_char(std::string_view(sentences_).substr(start, end - start),
                     [&](uint32_t cp) { sentence.append(reinterpret_cast<char*>(buf), encode_utf8(kept(cp), buf)); });
       if (options_.rules.split_by_whitespace) {
-        for (std::string_view w : options_.rules.words(sentence)) ++counts[std::string(w)];
+        const std::vector<std::string_view> words = options_.rules.words(sentence);
+        for (size_t i = 0; i < words.size(); ++i) {
+          auto& c = counts[std::string(words[i])];
+          ++c.first;
+          c.second += i + 1 == words.size();
+        }
       } else {
-        ++counts[sentence];
+        auto& c = counts[sentence];
+        ++c.first;
+        ++c.second;
       }
       start = end + 1;
     }
     std::string().swap(sentences_);
-    std::vector<std::pair<std::string, int64_t>> words(counts.begin(), counts.end());
-    std::sort(words.begin(), words.end(),
-              [](const auto& a, const auto& b) { return a.second != b.second ? a.second > b.second : a.first < b.first; });
+    std::vector<std::pair<std::string, std::pair<int64_t, int64_t>>> sorted(counts.begin(), counts.end());
+    std::unordered_map<std::string, std::pair<int64_t, int64_t>>().swap(counts);
+    std::sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) {
+      return a.second.first != b.second.first ? a.second.first > b.second.first : a.first < b.first;
+    });
+    std::vector<std::pair<std::string, int64_t>> words;
+    words.reserve(sorted.size());
+    if (at_end) at_end->clear();
+    for (auto& [word, c] : sorted) {
+      words.emplace_back(std::move(word), c.first);
+      if (at_end) at_end->push_back(c.second);
+    }
     return words;
   }
 

@@ -43,8 +43,9 @@ class UnigramTrainer {
   // highest frequency * length, scored as log probabilities. Returns the alphabet size.
   size_t make_seeds(size_t meta_count, size_t vocab_size) {
     corpus_.choose_alphabet(meta_count, vocab_size);
-    words_ = corpus_.count_words();
-    set_pieces(seed_pieces());
+    std::vector<int64_t> at_end;
+    words_ = corpus_.count_words(&at_end);
+    set_pieces(seed_pieces(at_end));
     return corpus_.alphabet().size();
   }
 
@@ -196,45 +197,53 @@ class UnigramTrainer {
     return result + std::log(x) + xx2 / 24 - 7 * xx4 / 960 + 31 * xx4 * xx2 / 8064 - 127 * xx4 * xx4 / 30720;
   }
 
-  // Seed candidates are the substrings at which the text's suffix tree branches (sentencepiece
-  // takes them from a suffix array over the whole text). A valid piece never spans two words
-  // (only a word starts with "▁"; without whitespace splitting the words are whole sentences),
-  // so the suffix array is built over the distinct words instead, each occurrence weighted by its
-  // word's count: the same frequencies at a fraction of the size. Each word ends in a separator
-  // of its own, so a substring that ends words branches there, as it does in running text where
-  // different words follow it; one that ends a single distinct word is a leaf, taken when that
-  // word occurs at least twice.
-  Pieces seed_pieces() {
-    // Symbols: 0 ends the text, 1..W separate the W words, characters follow in code point order.
+  // Seed candidates are the substrings at which the text's suffix tree branches: those followed
+  // by at least two different characters (sentencepiece takes them from a suffix array over the
+  // whole text). A valid piece never spans two words (only a word starts with "▁"; without
+  // whitespace splitting the words are whole sentences), so the suffix array is built over the
+  // distinct words instead, each occurrence weighted by its word's count: the same frequencies
+  // at a fraction of the size. What follows a word in running text is the next word's "▁" or
+  // the sentence's end, so each word goes in once for each: followed by "▁" (weighted by its
+  // occurrences inside sentences) and by the separator (those at a sentence's end).
+  Pieces seed_pieces(const std::vector<int64_t>& at_end) {
+    // Symbols: 0 ends the text, 1 separates entries, characters follow in code point order.
     const int32_t max_length = corpus_.options().rules.max_piece_length;
-    std::vector<uint32_t> chars;  // symbol - first_char -> code point
+    std::vector<uint32_t> chars;  // symbol - 2 -> code point
     for (const auto& [cp, count] : corpus_.alphabet()) chars.push_back(cp);
     chars.push_back(kSpmUnknown);
+    chars.push_back(kSpmSpace);  // as a follower, even where the alphabet lacks it
     std::sort(chars.begin(), chars.end());
-    if (words_.size() + chars.size() >= size_t(std::numeric_limits<int32_t>::max()))
-      throw std::invalid_argument("the training text has too many distinct words; sample it with input_sentence_size");
-    const int32_t first_char = int32_t(words_.size()) + 1;
+    chars.erase(std::unique(chars.begin(), chars.end()), chars.end());
     std::vector<int32_t> symbol(0x110000, -1);  // by code point
-    for (size_t i = 0; i < chars.size(); ++i) symbol[chars[i]] = first_char + int32_t(i);
+    for (size_t i = 0; i < chars.size(); ++i) symbol[chars[i]] = int32_t(i) + 2;
     std::vector<int32_t> text;
-    std::vector<int64_t> weight;  // by position: the count of its word
-    for (size_t w = 0; w < words_.size(); ++w) {
-      SpmTrainingCorpus::for_each_char(words_[w].first, [&](uint32_t cp) {
+    std::vector<int64_t> weight;  // by position: how many times it occurs in the corpus
+    const auto add = [&](const std::string& word, int64_t count, bool space_follows) {
+      SpmTrainingCorpus::for_each_char(word, [&](uint32_t cp) {
         text.push_back(symbol[cp]);
-        weight.push_back(words_[w].second);
+        weight.push_back(count);
       });
-      text.push_back(int32_t(w) + 1);
+      if (space_follows) {
+        text.push_back(symbol[kSpmSpace]);
+        weight.push_back(count);
+      }
+      text.push_back(1);
       weight.push_back(0);
       if (text.size() >= size_t(std::numeric_limits<int32_t>::max()))
         throw std::invalid_argument("the distinct words hold over 2^31 characters; sample the text with "
                                     "input_sentence_size");
+    };
+    for (size_t w = 0; w < words_.size(); ++w) {
+      const auto& [word, count] = words_[w];
+      if (count > at_end[w]) add(word, count - at_end[w], true);
+      if (at_end[w] > 0) add(word, at_end[w], false);
     }
     text.push_back(0);
     weight.push_back(0);
-    const std::vector<int32_t> sa = suffix_array(text, first_char + int32_t(chars.size()));
-    const std::vector<uint16_t> lcp = capped_lcp(text, sa, uint16_t(max_length + 1));
+    const std::vector<int32_t> sa = suffix_array(text, int32_t(chars.size()) + 2);
     std::vector<int64_t> weight_before(sa.size() + 1, 0);  // in suffix array order
     for (size_t i = 0; i < sa.size(); ++i) weight_before[i + 1] = weight_before[i] + weight[sa[i]];
+    std::vector<int64_t>().swap(weight);
 
     struct Candidate {
       int64_t score;
@@ -246,30 +255,22 @@ class UnigramTrainer {
       return a.score != b.score ? a.score > b.score : a.offset < b.offset;
     };
     std::vector<uint32_t> cps;
-    const auto consider = [&](int32_t offset, int32_t length, int64_t frequency) {
+    suffix_tree_nodes(capped_lcp(text, sa, uint16_t(max_length + 1)), max_length,
+                      [&](int32_t depth, int32_t first, int32_t count) {
+      if (depth < 2) return;
+      const int32_t offset = sa[first];
       cps.clear();
-      for (int32_t k = offset; k < offset + length; ++k) {
-        if (text[k] < first_char) return;  // crosses a word's end
-        cps.push_back(chars[text[k] - first_char]);
+      for (int32_t k = offset; k < offset + depth; ++k) {
+        if (text[k] < 2) return;  // crosses into the next entry
+        cps.push_back(chars[text[k] - 2]);
       }
       if (!corpus_.options().rules.valid(cps.data(), cps.size())) return;
-      best.push_back({frequency * length, offset, length});
+      best.push_back({(weight_before[first + count] - weight_before[first]) * depth, offset, depth});
       if (best.size() >= 4 * keep + 1024) {
         std::nth_element(best.begin(), best.begin() + keep, best.end(), by_score);
         best.resize(keep);
       }
-    };
-    suffix_tree_nodes(lcp, max_length, [&](int32_t depth, int32_t first, int32_t count) {
-      if (depth >= 2) consider(sa[first], depth, weight_before[first + count] - weight_before[first]);
     });
-    for (size_t i = 0; i < sa.size(); ++i) {  // the leaves: word endings found in one word only
-      const int32_t start = sa[i];
-      if (weight[start] < 2) continue;
-      int32_t length = 0;
-      while (length <= max_length && text[start + length] >= first_char) ++length;
-      const int32_t shared = std::max<int32_t>(lcp[i], i + 1 < sa.size() ? lcp[i + 1] : 0);
-      if (length >= 2 && length <= max_length && length > shared) consider(start, length, weight[start]);
-    }
     std::sort(best.begin(), best.end(), by_score);
     if (best.size() > keep) best.resize(keep);
 
@@ -277,7 +278,7 @@ class UnigramTrainer {
     for (const auto& [cp, count] : corpus_.alphabet()) seeds.emplace_back(SpmTrainingCorpus::utf8(&cp, 1), float(count));
     for (const Candidate& c : best) {
       cps.clear();
-      for (int32_t k = c.offset; k < c.offset + c.length; ++k) cps.push_back(chars[text[k] - first_char]);
+      for (int32_t k = c.offset; k < c.offset + c.length; ++k) cps.push_back(chars[text[k] - 2]);
       seeds.emplace_back(SpmTrainingCorpus::utf8(cps.data(), cps.size()), float(c.score));
     }
     double sum = 0;
