@@ -48,9 +48,12 @@ CONFIGS = [
     dict(model_type="unigram", normalization_rule_name="identity", byte_fallback=True),
     dict(model_type="unigram", split_digits=True, character_coverage=0.98),
     dict(model_type="unigram", split_by_unicode_script=False, max_sentencepiece_length=8),
+    dict(model_type="unigram", allow_whitespace_only_pieces=True, remove_extra_whitespaces=False,
+         add_dummy_prefix=False),
     dict(model_type="bpe"),
     dict(model_type="bpe", byte_fallback=True, split_digits=True),
     dict(model_type="bpe", normalization_rule_name="nfkc_cf", character_coverage=0.98),
+    dict(model_type="bpe", split_by_whitespace=False, split_by_number=False),
 ]
 
 
