@@ -97,41 +97,58 @@ class SpmTrainingCorpus {
   // counts, most frequent first; the sentences are let go. at_end, when given, gets how many of
   // each word's occurrences end their sentence.
   std::vector<std::pair<std::string, int64_t>> count_words(std::vector<int64_t>* at_end = nullptr) {
-    std::unordered_map<std::string, std::pair<int64_t, int64_t>> counts;  // (all, at a sentence's end)
-    std::string sentence;
-    uint8_t buf[4];
-    for (size_t start = 0; start < sentences_.size();) {
-      const size_t end = sentences_.find('\0', start);
-      sentence.clear();
-      for_each_char(std::string_view(sentences_).substr(start, end - start),
-                    [&](uint32_t cp) { sentence.append(reinterpret_cast<char*>(buf), encode_utf8(kept(cp), buf)); });
-      if (options_.rules.split_by_whitespace) {
-        const std::vector<std::string_view> words = options_.rules.words(sentence);
-        for (size_t i = 0; i < words.size(); ++i) {
-          auto& c = counts[std::string(words[i])];
-          ++c.first;
-          c.second += i + 1 == words.size();
-        }
-      } else {
-        auto& c = counts[sentence];
-        ++c.first;
-        ++c.second;
-      }
-      start = end + 1;
+    replace_unknown_characters();
+    // Each thread counts the words of a share of the sentences, by views into the text.
+    using Counts = std::unordered_map<std::string_view, std::pair<int64_t, int64_t>>;  // (all, at an end)
+    const size_t threads = options_.threads;
+    std::vector<size_t> cuts{0};
+    for (size_t t = 1; t < threads; ++t) {
+      const size_t cut = sentences_.find('\0', std::max(cuts.back(), sentences_.size() * t / threads));
+      cuts.push_back(cut == std::string::npos ? sentences_.size() : cut + 1);
     }
-    std::string().swap(sentences_);
-    std::vector<std::pair<std::string, std::pair<int64_t, int64_t>>> sorted(counts.begin(), counts.end());
-    std::unordered_map<std::string, std::pair<int64_t, int64_t>>().swap(counts);
+    cuts.push_back(sentences_.size());
+    std::vector<Counts> counts(threads);
+    parallel_for(threads, threads, [&](size_t t) {
+      const std::string_view text = std::string_view(sentences_).substr(cuts[t], cuts[t + 1] - cuts[t]);
+      for (size_t start = 0; start < text.size();) {
+        const size_t end = text.find('\0', start);
+        const std::string_view sentence = text.substr(start, end - start);
+        if (options_.rules.split_by_whitespace) {
+          const std::vector<std::string_view> words = options_.rules.words(sentence);
+          for (size_t i = 0; i < words.size(); ++i) {
+            auto& c = counts[t][words[i]];
+            ++c.first;
+            c.second += i + 1 == words.size();
+          }
+        } else {
+          auto& c = counts[t][sentence];
+          ++c.first;
+          ++c.second;
+        }
+        start = end + 1;
+      }
+    });
+    for (size_t t = 1; t < threads; ++t) {
+      for (const auto& [word, c] : counts[t]) {
+        auto& total = counts[0][word];
+        total.first += c.first;
+        total.second += c.second;
+      }
+      Counts().swap(counts[t]);
+    }
+    std::vector<std::pair<std::string_view, std::pair<int64_t, int64_t>>> sorted(counts[0].begin(), counts[0].end());
+    Counts().swap(counts[0]);
     std::sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) {
       return a.second.first != b.second.first ? a.second.first > b.second.first : a.first < b.first;
     });
     std::vector<std::pair<std::string, int64_t>> words;
     words.reserve(sorted.size());
     if (at_end) at_end->clear();
-    for (auto& [word, c] : sorted) {
-      words.emplace_back(std::move(word), c.first);
+    for (const auto& [word, c] : sorted) {
+      words.emplace_back(std::string(word), c.first);
       if (at_end) at_end->push_back(c.second);
     }
+    std::string().swap(sentences_);
     return words;
   }
 
@@ -153,6 +170,20 @@ class SpmTrainingCorpus {
   }
 
  private:
+  // Rewrites the text with U+2585 for every character outside the alphabet (when there is one).
+  void replace_unknown_characters() {
+    bool all_kept = true;
+    for_each_char(sentences_, [&](uint32_t cp) { all_kept = all_kept && (cp == 0 || kept(cp) == cp); });
+    if (all_kept) return;
+    std::string out;
+    out.reserve(sentences_.size());
+    uint8_t buf[4];
+    for_each_char(sentences_, [&](uint32_t cp) {  // '\0' ends a sentence
+      out.append(reinterpret_cast<char*>(buf), encode_utf8(cp == 0 ? 0 : kept(cp), buf));
+    });
+    sentences_.swap(out);
+  }
+
   // Replaces each special piece's text (the longest at each position) with the boundary character.
   std::string cut_meta_pieces(const std::string& s) const {
     std::string out;
