@@ -30,20 +30,14 @@ class SpmBpeTrainer {
   // Chooses the alphabet, counts the words and indexes their pairs; returns the alphabet size.
   size_t prepare(size_t meta_count, size_t vocab_size) {
     corpus_.choose_alphabet(meta_count, vocab_size);
-    std::unordered_map<uint32_t, uint32_t> symbol_of;
-    for (const auto& [cp, count] : corpus_.alphabet()) {
-      symbol_of.emplace(cp, uint32_t(symbols_.size()));
-      symbols_.push_back({cp});
-    }
-    const uint32_t unknown = uint32_t(symbols_.size());
+    for (const auto& [cp, count] : corpus_.alphabet()) symbols_.push_back({cp});
+    unknown_ = uint32_t(symbols_.size());
     symbols_.push_back({kSpmUnknown});
-    unknown_ = unknown;
+    std::vector<uint32_t> symbol_of(0x110000, unknown_);  // by code point
+    for (uint32_t id = 0; id < unknown_; ++id) symbol_of[symbols_[id][0]] = id;
     for (auto& [word, count] : corpus_.count_words()) {
       std::vector<uint32_t> ids;
-      SpmTrainingCorpus::for_each_char(word, [&](uint32_t cp) {
-        const auto it = symbol_of.find(cp);
-        ids.push_back(it == symbol_of.end() ? unknown : it->second);
-      });
+      SpmTrainingCorpus::for_each_char(word, [&](uint32_t cp) { ids.push_back(symbol_of[std::min<uint32_t>(cp, 0x10FFFF)]); });
       pairs_.add_chunk(std::move(ids), count);
       std::string().swap(word);
     }

@@ -60,14 +60,23 @@ class SpmTrainingCorpus {
   // pieces do not fit in vocab_size.
   void choose_alphabet(size_t meta_count, size_t vocab_size) {
     if (sentence_count_ == 0) throw std::invalid_argument("no training text: every sentence was empty");
-    std::unordered_map<uint32_t, int64_t> counts;
-    int64_t all = 0;
-    for_each_char(sentences_, [&](uint32_t cp) {
-      if (cp == 0) return;
-      ++counts[cp];
-      ++all;
+    // Characters counted by code point on every thread, over shares of the text cut at sentence ends.
+    const size_t threads = options_.threads;
+    const std::vector<size_t> cuts = sentence_cuts(threads);
+    std::vector<std::vector<int64_t>> per_thread(threads);
+    parallel_for(threads, threads, [&](size_t t) {
+      per_thread[t].assign(0x110000, 0);
+      for_each_char(std::string_view(sentences_).substr(cuts[t], cuts[t + 1] - cuts[t]),
+                    [&](uint32_t cp) { per_thread[t][std::min<uint32_t>(cp, 0x10FFFF)] += 1; });
     });
-    std::vector<std::pair<uint32_t, int64_t>> by_count(counts.begin(), counts.end());
+    std::vector<std::pair<uint32_t, int64_t>> by_count;
+    int64_t all = 0;
+    for (uint32_t cp = 1; cp < 0x110000; ++cp) {
+      int64_t n = 0;
+      for (const auto& counts : per_thread) n += counts[cp];
+      if (n) by_count.emplace_back(cp, n);
+      all += n;
+    }
     std::sort(by_count.begin(), by_count.end(),
               [](const auto& a, const auto& b) { return a.second != b.second ? a.second > b.second : a.first < b.first; });
     int64_t covered = 0;
@@ -101,12 +110,7 @@ class SpmTrainingCorpus {
     // Each thread counts the words of a share of the sentences, by views into the text.
     using Counts = std::unordered_map<std::string_view, std::pair<int64_t, int64_t>>;  // (all, at an end)
     const size_t threads = options_.threads;
-    std::vector<size_t> cuts{0};
-    for (size_t t = 1; t < threads; ++t) {
-      const size_t cut = sentences_.find('\0', std::max(cuts.back(), sentences_.size() * t / threads));
-      cuts.push_back(cut == std::string::npos ? sentences_.size() : cut + 1);
-    }
-    cuts.push_back(sentences_.size());
+    const std::vector<size_t> cuts = sentence_cuts(threads);
     std::vector<Counts> counts(threads);
     parallel_for(threads, threads, [&](size_t t) {
       const std::string_view text = std::string_view(sentences_).substr(cuts[t], cuts[t + 1] - cuts[t]);
@@ -170,6 +174,17 @@ class SpmTrainingCorpus {
   }
 
  private:
+  // Where to cut the text into `parts` shares of whole sentences: parts + 1 offsets.
+  std::vector<size_t> sentence_cuts(size_t parts) const {
+    std::vector<size_t> cuts{0};
+    for (size_t t = 1; t < parts; ++t) {
+      const size_t cut = sentences_.find('\0', std::max(cuts.back(), sentences_.size() * t / parts));
+      cuts.push_back(cut == std::string::npos ? sentences_.size() : cut + 1);
+    }
+    cuts.push_back(sentences_.size());
+    return cuts;
+  }
+
   // Rewrites the text with U+2585 for every character outside the alphabet (when there is one).
   void replace_unknown_characters() {
     bool all_kept = true;
