@@ -178,6 +178,14 @@ class PairIndex {
   uint32_t stamp_ = 0;
 };
 
+// A pair in the merge queue with its count when queued (stale once the count changes).
+struct PairCandidate {
+  int64_t count;
+  uint64_t pair;
+  // std::priority_queue pops the largest: the highest count, then the smallest pair.
+  bool operator<(const PairCandidate& o) const { return count != o.count ? count < o.count : pair > o.pair; }
+};
+
 class BpeTrainer {
  public:
   using Merge = std::pair<uint32_t, uint32_t>;
@@ -233,17 +241,10 @@ class BpeTrainer {
   }
 
  private:
-  struct Candidate {
-    int64_t count;
-    uint64_t pair;
-    // std::priority_queue pops the largest: the highest count, then the smallest pair.
-    bool operator<(const Candidate& o) const { return count != o.count ? count < o.count : pair > o.pair; }
-  };
-
   // The most frequent pair allowed by max_length, with its count; false when none is left.
   bool best(uint64_t& pair, int64_t& count, size_t max_length) {
     while (!heap_.empty()) {
-      const Candidate top = heap_.top();
+      const PairCandidate top = heap_.top();
       heap_.pop();
       if (pairs_.count(top.pair) != top.count) continue;  // stale
       if (max_length && lengths_[top.pair >> 32] + lengths_[uint32_t(top.pair)] > max_length) continue;
@@ -255,7 +256,7 @@ class BpeTrainer {
   }
 
   PairIndex pairs_;
-  std::priority_queue<Candidate> heap_;
+  std::priority_queue<PairCandidate> heap_;
   uint32_t next_id_;
   std::vector<size_t> lengths_ = std::vector<size_t>(256, 1);  // bytes of each id (0: none)
 };

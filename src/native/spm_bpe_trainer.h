@@ -79,17 +79,10 @@ class SpmBpeTrainer {
   }
 
  private:
-  struct Candidate {
-    int64_t count;
-    uint64_t pair;
-    // std::priority_queue pops the largest: the highest count, then the smallest pair.
-    bool operator<(const Candidate& o) const { return count != o.count ? count < o.count : pair > o.pair; }
-  };
-
   // The most frequent pair that makes a new valid piece, and that piece's text.
   bool best(uint64_t& pair, std::string& text) {
     while (!heap_.empty()) {
-      const Candidate top = heap_.top();
+      const PairCandidate top = heap_.top();
       heap_.pop();
       if (pairs_.count(top.pair) != top.count || rejected_.count(top.pair)) continue;  // stale or refused
       const uint32_t a = uint32_t(top.pair >> 32), b = uint32_t(top.pair);
@@ -112,7 +105,7 @@ class SpmBpeTrainer {
 
   SpmTrainingCorpus corpus_;
   PairIndex pairs_;
-  std::priority_queue<Candidate> heap_;
+  std::priority_queue<PairCandidate> heap_;
   std::vector<std::vector<uint32_t>> symbols_;  // id -> code points
   uint32_t unknown_ = 0;
   std::unordered_set<uint64_t> rejected_;
