@@ -658,13 +658,16 @@ NB_MODULE(_core, m) {
       .def(
           "__init__",
           [](SpmNormalizer* self, nb::bytes charsmap, bool add_dummy_prefix, bool remove_extra_whitespaces,
-             bool escape_whitespaces, bool whitespace_as_suffix) {
+             bool escape_whitespaces, bool whitespace_as_suffix, std::vector<std::string> user_defined) {
             new (self) SpmNormalizer(std::string_view(charsmap.c_str(), charsmap.size()),
                                      {add_dummy_prefix, remove_extra_whitespaces, escape_whitespaces,
-                                      whitespace_as_suffix});
+                                      whitespace_as_suffix},
+                                     std::move(user_defined));
           },
           nb::arg("precompiled_charsmap"), nb::arg("add_dummy_prefix"), nb::arg("remove_extra_whitespaces"),
-          nb::arg("escape_whitespaces"), nb::arg("treat_whitespace_as_suffix"))
+          nb::arg("escape_whitespaces"), nb::arg("treat_whitespace_as_suffix"),
+          nb::arg("user_defined_symbols") = std::vector<std::string>(),
+          "user_defined_symbols pass through unchanged, as sentencepiece's prefix matcher does.")
       .def(
           "normalize",
           [](const SpmNormalizer& n, nb::handle text) {
@@ -676,7 +679,31 @@ NB_MODULE(_core, m) {
             }
             return nb::str(out.data(), out.size());
           },
-          nb::arg("text"));
+          nb::arg("text"))
+      .def(
+          "normalize_with_offsets",
+          [](const SpmNormalizer& n, nb::handle text) {
+            const Text t = utf8_of(text);
+            std::string out;
+            std::vector<uint32_t> to_orig, offsets;
+            {
+              nb::gil_scoped_release nogil;
+              out = n.normalize(t.data, t.size, &to_orig);
+              // Input byte offsets to code points, taken at each output character and at the end.
+              std::vector<uint32_t> char_at(t.size + 1);
+              for (size_t i = 0, chars = 0; i <= t.size; ++i) {
+                char_at[i] = uint32_t(chars);
+                if (i < t.size) chars += (t.data[i] & 0xC0) != 0x80;
+              }
+              for (size_t i = 0; i < out.size(); ++i)
+                if ((uint8_t(out[i]) & 0xC0) != 0x80) offsets.push_back(char_at[to_orig[i]]);
+              offsets.push_back(to_orig.empty() ? 0 : char_at[to_orig.back()]);  // empty text: [0], as sentencepiece
+            }
+            return std::make_pair(nb::str(out.data(), out.size()), IdInts::instance().list(offsets));
+          },
+          nb::arg("text"),
+          "(normalized, offsets): for each normalized character, and for the end, the input character it "
+          "came from, as sentencepiece's normalize(text, with_offsets=True).");
   nb::class_<UnigramTrainer>(m, "UnigramTrainer", "sentencepiece's Unigram trainer; trainers/unigram.py drives it.")
       .def(
           "__init__",
