@@ -350,13 +350,19 @@ nb::object row_ints(const Encoded& e, Field Row::*field) {
   return IdInts::instance().list_of(e.rows.size(), [rows, field](size_t i) { return uint32_t(rows[i].*field); });
 }
 
-class PyWordPiece {
+// A native Tokenizer pipeline (WordPiece, sentencepiece) as Python sees it: encode with the
+// special-token policy, batches on threads, the post-processor's settings and the token names.
+template <class Pipeline>
+class PyPipeline {
  public:
-  PyWordPiece(const std::vector<std::string>& tokens, uint32_t unk_id, const std::string& continuation_prefix,
-              const std::string& word_prefix, size_t max_chars, const TextRules& rules, std::vector<std::string> names)
-      : tok_(WordPieceModel(tokens, unk_id, continuation_prefix, word_prefix, max_chars), rules),
+  // names: the text shown for each id. default_allows_all: whether the default policy is
+  // allowed_special="all" (HF matches added tokens) or () (sentencepiece: special text is text).
+  template <class... Args>
+  PyPipeline(std::vector<std::string> names, bool default_allows_all, Args&&... pipeline_args)
+      : tok_(std::forward<Args>(pipeline_args)...),
         names_(std::make_shared<TokenNames>(TokenNames{std::move(names), ""})),
-        ints_(IdInts::instance()) {
+        ints_(IdInts::instance()),
+        default_allows_all_(default_allows_all) {
     ints_.cover(names_->by_id.size());
   }
   PostProcessor& post() { return tok_.post; }
@@ -364,7 +370,7 @@ class PyWordPiece {
     names_ = std::make_shared<TokenNames>(TokenNames{names_->by_id, pad});
   }
 
-  // The special-token policy: the default (all added tokens allowed, none disallowed) uses
+  // The special-token policy: the default (see default_allows_all, none disallowed) uses
   // default_added; any other asks the Python resolver (allowed, disallowed, texts) -> matcher or
   // None, which also raises for disallowed tokens found in texts.
   void set_policy(nb::object default_added, nb::object resolver) {
@@ -373,8 +379,12 @@ class PyWordPiece {
   }
   // The matcher for a call (kept alive by `keep`).
   const SpecialMatcher* added_for(nb::handle allowed, nb::handle disallowed, nb::handle texts, nb::object& keep) const {
-    const bool default_policy = PyUnicode_Check(allowed.ptr()) && PyUnicode_CompareWithASCIIString(allowed.ptr(), "all") == 0 &&
-                                PyTuple_Check(disallowed.ptr()) && PyTuple_GET_SIZE(disallowed.ptr()) == 0;
+    const bool default_allowed =
+        default_allows_all_
+            ? PyUnicode_Check(allowed.ptr()) && PyUnicode_CompareWithASCIIString(allowed.ptr(), "all") == 0
+            : PyTuple_Check(allowed.ptr()) && PyTuple_GET_SIZE(allowed.ptr()) == 0;
+    const bool default_policy =
+        default_allowed && PyTuple_Check(disallowed.ptr()) && PyTuple_GET_SIZE(disallowed.ptr()) == 0;
     keep = default_policy ? default_added_ : resolver_(allowed, disallowed, texts);
     return keep.is_none() ? nullptr : nb::cast<const SpecialMatcher*>(keep);
   }
@@ -416,6 +426,21 @@ class PyWordPiece {
     return out;
   }
 
+ protected:
+  Pipeline tok_;
+  std::shared_ptr<const TokenNames> names_;
+  IdInts& ints_;
+  bool default_allows_all_;
+  nb::object default_added_ = nb::none(), resolver_ = nb::none();
+};
+
+class PyWordPiece : public PyPipeline<WordPieceTokenizer> {
+ public:
+  PyWordPiece(const std::vector<std::string>& tokens, uint32_t unk_id, const std::string& continuation_prefix,
+              const std::string& word_prefix, size_t max_chars, const TextRules& rules, std::vector<std::string> names)
+      : PyPipeline(std::move(names), true, WordPieceModel(tokens, unk_id, continuation_prefix, word_prefix, max_chars),
+                   rules) {}
+
   // Counts the words of texts into `counts`, texts spread over threads.
   void count_words(nb::handle texts, ChunkCounts& counts, size_t threads) const {
     const std::vector<Text> all = utf8_of_all(texts);
@@ -435,13 +460,52 @@ class PyWordPiece {
     nb::gil_scoped_release nogil;
     return tok_.words(t.data, t.size, added);
   }
-
- private:
-  WordPieceTokenizer tok_;
-  std::shared_ptr<const TokenNames> names_;
-  IdInts& ints_;
-  nb::object default_added_ = nb::none(), resolver_ = nb::none();
 };
+
+// The methods every pipeline class shares; `default_allowed` is allowed_special's default.
+template <class Py>
+void bind_pipeline(nb::class_<Py>& c, nb::object default_allowed, const char* encode_doc) {
+  c.def("set_pad_token", [](Py& t, const std::string& pad) { t.set_pad_token(pad); }, nb::arg("pad_token"))
+      .def(
+          "set_template",
+          [](Py& t, nb::handle single, nb::handle pair) {
+            t.post().single = template_of(single);
+            t.post().pair = template_of(pair);
+          },
+          nb::arg("single"), nb::arg("pair"),
+          "Pieces [(is_sequence, sequence 0|1, type_id, [special ids])] for one and for two texts.")
+      .def(
+          "set_truncation",
+          [](Py& t, bool enabled, size_t max_length, size_t stride, int strategy, bool from_left) {
+            t.post().truncate = enabled;
+            t.post().truncation = TruncationParams{max_length, stride, strategy, from_left};
+          },
+          nb::arg("enabled"), nb::arg("max_length") = 0, nb::arg("stride") = 0, nb::arg("strategy") = 0,
+          nb::arg("from_left") = false, "strategy: 0 longest first, 1 only first, 2 only second.")
+      .def(
+          "set_padding",
+          [](Py& t, bool enabled, size_t length, size_t multiple_of, uint32_t pad_id, uint32_t pad_type_id,
+             bool left) {
+            t.post().pad = enabled;
+            t.post().padding = PaddingParams{length, multiple_of, pad_id, pad_type_id, left};
+          },
+          nb::arg("enabled"), nb::arg("length") = 0, nb::arg("multiple_of") = 0, nb::arg("pad_id") = 0,
+          nb::arg("pad_type_id") = 0, nb::arg("left") = false, "length 0: the longest of a batch.")
+      .def("added_tokens", [](Py& t, bool pair) { return t.post().added(pair); }, nb::arg("pair"))
+      .def("set_policy", [](Py& t, nb::object added, nb::object resolver) { t.set_policy(added, resolver); },
+           nb::arg("default_added").none(), nb::arg("resolver"))
+      .def("encode",
+           [](const Py& t, nb::handle text, nb::handle pair, bool add_special, nb::handle allowed,
+              nb::handle disallowed) { return t.encode_with_policy(text, pair, add_special, allowed, disallowed); },
+           nb::arg("sequence"), nb::arg("pair").none() = nb::none(),
+           nb::arg("add_special_tokens") = true, nb::kw_only(), nb::arg("allowed_special") = default_allowed,
+           nb::arg("disallowed_special") = nb::tuple(), encode_doc)
+      .def("encode_batch",
+           [](const Py& t, nb::handle texts, nb::handle pairs, bool add_special, const SpecialMatcher* added,
+              size_t threads) { return t.encode_batch(texts, pairs, add_special, added, threads); },
+           nb::arg("texts"), nb::arg("pairs").none(),
+           nb::arg("add_special_tokens"), nb::arg("added").none(), nb::arg("threads"));
+}
 
 // A sentencepiece model class, built from the vocabulary's pieces, scores and types; encode and
 // encode_batch over normalized text.
@@ -801,53 +865,22 @@ NB_MODULE(_core, m) {
                " overflowing)";
       });
 
-  nb::class_<PyWordPiece>(m, "WordPiece")
+  nb::class_<PyWordPiece> wordpiece(m, "WordPiece");
+  wordpiece
       .def(nb::init<const std::vector<std::string>&, uint32_t, const std::string&, const std::string&, size_t,
                     const TextRules&, std::vector<std::string>>(),
            nb::arg("tokens"), nb::arg("unk_id"), nb::arg("continuation_prefix"), nb::arg("word_prefix"),
            nb::arg("max_chars"), nb::arg("rules"), nb::arg("names"),
            "tokens: str by id; names: the text shown for each id (added tokens included). Each call takes "
            "`added`, a SpecialMatcher of the added tokens to match in the raw text (None: none).")
-      .def("set_pad_token", &PyWordPiece::set_pad_token, nb::arg("pad_token"))
-      .def(
-          "set_template",
-          [](PyWordPiece& t, nb::handle single, nb::handle pair) {
-            t.post().single = template_of(single);
-            t.post().pair = template_of(pair);
-          },
-          nb::arg("single"), nb::arg("pair"),
-          "Pieces [(is_sequence, sequence 0|1, type_id, [special ids])] for one and for two texts.")
-      .def(
-          "set_truncation",
-          [](PyWordPiece& t, bool enabled, size_t max_length, size_t stride, int strategy, bool from_left) {
-            t.post().truncate = enabled;
-            t.post().truncation = TruncationParams{max_length, stride, strategy, from_left};
-          },
-          nb::arg("enabled"), nb::arg("max_length") = 0, nb::arg("stride") = 0, nb::arg("strategy") = 0,
-          nb::arg("from_left") = false, "strategy: 0 longest first, 1 only first, 2 only second.")
-      .def(
-          "set_padding",
-          [](PyWordPiece& t, bool enabled, size_t length, size_t multiple_of, uint32_t pad_id, uint32_t pad_type_id,
-             bool left) {
-            t.post().pad = enabled;
-            t.post().padding = PaddingParams{length, multiple_of, pad_id, pad_type_id, left};
-          },
-          nb::arg("enabled"), nb::arg("length") = 0, nb::arg("multiple_of") = 0, nb::arg("pad_id") = 0,
-          nb::arg("pad_type_id") = 0, nb::arg("left") = false, "length 0: the longest of a batch.")
-      .def("added_tokens", [](PyWordPiece& t, bool pair) { return t.post().added(pair); }, nb::arg("pair"))
       .def("count_words", &PyWordPiece::count_words, nb::arg("texts"), nb::arg("counts"), nb::arg("threads"),
            "Adds the words of texts to a ChunkCounts table (on threads).")
       .def("words", &PyWordPiece::words, nb::arg("text"), nb::arg("added").none(),
-           "[(word, (start, end))]: the normalized words of text, spans in input code points.")
-      .def("set_policy", &PyWordPiece::set_policy, nb::arg("default_added").none(), nb::arg("resolver"))
-      .def("encode", &PyWordPiece::encode_with_policy, nb::arg("sequence"), nb::arg("pair").none() = nb::none(),
-           nb::arg("add_special_tokens") = true, nb::kw_only(), nb::arg("allowed_special") = "all",
-           nb::arg("disallowed_special") = nb::tuple(),
-           "Encode a text, or a pair of texts, with truncation, template and padding as set. Added tokens in "
-           "the text become their ids when in allowed_special (default all, as HF matches them), raise when "
-           "in disallowed_special, and are plain text otherwise.")
-      .def("encode_batch", &PyWordPiece::encode_batch, nb::arg("texts"), nb::arg("pairs").none(),
-           nb::arg("add_special_tokens"), nb::arg("added").none(), nb::arg("threads"));
+           "[(word, (start, end))]: the normalized words of text, spans in input code points.");
+  bind_pipeline(wordpiece, nb::str("all"),
+                "Encode a text, or a pair of texts, with truncation, template and padding as set. Added tokens in "
+                "the text become their ids when in allowed_special (default all, as HF matches them), raise when "
+                "in disallowed_special, and are plain text otherwise.");
 
   m.def("_piece_ends",
         [](nb::handle text, int pattern, bool windowed) {

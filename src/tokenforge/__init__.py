@@ -23,6 +23,7 @@ from .loaders import load_gpt2, load_tiktoken
 from .registry import get_encoding, get_tokenizer, list_encoding_names, list_tokenizer_names
 from .special import DisallowedSpecialTokenError
 from .tokenizer import AddedToken, Encoded, Tokenizer
+from .wordpiece_tokenizer import WordPieceTokenizer
 
 __version__ = "0.1.0"
 
@@ -30,6 +31,7 @@ __all__ = [
     "AddedToken",
     "Encoded",
     "Tokenizer",
+    "WordPieceTokenizer",
     "UNICODE_VERSION",
     "DisallowedSpecialTokenError",
     "Encoding",
