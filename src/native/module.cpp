@@ -12,7 +12,9 @@
 #include "bpe_trainer.h"
 #include "encoder.h"
 #include "spm_bpe.h"
+#include "spm_decoder.h"
 #include "spm_normalizer.h"
+#include "spm_tokenizer.h"
 #include "spm_unigram.h"
 #include "tiktoken_file.h"
 #include "unigram_trainer.h"
@@ -462,6 +464,69 @@ class PyWordPiece : public PyPipeline<WordPieceTokenizer> {
   }
 };
 
+// sentencepiece's pipeline over a model object and a normalizer object (both kept alive by the
+// binding), with its decoder.
+class PySpmTokenizer : public PyPipeline<SpmPipeline> {
+ public:
+  template <class Model>
+  PySpmTokenizer(const SpmNormalizer& normalizer, const Model& model, SpmDecoder::Options options)
+      : PyPipeline(pieces_of(model.vocab()), false, normalizer,
+                   [&model](const uint8_t* s, size_t n, std::vector<uint32_t>& ids, std::vector<uint32_t>* lengths) {
+                     model.encode(s, n, ids, lengths);
+                   }),
+        decoder_(model.vocab(), std::move(options)) {}
+
+  nb::str decode(nb::handle ids_seq, bool skip_control) const {
+    nb::object fast = nb::steal(PySequence_Fast(ids_seq.ptr(), "expected a sequence of token ids"));
+    if (!fast) throw nb::python_error();
+    const Py_ssize_t n = PySequence_Fast_GET_SIZE(fast.ptr());
+    PyObject** items = PySequence_Fast_ITEMS(fast.ptr());
+    const size_t size = names_->by_id.size();
+    std::vector<uint32_t> ids(n);
+    for (Py_ssize_t i = 0; i < n; ++i) {
+      if (!PyLong_Check(items[i]))
+        throw nb::type_error(("token ids must be ints, got " + std::string(Py_TYPE(items[i])->tp_name)).c_str());
+      int overflow = 0;
+      const long long v = PyLong_AsLongLongAndOverflow(items[i], &overflow);
+      if (overflow || v < 0 || size_t(v) >= size)
+        throw nb::value_error(("token id " + std::string(nb::str(nb::handle(items[i])).c_str()) +
+                               " is not in this tokenizer's vocabulary (0.." + std::to_string(size - 1) + ")").c_str());
+      ids[i] = uint32_t(v);
+    }
+    std::string text;
+    {
+      nb::gil_scoped_release nogil;
+      text = decoder_.decode(ids.data(), ids.size(), skip_control);
+    }
+    return nb::str(text.data(), text.size());
+  }
+
+ private:
+  static std::vector<std::string> pieces_of(const SpmVocab& vocab) {
+    std::vector<std::string> pieces;
+    pieces.reserve(vocab.size());
+    for (uint32_t id = 0; id < vocab.size(); ++id) pieces.push_back(vocab.text(id));
+    return pieces;
+  }
+
+  SpmDecoder decoder_;
+};
+
+// SpmTokenizer(normalizer, model, ...) for one model class (BPE, Unigram).
+template <class Model>
+void def_spm_init(nb::class_<PySpmTokenizer>& c) {
+  c.def(
+      "__init__",
+      [](PySpmTokenizer* self, const SpmNormalizer& normalizer, const Model& model, std::string unk_surface,
+         bool add_dummy_prefix, bool remove_extra_whitespaces) {
+        new (self) PySpmTokenizer(normalizer, model,
+                                  SpmDecoder::Options{std::move(unk_surface), add_dummy_prefix, remove_extra_whitespaces});
+      },
+      nb::arg("normalizer"), nb::arg("model"), nb::arg("unk_surface"), nb::arg("add_dummy_prefix"),
+      nb::arg("remove_extra_whitespaces"), nb::keep_alive<1, 2>(), nb::keep_alive<1, 3>(),
+      "unk_surface, add_dummy_prefix, remove_extra_whitespaces: the model's, for decoding.");
+}
+
 // The methods every pipeline class shares; `default_allowed` is allowed_special's default.
 template <class Py>
 void bind_pipeline(nb::class_<Py>& c, nb::object default_allowed, const char* encode_doc) {
@@ -881,6 +946,18 @@ NB_MODULE(_core, m) {
                 "Encode a text, or a pair of texts, with truncation, template and padding as set. Added tokens in "
                 "the text become their ids when in allowed_special (default all, as HF matches them), raise when "
                 "in disallowed_special, and are plain text otherwise.");
+
+  nb::class_<PySpmTokenizer> spm_tokenizer(m, "SpmTokenizer",
+                                           "A sentencepiece model and normalizer as a Tokenizer pipeline, with "
+                                           "sentencepiece's decoder.");
+  def_spm_init<SpmBpeModel>(spm_tokenizer);
+  def_spm_init<SpmUnigramModel>(spm_tokenizer);
+  spm_tokenizer
+      .def("decode", &PySpmTokenizer::decode, nb::arg("ids"), nb::arg("skip_control") = true,
+           "sentencepiece's decode; skip_control=False shows control pieces (<s>) as their text.");
+  bind_pipeline(spm_tokenizer, nb::tuple(),
+                "Encode a text, or a pair of texts, with truncation, template and padding as set. Special-token "
+                "text (<s>) is plain text unless in allowed_special, and raises when in disallowed_special.");
 
   m.def("_piece_ends",
         [](nb::handle text, int pattern, bool windowed) {

@@ -8,8 +8,9 @@ batches on threads, truncation and padding, decoding, vocabulary lookups.
 
 Each pipeline is one native object that runs a whole text (batches on threads); `Encoded`
 converts to Python lists only what is asked for. The pipelines are subclasses:
-`WordPieceTokenizer` (BERT, llama.cpp's WPM). `Tokenizer(model, normalizer, ...)` builds the
-WordPiece one, as HF's constructor does; `Tokenizer.from_file` returns whichever the file holds.
+`WordPieceTokenizer` (BERT, llama.cpp's WPM) and `SentencePieceTokenizer` (sentencepiece
+`.model` files). `Tokenizer(model, normalizer, ...)` builds the WordPiece one, as HF's
+constructor does; `Tokenizer.from_file` returns whichever the file holds.
 """
 from __future__ import annotations
 
@@ -53,7 +54,7 @@ class Tokenizer:
     # (sentencepiece: special-token text is plain text).
     _DEFAULT_ALLOWED: SpecialSet = "all"
 
-    _native: Any  # the native pipeline: _core.WordPiece
+    _native: Any  # the native pipeline: _core.WordPiece or _core.SpmTokenizer
     _token_of: list[str]  # token text by id ("" where an id has none)
     _policy: SpecialPolicy  # the special tokens that text may contain
     _default_added: _core.SpecialMatcher | None  # what the default policy matches
@@ -94,11 +95,18 @@ class Tokenizer:
     # -- loading -------------------------------------------------------------------------
 
     @classmethod
-    def from_file(cls, path: str | os.PathLike[str], *, wpm: bool = False) -> "Tokenizer":
+    def from_file(cls, path: str | os.PathLike[str], *, wpm: bool = False, **options: Any) -> "Tokenizer":
         """A tokenizer from an HF tokenizer.json (*.json), a BERT vocab.txt (*.txt, with the
-        tokenizer_config.json beside it if there is one), or a GGUF model file (*.gguf).
+        tokenizer_config.json beside it if there is one), a GGUF model file (*.gguf) or a
+        sentencepiece model (*.model, or any file that is one; options: add_bos, add_eos).
         wpm=True reads a BERT vocab.txt as llama.cpp's WPM tokenizer does."""
+        from .sentencepiece_tokenizer import SentencePieceTokenizer, is_sentencepiece_model
+
         path = os.fspath(path)
+        if path.endswith(".model") or (not path.endswith((".json", ".txt", ".gguf")) and is_sentencepiece_model(path)):
+            return SentencePieceTokenizer.from_file(path, **options)
+        if options:
+            raise TypeError(f"{', '.join(options)}: options for sentencepiece .model files only")
         if wpm:
             return cls.wpm_from_vocab_txt(path)
         if path.endswith(".json"):
@@ -112,7 +120,7 @@ class Tokenizer:
 
             return load_gguf_tokenizer(path)
         raise ValueError(f"{path}: unknown vocabulary format; give an HF tokenizer.json (*.json), a BERT "
-                         "vocab.txt (*.txt) or a GGUF file (*.gguf)")
+                         "vocab.txt (*.txt), a GGUF file (*.gguf) or a sentencepiece model (*.model)")
 
     @staticmethod
     def bert_from_vocab_txt(path: str, **overrides: Any) -> "WordPieceTokenizer":
