@@ -121,10 +121,12 @@ def test_unknown_runs_are_one_token(trained):
 @settings(max_examples=150, deadline=None)
 @given(TEXT)
 def test_trained_models_on_random_text(trained, text):
-    for name in ("unigram", "bpe-raw"):
+    for name in ("unigram", "bpe-raw", "unigram-bytes"):
         sp, tok = _pair(trained[name])
         assert_like_sentencepiece(sp, tok, text)
         assert tok.normalizer.normalize_with_offsets(text) == sp.normalize(text, with_offsets=True)
+    # with byte fallback nothing is unknown: decoding gives the normalized text, spaces back, no dummy prefix
+    assert tok.decode(tok.encode(text).ids) == tok.normalizer.normalize(text).replace("\u2581", " ").removeprefix(" ")
 
 
 def _id_lists(draw_from):
