@@ -13,7 +13,9 @@
 #include "bpe_trainer.h"
 #include "encoder.h"
 #include "spm_bpe.h"
+#include "spm_decoder.h"
 #include "spm_normalizer.h"
+#include "spm_tokenizer.h"
 #include "spm_unigram.h"
 #include "tiktoken_file.h"
 #include "spm_bpe_trainer.h"
@@ -352,13 +354,19 @@ nb::object row_ints(const Encoded& e, Field Row::*field) {
   return IdInts::instance().list_of(e.rows.size(), [rows, field](size_t i) { return uint32_t(rows[i].*field); });
 }
 
-class PyWordPiece {
+// A native Tokenizer pipeline (WordPiece, sentencepiece) as Python sees it: encode with the
+// special-token policy, batches on threads, the post-processor's settings and the token names.
+template <class Pipeline>
+class PyPipeline {
  public:
-  PyWordPiece(const std::vector<std::string>& tokens, uint32_t unk_id, const std::string& continuation_prefix,
-              const std::string& word_prefix, size_t max_chars, const TextRules& rules, std::vector<std::string> names)
-      : tok_(WordPieceModel(tokens, unk_id, continuation_prefix, word_prefix, max_chars), rules),
+  // names: the text shown for each id. default_allows_all: whether the default policy is
+  // allowed_special="all" (HF matches added tokens) or () (sentencepiece: special text is text).
+  template <class... Args>
+  PyPipeline(std::vector<std::string> names, bool default_allows_all, Args&&... pipeline_args)
+      : tok_(std::forward<Args>(pipeline_args)...),
         names_(std::make_shared<TokenNames>(TokenNames{std::move(names), ""})),
-        ints_(IdInts::instance()) {
+        ints_(IdInts::instance()),
+        default_allows_all_(default_allows_all) {
     ints_.cover(names_->by_id.size());
   }
   PostProcessor& post() { return tok_.post; }
@@ -366,7 +374,7 @@ class PyWordPiece {
     names_ = std::make_shared<TokenNames>(TokenNames{names_->by_id, pad});
   }
 
-  // The special-token policy: the default (all added tokens allowed, none disallowed) uses
+  // The special-token policy: the default (see default_allows_all, none disallowed) uses
   // default_added; any other asks the Python resolver (allowed, disallowed, texts) -> matcher or
   // None, which also raises for disallowed tokens found in texts.
   void set_policy(nb::object default_added, nb::object resolver) {
@@ -375,8 +383,12 @@ class PyWordPiece {
   }
   // The matcher for a call (kept alive by `keep`).
   const SpecialMatcher* added_for(nb::handle allowed, nb::handle disallowed, nb::handle texts, nb::object& keep) const {
-    const bool default_policy = PyUnicode_Check(allowed.ptr()) && PyUnicode_CompareWithASCIIString(allowed.ptr(), "all") == 0 &&
-                                PyTuple_Check(disallowed.ptr()) && PyTuple_GET_SIZE(disallowed.ptr()) == 0;
+    const bool default_allowed =
+        default_allows_all_
+            ? PyUnicode_Check(allowed.ptr()) && PyUnicode_CompareWithASCIIString(allowed.ptr(), "all") == 0
+            : PyTuple_Check(allowed.ptr()) && PyTuple_GET_SIZE(allowed.ptr()) == 0;
+    const bool default_policy =
+        default_allowed && PyTuple_Check(disallowed.ptr()) && PyTuple_GET_SIZE(disallowed.ptr()) == 0;
     keep = default_policy ? default_added_ : resolver_(allowed, disallowed, texts);
     return keep.is_none() ? nullptr : nb::cast<const SpecialMatcher*>(keep);
   }
@@ -418,6 +430,21 @@ class PyWordPiece {
     return out;
   }
 
+ protected:
+  Pipeline tok_;
+  std::shared_ptr<const TokenNames> names_;
+  IdInts& ints_;
+  bool default_allows_all_;
+  nb::object default_added_ = nb::none(), resolver_ = nb::none();
+};
+
+class PyWordPiece : public PyPipeline<WordPieceTokenizer> {
+ public:
+  PyWordPiece(const std::vector<std::string>& tokens, uint32_t unk_id, const std::string& continuation_prefix,
+              const std::string& word_prefix, size_t max_chars, const TextRules& rules, std::vector<std::string> names)
+      : PyPipeline(std::move(names), true, WordPieceModel(tokens, unk_id, continuation_prefix, word_prefix, max_chars),
+                   rules) {}
+
   // Counts the words of texts into `counts`, texts spread over threads.
   void count_words(nb::handle texts, ChunkCounts& counts, size_t threads) const {
     const std::vector<Text> all = utf8_of_all(texts);
@@ -437,13 +464,115 @@ class PyWordPiece {
     nb::gil_scoped_release nogil;
     return tok_.words(t.data, t.size, added);
   }
+};
+
+// sentencepiece's pipeline over a model object and a normalizer object (both kept alive by the
+// binding), with its decoder.
+class PySpmTokenizer : public PyPipeline<SpmPipeline> {
+ public:
+  template <class Model>
+  PySpmTokenizer(const SpmNormalizer& normalizer, const Model& model, SpmDecoder::Options options)
+      : PyPipeline(pieces_of(model.vocab()), false, normalizer,
+                   [&model](const uint8_t* s, size_t n, std::vector<uint32_t>& ids, std::vector<uint32_t>* lengths) {
+                     model.encode(s, n, ids, lengths);
+                   }),
+        decoder_(model.vocab(), std::move(options)) {}
+
+  nb::str decode(nb::handle ids_seq, bool skip_control) const {
+    nb::object fast = nb::steal(PySequence_Fast(ids_seq.ptr(), "expected a sequence of token ids"));
+    if (!fast) throw nb::python_error();
+    const Py_ssize_t n = PySequence_Fast_GET_SIZE(fast.ptr());
+    PyObject** items = PySequence_Fast_ITEMS(fast.ptr());
+    const size_t size = names_->by_id.size();
+    std::vector<uint32_t> ids(n);
+    for (Py_ssize_t i = 0; i < n; ++i) {
+      if (!PyLong_Check(items[i]))
+        throw nb::type_error(("token ids must be ints, got " + std::string(Py_TYPE(items[i])->tp_name)).c_str());
+      int overflow = 0;
+      const long long v = PyLong_AsLongLongAndOverflow(items[i], &overflow);
+      if (overflow || v < 0 || size_t(v) >= size)
+        throw nb::value_error(("token id " + std::string(nb::str(nb::handle(items[i])).c_str()) +
+                               " is not in this tokenizer's vocabulary (0.." + std::to_string(size - 1) + ")").c_str());
+      ids[i] = uint32_t(v);
+    }
+    std::string text;
+    {
+      nb::gil_scoped_release nogil;
+      text = decoder_.decode(ids.data(), ids.size(), skip_control);
+    }
+    return nb::str(text.data(), text.size());
+  }
 
  private:
-  WordPieceTokenizer tok_;
-  std::shared_ptr<const TokenNames> names_;
-  IdInts& ints_;
-  nb::object default_added_ = nb::none(), resolver_ = nb::none();
+  static std::vector<std::string> pieces_of(const SpmVocab& vocab) {
+    std::vector<std::string> pieces;
+    pieces.reserve(vocab.size());
+    for (uint32_t id = 0; id < vocab.size(); ++id) pieces.push_back(vocab.text(id));
+    return pieces;
+  }
+
+  SpmDecoder decoder_;
 };
+
+// SpmTokenizer(normalizer, model, ...) for one model class (BPE, Unigram).
+template <class Model>
+void def_spm_init(nb::class_<PySpmTokenizer>& c) {
+  c.def(
+      "__init__",
+      [](PySpmTokenizer* self, const SpmNormalizer& normalizer, const Model& model, std::string unk_surface,
+         bool add_dummy_prefix, bool remove_extra_whitespaces) {
+        new (self) PySpmTokenizer(normalizer, model,
+                                  SpmDecoder::Options{std::move(unk_surface), add_dummy_prefix, remove_extra_whitespaces});
+      },
+      nb::arg("normalizer"), nb::arg("model"), nb::arg("unk_surface"), nb::arg("add_dummy_prefix"),
+      nb::arg("remove_extra_whitespaces"), nb::keep_alive<1, 2>(), nb::keep_alive<1, 3>(),
+      "unk_surface, add_dummy_prefix, remove_extra_whitespaces: the model's, for decoding.");
+}
+
+// The methods every pipeline class shares; `default_allowed` is allowed_special's default.
+template <class Py>
+void bind_pipeline(nb::class_<Py>& c, nb::object default_allowed, const char* encode_doc) {
+  c.def("set_pad_token", [](Py& t, const std::string& pad) { t.set_pad_token(pad); }, nb::arg("pad_token"))
+      .def(
+          "set_template",
+          [](Py& t, nb::handle single, nb::handle pair) {
+            t.post().single = template_of(single);
+            t.post().pair = template_of(pair);
+          },
+          nb::arg("single"), nb::arg("pair"),
+          "Pieces [(is_sequence, sequence 0|1, type_id, [special ids])] for one and for two texts.")
+      .def(
+          "set_truncation",
+          [](Py& t, bool enabled, size_t max_length, size_t stride, int strategy, bool from_left) {
+            t.post().truncate = enabled;
+            t.post().truncation = TruncationParams{max_length, stride, strategy, from_left};
+          },
+          nb::arg("enabled"), nb::arg("max_length") = 0, nb::arg("stride") = 0, nb::arg("strategy") = 0,
+          nb::arg("from_left") = false, "strategy: 0 longest first, 1 only first, 2 only second.")
+      .def(
+          "set_padding",
+          [](Py& t, bool enabled, size_t length, size_t multiple_of, uint32_t pad_id, uint32_t pad_type_id,
+             bool left) {
+            t.post().pad = enabled;
+            t.post().padding = PaddingParams{length, multiple_of, pad_id, pad_type_id, left};
+          },
+          nb::arg("enabled"), nb::arg("length") = 0, nb::arg("multiple_of") = 0, nb::arg("pad_id") = 0,
+          nb::arg("pad_type_id") = 0, nb::arg("left") = false, "length 0: the longest of a batch.")
+      .def("added_tokens", [](Py& t, bool pair) { return t.post().added(pair); }, nb::arg("pair"))
+      .def("set_policy", [](Py& t, nb::object added, nb::object resolver) { t.set_policy(added, resolver); },
+           nb::arg("default_added").none(), nb::arg("resolver"))
+      .def("encode",
+           [](const Py& t, nb::handle text, nb::handle pair, bool add_special, nb::handle allowed,
+              nb::handle disallowed) { return t.encode_with_policy(text, pair, add_special, allowed, disallowed); },
+           nb::arg("sequence"), nb::arg("pair").none() = nb::none(),
+           nb::arg("add_special_tokens") = true, nb::kw_only(), nb::arg("allowed_special") = default_allowed,
+           nb::arg("disallowed_special") = nb::tuple(), encode_doc)
+      .def("encode_batch",
+           [](const Py& t, nb::handle texts, nb::handle pairs, bool add_special, const SpecialMatcher* added,
+              size_t threads) { return t.encode_batch(texts, pairs, add_special, added, threads); },
+           nb::arg("texts"), nb::arg("pairs").none(),
+           nb::arg("add_special_tokens"), nb::arg("added").none(), nb::arg("threads"));
+}
 
 // A sentencepiece model class, built from the vocabulary's pieces, scores and types; encode and
 // encode_batch over normalized text.
@@ -486,18 +615,19 @@ void bind_spm_model(nb::module_& m, const char* name, const char* doc) {
 }
 
 // A sentencepiece trainer class over a training corpus: built from the normalizer spec, the
-// special pieces to cut out of the text and the piece rules; add_sentences feeds it.
+// special pieces to cut out of the text (user-defined ones also pass the normalizer unchanged)
+// and the piece rules; add_sentences feeds it.
 template <class Trainer>
 nb::class_<Trainer> bind_spm_trainer(nb::module_& m, const char* name, const char* doc) {
   return nb::class_<Trainer>(m, name, doc)
       .def(
           "__init__",
           [](Trainer* self, nb::bytes charsmap, bool add_dummy_prefix, bool remove_extra_whitespaces,
-             std::vector<std::string> meta_pieces, int max_piece_length, bool split_by_whitespace,
+             std::vector<std::string> meta_pieces, std::vector<std::string> user_defined, int max_piece_length, bool split_by_whitespace,
              bool split_by_unicode_script, bool split_by_number, bool split_digits, bool allow_whitespace_only_pieces,
              double character_coverage, size_t threads, nb::kwargs options) {
             SpmNormalizer normalizer(std::string_view(charsmap.c_str(), charsmap.size()),
-                                     {add_dummy_prefix, remove_extra_whitespaces, true, false});
+                                     {add_dummy_prefix, remove_extra_whitespaces, true, false}, std::move(user_defined));
             SpmTrainingCorpus::Options o;
             o.rules = {max_piece_length, split_by_whitespace, split_by_unicode_script, split_by_number, split_digits,
                        allow_whitespace_only_pieces};
@@ -515,10 +645,10 @@ nb::class_<Trainer> bind_spm_trainer(nb::module_& m, const char* name, const cha
             }
           },
           nb::arg("precompiled_charsmap"), nb::arg("add_dummy_prefix"), nb::arg("remove_extra_whitespaces"),
-          nb::arg("meta_pieces"), nb::arg("max_piece_length"), nb::arg("split_by_whitespace"),
-          nb::arg("split_by_unicode_script"), nb::arg("split_by_number"), nb::arg("split_digits"),
-          nb::arg("allow_whitespace_only_pieces"), nb::arg("character_coverage"), nb::arg("threads"),
-          nb::arg("options"),
+          nb::arg("meta_pieces"), nb::arg("user_defined_symbols"), nb::arg("max_piece_length"),
+          nb::arg("split_by_whitespace"), nb::arg("split_by_unicode_script"), nb::arg("split_by_number"),
+          nb::arg("split_digits"), nb::arg("allow_whitespace_only_pieces"), nb::arg("character_coverage"),
+          nb::arg("threads"), nb::arg("options"),
           "Unigram takes seed_size= and shrinking_factor= as well.")
       .def(
           "add_sentences",
@@ -711,13 +841,16 @@ NB_MODULE(_core, m) {
       .def(
           "__init__",
           [](SpmNormalizer* self, nb::bytes charsmap, bool add_dummy_prefix, bool remove_extra_whitespaces,
-             bool escape_whitespaces, bool whitespace_as_suffix) {
+             bool escape_whitespaces, bool whitespace_as_suffix, std::vector<std::string> user_defined) {
             new (self) SpmNormalizer(std::string_view(charsmap.c_str(), charsmap.size()),
                                      {add_dummy_prefix, remove_extra_whitespaces, escape_whitespaces,
-                                      whitespace_as_suffix});
+                                      whitespace_as_suffix},
+                                     std::move(user_defined));
           },
           nb::arg("precompiled_charsmap"), nb::arg("add_dummy_prefix"), nb::arg("remove_extra_whitespaces"),
-          nb::arg("escape_whitespaces"), nb::arg("treat_whitespace_as_suffix"))
+          nb::arg("escape_whitespaces"), nb::arg("treat_whitespace_as_suffix"),
+          nb::arg("user_defined_symbols") = std::vector<std::string>(),
+          "user_defined_symbols pass through unchanged, as sentencepiece's prefix matcher does.")
       .def(
           "normalize",
           [](const SpmNormalizer& n, nb::handle text) {
@@ -729,7 +862,31 @@ NB_MODULE(_core, m) {
             }
             return nb::str(out.data(), out.size());
           },
-          nb::arg("text"));
+          nb::arg("text"))
+      .def(
+          "normalize_with_offsets",
+          [](const SpmNormalizer& n, nb::handle text) {
+            const Text t = utf8_of(text);
+            std::string out;
+            std::vector<uint32_t> to_orig, offsets;
+            {
+              nb::gil_scoped_release nogil;
+              out = n.normalize(t.data, t.size, &to_orig);
+              // Input byte offsets to code points, taken at each output character and at the end.
+              std::vector<uint32_t> char_at(t.size + 1);
+              for (size_t i = 0, chars = 0; i <= t.size; ++i) {
+                char_at[i] = uint32_t(chars);
+                if (i < t.size) chars += (t.data[i] & 0xC0) != 0x80;
+              }
+              for (size_t i = 0; i < out.size(); ++i)
+                if ((uint8_t(out[i]) & 0xC0) != 0x80) offsets.push_back(char_at[to_orig[i]]);
+              offsets.push_back(to_orig.empty() ? 0 : char_at[to_orig.back()]);  // empty text: [0], as sentencepiece
+            }
+            return std::make_pair(nb::str(out.data(), out.size()), IdInts::instance().list(offsets));
+          },
+          nb::arg("text"),
+          "(normalized, offsets): for each normalized character, and for the end, the input character it "
+          "came from, as sentencepiece's normalize(text, with_offsets=True).");
   bind_spm_trainer<UnigramTrainer>(m, "UnigramTrainer", "sentencepiece's Unigram trainer; trainers/sentencepiece.py drives it.")
       .def("make_seeds", &UnigramTrainer::make_seeds, nb::arg("meta_count"), nb::arg("vocab_size"),
            nb::call_guard<nb::gil_scoped_release>(), "Chooses the alphabet and seed pieces; returns the alphabet size.")
@@ -798,53 +955,34 @@ NB_MODULE(_core, m) {
                " overflowing)";
       });
 
-  nb::class_<PyWordPiece>(m, "WordPiece")
+  nb::class_<PyWordPiece> wordpiece(m, "WordPiece");
+  wordpiece
       .def(nb::init<const std::vector<std::string>&, uint32_t, const std::string&, const std::string&, size_t,
                     const TextRules&, std::vector<std::string>>(),
            nb::arg("tokens"), nb::arg("unk_id"), nb::arg("continuation_prefix"), nb::arg("word_prefix"),
            nb::arg("max_chars"), nb::arg("rules"), nb::arg("names"),
            "tokens: str by id; names: the text shown for each id (added tokens included). Each call takes "
            "`added`, a SpecialMatcher of the added tokens to match in the raw text (None: none).")
-      .def("set_pad_token", &PyWordPiece::set_pad_token, nb::arg("pad_token"))
-      .def(
-          "set_template",
-          [](PyWordPiece& t, nb::handle single, nb::handle pair) {
-            t.post().single = template_of(single);
-            t.post().pair = template_of(pair);
-          },
-          nb::arg("single"), nb::arg("pair"),
-          "Pieces [(is_sequence, sequence 0|1, type_id, [special ids])] for one and for two texts.")
-      .def(
-          "set_truncation",
-          [](PyWordPiece& t, bool enabled, size_t max_length, size_t stride, int strategy, bool from_left) {
-            t.post().truncate = enabled;
-            t.post().truncation = TruncationParams{max_length, stride, strategy, from_left};
-          },
-          nb::arg("enabled"), nb::arg("max_length") = 0, nb::arg("stride") = 0, nb::arg("strategy") = 0,
-          nb::arg("from_left") = false, "strategy: 0 longest first, 1 only first, 2 only second.")
-      .def(
-          "set_padding",
-          [](PyWordPiece& t, bool enabled, size_t length, size_t multiple_of, uint32_t pad_id, uint32_t pad_type_id,
-             bool left) {
-            t.post().pad = enabled;
-            t.post().padding = PaddingParams{length, multiple_of, pad_id, pad_type_id, left};
-          },
-          nb::arg("enabled"), nb::arg("length") = 0, nb::arg("multiple_of") = 0, nb::arg("pad_id") = 0,
-          nb::arg("pad_type_id") = 0, nb::arg("left") = false, "length 0: the longest of a batch.")
-      .def("added_tokens", [](PyWordPiece& t, bool pair) { return t.post().added(pair); }, nb::arg("pair"))
       .def("count_words", &PyWordPiece::count_words, nb::arg("texts"), nb::arg("counts"), nb::arg("threads"),
            "Adds the words of texts to a ChunkCounts table (on threads).")
       .def("words", &PyWordPiece::words, nb::arg("text"), nb::arg("added").none(),
-           "[(word, (start, end))]: the normalized words of text, spans in input code points.")
-      .def("set_policy", &PyWordPiece::set_policy, nb::arg("default_added").none(), nb::arg("resolver"))
-      .def("encode", &PyWordPiece::encode_with_policy, nb::arg("sequence"), nb::arg("pair").none() = nb::none(),
-           nb::arg("add_special_tokens") = true, nb::kw_only(), nb::arg("allowed_special") = "all",
-           nb::arg("disallowed_special") = nb::tuple(),
-           "Encode a text, or a pair of texts, with truncation, template and padding as set. Added tokens in "
-           "the text become their ids when in allowed_special (default all, as HF matches them), raise when "
-           "in disallowed_special, and are plain text otherwise.")
-      .def("encode_batch", &PyWordPiece::encode_batch, nb::arg("texts"), nb::arg("pairs").none(),
-           nb::arg("add_special_tokens"), nb::arg("added").none(), nb::arg("threads"));
+           "[(word, (start, end))]: the normalized words of text, spans in input code points.");
+  bind_pipeline(wordpiece, nb::str("all"),
+                "Encode a text, or a pair of texts, with truncation, template and padding as set. Added tokens in "
+                "the text become their ids when in allowed_special (default all, as HF matches them), raise when "
+                "in disallowed_special, and are plain text otherwise.");
+
+  nb::class_<PySpmTokenizer> spm_tokenizer(m, "SpmTokenizer",
+                                           "A sentencepiece model and normalizer as a Tokenizer pipeline, with "
+                                           "sentencepiece's decoder.");
+  def_spm_init<SpmBpeModel>(spm_tokenizer);
+  def_spm_init<SpmUnigramModel>(spm_tokenizer);
+  spm_tokenizer
+      .def("decode", &PySpmTokenizer::decode, nb::arg("ids"), nb::arg("skip_control") = true,
+           "sentencepiece's decode; skip_control=False shows control pieces (<s>) as their text.");
+  bind_pipeline(spm_tokenizer, nb::tuple(),
+                "Encode a text, or a pair of texts, with truncation, template and padding as set. Special-token "
+                "text (<s>) is plain text unless in allowed_special, and raises when in disallowed_special.");
 
   m.def("_piece_ends",
         [](nb::handle text, int pattern, bool windowed) {

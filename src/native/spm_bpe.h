@@ -42,8 +42,8 @@ class SpmBpeModel {
   }
   const SpmVocab& vocab() const { return vocab_; }
 
-  // Appends the ids of normalized text s[0..n) to `ids`.
-  void encode(const uint8_t* s, size_t n, std::vector<uint32_t>& ids) const {
+  // Appends the ids of normalized text s[0..n) to `ids` (and to `lengths` the bytes each covers).
+  void encode(const uint8_t* s, size_t n, std::vector<uint32_t>& ids, std::vector<uint32_t>* lengths = nullptr) const {
     Pool<SegmentCache>::Lease lease(caches_);
     SegmentCache& cache = lease.get();
     if (cache.size() > kMaxCached) cache.clear();
@@ -54,7 +54,7 @@ class SpmBpeModel {
       size_t len = 0;
       const uint32_t cp = i < n ? decode_utf8(s + i, n - i, len) : kNoChar;
       if (i == n || (prev != kNoChar && !inner_pairs_.count(pair_key(prev, cp)))) {
-        if (i > start) append_segment(s + start, i - start, cache, first, ids);
+        if (i > start) append_segment(s + start, i - start, cache, first, ids, lengths);
         start = i;
         if (i == n) break;
       }
@@ -66,25 +66,32 @@ class SpmBpeModel {
  private:
   static constexpr size_t kMaxCached = 1 << 18;
   static constexpr uint32_t kNoChar = 0xFFFFFFFFu;
-  using SegmentCache = std::unordered_map<std::string, std::vector<uint32_t>>;
+  struct Segment {
+    std::vector<uint32_t> ids, lengths;
+  };
+  using SegmentCache = std::unordered_map<std::string, Segment>;
 
   static uint64_t pair_key(uint32_t a, uint32_t b) { return (uint64_t(a) << 32) | b; }
 
-  void append_segment(const uint8_t* s, size_t n, SegmentCache& cache, size_t first,
-                      std::vector<uint32_t>& ids) const {
-    std::string segment(reinterpret_cast<const char*>(s), n);  // short: no allocation, mostly
-    auto it = cache.find(segment);
+  void append_segment(const uint8_t* s, size_t n, SegmentCache& cache, size_t first, std::vector<uint32_t>& ids,
+                      std::vector<uint32_t>* lengths) const {
+    std::string text(reinterpret_cast<const char*>(s), n);  // short: no allocation, mostly
+    auto it = cache.find(text);
     if (it == cache.end()) {
-      std::vector<uint32_t> seg_ids;
-      encode_segment(s, n, seg_ids);
-      it = cache.emplace(std::move(segment), std::move(seg_ids)).first;
+      Segment segment;
+      encode_segment(s, n, segment.ids, &segment.lengths);
+      it = cache.emplace(std::move(text), std::move(segment)).first;
     }
-    const std::vector<uint32_t>& seg_ids = it->second;
-    const size_t skip = !seg_ids.empty() && vocab_.continues_unknown_run(seg_ids[0], first, ids);
-    ids.insert(ids.end(), seg_ids.begin() + skip, seg_ids.end());
+    const Segment& segment = it->second;
+    const size_t skip = !segment.ids.empty() && vocab_.continues_unknown_run(segment.ids[0], first, ids);
+    ids.insert(ids.end(), segment.ids.begin() + skip, segment.ids.end());
+    if (lengths) {
+      if (skip) lengths->back() += segment.lengths[0];
+      lengths->insert(lengths->end(), segment.lengths.begin() + skip, segment.lengths.end());
+    }
   }
 
-  void encode_segment(const uint8_t* s, size_t n, std::vector<uint32_t>& ids) const {
+  void encode_segment(const uint8_t* s, size_t n, std::vector<uint32_t>& ids, std::vector<uint32_t>* lengths) const {
     const std::string_view text(reinterpret_cast<const char*>(s), n);
     std::vector<Symbol> symbols;
     for (size_t pos = 0; pos < n;) {
@@ -122,7 +129,7 @@ class SpmBpeModel {
     }
     const size_t first = ids.size();
     for (int i = symbols.empty() ? -1 : 0; i != -1; i = symbols[i].next)
-      emit(text.substr(symbols[i].start, symbols[i].len), rev_merge, first, ids);
+      emit(text.substr(symbols[i].start, symbols[i].len), rev_merge, first, ids, lengths);
   }
 
   struct Symbol {
@@ -141,17 +148,17 @@ class SpmBpeModel {
   // A symbol made through an unused piece goes back to the parts it was merged from.
   void emit(std::string_view piece,
             const std::unordered_map<std::string_view, std::pair<std::string_view, std::string_view>>& rev_merge,
-            size_t first, std::vector<uint32_t>& ids) const {
+            size_t first, std::vector<uint32_t>& ids, std::vector<uint32_t>* lengths) const {
     const uint32_t id = vocab_.piece_to_id(piece);
     if (vocab_.type(id) == SpmVocab::kUnused) {
       const auto it = rev_merge.find(piece);
       if (it != rev_merge.end()) {
-        emit(it->second.first, rev_merge, first, ids);
-        emit(it->second.second, rev_merge, first, ids);
+        emit(it->second.first, rev_merge, first, ids, lengths);
+        emit(it->second.second, rev_merge, first, ids, lengths);
         return;
       }
     }
-    vocab_.emit(id, piece, first, ids);
+    vocab_.emit(id, piece, first, ids, lengths);
   }
 
   SpmVocab vocab_;

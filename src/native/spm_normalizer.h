@@ -5,7 +5,10 @@
 // leading, trailing and repeated spaces go (remove_extra_whitespaces), a space goes in front
 // (add_dummy_prefix) or at the end (treat_whitespace_as_suffix), and spaces become "▁"
 // (escape_whitespaces). A map that leads outside itself is an error when a lookup gets there.
+// On request it also aligns the output with the input, as sentencepiece does (for offsets).
 #pragma once
+#include <algorithm>
+#include <array>
 #include <cstdint>
 #include <cstring>
 #include <stdexcept>
@@ -24,7 +27,14 @@ class SpmNormalizer {
          whitespace_as_suffix = false;
   };
 
-  SpmNormalizer(std::string_view charsmap, Options options) : options_(options) {
+  // user_defined: the model's user-defined symbols, which pass through unchanged (sentencepiece's
+  // prefix matcher).
+  SpmNormalizer(std::string_view charsmap, Options options, std::vector<std::string> user_defined = {})
+      : options_(options), user_defined_(std::move(user_defined)) {
+    std::sort(user_defined_.begin(), user_defined_.end(),
+              [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
+    for (const std::string& u : user_defined_)
+      if (!u.empty()) starts_user_defined_[uint8_t(u[0])] = true;
     if (charsmap.empty()) return;
     if (charsmap.size() < 4) throw std::invalid_argument("precompiled_charsmap: shorter than its 4-byte header");
     uint32_t trie_size;
@@ -37,40 +47,60 @@ class SpmNormalizer {
     replacements_.assign(charsmap.data() + 4 + trie_size, charsmap.size() - 4 - trie_size);
   }
 
-  // The normalized text of s[0..n) (valid UTF-8).
-  std::string normalize(const uint8_t* s, size_t n) const {
+  // The normalized text of s[0..n) (valid UTF-8). With `norm_to_orig`, also sentencepiece's
+  // alignment: for each normalized byte, and once more for the end, the input byte offset of the
+  // input piece it came from (inserted spaces take the offset they stand at).
+  std::string normalize(const uint8_t* s, size_t n, std::vector<uint32_t>* norm_to_orig = nullptr) const {
     std::string_view input(reinterpret_cast<const char*>(s), n);
     std::string out;
+    if (norm_to_orig) norm_to_orig->clear();
+    uint32_t consumed = 0;
     if (options_.remove_extra_whitespaces) {
       while (!input.empty()) {
         const auto [piece, used] = prefix(input);
         if (piece != " ") break;
         input.remove_prefix(used);
+        consumed += uint32_t(used);
       }
     }
+    // sentencepiece gives empty text an empty alignment (not even the end).
     if (input.empty()) return out;
     out.reserve(n * 3 / 2 + 8);
+    if (norm_to_orig) norm_to_orig->reserve(out.capacity() + 1);
     const std::string_view space = options_.escape_whitespaces ? kSpace : " ";
-    if (options_.add_dummy_prefix && !options_.whitespace_as_suffix) out += space;
+    auto append = [&](std::string_view bytes) {
+      out += bytes;
+      if (norm_to_orig) norm_to_orig->insert(norm_to_orig->end(), bytes.size(), consumed);
+    };
+    if (options_.add_dummy_prefix && !options_.whitespace_as_suffix) append(space);
     bool prev_space = options_.remove_extra_whitespaces;
     while (!input.empty()) {
       auto [piece, used] = prefix(input);
       if (prev_space)
         while (!piece.empty() && piece[0] == ' ') piece.remove_prefix(1);
       if (!piece.empty()) {
-        for (char c : piece) {
-          if (c == ' ' && options_.escape_whitespaces) out += kSpace;
-          else out += c;
+        for (const char& c : piece) {
+          if (c == ' ' && options_.escape_whitespaces) append(kSpace);
+          else append(std::string_view(&c, 1));
         }
         prev_space = piece.back() == ' ';
       }
       input.remove_prefix(used);
+      consumed += uint32_t(used);
       if (!options_.remove_extra_whitespaces) prev_space = false;
     }
-    if (options_.remove_extra_whitespaces)
-      while (out.size() >= space.size() && std::string_view(out).substr(out.size() - space.size()) == space)
+    if (options_.remove_extra_whitespaces) {
+      // Trailing spaces go; the end then aligns where the first of them came from.
+      while (out.size() >= space.size() && std::string_view(out).substr(out.size() - space.size()) == space) {
         out.resize(out.size() - space.size());
-    if (options_.add_dummy_prefix && options_.whitespace_as_suffix) out += space;
+        if (norm_to_orig) {
+          consumed = (*norm_to_orig)[out.size()];
+          norm_to_orig->resize(out.size());
+        }
+      }
+    }
+    if (options_.add_dummy_prefix && options_.whitespace_as_suffix) append(space);
+    if (norm_to_orig) norm_to_orig->push_back(consumed);
     return out;
   }
 
@@ -87,9 +117,12 @@ class SpmNormalizer {
     return std::invalid_argument("precompiled_charsmap: " + what + " (corrupt model)");
   }
 
-  // The replacement of the longest key at the start of s and the bytes it covers; else the first
-  // character itself.
+  // The longest user-defined symbol at the start of s as it is; else the replacement of the
+  // longest key there and the bytes it covers; else the first character itself.
   std::pair<std::string_view, size_t> prefix(std::string_view s) const {
+    if (starts_user_defined_[uint8_t(s[0])])
+      for (const std::string& u : user_defined_)  // longest first
+        if (!u.empty() && s.substr(0, u.size()) == u) return {s.substr(0, u.size()), u.size()};
     size_t best_len = 0;
     uint32_t best_value = 0;
     if (!units_.empty()) {
@@ -120,6 +153,8 @@ class SpmNormalizer {
   }
 
   Options options_;
+  std::vector<std::string> user_defined_;
+  std::array<bool, 256> starts_user_defined_{};  // by first byte
   std::vector<uint32_t> units_;
   std::string replacements_;
 };

@@ -32,7 +32,8 @@ class SpmUnigramModel {
   }
   const SpmVocab& vocab() const { return vocab_; }
 
-  void encode(const uint8_t* s, size_t n, std::vector<uint32_t>& ids) const {
+  // Appends the ids of normalized text s[0..n) to `ids` (and to `lengths` the bytes each covers).
+  void encode(const uint8_t* s, size_t n, std::vector<uint32_t>& ids, std::vector<uint32_t>* lengths = nullptr) const {
     struct Best {
       uint32_t id = SpmVocab::kNone;
       float score = 0;
@@ -74,7 +75,7 @@ class SpmUnigramModel {
       end = b.starts_at;
     }
     const size_t first = ids.size();
-    for (auto it = path.rbegin(); it != path.rend(); ++it) vocab_.emit(it->first, it->second, first, ids);
+    for (auto it = path.rbegin(); it != path.rend(); ++it) vocab_.emit(it->first, it->second, first, ids, lengths);
   }
 
  private:

@@ -83,12 +83,20 @@ class SpmVocab {
   }
 
   // Appends the ids of final symbol `piece` (id: its id) to ids; ids[first..] are this text's.
-  void emit(uint32_t id, std::string_view piece, size_t first, std::vector<uint32_t>& ids) const {
+  // With `lengths`, also how many normalized bytes each id covers (for offsets).
+  void emit(uint32_t id, std::string_view piece, size_t first, std::vector<uint32_t>& ids,
+            std::vector<uint32_t>* lengths = nullptr) const {
     if (id == unk_id_ && byte_fallback_) {
       for (char c : piece) ids.push_back(byte_ids_[uint8_t(c)] != kNone ? byte_ids_[uint8_t(c)] : unk_id_);
+      if (lengths) lengths->insert(lengths->end(), piece.size(), 1);
       return;
     }
-    if (!continues_unknown_run(id, first, ids)) ids.push_back(id);
+    if (continues_unknown_run(id, first, ids)) {
+      if (lengths) lengths->back() += uint32_t(piece.size());
+      return;
+    }
+    ids.push_back(id);
+    if (lengths) lengths->push_back(uint32_t(piece.size()));
   }
 
   // Whether id is an unknown that extends a run of them already in ids[first..] (the run is one

@@ -21,15 +21,19 @@ from .formats.tiktoken_file import dump_tiktoken_bpe, load_tiktoken_bpe
 from .formats.tokenforge_file import load_encoding, save_encoding
 from .loaders import load_gpt2, load_tiktoken
 from .registry import get_encoding, get_tokenizer, list_encoding_names, list_tokenizer_names
+from .sentencepiece_tokenizer import SentencePieceTokenizer
 from .special import DisallowedSpecialTokenError
 from .tokenizer import AddedToken, Encoded, Tokenizer
+from .wordpiece_tokenizer import WordPieceTokenizer
 
 __version__ = "0.1.0"
 
 __all__ = [
     "AddedToken",
     "Encoded",
+    "SentencePieceTokenizer",
     "Tokenizer",
+    "WordPieceTokenizer",
     "UNICODE_VERSION",
     "DisallowedSpecialTokenError",
     "Encoding",

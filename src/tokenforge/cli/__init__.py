@@ -10,11 +10,12 @@ import warnings
 from ..registry import get_encoding, get_tokenizer, list_encoding_names, list_tokenizer_names
 
 
-_TOKENIZER_FILES = (".json", ".txt", ".gguf")
+_TOKENIZER_FILES = (".json", ".txt", ".gguf", ".model")
 
 
 def _load(name_or_path: str):
-    """A named encoding, a .tokenforge file, or a Tokenizer file (tokenizer.json, vocab.txt, .gguf)."""
+    """A named encoding, a .tokenforge file, or a Tokenizer file (tokenizer.json, vocab.txt, .gguf,
+    sentencepiece .model)."""
     if name_or_path in list_encoding_names():
         return get_encoding(name_or_path)
     if name_or_path in list_tokenizer_names():
@@ -29,7 +30,7 @@ def _load(name_or_path: str):
         return load_encoding(name_or_path)
     raise ValueError(f"{name_or_path!r} is neither a named encoding or tokenizer "
                      f"({', '.join(list_encoding_names() + list_tokenizer_names())}) "
-                     "nor a file (.tokenforge, tokenizer.json, vocab.txt, .gguf)")
+                     "nor a file (.tokenforge, tokenizer.json, vocab.txt, .gguf, sentencepiece .model)")
 
 
 def _read_text(args: argparse.Namespace) -> str:
@@ -37,8 +38,13 @@ def _read_text(args: argparse.Namespace) -> str:
 
 
 def _encode_with_tokenizer(tok, text: str, args: argparse.Namespace) -> int:
-    tok.split_special_tokens = args.special_as_text  # by default special text is the special id, as HF
-    enc = tok.encode(text)
+    from ..sentencepiece_tokenizer import SentencePieceTokenizer
+
+    if isinstance(tok, SentencePieceTokenizer):  # special text is plain text unless allowed, as in sentencepiece
+        enc = tok.encode(text, allowed_special="all" if args.allow_special else ())
+    else:  # special text is the special id unless --special-as-text, as HF matches added tokens
+        tok.split_special_tokens = args.special_as_text
+        enc = tok.encode(text)
     if args.tokens:
         for token_id, token, span in zip(enc.ids, enc.tokens, enc.offsets):
             print(f"{token_id}\t{token}\t{span[0]}:{span[1]}")
@@ -288,10 +294,12 @@ def build_parser() -> argparse.ArgumentParser:
     enc.add_argument("-e", "--encoding", default="cl100k_base", metavar="NAME_OR_FILE",
                      help=f"named encoding ({', '.join(list_encoding_names() + list_tokenizer_names())}), "
                           "a .tokenforge file, or a "
-                          "tokenizer file: HF tokenizer.json, BERT vocab.txt, GGUF (default: %(default)s)")
+                          "tokenizer file: HF tokenizer.json, BERT vocab.txt, GGUF, sentencepiece .model "
+                          "(default: %(default)s)")
     enc.add_argument("--allow-special", action="store_true",
                      help="turn special-token text such as <|endoftext|> into its special id "
-                          "(default: such text is an error; a tokenizer file matches its special tokens, as HF does)")
+                          "(default: such text is an error; a tokenizer file matches its special tokens, as HF does, "
+                          "except a sentencepiece .model, which reads them as text, as sentencepiece does)")
     enc.add_argument("--special-as-text", action="store_true",
                      help="encode special-token text as ordinary text (instead of raising, or of matching it)")
     out = enc.add_mutually_exclusive_group()

@@ -97,9 +97,13 @@ def save_tokenizer_json(encoding, path: str | os.PathLike[str]) -> None:
     """Write `encoding` (a byte-level BPE `Encoding`, or a WordPiece `Tokenizer`) as an HF
     tokenizer.json, atomically."""
     from ..tokenizer import Tokenizer
+    from ..wordpiece_tokenizer import WordPieceTokenizer
 
-    if isinstance(encoding, Tokenizer):
+    if isinstance(encoding, WordPieceTokenizer):
         doc = _wordpiece_json(encoding)
+    elif isinstance(encoding, Tokenizer):
+        raise ValueError(f"{type(encoding).__name__} cannot be written as tokenizer.json yet (its save() writes "
+                         "its own format)")
     else:
         doc = tokenizer_json(encoding._mergeable_ranks, encoding._pat_str, encoding._special_tokens)
     write_files_atomically([(os.fspath(path), json.dumps(doc, ensure_ascii=False).encode("utf-8"))])

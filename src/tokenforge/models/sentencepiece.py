@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 
 from .. import _core
-from ..formats.sentencepiece_model import ModelType, SentencePieceModel
+from ..formats.sentencepiece_model import ModelType, PieceType, SentencePieceModel
 from ..normalizers.sentencepiece import SentencePieceNormalizer
 
 
@@ -19,7 +19,8 @@ class SentencePieceModelEncoder:
         if trainer["treat_whitespace_as_suffix"]:
             raise ValueError("treat_whitespace_as_suffix models are not supported yet")
         self.model = model
-        self.normalizer = SentencePieceNormalizer.from_spec(spec)
+        self.normalizer = SentencePieceNormalizer.from_spec(spec, user_defined_symbols=[
+            p.piece for p in model.pieces if p.type == PieceType.USER_DEFINED])
         self.pieces = [p.piece for p in model.pieces]
         native = _core.SpmBpe if kind == ModelType.BPE else _core.SpmUnigram
         self._native = native(self.pieces, [p.score for p in model.pieces], [int(p.type) for p in model.pieces],

@@ -273,7 +273,7 @@ def train_sentencepiece(
     threads = num_threads or os.cpu_count() or 1
 
     corpus_options = (charsmap, add_dummy_prefix, remove_extra_whitespaces, [text for text, _ in meta.values()],
-                      max_sentencepiece_length, split_by_whitespace, split_by_unicode_script, split_by_number,
+                      list(user_defined_symbols), max_sentencepiece_length, split_by_whitespace, split_by_unicode_script, split_by_number,
                       split_digits, allow_whitespace_only_pieces, character_coverage, threads)
     if model_type == "unigram":
         trainer = _core.UnigramTrainer(*corpus_options, seed_size=seed_sentencepiece_size,

@@ -1,0 +1,125 @@
+"""sentencepiece models (`.model` files) behind the `Tokenizer` surface.
+
+Ids are sentencepiece's own (`SentencePieceProcessor.encode`): the file's normalizer, then its
+BPE or Unigram model. Around that, as HF's LlamaTokenizer(Fast) does by default:
+- bos goes before the text when the model has one (add_bos), eos after it only when asked
+  (add_eos, off as LlamaTokenizer's add_eos_token); a pair is "bos A bos B", B with type id 1;
+- special-token text in the input ("<s>") is plain text, as in sentencepiece, unless
+  allowed_special names it (control and unknown pieces); the text between matches is then
+  encoded piece by piece, each as a whole text (as llama.cpp does with parse_special);
+- offsets are sentencepiece's, in code points of the input (of a character encoded as bytes,
+  only the last byte spans it); tokens are the vocabulary's pieces ("<unk>" for an unknown
+  run, where sentencepiece's pieces show its text).
+decode is sentencepiece's (src/native/spm_decoder.h), then the file's denormalizer if any.
+"""
+from __future__ import annotations
+
+import os
+from typing import Sequence
+
+from . import _core
+from .formats.sentencepiece_model import PieceType, SentencePieceModel
+from .models.sentencepiece import SentencePieceModelEncoder
+from .normalizers.sentencepiece import SentencePieceNormalizer
+from .postprocessors.template import Piece, TemplateProcessing
+from .special import SpecialPolicy, SpecialSet
+from .tokenizer import Tokenizer
+
+
+def is_sentencepiece_model(path: str) -> bool:
+    """Whether the file starts as a sentencepiece ModelProto does: field 1 (a piece), a
+    length-delimited message whose own first field is its text (field 1)."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(16)
+    except OSError:
+        return False
+    pos = 1
+    while pos < len(head) and head[pos] & 0x80:  # the piece's length (a varint)
+        pos += 1
+    return head[:1] == b"\x0a" and head[pos + 1:pos + 2] == b"\x0a"
+
+
+class SentencePieceTokenizer(Tokenizer):
+    _DEFAULT_ALLOWED: SpecialSet = ()
+
+    def __init__(self, model: SentencePieceModel, *, add_bos: bool | None = None, add_eos: bool = False) -> None:
+        """add_bos: bos before each text (default: when the model has a bos piece); add_eos: eos
+        after each text (default off)."""
+        self.model = model
+        self.encoder = SentencePieceModelEncoder(model)
+        self.normalizer = self.encoder.normalizer
+        trainer, spec, denormalizer = model.trainer_spec, model.normalizer_spec, model.denormalizer_spec
+        self._init_surface(list(self.encoder.pieces), SpecialPolicy(
+            {p.piece: i for i, p in enumerate(model.pieces) if p.type in (PieceType.CONTROL, PieceType.UNKNOWN)}))
+        # The ids sentencepiece reports (bos_id(), ...): the named piece if it is a control piece.
+        self.bos_id, self.eos_id, self.pad_id = (self._control_id(trainer[f"{k}_piece"]) for k in ("bos", "eos", "pad"))
+        self._denormalizer = (SentencePieceNormalizer.from_spec(denormalizer)
+                              if denormalizer is not None and denormalizer["precompiled_charsmap"] else None)
+        self._attach(_core.SpmTokenizer(self.normalizer._native, self.encoder._native, trainer["unk_surface"],
+                                        spec["add_dummy_prefix"], spec["remove_extra_whitespaces"]), None)
+        self._add_bos = self._add_eos = False
+        self.add_bos = self.bos_id is not None if add_bos is None else add_bos
+        self.add_eos = add_eos
+
+    @classmethod
+    def from_file(cls, path: str | os.PathLike[str], *, add_bos: bool | None = None,
+                  add_eos: bool = False) -> "SentencePieceTokenizer":
+        path = os.fspath(path)
+        with open(path, "rb") as f:
+            if f.read(9) == b"minbpe v1":
+                raise ValueError(f"{path}: a minbpe model, not a sentencepiece one")
+        return cls(SentencePieceModel.read(path), add_bos=add_bos, add_eos=add_eos)
+
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Write the model as a sentencepiece .model file (atomically)."""
+        self.model.write(path)
+
+    def _control_id(self, piece: str) -> int | None:
+        i = self._vocab.get(piece)
+        return i if i is not None and self.model.pieces[i].type == PieceType.CONTROL else None
+
+    # -- bos and eos -------------------------------------------------------------------
+
+    @property
+    def add_bos(self) -> bool:
+        return self._add_bos
+
+    @add_bos.setter
+    def add_bos(self, value: bool) -> None:
+        if value and self.bos_id is None:
+            raise ValueError("this model has no bos piece (a control piece named by its bos_piece)")
+        self._add_bos = bool(value)
+        self._apply_template()
+
+    @property
+    def add_eos(self) -> bool:
+        return self._add_eos
+
+    @add_eos.setter
+    def add_eos(self, value: bool) -> None:
+        if value and self.eos_id is None:
+            raise ValueError("this model has no eos piece (a control piece named by its eos_piece)")
+        self._add_eos = bool(value)
+        self._apply_template()
+
+    def _apply_template(self) -> None:
+        ids = {self._token_of[i]: [i] for i in (self.bos_id, self.eos_id) if i is not None}
+
+        def around(sequence: int) -> list[Piece]:
+            bos = [(False, 0, sequence, self._token_of[self.bos_id])] if self._add_bos else []
+            eos = [(False, 0, sequence, self._token_of[self.eos_id])] if self._add_eos else []
+            return [*bos, (True, sequence, sequence, ""), *eos]
+
+        self.post_processor = TemplateProcessing(tuple(around(0)), tuple(around(0) + around(1)), ids)
+        self._native.set_template(self.post_processor.native_pieces(False), self.post_processor.native_pieces(True))
+
+    # -- decoding ----------------------------------------------------------------------
+
+    def decode(self, ids: Sequence[int], skip_special_tokens: bool = True) -> str:
+        """sentencepiece's decode: control pieces (<s>) are dropped (shown as their text with
+        skip_special_tokens=False), the unknown piece reads " ⁇ ", byte pieces join into UTF-8
+        (U+FFFD for each byte that starts no character), the dummy prefix space goes. An id
+        outside the vocabulary raises ValueError."""
+        text = self._native.decode(ids, skip_special_tokens)
+        return self._denormalizer.normalize(text) if self._denormalizer else text

@@ -1,0 +1,153 @@
+"""The WordPiece pipeline (BERT, and llama.cpp's WPM variant) behind the `Tokenizer` surface:
+normalizer -> pre-tokenizer -> WordPiece -> template, one native pass per text (see
+src/native/wordpiece_tokenizer.h), and the WordPiece decoder back.
+"""
+from __future__ import annotations
+
+import os
+from typing import Any, Sequence
+
+from . import _core
+from .decoders.wordpiece import WordPieceDecoder, WpmDecoder
+from .models.wordpiece import WPM_WORD_PREFIX, WordPiece, to_wpm_vocab
+from .normalizers.bert import BertNormalizer, WpmNormalizer
+from .postprocessors.template import TemplateProcessing
+from .pretokenizers.bert import BertPreTokenizer, WpmPreTokenizer
+from .special import SpecialPolicy
+from .tokenizer import AddedToken, Tokenizer
+
+
+class WordPieceTokenizer(Tokenizer):
+    def __init__(
+        self,
+        model: WordPiece,
+        normalizer: BertNormalizer | WpmNormalizer | None = None,
+        pre_tokenizer: BertPreTokenizer | WpmPreTokenizer | None = None,
+        post_processor: TemplateProcessing | None = None,
+        decoder: WordPieceDecoder | WpmDecoder | None = None,
+        added_tokens: Sequence[AddedToken] = (),
+        split_special_tokens: bool = False,
+    ) -> None:
+        if not isinstance(model, WordPiece):
+            raise TypeError(f"model must be a tokenforge WordPiece, got {type(model).__name__}")
+        wpm = isinstance(normalizer, WpmNormalizer)
+        if wpm != isinstance(pre_tokenizer, WpmPreTokenizer):
+            raise ValueError("WpmNormalizer and WpmPreTokenizer only work together (llama.cpp's WPM preprocessing)")
+        if not wpm and not isinstance(pre_tokenizer, BertPreTokenizer):
+            raise ValueError(f"pre_tokenizer must be BertPreTokenizer (or WpmPreTokenizer), got {pre_tokenizer!r}")
+        self.model = model
+        self.normalizer = normalizer
+        self.pre_tokenizer = pre_tokenizer
+        self.post_processor = post_processor
+        self.decoder = decoder or (WpmDecoder() if wpm else WordPieceDecoder(model.continuing_subword_prefix))
+        self.added_tokens = list(added_tokens)
+        token_of = list(model.tokens)
+        for added in self.added_tokens:
+            if added.id >= len(token_of):
+                token_of += [""] * (added.id + 1 - len(token_of))
+            elif model.tokens[added.id] != added.content:
+                raise ValueError(f"added token {added.content!r} has id {added.id}, which the vocabulary gives to "
+                                 f"{model.tokens[added.id]!r}")
+            token_of[added.id] = added.content
+        self._init_surface(token_of, SpecialPolicy({a.content: a.id for a in self.added_tokens}))
+        self._special_ids = frozenset(a.id for a in self.added_tokens if a.special)
+        self._split_special_tokens = split_special_tokens
+        self._build()
+
+    def _build(self) -> None:
+        rules = (self.normalizer or BertNormalizer(False, False, False, False)).text_rules()
+        m = self.model
+        native = _core.WordPiece(m.tokens, m.vocab[m.unk_token], m.continuing_subword_prefix, m.word_prefix,
+                                 m.word_length_limit, rules, self._token_of)
+        p = self.post_processor
+        if p is not None:
+            native.set_template(p.native_pieces(False), p.native_pieces(True))
+        else:  # no post-processor: the sequences as they are, B with type id 1
+            native.set_template([(True, 0, 0, [])], [(True, 0, 0, []), (True, 1, 1, [])])
+        self._attach(native, None if self._split_special_tokens else self._policy.matcher(self._policy.names))
+
+    # -- loading and saving -------------------------------------------------------------
+
+    @classmethod
+    def bert_from_vocab_txt(cls, path: str, **overrides: Any) -> "WordPieceTokenizer":
+        """BERT from vocab.txt, configured by the tokenizer_config.json beside it (or `overrides`:
+        do_lower_case, strip_accents, tokenize_chinese_chars, unk_token, sep_token, cls_token,
+        pad_token, mask_token), as transformers' BertTokenizerFast builds it."""
+        from .formats.bert_vocab import read_tokenizer_config, read_vocab_txt
+
+        config = {**read_tokenizer_config(os.path.join(os.path.dirname(os.path.abspath(path)),
+                                                        "tokenizer_config.json")), **overrides}
+        tokens = read_vocab_txt(path)
+        names = {k: config.get(f"{k}_token", f"[{k.upper()}]") for k in ("unk", "sep", "pad", "cls", "mask")}
+        vocab = {t: i for i, t in enumerate(tokens)}
+        model = WordPiece(tokens, unk_token=names["unk"])
+        lowercase = bool(config.get("do_lower_case", True))
+        normalizer = BertNormalizer(True, bool(config.get("tokenize_chinese_chars", True)),
+                                    config.get("strip_accents"), lowercase)
+        for k in ("cls", "sep"):
+            if names[k] not in vocab:
+                raise ValueError(f"{path}: the vocabulary has no {names[k]!r} ({k}_token), which BERT's template needs")
+        post = TemplateProcessing.bert(vocab[names["cls"]], vocab[names["sep"]], names["cls"], names["sep"])
+        added = [AddedToken(t, vocab[t]) for t in sorted(set(names.values()), key=lambda t: vocab.get(t, -1))
+                 if t in vocab]
+        return cls(model, normalizer, BertPreTokenizer(), post, WordPieceDecoder(), added)
+
+    @classmethod
+    def wpm_from_vocab_txt(cls, path: str) -> "WordPieceTokenizer":
+        """llama.cpp's WPM tokenizer over a BERT vocab.txt, converted to its GGUF form."""
+        from .formats.bert_vocab import read_vocab_txt
+
+        return cls.wpm(read_vocab_txt(path), converted=False)
+
+    @classmethod
+    def wpm(cls, tokens: Sequence[str], *, converted: bool = True, unk_token: str = "[UNK]",
+            cls_token: str = "[CLS]", sep_token: str = "[SEP]") -> "WordPieceTokenizer":
+        """llama.cpp's WPM tokenizer over `tokens` in its GGUF form (word-initial pieces start with
+        "▁"), or in BERT's form with converted=False. Special-token text is plain text, as
+        llama.cpp tokenizes without parse_special."""
+        tokens = list(tokens) if converted else to_wpm_vocab(tokens)
+        model = WordPiece(tokens, unk_token=unk_token, continuing_subword_prefix="", max_input_chars_per_word=None,
+                          word_prefix=WPM_WORD_PREFIX)
+        vocab = model.vocab
+        post = TemplateProcessing.from_templates(f"{cls_token} $A {sep_token}", f"{cls_token} $A {sep_token} $B:1 {sep_token}:1",
+                                                 [(cls_token, vocab[cls_token]), (sep_token, vocab[sep_token])])
+        return cls(model, WpmNormalizer(), WpmPreTokenizer(), post, WpmDecoder(),
+                   [AddedToken(t, vocab[t]) for t in (unk_token, cls_token, sep_token)], split_special_tokens=True)
+
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Write an HF tokenizer.json (atomically)."""
+        from .formats.hf_tokenizer_json import save_tokenizer_json
+
+        save_tokenizer_json(self, path)
+
+    def save_vocab_txt(self, path: str | os.PathLike[str]) -> None:
+        from .formats.bert_vocab import write_vocab_txt
+
+        write_vocab_txt(self.model.tokens, path)
+
+    def pre_tokenize(self, text: str) -> list[tuple[str, tuple[int, int]]]:
+        """The words the model sees: the text normalized and split, each word with the span of
+        input code points it came from (added tokens are words of their own)."""
+        if not isinstance(text, str):
+            raise TypeError(f"pre_tokenize takes str, got {type(text).__name__}")
+        return [(w, tuple(span)) for w, span in self._native.words(text, self._added("all", (), ()))]
+
+    def decode(self, ids: Sequence[int], skip_special_tokens: bool = True) -> str:
+        token_of, n = self._token_of, len(self._token_of)
+        tokens = []
+        for i in ids:
+            if type(i) is not int or not 0 <= i < n or not token_of[i]:
+                raise ValueError(f"token id {i!r} is not in this tokenizer's vocabulary (0..{n - 1})")
+            if not (skip_special_tokens and i in self._special_ids):
+                tokens.append(token_of[i])
+        return self.decoder.decode(tokens)
+
+    @property
+    def split_special_tokens(self) -> bool:
+        """True: special-token text in the input is plain text; False: it becomes the special id."""
+        return self._split_special_tokens
+
+    @split_special_tokens.setter
+    def split_special_tokens(self, value: bool) -> None:
+        self._split_special_tokens = bool(value)
+        self._build()

@@ -1,0 +1,261 @@
+"""sentencepiece models behind the Tokenizer surface, against the sentencepiece library: ids,
+tokens, offsets (its offset_mapping, in code points) and decode on Mistral's model over every
+corpus and on hypothesis strings, and on models sentencepiece trains here (Unigram and BPE,
+nmt_nfkc with whitespace removal, unknown runs, byte fallback, a denormalizer); bos/eos and
+pairs, the special-token policy, batches, bad ids, decoding arbitrary id sequences, the CLI."""
+from __future__ import annotations
+
+import shutil
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import tokenforge
+from conftest import SHARED, corpus_files, read_sample
+from tokenforge import DisallowedSpecialTokenError, SentencePieceTokenizer, Tokenizer
+from test_cli import run
+
+spm = pytest.importorskip("sentencepiece")
+MISTRAL = str(SHARED / "vocab" / "mistral-7b-v0.1.model")
+TEXT = st.text(st.one_of(st.characters(codec="utf-8"), st.sampled_from(list(" \t\n▁aeé日本😀🧿한국<s>"))), max_size=40)
+
+_LOADED: dict = {}
+
+
+def _pair(path: str = MISTRAL):
+    """(sentencepiece's processor, our tokenizer) for a model, loaded once."""
+    if path not in _LOADED:
+        _LOADED[path] = (spm.SentencePieceProcessor(model_file=path), Tokenizer.from_file(path))
+    return _LOADED[path]
+
+
+def assert_like_sentencepiece(sp, tok, text: str) -> None:
+    """Ids, offsets and decode equal sentencepiece's; tokens are the vocabulary's pieces, which are
+    sentencepiece's own except where it shows an unknown run's text."""
+    theirs = sp.encode(text, out_type="offset_mapping")
+    ours = tok.encode(text, add_special_tokens=False)
+    assert ours.ids == theirs["ids"], text
+    assert ours.offsets == theirs["offsets"], text
+    assert ours.tokens == [sp.id_to_piece(i) for i in ours.ids]
+    assert all(t == p or i == sp.unk_id() for t, p, i in zip(ours.tokens, theirs["pieces"], ours.ids))
+    assert ours.attention_mask == [1] * len(ours) and ours.special_tokens_mask == ours.type_ids == [0] * len(ours)
+    assert tok.decode(ours.ids) == sp.decode(ours.ids), text
+
+
+@pytest.mark.parametrize("path", corpus_files(), ids=lambda p: p.name)
+def test_mistral_on_corpora(path):
+    sp, tok = _pair()
+    lines = read_sample(path, 60_000).split("\n")[:200]
+    for line in lines:
+        assert_like_sentencepiece(sp, tok, line)
+    assert_like_sentencepiece(sp, tok, "\n".join(lines))
+    assert [e.ids for e in tok.encode_batch(lines, add_special_tokens=False)] == sp.encode(lines)
+
+
+def test_mistral_edges_and_byte_fallback():
+    sp, tok = _pair()
+    texts = ["", " ", "   ", "  hi", "a  b   c ", "\t\n x", "😀 한국어 テスト", "🧿🪬 𝔘𝔫𝔦", "\u2581x ▁ y", "\x00\x01",
+             "x<s>y</s><unk>", "ё̈ä\u0301", "\ufeff\u200bzero width"]
+    for text in texts:
+        assert_like_sentencepiece(sp, tok, text)
+    emoji = tok.encode("🧿", add_special_tokens=False)  # not a piece: four byte pieces, the last spans it
+    assert emoji.tokens == ["▁", "<0xF0>", "<0x9F>", "<0xA7>", "<0xBF>"]
+    assert emoji.offsets == [(0, 0), (0, 0), (0, 0), (0, 0), (0, 1)]
+
+
+@settings(max_examples=300, deadline=None)
+@given(TEXT)
+def test_mistral_on_random_text(text):
+    sp, tok = _pair()
+    assert_like_sentencepiece(sp, tok, text)
+    # identity normalization with a dummy prefix: decoding gives the text back ("▁" reads as a space)
+    assert tok.decode(tok.encode(text).ids) == text.replace("\u2581", " ")
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory):
+    """Models sentencepiece trains here: nmt_nfkc (whitespace removed, unknown runs) Unigram and
+    BPE, Unigram with byte fallback, BPE without dummy prefix or whitespace removal and without
+    bos, and a Unigram whose denormalizer turns "a" into "A"."""
+    out = tmp_path_factory.mktemp("spm-tokenizer")
+    corpus = out / "corpus.txt"
+    corpus.write_text("".join(read_sample(p, 15_000) for p in corpus_files()), encoding="utf-8")
+    (out / "denorm.tsv").write_text("61\t41\n")
+    settings_by_name = {
+        "unigram": dict(model_type="unigram", user_defined_symbols=["<sep>", "ﬁ"], control_symbols=["<ctl>"]),
+        "bpe": dict(model_type="bpe"),
+        "unigram-bytes": dict(model_type="unigram", byte_fallback=True),
+        "bpe-raw": dict(model_type="bpe", add_dummy_prefix=False, remove_extra_whitespaces=False, bos_id=-1,
+                        normalization_rule_name="identity"),
+        "denorm": dict(model_type="unigram", denormalization_rule_tsv=str(out / "denorm.tsv")),
+    }
+    models = {}
+    for name, options in settings_by_name.items():
+        spm.SentencePieceTrainer.train(input=str(corpus), model_prefix=str(out / name), vocab_size=1000,
+                                       character_coverage=0.98, minloglevel=2, **options)
+        models[name] = str(out / f"{name}.model")
+    return models
+
+
+PROBES = ["  ＡＢＣ　ｶﾀｶﾅ  ①② ﬁ x<sep>y  ", "\u00c5\u212b 12345", "a\u3000\u3000b  ", "  ", "零 😀😀 x 🧿y",
+          "<s>hi</s> <ctl>"]
+
+
+@pytest.mark.parametrize("name", ["unigram", "bpe", "unigram-bytes", "bpe-raw", "denorm"])
+def test_trained_models(trained, name):
+    sp, tok = _pair(trained[name])
+    for text in PROBES + [read_sample(p, 3000) for p in corpus_files()]:
+        assert_like_sentencepiece(sp, tok, text)
+        assert tok.normalizer.normalize_with_offsets(text) == sp.normalize(text, with_offsets=True)
+
+
+def test_unknown_runs_are_one_token(trained):
+    sp, tok = _pair(trained["unigram"])
+    enc = tok.encode("x 😀😀 y", add_special_tokens=False)
+    unk = [k for k, i in enumerate(enc.ids) if i == sp.unk_id()]
+    assert len(unk) == 1 and enc.tokens[unk[0]] == "<unk>" and enc.offsets[unk[0]] == (2, 4)
+    assert tok.decode(enc.ids) == sp.decode(enc.ids) and " \u2047 " in tok.decode(enc.ids)
+
+
+@settings(max_examples=150, deadline=None)
+@given(TEXT)
+def test_trained_models_on_random_text(trained, text):
+    for name in ("unigram", "bpe-raw", "unigram-bytes"):
+        sp, tok = _pair(trained[name])
+        assert_like_sentencepiece(sp, tok, text)
+        assert tok.normalizer.normalize_with_offsets(text) == sp.normalize(text, with_offsets=True)
+    # with byte fallback nothing is unknown: decoding gives the normalized text, spaces back, no dummy prefix
+    assert tok.decode(tok.encode(text).ids) == tok.normalizer.normalize(text).replace("\u2581", " ").removeprefix(" ")
+
+
+def _id_lists(draw_from):
+    return st.lists(st.sampled_from(draw_from), max_size=12)
+
+
+_DECODE_IDS = sorted({0, 1, 2, *range(3, 3 + 256), 28705, 259, 15359, 1318, 28789, 3614, 28797, 30575})
+
+
+@settings(max_examples=400, deadline=None)
+@given(_id_lists(_DECODE_IDS))
+def test_decode_any_ids_like_sentencepiece(ids):
+    """Byte pieces in any order (invalid UTF-8 included), control, unknown and "▁" pieces."""
+    sp, tok = _pair()
+    assert tok.decode(ids) == sp.decode(ids)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.data())
+def test_decode_any_ids_on_trained_models(trained, data):
+    for name in ("unigram", "bpe-raw", "unigram-bytes", "denorm"):
+        sp, tok = _pair(trained[name])
+        special = [i for i in range(sp.get_piece_size()) if sp.is_control(i) or sp.is_unknown(i) or sp.is_byte(i)
+                   or sp.id_to_piece(i) in ("\u2581", "\u2581a", "<sep>")]  # "▁" pieces test the dummy prefix
+        ids = data.draw(st.lists(st.one_of(st.sampled_from(special), st.integers(0, sp.get_piece_size() - 1)),
+                                 max_size=10))
+        assert tok.decode(ids) == sp.decode(ids), name
+
+
+def test_decode_byte_fragments():
+    _, tok = _pair()
+    byte = {b: 3 + b for b in range(256)}  # Mistral's <0xNN> pieces are ids 3..258
+    assert tok.decode([byte[0xF0], byte[0x9F], byte[0xA7], byte[0xBF]]) == "🧿"
+    assert tok.decode([byte[0xF0], byte[0x9F], byte[0xA7]]) == "\ufffd" * 3  # cut short: each byte alone
+    assert tok.decode([byte[0xC0], byte[0x80], byte[0x41]]) == "\ufffd\ufffdA"  # overlong form
+    assert tok.decode([byte[0xED], byte[0xA0], byte[0x80]]) == "\ufffd" * 3  # a surrogate
+    assert tok.decode([1, byte[0x41], 2]) == "A"
+    assert tok.decode([1, 1318, 2], skip_special_tokens=False) == "<s> x</s>"  # shown, so the space stays
+
+
+def test_bad_ids_are_value_errors():
+    _, tok = _pair()
+    for bad in (-1, 32000, 2**40):
+        with pytest.raises(ValueError, match=f"token id {bad} is not in this tokenizer's vocabulary"):
+            tok.decode([1, bad])
+    with pytest.raises(TypeError):
+        tok.decode([1, "2"])
+
+
+def test_bos_eos_and_pairs(trained):
+    sp, tok = _pair()
+    text = "Hello world"
+    plain = sp.encode(text)
+    assert tok.encode(text).ids == sp.encode(text, add_bos=True) == [1] + plain
+    enc = tok.encode(text)
+    assert enc.special_tokens_mask == [1] + [0] * len(plain) and enc.offsets[0] == (0, 0)
+    both = SentencePieceTokenizer.from_file(MISTRAL, add_eos=True)
+    assert both.encode(text).ids == sp.encode(text, add_bos=True, add_eos=True)
+    both.add_bos = False
+    assert both.encode(text).ids == sp.encode(text, add_eos=True)
+    pair = tok.encode("a b", "c")
+    assert pair.ids == [1, *sp.encode("a b"), 1, *sp.encode("c")]
+    assert pair.type_ids == [0] * (1 + len(sp.encode("a b"))) + [1] * (1 + len(sp.encode("c")))
+    assert pair.offsets[-1] == (0, 1)  # offsets of B are into B
+    assert tok.encode("a b", "c", add_special_tokens=False).ids == sp.encode("a b") + sp.encode("c")
+    no_bos = Tokenizer.from_file(trained["bpe-raw"])
+    assert no_bos.bos_id is None and not no_bos.add_bos
+    assert no_bos.encode("x").ids == spm.SentencePieceProcessor(model_file=trained["bpe-raw"]).encode("x")
+    with pytest.raises(ValueError, match="no bos piece"):
+        no_bos.add_bos = True
+
+
+def test_special_token_policy():
+    sp, tok = _pair()
+    text = "A<s>B </s>"
+    assert tok.encode(text, add_special_tokens=False).ids == sp.encode(text)  # text, as in sentencepiece
+    allowed = tok.encode(text, add_special_tokens=False, allowed_special="all")
+    assert allowed.ids == sp.encode("A") + [1] + sp.encode("B ") + [2]
+    assert allowed.offsets[len(sp.encode("A"))] == (1, 4) and allowed.offsets[-1] == (6, 10)
+    assert tok.encode(text, add_special_tokens=False, allowed_special={"</s>"}).ids == sp.encode("A<s>B ") + [2]
+    assert tok.encode("x<unk>", add_special_tokens=False, allowed_special="all").ids == sp.encode("x") + [0]
+    with pytest.raises(DisallowedSpecialTokenError, match="<s>"):
+        tok.encode(text, disallowed_special={"<s>"})
+    with pytest.raises(DisallowedSpecialTokenError):
+        tok.encode_batch(["fine", text], disallowed_special="all")
+    batch = tok.encode_batch([text, "</s>"], add_special_tokens=False, allowed_special="all")
+    assert [e.ids for e in batch] == [allowed.ids, [2]]
+    assert [e.ids for e in tok.encode_batch([text], add_special_tokens=False)] == [sp.encode(text)]
+
+
+def test_surface_truncation_padding_and_vocabulary():
+    sp, tok = _pair()
+    assert isinstance(tok, tokenforge.Tokenizer) and isinstance(tokenforge.get_tokenizer("bert-base-uncased"), Tokenizer)
+    assert tok.get_vocab_size() == sp.get_piece_size() and tok.token_to_id("▁Hello") == sp.piece_to_id("▁Hello")
+    assert tok.id_to_token(1) == "<s>" and tok.id_to_token(32000) is None
+    fresh = Tokenizer.from_file(MISTRAL)
+    fresh.enable_truncation(4)
+    fresh.enable_padding(pad_id=2, pad_token="</s>", pad_to_multiple_of=8)
+    enc = fresh.encode("one two three four five")
+    assert enc.ids[:4] == [1, *sp.encode("one two three")] and enc.ids[4:] == [2] * 4
+    assert enc.attention_mask == [1] * 4 + [0] * 4 and len(enc.overflowing) > 0
+    assert [len(e) for e in fresh.encode_batch(["a", "b c d e f g h i j"])] == [8, 8]
+
+
+def test_files(tmp_path):
+    sp, _ = _pair()
+    renamed = tmp_path / "tokenizer.model.v3"  # no .model suffix: recognized by its content
+    shutil.copy(MISTRAL, renamed)
+    tok = Tokenizer.from_file(renamed, add_bos=False)
+    assert tok.encode("Hi there").ids == sp.encode("Hi there")
+    tok.save(tmp_path / "copy.model")
+    assert (tmp_path / "copy.model").read_bytes() == renamed.read_bytes()
+    (tmp_path / "minbpe.model").write_text("minbpe v1\nregex\n0\n")
+    with pytest.raises(ValueError, match="minbpe"):
+        Tokenizer.from_file(tmp_path / "minbpe.model")
+    with pytest.raises(TypeError, match="add_eos"):
+        Tokenizer.from_file(SHARED / "vocab" / "bert" / "tokenizer.json", add_eos=True)
+    with pytest.raises(ValueError, match="tokenizer.json"):
+        tokenforge.save_tokenizer_json(tok, tmp_path / "tokenizer.json")
+
+
+def test_cli():
+    sp, _ = _pair()
+    text = "Hello <s> 🧿"
+    _, out, _ = run("encode", "-e", MISTRAL, text)
+    assert [int(x) for x in out.split()] == [1, *sp.encode(text)]
+    _, out, _ = run("encode", "-e", MISTRAL, "--allow-special", "x<s>")
+    assert [int(x) for x in out.split()] == [1, *sp.encode("x"), 1]
+    _, out, _ = run("encode", "-e", MISTRAL, "--tokens", "Hi")
+    assert out.splitlines() == ["1\t<s>\t0:0", f"{sp.piece_to_id('▁Hi')}\t▁Hi\t0:2"]
+    _, out, _ = run("decode", "-e", MISTRAL, *map(str, sp.encode(text)))
+    assert out == text + "\n"
