@@ -6,17 +6,23 @@
 // Speed: a merge makes a piece, so no merge can join two adjacent characters that are never
 // adjacent inside a piece. The text is cut between such characters (before most "▁", between
 // most CJK characters) and encoded segment by segment: the same merges in the same order within
-// each. Each thread keeps a cache of recent segments and their ids: natural text repeats.
+// each. Each thread remembers the segments it has seen with their ids, keyed by their exact
+// bytes (piece_cache.h's tables): natural text repeats. A new segment is merged on ids: which
+// pairs merge, and into what, comes from a pair table, and the next merge from a heap, so no
+// segment takes more than O(n log n).
 #pragma once
+#include <algorithm>
 #include <cstdint>
-#include <queue>
+#include <cstring>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
-#include <unordered_set>
 #include <utility>
 #include <vector>
 
+#include "hash_tables.h"
+#include "piece_cache.h"
 #include "pool.h"
 #include "spm_vocab.h"
 #include "unicode_classes.h"
@@ -26,144 +32,311 @@ namespace tokenforge {
 class SpmBpeModel {
  public:
   explicit SpmBpeModel(SpmVocab vocab) : vocab_(std::move(vocab)) {
-    for (uint32_t id = 0; id < vocab_.size(); ++id) {
-      if (!SpmVocab::producible(vocab_.type(id))) continue;
-      const std::string& t = vocab_.text(id);
-      const auto* p = reinterpret_cast<const uint8_t*>(t.data());
-      uint32_t prev = kNoChar;
-      for (size_t i = 0; i < t.size();) {
-        size_t len;
-        const uint32_t cp = decode_utf8(p + i, t.size() - i, len);
-        if (prev != kNoChar) inner_pairs_.insert(pair_key(prev, cp));
-        prev = cp;
-        i += len;
-      }
+    index_characters();
+    index_pairs();
+    rank_scores();
+    for (uint8_t b = 0; b < 0x80; ++b) {
+      MergeState state;
+      std::vector<uint32_t> ids;
+      encode_segment(&b, 1, 0, ids, nullptr, state);
+      ascii_ids_[b] = ids.at(0);  // one byte: exactly one id
     }
   }
   const SpmVocab& vocab() const { return vocab_; }
 
   // Appends the ids of normalized text s[0..n) to `ids` (and to `lengths` the bytes each covers).
   void encode(const uint8_t* s, size_t n, std::vector<uint32_t>& ids, std::vector<uint32_t>* lengths = nullptr) const {
-    Pool<SegmentCache>::Lease lease(caches_);
-    SegmentCache& cache = lease.get();
-    if (cache.size() > kMaxCached) cache.clear();
-    const size_t first = ids.size();
-    size_t start = 0;
-    uint32_t prev = kNoChar;
-    for (size_t i = 0; i <= n;) {
-      size_t len = 0;
-      const uint32_t cp = i < n ? decode_utf8(s + i, n - i, len) : kNoChar;
-      if (i == n || (prev != kNoChar && !inner_pairs_.count(pair_key(prev, cp)))) {
-        if (i > start) append_segment(s + start, i - start, cache, first, ids, lengths);
+    if (n == 0) return;
+    Pool<Cache>::Lease lease(caches_);
+    Cache& cache = lease.get();
+    IdBuffer& buf = cache.pieces.out;
+    // At most one id per byte, and a table hit writes all its inline slots.
+    buf.reserve(n + MediumPieceTable::kInlineIds);
+    Out out{buf.begin(), buf.begin(), lengths};
+    size_t start = 0, len;
+    uint32_t prev = decode_utf8(s, n, len);
+    for (size_t i = len; i < n; i += len) {
+      const uint32_t c = decode_utf8(s + i, n - i, len);
+      if (!joins(prev, c)) {
+        append_segment(s, n, start, i - start, out, cache);
         start = i;
-        if (i == n) break;
       }
-      prev = cp;
-      i += len;
+      prev = c;
     }
+    append_segment(s, n, start, n - start, out, cache);
+    ids.insert(ids.end(), out.begin, out.end);
   }
 
  private:
-  static constexpr size_t kMaxCached = 1 << 18;
-  static constexpr uint32_t kNoChar = 0xFFFFFFFFu;
-  struct Segment {
-    std::vector<uint32_t> ids, lengths;
+  struct Symbol {
+    uint32_t id;      // a piece, a character found only inside pieces (virtual id), or kNone
+    uint32_t start;   // byte offset in the segment
+    uint32_t prev, next;
+    uint32_t rank;    // of the pair (this, next): its piece's rank, or kNoToken if none
+    uint32_t merged;  // that piece
+    bool frozen;      // a user-defined symbol: never merges
   };
-  using SegmentCache = std::unordered_map<std::string, Segment>;
+  // A merge's working state, reused.
+  struct MergeState {
+    std::vector<Symbol> symbols;
+    std::vector<uint64_t> agenda;  // (rank << 32) | left symbol, a min-heap
+    std::unordered_map<uint32_t, std::pair<uint32_t, uint32_t>> splits;  // unused piece -> its last parts
+  };
+  // Per thread: segments seen (ids written to pieces.out), a merge's state, a segment's lengths.
+  struct Cache {
+    PieceCache pieces;
+    MergeState merge;
+    std::vector<uint32_t> lengths;
+  };
+  // Where a text's ids go (begin..end of the thread's buffer), and its lengths if wanted.
+  struct Out {
+    uint32_t* begin;
+    uint32_t* end;
+    std::vector<uint32_t>* lengths;
+  };
+  static constexpr uint32_t kEnd = kNoToken;
 
-  static uint64_t pair_key(uint32_t a, uint32_t b) { return (uint64_t(a) << 32) | b; }
-
-  void append_segment(const uint8_t* s, size_t n, SegmentCache& cache, size_t first, std::vector<uint32_t>& ids,
-                      std::vector<uint32_t>* lengths) const {
-    std::string text(reinterpret_cast<const char*>(s), n);  // short: no allocation, mostly
-    auto it = cache.find(text);
-    if (it == cache.end()) {
-      Segment segment;
-      encode_segment(s, n, segment.ids, &segment.lengths);
-      it = cache.emplace(std::move(text), std::move(segment)).first;
-    }
-    const Segment& segment = it->second;
-    const size_t skip = !segment.ids.empty() && vocab_.continues_unknown_run(segment.ids[0], first, ids);
-    ids.insert(ids.end(), segment.ids.begin() + skip, segment.ids.end());
-    if (lengths) {
-      if (skip) lengths->back() += segment.lengths[0];
-      lengths->insert(lengths->end(), segment.lengths.begin() + skip, segment.lengths.end());
+  // Characters inside pieces that are no piece themselves get virtual ids past the vocabulary,
+  // so that every symbol that can merge has an id.
+  void index_characters() {
+    const uint32_t size = uint32_t(vocab_.size());
+    for (uint32_t id = 0; id < size; ++id) {
+      if (!SpmVocab::producible(vocab_.type(id))) continue;
+      const std::string_view t = vocab_.text(id);
+      for (size_t i = 0; i < t.size(); i += utf8_length(uint8_t(t[i]))) {
+        const std::string c(t.substr(i, utf8_length(uint8_t(t[i]))));
+        if (vocab_.find(c) == SpmVocab::kNone && virtual_ids_.emplace(c, size + virtual_texts_.size()).second)
+          virtual_texts_.push_back(c);
+      }
     }
   }
 
-  void encode_segment(const uint8_t* s, size_t n, std::vector<uint32_t>& ids, std::vector<uint32_t>* lengths) const {
+  // Every way to cut a piece in two symbols is a pair that merges into it, and every two
+  // characters next to each other in a piece may join.
+  void index_pairs() {
+    size_t boundaries = 0;
+    for (uint32_t id = 0; id < vocab_.size(); ++id)
+      if (SpmVocab::producible(vocab_.type(id)))
+        for (char c : vocab_.text(id)) boundaries += (uint8_t(c) & 0xC0) != 0x80;
+    merges_.reserve(boundaries);
+    inner_pairs_.reserve(boundaries);
+    for (uint32_t id = 0; id < vocab_.size(); ++id) {
+      if (!SpmVocab::producible(vocab_.type(id))) continue;
+      const std::string_view t = vocab_.text(id);
+      if (t.empty()) continue;
+      size_t before = 0;  // the previous character's start
+      for (size_t i = utf8_length(uint8_t(t[0])); i < t.size(); i += utf8_length(uint8_t(t[i]))) {
+        add_inner_pair(code_point(t.substr(before)), code_point(t.substr(i)));
+        before = i;
+        const uint32_t left = symbol_id(t.substr(0, i)), right = symbol_id(t.substr(i));
+        if (left != SpmVocab::kNone && right != SpmVocab::kNone) merges_.insert(left, right, id);
+      }
+    }
+  }
+
+  // Merges go highest score first: a rank per distinct score, 0 for the highest, so that equal
+  // scores tie (and the leftmost pair goes first).
+  void rank_scores() {
+    std::vector<float> scores;
+    for (uint32_t id = 0; id < vocab_.size(); ++id)
+      if (SpmVocab::producible(vocab_.type(id))) scores.push_back(vocab_.score(id));
+    std::sort(scores.begin(), scores.end(), std::greater<float>());
+    scores.erase(std::unique(scores.begin(), scores.end()), scores.end());
+    ranks_.assign(vocab_.size(), kNoToken);
+    piece_bytes_.resize(vocab_.size());
+    for (uint32_t id = 0; id < vocab_.size(); ++id) {
+      piece_bytes_[id] = vocab_.type(id) == SpmVocab::kByte ? 1 : uint32_t(vocab_.text(id).size());
+      if (!SpmVocab::producible(vocab_.type(id))) continue;
+      const auto at = std::lower_bound(scores.begin(), scores.end(), vocab_.score(id), std::greater<float>());
+      ranks_[id] = uint32_t(at - scores.begin());
+    }
+  }
+
+  static uint32_t code_point(std::string_view s) {
+    size_t len;
+    return decode_utf8(reinterpret_cast<const uint8_t*>(s.data()), s.size(), len);
+  }
+  void add_inner_pair(uint32_t a, uint32_t b) {
+    if ((a | b) < 0x80) ascii_pairs_[a][b >> 6] |= uint64_t(1) << (b & 63);
+    else inner_pairs_.insert(a, b, 0);
+  }
+  // Whether characters a and b are next to each other in some piece.
+  bool joins(uint32_t a, uint32_t b) const {
+    if ((a | b) < 0x80) return ascii_pairs_[a][b >> 6] >> (b & 63) & 1;
+    return inner_pairs_.find(a, b) != kNoToken;
+  }
+
+  // The id of a symbol with text t in merges: its piece, or the virtual id of a character
+  // found only inside pieces; kNone if it never merges.
+  uint32_t symbol_id(std::string_view t) const {
+    const uint32_t id = vocab_.find(t);
+    if (id != SpmVocab::kNone || virtual_ids_.empty()) return id;
+    const auto it = virtual_ids_.find(std::string(t));
+    return it == virtual_ids_.end() ? SpmVocab::kNone : it->second;
+  }
+
+  // Appends segment s[start..start+len) of text s[0..n): from the thread's tables, else merged
+  // (and remembered).
+  void append_segment(const uint8_t* s, size_t n, size_t start, size_t len, Out& out, Cache& cache) const {
+    const uint8_t* p = s + start;
+    if (len == 1 && p[0] < 0x80) {
+      *out.end = ascii_ids_[p[0]];
+      return commit(1, len, nullptr, out);
+    }
+    PieceCache& pieces = cache.pieces;
+    if (len <= kShortPiece) {
+      const ShortKey key = short_key(p, len, s, s + n);
+      const uint64_t hash = key.hash();
+      if (const ShortPieceTable::Entry* e = pieces.shorts.find(key, hash)) return commit_entry(pieces.shorts, *e, len, out);
+      if (merge(p, len, cache)) pieces.shorts.insert(key, hash, pieces.ids.data(), pieces.ids.size());
+    } else if (len <= kMediumPiece) {
+      const MediumKey key = medium_key(p, len);
+      const uint64_t hash = key.hash();
+      if (const MediumPieceTable::Entry* e = pieces.mediums.find(key, hash)) return commit_entry(pieces.mediums, *e, len, out);
+      if (merge(p, len, cache)) pieces.mediums.insert(key, hash, pieces.ids.data(), pieces.ids.size());
+    } else if (len <= PieceCache::kMaxBytes) {
+      const uint64_t key = bytes_key(p, len);
+      pieces.ids.clear();
+      if (pieces.get_long(p, len, key, pieces.ids)) {
+        std::memcpy(out.end, pieces.ids.data(), pieces.ids.size() * sizeof(uint32_t));
+        return commit(pieces.ids.size(), len, nullptr, out);
+      }
+      if (merge(p, len, cache)) pieces.put_long(p, len, key, pieces.ids.data(), pieces.ids.size());
+    } else {
+      merge(p, len, cache);
+    }
+    std::memcpy(out.end, pieces.ids.data(), pieces.ids.size() * sizeof(uint32_t));
+    commit(pieces.ids.size(), len, cache.lengths.empty() ? nullptr : cache.lengths.data(), out);
+  }
+
+  // Merges segment p[0..len) into cache.pieces.ids. Returns whether they may be remembered: their
+  // lengths follow from the ids (else they are in cache.lengths). Segments too long to remember
+  // keep their lengths too.
+  bool merge(const uint8_t* p, size_t len, Cache& cache) const {
+    std::vector<uint32_t>& ids = cache.pieces.ids;
+    ids.clear();
+    cache.lengths.clear();
+    encode_segment(p, len, 0, ids, &cache.lengths, cache.merge);
+    // An unknown id covers what the others leave, which is known only when it stands alone.
+    const bool unknown = std::find(ids.begin(), ids.end(), vocab_.unk_id()) != ids.end();
+    if ((unknown && ids.size() > 1) || len > PieceCache::kMaxBytes) return false;
+    cache.lengths.clear();
+    return true;
+  }
+
+  template <class Table>
+  void commit_entry(const Table& table, const typename Table::Entry& e, size_t len, Out& out) const {
+    const uint32_t* end = table.emit(e, out.end);
+    commit(size_t(end - out.end), len, nullptr, out);
+  }
+
+  // Takes the `count` ids just written at out.end as a segment's of `len` bytes, with their
+  // `lengths` (null: those of the pieces, an unknown id covering the whole segment). An unknown
+  // id that continues a run of them is dropped, its bytes added to the run's.
+  void commit(size_t count, size_t len, const uint32_t* lengths, Out& out) const {
+    uint32_t* ids = out.end;
+    const bool skip = out.end > out.begin && vocab_.continues_unknown_run(ids[0], out.end[-1]);
+    if (out.lengths) {
+      auto length = [&](size_t i) {
+        return lengths ? lengths[i] : ids[i] == vocab_.unk_id() ? uint32_t(len) : piece_bytes_[ids[i]];
+      };
+      if (skip) out.lengths->back() += length(0);
+      for (size_t i = skip; i < count; ++i) out.lengths->push_back(length(i));
+    }
+    if (skip) std::memmove(ids, ids + 1, (count - 1) * sizeof(uint32_t));
+    out.end += count - skip;
+  }
+
+  // The merges of one segment s[0..n) in sentencepiece's order; appends the ids of its final
+  // symbols (and with `lengths` the bytes each covers); ids[first..] are this text's.
+  void encode_segment(const uint8_t* s, size_t n, size_t first, std::vector<uint32_t>& ids,
+                      std::vector<uint32_t>* lengths, MergeState& state) const {
     const std::string_view text(reinterpret_cast<const char*>(s), n);
-    std::vector<Symbol> symbols;
+    std::vector<Symbol>& symbols = state.symbols;
+    std::vector<uint64_t>& agenda = state.agenda;
+    symbols.clear();
+    agenda.clear();
+    state.splits.clear();
     for (size_t pos = 0; pos < n;) {
-      bool freeze = false;
-      const size_t len = vocab_.symbol_length(text.substr(pos), freeze);
-      symbols.push_back(Symbol{uint32_t(pos), uint32_t(len), int(symbols.size()) - 1,
-                               pos + len < n ? int(symbols.size()) + 1 : -1, freeze});
+      bool frozen = false;
+      const size_t len = vocab_.symbol_length(text.substr(pos), frozen);
+      const uint32_t i = uint32_t(symbols.size());
+      symbols.push_back(Symbol{symbol_id(text.substr(pos, len)), uint32_t(pos), i ? i - 1 : kEnd,
+                               pos + len < n ? i + 1 : kEnd, kNoToken, kNoToken, frozen});
       pos += len;
     }
-    std::priority_queue<Pair> agenda;
-    std::unordered_map<std::string_view, std::pair<std::string_view, std::string_view>> rev_merge;
-    auto add_pair = [&](int left, int right) {
-      if (left < 0 || right < 0 || symbols[left].freeze || symbols[right].freeze) return;
-      const std::string_view merged = text.substr(symbols[left].start, symbols[left].len + symbols[right].len);
-      const uint32_t id = vocab_.find(merged);
-      if (id == SpmVocab::kNone) return;
-      agenda.push(Pair{vocab_.score(id), left, right, uint32_t(merged.size())});
-      if (vocab_.type(id) == SpmVocab::kUnused)
-        rev_merge[merged] = {text.substr(symbols[left].start, symbols[left].len),
-                             text.substr(symbols[right].start, symbols[right].len)};
+    const auto later = std::greater<uint64_t>();
+    // Ranks the pair (i, next); an unused piece it would make remembers the parts.
+    auto rank_pair = [&](uint32_t i) {
+      Symbol& l = symbols[i];
+      l.rank = l.merged = kNoToken;
+      if (l.next == kEnd || l.frozen || symbols[l.next].frozen) return false;
+      const Symbol& r = symbols[l.next];
+      l.merged = merges_.find(l.id, r.id);
+      if (l.merged == kNoToken) return false;
+      l.rank = ranks_[l.merged];
+      if (vocab_.type(l.merged) == SpmVocab::kUnused) state.splits[l.merged] = {l.id, r.id};
+      return true;
     };
-    for (size_t i = 1; i < symbols.size(); ++i) add_pair(int(i) - 1, int(i));
+    for (uint32_t i = 0; i + 1 < symbols.size(); ++i)
+      if (rank_pair(i)) agenda.push_back((uint64_t(symbols[i].rank) << 32) | i);
+    std::make_heap(agenda.begin(), agenda.end(), later);
+    auto push = [&](uint32_t i) {
+      if (!rank_pair(i)) return;
+      agenda.push_back((uint64_t(symbols[i].rank) << 32) | i);
+      std::push_heap(agenda.begin(), agenda.end(), later);
+    };
     while (!agenda.empty()) {
-      const Pair top = agenda.top();
-      agenda.pop();
-      Symbol& l = symbols[top.left];
-      Symbol& r = symbols[top.right];
-      if (l.len == 0 || r.len == 0 || l.len + r.len != top.size) continue;  // stale
-      l.len += r.len;
+      std::pop_heap(agenda.begin(), agenda.end(), later);
+      const uint64_t top = agenda.back();
+      agenda.pop_back();
+      const uint32_t i = uint32_t(top);
+      Symbol& l = symbols[i];
+      // Stale if the pair changed since; a pair of the same rank at the same place goes now anyway.
+      if (l.rank != uint32_t(top >> 32)) continue;
+      Symbol& r = symbols[l.next];
+      l.id = l.merged;
       l.next = r.next;
-      if (r.next >= 0) symbols[r.next].prev = top.left;
-      r.len = 0;
-      add_pair(l.prev, top.left);
-      add_pair(top.left, l.next);
+      if (r.next != kEnd) symbols[r.next].prev = i;
+      r.rank = kNoToken;
+      if (l.prev != kEnd) push(l.prev);
+      push(i);
     }
-    const size_t first = ids.size();
-    for (int i = symbols.empty() ? -1 : 0; i != -1; i = symbols[i].next)
-      emit(text.substr(symbols[i].start, symbols[i].len), rev_merge, first, ids, lengths);
+    for (uint32_t i = 0; i != kEnd; i = symbols[i].next) {
+      const Symbol& sym = symbols[i];
+      const uint32_t end = sym.next == kEnd ? uint32_t(n) : symbols[sym.next].start;
+      emit(sym.id, text.substr(sym.start, end - sym.start), state, first, ids, lengths);
+    }
   }
 
-  struct Symbol {
-    uint32_t start, len;
-    int prev, next;
-    bool freeze;
-  };
-  struct Pair {
-    float score;
-    int left, right;
-    uint32_t size;
-    // priority_queue pops the largest: the highest score, then the leftmost.
-    bool operator<(const Pair& o) const { return score != o.score ? score < o.score : left > o.left; }
-  };
-
-  // A symbol made through an unused piece goes back to the parts it was merged from.
-  void emit(std::string_view piece,
-            const std::unordered_map<std::string_view, std::pair<std::string_view, std::string_view>>& rev_merge,
-            size_t first, std::vector<uint32_t>& ids, std::vector<uint32_t>* lengths) const {
-    const uint32_t id = vocab_.piece_to_id(piece);
-    if (vocab_.type(id) == SpmVocab::kUnused) {
-      const auto it = rev_merge.find(piece);
-      if (it != rev_merge.end()) {
-        emit(it->second.first, rev_merge, first, ids, lengths);
-        emit(it->second.second, rev_merge, first, ids, lengths);
+  // A final symbol (id: its id in merges): an unused piece goes back to the parts it was last
+  // made from; a symbol that is no piece is unknown (as in sentencepiece, also where its text is
+  // a control piece's); the vocabulary emits the rest (byte fallback, unknown runs).
+  void emit(uint32_t id, std::string_view text, const MergeState& state, size_t first, std::vector<uint32_t>& ids,
+            std::vector<uint32_t>* lengths) const {
+    if (id < vocab_.size() && vocab_.type(id) == SpmVocab::kUnused) {
+      const auto it = state.splits.find(id);
+      if (it != state.splits.end()) {
+        const auto [left, right] = it->second;
+        const size_t cut = left < vocab_.size() ? vocab_.text(left).size() : virtual_texts_[left - vocab_.size()].size();
+        emit(left, text.substr(0, cut), state, first, ids, lengths);
+        emit(right, text.substr(cut), state, first, ids, lengths);
         return;
       }
     }
-    vocab_.emit(id, piece, first, ids, lengths);
+    vocab_.emit(id < vocab_.size() ? id : vocab_.unk_id(), text, first, ids, lengths);
   }
 
   SpmVocab vocab_;
-  std::unordered_set<uint64_t> inner_pairs_;  // (character, next character) adjacent in some piece
-  mutable Pool<SegmentCache> caches_;
+  PairTable merges_;                      // (symbol, symbol) -> the piece they make
+  std::vector<uint32_t> ranks_;           // by piece: its score's rank
+  std::vector<uint32_t> piece_bytes_;     // by id: the bytes it covers (unknown: see commit)
+  std::unordered_map<std::string, uint32_t> virtual_ids_;
+  std::vector<std::string> virtual_texts_;
+  uint64_t ascii_pairs_[128][2] = {};     // ASCII characters next to each other in a piece
+  PairTable inner_pairs_;                 // the other such pairs (code points)
+  uint32_t ascii_ids_[128];               // a one-byte segment's id
+  mutable Pool<Cache> caches_;
 };
 
 }  // namespace tokenforge
