@@ -19,14 +19,35 @@
 
 namespace tokenforge {
 
-class SpmPipeline {
+// A model behind its normalizer: one text as sentencepiece encodes it.
+class SpmEncoder {
  public:
   // Encodes normalized text: appends its ids, and to `lengths` the normalized bytes each covers.
   using Model = std::function<void(const uint8_t*, size_t, std::vector<uint32_t>& ids,
                                     std::vector<uint32_t>* lengths)>;
 
-  // `normalizer` must outlive the pipeline (the bindings keep its owner alive).
-  SpmPipeline(const SpmNormalizer& normalizer, Model model) : normalizer_(normalizer), model_(std::move(model)) {}
+  // `normalizer` must outlive the encoder (the bindings keep its owner alive).
+  SpmEncoder(const SpmNormalizer& normalizer, Model model) : normalizer_(normalizer), model_(std::move(model)) {}
+
+  // Appends the ids of text s[0..n) to ids; with `lengths` also the normalized bytes each covers,
+  // with `norm_to_orig` the normalizer's alignment (SpmNormalizer::normalize).
+  void encode(const uint8_t* s, size_t n, std::vector<uint32_t>& ids, std::vector<uint32_t>* lengths = nullptr,
+              std::vector<uint32_t>* norm_to_orig = nullptr) const {
+    Pool<std::string>::Lease normalized(normalized_);
+    std::string& text = normalized.get();
+    normalizer_.normalize(s, n, text, norm_to_orig);
+    model_(reinterpret_cast<const uint8_t*>(text.data()), text.size(), ids, lengths);
+  }
+
+ private:
+  const SpmNormalizer& normalizer_;
+  Model model_;
+  mutable Pool<std::string> normalized_;  // reused per thread
+};
+
+class SpmPipeline {
+ public:
+  SpmPipeline(const SpmNormalizer& normalizer, SpmEncoder::Model model) : encoder_(normalizer, std::move(model)) {}
 
   PostProcessor post;
 
@@ -76,10 +97,9 @@ class SpmPipeline {
   // after its last.
   uint32_t encode_text(const uint8_t* s, size_t n, uint32_t chars, Scratch& scratch, TokenRows& rows) const {
     std::vector<uint32_t>& to_orig = scratch.norm_to_orig;
-    const std::string normalized = normalizer_.normalize(s, n, &to_orig);
     scratch.ids.clear();
     scratch.lengths.clear();
-    model_(reinterpret_cast<const uint8_t*>(normalized.data()), normalized.size(), scratch.ids, &scratch.lengths);
+    encoder_.encode(s, n, scratch.ids, &scratch.lengths, &to_orig);
     // Input byte offsets only grow along the tokens: one cursor turns them into code points.
     size_t byte = 0;
     auto char_at = [&](uint32_t target) {
@@ -101,8 +121,7 @@ class SpmPipeline {
     return k;
   }
 
-  const SpmNormalizer& normalizer_;
-  Model model_;
+  SpmEncoder encoder_;
   mutable Pool<Scratch> scratch_;
 };
 
