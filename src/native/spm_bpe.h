@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "hash_tables.h"
+#include "inline_hints.h"
 #include "piece_cache.h"
 #include "pool.h"
 #include "spm_vocab.h"
@@ -35,12 +36,7 @@ class SpmBpeModel {
     index_characters();
     index_pairs();
     rank_scores();
-    for (uint8_t b = 0; b < 0x80; ++b) {
-      MergeState state;
-      std::vector<uint32_t> ids;
-      encode_segment(&b, 1, 0, ids, nullptr, state);
-      ascii_ids_[b] = ids.at(0);  // one byte: exactly one id
-    }
+    index_one_character_segments();
   }
   const SpmVocab& vocab() const { return vocab_; }
 
@@ -52,19 +48,22 @@ class SpmBpeModel {
     IdBuffer& buf = cache.pieces.out;
     // At most one id per byte, and a table hit writes all its inline slots.
     buf.reserve(n + MediumPieceTable::kInlineIds);
-    Out out{buf.begin(), buf.begin(), lengths};
+    if (lengths) cache.out_lengths.reserve(n);
+    Out out{buf.begin(), buf.begin(), lengths ? cache.out_lengths.begin() : nullptr};
     size_t start = 0, len;
-    uint32_t prev = decode_utf8(s, n, len);
+    uint32_t prev = decode_utf8(s, n, len), first = prev;  // first: the segment's first character
     for (size_t i = len; i < n; i += len) {
       const uint32_t c = decode_utf8(s + i, n - i, len);
       if (!joins(prev, c)) {
-        append_segment(s, n, start, i - start, out, cache);
+        append_segment(s, n, start, i - start, first, out, cache);
         start = i;
+        first = c;
       }
       prev = c;
     }
-    append_segment(s, n, start, n - start, out, cache);
+    append_segment(s, n, start, n - start, first, out, cache);
     ids.insert(ids.end(), out.begin, out.end);
+    if (lengths) lengths->insert(lengths->end(), cache.out_lengths.begin(), out.lengths);
   }
 
  private:
@@ -86,13 +85,14 @@ class SpmBpeModel {
   struct Cache {
     PieceCache pieces;
     MergeState merge;
-    std::vector<uint32_t> lengths;
+    std::vector<uint32_t> lengths;  // a merged segment's
+    IdBuffer out_lengths;           // a text's, in step with pieces.out
   };
   // Where a text's ids go (begin..end of the thread's buffer), and its lengths if wanted.
   struct Out {
     uint32_t* begin;
     uint32_t* end;
-    std::vector<uint32_t>* lengths;
+    uint32_t* lengths;  // null, or where the next id's length goes
   };
   static constexpr uint32_t kEnd = kNoToken;
 
@@ -152,6 +152,24 @@ class SpmBpeModel {
     }
   }
 
+  // A segment of one character is mostly a piece: its id comes from a table over the Basic
+  // Multilingual Plane (kNone where it is not a single id: byte fallback, unknown).
+  void index_one_character_segments() {
+    one_character_ids_.assign(0x10000, SpmVocab::kNone);
+    MergeState state;
+    std::vector<uint32_t> ids;
+    for (uint32_t c = 0; c < 0x10000; ++c) {
+      if (c >= 0xD800 && c < 0xE000) continue;  // surrogates: not in UTF-8 text
+      uint8_t bytes[4];
+      const size_t len = encode_utf8(c, bytes);
+      if (c >= 0x80 && vocab_.find(std::string_view(reinterpret_cast<const char*>(bytes), len)) == SpmVocab::kNone)
+        continue;  // (quick: no piece, so not one id unless ASCII)
+      ids.clear();
+      encode_segment(bytes, len, 0, ids, nullptr, state);
+      if (ids.size() == 1 && ids[0] != vocab_.unk_id()) one_character_ids_[c] = ids[0];
+    }
+  }
+
   static uint32_t code_point(std::string_view s) {
     size_t len;
     return decode_utf8(reinterpret_cast<const uint8_t*>(s.data()), s.size(), len);
@@ -163,7 +181,7 @@ class SpmBpeModel {
   // Whether characters a and b are next to each other in some piece.
   bool joins(uint32_t a, uint32_t b) const {
     if ((a | b) < 0x80) return ascii_pairs_[a][b >> 6] >> (b & 63) & 1;
-    return inner_pairs_.find(a, b) != kNoToken;
+    return inner_pairs_.may_merge(a, b) && inner_pairs_.find(a, b) != kNoToken;  // (most pairs stop at the filter)
   }
 
   // The id of a symbol with text t in merges: its piece, or the virtual id of a character
@@ -175,12 +193,13 @@ class SpmBpeModel {
     return it == virtual_ids_.end() ? SpmVocab::kNone : it->second;
   }
 
-  // Appends segment s[start..start+len) of text s[0..n): from the thread's tables, else merged
-  // (and remembered).
-  void append_segment(const uint8_t* s, size_t n, size_t start, size_t len, Out& out, Cache& cache) const {
+  // Appends segment s[start..start+len) of text s[0..n), whose first character is `first`: from
+  // the table of one-character segments or the thread's tables, else merged (and remembered).
+  void append_segment(const uint8_t* s, size_t n, size_t start, size_t len, uint32_t first, Out& out,
+                      Cache& cache) const {
     const uint8_t* p = s + start;
-    if (len == 1 && p[0] < 0x80) {
-      *out.end = ascii_ids_[p[0]];
+    if (first < 0x10000 && len == utf8_length(p[0]) && one_character_ids_[first] != SpmVocab::kNone) {
+      *out.end = one_character_ids_[first];
       return commit(1, len, nullptr, out);
     }
     PieceCache& pieces = cache.pieces;
@@ -231,17 +250,23 @@ class SpmBpeModel {
   }
 
   // Takes the `count` ids just written at out.end as a segment's of `len` bytes, with their
-  // `lengths` (null: those of the pieces, an unknown id covering the whole segment). An unknown
-  // id that continues a run of them is dropped, its bytes added to the run's.
-  void commit(size_t count, size_t len, const uint32_t* lengths, Out& out) const {
+  // `lengths` (null: those of the pieces; an unknown id then stands alone and covers it all).
+  TF_INLINE void commit(size_t count, size_t len, const uint32_t* lengths, Out& out) const {
+    if (TF_UNLIKELY(out.end[0] == vocab_.unk_id())) return commit_unknown(count, len, lengths, out);
+    if (out.lengths) {
+      for (size_t i = 0; i < count; ++i) out.lengths[i] = lengths ? lengths[i] : piece_bytes_[out.end[i]];
+      out.lengths += count;
+    }
+    out.end += count;
+  }
+  // commit() where the first id is the unknown id: one that continues a run of them is dropped,
+  // its bytes added to the run's.
+  TF_NOINLINE void commit_unknown(size_t count, size_t len, const uint32_t* lengths, Out& out) const {
     uint32_t* ids = out.end;
     const bool skip = out.end > out.begin && vocab_.continues_unknown_run(ids[0], out.end[-1]);
     if (out.lengths) {
-      auto length = [&](size_t i) {
-        return lengths ? lengths[i] : ids[i] == vocab_.unk_id() ? uint32_t(len) : piece_bytes_[ids[i]];
-      };
-      if (skip) out.lengths->back() += length(0);
-      for (size_t i = skip; i < count; ++i) out.lengths->push_back(length(i));
+      if (skip) out.lengths[-1] += lengths ? lengths[0] : uint32_t(len);
+      for (size_t i = skip; i < count; ++i) *out.lengths++ = lengths ? lengths[i] : i ? piece_bytes_[ids[i]] : uint32_t(len);
     }
     if (skip) std::memmove(ids, ids + 1, (count - 1) * sizeof(uint32_t));
     out.end += count - skip;
@@ -335,7 +360,7 @@ class SpmBpeModel {
   std::vector<std::string> virtual_texts_;
   uint64_t ascii_pairs_[128][2] = {};     // ASCII characters next to each other in a piece
   PairTable inner_pairs_;                 // the other such pairs (code points)
-  uint32_t ascii_ids_[128];               // a one-byte segment's id
+  HugeArray<uint32_t> one_character_ids_;  // by code point below 0x10000
   mutable Pool<Cache> caches_;
 };
 

@@ -135,33 +135,29 @@ class SpmNormalizer {
   size_t copy_unmapped(std::string_view input, uint32_t consumed, std::string& out,
                        std::vector<uint32_t>* norm_to_orig) const {
     if (!units_.empty()) return 0;
-    size_t run = 0;
-    while (run < input.size() && !stops_copy_[uint8_t(input[run])]) ++run;
+    size_t run = 0, spaces = 0;
+    for (; run < input.size() && !stops_copy_[uint8_t(input[run])]; ++run) spaces += input[run] == ' ';
     if (run == 0) return 0;
     const size_t at = out.size();
-    out.resize(at + 3 * run);  // room for every byte a space
+    const bool escape = options_.escape_whitespaces;
+    out.resize(at + run + (escape ? 2 * spaces : 0));
     char* w = out.data() + at;
-    uint32_t* o = nullptr;
-    if (norm_to_orig) {
-      norm_to_orig->resize(at + 3 * run);
-      o = norm_to_orig->data() + at;
-    }
-    uint32_t start = consumed;  // of the current character
-    for (size_t k = 0; k < run; ++k) {
-      const char c = input[k];
-      if ((uint8_t(c) & 0xC0) != 0x80) start = consumed + uint32_t(k);
-      const bool escaped = c == ' ' && options_.escape_whitespaces;
-      if (escaped) std::memcpy(w, kSpace.data(), 3);
-      else *w = c;
-      const size_t wrote = escaped ? 3 : 1;
-      if (o) {
-        for (size_t j = 0; j < wrote; ++j) o[j] = start;
-        o += wrote;
+    if (!escape || spaces == 0) std::memcpy(w, input.data(), run);
+    else
+      for (size_t k = 0; k < run; ++k) {
+        if (input[k] == ' ') w = std::copy(kSpace.begin(), kSpace.end(), w);
+        else *w++ = input[k];
       }
-      w += wrote;
+    if (norm_to_orig) {
+      norm_to_orig->resize(out.size());
+      uint32_t* o = norm_to_orig->data() + at;
+      uint32_t start = consumed;  // of the current character
+      for (size_t k = 0; k < run; ++k) {
+        if ((uint8_t(input[k]) & 0xC0) != 0x80) start = consumed + uint32_t(k);
+        *o++ = start;
+        if (input[k] == ' ' && escape) *o++ = start, *o++ = start;
+      }
     }
-    out.resize(size_t(w - out.data()));
-    if (norm_to_orig) norm_to_orig->resize(out.size());
     return run;
   }
 

@@ -106,11 +106,17 @@ class SpmPipeline {
       for (; byte < target; ++byte) chars += (s[byte] & 0xC0) != 0x80;
       return chars;
     };
-    size_t at = 0;  // normalized bytes before the token
-    for (size_t i = 0; i < scratch.ids.size(); ++i) {
-      const uint32_t start = char_at(to_orig[at]);
-      at += scratch.lengths[i];
-      push_row(rows, scratch.ids[i], 0, start, char_at(to_orig[at]), false);
+    const size_t count = scratch.ids.size(), at = rows.size();
+    if (count == 0) return char_at(uint32_t(n));
+    if (at == 0) rows.reserve(count + 2);  // a whole text, mostly: room for bos and eos too
+    rows.resize(at + count);
+    size_t norm = 0;  // normalized bytes before the token
+    uint32_t start = char_at(to_orig[0]);
+    for (size_t i = 0; i < count; ++i) {
+      norm += scratch.lengths[i];
+      const uint32_t end = char_at(to_orig[norm]);
+      rows[at + i] = Row{scratch.ids[i], 0, start, end, 0, 1};
+      start = end;
     }
     return char_at(uint32_t(n));
   }
