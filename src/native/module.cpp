@@ -471,13 +471,19 @@ class PyWordPiece : public PyPipeline<WordPieceTokenizer> {
   }
 };
 
-// A sentencepiece model object (BPE, Unigram) as SpmEncoder calls it; the binding keeps the model alive.
-template <class Model>
-SpmEncoder::Model model_function(const Model& model) {
-  return [&model](const uint8_t* s, size_t n, std::vector<uint32_t>& ids, std::vector<uint32_t>* lengths) {
+// A sentencepiece model object as SpmEncoder calls it (the binding keeps the model alive). Only
+// the BPE model reads escaped text as it is.
+SpmEncoder::Model model_function(const SpmBpeModel& model) {
+  return [&model](const uint8_t* s, size_t n, SpmEscaping how, std::vector<uint32_t>& ids,
+                  std::vector<uint32_t>* lengths) { model.encode(s, n, ids, lengths, how); };
+}
+SpmEncoder::Model model_function(const SpmUnigramModel& model) {
+  return [&model](const uint8_t* s, size_t n, SpmEscaping, std::vector<uint32_t>& ids, std::vector<uint32_t>* lengths) {
     model.encode(s, n, ids, lengths);
   };
 }
+template <class Model>
+constexpr bool kReadsEscaped = std::is_same_v<Model, SpmBpeModel>;
 
 // sentencepiece's pipeline over a model object and a normalizer object (both kept alive by the
 // binding), with its decoder.
@@ -485,7 +491,7 @@ class PySpmTokenizer : public PyPipeline<SpmPipeline> {
  public:
   template <class Model>
   PySpmTokenizer(const SpmNormalizer& normalizer, const Model& model, SpmDecoder::Options options)
-      : PyPipeline(pieces_of(model.vocab()), false, normalizer, model_function(model)),
+      : PyPipeline(pieces_of(model.vocab()), false, normalizer, model_function(model), kReadsEscaped<Model>),
         decoder_(model.vocab(), std::move(options)) {}
 
   nb::str decode(nb::handle ids_seq, bool skip_control) const {
@@ -606,7 +612,7 @@ void def_spm_encoder_init(nb::class_<SpmEncoder>& c) {
   c.def(
       "__init__",
       [](SpmEncoder* self, const SpmNormalizer& normalizer, const Model& model) {
-        new (self) SpmEncoder(normalizer, model_function(model));
+        new (self) SpmEncoder(normalizer, model_function(model), kReadsEscaped<Model>);
       },
       nb::arg("normalizer"), nb::arg("model"), nb::keep_alive<1, 2>(), nb::keep_alive<1, 3>());
 }

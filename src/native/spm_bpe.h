@@ -25,6 +25,7 @@
 #include "inline_hints.h"
 #include "piece_cache.h"
 #include "pool.h"
+#include "spm_normalizer.h"
 #include "spm_vocab.h"
 #include "unicode_classes.h"
 
@@ -40,28 +41,41 @@ class SpmBpeModel {
   }
   const SpmVocab& vocab() const { return vocab_; }
 
-  // Appends the ids of normalized text s[0..n) to `ids` (and to `lengths` the bytes each covers).
-  void encode(const uint8_t* s, size_t n, std::vector<uint32_t>& ids, std::vector<uint32_t>* lengths = nullptr) const {
-    if (n == 0) return;
+  // Appends the ids of normalized text s[0..n) to `ids`. With `how`, s is instead a text that
+  // its normalizer only escapes (SpmNormalizer::escapes_only): the model reads it as normalized.
+  // With `lengths`, also the input bytes each id covers (an escaped space goes with the id that
+  // ends it, the prefix with none).
+  void encode(const uint8_t* s, size_t n, std::vector<uint32_t>& ids, std::vector<uint32_t>* lengths = nullptr,
+              SpmEscaping how = {}) const {
+    if (n == 0) return;  // (the normalizer gives empty text no prefix)
     Pool<Cache>::Lease lease(caches_);
     Cache& cache = lease.get();
+    if (cache.escape != how.escape) {  // " " stands for something else in the remembered keys
+      cache.pieces = PieceCache();
+      cache.escape = how.escape;
+    }
     IdBuffer& buf = cache.pieces.out;
-    // At most one id per byte, and a table hit writes all its inline slots.
-    buf.reserve(n + MediumPieceTable::kInlineIds);
-    if (lengths) cache.out_lengths.reserve(n);
+    // At most one id per byte (and the prefix), and a table hit writes all its inline slots.
+    buf.reserve(n + 1 + MediumPieceTable::kInlineIds);
+    if (lengths) cache.out_lengths.reserve(n + 1);
     Out out{buf.begin(), buf.begin(), lengths ? cache.out_lengths.begin() : nullptr};
-    size_t start = 0, len;
-    uint32_t prev = decode_utf8(s, n, len), first = prev;  // first: the segment's first character
+    const Text text{s, n, how};
+    const uint32_t space = how.escape ? kMark : ' ';
+    // Segments run from `start`; `first` is one's first character, `prefixed` whether it is the prefix.
+    size_t start = 0, len = 0;
+    bool prefixed = how.prefix;
+    uint32_t prev = prefixed ? space : read(text, 0, len), first = prev;
     for (size_t i = len; i < n; i += len) {
-      const uint32_t c = decode_utf8(s + i, n - i, len);
+      const uint32_t c = read(text, i, len);
       if (!joins(prev, c)) {
-        append_segment(s, n, start, i - start, first, out, cache);
+        append_segment(text, Segment{s + start, i - start, first, prefixed}, out, cache);
         start = i;
         first = c;
+        prefixed = false;
       }
       prev = c;
     }
-    append_segment(s, n, start, n - start, first, out, cache);
+    append_segment(text, Segment{s + start, n - start, first, prefixed}, out, cache);
     ids.insert(ids.end(), out.begin, out.end);
     if (lengths) lengths->insert(lengths->end(), cache.out_lengths.begin(), out.lengths);
   }
@@ -81,12 +95,29 @@ class SpmBpeModel {
     std::vector<uint64_t> agenda;  // (rank << 32) | left symbol, a min-heap
     std::unordered_map<uint32_t, std::pair<uint32_t, uint32_t>> splits;  // unused piece -> its last parts
   };
-  // Per thread: segments seen (ids written to pieces.out), a merge's state, a segment's lengths.
+  // Per thread: segments seen (keys read with `escape`; a text's ids written to pieces.out), a
+  // merge's state and buffers.
   struct Cache {
     PieceCache pieces;
+    bool escape = false;
     MergeState merge;
-    std::vector<uint32_t> lengths;  // a merged segment's
-    IdBuffer out_lengths;           // a text's, in step with pieces.out
+    std::string key, normalized;           // a segment's, where it is not the input as it is
+    std::vector<uint32_t> lengths;         // the normalized bytes a merged segment's ids cover
+    std::vector<uint32_t> input_lengths;   // the input bytes a segment's ids cover
+    IdBuffer out_lengths;                  // a text's, in step with pieces.out
+  };
+  // The model's input, and how it reads.
+  struct Text {
+    const uint8_t* s;
+    size_t n;
+    SpmEscaping how;
+  };
+  // A segment: its input bytes, its first character, whether that is the prefix (before p).
+  struct Segment {
+    const uint8_t* p;
+    size_t len;
+    uint32_t first;
+    bool prefixed;
   };
   // Where a text's ids go (begin..end of the thread's buffer), and its lengths if wanted.
   struct Out {
@@ -94,6 +125,11 @@ class SpmBpeModel {
     uint32_t* end;
     uint32_t* lengths;  // null, or where the next id's length goes
   };
+  static constexpr uint32_t kMark = 0x2581;  // "▁", an escaped space
+  static constexpr std::string_view kMarkBytes = "\xE2\x96\x81";
+  static constexpr uint32_t kSmall = 0x81, kNotSmall = 0x100;
+  // escaped_bytes_ of byte pieces: more than any segment, so that a sum over a segment's ids fails.
+  static constexpr uint32_t kSplitsCharacters = 1u << 30;
   static constexpr uint32_t kEnd = kNoToken;
 
   // Characters inside pieces that are no piece themselves get virtual ids past the vocabulary,
@@ -119,19 +155,26 @@ class SpmBpeModel {
       if (SpmVocab::producible(vocab_.type(id)))
         for (char c : vocab_.text(id)) boundaries += (uint8_t(c) & 0xC0) != 0x80;
     merges_.reserve(boundaries);
-    inner_pairs_.reserve(boundaries);
+    std::vector<uint64_t> inner;  // the other pairs: few, so their table stays small and in cache
     for (uint32_t id = 0; id < vocab_.size(); ++id) {
       if (!SpmVocab::producible(vocab_.type(id))) continue;
       const std::string_view t = vocab_.text(id);
       if (t.empty()) continue;
       size_t before = 0;  // the previous character's start
       for (size_t i = utf8_length(uint8_t(t[0])); i < t.size(); i += utf8_length(uint8_t(t[i]))) {
-        add_inner_pair(code_point(t.substr(before)), code_point(t.substr(i)));
+        const uint32_t a = code_point(t.substr(before)), b = code_point(t.substr(i));
+        const uint32_t x = small(a), y = small(b);
+        if ((x | y) < kNotSmall) small_pairs_[x][y >> 6] |= uint64_t(1) << (y & 63);
+        else inner.push_back((uint64_t(a) << 32) | b);
         before = i;
         const uint32_t left = symbol_id(t.substr(0, i)), right = symbol_id(t.substr(i));
         if (left != SpmVocab::kNone && right != SpmVocab::kNone) merges_.insert(left, right, id);
       }
     }
+    std::sort(inner.begin(), inner.end());
+    inner.erase(std::unique(inner.begin(), inner.end()), inner.end());
+    inner_pairs_.reserve(inner.size());
+    for (uint64_t k : inner) inner_pairs_.insert(uint32_t(k >> 32), uint32_t(k), 0);
   }
 
   // Merges go highest score first: a rank per distinct score, 0 for the highest, so that equal
@@ -144,8 +187,14 @@ class SpmBpeModel {
     scores.erase(std::unique(scores.begin(), scores.end()), scores.end());
     ranks_.assign(vocab_.size(), kNoToken);
     piece_bytes_.resize(vocab_.size());
+    escaped_bytes_.resize(vocab_.size());
     for (uint32_t id = 0; id < vocab_.size(); ++id) {
-      piece_bytes_[id] = vocab_.type(id) == SpmVocab::kByte ? 1 : uint32_t(vocab_.text(id).size());
+      const std::string& t = vocab_.text(id);
+      const bool byte = vocab_.type(id) == SpmVocab::kByte;
+      piece_bytes_[id] = byte ? 1 : uint32_t(t.size());
+      size_t marks = 0;
+      for (size_t at = t.find(kMarkBytes); at != std::string::npos; at = t.find(kMarkBytes, at + 3)) ++marks;
+      escaped_bytes_[id] = byte ? kSplitsCharacters : uint32_t(t.size() - 2 * marks);
       if (!SpmVocab::producible(vocab_.type(id))) continue;
       const auto at = std::lower_bound(scores.begin(), scores.end(), vocab_.score(id), std::greater<float>());
       ranks_[id] = uint32_t(at - scores.begin());
@@ -174,13 +223,13 @@ class SpmBpeModel {
     size_t len;
     return decode_utf8(reinterpret_cast<const uint8_t*>(s.data()), s.size(), len);
   }
-  void add_inner_pair(uint32_t a, uint32_t b) {
-    if ((a | b) < 0x80) ascii_pairs_[a][b >> 6] |= uint64_t(1) << (b & 63);
-    else inner_pairs_.insert(a, b, 0);
-  }
+  // ASCII characters and "▁" have small indexes (below kSmall; the others kNotSmall), for a bit
+  // table of their pairs.
+  static uint32_t small(uint32_t c) { return c < 0x80 ? c : c == kMark ? 0x80 : kNotSmall; }
   // Whether characters a and b are next to each other in some piece.
   bool joins(uint32_t a, uint32_t b) const {
-    if ((a | b) < 0x80) return ascii_pairs_[a][b >> 6] >> (b & 63) & 1;
+    const uint32_t x = small(a), y = small(b);
+    if ((x | y) < kNotSmall) return small_pairs_[x][y >> 6] >> (y & 63) & 1;
     return inner_pairs_.may_merge(a, b) && inner_pairs_.find(a, b) != kNoToken;  // (most pairs stop at the filter)
   }
 
@@ -193,80 +242,164 @@ class SpmBpeModel {
     return it == virtual_ids_.end() ? SpmVocab::kNone : it->second;
   }
 
-  // Appends segment s[start..start+len) of text s[0..n), whose first character is `first`: from
-  // the table of one-character segments or the thread's tables, else merged (and remembered).
-  void append_segment(const uint8_t* s, size_t n, size_t start, size_t len, uint32_t first, Out& out,
-                      Cache& cache) const {
-    const uint8_t* p = s + start;
-    if (first < 0x10000 && len == utf8_length(p[0]) && one_character_ids_[first] != SpmVocab::kNone) {
-      *out.end = one_character_ids_[first];
-      return commit(1, len, nullptr, out);
-    }
-    PieceCache& pieces = cache.pieces;
-    if (len <= kShortPiece) {
-      const ShortKey key = short_key(p, len, s, s + n);
-      const uint64_t hash = key.hash();
-      if (const ShortPieceTable::Entry* e = pieces.shorts.find(key, hash)) return commit_entry(pieces.shorts, *e, len, out);
-      if (merge(p, len, cache)) pieces.shorts.insert(key, hash, pieces.ids.data(), pieces.ids.size());
-    } else if (len <= kMediumPiece) {
-      const MediumKey key = medium_key(p, len);
-      const uint64_t hash = key.hash();
-      if (const MediumPieceTable::Entry* e = pieces.mediums.find(key, hash)) return commit_entry(pieces.mediums, *e, len, out);
-      if (merge(p, len, cache)) pieces.mediums.insert(key, hash, pieces.ids.data(), pieces.ids.size());
-    } else if (len <= PieceCache::kMaxBytes) {
-      const uint64_t key = bytes_key(p, len);
-      pieces.ids.clear();
-      if (pieces.get_long(p, len, key, pieces.ids)) {
-        std::memcpy(out.end, pieces.ids.data(), pieces.ids.size() * sizeof(uint32_t));
-        return commit(pieces.ids.size(), len, nullptr, out);
-      }
-      if (merge(p, len, cache)) pieces.put_long(p, len, key, pieces.ids.data(), pieces.ids.size());
-    } else {
-      merge(p, len, cache);
-    }
-    std::memcpy(out.end, pieces.ids.data(), pieces.ids.size() * sizeof(uint32_t));
-    commit(pieces.ids.size(), len, cache.lengths.empty() ? nullptr : cache.lengths.data(), out);
+  // The character at text.s[i] as the model reads it (an escaped space as "▁"); sets its length.
+  static TF_INLINE uint32_t read(const Text& text, size_t i, size_t& len) {
+    const uint32_t c = decode_utf8(text.s + i, text.n - i, len);
+    return c == ' ' && text.how.escape ? kMark : c;
   }
 
-  // Merges segment p[0..len) into cache.pieces.ids. Returns whether they may be remembered: their
-  // lengths follow from the ids (else they are in cache.lengths). Segments too long to remember
-  // keep their lengths too.
-  bool merge(const uint8_t* p, size_t len, Cache& cache) const {
+  // Appends a segment: from the table of one-character segments or the thread's tables, else
+  // merged (and remembered).
+  TF_INLINE void append_segment(const Text& text, const Segment& seg, Out& out, Cache& cache) const {
+    const size_t one = seg.prefixed ? 0 : utf8_length(seg.p[0]);  // input bytes of one character
+    if (seg.first < 0x10000 && seg.len == one && one_character_ids_[seg.first] != SpmVocab::kNone) {
+      *out.end = one_character_ids_[seg.first];
+      const uint32_t length = uint32_t(one);
+      return commit(1, &length, out);
+    }
+    append_remembered(text, seg, out, cache);
+  }
+
+  TF_NOINLINE void append_remembered(const Text& text, const Segment& seg, Out& out, Cache& cache) const {
+    // The key: the segment's input, after a space where it holds the prefix (" " reads as the
+    // prefix reads). Where too long for the tables, the segment is merged each time.
+    const uint8_t *k = seg.p, *lo = text.s, *hi = text.s + text.n;
+    size_t len = seg.len;
+    if (seg.prefixed && len < PieceCache::kMaxBytes) {
+      cache.key.assign(1, ' ').append(reinterpret_cast<const char*>(seg.p), seg.len);
+      k = lo = reinterpret_cast<const uint8_t*>(cache.key.data());
+      hi = k + ++len;
+    } else if (seg.prefixed) {
+      len = PieceCache::kMaxBytes + 1;
+    }
+    PieceCache& pieces = cache.pieces;
+    std::vector<uint32_t>& ids = pieces.ids;
+    cache.lengths.clear();  // (a merge gives them)
+    if (len <= kShortPiece) {
+      const ShortKey key = short_key(k, len, lo, hi);
+      const uint64_t hash = key.hash();
+      if (const ShortPieceTable::Entry* e = pieces.shorts.find(key, hash))
+        return commit_entry(pieces.shorts, *e, text, seg, out, cache);
+      if (merge(text, seg, cache)) pieces.shorts.insert(key, hash, ids.data(), ids.size());
+    } else if (len <= kMediumPiece) {
+      const MediumKey key = medium_key(k, len);
+      const uint64_t hash = key.hash();
+      if (const MediumPieceTable::Entry* e = pieces.mediums.find(key, hash))
+        return commit_entry(pieces.mediums, *e, text, seg, out, cache);
+      if (merge(text, seg, cache)) pieces.mediums.insert(key, hash, ids.data(), ids.size());
+    } else if (len <= PieceCache::kMaxBytes) {
+      const uint64_t key = bytes_key(k, len);
+      ids.clear();
+      if (!pieces.get_long(k, len, key, ids) && merge(text, seg, cache)) pieces.put_long(k, len, key, ids.data(), ids.size());
+    } else {
+      merge(text, seg, cache);
+    }
+    std::memcpy(out.end, ids.data(), ids.size() * sizeof(uint32_t));
+    commit_segment(ids.size(), text, seg, out, cache);
+  }
+
+  // Merges a segment into cache.pieces.ids (and the normalized bytes each covers into
+  // cache.lengths). Returns whether they may be remembered: whether the lengths follow from the
+  // ids (an unknown id covers what the others leave, known only where it stands alone).
+  bool merge(const Text& text, const Segment& seg, Cache& cache) const {
+    std::string& normalized = cache.normalized;
+    normalized.clear();
+    const std::string_view space = text.how.escape ? "\xE2\x96\x81" : " ";
+    if (seg.prefixed) normalized += space;
+    for (size_t i = 0; i < seg.len; ++i) {
+      if (seg.p[i] == ' ') normalized += space;
+      else normalized += char(seg.p[i]);
+    }
     std::vector<uint32_t>& ids = cache.pieces.ids;
     ids.clear();
     cache.lengths.clear();
-    encode_segment(p, len, 0, ids, &cache.lengths, cache.merge);
-    // An unknown id covers what the others leave, which is known only when it stands alone.
+    encode_segment(reinterpret_cast<const uint8_t*>(normalized.data()), normalized.size(), 0, ids, &cache.lengths,
+                   cache.merge);
     const bool unknown = std::find(ids.begin(), ids.end(), vocab_.unk_id()) != ids.end();
-    if ((unknown && ids.size() > 1) || len > PieceCache::kMaxBytes) return false;
-    cache.lengths.clear();
-    return true;
+    return !unknown || ids.size() == 1;
   }
 
   template <class Table>
-  void commit_entry(const Table& table, const typename Table::Entry& e, size_t len, Out& out) const {
-    const uint32_t* end = table.emit(e, out.end);
-    commit(size_t(end - out.end), len, nullptr, out);
+  void commit_entry(const Table& table, const typename Table::Entry& e, const Text& text, const Segment& seg,
+                    Out& out, Cache& cache) const {
+    commit_segment(size_t(table.emit(e, out.end) - out.end), text, seg, out, cache);
   }
 
-  // Takes the `count` ids just written at out.end as a segment's of `len` bytes, with their
-  // `lengths` (null: those of the pieces; an unknown id then stands alone and covers it all).
-  TF_INLINE void commit(size_t count, size_t len, const uint32_t* lengths, Out& out) const {
-    if (TF_UNLIKELY(out.end[0] == vocab_.unk_id())) return commit_unknown(count, len, lengths, out);
+  // commit() for a segment's `count` ids just written at out.end, the normalized bytes each
+  // covers in cache.lengths (if empty: those of their pieces).
+  void commit_segment(size_t count, const Text& text, const Segment& seg, Out& out, Cache& cache) const {
+    if (!out.lengths) return commit(count, nullptr, out);
+    std::vector<uint32_t>& input = cache.input_lengths;
+    input.resize(count);
+    const uint32_t* ids = out.end;
+    // Mostly each "▁" of the ids' pieces is an escaped space (one input byte) and no id splits a
+    // character: then the input lengths follow from the pieces', and they add up to the
+    // segment's (any "▁" in the input as itself would make the sum short).
+    bool summed = false;
+    if (cache.lengths.empty() && ids[0] != vocab_.unk_id()) {
+      const uint32_t* bytes = text.how.escape ? escaped_bytes_.data() : piece_bytes_.data();
+      uint64_t sum = 0;
+      for (size_t i = 0; i < count; ++i) sum += input[i] = bytes[ids[i]];
+      if (seg.prefixed) --input[0], --sum;  // (the prefix: no byte, where a space would be one)
+      summed = sum == seg.len;
+    }
+    if (!summed)
+      input_lengths(text.how, seg, ids, cache.lengths.empty() ? nullptr : cache.lengths.data(), count, input.data());
+    commit(count, input.data(), out);
+  }
+
+  // The input bytes each of a segment's `count` ids covers, from the normalized bytes each covers
+  // (`normalized`; null: those of its piece, an unknown id covering all): a space read as "▁"
+  // belongs to the id that covers its last normalized byte, the prefix to none.
+  void input_lengths(SpmEscaping how, const Segment& seg, const uint32_t* ids, const uint32_t* normalized,
+                     size_t count, uint32_t* out) const {
+    size_t pos = 0;                       // input bytes of the segment taken
+    uint32_t owed = 0, unit = 0;          // normalized bytes of the current input byte (or prefix) left, its bytes
+    bool prefix = seg.prefixed;
+    for (size_t i = 0; i < count; ++i) {
+      uint64_t need = normalized ? normalized[i] : ids[i] == vocab_.unk_id() ? ~uint64_t(0) : piece_bytes_[ids[i]];
+      uint32_t covered = 0;
+      while (need > 0) {
+        if (owed == 0) {
+          if (prefix) {
+            prefix = false;
+            owed = how.escape ? 3 : 1;
+            unit = 0;
+          } else if (pos < seg.len) {
+            owed = how.escape && seg.p[pos] == ' ' ? 3 : 1;
+            unit = 1;
+            ++pos;
+          } else {
+            break;
+          }
+        }
+        const uint32_t take = uint32_t(std::min<uint64_t>(need, owed));
+        need -= take;
+        owed -= take;
+        covered += owed == 0 ? unit : 0;
+      }
+      out[i] = covered;
+    }
+  }
+
+  // Takes the `count` ids just written at out.end, with the input bytes each covers if lengths
+  // are wanted.
+  TF_INLINE void commit(size_t count, const uint32_t* lengths, Out& out) const {
+    if (TF_UNLIKELY(out.end[0] == vocab_.unk_id())) return commit_unknown(count, lengths, out);
     if (out.lengths) {
-      for (size_t i = 0; i < count; ++i) out.lengths[i] = lengths ? lengths[i] : piece_bytes_[out.end[i]];
+      std::memcpy(out.lengths, lengths, count * sizeof(uint32_t));
       out.lengths += count;
     }
     out.end += count;
   }
   // commit() where the first id is the unknown id: one that continues a run of them is dropped,
   // its bytes added to the run's.
-  TF_NOINLINE void commit_unknown(size_t count, size_t len, const uint32_t* lengths, Out& out) const {
+  TF_NOINLINE void commit_unknown(size_t count, const uint32_t* lengths, Out& out) const {
     uint32_t* ids = out.end;
     const bool skip = out.end > out.begin && vocab_.continues_unknown_run(ids[0], out.end[-1]);
     if (out.lengths) {
-      if (skip) out.lengths[-1] += lengths ? lengths[0] : uint32_t(len);
-      for (size_t i = skip; i < count; ++i) *out.lengths++ = lengths ? lengths[i] : i ? piece_bytes_[ids[i]] : uint32_t(len);
+      if (skip) out.lengths[-1] += lengths[0];
+      for (size_t i = skip; i < count; ++i) *out.lengths++ = lengths[i];
     }
     if (skip) std::memmove(ids, ids + 1, (count - 1) * sizeof(uint32_t));
     out.end += count - skip;
@@ -355,10 +488,11 @@ class SpmBpeModel {
   SpmVocab vocab_;
   PairTable merges_;                      // (symbol, symbol) -> the piece they make
   std::vector<uint32_t> ranks_;           // by piece: its score's rank
-  std::vector<uint32_t> piece_bytes_;     // by id: the bytes it covers (unknown: see commit)
+  std::vector<uint32_t> piece_bytes_;     // by id: the normalized bytes it covers (unknown: see input_lengths)
   std::unordered_map<std::string, uint32_t> virtual_ids_;
   std::vector<std::string> virtual_texts_;
-  uint64_t ascii_pairs_[128][2] = {};     // ASCII characters next to each other in a piece
+  std::vector<uint32_t> escaped_bytes_;   // by id: the input bytes it covers where its "▁" are escaped spaces
+  uint64_t small_pairs_[kSmall][(kSmall + 63) / 64] = {};  // small() characters next to each other in a piece
   PairTable inner_pairs_;                 // the other such pairs (code points)
   HugeArray<uint32_t> one_character_ids_;  // by code point below 0x10000
   mutable Pool<Cache> caches_;

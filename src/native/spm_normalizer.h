@@ -20,6 +20,12 @@
 
 namespace tokenforge {
 
+// How a text reads as its normalized form when the normalizer only escapes it: a space before
+// it (`prefix`), and each " " as "▁" (`escape`; the prefix is then "▁" too).
+struct SpmEscaping {
+  bool prefix = false, escape = false;
+};
+
 class SpmNormalizer {
  public:
   struct Options {
@@ -36,6 +42,7 @@ class SpmNormalizer {
     for (const std::string& u : user_defined_)
       if (!u.empty()) starts_user_defined_[uint8_t(u[0])] = stops_copy_[uint8_t(u[0])] = true;
     stops_copy_[uint8_t(' ')] |= options_.remove_extra_whitespaces;
+    stops_any_ = std::find(stops_copy_.begin(), stops_copy_.end(), true) != stops_copy_.end();
     if (charsmap.empty()) return;
     if (charsmap.size() < 4) throw std::invalid_argument("precompiled_charsmap: shorter than its 4-byte header");
     uint32_t trie_size;
@@ -47,6 +54,14 @@ class SpmNormalizer {
     std::memcpy(units_.data(), charsmap.data() + 4, trie_size);
     replacements_.assign(charsmap.data() + 4 + trie_size, charsmap.size() - 4 - trie_size);
   }
+
+  // Whether normalizing a (non-empty) text only puts a space before it and escapes its spaces,
+  // as escaping() says: no character map and no whitespace removed. Models may then read the
+  // text as it is.
+  bool escapes_only() const {
+    return units_.empty() && !options_.remove_extra_whitespaces && !options_.whitespace_as_suffix;
+  }
+  SpmEscaping escaping() const { return {options_.add_dummy_prefix, options_.escape_whitespaces}; }
 
   // The normalized text of s[0..n) (valid UTF-8). With `norm_to_orig`, also sentencepiece's
   // alignment: for each normalized byte, and once more for the end, the input byte offset of the
@@ -135,29 +150,34 @@ class SpmNormalizer {
   size_t copy_unmapped(std::string_view input, uint32_t consumed, std::string& out,
                        std::vector<uint32_t>* norm_to_orig) const {
     if (!units_.empty()) return 0;
-    size_t run = 0, spaces = 0;
-    for (; run < input.size() && !stops_copy_[uint8_t(input[run])]; ++run) spaces += input[run] == ' ';
+    size_t run = input.size();
+    if (stops_any_)
+      for (run = 0; run < input.size() && !stops_copy_[uint8_t(input[run])]; ++run) {}
     if (run == 0) return 0;
-    const size_t at = out.size();
     const bool escape = options_.escape_whitespaces;
-    out.resize(at + run + (escape ? 2 * spaces : 0));
+    const size_t spaces = escape ? size_t(std::count(input.begin(), input.begin() + run, ' ')) : 0;
+    const size_t at = out.size();
+    out.resize(at + run + 2 * spaces + 2);  // (+2: each byte is written as 3)
     char* w = out.data() + at;
-    if (!escape || spaces == 0) std::memcpy(w, input.data(), run);
-    else
-      for (size_t k = 0; k < run; ++k) {
-        if (input[k] == ' ') w = std::copy(kSpace.begin(), kSpace.end(), w);
-        else *w++ = input[k];
-      }
+    uint32_t* o = nullptr;
     if (norm_to_orig) {
       norm_to_orig->resize(out.size());
-      uint32_t* o = norm_to_orig->data() + at;
-      uint32_t start = consumed;  // of the current character
-      for (size_t k = 0; k < run; ++k) {
-        if ((uint8_t(input[k]) & 0xC0) != 0x80) start = consumed + uint32_t(k);
-        *o++ = start;
-        if (input[k] == ' ' && escape) *o++ = start, *o++ = start;
+      o = norm_to_orig->data() + at;
+    }
+    uint32_t start = consumed;  // of the current character
+    for (size_t k = 0; k < run; ++k) {  // without branches: spaces are unpredictable
+      const uint8_t c = uint8_t(input[k]);
+      const bool space = c == ' ' && escape;
+      w[0] = char(space ? 0xE2 : c), w[1] = char(0x96), w[2] = char(0x81);  // kSpace
+      w += space ? 3 : 1;
+      if (o) {
+        start = (c & 0xC0) != 0x80 ? consumed + uint32_t(k) : start;
+        o[0] = o[1] = o[2] = start;
+        o += space ? 3 : 1;
       }
     }
+    out.resize(size_t(w - out.data()));
+    if (norm_to_orig) norm_to_orig->resize(out.size());
     return run;
   }
 
@@ -200,6 +220,7 @@ class SpmNormalizer {
   std::vector<std::string> user_defined_;
   std::array<bool, 256> starts_user_defined_{};  // by first byte
   std::array<bool, 256> stops_copy_{};           // bytes copy_unmapped() leaves to prefix()
+  bool stops_any_ = false;
   std::vector<uint32_t> units_;
   std::string replacements_;
 };

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "bytes.h"
 #include "parallel.h"
 #include "pool.h"
 #include "post_processing.h"
@@ -22,32 +23,63 @@ namespace tokenforge {
 // A model behind its normalizer: one text as sentencepiece encodes it.
 class SpmEncoder {
  public:
-  // Encodes normalized text: appends its ids, and to `lengths` the normalized bytes each covers.
-  using Model = std::function<void(const uint8_t*, size_t, std::vector<uint32_t>& ids,
+  // Encodes the model's input s[0..n), read as `how` says (SpmBpeModel::encode): appends its ids,
+  // and to `lengths` the input bytes each covers.
+  using Model = std::function<void(const uint8_t*, size_t, SpmEscaping how, std::vector<uint32_t>& ids,
                                     std::vector<uint32_t>* lengths)>;
 
-  // `normalizer` must outlive the encoder (the bindings keep its owner alive).
-  SpmEncoder(const SpmNormalizer& normalizer, Model model) : normalizer_(normalizer), model_(std::move(model)) {}
+  // `normalizer` must outlive the encoder (the bindings keep its owner alive). reads_escaped:
+  // the model can read a text its normalizer only escapes as it is (SpmBpeModel), so where the
+  // normalizer only escapes, the text skips it.
+  SpmEncoder(const SpmNormalizer& normalizer, Model model, bool reads_escaped)
+      : normalizer_(normalizer), model_(std::move(model)), escaped_(reads_escaped && normalizer.escapes_only()) {}
 
-  // Appends the ids of text s[0..n) to ids; with `lengths` also the normalized bytes each covers,
-  // with `norm_to_orig` the normalizer's alignment (SpmNormalizer::normalize).
-  void encode(const uint8_t* s, size_t n, std::vector<uint32_t>& ids, std::vector<uint32_t>* lengths = nullptr,
-              std::vector<uint32_t>* norm_to_orig = nullptr) const {
-    Pool<std::string>::Lease normalized(normalized_);
-    std::string& text = normalized.get();
-    normalizer_.normalize(s, n, text, norm_to_orig);
-    model_(reinterpret_cast<const uint8_t*>(text.data()), text.size(), ids, lengths);
+  // Appends the ids of text s[0..n) to ids. With `bounds`, also (replacing its contents) where
+  // each starts in the input, in bytes, and where the last ends; a bound inside a character
+  // stands for its start (as sentencepiece aligns the bytes of a character with it).
+  void encode(const uint8_t* s, size_t n, std::vector<uint32_t>& ids, std::vector<uint32_t>* bounds = nullptr) const {
+    Pool<Scratch>::Lease lease(scratch_);
+    Scratch& scratch = lease.get();
+    std::vector<uint32_t>& lengths = scratch.lengths;
+    lengths.clear();
+    if (escaped_) {
+      model_(s, n, normalizer_.escaping(), ids, bounds ? &lengths : nullptr);
+    } else {
+      std::string& text = scratch.normalized;
+      normalizer_.normalize(s, n, text, bounds ? &scratch.norm_to_orig : nullptr);
+      model_(reinterpret_cast<const uint8_t*>(text.data()), text.size(), SpmEscaping{}, ids, bounds ? &lengths : nullptr);
+    }
+    if (!bounds) return;
+    bounds->resize(lengths.empty() ? 0 : lengths.size() + 1);
+    if (lengths.empty()) return;
+    // Lengths count the model's input: the text, or the normalized text to align with it.
+    uint32_t* b = bounds->data();
+    uint32_t at = 0;
+    if (escaped_) {
+      b[0] = 0;
+      for (size_t i = 0; i < lengths.size(); ++i) b[i + 1] = at += lengths[i];
+    } else {
+      const std::vector<uint32_t>& to_orig = scratch.norm_to_orig;
+      b[0] = to_orig[0];
+      for (size_t i = 0; i < lengths.size(); ++i) b[i + 1] = to_orig[at += lengths[i]];
+    }
   }
 
  private:
+  struct Scratch {
+    std::string normalized;
+    std::vector<uint32_t> norm_to_orig, lengths;
+  };
   const SpmNormalizer& normalizer_;
   Model model_;
-  mutable Pool<std::string> normalized_;  // reused per thread
+  bool escaped_;
+  mutable Pool<Scratch> scratch_;  // reused per thread
 };
 
 class SpmPipeline {
  public:
-  SpmPipeline(const SpmNormalizer& normalizer, SpmEncoder::Model model) : encoder_(normalizer, std::move(model)) {}
+  SpmPipeline(const SpmNormalizer& normalizer, SpmEncoder::Model model, bool reads_escaped)
+      : encoder_(normalizer, std::move(model), reads_escaped) {}
 
   PostProcessor post;
 
@@ -74,7 +106,7 @@ class SpmPipeline {
 
  private:
   struct Scratch {
-    std::vector<uint32_t> norm_to_orig, ids, lengths;
+    std::vector<uint32_t> ids, bounds;
   };
 
   Encoded encode_sequence(const uint8_t* s, size_t n, const SpecialMatcher* added, Scratch& scratch) const {
@@ -96,34 +128,40 @@ class SpmPipeline {
   // Rows for s[0..n), whose first character is number `chars` of the input; returns the number
   // after its last.
   uint32_t encode_text(const uint8_t* s, size_t n, uint32_t chars, Scratch& scratch, TokenRows& rows) const {
-    std::vector<uint32_t>& to_orig = scratch.norm_to_orig;
     scratch.ids.clear();
-    scratch.lengths.clear();
-    encoder_.encode(s, n, scratch.ids, &scratch.lengths, &to_orig);
-    // Input byte offsets only grow along the tokens: one cursor turns them into code points.
+    encoder_.encode(s, n, scratch.ids, &scratch.bounds);
+    // Input byte offsets only grow along the tokens: one cursor turns them into code points (of
+    // the character they are in).
     size_t byte = 0;
     auto char_at = [&](uint32_t target) {
-      for (; byte < target; ++byte) chars += (s[byte] & 0xC0) != 0x80;
-      return chars;
+      chars += count_chars(s, byte, target, n);
+      byte = target;
+      return chars - (target < n && (s[target] & 0xC0) == 0x80);
     };
     const size_t count = scratch.ids.size(), at = rows.size();
     if (count == 0) return char_at(uint32_t(n));
     if (at == 0) rows.reserve(count + 2);  // a whole text, mostly: room for bos and eos too
     rows.resize(at + count);
-    size_t norm = 0;  // normalized bytes before the token
-    uint32_t start = char_at(to_orig[0]);
+    uint32_t start = char_at(scratch.bounds[0]);
     for (size_t i = 0; i < count; ++i) {
-      norm += scratch.lengths[i];
-      const uint32_t end = char_at(to_orig[norm]);
+      const uint32_t end = char_at(scratch.bounds[i + 1]);
       rows[at + i] = Row{scratch.ids[i], 0, start, end, 0, 1};
       start = end;
     }
     return char_at(uint32_t(n));
   }
 
-  static uint32_t count_chars(const uint8_t* s, size_t n) {
-    uint32_t k = 0;
-    for (size_t i = 0; i < n; ++i) k += (s[i] & 0xC0) != 0x80;
+  static uint32_t count_chars(const uint8_t* s, size_t n) { return count_chars(s, 0, n, n); }
+  // The characters that start in s[from..to) of s[0..n), eight bytes at a time: those that are
+  // not continuation bytes (10xxxxxx).
+  static uint32_t count_chars(const uint8_t* s, size_t from, size_t to, size_t n) {
+    constexpr uint64_t kHigh = 0x8080808080808080ull;
+    auto continuations = [](uint64_t w) { return __builtin_popcountll(w & ~(w << 1) & kHigh); };
+    uint32_t k = uint32_t(to - from);
+    for (; from + 8 <= to; from += 8) k -= continuations(load8(s + from));
+    if (from == to) return k;
+    if (from + 8 <= n) return k - continuations(load8(s + from) & ((uint64_t(1) << (8 * (to - from))) - 1));
+    for (; from < to; ++from) k -= (s[from] & 0xC0) == 0x80;
     return k;
   }
 
