@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <cstring>
 #include <functional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -34,6 +35,7 @@ namespace tokenforge {
 class SpmBpeModel {
  public:
   explicit SpmBpeModel(SpmVocab vocab) : vocab_(std::move(vocab)) {
+    if (vocab_.size() >= kOneId) throw std::invalid_argument("too many pieces");
     index_characters();
     index_pairs();
     rank_scores();
@@ -61,19 +63,21 @@ class SpmBpeModel {
     Out out{buf.begin(), buf.begin(), lengths ? cache.out_lengths.begin() : nullptr};
     const Text text{s, n, how};
     const uint32_t space = how.escape ? kMark : ' ';
-    // Segments run from `start`; `first` is one's first character, `prefixed` whether it is the prefix.
+    // Segments run from `start`; `first` is the info() of one's first character, `prefixed`
+    // whether that is the prefix.
     size_t start = 0, len = 0;
     bool prefixed = how.prefix;
-    uint32_t prev = prefixed ? space : read(text, 0, len), first = prev;
+    uint32_t prev = prefixed ? space : read(text, 0, len), prev_info = info(prev), first = prev_info;
     for (size_t i = len; i < n; i += len) {
-      const uint32_t c = read(text, i, len);
-      if (!joins(prev, c)) {
+      const uint32_t c = read(text, i, len), c_info = info(c);
+      if (!((prev_info >> 1) & c_info & kJoinsPrevious) || !joins(prev, c)) {
         append_segment(text, Segment{s + start, i - start, first, prefixed}, out, cache);
         start = i;
-        first = c;
+        first = c_info;
         prefixed = false;
       }
       prev = c;
+      prev_info = c_info;
     }
     append_segment(text, Segment{s + start, n - start, first, prefixed}, out, cache);
     ids.insert(ids.end(), out.begin, out.end);
@@ -112,7 +116,7 @@ class SpmBpeModel {
     size_t n;
     SpmEscaping how;
   };
-  // A segment: its input bytes, its first character, whether that is the prefix (before p).
+  // A segment: its input bytes, its first character's info(), whether that is the prefix (before p).
   struct Segment {
     const uint8_t* p;
     size_t len;
@@ -128,6 +132,8 @@ class SpmBpeModel {
   static constexpr uint32_t kMark = 0x2581;  // "▁", an escaped space
   static constexpr std::string_view kMarkBytes = "\xE2\x96\x81";
   static constexpr uint32_t kSmall = 0x81, kNotSmall = 0x100;
+  static constexpr uint32_t kCharacters = 0x10000;
+  static constexpr uint32_t kJoinsNext = 1u << 31, kJoinsPrevious = 1u << 30, kOneId = kJoinsPrevious - 1;
   // escaped_bytes_ of byte pieces: more than any segment, so that a sum over a segment's ids fails.
   static constexpr uint32_t kSplitsCharacters = 1u << 30;
   static constexpr uint32_t kEnd = kNoToken;
@@ -156,6 +162,7 @@ class SpmBpeModel {
         for (char c : vocab_.text(id)) boundaries += (uint8_t(c) & 0xC0) != 0x80;
     merges_.reserve(boundaries);
     std::vector<uint64_t> inner;  // the other pairs: few, so their table stays small and in cache
+    characters_.assign(kCharacters, kOneId);
     for (uint32_t id = 0; id < vocab_.size(); ++id) {
       if (!SpmVocab::producible(vocab_.type(id))) continue;
       const std::string_view t = vocab_.text(id);
@@ -163,6 +170,8 @@ class SpmBpeModel {
       size_t before = 0;  // the previous character's start
       for (size_t i = utf8_length(uint8_t(t[0])); i < t.size(); i += utf8_length(uint8_t(t[i]))) {
         const uint32_t a = code_point(t.substr(before)), b = code_point(t.substr(i));
+        if (a < kCharacters) characters_[a] |= kJoinsNext;
+        if (b < kCharacters) characters_[b] |= kJoinsPrevious;
         const uint32_t x = small(a), y = small(b);
         if ((x | y) < kNotSmall) small_pairs_[x][y >> 6] |= uint64_t(1) << (y & 63);
         else inner.push_back((uint64_t(a) << 32) | b);
@@ -201,10 +210,9 @@ class SpmBpeModel {
     }
   }
 
-  // A segment of one character is mostly a piece: its id comes from a table over the Basic
-  // Multilingual Plane (kNone where it is not a single id: byte fallback, unknown).
+  // A segment of one character is mostly a piece: its id comes from info() (kOneId where it is
+  // not a single id: byte fallback, unknown).
   void index_one_character_segments() {
-    one_character_ids_.assign(0x10000, SpmVocab::kNone);
     MergeState state;
     std::vector<uint32_t> ids;
     for (uint32_t c = 0; c < 0x10000; ++c) {
@@ -215,7 +223,7 @@ class SpmBpeModel {
         continue;  // (quick: no piece, so not one id unless ASCII)
       ids.clear();
       encode_segment(bytes, len, 0, ids, nullptr, state);
-      if (ids.size() == 1 && ids[0] != vocab_.unk_id()) one_character_ids_[c] = ids[0];
+      if (ids.size() == 1 && ids[0] != vocab_.unk_id()) characters_[c] = (characters_[c] & ~kOneId) | ids[0];
     }
   }
 
@@ -223,6 +231,12 @@ class SpmBpeModel {
     size_t len;
     return decode_utf8(reinterpret_cast<const uint8_t*>(s.data()), s.size(), len);
   }
+  // What a segment needs of a character (of the Basic Multilingual Plane; the others may do
+  // anything): whether it is first (kJoinsNext) or second (kJoinsPrevious) in a pair of
+  // characters next to each other in a piece, and the id of a segment of it alone (kOneId: none
+  // or more than one).
+  uint32_t info(uint32_t c) const { return c < kCharacters ? characters_[c] : kJoinsNext | kJoinsPrevious | kOneId; }
+
   // ASCII characters and "▁" have small indexes (below kSmall; the others kNotSmall), for a bit
   // table of their pairs.
   static uint32_t small(uint32_t c) { return c < 0x80 ? c : c == kMark ? 0x80 : kNotSmall; }
@@ -252,8 +266,8 @@ class SpmBpeModel {
   // merged (and remembered).
   TF_INLINE void append_segment(const Text& text, const Segment& seg, Out& out, Cache& cache) const {
     const size_t one = seg.prefixed ? 0 : utf8_length(seg.p[0]);  // input bytes of one character
-    if (seg.first < 0x10000 && seg.len == one && one_character_ids_[seg.first] != SpmVocab::kNone) {
-      *out.end = one_character_ids_[seg.first];
+    if (seg.len == one && (seg.first & kOneId) != kOneId) {
+      *out.end = seg.first & kOneId;
       const uint32_t length = uint32_t(one);
       return commit(1, &length, out);
     }
@@ -494,7 +508,7 @@ class SpmBpeModel {
   std::vector<uint32_t> escaped_bytes_;   // by id: the input bytes it covers where its "▁" are escaped spaces
   uint64_t small_pairs_[kSmall][(kSmall + 63) / 64] = {};  // small() characters next to each other in a piece
   PairTable inner_pairs_;                 // the other such pairs (code points)
-  HugeArray<uint32_t> one_character_ids_;  // by code point below 0x10000
+  HugeArray<uint32_t> characters_;        // info() of the code points below kCharacters
   mutable Pool<Cache> caches_;
 };
 
