@@ -98,13 +98,14 @@ class SpmBpeModel {
     std::vector<Symbol> symbols;
     std::vector<uint64_t> agenda;  // (rank << 32) | left symbol, a min-heap
     std::unordered_map<uint32_t, std::pair<uint32_t, uint32_t>> splits;  // unused piece -> its last parts
+    PieceCache* pairs = nullptr;   // the thread's cache in front of the pair table, if any
   };
   // Per thread: segments seen (keys read with `escape`; a text's ids written to pieces.out), a
   // merge's state and buffers.
   struct Cache {
     PieceCache pieces;
     bool escape = false;
-    MergeState merge;
+    MergeState merge{{}, {}, {}, &pieces};
     std::string key, normalized;           // a segment's, where it is not the input as it is
     std::vector<uint32_t> lengths;         // the normalized bytes a merged segment's ids cover
     std::vector<uint32_t> input_lengths;   // the input bytes a segment's ids cover
@@ -131,7 +132,8 @@ class SpmBpeModel {
   };
   static constexpr uint32_t kMark = 0x2581;  // "▁", an escaped space
   static constexpr std::string_view kMarkBytes = "\xE2\x96\x81";
-  static constexpr uint32_t kSmall = 0x81, kNotSmall = 0x100;
+  static constexpr uint32_t kDenseRange = 0x800;
+  static constexpr uint16_t kDenseMark = 0x80, kNotDense = 0xFFFF;
   static constexpr uint32_t kCharacters = 0x10000;
   static constexpr uint32_t kJoinsNext = 1u << 31, kJoinsPrevious = 1u << 30, kOneId = kJoinsPrevious - 1;
   // escaped_bytes_ of byte pieces: more than any segment, so that a sum over a segment's ids fails.
@@ -161,7 +163,7 @@ class SpmBpeModel {
       if (SpmVocab::producible(vocab_.type(id)))
         for (char c : vocab_.text(id)) boundaries += (uint8_t(c) & 0xC0) != 0x80;
     merges_.reserve(boundaries);
-    std::vector<uint64_t> inner;  // the other pairs: few, so their table stays small and in cache
+    std::vector<uint64_t> inner;  // (character, next character) in some piece
     characters_.assign(kCharacters, kOneId);
     for (uint32_t id = 0; id < vocab_.size(); ++id) {
       if (!SpmVocab::producible(vocab_.type(id))) continue;
@@ -172,18 +174,39 @@ class SpmBpeModel {
         const uint32_t a = code_point(t.substr(before)), b = code_point(t.substr(i));
         if (a < kCharacters) characters_[a] |= kJoinsNext;
         if (b < kCharacters) characters_[b] |= kJoinsPrevious;
-        const uint32_t x = small(a), y = small(b);
-        if ((x | y) < kNotSmall) small_pairs_[x][y >> 6] |= uint64_t(1) << (y & 63);
-        else inner.push_back((uint64_t(a) << 32) | b);
+        inner.push_back((uint64_t(a) << 32) | b);
         before = i;
         const uint32_t left = symbol_id(t.substr(0, i)), right = symbol_id(t.substr(i));
         if (left != SpmVocab::kNone && right != SpmVocab::kNone) merges_.insert(left, right, id);
       }
     }
+    small_ids_ = vocab_.size() + virtual_texts_.size() <= PieceCache::kPairIdLimit;
     std::sort(inner.begin(), inner.end());
     inner.erase(std::unique(inner.begin(), inner.end()), inner.end());
-    inner_pairs_.reserve(inner.size());
-    for (uint64_t k : inner) inner_pairs_.insert(uint32_t(k >> 32), uint32_t(k), 0);
+    index_dense(inner);
+    size_t others = 0;
+    for (uint64_t k : inner) others += !both_dense(uint32_t(k >> 32), uint32_t(k));
+    inner_pairs_.reserve(others);  // few, so the table stays small and in cache
+    for (uint64_t k : inner) {
+      const uint32_t a = uint32_t(k >> 32), b = uint32_t(k);
+      const uint32_t x = dense(a), y = dense(b);
+      if (both_dense(a, b)) dense_pairs_[x * dense_stride_ + (y >> 6)] |= uint64_t(1) << (y & 63);
+      else inner_pairs_.insert(a, b, 0);
+    }
+  }
+
+  // ASCII characters are their own dense indexes, "▁" is kDenseMark, and the characters of inner
+  // pairs below kDenseRange (alphabets: Latin, Greek, Cyrillic, ...) get the next ones, so that
+  // pairs of these are the bits of a small matrix.
+  void index_dense(const std::vector<uint64_t>& inner) {
+    dense_.assign(kDenseRange, kNotDense);
+    uint32_t count = kDenseMark + 1;
+    for (uint32_t c = 0; c < 0x80; ++c) dense_[c] = uint16_t(c);
+    for (uint64_t k : inner)
+      for (uint32_t c : {uint32_t(k >> 32), uint32_t(k)})
+        if (c < kDenseRange && dense_[c] == kNotDense) dense_[c] = uint16_t(count++);
+    dense_stride_ = (count + 63) / 64;
+    dense_pairs_.assign(size_t(count) * dense_stride_, 0);
   }
 
   // Merges go highest score first: a rank per distinct score, 0 for the highest, so that equal
@@ -237,14 +260,24 @@ class SpmBpeModel {
   // or more than one).
   uint32_t info(uint32_t c) const { return c < kCharacters ? characters_[c] : kJoinsNext | kJoinsPrevious | kOneId; }
 
-  // ASCII characters and "▁" have small indexes (below kSmall; the others kNotSmall), for a bit
-  // table of their pairs.
-  static uint32_t small(uint32_t c) { return c < 0x80 ? c : c == kMark ? 0x80 : kNotSmall; }
+  uint32_t dense(uint32_t c) const {
+    return c < 0x80 ? c : c < kDenseRange ? dense_[c] : c == kMark ? kDenseMark : kNotDense;
+  }
+  bool both_dense(uint32_t a, uint32_t b) const { return ((dense(a) | dense(b)) & kNotDense) != kNotDense; }
   // Whether characters a and b are next to each other in some piece.
   bool joins(uint32_t a, uint32_t b) const {
-    const uint32_t x = small(a), y = small(b);
-    if ((x | y) < kNotSmall) return small_pairs_[x][y >> 6] >> (y & 63) & 1;
+    const uint32_t x = dense(a), y = dense(b);
+    if (((x | y) & kNotDense) != kNotDense) return dense_pairs_[x * dense_stride_ + (y >> 6)] >> (y & 63) & 1;
     return inner_pairs_.may_merge(a, b) && inner_pairs_.find(a, b) != kNoToken;  // (most pairs stop at the filter)
+  }
+
+  // The same for the symbol p[0..len), a character through info() where that has its piece.
+  uint32_t symbol_id(const uint8_t* p, size_t len) const {
+    size_t char_len;
+    const uint32_t c = decode_utf8(p, len, char_len);
+    const uint32_t id = info(c) & kOneId;
+    if (char_len == len && id != kOneId && vocab_.type(id) != SpmVocab::kByte) return id;
+    return symbol_id(std::string_view(reinterpret_cast<const char*>(p), len));
   }
 
   // The id of a symbol with text t in merges: its piece, or the virtual id of a character
@@ -433,7 +466,7 @@ class SpmBpeModel {
       bool frozen = false;
       const size_t len = vocab_.symbol_length(text.substr(pos), frozen);
       const uint32_t i = uint32_t(symbols.size());
-      symbols.push_back(Symbol{symbol_id(text.substr(pos, len)), uint32_t(pos), i ? i - 1 : kEnd,
+      symbols.push_back(Symbol{symbol_id(s + pos, len), uint32_t(pos), i ? i - 1 : kEnd,
                                pos + len < n ? i + 1 : kEnd, kNoToken, kNoToken, frozen});
       pos += len;
     }
@@ -444,7 +477,8 @@ class SpmBpeModel {
       l.rank = l.merged = kNoToken;
       if (l.next == kEnd || l.frozen || symbols[l.next].frozen) return false;
       const Symbol& r = symbols[l.next];
-      l.merged = merges_.find(l.id, r.id);
+      // (ids below the pair cache's limit: the table's misses are slow, and pairs recur)
+      l.merged = state.pairs && small_ids_ ? state.pairs->merged(l.id, r.id, merges_) : merges_.find(l.id, r.id);
       if (l.merged == kNoToken) return false;
       l.rank = ranks_[l.merged];
       if (vocab_.type(l.merged) == SpmVocab::kUnused) state.splits[l.merged] = {l.id, r.id};
@@ -501,13 +535,16 @@ class SpmBpeModel {
 
   SpmVocab vocab_;
   PairTable merges_;                      // (symbol, symbol) -> the piece they make
+  bool small_ids_ = false;                // symbol ids fit the thread's pair cache
   std::vector<uint32_t> ranks_;           // by piece: its score's rank
   std::vector<uint32_t> piece_bytes_;     // by id: the normalized bytes it covers (unknown: see input_lengths)
   std::unordered_map<std::string, uint32_t> virtual_ids_;
   std::vector<std::string> virtual_texts_;
   std::vector<uint32_t> escaped_bytes_;   // by id: the input bytes it covers where its "▁" are escaped spaces
-  uint64_t small_pairs_[kSmall][(kSmall + 63) / 64] = {};  // small() characters next to each other in a piece
-  PairTable inner_pairs_;                 // the other such pairs (code points)
+  std::vector<uint16_t> dense_;           // by code point below kDenseRange: its dense index, or kNotDense
+  size_t dense_stride_ = 0;               // words per row of dense_pairs_
+  std::vector<uint64_t> dense_pairs_;     // bit (x, y): the characters with dense indexes x, y are an inner pair
+  PairTable inner_pairs_;                 // the other inner pairs (code points)
   HugeArray<uint32_t> characters_;        // info() of the code points below kCharacters
   mutable Pool<Cache> caches_;
 };
