@@ -135,6 +135,7 @@ class SpmBpeModel {
   static constexpr uint32_t kDenseRange = 0x800;
   static constexpr uint16_t kDenseMark = 0x80, kNotDense = 0xFFFF;
   static constexpr uint32_t kCharacters = 0x10000;
+  static constexpr size_t kScanned = 32;  // segments of up to this many symbols merge without a heap
   static constexpr uint32_t kJoinsNext = 1u << 31, kJoinsPrevious = 1u << 30, kOneId = kJoinsPrevious - 1;
   // escaped_bytes_ of byte pieces: more than any segment, so that a sum over a segment's ids fails.
   static constexpr uint32_t kSplitsCharacters = 1u << 30;
@@ -470,7 +471,6 @@ class SpmBpeModel {
                                pos + len < n ? i + 1 : kEnd, kNoToken, kNoToken, frozen});
       pos += len;
     }
-    const auto later = std::greater<uint64_t>();
     // Ranks the pair (i, next); an unused piece it would make remembers the parts.
     auto rank_pair = [&](uint32_t i) {
       Symbol& l = symbols[i];
@@ -484,29 +484,44 @@ class SpmBpeModel {
       if (vocab_.type(l.merged) == SpmVocab::kUnused) state.splits[l.merged] = {l.id, r.id};
       return true;
     };
-    for (uint32_t i = 0; i + 1 < symbols.size(); ++i)
-      if (rank_pair(i)) agenda.push_back((uint64_t(symbols[i].rank) << 32) | i);
-    std::make_heap(agenda.begin(), agenda.end(), later);
-    auto push = [&](uint32_t i) {
-      if (!rank_pair(i)) return;
-      agenda.push_back((uint64_t(symbols[i].rank) << 32) | i);
-      std::push_heap(agenda.begin(), agenda.end(), later);
-    };
-    while (!agenda.empty()) {
-      std::pop_heap(agenda.begin(), agenda.end(), later);
-      const uint64_t top = agenda.back();
-      agenda.pop_back();
-      const uint32_t i = uint32_t(top);
+    // Merges the pair (i, next) and ranks the pairs around the new symbol; `ranked(j)` hears
+    // of each pair (j, next) that merges.
+    auto merge_at = [&](uint32_t i, auto ranked) {
       Symbol& l = symbols[i];
-      // Stale if the pair changed since; a pair of the same rank at the same place goes now anyway.
-      if (l.rank != uint32_t(top >> 32)) continue;
       Symbol& r = symbols[l.next];
       l.id = l.merged;
       l.next = r.next;
       if (r.next != kEnd) symbols[r.next].prev = i;
       r.rank = kNoToken;
-      if (l.prev != kEnd) push(l.prev);
-      push(i);
+      if (l.prev != kEnd && rank_pair(l.prev)) ranked(l.prev);
+      if (rank_pair(i)) ranked(i);
+    };
+    for (uint32_t i = 0; i + 1 < symbols.size(); ++i) rank_pair(i);
+    if (symbols.size() <= kScanned) {
+      // Few symbols: a scan finds the leftmost best pair for less than a heap costs.
+      for (;;) {
+        uint32_t best = kNoToken, at = 0;
+        for (uint32_t i = 0; i < symbols.size(); ++i)
+          if (symbols[i].rank < best) best = symbols[i].rank, at = i;
+        if (best == kNoToken) break;
+        merge_at(at, [](uint32_t) {});
+      }
+    } else {
+      for (uint32_t i = 0; i < symbols.size(); ++i)
+        if (symbols[i].rank != kNoToken) agenda.push_back((uint64_t(symbols[i].rank) << 32) | i);
+      const auto later = std::greater<uint64_t>();
+      std::make_heap(agenda.begin(), agenda.end(), later);
+      auto push = [&](uint32_t i) {
+        agenda.push_back((uint64_t(symbols[i].rank) << 32) | i);
+        std::push_heap(agenda.begin(), agenda.end(), later);
+      };
+      while (!agenda.empty()) {
+        std::pop_heap(agenda.begin(), agenda.end(), later);
+        const uint64_t top = agenda.back();
+        agenda.pop_back();
+        // Stale if the pair changed since; a pair of the same rank at the same place goes now anyway.
+        if (symbols[uint32_t(top)].rank == uint32_t(top >> 32)) merge_at(uint32_t(top), push);
+      }
     }
     for (uint32_t i = 0; i != kEnd; i = symbols[i].next) {
       const Symbol& sym = symbols[i];
