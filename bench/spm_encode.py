@@ -59,7 +59,7 @@ def main(argv=None) -> int:
     for name in select_corpora(list(paths), args.corpus):
         docs = load_docs(paths[name], int(args.mb * 1e6))
         size = sum(len(d.encode()) for d in docs) / 1e6
-        spm_best, expected = min(timed(sp.encode, docs) for _ in range(max(1, args.repeat // 2)))
+        spm_best, expected = min(timed(sp.encode, docs) for _ in range(args.repeat))
         speeds, same = {}, True
         for label, make in (("encoder", lambda: SentencePieceModelEncoder.from_file(args.model).encode),
                             ("tokenizer", lambda: _tokenizer_encode(tokenforge.Tokenizer.from_file(args.model)))):

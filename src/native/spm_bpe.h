@@ -45,8 +45,8 @@ class SpmBpeModel {
 
   // Appends the ids of normalized text s[0..n) to `ids`. With `how`, s is instead a text that
   // its normalizer only escapes (SpmNormalizer::escapes_only): the model reads it as normalized.
-  // With `lengths`, also the input bytes each id covers (an escaped space goes with the id that
-  // ends it, the prefix with none).
+  // With `lengths`, also the characters of s each id covers (an id that ends inside a character
+  // covers none of it, the one that ends it all of it; the prefix is none).
   void encode(const uint8_t* s, size_t n, std::vector<uint32_t>& ids, std::vector<uint32_t>* lengths = nullptr,
               SpmEscaping how = {}) const {
     if (n == 0) return;  // (the normalizer gives empty text no prefix)
@@ -108,7 +108,7 @@ class SpmBpeModel {
     MergeState merge{{}, {}, {}, &pieces};
     std::string key, normalized;           // a segment's, where it is not the input as it is
     std::vector<uint32_t> lengths;         // the normalized bytes a merged segment's ids cover
-    std::vector<uint32_t> input_lengths;   // the input bytes a segment's ids cover
+    std::vector<uint32_t> input_lengths;   // the input characters a segment's ids cover
     IdBuffer out_lengths;                  // a text's, in step with pieces.out
   };
   // The model's input, and how it reads.
@@ -131,13 +131,12 @@ class SpmBpeModel {
     uint32_t* lengths;  // null, or where the next id's length goes
   };
   static constexpr uint32_t kMark = 0x2581;  // "▁", an escaped space
-  static constexpr std::string_view kMarkBytes = "\xE2\x96\x81";
   static constexpr uint32_t kDenseRange = 0x800;
   static constexpr uint16_t kDenseMark = 0x80, kNotDense = 0xFFFF;
   static constexpr uint32_t kCharacters = 0x10000;
   static constexpr size_t kScanned = 32;  // segments of up to this many symbols merge without a heap
   static constexpr uint32_t kJoinsNext = 1u << 31, kJoinsPrevious = 1u << 30, kOneId = kJoinsPrevious - 1;
-  // escaped_bytes_ of byte pieces: more than any segment, so that a sum over a segment's ids fails.
+  // piece_characters_ of byte pieces, which may end inside a character: more than any segment has.
   static constexpr uint32_t kSplitsCharacters = 1u << 30;
   static constexpr uint32_t kEnd = kNoToken;
 
@@ -220,14 +219,13 @@ class SpmBpeModel {
     scores.erase(std::unique(scores.begin(), scores.end()), scores.end());
     ranks_.assign(vocab_.size(), kNoToken);
     piece_bytes_.resize(vocab_.size());
-    escaped_bytes_.resize(vocab_.size());
+    piece_characters_.resize(vocab_.size());
     for (uint32_t id = 0; id < vocab_.size(); ++id) {
       const std::string& t = vocab_.text(id);
       const bool byte = vocab_.type(id) == SpmVocab::kByte;
       piece_bytes_[id] = byte ? 1 : uint32_t(t.size());
-      size_t marks = 0;
-      for (size_t at = t.find(kMarkBytes); at != std::string::npos; at = t.find(kMarkBytes, at + 3)) ++marks;
-      escaped_bytes_[id] = byte ? kSplitsCharacters : uint32_t(t.size() - 2 * marks);
+      piece_characters_[id] = byte ? kSplitsCharacters : 0;
+      for (char c : t) piece_characters_[id] += !byte && (uint8_t(c) & 0xC0) != 0x80;
       if (!SpmVocab::producible(vocab_.type(id))) continue;
       const auto at = std::lower_bound(scores.begin(), scores.end(), vocab_.score(id), std::greater<float>());
       ranks_[id] = uint32_t(at - scores.begin());
@@ -302,8 +300,8 @@ class SpmBpeModel {
     const size_t one = seg.prefixed ? 0 : utf8_length(seg.p[0]);  // input bytes of one character
     if (seg.len == one && (seg.first & kOneId) != kOneId) {
       *out.end = seg.first & kOneId;
-      const uint32_t length = uint32_t(one);
-      return commit(1, &length, out);
+      const uint32_t characters = !seg.prefixed;
+      return commit(1, &characters, out);
     }
     append_remembered(text, seg, out, cache);
   }
@@ -380,29 +378,26 @@ class SpmBpeModel {
     std::vector<uint32_t>& input = cache.input_lengths;
     input.resize(count);
     const uint32_t* ids = out.end;
-    // Mostly each "▁" of the ids' pieces is an escaped space (one input byte) and no id splits a
-    // character: then the input lengths follow from the pieces', and they add up to the
-    // segment's (any "▁" in the input as itself would make the sum short).
-    bool summed = false;
+    // Mostly the ids are pieces, whose characters are the input's (a "▁" of theirs is a space
+    // or a "▁"); the prefix is no character of the input.
+    uint64_t sum = kSplitsCharacters;
     if (cache.lengths.empty() && ids[0] != vocab_.unk_id()) {
-      const uint32_t* bytes = text.how.escape ? escaped_bytes_.data() : piece_bytes_.data();
-      uint64_t sum = 0;
-      for (size_t i = 0; i < count; ++i) sum += input[i] = bytes[ids[i]];
-      if (seg.prefixed) --input[0], --sum;  // (the prefix: no byte, where a space would be one)
-      summed = sum == seg.len;
+      sum = 0;
+      for (size_t i = 0; i < count; ++i) sum += input[i] = piece_characters_[ids[i]];
+      input[0] -= seg.prefixed;
     }
-    if (!summed)
-      input_lengths(text.how, seg, ids, cache.lengths.empty() ? nullptr : cache.lengths.data(), count, input.data());
+    if (sum >= kSplitsCharacters)
+      input_characters(text.how, seg, ids, cache.lengths.empty() ? nullptr : cache.lengths.data(), count, input.data());
     commit(count, input.data(), out);
   }
 
-  // The input bytes each of a segment's `count` ids covers, from the normalized bytes each covers
-  // (`normalized`; null: those of its piece, an unknown id covering all): a space read as "▁"
-  // belongs to the id that covers its last normalized byte, the prefix to none.
-  void input_lengths(SpmEscaping how, const Segment& seg, const uint32_t* ids, const uint32_t* normalized,
-                     size_t count, uint32_t* out) const {
+  // The input characters each of a segment's `count` ids covers, from the normalized bytes each
+  // covers (`normalized`; null: those of its piece, an unknown id covering all): an id that ends
+  // inside a character covers none of it, the one that ends it all of it; the prefix is none.
+  void input_characters(SpmEscaping how, const Segment& seg, const uint32_t* ids, const uint32_t* normalized,
+                        size_t count, uint32_t* out) const {
     size_t pos = 0;                       // input bytes of the segment taken
-    uint32_t owed = 0, unit = 0;          // normalized bytes of the current input byte (or prefix) left, its bytes
+    uint32_t owed = 0, unit = 0;          // normalized bytes of the current character left; 1 if of the input
     bool prefix = seg.prefixed;
     for (size_t i = 0; i < count; ++i) {
       uint64_t need = normalized ? normalized[i] : ids[i] == vocab_.unk_id() ? ~uint64_t(0) : piece_bytes_[ids[i]];
@@ -414,9 +409,10 @@ class SpmBpeModel {
             owed = how.escape ? 3 : 1;
             unit = 0;
           } else if (pos < seg.len) {
-            owed = how.escape && seg.p[pos] == ' ' ? 3 : 1;
+            const size_t bytes = utf8_length(seg.p[pos]);
+            owed = how.escape && seg.p[pos] == ' ' ? 3 : uint32_t(bytes);
             unit = 1;
-            ++pos;
+            pos += bytes;
           } else {
             break;
           }
@@ -430,8 +426,8 @@ class SpmBpeModel {
     }
   }
 
-  // Takes the `count` ids just written at out.end, with the input bytes each covers if lengths
-  // are wanted.
+  // Takes the `count` ids just written at out.end, with the input characters each covers if
+  // lengths are wanted.
   TF_INLINE void commit(size_t count, const uint32_t* lengths, Out& out) const {
     if (TF_UNLIKELY(out.end[0] == vocab_.unk_id())) return commit_unknown(count, lengths, out);
     if (out.lengths) {
@@ -441,7 +437,7 @@ class SpmBpeModel {
     out.end += count;
   }
   // commit() where the first id is the unknown id: one that continues a run of them is dropped,
-  // its bytes added to the run's.
+  // what it covers added to the run's.
   TF_NOINLINE void commit_unknown(size_t count, const uint32_t* lengths, Out& out) const {
     uint32_t* ids = out.end;
     const bool skip = out.end > out.begin && vocab_.continues_unknown_run(ids[0], out.end[-1]);
@@ -552,10 +548,10 @@ class SpmBpeModel {
   PairTable merges_;                      // (symbol, symbol) -> the piece they make
   bool small_ids_ = false;                // symbol ids fit the thread's pair cache
   std::vector<uint32_t> ranks_;           // by piece: its score's rank
-  std::vector<uint32_t> piece_bytes_;     // by id: the normalized bytes it covers (unknown: see input_lengths)
+  std::vector<uint32_t> piece_bytes_;     // by id: the normalized bytes it covers (unknown: see input_characters)
   std::unordered_map<std::string, uint32_t> virtual_ids_;
   std::vector<std::string> virtual_texts_;
-  std::vector<uint32_t> escaped_bytes_;   // by id: the input bytes it covers where its "▁" are escaped spaces
+  std::vector<uint32_t> piece_characters_;  // by id: its characters (byte pieces: kSplitsCharacters)
   std::vector<uint16_t> dense_;           // by code point below kDenseRange: its dense index, or kNotDense
   size_t dense_stride_ = 0;               // words per row of dense_pairs_
   std::vector<uint64_t> dense_pairs_;     // bit (x, y): the characters with dense indexes x, y are an inner pair

@@ -20,23 +20,38 @@
 
 namespace tokenforge {
 
+// The characters that start in s[from..to) of s[0..n) (UTF-8), eight bytes at a time: the bytes
+// that are not continuation bytes (10xxxxxx).
+inline uint32_t count_characters(const uint8_t* s, size_t from, size_t to, size_t n) {
+  constexpr uint64_t kHigh = 0x8080808080808080ull;
+  auto continuations = [](uint64_t w) { return __builtin_popcountll(w & ~(w << 1) & kHigh); };
+  uint32_t k = uint32_t(to - from);
+  for (; from + 8 <= to; from += 8) k -= continuations(load8(s + from));
+  if (from == to) return k;
+  if (from + 8 <= n) return k - continuations(load8(s + from) & ((uint64_t(1) << (8 * (to - from))) - 1));
+  for (; from < to; ++from) k -= (s[from] & 0xC0) == 0x80;
+  return k;
+}
+
 // A model behind its normalizer: one text as sentencepiece encodes it.
 class SpmEncoder {
  public:
   // Encodes the model's input s[0..n), read as `how` says (SpmBpeModel::encode): appends its ids,
-  // and to `lengths` the input bytes each covers.
+  // and to `lengths` what each covers of it.
   using Model = std::function<void(const uint8_t*, size_t, SpmEscaping how, std::vector<uint32_t>& ids,
                                     std::vector<uint32_t>* lengths)>;
 
   // `normalizer` must outlive the encoder (the bindings keep its owner alive). reads_escaped:
-  // the model can read a text its normalizer only escapes as it is (SpmBpeModel), so where the
-  // normalizer only escapes, the text skips it.
+  // the model can read a text its normalizer only escapes as it is, and counts what its ids
+  // cover in characters (SpmBpeModel; others count normalized bytes), so where the normalizer
+  // only escapes, the text skips it.
   SpmEncoder(const SpmNormalizer& normalizer, Model model, bool reads_escaped)
-      : normalizer_(normalizer), model_(std::move(model)), escaped_(reads_escaped && normalizer.escapes_only()) {}
+      : normalizer_(normalizer), model_(std::move(model)), counts_characters_(reads_escaped),
+        escaped_(reads_escaped && normalizer.escapes_only()) {}
 
   // Appends the ids of text s[0..n) to ids. With `bounds`, also (replacing its contents) where
-  // each starts in the input, in bytes, and where the last ends; a bound inside a character
-  // stands for its start (as sentencepiece aligns the bytes of a character with it).
+  // each starts in the input, in characters, and where the last ends (sentencepiece's offsets:
+  // an id that ends inside a character ends at its start).
   void encode(const uint8_t* s, size_t n, std::vector<uint32_t>& ids, std::vector<uint32_t>* bounds = nullptr) const {
     Pool<Scratch>::Lease lease(scratch_);
     Scratch& scratch = lease.get();
@@ -52,16 +67,32 @@ class SpmEncoder {
     if (!bounds) return;
     bounds->resize(lengths.empty() ? 0 : lengths.size() + 1);
     if (lengths.empty()) return;
-    // Lengths count the model's input: the text, or the normalized text to align with it.
     uint32_t* b = bounds->data();
     uint32_t at = 0;
-    if (escaped_) {
+    if (escaped_) {  // the model counted the input's characters
       b[0] = 0;
       for (size_t i = 0; i < lengths.size(); ++i) b[i + 1] = at += lengths[i];
-    } else {
-      const std::vector<uint32_t>& to_orig = scratch.norm_to_orig;
-      b[0] = to_orig[0];
-      for (size_t i = 0; i < lengths.size(); ++i) b[i + 1] = to_orig[at += lengths[i]];
+      return;
+    }
+    // Through the alignment: normalized bytes (from characters: along the normalized text), the
+    // input byte each came from, then the input's characters (one cursor: they only grow; a
+    // byte inside a character counts as its start).
+    const std::string& text = scratch.normalized;
+    const std::vector<uint32_t>& to_orig = scratch.norm_to_orig;
+    uint32_t chars = 0, byte = 0;
+    auto input_character = [&](uint32_t normalized) {
+      const uint32_t target = to_orig[normalized];
+      chars += count_characters(s, byte, target, n);
+      byte = target;
+      return chars - (target < n && (s[target] & 0xC0) == 0x80);
+    };
+    b[0] = input_character(0);
+    for (size_t i = 0; i < lengths.size(); ++i) {
+      if (counts_characters_)
+        for (uint32_t k = 0; k < lengths[i]; ++k) at += uint32_t(utf8_length(uint8_t(text[at])));
+      else
+        at += lengths[i];
+      b[i + 1] = input_character(at);
     }
   }
 
@@ -72,7 +103,7 @@ class SpmEncoder {
   };
   const SpmNormalizer& normalizer_;
   Model model_;
-  bool escaped_;
+  bool counts_characters_, escaped_;
   mutable Pool<Scratch> scratch_;  // reused per thread
 };
 
@@ -117,7 +148,7 @@ class SpmPipeline {
       const SpecialMatch m = added ? added->find(s, n, pos) : SpecialMatch{n, 0, 0};
       chars = encode_text(s + pos, m.pos - pos, chars, scratch, e.rows);
       if (m.pos >= n) break;
-      const uint32_t end = chars + count_chars(s + m.pos, m.len);
+      const uint32_t end = chars + count_characters(s, m.pos, m.pos + m.len, n);
       push_row(e.rows, m.id, 0, chars, end, false);
       chars = end;
       pos = m.pos + m.len;
@@ -130,39 +161,14 @@ class SpmPipeline {
   uint32_t encode_text(const uint8_t* s, size_t n, uint32_t chars, Scratch& scratch, TokenRows& rows) const {
     scratch.ids.clear();
     encoder_.encode(s, n, scratch.ids, &scratch.bounds);
-    // Input byte offsets only grow along the tokens: one cursor turns them into code points (of
-    // the character they are in).
-    size_t byte = 0;
-    auto char_at = [&](uint32_t target) {
-      chars += count_chars(s, byte, target, n);
-      byte = target;
-      return chars - (target < n && (s[target] & 0xC0) == 0x80);
-    };
     const size_t count = scratch.ids.size(), at = rows.size();
-    if (count == 0) return char_at(uint32_t(n));
-    if (at == 0) rows.reserve(count + 2);  // a whole text, mostly: room for bos and eos too
-    rows.resize(at + count);
-    uint32_t start = char_at(scratch.bounds[0]);
-    for (size_t i = 0; i < count; ++i) {
-      const uint32_t end = char_at(scratch.bounds[i + 1]);
-      rows[at + i] = Row{scratch.ids[i], 0, start, end, 0, 1};
-      start = end;
+    if (count) {
+      if (at == 0) rows.reserve(count + 2);  // a whole text, mostly: room for bos and eos too
+      rows.resize(at + count);
+      const uint32_t* b = scratch.bounds.data();
+      for (size_t i = 0; i < count; ++i) rows[at + i] = Row{scratch.ids[i], 0, chars + b[i], chars + b[i + 1], 0, 1};
     }
-    return char_at(uint32_t(n));
-  }
-
-  static uint32_t count_chars(const uint8_t* s, size_t n) { return count_chars(s, 0, n, n); }
-  // The characters that start in s[from..to) of s[0..n), eight bytes at a time: those that are
-  // not continuation bytes (10xxxxxx).
-  static uint32_t count_chars(const uint8_t* s, size_t from, size_t to, size_t n) {
-    constexpr uint64_t kHigh = 0x8080808080808080ull;
-    auto continuations = [](uint64_t w) { return __builtin_popcountll(w & ~(w << 1) & kHigh); };
-    uint32_t k = uint32_t(to - from);
-    for (; from + 8 <= to; from += 8) k -= continuations(load8(s + from));
-    if (from == to) return k;
-    if (from + 8 <= n) return k - continuations(load8(s + from) & ((uint64_t(1) << (8 * (to - from))) - 1));
-    for (; from < to; ++from) k -= (s[from] & 0xC0) == 0x80;
-    return k;
+    return chars + count_characters(s, 0, n, n);
   }
 
   SpmEncoder encoder_;
