@@ -158,11 +158,10 @@ class SpmBpeModel {
   // Every way to cut a piece in two symbols is a pair that merges into it, and every two
   // characters next to each other in a piece may join.
   void index_pairs() {
-    size_t boundaries = 0;
-    for (uint32_t id = 0; id < vocab_.size(); ++id)
-      if (SpmVocab::producible(vocab_.type(id)))
-        for (char c : vocab_.text(id)) boundaries += (uint8_t(c) & 0xC0) != 0x80;
-    merges_.reserve(boundaries);
+    struct Merge {
+      uint32_t left, right, piece;
+    };
+    std::vector<Merge> merges;    // counted first: the table sized to them stays smaller in cache
     std::vector<uint64_t> inner;  // (character, next character) in some piece
     characters_.assign(kCharacters, kOneId);
     for (uint32_t id = 0; id < vocab_.size(); ++id) {
@@ -177,9 +176,11 @@ class SpmBpeModel {
         inner.push_back((uint64_t(a) << 32) | b);
         before = i;
         const uint32_t left = symbol_id(t.substr(0, i)), right = symbol_id(t.substr(i));
-        if (left != SpmVocab::kNone && right != SpmVocab::kNone) merges_.insert(left, right, id);
+        if (left != SpmVocab::kNone && right != SpmVocab::kNone) merges.push_back(Merge{left, right, id});
       }
     }
+    merges_.reserve(merges.size());
+    for (const Merge& m : merges) merges_.insert(m.left, m.right, m.piece);
     small_ids_ = vocab_.size() + virtual_texts_.size() <= PieceCache::kPairIdLimit;
     std::sort(inner.begin(), inner.end());
     inner.erase(std::unique(inner.begin(), inner.end()), inner.end());
