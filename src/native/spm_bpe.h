@@ -349,13 +349,17 @@ class SpmBpeModel {
   // cache.lengths). Returns whether they may be remembered: whether the lengths follow from the
   // ids (an unknown id covers what the others leave, known only where it stands alone).
   bool merge(const Text& text, const Segment& seg, Cache& cache) const {
-    std::string& normalized = cache.normalized;
-    normalized.clear();
-    const std::string_view space = text.how.escape ? "\xE2\x96\x81" : " ";
-    if (seg.prefixed) normalized += space;
-    for (size_t i = 0; i < seg.len; ++i) {
-      if (seg.p[i] == ' ') normalized += space;
-      else normalized += char(seg.p[i]);
+    std::string_view normalized(reinterpret_cast<const char*>(seg.p), seg.len);
+    if (seg.prefixed || (text.how.escape && normalized.find(' ') != std::string_view::npos)) {
+      const std::string_view space = text.how.escape ? "\xE2\x96\x81" : " ";
+      std::string& copy = cache.normalized;
+      copy.assign(seg.prefixed ? space : "");
+      for (size_t at = 0, next; at < normalized.size(); at = next + 1) {
+        next = std::min(normalized.find(' ', at), normalized.size());
+        copy.append(normalized.substr(at, next - at));
+        if (next < normalized.size()) copy.append(space);
+      }
+      normalized = copy;
     }
     std::vector<uint32_t>& ids = cache.pieces.ids;
     ids.clear();
