@@ -67,9 +67,10 @@ class SpmBpeModel {
     // whether that is the prefix.
     size_t start = 0, len = 0;
     bool prefixed = how.prefix;
-    uint32_t prev = prefixed ? space : read(text, 0, len), prev_info = info(prev), first = prev_info;
+    const bool escape = how.escape;
+    uint32_t prev = prefixed ? space : read(s, n, 0, escape, len), prev_info = info(prev), first = prev_info;
     for (size_t i = len; i < n; i += len) {
-      const uint32_t c = read(text, i, len), c_info = info(c);
+      const uint32_t c = read(s, n, i, escape, len), c_info = info(c);
       if (!((prev_info >> 1) & c_info & kJoinsPrevious) || !joins(prev, c)) {
         append_segment(text, Segment{s + start, i - start, first, prefixed}, out, cache);
         start = i;
@@ -289,10 +290,11 @@ class SpmBpeModel {
     return it == virtual_ids_.end() ? SpmVocab::kNone : it->second;
   }
 
-  // The character at text.s[i] as the model reads it (an escaped space as "▁"); sets its length.
-  static TF_INLINE uint32_t read(const Text& text, size_t i, size_t& len) {
-    const uint32_t c = decode_utf8(text.s + i, text.n - i, len);
-    return c == ' ' && text.how.escape ? kMark : c;
+  // The character at s[i] of s[0..n) as the model reads it (with `escape`, " " as "▁"); sets its
+  // length. (No branch on spaces: they come unpredictably.)
+  static TF_INLINE uint32_t read(const uint8_t* s, size_t n, size_t i, bool escape, size_t& len) {
+    const uint32_t c = decode_utf8(s + i, n - i, len);
+    return c + uint32_t(c == ' ' && escape) * (kMark - ' ');
   }
 
   // Appends a segment: from the table of one-character segments or the thread's tables, else
