@@ -164,9 +164,8 @@ class SpmPipeline {
     const size_t count = scratch.ids.size(), at = rows.size();
     if (count) {
       if (at == 0) rows.reserve(count + 2);  // a whole text, mostly: room for bos and eos too
-      rows.resize(at + count);
       const uint32_t* b = scratch.bounds.data();
-      for (size_t i = 0; i < count; ++i) rows[at + i] = Row{scratch.ids[i], 0, chars + b[i], chars + b[i + 1], 0, 1};
+      for (size_t i = 0; i < count; ++i) push_row(rows, scratch.ids[i], 0, chars + b[i], chars + b[i + 1], false);
     }
     return chars + count_characters(s, 0, n, n);
   }
