@@ -93,6 +93,26 @@ def test_corrupt_charsmap_is_refused():
             SentencePieceNormalizer(blob).normalize("abc")
 
 
+def test_unused_pieces_and_characters_only_inside_pieces_match_sentencepiece(trained, tmp_path):
+    """Merges through unused pieces are split back, and a character that is no piece itself (here a
+    control piece) still merges inside pieces, in an edited model, as sentencepiece does it."""
+    from tokenforge.formats.sentencepiece_model import Piece, PieceType
+
+    for name in ("bpe-nmt_nfkc-True-True", "bpe-nmt_nfkc-False-False"):
+        model = SentencePieceModel.read(trained[name])
+        multi = [i for i, p in enumerate(model.pieces) if p.type == PieceType.NORMAL and len(p.piece) > 1]
+        singles = [i for i, p in enumerate(model.pieces) if p.type == PieceType.NORMAL and p.piece in ("e", "n")]
+        for i in multi[::5]:
+            model.pieces[i] = Piece(model.pieces[i].piece, model.pieces[i].score, PieceType.UNUSED)
+        for i in singles:
+            model.pieces[i] = Piece(model.pieces[i].piece, model.pieces[i].score, PieceType.CONTROL)
+        path = tmp_path / f"{name}.model"
+        model.write(path)
+        theirs, ours = spm.SentencePieceProcessor(model_file=str(path)), SentencePieceModelEncoder.from_file(path)
+        for text in [read_sample(p, 4000) for p in corpus_files()] + ["e n en ne nee eennn", "the sentence", "n"]:
+            assert ours.encode(text) == theirs.encode(text), name
+
+
 @settings(max_examples=200, deadline=None)
 @given(st.text(st.one_of(st.characters(codec="utf-8"), st.sampled_from(list(" \t\nＡｶ①ﬁ▁aeé日本😀<sep>"))), max_size=40))
 def test_random_text_matches_sentencepiece_on_trained_models(trained, text):

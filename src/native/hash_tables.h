@@ -42,13 +42,14 @@ inline uint64_t bytes_key(const uint8_t* p, size_t n) {
 
 class BytesTable {
  public:
-  // tokens[id] = (pointer, length); kept by reference to compare keys longer than 8 bytes.
+  // tokens[id] = (pointer, length), empty for none; its elements are kept by reference (to
+  // compare keys longer than 8 bytes), so it must not be resized after.
   void build(const std::vector<std::pair<const uint8_t*, size_t>>& tokens) {
     size_t cap = 16;
     while (cap < tokens.size() * 2) cap <<= 1;
     slots_.assign(cap, Slot{0, kNoToken, 0});
     mask_ = cap - 1;
-    tokens_ = &tokens;
+    tokens_ = tokens.data();
     for (uint32_t id = 0; id < tokens.size(); ++id) {
       const auto& t = tokens[id];
       if (t.second == 0) continue;
@@ -71,7 +72,7 @@ class BytesTable {
       const Slot& s = slots_[i];
       if (s.id == kNoToken) return kNoToken;
       if (s.key == key && s.len == n &&
-          (n <= 8 || std::memcmp((*tokens_)[s.id].first, p, n) == 0))
+          (n <= 8 || std::memcmp(tokens_[s.id].first, p, n) == 0))
         return s.id;
       i = (i + 1) & mask_;
     }
@@ -85,7 +86,7 @@ class BytesTable {
   };
   HugeArray<Slot> slots_;
   size_t mask_ = 0;
-  const std::vector<std::pair<const uint8_t*, size_t>>* tokens_ = nullptr;
+  const std::pair<const uint8_t*, size_t>* tokens_ = nullptr;
 };
 
 // (a, b) -> merged id. A one-bit-per-entry filter in front (about 8 bits per pair, so it stays

@@ -193,9 +193,23 @@ nb::list bytes_list(const std::vector<std::string>& tokens) {
   return out;
 }
 
-class PyEncoder {
-  static constexpr size_t kKeptIds = size_t(1) << 20;  // larger per-thread buffers are freed
+// The ids `encode(ids)` appends, run without the GIL, as a list. The ids go to a buffer per
+// thread, reused: a fresh one per call costs page faults on every call.
+template <class Encode>
+nb::object ids_list(Encode encode) {
+  constexpr size_t kKeptIds = size_t(1) << 20;  // larger per-thread buffers are freed
+  thread_local std::vector<uint32_t> ids;
+  ids.clear();
+  {
+    nb::gil_scoped_release nogil;
+    encode(ids);
+  }
+  nb::object list = IdInts::instance().list(ids);
+  if (ids.capacity() > kKeptIds) std::vector<uint32_t>().swap(ids);
+  return list;
+}
 
+class PyEncoder {
  public:
   const Encoder& encoder() const { return enc_; }
 
@@ -207,16 +221,7 @@ class PyEncoder {
 
   nb::object encode(nb::handle text, const SpecialMatcher* allowed) const {
     Text t = utf8_of(text);
-    // One buffer per thread, reused: a fresh one per call costs page faults on every call.
-    thread_local std::vector<uint32_t> ids;
-    ids.clear();
-    {
-      nb::gil_scoped_release nogil;
-      enc_.encode(t.data, t.size, allowed, ids);
-    }
-    nb::object list = ints_.list(ids);
-    if (ids.capacity() > kKeptIds) std::vector<uint32_t>().swap(ids);
-    return list;
+    return ids_list([&](std::vector<uint32_t>& ids) { enc_.encode(t.data, t.size, allowed, ids); });
   }
 
   nb::object encode_batch(nb::handle texts, const SpecialMatcher* allowed, size_t threads) const {
@@ -466,16 +471,27 @@ class PyWordPiece : public PyPipeline<WordPieceTokenizer> {
   }
 };
 
+// A sentencepiece model object as SpmEncoder calls it (the binding keeps the model alive). Only
+// the BPE model reads escaped text as it is.
+SpmEncoder::Model model_function(const SpmBpeModel& model) {
+  return [&model](const uint8_t* s, size_t n, SpmEscaping how, std::vector<uint32_t>& ids,
+                  std::vector<uint32_t>* lengths) { model.encode(s, n, ids, lengths, how); };
+}
+SpmEncoder::Model model_function(const SpmUnigramModel& model) {
+  return [&model](const uint8_t* s, size_t n, SpmEscaping, std::vector<uint32_t>& ids, std::vector<uint32_t>* lengths) {
+    model.encode(s, n, ids, lengths);
+  };
+}
+template <class Model>
+constexpr bool kReadsEscaped = std::is_same_v<Model, SpmBpeModel>;
+
 // sentencepiece's pipeline over a model object and a normalizer object (both kept alive by the
 // binding), with its decoder.
 class PySpmTokenizer : public PyPipeline<SpmPipeline> {
  public:
   template <class Model>
   PySpmTokenizer(const SpmNormalizer& normalizer, const Model& model, SpmDecoder::Options options)
-      : PyPipeline(pieces_of(model.vocab()), false, normalizer,
-                   [&model](const uint8_t* s, size_t n, std::vector<uint32_t>& ids, std::vector<uint32_t>* lengths) {
-                     model.encode(s, n, ids, lengths);
-                   }),
+      : PyPipeline(pieces_of(model.vocab()), false, normalizer, model_function(model), kReadsEscaped<Model>),
         decoder_(model.vocab(), std::move(options)) {}
 
   nb::str decode(nb::handle ids_seq, bool skip_control) const {
@@ -574,8 +590,8 @@ void bind_pipeline(nb::class_<Py>& c, nb::object default_allowed, const char* en
            nb::arg("add_special_tokens"), nb::arg("added").none(), nb::arg("threads"));
 }
 
-// A sentencepiece model class, built from the vocabulary's pieces, scores and types; encode and
-// encode_batch over normalized text.
+// A sentencepiece model class, built from the vocabulary's pieces, scores and types; SpmEncoder
+// and SpmTokenizer encode with it.
 template <class Model>
 void bind_spm_model(nb::module_& m, const char* name, const char* doc) {
   nb::class_<Model>(m, name, doc)
@@ -587,31 +603,18 @@ void bind_spm_model(nb::module_& m, const char* name, const char* doc) {
             new (self) Model(SpmVocab(std::move(pieces), std::move(scores), std::move(types), byte_fallback));
             IdInts::instance().cover(n);
           },
-          nb::arg("pieces"), nb::arg("scores"), nb::arg("types"), nb::arg("byte_fallback"))
-      .def(
-          "encode",
-          [](const Model& model, nb::handle normalized) {
-            const Text t = utf8_of(normalized);
-            std::vector<uint32_t> ids;
-            {
-              nb::gil_scoped_release nogil;
-              model.encode(t.data, t.size, ids);
-            }
-            return IdInts::instance().list(ids);
-          },
-          nb::arg("normalized"), "The ids of already normalized text (spaces as U+2581).")
-      .def(
-          "encode_batch",
-          [](const Model& model, nb::handle texts, size_t threads) {
-            const std::vector<Text> all = utf8_of_all(texts);
-            std::vector<std::vector<uint32_t>> out(all.size());
-            {
-              nb::gil_scoped_release nogil;
-              parallel_for(all.size(), threads, [&](size_t i) { model.encode(all[i].data, all[i].size, out[i]); });
-            }
-            return IdInts::instance().lists(out, threads);
-          },
-          nb::arg("normalized"), nb::arg("threads"));
+          nb::arg("pieces"), nb::arg("scores"), nb::arg("types"), nb::arg("byte_fallback"));
+}
+
+// SpmEncoder(normalizer, model) for one model class (BPE, Unigram); both are kept alive.
+template <class Model>
+void def_spm_encoder_init(nb::class_<SpmEncoder>& c) {
+  c.def(
+      "__init__",
+      [](SpmEncoder* self, const SpmNormalizer& normalizer, const Model& model) {
+        new (self) SpmEncoder(normalizer, model_function(model), kReadsEscaped<Model>);
+      },
+      nb::arg("normalizer"), nb::arg("model"), nb::keep_alive<1, 2>(), nb::keep_alive<1, 3>());
 }
 
 // A sentencepiece trainer class over a training corpus: built from the normalizer spec, the
@@ -912,6 +915,29 @@ NB_MODULE(_core, m) {
            "The final [(piece, score)]: learned pieces in order, then the characters.");
   bind_spm_model<SpmBpeModel>(m, "SpmBpe", "sentencepiece's BPE model over normalized text.");
   bind_spm_model<SpmUnigramModel>(m, "SpmUnigram", "sentencepiece's Unigram model (Viterbi) over normalized text.");
+  nb::class_<SpmEncoder> spm_encoder(m, "SpmEncoder", "A sentencepiece model behind its normalizer: sentencepiece's encode.");
+  def_spm_encoder_init<SpmBpeModel>(spm_encoder);
+  def_spm_encoder_init<SpmUnigramModel>(spm_encoder);
+  spm_encoder
+      .def(
+          "encode",
+          [](const SpmEncoder& e, nb::handle text) {
+            const Text t = utf8_of(text);
+            return ids_list([&](std::vector<uint32_t>& ids) { e.encode(t.data, t.size, ids); });
+          },
+          nb::arg("text"))
+      .def(
+          "encode_batch",
+          [](const SpmEncoder& e, nb::handle texts, size_t threads) {
+            const std::vector<Text> all = utf8_of_all(texts);
+            std::vector<std::vector<uint32_t>> out(all.size());
+            {
+              nb::gil_scoped_release nogil;
+              parallel_for(all.size(), threads, [&](size_t i) { e.encode(all[i].data, all[i].size, out[i]); });
+            }
+            return IdInts::instance().lists(out, threads);
+          },
+          nb::arg("texts"), nb::arg("threads"));
 
   nb::class_<TextRules>(m, "TextRules", "How text becomes words: BERT's normalizer and pre-tokenizer, or llama.cpp WPM's.")
       .def(

@@ -6,18 +6,27 @@
 // Speed: a merge makes a piece, so no merge can join two adjacent characters that are never
 // adjacent inside a piece. The text is cut between such characters (before most "▁", between
 // most CJK characters) and encoded segment by segment: the same merges in the same order within
-// each. Each thread keeps a cache of recent segments and their ids: natural text repeats.
+// each. Each thread remembers the segments it has seen with their ids, keyed by their exact
+// bytes (piece_cache.h's tables): natural text repeats. A new segment is merged on ids: which
+// pairs merge, and into what, comes from a pair table, and the next merge from a heap, so no
+// segment takes more than O(n log n).
 #pragma once
+#include <algorithm>
 #include <cstdint>
-#include <queue>
+#include <cstring>
+#include <functional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <unordered_map>
-#include <unordered_set>
 #include <utility>
 #include <vector>
 
+#include "hash_tables.h"
+#include "inline_hints.h"
+#include "piece_cache.h"
 #include "pool.h"
+#include "spm_normalizer.h"
 #include "spm_vocab.h"
 #include "unicode_classes.h"
 
@@ -26,144 +35,536 @@ namespace tokenforge {
 class SpmBpeModel {
  public:
   explicit SpmBpeModel(SpmVocab vocab) : vocab_(std::move(vocab)) {
-    for (uint32_t id = 0; id < vocab_.size(); ++id) {
-      if (!SpmVocab::producible(vocab_.type(id))) continue;
-      const std::string& t = vocab_.text(id);
-      const auto* p = reinterpret_cast<const uint8_t*>(t.data());
-      uint32_t prev = kNoChar;
-      for (size_t i = 0; i < t.size();) {
-        size_t len;
-        const uint32_t cp = decode_utf8(p + i, t.size() - i, len);
-        if (prev != kNoChar) inner_pairs_.insert(pair_key(prev, cp));
-        prev = cp;
-        i += len;
-      }
-    }
+    if (vocab_.size() >= kOneId) throw std::invalid_argument("too many pieces");
+    index_characters();
+    index_pairs();
+    rank_scores();
+    index_one_character_segments();
   }
   const SpmVocab& vocab() const { return vocab_; }
 
-  // Appends the ids of normalized text s[0..n) to `ids` (and to `lengths` the bytes each covers).
-  void encode(const uint8_t* s, size_t n, std::vector<uint32_t>& ids, std::vector<uint32_t>* lengths = nullptr) const {
-    Pool<SegmentCache>::Lease lease(caches_);
-    SegmentCache& cache = lease.get();
-    if (cache.size() > kMaxCached) cache.clear();
-    const size_t first = ids.size();
-    size_t start = 0;
-    uint32_t prev = kNoChar;
-    for (size_t i = 0; i <= n;) {
-      size_t len = 0;
-      const uint32_t cp = i < n ? decode_utf8(s + i, n - i, len) : kNoChar;
-      if (i == n || (prev != kNoChar && !inner_pairs_.count(pair_key(prev, cp)))) {
-        if (i > start) append_segment(s + start, i - start, cache, first, ids, lengths);
-        start = i;
-        if (i == n) break;
-      }
-      prev = cp;
-      i += len;
+  // Appends the ids of normalized text s[0..n) to `ids`. With `how`, s is instead a text that
+  // its normalizer only escapes (SpmNormalizer::escapes_only): the model reads it as normalized.
+  // With `lengths`, also the characters of s each id covers (an id that ends inside a character
+  // covers none of it, the one that ends it all of it; the prefix is none).
+  void encode(const uint8_t* s, size_t n, std::vector<uint32_t>& ids, std::vector<uint32_t>* lengths = nullptr,
+              SpmEscaping how = {}) const {
+    if (n == 0) return;  // (the normalizer gives empty text no prefix)
+    Pool<Cache>::Lease lease(caches_);
+    Cache& cache = lease.get();
+    if (cache.escape != how.escape) {  // " " stands for something else in the remembered keys
+      cache.pieces = PieceCache();
+      cache.escape = how.escape;
     }
+    IdBuffer& buf = cache.pieces.out;
+    // At most one id per byte (and the prefix), and a table hit writes all its inline slots.
+    buf.reserve(n + 1 + MediumPieceTable::kInlineIds);
+    if (lengths) cache.out_lengths.reserve(n + 1);
+    Out out{buf.begin(), buf.begin(), lengths ? cache.out_lengths.begin() : nullptr};
+    const Text text{s, n, how};
+    const uint32_t space = how.escape ? kMark : ' ';
+    // Segments run from `start`; `first` is the info() of one's first character, `prefixed`
+    // whether that is the prefix.
+    size_t start = 0, len = 0;
+    bool prefixed = how.prefix;
+    const bool escape = how.escape;
+    uint32_t prev = prefixed ? space : read(s, n, 0, escape, len), prev_info = info(prev), first = prev_info;
+    for (size_t i = len; i < n; i += len) {
+      const uint32_t c = read(s, n, i, escape, len), c_info = info(c);
+      if (!((prev_info >> 1) & c_info & kJoinsPrevious) || !joins(prev, c)) {
+        append_segment(text, Segment{s + start, i - start, first, prefixed}, out, cache);
+        start = i;
+        first = c_info;
+        prefixed = false;
+      }
+      prev = c;
+      prev_info = c_info;
+    }
+    append_segment(text, Segment{s + start, n - start, first, prefixed}, out, cache);
+    ids.insert(ids.end(), out.begin, out.end);
+    if (lengths) lengths->insert(lengths->end(), cache.out_lengths.begin(), out.lengths);
   }
 
  private:
-  static constexpr size_t kMaxCached = 1 << 18;
-  static constexpr uint32_t kNoChar = 0xFFFFFFFFu;
-  struct Segment {
-    std::vector<uint32_t> ids, lengths;
+  struct Symbol {
+    uint32_t id;      // a piece, a character found only inside pieces (virtual id), or kNone
+    uint32_t start;   // byte offset in the segment
+    uint32_t prev, next;
+    uint32_t rank;    // of the pair (this, next): its piece's rank, or kNoToken if none
+    uint32_t merged;  // that piece
+    bool frozen;      // a user-defined symbol: never merges
   };
-  using SegmentCache = std::unordered_map<std::string, Segment>;
+  // A merge's working state, reused.
+  struct MergeState {
+    std::vector<Symbol> symbols;
+    std::vector<uint64_t> agenda;  // (rank << 32) | left symbol, a min-heap
+    std::unordered_map<uint32_t, std::pair<uint32_t, uint32_t>> splits;  // unused piece -> its last parts
+    PieceCache* pairs = nullptr;   // the thread's cache in front of the pair table, if any
+  };
+  // Per thread: segments seen (keys read with `escape`; a text's ids written to pieces.out), a
+  // merge's state and buffers.
+  struct Cache {
+    PieceCache pieces;
+    bool escape = false;
+    MergeState merge{{}, {}, {}, &pieces};
+    std::string key, normalized;           // a segment's, where it is not the input as it is
+    std::vector<uint32_t> lengths;         // the normalized bytes a merged segment's ids cover
+    std::vector<uint32_t> input_lengths;   // the input characters a segment's ids cover
+    IdBuffer out_lengths;                  // a text's, in step with pieces.out
+  };
+  // The model's input, and how it reads.
+  struct Text {
+    const uint8_t* s;
+    size_t n;
+    SpmEscaping how;
+  };
+  // A segment: its input bytes, its first character's info(), whether that is the prefix (before p).
+  struct Segment {
+    const uint8_t* p;
+    size_t len;
+    uint32_t first;
+    bool prefixed;
+  };
+  // Where a text's ids go (begin..end of the thread's buffer), and its lengths if wanted.
+  struct Out {
+    uint32_t* begin;
+    uint32_t* end;
+    uint32_t* lengths;  // null, or where the next id's length goes
+  };
+  static constexpr uint32_t kMark = 0x2581;  // "▁", an escaped space
+  static constexpr uint32_t kDenseRange = 0x800;
+  static constexpr uint16_t kDenseMark = 0x80, kNotDense = 0xFFFF;
+  static constexpr uint32_t kCharacters = 0x10000;
+  static constexpr size_t kScanned = 32;  // segments of up to this many symbols merge without a heap
+  static constexpr uint32_t kJoinsNext = 1u << 31, kJoinsPrevious = 1u << 30, kOneId = kJoinsPrevious - 1;
+  // piece_characters_ of byte pieces, which may end inside a character: more than any segment has.
+  static constexpr uint32_t kSplitsCharacters = 1u << 30;
+  static constexpr uint32_t kEnd = kNoToken;
 
-  static uint64_t pair_key(uint32_t a, uint32_t b) { return (uint64_t(a) << 32) | b; }
-
-  void append_segment(const uint8_t* s, size_t n, SegmentCache& cache, size_t first, std::vector<uint32_t>& ids,
-                      std::vector<uint32_t>* lengths) const {
-    std::string text(reinterpret_cast<const char*>(s), n);  // short: no allocation, mostly
-    auto it = cache.find(text);
-    if (it == cache.end()) {
-      Segment segment;
-      encode_segment(s, n, segment.ids, &segment.lengths);
-      it = cache.emplace(std::move(text), std::move(segment)).first;
-    }
-    const Segment& segment = it->second;
-    const size_t skip = !segment.ids.empty() && vocab_.continues_unknown_run(segment.ids[0], first, ids);
-    ids.insert(ids.end(), segment.ids.begin() + skip, segment.ids.end());
-    if (lengths) {
-      if (skip) lengths->back() += segment.lengths[0];
-      lengths->insert(lengths->end(), segment.lengths.begin() + skip, segment.lengths.end());
+  // Characters inside pieces that are no piece themselves get virtual ids past the vocabulary,
+  // so that every symbol that can merge has an id.
+  void index_characters() {
+    const uint32_t size = uint32_t(vocab_.size());
+    for (uint32_t id = 0; id < size; ++id) {
+      if (!SpmVocab::producible(vocab_.type(id))) continue;
+      const std::string_view t = vocab_.text(id);
+      for (size_t i = 0; i < t.size(); i += utf8_length(uint8_t(t[i]))) {
+        const std::string c(t.substr(i, utf8_length(uint8_t(t[i]))));
+        if (vocab_.find(c) == SpmVocab::kNone && virtual_ids_.emplace(c, size + virtual_texts_.size()).second)
+          virtual_texts_.push_back(c);
+      }
     }
   }
 
-  void encode_segment(const uint8_t* s, size_t n, std::vector<uint32_t>& ids, std::vector<uint32_t>* lengths) const {
+  // Every way to cut a piece in two symbols is a pair that merges into it, and every two
+  // characters next to each other in a piece may join.
+  void index_pairs() {
+    struct Merge {
+      uint32_t left, right, piece;
+    };
+    std::vector<Merge> merges;    // counted first: the table sized to them stays smaller in cache
+    std::vector<uint64_t> inner;  // (character, next character) in some piece
+    characters_.assign(kCharacters, kOneId);
+    for (uint32_t id = 0; id < vocab_.size(); ++id) {
+      if (!SpmVocab::producible(vocab_.type(id))) continue;
+      const std::string_view t = vocab_.text(id);
+      if (t.empty()) continue;
+      size_t before = 0;  // the previous character's start
+      for (size_t i = utf8_length(uint8_t(t[0])); i < t.size(); i += utf8_length(uint8_t(t[i]))) {
+        const uint32_t a = code_point(t.substr(before)), b = code_point(t.substr(i));
+        if (a < kCharacters) characters_[a] |= kJoinsNext;
+        if (b < kCharacters) characters_[b] |= kJoinsPrevious;
+        inner.push_back((uint64_t(a) << 32) | b);
+        before = i;
+        const uint32_t left = symbol_id(t.substr(0, i)), right = symbol_id(t.substr(i));
+        if (left != SpmVocab::kNone && right != SpmVocab::kNone) merges.push_back(Merge{left, right, id});
+      }
+    }
+    merges_.reserve(merges.size());
+    for (const Merge& m : merges) merges_.insert(m.left, m.right, m.piece);
+    small_ids_ = vocab_.size() + virtual_texts_.size() <= PieceCache::kPairIdLimit;
+    std::sort(inner.begin(), inner.end());
+    inner.erase(std::unique(inner.begin(), inner.end()), inner.end());
+    index_dense(inner);
+    size_t others = 0;
+    for (uint64_t k : inner) others += !both_dense(uint32_t(k >> 32), uint32_t(k));
+    inner_pairs_.reserve(others);  // few, so the table stays small and in cache
+    for (uint64_t k : inner) {
+      const uint32_t a = uint32_t(k >> 32), b = uint32_t(k);
+      const uint32_t x = dense(a), y = dense(b);
+      if (both_dense(a, b)) dense_pairs_[x * dense_stride_ + (y >> 6)] |= uint64_t(1) << (y & 63);
+      else inner_pairs_.insert(a, b, 0);
+    }
+  }
+
+  // ASCII characters are their own dense indexes, "▁" is kDenseMark, and the characters of inner
+  // pairs below kDenseRange (alphabets: Latin, Greek, Cyrillic, ...) get the next ones, so that
+  // pairs of these are the bits of a small matrix.
+  void index_dense(const std::vector<uint64_t>& inner) {
+    dense_.assign(kDenseRange, kNotDense);
+    uint32_t count = kDenseMark + 1;
+    for (uint32_t c = 0; c < 0x80; ++c) dense_[c] = uint16_t(c);
+    for (uint64_t k : inner)
+      for (uint32_t c : {uint32_t(k >> 32), uint32_t(k)})
+        if (c < kDenseRange && dense_[c] == kNotDense) dense_[c] = uint16_t(count++);
+    dense_stride_ = (count + 63) / 64;
+    dense_pairs_.assign(size_t(count) * dense_stride_, 0);
+  }
+
+  // Merges go highest score first: a rank per distinct score, 0 for the highest, so that equal
+  // scores tie (and the leftmost pair goes first).
+  void rank_scores() {
+    std::vector<float> scores;
+    for (uint32_t id = 0; id < vocab_.size(); ++id)
+      if (SpmVocab::producible(vocab_.type(id))) scores.push_back(vocab_.score(id));
+    std::sort(scores.begin(), scores.end(), std::greater<float>());
+    scores.erase(std::unique(scores.begin(), scores.end()), scores.end());
+    ranks_.assign(vocab_.size(), kNoToken);
+    piece_bytes_.resize(vocab_.size());
+    piece_characters_.resize(vocab_.size());
+    for (uint32_t id = 0; id < vocab_.size(); ++id) {
+      const std::string& t = vocab_.text(id);
+      const bool byte = vocab_.type(id) == SpmVocab::kByte;
+      piece_bytes_[id] = byte ? 1 : uint32_t(t.size());
+      piece_characters_[id] = byte ? kSplitsCharacters : 0;
+      for (char c : t) piece_characters_[id] += !byte && (uint8_t(c) & 0xC0) != 0x80;
+      if (!SpmVocab::producible(vocab_.type(id))) continue;
+      const auto at = std::lower_bound(scores.begin(), scores.end(), vocab_.score(id), std::greater<float>());
+      ranks_[id] = uint32_t(at - scores.begin());
+    }
+  }
+
+  // A segment of one character is mostly a piece: its id comes from info() (kOneId where it is
+  // not a single id: byte fallback, unknown).
+  void index_one_character_segments() {
+    MergeState state;
+    std::vector<uint32_t> ids;
+    for (uint32_t c = 0; c < 0x10000; ++c) {
+      if (c >= 0xD800 && c < 0xE000) continue;  // surrogates: not in UTF-8 text
+      uint8_t bytes[4];
+      const size_t len = encode_utf8(c, bytes);
+      if (c >= 0x80 && vocab_.find(std::string_view(reinterpret_cast<const char*>(bytes), len)) == SpmVocab::kNone)
+        continue;  // (quick: no piece, so not one id unless ASCII)
+      ids.clear();
+      encode_segment(bytes, len, 0, ids, nullptr, state);
+      if (ids.size() == 1 && ids[0] != vocab_.unk_id()) characters_[c] = (characters_[c] & ~kOneId) | ids[0];
+    }
+  }
+
+  static uint32_t code_point(std::string_view s) {
+    size_t len;
+    return decode_utf8(reinterpret_cast<const uint8_t*>(s.data()), s.size(), len);
+  }
+  // What a segment needs of a character (of the Basic Multilingual Plane; the others may do
+  // anything): whether it is first (kJoinsNext) or second (kJoinsPrevious) in a pair of
+  // characters next to each other in a piece, and the id of a segment of it alone (kOneId: none
+  // or more than one).
+  uint32_t info(uint32_t c) const { return c < kCharacters ? characters_[c] : kJoinsNext | kJoinsPrevious | kOneId; }
+
+  uint32_t dense(uint32_t c) const {
+    return c < 0x80 ? c : c < kDenseRange ? dense_[c] : c == kMark ? kDenseMark : kNotDense;
+  }
+  bool both_dense(uint32_t a, uint32_t b) const { return ((dense(a) | dense(b)) & kNotDense) != kNotDense; }
+  // Whether characters a and b are next to each other in some piece.
+  bool joins(uint32_t a, uint32_t b) const {
+    const uint32_t x = dense(a), y = dense(b);
+    if (((x | y) & kNotDense) != kNotDense) return dense_pairs_[x * dense_stride_ + (y >> 6)] >> (y & 63) & 1;
+    return inner_pairs_.may_merge(a, b) && inner_pairs_.find(a, b) != kNoToken;  // (most pairs stop at the filter)
+  }
+
+  // The same for the symbol p[0..len), a character through info() where that has its piece.
+  uint32_t symbol_id(const uint8_t* p, size_t len) const {
+    size_t char_len;
+    const uint32_t c = decode_utf8(p, len, char_len);
+    const uint32_t id = info(c) & kOneId;
+    if (char_len == len && id != kOneId && vocab_.type(id) != SpmVocab::kByte) return id;
+    return symbol_id(std::string_view(reinterpret_cast<const char*>(p), len));
+  }
+
+  // The id of a symbol with text t in merges: its piece, or the virtual id of a character
+  // found only inside pieces; kNone if it never merges.
+  uint32_t symbol_id(std::string_view t) const {
+    const uint32_t id = vocab_.find(t);
+    if (id != SpmVocab::kNone || virtual_ids_.empty()) return id;
+    const auto it = virtual_ids_.find(std::string(t));
+    return it == virtual_ids_.end() ? SpmVocab::kNone : it->second;
+  }
+
+  // The character at s[i] of s[0..n) as the model reads it (with `escape`, " " as "▁"); sets its
+  // length. (No branch on spaces: they come unpredictably.)
+  static TF_INLINE uint32_t read(const uint8_t* s, size_t n, size_t i, bool escape, size_t& len) {
+    const uint32_t c = decode_utf8(s + i, n - i, len);
+    return c + uint32_t(c == ' ' && escape) * (kMark - ' ');
+  }
+
+  // Appends a segment: from the table of one-character segments or the thread's tables, else
+  // merged (and remembered).
+  TF_INLINE void append_segment(const Text& text, const Segment& seg, Out& out, Cache& cache) const {
+    const size_t one = seg.prefixed ? 0 : utf8_length(seg.p[0]);  // input bytes of one character
+    if (seg.len == one && (seg.first & kOneId) != kOneId) {
+      *out.end = seg.first & kOneId;
+      const uint32_t characters = !seg.prefixed;
+      return commit(1, &characters, out);
+    }
+    append_remembered(text, seg, out, cache);
+  }
+
+  TF_NOINLINE void append_remembered(const Text& text, const Segment& seg, Out& out, Cache& cache) const {
+    // The key: the segment's input, after a space where it holds the prefix (" " reads as the
+    // prefix reads). Where too long for the tables, the segment is merged each time.
+    const uint8_t *k = seg.p, *lo = text.s, *hi = text.s + text.n;
+    size_t len = seg.len;
+    if (seg.prefixed && len < PieceCache::kMaxBytes) {
+      cache.key.assign(1, ' ').append(reinterpret_cast<const char*>(seg.p), seg.len);
+      k = lo = reinterpret_cast<const uint8_t*>(cache.key.data());
+      hi = k + ++len;
+    } else if (seg.prefixed) {
+      len = PieceCache::kMaxBytes + 1;
+    }
+    PieceCache& pieces = cache.pieces;
+    std::vector<uint32_t>& ids = pieces.ids;
+    cache.lengths.clear();  // (a merge gives them)
+    if (len <= kShortPiece) {
+      const ShortKey key = short_key(k, len, lo, hi);
+      const uint64_t hash = key.hash();
+      if (const ShortPieceTable::Entry* e = pieces.shorts.find(key, hash))
+        return commit_entry(pieces.shorts, *e, text, seg, out, cache);
+      if (merge(text, seg, cache)) pieces.shorts.insert(key, hash, ids.data(), ids.size());
+    } else if (len <= kMediumPiece) {
+      const MediumKey key = medium_key(k, len);
+      const uint64_t hash = key.hash();
+      if (const MediumPieceTable::Entry* e = pieces.mediums.find(key, hash))
+        return commit_entry(pieces.mediums, *e, text, seg, out, cache);
+      if (merge(text, seg, cache)) pieces.mediums.insert(key, hash, ids.data(), ids.size());
+    } else if (len <= PieceCache::kMaxBytes) {
+      const uint64_t key = bytes_key(k, len);
+      ids.clear();
+      if (!pieces.get_long(k, len, key, ids) && merge(text, seg, cache)) pieces.put_long(k, len, key, ids.data(), ids.size());
+    } else {
+      merge(text, seg, cache);
+    }
+    std::memcpy(out.end, ids.data(), ids.size() * sizeof(uint32_t));
+    commit_segment(ids.size(), text, seg, out, cache);
+  }
+
+  // Merges a segment into cache.pieces.ids (and the normalized bytes each covers into
+  // cache.lengths). Returns whether they may be remembered: whether the lengths follow from the
+  // ids (an unknown id covers what the others leave, known only where it stands alone).
+  bool merge(const Text& text, const Segment& seg, Cache& cache) const {
+    std::string_view normalized(reinterpret_cast<const char*>(seg.p), seg.len);
+    if (seg.prefixed || (text.how.escape && normalized.find(' ') != std::string_view::npos)) {
+      const std::string_view space = text.how.escape ? "\xE2\x96\x81" : " ";
+      std::string& copy = cache.normalized;
+      copy.assign(seg.prefixed ? space : "");
+      for (size_t at = 0, next; at < normalized.size(); at = next + 1) {
+        next = std::min(normalized.find(' ', at), normalized.size());
+        copy.append(normalized.substr(at, next - at));
+        if (next < normalized.size()) copy.append(space);
+      }
+      normalized = copy;
+    }
+    std::vector<uint32_t>& ids = cache.pieces.ids;
+    ids.clear();
+    cache.lengths.clear();
+    encode_segment(reinterpret_cast<const uint8_t*>(normalized.data()), normalized.size(), 0, ids, &cache.lengths,
+                   cache.merge);
+    const bool unknown = std::find(ids.begin(), ids.end(), vocab_.unk_id()) != ids.end();
+    return !unknown || ids.size() == 1;
+  }
+
+  template <class Table>
+  void commit_entry(const Table& table, const typename Table::Entry& e, const Text& text, const Segment& seg,
+                    Out& out, Cache& cache) const {
+    commit_segment(size_t(table.emit(e, out.end) - out.end), text, seg, out, cache);
+  }
+
+  // commit() for a segment's `count` ids just written at out.end, the normalized bytes each
+  // covers in cache.lengths (if empty: those of their pieces).
+  void commit_segment(size_t count, const Text& text, const Segment& seg, Out& out, Cache& cache) const {
+    if (!out.lengths) return commit(count, nullptr, out);
+    std::vector<uint32_t>& input = cache.input_lengths;
+    input.resize(count);
+    const uint32_t* ids = out.end;
+    // Mostly the ids are pieces, whose characters are the input's (a "▁" of theirs is a space
+    // or a "▁"); the prefix is no character of the input.
+    uint64_t sum = kSplitsCharacters;
+    if (cache.lengths.empty() && ids[0] != vocab_.unk_id()) {
+      sum = 0;
+      for (size_t i = 0; i < count; ++i) sum += input[i] = piece_characters_[ids[i]];
+      input[0] -= seg.prefixed;
+    }
+    if (sum >= kSplitsCharacters)
+      input_characters(text.how, seg, ids, cache.lengths.empty() ? nullptr : cache.lengths.data(), count, input.data());
+    commit(count, input.data(), out);
+  }
+
+  // The input characters each of a segment's `count` ids covers, from the normalized bytes each
+  // covers (`normalized`; null: those of its piece, an unknown id covering all): an id that ends
+  // inside a character covers none of it, the one that ends it all of it; the prefix is none.
+  void input_characters(SpmEscaping how, const Segment& seg, const uint32_t* ids, const uint32_t* normalized,
+                        size_t count, uint32_t* out) const {
+    size_t pos = 0;                       // input bytes of the segment taken
+    uint32_t owed = 0, unit = 0;          // normalized bytes of the current character left; 1 if of the input
+    bool prefix = seg.prefixed;
+    for (size_t i = 0; i < count; ++i) {
+      uint64_t need = normalized ? normalized[i] : ids[i] == vocab_.unk_id() ? ~uint64_t(0) : piece_bytes_[ids[i]];
+      uint32_t covered = 0;
+      while (need > 0) {
+        if (owed == 0) {
+          if (prefix) {
+            prefix = false;
+            owed = how.escape ? 3 : 1;
+            unit = 0;
+          } else if (pos < seg.len) {
+            const size_t bytes = utf8_length(seg.p[pos]);
+            owed = how.escape && seg.p[pos] == ' ' ? 3 : uint32_t(bytes);
+            unit = 1;
+            pos += bytes;
+          } else {
+            break;
+          }
+        }
+        const uint32_t take = uint32_t(std::min<uint64_t>(need, owed));
+        need -= take;
+        owed -= take;
+        covered += owed == 0 ? unit : 0;
+      }
+      out[i] = covered;
+    }
+  }
+
+  // Takes the `count` ids just written at out.end, with the input characters each covers if
+  // lengths are wanted.
+  TF_INLINE void commit(size_t count, const uint32_t* lengths, Out& out) const {
+    if (TF_UNLIKELY(out.end[0] == vocab_.unk_id())) return commit_unknown(count, lengths, out);
+    if (out.lengths) {
+      std::memcpy(out.lengths, lengths, count * sizeof(uint32_t));
+      out.lengths += count;
+    }
+    out.end += count;
+  }
+  // commit() where the first id is the unknown id: one that continues a run of them is dropped,
+  // what it covers added to the run's.
+  TF_NOINLINE void commit_unknown(size_t count, const uint32_t* lengths, Out& out) const {
+    uint32_t* ids = out.end;
+    const bool skip = out.end > out.begin && vocab_.continues_unknown_run(ids[0], out.end[-1]);
+    if (out.lengths) {
+      if (skip) out.lengths[-1] += lengths[0];
+      for (size_t i = skip; i < count; ++i) *out.lengths++ = lengths[i];
+    }
+    if (skip) std::memmove(ids, ids + 1, (count - 1) * sizeof(uint32_t));
+    out.end += count - skip;
+  }
+
+  // The merges of one segment s[0..n) in sentencepiece's order; appends the ids of its final
+  // symbols (and with `lengths` the bytes each covers); ids[first..] are this text's.
+  void encode_segment(const uint8_t* s, size_t n, size_t first, std::vector<uint32_t>& ids,
+                      std::vector<uint32_t>* lengths, MergeState& state) const {
     const std::string_view text(reinterpret_cast<const char*>(s), n);
-    std::vector<Symbol> symbols;
+    std::vector<Symbol>& symbols = state.symbols;
+    std::vector<uint64_t>& agenda = state.agenda;
+    symbols.clear();
+    agenda.clear();
+    state.splits.clear();
     for (size_t pos = 0; pos < n;) {
-      bool freeze = false;
-      const size_t len = vocab_.symbol_length(text.substr(pos), freeze);
-      symbols.push_back(Symbol{uint32_t(pos), uint32_t(len), int(symbols.size()) - 1,
-                               pos + len < n ? int(symbols.size()) + 1 : -1, freeze});
+      bool frozen = false;
+      const size_t len = vocab_.symbol_length(text.substr(pos), frozen);
+      const uint32_t i = uint32_t(symbols.size());
+      symbols.push_back(Symbol{symbol_id(s + pos, len), uint32_t(pos), i ? i - 1 : kEnd,
+                               pos + len < n ? i + 1 : kEnd, kNoToken, kNoToken, frozen});
       pos += len;
     }
-    std::priority_queue<Pair> agenda;
-    std::unordered_map<std::string_view, std::pair<std::string_view, std::string_view>> rev_merge;
-    auto add_pair = [&](int left, int right) {
-      if (left < 0 || right < 0 || symbols[left].freeze || symbols[right].freeze) return;
-      const std::string_view merged = text.substr(symbols[left].start, symbols[left].len + symbols[right].len);
-      const uint32_t id = vocab_.find(merged);
-      if (id == SpmVocab::kNone) return;
-      agenda.push(Pair{vocab_.score(id), left, right, uint32_t(merged.size())});
-      if (vocab_.type(id) == SpmVocab::kUnused)
-        rev_merge[merged] = {text.substr(symbols[left].start, symbols[left].len),
-                             text.substr(symbols[right].start, symbols[right].len)};
+    // Ranks the pair (i, next); an unused piece it would make remembers the parts.
+    auto rank_pair = [&](uint32_t i) {
+      Symbol& l = symbols[i];
+      l.rank = l.merged = kNoToken;
+      if (l.next == kEnd || l.frozen || symbols[l.next].frozen) return false;
+      const Symbol& r = symbols[l.next];
+      // (ids below the pair cache's limit: the table's misses are slow, and pairs recur)
+      l.merged = state.pairs && small_ids_ ? state.pairs->merged(l.id, r.id, merges_) : merges_.find(l.id, r.id);
+      if (l.merged == kNoToken) return false;
+      l.rank = ranks_[l.merged];
+      if (vocab_.type(l.merged) == SpmVocab::kUnused) state.splits[l.merged] = {l.id, r.id};
+      return true;
     };
-    for (size_t i = 1; i < symbols.size(); ++i) add_pair(int(i) - 1, int(i));
-    while (!agenda.empty()) {
-      const Pair top = agenda.top();
-      agenda.pop();
-      Symbol& l = symbols[top.left];
-      Symbol& r = symbols[top.right];
-      if (l.len == 0 || r.len == 0 || l.len + r.len != top.size) continue;  // stale
-      l.len += r.len;
+    // Merges the pair (i, next) and ranks the pairs around the new symbol; `ranked(j)` hears
+    // of each pair (j, next) that merges.
+    auto merge_at = [&](uint32_t i, auto ranked) {
+      Symbol& l = symbols[i];
+      Symbol& r = symbols[l.next];
+      l.id = l.merged;
       l.next = r.next;
-      if (r.next >= 0) symbols[r.next].prev = top.left;
-      r.len = 0;
-      add_pair(l.prev, top.left);
-      add_pair(top.left, l.next);
+      if (r.next != kEnd) symbols[r.next].prev = i;
+      r.rank = kNoToken;
+      if (l.prev != kEnd && rank_pair(l.prev)) ranked(l.prev);
+      if (rank_pair(i)) ranked(i);
+    };
+    for (uint32_t i = 0; i + 1 < symbols.size(); ++i) rank_pair(i);
+    if (symbols.size() <= kScanned) {
+      // Few symbols: a scan finds the leftmost best pair for less than a heap costs.
+      for (;;) {
+        uint32_t best = kNoToken, at = 0;
+        for (uint32_t i = 0; i < symbols.size(); ++i)
+          if (symbols[i].rank < best) best = symbols[i].rank, at = i;
+        if (best == kNoToken) break;
+        merge_at(at, [](uint32_t) {});
+      }
+    } else {
+      for (uint32_t i = 0; i < symbols.size(); ++i)
+        if (symbols[i].rank != kNoToken) agenda.push_back((uint64_t(symbols[i].rank) << 32) | i);
+      const auto later = std::greater<uint64_t>();
+      std::make_heap(agenda.begin(), agenda.end(), later);
+      auto push = [&](uint32_t i) {
+        agenda.push_back((uint64_t(symbols[i].rank) << 32) | i);
+        std::push_heap(agenda.begin(), agenda.end(), later);
+      };
+      while (!agenda.empty()) {
+        std::pop_heap(agenda.begin(), agenda.end(), later);
+        const uint64_t top = agenda.back();
+        agenda.pop_back();
+        // Stale if the pair changed since; a pair of the same rank at the same place goes now anyway.
+        if (symbols[uint32_t(top)].rank == uint32_t(top >> 32)) merge_at(uint32_t(top), push);
+      }
     }
-    const size_t first = ids.size();
-    for (int i = symbols.empty() ? -1 : 0; i != -1; i = symbols[i].next)
-      emit(text.substr(symbols[i].start, symbols[i].len), rev_merge, first, ids, lengths);
+    for (uint32_t i = 0; i != kEnd; i = symbols[i].next) {
+      const Symbol& sym = symbols[i];
+      const uint32_t end = sym.next == kEnd ? uint32_t(n) : symbols[sym.next].start;
+      emit(sym.id, text.substr(sym.start, end - sym.start), state, first, ids, lengths);
+    }
   }
 
-  struct Symbol {
-    uint32_t start, len;
-    int prev, next;
-    bool freeze;
-  };
-  struct Pair {
-    float score;
-    int left, right;
-    uint32_t size;
-    // priority_queue pops the largest: the highest score, then the leftmost.
-    bool operator<(const Pair& o) const { return score != o.score ? score < o.score : left > o.left; }
-  };
-
-  // A symbol made through an unused piece goes back to the parts it was merged from.
-  void emit(std::string_view piece,
-            const std::unordered_map<std::string_view, std::pair<std::string_view, std::string_view>>& rev_merge,
-            size_t first, std::vector<uint32_t>& ids, std::vector<uint32_t>* lengths) const {
-    const uint32_t id = vocab_.piece_to_id(piece);
-    if (vocab_.type(id) == SpmVocab::kUnused) {
-      const auto it = rev_merge.find(piece);
-      if (it != rev_merge.end()) {
-        emit(it->second.first, rev_merge, first, ids, lengths);
-        emit(it->second.second, rev_merge, first, ids, lengths);
+  // A final symbol (id: its id in merges): an unused piece goes back to the parts it was last
+  // made from; a symbol that is no piece is unknown (as in sentencepiece, also where its text is
+  // a control piece's); the vocabulary emits the rest (byte fallback, unknown runs).
+  void emit(uint32_t id, std::string_view text, const MergeState& state, size_t first, std::vector<uint32_t>& ids,
+            std::vector<uint32_t>* lengths) const {
+    if (id < vocab_.size() && vocab_.type(id) == SpmVocab::kUnused) {
+      const auto it = state.splits.find(id);
+      if (it != state.splits.end()) {
+        const auto [left, right] = it->second;
+        const size_t cut = left < vocab_.size() ? vocab_.text(left).size() : virtual_texts_[left - vocab_.size()].size();
+        emit(left, text.substr(0, cut), state, first, ids, lengths);
+        emit(right, text.substr(cut), state, first, ids, lengths);
         return;
       }
     }
-    vocab_.emit(id, piece, first, ids, lengths);
+    vocab_.emit(id < vocab_.size() ? id : vocab_.unk_id(), text, first, ids, lengths);
   }
 
   SpmVocab vocab_;
-  std::unordered_set<uint64_t> inner_pairs_;  // (character, next character) adjacent in some piece
-  mutable Pool<SegmentCache> caches_;
+  PairTable merges_;                      // (symbol, symbol) -> the piece they make
+  bool small_ids_ = false;                // symbol ids fit the thread's pair cache
+  std::vector<uint32_t> ranks_;           // by piece: its score's rank
+  std::vector<uint32_t> piece_bytes_;     // by id: the normalized bytes it covers (unknown: see input_characters)
+  std::unordered_map<std::string, uint32_t> virtual_ids_;
+  std::vector<std::string> virtual_texts_;
+  std::vector<uint32_t> piece_characters_;  // by id: its characters (byte pieces: kSplitsCharacters)
+  std::vector<uint16_t> dense_;           // by code point below kDenseRange: its dense index, or kNotDense
+  size_t dense_stride_ = 0;               // words per row of dense_pairs_
+  std::vector<uint64_t> dense_pairs_;     // bit (x, y): the characters with dense indexes x, y are an inner pair
+  PairTable inner_pairs_;                 // the other inner pairs (code points)
+  HugeArray<uint32_t> characters_;        // info() of the code points below kCharacters
+  mutable Pool<Cache> caches_;
 };
 
 }  // namespace tokenforge

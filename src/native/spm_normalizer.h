@@ -20,6 +20,12 @@
 
 namespace tokenforge {
 
+// How a text reads as its normalized form when the normalizer only escapes it: a space before
+// it (`prefix`), and each " " as "▁" (`escape`; the prefix is then "▁" too).
+struct SpmEscaping {
+  bool prefix = false, escape = false;
+};
+
 class SpmNormalizer {
  public:
   struct Options {
@@ -34,7 +40,9 @@ class SpmNormalizer {
     std::sort(user_defined_.begin(), user_defined_.end(),
               [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
     for (const std::string& u : user_defined_)
-      if (!u.empty()) starts_user_defined_[uint8_t(u[0])] = true;
+      if (!u.empty()) starts_user_defined_[uint8_t(u[0])] = stops_copy_[uint8_t(u[0])] = true;
+    stops_copy_[uint8_t(' ')] |= options_.remove_extra_whitespaces;
+    stops_any_ = std::find(stops_copy_.begin(), stops_copy_.end(), true) != stops_copy_.end();
     if (charsmap.empty()) return;
     if (charsmap.size() < 4) throw std::invalid_argument("precompiled_charsmap: shorter than its 4-byte header");
     uint32_t trie_size;
@@ -47,12 +55,27 @@ class SpmNormalizer {
     replacements_.assign(charsmap.data() + 4 + trie_size, charsmap.size() - 4 - trie_size);
   }
 
+  // Whether normalizing a (non-empty) text only puts a space before it and escapes its spaces,
+  // as escaping() says: no character map and no whitespace removed. Models may then read the
+  // text as it is.
+  bool escapes_only() const {
+    return units_.empty() && !options_.remove_extra_whitespaces && !options_.whitespace_as_suffix;
+  }
+  SpmEscaping escaping() const { return {options_.add_dummy_prefix, options_.escape_whitespaces}; }
+
   // The normalized text of s[0..n) (valid UTF-8). With `norm_to_orig`, also sentencepiece's
   // alignment: for each normalized byte, and once more for the end, the input byte offset of the
   // input piece it came from (inserted spaces take the offset they stand at).
   std::string normalize(const uint8_t* s, size_t n, std::vector<uint32_t>* norm_to_orig = nullptr) const {
-    std::string_view input(reinterpret_cast<const char*>(s), n);
     std::string out;
+    normalize(s, n, out, norm_to_orig);
+    return out;
+  }
+
+  // The same into `out` (and `norm_to_orig`), whose memory is reused.
+  void normalize(const uint8_t* s, size_t n, std::string& out, std::vector<uint32_t>* norm_to_orig) const {
+    std::string_view input(reinterpret_cast<const char*>(s), n);
+    out.clear();
     if (norm_to_orig) norm_to_orig->clear();
     uint32_t consumed = 0;
     if (options_.remove_extra_whitespaces) {
@@ -64,9 +87,7 @@ class SpmNormalizer {
       }
     }
     // sentencepiece gives empty text an empty alignment (not even the end).
-    if (input.empty()) return out;
-    out.reserve(n * 3 / 2 + 8);
-    if (norm_to_orig) norm_to_orig->reserve(out.capacity() + 1);
+    if (input.empty()) return;
     const std::string_view space = options_.escape_whitespaces ? kSpace : " ";
     auto append = [&](std::string_view bytes) {
       out += bytes;
@@ -75,6 +96,12 @@ class SpmNormalizer {
     if (options_.add_dummy_prefix && !options_.whitespace_as_suffix) append(space);
     bool prev_space = options_.remove_extra_whitespaces;
     while (!input.empty()) {
+      if (const size_t run = copy_unmapped(input, consumed, out, norm_to_orig)) {
+        input.remove_prefix(run);
+        consumed += uint32_t(run);
+        prev_space = false;
+        continue;
+      }
       auto [piece, used] = prefix(input);
       if (prev_space)
         while (!piece.empty() && piece[0] == ' ') piece.remove_prefix(1);
@@ -101,7 +128,6 @@ class SpmNormalizer {
     }
     if (options_.add_dummy_prefix && options_.whitespace_as_suffix) append(space);
     if (norm_to_orig) norm_to_orig->push_back(consumed);
-    return out;
   }
 
  private:
@@ -115,6 +141,44 @@ class SpmNormalizer {
 
   static std::invalid_argument corrupt(const std::string& what) {
     return std::invalid_argument("precompiled_charsmap: " + what + " (corrupt model)");
+  }
+
+  // Without a character map (identity) characters stay as they are: copies the input up to the
+  // first byte that needs prefix() (a user-defined symbol may start there, or a space when extra
+  // whitespace goes), escaping spaces, each byte aligned with its character's start; returns
+  // how many input bytes it took.
+  size_t copy_unmapped(std::string_view input, uint32_t consumed, std::string& out,
+                       std::vector<uint32_t>* norm_to_orig) const {
+    if (!units_.empty()) return 0;
+    size_t run = input.size();
+    if (stops_any_)
+      for (run = 0; run < input.size() && !stops_copy_[uint8_t(input[run])]; ++run) {}
+    if (run == 0) return 0;
+    const bool escape = options_.escape_whitespaces;
+    const size_t spaces = escape ? size_t(std::count(input.begin(), input.begin() + run, ' ')) : 0;
+    const size_t at = out.size();
+    out.resize(at + run + 2 * spaces + 2);  // (+2: each byte is written as 3)
+    char* w = out.data() + at;
+    uint32_t* o = nullptr;
+    if (norm_to_orig) {
+      norm_to_orig->resize(out.size());
+      o = norm_to_orig->data() + at;
+    }
+    uint32_t start = consumed;  // of the current character
+    for (size_t k = 0; k < run; ++k) {  // without branches: spaces are unpredictable
+      const uint8_t c = uint8_t(input[k]);
+      const bool space = c == ' ' && escape;
+      w[0] = char(space ? 0xE2 : c), w[1] = char(0x96), w[2] = char(0x81);  // kSpace
+      w += space ? 3 : 1;
+      if (o) {
+        start = (c & 0xC0) != 0x80 ? consumed + uint32_t(k) : start;
+        o[0] = o[1] = o[2] = start;
+        o += space ? 3 : 1;
+      }
+    }
+    out.resize(size_t(w - out.data()));
+    if (norm_to_orig) norm_to_orig->resize(out.size());
+    return run;
   }
 
   // The longest user-defined symbol at the start of s as it is; else the replacement of the
@@ -155,6 +219,8 @@ class SpmNormalizer {
   Options options_;
   std::vector<std::string> user_defined_;
   std::array<bool, 256> starts_user_defined_{};  // by first byte
+  std::array<bool, 256> stops_copy_{};           // bytes copy_unmapped() leaves to prefix()
+  bool stops_any_ = false;
   std::vector<uint32_t> units_;
   std::string replacements_;
 };

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "bytes.h"
 #include "parallel.h"
 #include "pool.h"
 #include "post_processing.h"
@@ -19,14 +20,97 @@
 
 namespace tokenforge {
 
-class SpmPipeline {
+// The characters that start in s[from..to) of s[0..n) (UTF-8), eight bytes at a time: the bytes
+// that are not continuation bytes (10xxxxxx).
+inline uint32_t count_characters(const uint8_t* s, size_t from, size_t to, size_t n) {
+  constexpr uint64_t kHigh = 0x8080808080808080ull;
+  auto continuations = [](uint64_t w) { return __builtin_popcountll(w & ~(w << 1) & kHigh); };
+  uint32_t k = uint32_t(to - from);
+  for (; from + 8 <= to; from += 8) k -= continuations(load8(s + from));
+  if (from == to) return k;
+  if (from + 8 <= n) return k - continuations(load8(s + from) & ((uint64_t(1) << (8 * (to - from))) - 1));
+  for (; from < to; ++from) k -= (s[from] & 0xC0) == 0x80;
+  return k;
+}
+
+// A model behind its normalizer: one text as sentencepiece encodes it.
+class SpmEncoder {
  public:
-  // Encodes normalized text: appends its ids, and to `lengths` the normalized bytes each covers.
-  using Model = std::function<void(const uint8_t*, size_t, std::vector<uint32_t>& ids,
+  // Encodes the model's input s[0..n), read as `how` says (SpmBpeModel::encode): appends its ids,
+  // and to `lengths` what each covers of it.
+  using Model = std::function<void(const uint8_t*, size_t, SpmEscaping how, std::vector<uint32_t>& ids,
                                     std::vector<uint32_t>* lengths)>;
 
-  // `normalizer` must outlive the pipeline (the bindings keep its owner alive).
-  SpmPipeline(const SpmNormalizer& normalizer, Model model) : normalizer_(normalizer), model_(std::move(model)) {}
+  // `normalizer` must outlive the encoder (the bindings keep its owner alive). reads_escaped:
+  // the model can read a text its normalizer only escapes as it is, and counts what its ids
+  // cover in characters (SpmBpeModel; others count normalized bytes), so where the normalizer
+  // only escapes, the text skips it.
+  SpmEncoder(const SpmNormalizer& normalizer, Model model, bool reads_escaped)
+      : normalizer_(normalizer), model_(std::move(model)), counts_characters_(reads_escaped),
+        escaped_(reads_escaped && normalizer.escapes_only()) {}
+
+  // Appends the ids of text s[0..n) to ids. With `bounds`, also (replacing its contents) where
+  // each starts in the input, in characters, and where the last ends (sentencepiece's offsets:
+  // an id that ends inside a character ends at its start).
+  void encode(const uint8_t* s, size_t n, std::vector<uint32_t>& ids, std::vector<uint32_t>* bounds = nullptr) const {
+    Pool<Scratch>::Lease lease(scratch_);
+    Scratch& scratch = lease.get();
+    std::vector<uint32_t>& lengths = scratch.lengths;
+    lengths.clear();
+    if (escaped_) {
+      model_(s, n, normalizer_.escaping(), ids, bounds ? &lengths : nullptr);
+    } else {
+      std::string& text = scratch.normalized;
+      normalizer_.normalize(s, n, text, bounds ? &scratch.norm_to_orig : nullptr);
+      model_(reinterpret_cast<const uint8_t*>(text.data()), text.size(), SpmEscaping{}, ids, bounds ? &lengths : nullptr);
+    }
+    if (!bounds) return;
+    bounds->resize(lengths.empty() ? 0 : lengths.size() + 1);
+    if (lengths.empty()) return;
+    uint32_t* b = bounds->data();
+    uint32_t at = 0;
+    if (escaped_) {  // the model counted the input's characters
+      b[0] = 0;
+      for (size_t i = 0; i < lengths.size(); ++i) b[i + 1] = at += lengths[i];
+      return;
+    }
+    // Through the alignment: normalized bytes (from characters: along the normalized text), the
+    // input byte each came from, then the input's characters (one cursor: they only grow; a
+    // byte inside a character counts as its start).
+    const std::string& text = scratch.normalized;
+    const std::vector<uint32_t>& to_orig = scratch.norm_to_orig;
+    uint32_t chars = 0, byte = 0;
+    auto input_character = [&](uint32_t normalized) {
+      const uint32_t target = to_orig[normalized];
+      chars += count_characters(s, byte, target, n);
+      byte = target;
+      return chars - (target < n && (s[target] & 0xC0) == 0x80);
+    };
+    b[0] = input_character(0);
+    for (size_t i = 0; i < lengths.size(); ++i) {
+      if (counts_characters_)
+        for (uint32_t k = 0; k < lengths[i]; ++k) at += uint32_t(utf8_length(uint8_t(text[at])));
+      else
+        at += lengths[i];
+      b[i + 1] = input_character(at);
+    }
+  }
+
+ private:
+  struct Scratch {
+    std::string normalized;
+    std::vector<uint32_t> norm_to_orig, lengths;
+  };
+  const SpmNormalizer& normalizer_;
+  Model model_;
+  bool counts_characters_, escaped_;
+  mutable Pool<Scratch> scratch_;  // reused per thread
+};
+
+class SpmPipeline {
+ public:
+  SpmPipeline(const SpmNormalizer& normalizer, SpmEncoder::Model model, bool reads_escaped)
+      : encoder_(normalizer, std::move(model), reads_escaped) {}
 
   PostProcessor post;
 
@@ -53,7 +137,7 @@ class SpmPipeline {
 
  private:
   struct Scratch {
-    std::vector<uint32_t> norm_to_orig, ids, lengths;
+    std::vector<uint32_t> ids, bounds;
   };
 
   Encoded encode_sequence(const uint8_t* s, size_t n, const SpecialMatcher* added, Scratch& scratch) const {
@@ -64,7 +148,7 @@ class SpmPipeline {
       const SpecialMatch m = added ? added->find(s, n, pos) : SpecialMatch{n, 0, 0};
       chars = encode_text(s + pos, m.pos - pos, chars, scratch, e.rows);
       if (m.pos >= n) break;
-      const uint32_t end = chars + count_chars(s + m.pos, m.len);
+      const uint32_t end = chars + count_characters(s, m.pos, m.pos + m.len, n);
       push_row(e.rows, m.id, 0, chars, end, false);
       chars = end;
       pos = m.pos + m.len;
@@ -75,34 +159,18 @@ class SpmPipeline {
   // Rows for s[0..n), whose first character is number `chars` of the input; returns the number
   // after its last.
   uint32_t encode_text(const uint8_t* s, size_t n, uint32_t chars, Scratch& scratch, TokenRows& rows) const {
-    std::vector<uint32_t>& to_orig = scratch.norm_to_orig;
-    const std::string normalized = normalizer_.normalize(s, n, &to_orig);
     scratch.ids.clear();
-    scratch.lengths.clear();
-    model_(reinterpret_cast<const uint8_t*>(normalized.data()), normalized.size(), scratch.ids, &scratch.lengths);
-    // Input byte offsets only grow along the tokens: one cursor turns them into code points.
-    size_t byte = 0;
-    auto char_at = [&](uint32_t target) {
-      for (; byte < target; ++byte) chars += (s[byte] & 0xC0) != 0x80;
-      return chars;
-    };
-    size_t at = 0;  // normalized bytes before the token
-    for (size_t i = 0; i < scratch.ids.size(); ++i) {
-      const uint32_t start = char_at(to_orig[at]);
-      at += scratch.lengths[i];
-      push_row(rows, scratch.ids[i], 0, start, char_at(to_orig[at]), false);
+    encoder_.encode(s, n, scratch.ids, &scratch.bounds);
+    const size_t count = scratch.ids.size(), at = rows.size();
+    if (count) {
+      if (at == 0) rows.reserve(count + 2);  // a whole text, mostly: room for bos and eos too
+      const uint32_t* b = scratch.bounds.data();
+      for (size_t i = 0; i < count; ++i) push_row(rows, scratch.ids[i], 0, chars + b[i], chars + b[i + 1], false);
     }
-    return char_at(uint32_t(n));
+    return chars + count_characters(s, 0, n, n);
   }
 
-  static uint32_t count_chars(const uint8_t* s, size_t n) {
-    uint32_t k = 0;
-    for (size_t i = 0; i < n; ++i) k += (s[i] & 0xC0) != 0x80;
-    return k;
-  }
-
-  const SpmNormalizer& normalizer_;
-  Model model_;
+  SpmEncoder encoder_;
   mutable Pool<Scratch> scratch_;
 };
 

@@ -7,17 +7,17 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
+#include "hash_tables.h"
 #include "unicode_classes.h"
 
 namespace tokenforge {
 
 // A sentencepiece vocabulary: pieces by id with scores and types. Normal, user-defined and
-// unused pieces are what models may produce; the others (unknown, control, byte) are found only
-// by exact text. Turns a model's final symbols into ids: an unknown symbol becomes its UTF-8
+// unused pieces are what models may produce; the others (unknown, control, byte) come only from
+// the rules around them. Turns a model's final symbols into ids: an unknown symbol becomes its UTF-8
 // bytes as <0xNN> pieces with byte fallback, else the unknown id, a run of them one id (as
 // sentencepiece merges them).
 class SpmVocab {
@@ -30,11 +30,12 @@ class SpmVocab {
     if (scores_.size() != texts_.size() || types_.size() != texts_.size())
       throw std::invalid_argument("pieces, scores and types differ in length");
     byte_ids_.fill(kNone);
+    producible_.resize(texts_.size(), {nullptr, 0});
     for (uint32_t id = 0; id < texts_.size(); ++id) {
       const std::string_view text = texts_[id];
       const uint8_t t = types_[id];
       if (t < kNormal || t > kByte) throw std::invalid_argument("piece " + std::to_string(id) + " has an unknown type");
-      (producible(t) ? pieces_ : reserved_).emplace(text, id);
+      if (producible(t)) producible_[id] = {reinterpret_cast<const uint8_t*>(text.data()), text.size()};
       if (t == kUnknown) unk_id_ = id;
       if (t == kUserDefined) user_defined_.push_back(text);
       if (t == kByte) {
@@ -44,10 +45,11 @@ class SpmVocab {
       }
     }
     if (unk_id_ == kNone) throw std::invalid_argument("the model has no unknown piece");
+    pieces_.build(producible_);
   }
 
-  // The maps hold views of the piece texts: moving keeps them valid (the strings stay where
-  // they are), copying would not.
+  // The tables hold views of the piece texts: moving keeps them valid (the strings and the
+  // views stay where they are), copying would not.
   SpmVocab(const SpmVocab&) = delete;
   SpmVocab& operator=(const SpmVocab&) = delete;
   SpmVocab(SpmVocab&&) = default;
@@ -62,13 +64,7 @@ class SpmVocab {
 
   // The id of a producible piece, or kNone.
   uint32_t find(std::string_view piece) const {
-    const auto it = pieces_.find(piece);
-    return it == pieces_.end() ? kNone : it->second;
-  }
-  uint32_t piece_to_id(std::string_view piece) const {
-    if (auto it = reserved_.find(piece); it != reserved_.end()) return it->second;
-    if (auto it = pieces_.find(piece); it != pieces_.end()) return it->second;
-    return unk_id_;
+    return piece.empty() ? kNone : pieces_.find(reinterpret_cast<const uint8_t*>(piece.data()), piece.size());
   }
 
   // Length of the symbol at the start of s: a user-defined symbol (longest), else one character.
@@ -102,17 +98,22 @@ class SpmVocab {
   // Whether id is an unknown that extends a run of them already in ids[first..] (the run is one
   // id). An unknown id only comes from unknown symbols, so a run shows as the previous id.
   bool continues_unknown_run(uint32_t id, size_t first, const std::vector<uint32_t>& ids) const {
-    return id == unk_id_ && !byte_fallback_ && ids.size() > first && ids.back() == unk_id_;
+    return continues_unknown_run(id, ids.size() > first ? ids.back() : kNone);
+  }
+  // The same given the previous id of this text (kNone if none).
+  bool continues_unknown_run(uint32_t id, uint32_t previous) const {
+    return id == unk_id_ && !byte_fallback_ && previous == unk_id_;
   }
 
-  static constexpr uint32_t kNone = 0xFFFFFFFFu;
+  static constexpr uint32_t kNone = kNoToken;
 
  private:
   std::vector<std::string> texts_;
   std::vector<float> scores_;
   std::vector<uint8_t> types_;
   bool byte_fallback_;
-  std::unordered_map<std::string_view, uint32_t> pieces_, reserved_;
+  std::vector<std::pair<const uint8_t*, size_t>> producible_;  // by id; empty for the others
+  BytesTable pieces_;  // producible pieces
   std::vector<std::string_view> user_defined_;
   std::array<uint32_t, 256> byte_ids_;
   uint32_t unk_id_ = kNone;

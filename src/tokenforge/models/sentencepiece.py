@@ -25,6 +25,7 @@ class SentencePieceModelEncoder:
         native = _core.SpmBpe if kind == ModelType.BPE else _core.SpmUnigram
         self._native = native(self.pieces, [p.score for p in model.pieces], [int(p.type) for p in model.pieces],
                                     trainer["byte_fallback"])
+        self._encoder = _core.SpmEncoder(self.normalizer._native, self._native)
 
     @classmethod
     def from_file(cls, path: str | os.PathLike[str]) -> "SentencePieceModelEncoder":
@@ -35,7 +36,7 @@ class SentencePieceModelEncoder:
         return self.normalizer.normalize(text)
 
     def encode(self, text: str) -> list[int]:
-        return self._native.encode(self.normalize(text))
+        return self._encoder.encode(text)
 
     def encode_batch(self, texts: list[str], num_threads: int | None = None) -> list[list[int]]:
-        return self._native.encode_batch([self.normalize(t) for t in texts], num_threads or os.cpu_count() or 1)
+        return self._encoder.encode_batch(texts, num_threads or os.cpu_count() or 1)
