@@ -1,13 +1,16 @@
-// sentencepiece's Unigram model: the segmentation of the normalized text with the highest total
-// piece score (Viterbi over the lattice of pieces, found with a byte trie). Unused pieces are
-// skipped; a user-defined symbol scores length * (best normal score) - 0.1, so it always wins;
-// a character no piece starts with gets the unknown id at (lowest normal score - 10). Scores
-// add up in single precision, in sentencepiece's order, so ties break the same way.
+// sentencepiece's Unigram model over normalized text, as sentencepiece 0.2.x computes it. Its
+// lattice has a node per occurrence of a piece (found with a byte trie; unused pieces are
+// skipped) and an unknown node for a character no piece covers alone, scored (lowest normal
+// score - 10). A user-defined symbol scores 0.1 * (length - 1): above any path of normal pieces.
+//
+// encode is the Viterbi search as sentencepiece's EncodeOptimized does it: one pass, the lattice
+// never stored, float sums rebased when they grow, a user-defined symbol's length in bytes.
 #pragma once
 #include <algorithm>
 #include <cfloat>
 #include <cstdint>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "spm_vocab.h"
@@ -24,49 +27,38 @@ class SpmUnigramModel {
         const std::string& text = vocab_.text(id);
         trie_.insert(reinterpret_cast<const uint8_t*>(text.data()), text.size(), id);
       }
-      if (t == SpmVocab::kNormal) {
-        min_score_ = std::min(min_score_, vocab_.score(id));
-        max_score_ = std::max(max_score_, vocab_.score(id));
-      }
+      if (t == SpmVocab::kNormal) min_score_ = std::min(min_score_, vocab_.score(id));
     }
   }
   const SpmVocab& vocab() const { return vocab_; }
 
+  // Appends the ids of the best segmentation of normalized text s[0..n) to `ids`.
   void encode(const uint8_t* s, size_t n, std::vector<uint32_t>& ids) const {
     struct Best {
-      uint32_t id = SpmVocab::kNone;
       float score = 0;
+      uint32_t id = SpmVocab::kNone;
       int64_t starts_at = -1;
     };
     std::vector<Best> best(n + 1);
-    const float unk_score = min_score_ - 10.0f;
-    for (size_t start = 0; start < n;) {
-      const float so_far = best[start].score;
-      const uint8_t lead = s[start];
-      const size_t char_len = std::min(utf8_length(lead), n - start);
-      bool has_single = false;
-      uint32_t node = ByteTrie::kRoot;
-      for (size_t end = start; end < n;) {
-        node = trie_.child(node, s[end++]);
-        if (node == ByteTrie::kNone) break;
-        const uint32_t id = trie_.value(node);
-        if (id == kNoToken || vocab_.type(id) == SpmVocab::kUnused) continue;
-        const size_t length = end - start;
-        const float score =
-            vocab_.type(id) == SpmVocab::kUserDefined ? float(length) * max_score_ - 0.1f : vocab_.score(id);
-        const float candidate = score + so_far;
-        Best& target = best[end];
-        if (target.starts_at == -1 || candidate > target.score) target = Best{id, candidate, int64_t(start)};
-        if (length == char_len) has_single = true;
-      }
-      if (!has_single) {
-        Best& target = best[start + char_len];
-        const float candidate = unk_score + so_far;
-        if (target.starts_at == -1 || candidate > target.score)
-          target = Best{vocab_.unk_id(), candidate, int64_t(start)};
-      }
-      start += char_len;
-    }
+    size_t reached = 0;  // the furthest end with a candidate
+    float so_far = 0;    // the best score up to the current start
+    // Float sums lose the small differences between paths as they grow: like sentencepiece,
+    // when the best score at a start leaves [-1e5, 1e5], the scores from there on are rebased
+    // to it (and so the ties that rounding makes are sentencepiece's).
+    auto begin = [&](size_t start) {
+      so_far = best[start].score;
+      if (so_far >= -1e5f && so_far <= 1e5f) return;
+      for (size_t i = start; i <= reached; ++i)
+        if (i == start || best[i].starts_at != -1) best[i].score -= so_far;
+      so_far = 0;
+    };
+    auto relax = [&](size_t start, size_t end, uint32_t id) {
+      const float candidate = so_far + node_score(id, end - start);
+      Best& target = best[end];
+      if (target.starts_at == -1 || candidate > target.score) target = Best{candidate, id, int64_t(start)};
+      reached = std::max(reached, end);
+    };
+    for_each_node(s, n, begin, relax);
     std::vector<std::pair<uint32_t, std::string_view>> path;
     for (int64_t end = int64_t(n); end > 0;) {
       const Best& b = best[end];
@@ -78,9 +70,39 @@ class SpmUnigramModel {
   }
 
  private:
+  // Calls node(start, end, id) for each node of the lattice over s[0..n), in sentencepiece's
+  // order: by start, then by length, then the unknown (when no piece covers the character
+  // alone); begin(start) comes before the nodes at each start.
+  template <class Begin, class Visit>
+  void for_each_node(const uint8_t* s, size_t n, Begin&& begin, Visit&& node) const {
+    for (size_t start = 0; start < n;) {
+      begin(start);
+      const size_t char_len = std::min(utf8_length(s[start]), n - start);
+      bool has_single = false;
+      uint32_t t = ByteTrie::kRoot;
+      for (size_t end = start; end < n;) {
+        t = trie_.child(t, s[end++]);
+        if (t == ByteTrie::kNone) break;
+        const uint32_t id = trie_.value(t);
+        if (id == kNoToken || vocab_.type(id) == SpmVocab::kUnused) continue;
+        node(start, end, id);
+        if (end - start == char_len) has_single = true;
+      }
+      if (!has_single) node(start, start + char_len, vocab_.unk_id());
+      start += char_len;
+    }
+  }
+
+  // A node's score; a user-defined symbol's depends on its length in bytes.
+  float node_score(uint32_t id, size_t length) const {
+    if (id == vocab_.unk_id()) return min_score_ - 10.0f;
+    if (vocab_.type(id) == SpmVocab::kUserDefined) return float(double(length - 1) * 0.1);
+    return vocab_.score(id);
+  }
+
   SpmVocab vocab_;
   ByteTrie trie_;
-  float min_score_ = FLT_MAX, max_score_ = FLT_MIN;
+  float min_score_ = FLT_MAX;
 };
 
 }  // namespace tokenforge
