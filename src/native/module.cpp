@@ -446,8 +446,8 @@ class PyWordPiece {
 // A sentencepiece model class, built from the vocabulary's pieces, scores and types; encode and
 // encode_batch over normalized text.
 template <class Model>
-void bind_spm_model(nb::module_& m, const char* name, const char* doc) {
-  nb::class_<Model>(m, name, doc)
+nb::class_<Model> bind_spm_model(nb::module_& m, const char* name, const char* doc) {
+  return nb::class_<Model>(m, name, doc)
       .def(
           "__init__",
           [](Model* self, std::vector<std::string> pieces, std::vector<float> scores, std::vector<uint8_t> types,
@@ -730,7 +730,19 @@ NB_MODULE(_core, m) {
       .def("finalize", &UnigramTrainer::finalize, nb::arg("size"), nb::call_guard<nb::gil_scoped_release>(),
            "The final [(piece, score)], best first.");
   bind_spm_model<SpmBpeModel>(m, "SpmBpe", "sentencepiece's BPE model over normalized text.");
-  bind_spm_model<SpmUnigramModel>(m, "SpmUnigram", "sentencepiece's Unigram model (Viterbi) over normalized text.");
+  bind_spm_model<SpmUnigramModel>(m, "SpmUnigram", "sentencepiece's Unigram model (Viterbi) over normalized text.")
+      .def(
+          "encode_nbest",
+          [](const SpmUnigramModel& model, nb::handle normalized, size_t nbest_size) {
+            const Text t = utf8_of(normalized);
+            std::vector<std::vector<uint32_t>> out;
+            {
+              nb::gil_scoped_release nogil;
+              out = model.encode_nbest(t.data, t.size, nbest_size);
+            }
+            return IdInts::instance().lists(out, 1);
+          },
+          nb::arg("normalized"), nb::arg("nbest_size"), "The nbest_size best segmentations, best first.");
 
   nb::class_<TextRules>(m, "TextRules", "How text becomes words: BERT's normalizer and pre-tokenizer, or llama.cpp WPM's.")
       .def(

@@ -5,10 +5,15 @@
 //
 // encode is the Viterbi search as sentencepiece's EncodeOptimized does it: one pass, the lattice
 // never stored, float sums rebased when they grow, a user-defined symbol's length in bytes.
+// encode_nbest (A*) follows its Lattice class instead: nodes stored, float sums
+// never rebased, lengths in characters. Each is mirrored, since each breaks ties its own way.
 #pragma once
 #include <algorithm>
 #include <cfloat>
 #include <cstdint>
+#include <limits>
+#include <queue>
+#include <stdexcept>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -17,6 +22,143 @@
 #include "wordpiece.h"
 
 namespace tokenforge {
+
+// The lattice of a text, stored for n-best search and sampling. Node positions are byte offsets.
+class SpmLattice {
+ public:
+  struct Node {
+    uint32_t start, end, id;
+    float score;
+  };
+  struct Path {
+    std::vector<uint32_t> nodes;  // left to right
+    float score;
+  };
+
+  // `found` in sentencepiece's insertion order (by start, then by length). It is kept grouped by
+  // end and by start within one end: sentencepiece's end_nodes, whose order decides its ties.
+  SpmLattice(size_t n, const std::vector<Node>& found) : n_(n), ends_(n + 2, 0), nodes_(found.size()) {
+    for (const Node& node : found) ++ends_[node.end + 1];
+    for (size_t p = 1; p < ends_.size(); ++p) ends_[p] += ends_[p - 1];
+    std::vector<uint32_t> fill(ends_.begin(), ends_.end() - 1);
+    for (const Node& node : found) nodes_[fill[node.end]++] = node;
+  }
+
+  const Node& node(uint32_t i) const { return nodes_[i]; }
+
+  // Up to k paths by decreasing score, as sentencepiece's Lattice::NBest finds them: A* from the
+  // end of the text, with the exact Viterbi score of the rest as the heuristic, over a
+  // std::priority_queue (so equal scores pop in the same order). The agenda is cut back to its
+  // best min(512, 10k) when it reaches 10000; the eleventh time, the search gives up and
+  // returns the Viterbi path alone.
+  std::vector<Path> nbest(size_t k) const {
+    // best[p]: the best score of a path over [0, p); through a node: best[start] + its score.
+    std::vector<float> best(n_ + 1, 0.0f), through(nodes_.size());
+    for (size_t p = 1; p <= n_; ++p)
+      for (uint32_t i = ends_[p]; i < ends_[p + 1]; ++i) {
+        through[i] = best[nodes_[i].start] + nodes_[i].score;
+        if (i == ends_[p] || through[i] > best[p]) best[p] = through[i];
+      }
+    std::vector<Hyp> hyps{{kEos, -1, best[n_], 0.0f}};
+    Agenda agenda(ByFx{&hyps});
+    agenda.push(0);
+    std::vector<Path> out;
+    auto extend = [&](uint32_t top, int32_t node, float fx, float gx) {
+      hyps.push_back(Hyp{node, int32_t(top), fx, gx});
+      agenda.push(uint32_t(hyps.size() - 1));
+    };
+    for (int prunes = 0; !agenda.empty();) {
+      const uint32_t top = agenda.top();
+      agenda.pop();
+      const Hyp h = hyps[top];
+      if (h.node == kBos) {
+        Path& path = out.emplace_back(Path{{}, h.fx});
+        for (int32_t i = h.next; hyps[i].node != kEos; i = hyps[i].next) path.nodes.push_back(uint32_t(hyps[i].node));
+        if (out.size() == k) break;
+        continue;
+      }
+      const uint32_t pos = h.node == kEos ? uint32_t(n_) : nodes_[h.node].start;
+      if (pos == 0) {
+        extend(top, kBos, h.gx, h.gx);  // the start node scores 0
+      } else {
+        for (uint32_t i = ends_[pos]; i < ends_[pos + 1]; ++i)
+          extend(top, int32_t(i), through[i] + h.gx, nodes_[i].score + h.gx);
+      }
+      if (agenda.size() >= kMaxAgenda) {
+        if (prunes++ == kMaxPrunes) return {Path{viterbi_path(best[n_], through), best[n_]}};
+        prune(agenda, hyps, std::min(kMinAgenda, k * 10));
+      }
+    }
+    return out;
+  }
+
+ private:
+  static constexpr int32_t kBos = -1, kEos = -2;
+  static constexpr size_t kMaxAgenda = 10000, kMinAgenda = 512;
+  static constexpr int kMaxPrunes = 10;
+
+  // The best path, back from the end: before each node, the first node ending where it starts
+  // whose score plus the node's gives the node's best (sentencepiece's Viterbi keeps the first
+  // of equal sums, and a sum may tie after rounding where the scores before it did not).
+  std::vector<uint32_t> viterbi_path(float total, const std::vector<float>& through) const {
+    std::vector<uint32_t> path;
+    float target = total, score = 0.0f;
+    for (size_t p = n_; p > 0;) {
+      uint32_t i = ends_[p];
+      while (through[i] + score != target) ++i;
+      path.push_back(i);
+      target = through[i];
+      score = nodes_[i].score;
+      p = nodes_[i].start;
+    }
+    std::reverse(path.begin(), path.end());
+    return path;
+  }
+
+  // A partial path from the end of the text back to `node` (an index, kBos or kEos); `next` is
+  // the hypothesis it extends. gx is the score of its nodes; fx adds the best score of a path
+  // from the start of the text to the node.
+  struct Hyp {
+    int32_t node, next;
+    float fx, gx;
+  };
+  struct ByFx {
+    const std::vector<Hyp>* hyps;
+    bool operator()(uint32_t a, uint32_t b) const { return (*hyps)[a].fx < (*hyps)[b].fx; }
+  };
+  using Agenda = std::priority_queue<uint32_t, std::vector<uint32_t>, ByFx>;
+
+  // Keeps the best `keep` hypotheses of the agenda, pushed again in the order they pop (as
+  // sentencepiece does: the order decides later ties), and only the hypotheses they extend.
+  static void prune(Agenda& agenda, std::vector<Hyp>& hyps, size_t keep) {
+    std::vector<Hyp> kept;
+    std::vector<int32_t> moved(hyps.size(), -1);
+    std::vector<uint32_t> tops;
+    for (; keep > 0; --keep) {
+      const uint32_t top = agenda.top();
+      agenda.pop();
+      int32_t copy = -1;  // the last copy, whose `next` is still an old index
+      for (int32_t i = int32_t(top); i != -1; i = hyps[i].next) {
+        const bool seen = moved[i] != -1;
+        if (!seen) {
+          moved[i] = int32_t(kept.size());
+          kept.push_back(hyps[i]);
+        }
+        if (copy != -1) kept[copy].next = moved[i];
+        if (seen) break;
+        copy = moved[i];
+      }
+      tops.push_back(uint32_t(moved[top]));
+    }
+    hyps = std::move(kept);
+    agenda = Agenda(ByFx{&hyps});
+    for (uint32_t top : tops) agenda.push(top);
+  }
+
+  size_t n_;
+  std::vector<uint32_t> ends_;  // nodes ending at byte p: nodes_[ends_[p] .. ends_[p + 1])
+  std::vector<Node> nodes_;
+};
 
 class SpmUnigramModel {
  public:
@@ -69,6 +211,21 @@ class SpmUnigramModel {
     for (auto it = path.rbegin(); it != path.rend(); ++it) vocab_.emit(it->first, it->second, first, ids);
   }
 
+  // The ids of the best nbest segmentations, best first (sentencepiece's NBestEncode).
+  std::vector<std::vector<uint32_t>> encode_nbest(const uint8_t* s, size_t n, size_t nbest) const {
+    std::vector<std::vector<uint32_t>> out(1);
+    if (n == 0) return out;
+    if (nbest <= 1) {
+      encode(s, n, out[0]);  // sentencepiece's n-best of one is its Viterbi search
+      return out;
+    }
+    const SpmLattice lattice = build_lattice(s, n);
+    const std::vector<SpmLattice::Path> paths = lattice.nbest(nbest);
+    out.resize(paths.size());
+    for (size_t i = 0; i < paths.size(); ++i) emit_path(s, lattice, paths[i].nodes, out[i]);
+    return out;
+  }
+
  private:
   // Calls node(start, end, id) for each node of the lattice over s[0..n), in sentencepiece's
   // order: by start, then by length, then the unknown (when no piece covers the character
@@ -93,11 +250,33 @@ class SpmUnigramModel {
     }
   }
 
-  // A node's score; a user-defined symbol's depends on its length in bytes.
+  SpmLattice build_lattice(const uint8_t* s, size_t n) const {
+    if (n >= std::numeric_limits<uint32_t>::max()) throw std::length_error("text too long for a lattice (4 GB)");
+    std::vector<SpmLattice::Node> found;
+    for_each_node(s, n, [](size_t) {}, [&](size_t start, size_t end, uint32_t id) {
+      size_t length = end - start;
+      if (vocab_.type(id) == SpmVocab::kUserDefined)  // the lattice measures them in characters
+        length = size_t(std::count_if(s + start, s + end, [](uint8_t b) { return (b & 0xC0) != 0x80; }));
+      found.push_back(SpmLattice::Node{uint32_t(start), uint32_t(end), id, node_score(id, length)});
+    });
+    return SpmLattice(n, found);
+  }
+
+  // A node's score; a user-defined symbol's depends on its length (in bytes or characters).
   float node_score(uint32_t id, size_t length) const {
     if (id == vocab_.unk_id()) return min_score_ - 10.0f;
     if (vocab_.type(id) == SpmVocab::kUserDefined) return float(double(length - 1) * 0.1);
     return vocab_.score(id);
+  }
+
+  void emit_path(const uint8_t* s, const SpmLattice& lattice, const std::vector<uint32_t>& path,
+                 std::vector<uint32_t>& ids) const {
+    const size_t first = ids.size();
+    for (uint32_t i : path) {
+      const SpmLattice::Node& node = lattice.node(i);
+      vocab_.emit(node.id, std::string_view(reinterpret_cast<const char*>(s) + node.start, node.end - node.start),
+                  first, ids);
+    }
   }
 
   SpmVocab vocab_;

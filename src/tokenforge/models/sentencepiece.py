@@ -38,3 +38,12 @@ class SentencePieceModelEncoder:
 
     def encode_batch(self, texts: list[str], num_threads: int | None = None) -> list[list[int]]:
         return self._native.encode_batch([self.normalize(t) for t in texts], num_threads or os.cpu_count() or 1)
+
+    def encode_nbest(self, text: str, nbest_size: int) -> list[list[int]]:
+        """The `nbest_size` best segmentations (Unigram only), best first: sentencepiece's
+        `nbest_encode_as_ids`, ties in the same order."""
+        if not isinstance(self._native, _core.SpmUnigram):
+            raise ValueError("n-best is Unigram-only: this is a BPE model")
+        if not isinstance(nbest_size, int) or not 1 <= nbest_size <= 512:
+            raise ValueError(f"nbest_size must be an integer from 1 to 512, got {nbest_size!r}")
+        return self._native.encode_nbest(self.normalize(text), nbest_size)
