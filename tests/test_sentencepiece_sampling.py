@@ -1,6 +1,7 @@
-"""sentencepiece Unigram n-best lists against the sentencepiece library: equal to its
-nbest_encode (same segmentations, same order, ties included) on models it trains here and on
-crafted ones."""
+"""Subword regularization for sentencepiece Unigram models, against the sentencepiece library:
+n-best lists equal to its nbest_encode (same segmentations, same order, ties included) on
+models it trains here and on crafted ones; sampling checked statistically against exact
+distributions (enumerated by brute force here) and against sentencepiece's own samples."""
 from __future__ import annotations
 
 import collections
@@ -144,3 +145,139 @@ def test_nbest_argument_errors(unigram):
             ours.encode_nbest("abc", bad)
     with pytest.raises(ValueError, match="Unigram-only"):
         SentencePieceModelEncoder.from_file(MISTRAL).encode_nbest("abc", 2)
+
+
+# --- sampling ------------------------------------------------------------------------------
+
+
+def segmentations(model: SentencePieceModel, normalized: str) -> dict[tuple[int, ...], float]:
+    """Every segmentation of `normalized` in the Unigram lattice, as ids with its score: the
+    reference the samplers are measured against (texts without unknowns)."""
+    ids = {p.piece: (i, p) for i, p in enumerate(model.pieces) if p.type in (PieceType.NORMAL, PieceType.USER_DEFINED)}
+    out: dict[tuple[int, ...], float] = {}
+
+    def walk(pos: int, path: tuple[int, ...], score: float) -> None:
+        if pos == len(normalized):
+            out[path] = score
+            return
+        for end in range(pos + 1, len(normalized) + 1):
+            if normalized[pos:end] in ids:
+                i, p = ids[normalized[pos:end]]
+                s = 0.1 * (end - pos - 1) if p.type == PieceType.USER_DEFINED else p.score
+                walk(end, path + (i,), score + s)
+
+    walk(0, (), 0.0)
+    return out
+
+
+def chi_square_z(stat: float, dof: int) -> float:
+    """A chi-square statistic as a standard normal deviate (Wilson-Hilferty)."""
+    return ((stat / dof) ** (1 / 3) - (1 - 2 / (9 * dof))) / math.sqrt(2 / (9 * dof))
+
+
+def fits(counts: collections.Counter, probs: dict, draws: int) -> float:
+    """Goodness of fit of sample counts to exact probabilities: categories expected fewer than
+    5 times are pooled. Returns the deviate (about N(0, 1) when the samples follow probs)."""
+    assert set(counts) <= set(probs), set(counts) - set(probs)
+    stat, pooled_obs, pooled_exp, bins = 0.0, 0, 0.0, 0
+    for key, p in probs.items():
+        expected = p * draws
+        if expected < 5:
+            pooled_obs, pooled_exp = pooled_obs + counts[key], pooled_exp + expected
+            continue
+        stat, bins = stat + (counts[key] - expected) ** 2 / expected, bins + 1
+    if pooled_exp >= 5:
+        stat, bins = stat + (pooled_obs - pooled_exp) ** 2 / pooled_exp, bins + 1
+    assert bins >= 2
+    return chi_square_z(stat, bins - 1)
+
+
+def same_distribution(a: collections.Counter, b: collections.Counter) -> float:
+    """Chi-square test that two equal-sized samples come from one distribution (categories
+    seen fewer than 10 times in both together are pooled); the deviate, as in fits."""
+    stat, bins, rest_a, rest_b = 0.0, 0, 0, 0
+    for key in set(a) | set(b):
+        if a[key] + b[key] < 10:
+            rest_a, rest_b = rest_a + a[key], rest_b + b[key]
+            continue
+        stat, bins = stat + (a[key] - b[key]) ** 2 / (a[key] + b[key]), bins + 1
+    if rest_a + rest_b >= 10:
+        stat, bins = stat + (rest_a - rest_b) ** 2 / (rest_a + rest_b), bins + 1
+    assert bins >= 2
+    return chi_square_z(stat, bins - 1)
+
+
+def softmax(scores: dict, alpha: float) -> dict:
+    top = max(scores.values())
+    weights = {k: math.exp(alpha * (s - top)) for k, s in scores.items()}
+    total = sum(weights.values())
+    return {k: w / total for k, w in weights.items()}
+
+
+def sentencepiece_samples(theirs, text: str, alpha: float, nbest_size: int, seed: int) -> collections.Counter:
+    spm.set_random_generator_seed(seed)
+    return collections.Counter(tuple(theirs.encode(text, enable_sampling=True, alpha=alpha, nbest_size=nbest_size))
+                               for _ in range(SAMPLES))
+
+
+@pytest.mark.parametrize("text, alpha", [("the kernel module", 0.1), ("interrupt handler", 0.3),
+                                         ("configuration", 1.0)])
+def test_lattice_sampling_follows_the_exact_distribution(unigram, text, alpha):
+    theirs, ours = unigram["nmt_nfkc-False"]
+    exact = softmax(segmentations(ours.model, ours.normalize(text)), alpha)
+    assert len(exact) > 20
+    mine = collections.Counter(tuple(ours.sample_encode(text, alpha, -1, seed=i)) for i in range(SAMPLES))
+    reference = sentencepiece_samples(theirs, text, alpha, -1, seed=7)
+    assert fits(mine, exact, SAMPLES) < 4
+    assert fits(reference, exact, SAMPLES) < 4  # the enumeration is sentencepiece's distribution
+    assert same_distribution(mine, reference) < 4
+
+
+@pytest.mark.parametrize("text, alpha, k", [("interrupt handler", 0.5, 5), ("tokenization", 0.2, 8),
+                                           ("configuration", 1.0, 3)])
+def test_nbest_sampling_follows_the_exact_distribution(unigram, text, alpha, k):
+    theirs, ours = unigram["nmt_nfkc-False"]
+    ranked = sorted(segmentations(ours.model, ours.normalize(text)).items(), key=lambda kv: -kv[1])
+    assert ranked[k - 1][1] > ranked[k][1]  # no tie at the cut
+    exact = softmax(dict(ranked[:k]), alpha)
+    assert set(exact) == {tuple(x) for x in ours.encode_nbest(text, k)}
+    mine = collections.Counter(tuple(ours.sample_encode(text, alpha, k, seed=i)) for i in range(SAMPLES))
+    reference = sentencepiece_samples(theirs, text, alpha, k, seed=11)
+    assert fits(mine, exact, SAMPLES) < 4
+    assert fits(reference, exact, SAMPLES) < 4
+    assert same_distribution(mine, reference) < 4
+
+
+def test_sampling_statistics_can_fail(unigram):
+    """The tests above reject a sampler whose alpha is off by a third."""
+    _, ours = unigram["nmt_nfkc-False"]
+    exact = softmax(segmentations(ours.model, ours.normalize("interrupt handler")), 0.3)
+    wrong = collections.Counter(tuple(ours.sample_encode("interrupt handler", 0.4, -1, seed=i)) for i in range(SAMPLES))
+    assert fits(wrong, exact, SAMPLES) > 4
+
+
+def test_unigram_sampling_edges(unigram):
+    theirs, ours = unigram["nmt_nfkc-True"]
+    text = "Sampling 😀 and <sep> unknowns"
+    for nbest_size in (0, 1):
+        assert ours.sample_encode(text, 0.5, nbest_size) == ours.encode(text)
+    assert ours.sample_encode(text, 500.0, -1, seed=1) == ours.encode(text)  # all weight on the best path
+    assert ours.sample_encode("", 0.5) == []
+    draws = {tuple(ours.sample_encode(text, 0.1, -1, seed=s)) for s in range(50)}
+    assert len(draws) > 10
+    assert all(theirs.decode(list(d)) == theirs.decode(ours.encode(text)) for d in draws)
+    assert ours.sample_encode(text, 0.1, seed=3) == ours.sample_encode(text, 0.1, seed=3)
+    assert len({tuple(ours.sample_encode(text, 0.1)) for _ in range(30)}) > 1  # unseeded: random
+
+
+def test_sampling_argument_errors(unigram):
+    _, ours = unigram["identity-False"]
+    for alpha in (-0.1, float("nan"), float("inf"), "1"):
+        with pytest.raises(ValueError, match="alpha"):
+            ours.sample_encode("abc", alpha)
+    for nbest_size in (-2, 513, 1.5):
+        with pytest.raises(ValueError, match="nbest_size"):
+            ours.sample_encode("abc", 0.1, nbest_size)
+    for seed in (-1, 2**64, 1.0):
+        with pytest.raises(ValueError, match="seed"):
+            ours.sample_encode("abc", 0.1, seed=seed)

@@ -2,9 +2,12 @@
 #include <Python.h>
 
 #include <memory>
+#include <optional>
+#include <random>
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/map.h>
+#include <nanobind/stl/optional.h>
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
@@ -443,6 +446,19 @@ class PyWordPiece {
   nb::object default_added_ = nb::none(), resolver_ = nb::none();
 };
 
+// Runs f with a random generator: a fresh one seeded with `seed`, or else this thread's own,
+// seeded once from std::random_device.
+template <class F>
+void with_rng(std::optional<uint64_t> seed, F&& f) {
+  if (seed) {
+    std::mt19937_64 rng(*seed);
+    f(rng);
+    return;
+  }
+  thread_local std::mt19937_64 rng(std::random_device{}());
+  f(rng);
+}
+
 // A sentencepiece model class, built from the vocabulary's pieces, scores and types; encode and
 // encode_batch over normalized text.
 template <class Model>
@@ -742,7 +758,24 @@ NB_MODULE(_core, m) {
             }
             return IdInts::instance().lists(out, 1);
           },
-          nb::arg("normalized"), nb::arg("nbest_size"), "The nbest_size best segmentations, best first.");
+          nb::arg("normalized"), nb::arg("nbest_size"), "The nbest_size best segmentations, best first.")
+      .def(
+          "sample_encode",
+          [](const SpmUnigramModel& model, nb::handle normalized, float alpha, int nbest_size,
+             std::optional<uint64_t> seed) {
+            const Text t = utf8_of(normalized);
+            std::vector<uint32_t> ids;
+            {
+              nb::gil_scoped_release nogil;
+              with_rng(seed, [&](std::mt19937_64& rng) {
+                model.sample_encode(t.data, t.size, alpha, nbest_size, rng, ids);
+              });
+            }
+            return IdInts::instance().list(ids);
+          },
+          nb::arg("normalized"), nb::arg("alpha"), nb::arg("nbest_size"), nb::arg("seed").none(),
+          "A segmentation drawn with probability proportional to exp(alpha * score), among the nbest_size best "
+          "(all if negative).");
 
   nb::class_<TextRules>(m, "TextRules", "How text becomes words: BERT's normalizer and pre-tokenizer, or llama.cpp WPM's.")
       .def(

@@ -5,14 +5,16 @@
 //
 // encode is the Viterbi search as sentencepiece's EncodeOptimized does it: one pass, the lattice
 // never stored, float sums rebased when they grow, a user-defined symbol's length in bytes.
-// encode_nbest (A*) follows its Lattice class instead: nodes stored, float sums
+// encode_nbest (A*) and the samplers follow its Lattice class instead: nodes stored, float sums
 // never rebased, lengths in characters. Each is mirrored, since each breaks ties its own way.
 #pragma once
 #include <algorithm>
 #include <cfloat>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <queue>
+#include <random>
 #include <stdexcept>
 #include <string_view>
 #include <utility>
@@ -92,6 +94,33 @@ class SpmLattice {
     return out;
   }
 
+  // A path drawn with probability proportional to exp(theta * its score), over all paths
+  // (sentencepiece's Lattice::Sample): forward sums of every prefix, then a walk back from the
+  // end that picks each previous node by its share of the sum.
+  std::vector<uint32_t> sample(double theta, std::mt19937_64& rng) const {
+    std::vector<double> forward(n_ + 1, 0.0);
+    for (size_t p = 1; p <= n_; ++p) {
+      if (ends_[p] == ends_[p + 1]) continue;
+      double top = -std::numeric_limits<double>::infinity();
+      for (uint32_t i = ends_[p]; i < ends_[p + 1]; ++i) top = std::max(top, weight(i, theta, forward));
+      double sum = 0;
+      for (uint32_t i = ends_[p]; i < ends_[p + 1]; ++i) sum += std::exp(weight(i, theta, forward) - top);
+      forward[p] = top + std::log(sum);
+    }
+    std::vector<uint32_t> path;
+    std::vector<double> probs;
+    for (size_t p = n_; p > 0;) {
+      probs.clear();
+      for (uint32_t i = ends_[p]; i < ends_[p + 1]; ++i)
+        probs.push_back(std::exp(weight(i, theta, forward) - forward[p]));
+      const uint32_t chosen = ends_[p] + uint32_t(std::discrete_distribution<size_t>(probs.begin(), probs.end())(rng));
+      path.push_back(chosen);
+      p = nodes_[chosen].start;
+    }
+    std::reverse(path.begin(), path.end());
+    return path;
+  }
+
  private:
   static constexpr int32_t kBos = -1, kEos = -2;
   static constexpr size_t kMaxAgenda = 10000, kMinAgenda = 512;
@@ -153,6 +182,10 @@ class SpmLattice {
     hyps = std::move(kept);
     agenda = Agenda(ByFx{&hyps});
     for (uint32_t top : tops) agenda.push(top);
+  }
+
+  double weight(uint32_t i, double theta, const std::vector<double>& forward) const {
+    return forward[nodes_[i].start] + theta * nodes_[i].score;
   }
 
   size_t n_;
@@ -224,6 +257,24 @@ class SpmUnigramModel {
     out.resize(paths.size());
     for (size_t i = 0; i < paths.size(); ++i) emit_path(s, lattice, paths[i].nodes, out[i]);
     return out;
+  }
+
+  // One segmentation drawn at random (sentencepiece's SampleEncode): nbest_size 0 or 1 the best
+  // one; above 1 one of the nbest_size best, with probability proportional to exp(alpha * score);
+  // below 0 one of all, with probability proportional to exp(alpha * score).
+  void sample_encode(const uint8_t* s, size_t n, float alpha, int nbest_size, std::mt19937_64& rng,
+                     std::vector<uint32_t>& ids) const {
+    if (n == 0) return;
+    if (nbest_size == 0 || nbest_size == 1) return encode(s, n, ids);
+    const SpmLattice lattice = build_lattice(s, n);
+    if (nbest_size < 0) return emit_path(s, lattice, lattice.sample(alpha, rng), ids);
+    const std::vector<SpmLattice::Path> paths = lattice.nbest(size_t(nbest_size));
+    std::vector<double> log_probs;
+    for (const SpmLattice::Path& p : paths) log_probs.push_back(alpha * p.score);
+    const double top = *std::max_element(log_probs.begin(), log_probs.end());
+    for (double& lp : log_probs) lp = std::exp(lp - top);
+    const size_t chosen = std::discrete_distribution<size_t>(log_probs.begin(), log_probs.end())(rng);
+    emit_path(s, lattice, paths[chosen].nodes, ids);
   }
 
  private:

@@ -47,3 +47,26 @@ class SentencePieceModelEncoder:
         if not isinstance(nbest_size, int) or not 1 <= nbest_size <= 512:
             raise ValueError(f"nbest_size must be an integer from 1 to 512, got {nbest_size!r}")
         return self._native.encode_nbest(self.normalize(text), nbest_size)
+
+    def sample_encode(self, text: str, alpha: float, nbest_size: int | None = None,
+                      seed: int | None = None) -> list[int]:
+        """A random segmentation, for subword regularization (sentencepiece's `sample_encode_as_ids`).
+
+        Unigram: drawn with probability proportional to exp(alpha * score) among all
+        segmentations (nbest_size -1, the default) or among the nbest_size best (2 to 512);
+        nbest_size 0 or 1 gives the best one. `seed` makes the draw reproducible; without it
+        each thread draws from its own randomly seeded generator.
+        """
+        if not isinstance(alpha, (int, float)) or not 0 <= alpha < float("inf"):  # NaN fails too
+            raise ValueError(f"alpha must be a finite number >= 0, got {alpha!r}")
+        if seed is not None and (not isinstance(seed, int) or not 0 <= seed < 2**64):
+            raise ValueError(f"seed must be an integer from 0 to 2**64 - 1, got {seed!r}")
+        normalized = self.normalize(text)
+        if isinstance(self._native, _core.SpmBpe):
+            raise ValueError("sampling BPE models (BPE-dropout) is not built yet")
+        if nbest_size is None:
+            nbest_size = -1
+        if not isinstance(nbest_size, int) or not -1 <= nbest_size <= 512:
+            raise ValueError(f"nbest_size must be -1 (all segmentations), 0 or 1 (the best) or up to 512, "
+                             f"got {nbest_size!r}")
+        return self._native.sample_encode(normalized, float(alpha), nbest_size, seed)
