@@ -1,7 +1,8 @@
-"""Subword regularization for sentencepiece Unigram models, against the sentencepiece library:
+"""Subword regularization for sentencepiece models, against the sentencepiece library: Unigram
 n-best lists equal to its nbest_encode (same segmentations, same order, ties included) on
-models it trains here and on crafted ones; sampling checked statistically against exact
-distributions (enumerated by brute force here) and against sentencepiece's own samples."""
+models it trains here and on crafted ones; Unigram sampling and BPE-dropout checked
+statistically against exact distributions (enumerated by brute force here) and against
+sentencepiece's own samples."""
 from __future__ import annotations
 
 import collections
@@ -281,3 +282,91 @@ def test_sampling_argument_errors(unigram):
     for seed in (-1, 2**64, 1.0):
         with pytest.raises(ValueError, match="seed"):
             ours.sample_encode("abc", 0.1, seed=seed)
+    bpe = SentencePieceModelEncoder.from_file(MISTRAL)
+    with pytest.raises(ValueError, match="Unigram-only"):
+        bpe.sample_encode("abc", 0.1, -1)
+    with pytest.raises(ValueError, match="alpha"):
+        bpe.sample_encode("abc", 1.5)
+
+
+# --- BPE-dropout ---------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def mistral():
+    return spm.SentencePieceProcessor(model_file=MISTRAL), SentencePieceModelEncoder.from_file(MISTRAL)
+
+
+def dropout_distribution(model: SentencePieceModel, normalized: str, alpha: float) -> dict[tuple[int, ...], float]:
+    """The exact distribution of BPE-dropout: sentencepiece's merge loop (highest score first,
+    then the leftmost) run down every branch, each merge taken with probability 1 - alpha."""
+    pieces = {p.piece: (i, p.score) for i, p in enumerate(model.pieces) if p.type == PieceType.NORMAL}
+    out: collections.Counter = collections.Counter()
+
+    def pairs_at(symbols: list[str], nexts: list[int], left: int) -> list[tuple[float, int, int, int]]:
+        right = nexts[left] if left >= 0 else -1
+        if left < 0 or right < 0 or (symbols[left] + symbols[right]) not in pieces:
+            return []
+        merged = symbols[left] + symbols[right]
+        return [(pieces[merged][1], left, right, len(merged))]
+
+    def run(symbols: list[str], prevs: list[int], nexts: list[int], agenda: list, prob: float) -> None:
+        while agenda:
+            top = max(agenda, key=lambda e: (e[0], -e[1]))
+            agenda = [e for e in agenda if e is not top]
+            _, left, right, size = top
+            if not symbols[left] or not symbols[right] or len(symbols[left]) + len(symbols[right]) != size:
+                continue
+            run(symbols, prevs, nexts, agenda, prob * alpha)  # skipped
+            symbols, prevs, nexts = symbols[:], prevs[:], nexts[:]
+            symbols[left], symbols[right] = symbols[left] + symbols[right], ""
+            nexts[left] = nexts[right]
+            if nexts[right] >= 0:
+                prevs[nexts[right]] = left
+            agenda = agenda + pairs_at(symbols, nexts, prevs[left]) + pairs_at(symbols, nexts, left)
+            prob *= 1 - alpha
+        ids, i = [], 0
+        while i >= 0:
+            ids.append(pieces[symbols[i]][0])
+            i = nexts[i]
+        out[tuple(ids)] += prob
+
+    chars = list(normalized)
+    nexts = [i + 1 if i + 1 < len(chars) else -1 for i in range(len(chars))]
+    prevs = [i - 1 for i in range(len(chars))]
+    run(chars, prevs, nexts, [e for i in range(len(chars)) for e in pairs_at(chars, nexts, i)], 1.0)
+    return dict(out)
+
+
+def test_dropout_zero_is_encode_and_one_is_characters(mistral):
+    theirs, ours = mistral
+    for text in lines_of("en-linuxdoc.txt", 30) + lines_of("ja.txt", 10) + ["😀 x  y", ""]:
+        assert ours.sample_encode(text, 0.0) == ours.encode(text)
+        singles = []  # each character alone, or its UTF-8 bytes (byte fallback)
+        for c in ours.normalize(text):
+            i = theirs.piece_to_id(c)
+            singles += [i] if i != theirs.unk_id() else [theirs.piece_to_id(f"<0x{b:02X}>") for b in c.encode()]
+        assert ours.sample_encode(text, 1.0) == singles
+        assert theirs.encode(text, enable_sampling=True, alpha=1.0, nbest_size=-1) == singles
+
+
+@pytest.mark.parametrize("text, alpha", [("hello", 0.1), ("tokens", 0.3), ("the cat", 0.5)])
+def test_dropout_follows_the_exact_distribution(mistral, text, alpha):
+    theirs, ours = mistral
+    exact = dropout_distribution(ours.model, ours.normalize(text), alpha)
+    assert math.isclose(sum(exact.values()), 1.0) and len(exact) > 5
+    mine = collections.Counter(tuple(ours.sample_encode(text, alpha, seed=i)) for i in range(SAMPLES))
+    reference = sentencepiece_samples(theirs, text, alpha, -1, seed=5)
+    assert fits(mine, exact, SAMPLES) < 4
+    assert fits(reference, exact, SAMPLES) < 4
+    assert same_distribution(mine, reference) < 4
+
+
+def test_dropout_on_long_text_keeps_the_text(mistral):
+    theirs, ours = mistral
+    text = read_sample(CORPORA["ru.txt"], 5000)
+    rng = random.Random(3)
+    for alpha in (0.05, 0.2, 0.7):
+        ids = ours.sample_encode(text, alpha, seed=rng.randrange(2**64))
+        assert theirs.decode(ids) == theirs.decode(theirs.encode(text))
+        assert len(ids) > len(ours.encode(text))

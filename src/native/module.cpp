@@ -745,7 +745,20 @@ NB_MODULE(_core, m) {
       .def("prune", &UnigramTrainer::prune, nb::arg("desired"), nb::call_guard<nb::gil_scoped_release>())
       .def("finalize", &UnigramTrainer::finalize, nb::arg("size"), nb::call_guard<nb::gil_scoped_release>(),
            "The final [(piece, score)], best first.");
-  bind_spm_model<SpmBpeModel>(m, "SpmBpe", "sentencepiece's BPE model over normalized text.");
+  bind_spm_model<SpmBpeModel>(m, "SpmBpe", "sentencepiece's BPE model over normalized text.")
+      .def(
+          "sample_encode",
+          [](const SpmBpeModel& model, nb::handle normalized, double alpha, std::optional<uint64_t> seed) {
+            const Text t = utf8_of(normalized);
+            std::vector<uint32_t> ids;
+            {
+              nb::gil_scoped_release nogil;
+              with_rng(seed, [&](std::mt19937_64& rng) { model.sample_encode(t.data, t.size, alpha, rng, ids); });
+            }
+            return IdInts::instance().list(ids);
+          },
+          nb::arg("normalized"), nb::arg("alpha"), nb::arg("seed").none(),
+          "BPE-dropout: each merge skipped with probability alpha.");
   bind_spm_model<SpmUnigramModel>(m, "SpmUnigram", "sentencepiece's Unigram model (Viterbi) over normalized text.")
       .def(
           "encode_nbest",

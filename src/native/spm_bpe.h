@@ -10,6 +10,7 @@
 #pragma once
 #include <cstdint>
 #include <queue>
+#include <random>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -17,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "inline_hints.h"
 #include "pool.h"
 #include "spm_vocab.h"
 #include "unicode_classes.h"
@@ -48,18 +50,23 @@ class SpmBpeModel {
     SegmentCache& cache = lease.get();
     if (cache.size() > kMaxCached) cache.clear();
     const size_t first = ids.size();
-    size_t start = 0;
-    uint32_t prev = kNoChar;
-    for (size_t i = 0; i <= n;) {
-      size_t len = 0;
-      const uint32_t cp = i < n ? decode_utf8(s + i, n - i, len) : kNoChar;
-      if (i == n || (prev != kNoChar && !inner_pairs_.count(pair_key(prev, cp)))) {
-        if (i > start) append_segment(s + start, i - start, cache, first, ids);
-        start = i;
-        if (i == n) break;
-      }
-      prev = cp;
-      i += len;
+    for (size_t start = 0, end; start < n; start = end) {
+      end = segment_end(s, n, start);
+      append_segment(s + start, end - start, cache, first, ids);
+    }
+  }
+
+  // BPE-dropout (sentencepiece's SampleEncode): as encode, but each merge is skipped with
+  // probability alpha when its turn comes. A skipped pair is never merged later, and merges in
+  // different segments never meet, so segment by segment draws from the same distribution.
+  void sample_encode(const uint8_t* s, size_t n, double alpha, std::mt19937_64& rng,
+                     std::vector<uint32_t>& ids) const {
+    if (alpha <= 0.0) return encode(s, n, ids);
+    std::bernoulli_distribution skip(std::min(alpha, 1.0));
+    const size_t first = ids.size();
+    for (size_t start = 0, end; start < n; start = end) {
+      end = segment_end(s, n, start);
+      encode_segment(s + start, end - start, first, ids, [&] { return skip(rng); });
     }
   }
 
@@ -70,13 +77,26 @@ class SpmBpeModel {
 
   static uint64_t pair_key(uint32_t a, uint32_t b) { return (uint64_t(a) << 32) | b; }
 
+  // Where the segment starting at s[start] ends: before the first character that is never
+  // adjacent inside a piece to the one before it, or at n.
+  size_t segment_end(const uint8_t* s, size_t n, size_t start) const {
+    size_t len;
+    uint32_t prev = decode_utf8(s + start, n - start, len);
+    for (size_t i = start + len; i < n; i += len) {
+      const uint32_t cp = decode_utf8(s + i, n - i, len);
+      if (!inner_pairs_.count(pair_key(prev, cp))) return i;
+      prev = cp;
+    }
+    return n;
+  }
+
   void append_segment(const uint8_t* s, size_t n, SegmentCache& cache, size_t first,
                       std::vector<uint32_t>& ids) const {
     std::string segment(reinterpret_cast<const char*>(s), n);  // short: no allocation, mostly
     auto it = cache.find(segment);
     if (it == cache.end()) {
       std::vector<uint32_t> seg_ids;
-      encode_segment(s, n, seg_ids);
+      encode_segment(s, n, 0, seg_ids, [] { return false; });
       it = cache.emplace(std::move(segment), std::move(seg_ids)).first;
     }
     const std::vector<uint32_t>& seg_ids = it->second;
@@ -84,7 +104,11 @@ class SpmBpeModel {
     ids.insert(ids.end(), seg_ids.begin() + skip, seg_ids.end());
   }
 
-  void encode_segment(const uint8_t* s, size_t n, std::vector<uint32_t>& ids) const {
+  // Appends the ids of segment s[0..n) to ids (ids[first..] are this text's), passing over each
+  // merge whose turn comes when skip_merge() says so.
+  template <class SkipMerge>
+  TF_NOINLINE void encode_segment(const uint8_t* s, size_t n, size_t first, std::vector<uint32_t>& ids,
+                                  SkipMerge&& skip_merge) const {
     const std::string_view text(reinterpret_cast<const char*>(s), n);
     std::vector<Symbol> symbols;
     for (size_t pos = 0; pos < n;) {
@@ -113,6 +137,7 @@ class SpmBpeModel {
       Symbol& l = symbols[top.left];
       Symbol& r = symbols[top.right];
       if (l.len == 0 || r.len == 0 || l.len + r.len != top.size) continue;  // stale
+      if (skip_merge()) continue;
       l.len += r.len;
       l.next = r.next;
       if (r.next >= 0) symbols[r.next].prev = top.left;
@@ -120,7 +145,6 @@ class SpmBpeModel {
       add_pair(l.prev, top.left);
       add_pair(top.left, l.next);
     }
-    const size_t first = ids.size();
     for (int i = symbols.empty() ? -1 : 0; i != -1; i = symbols[i].next)
       emit(text.substr(symbols[i].start, symbols[i].len), rev_merge, first, ids);
   }

@@ -54,8 +54,9 @@ class SentencePieceModelEncoder:
 
         Unigram: drawn with probability proportional to exp(alpha * score) among all
         segmentations (nbest_size -1, the default) or among the nbest_size best (2 to 512);
-        nbest_size 0 or 1 gives the best one. `seed` makes the draw reproducible; without it
-        each thread draws from its own randomly seeded generator.
+        nbest_size 0 or 1 gives the best one. BPE: BPE-dropout, each merge skipped with
+        probability alpha (0 to 1); nbest_size does not apply. `seed` makes the draw
+        reproducible; without it each thread draws from its own randomly seeded generator.
         """
         if not isinstance(alpha, (int, float)) or not 0 <= alpha < float("inf"):  # NaN fails too
             raise ValueError(f"alpha must be a finite number >= 0, got {alpha!r}")
@@ -63,7 +64,12 @@ class SentencePieceModelEncoder:
             raise ValueError(f"seed must be an integer from 0 to 2**64 - 1, got {seed!r}")
         normalized = self.normalize(text)
         if isinstance(self._native, _core.SpmBpe):
-            raise ValueError("sampling BPE models (BPE-dropout) is not built yet")
+            if nbest_size is not None:
+                raise ValueError("nbest_size is for Unigram models only (n-best is Unigram-only); "
+                                 "BPE-dropout takes alpha alone")
+            if alpha > 1:
+                raise ValueError(f"alpha is the BPE-dropout probability, from 0 to 1, got {alpha!r}")
+            return self._native.sample_encode(normalized, float(alpha), seed)
         if nbest_size is None:
             nbest_size = -1
         if not isinstance(nbest_size, int) or not -1 <= nbest_size <= 512:
