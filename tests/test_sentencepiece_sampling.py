@@ -6,7 +6,6 @@ sentencepiece's own samples."""
 from __future__ import annotations
 
 import collections
-import copy
 import math
 import random
 
