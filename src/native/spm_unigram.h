@@ -201,6 +201,7 @@ class SpmUnigramModel {
       if (SpmVocab::producible(t)) {
         const std::string& text = vocab_.text(id);
         trie_.insert(reinterpret_cast<const uint8_t*>(text.data()), text.size(), id);
+        longest_ = std::max(longest_, text.size());
       }
       if (t == SpmVocab::kNormal) min_score_ = std::min(min_score_, vocab_.score(id));
     }
@@ -215,15 +216,14 @@ class SpmUnigramModel {
       int64_t starts_at = -1;
     };
     std::vector<Best> best(n + 1);
-    size_t reached = 0;  // the furthest end with a candidate
-    float so_far = 0;    // the best score up to the current start
+    float so_far = 0;  // the best score up to the current start
     // Float sums lose the small differences between paths as they grow: like sentencepiece,
     // when the best score at a start leaves [-1e5, 1e5], the scores from there on are rebased
     // to it (and so the ties that rounding makes are sentencepiece's).
     auto begin = [&](size_t start) {
       so_far = best[start].score;
       if (so_far >= -1e5f && so_far <= 1e5f) return;
-      for (size_t i = start; i <= reached; ++i)
+      for (size_t i = start; i <= std::min(n, start + longest_); ++i)  // past it nothing is set yet
         if (i == start || best[i].starts_at != -1) best[i].score -= so_far;
       so_far = 0;
     };
@@ -231,7 +231,6 @@ class SpmUnigramModel {
       const float candidate = so_far + node_score(id, end - start);
       Best& target = best[end];
       if (target.starts_at == -1 || candidate > target.score) target = Best{candidate, id, int64_t(start)};
-      reached = std::max(reached, end);
     };
     for_each_node(s, n, begin, relax);
     std::vector<std::pair<uint32_t, std::string_view>> path;
@@ -333,6 +332,7 @@ class SpmUnigramModel {
   SpmVocab vocab_;
   ByteTrie trie_;
   float min_score_ = FLT_MAX;
+  size_t longest_ = 4;  // bytes of the longest node: a piece, or an unknown character
 };
 
 }  // namespace tokenforge
