@@ -2,10 +2,13 @@
 #include <Python.h>
 
 #include <memory>
+#include <optional>
+#include <random>
 #include <type_traits>
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/map.h>
+#include <nanobind/stl/optional.h>
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
@@ -590,11 +593,24 @@ void bind_pipeline(nb::class_<Py>& c, nb::object default_allowed, const char* en
            nb::arg("add_special_tokens"), nb::arg("added").none(), nb::arg("threads"));
 }
 
+// Runs f with a random generator: a fresh one seeded with `seed`, or else this thread's own,
+// seeded once from std::random_device.
+template <class F>
+void with_rng(std::optional<uint64_t> seed, F&& f) {
+  if (seed) {
+    std::mt19937_64 rng(*seed);
+    f(rng);
+    return;
+  }
+  thread_local std::mt19937_64 rng(std::random_device{}());
+  f(rng);
+}
+
 // A sentencepiece model class, built from the vocabulary's pieces, scores and types; SpmEncoder
 // and SpmTokenizer encode with it.
 template <class Model>
-void bind_spm_model(nb::module_& m, const char* name, const char* doc) {
-  nb::class_<Model>(m, name, doc)
+nb::class_<Model> bind_spm_model(nb::module_& m, const char* name, const char* doc) {
+  return nb::class_<Model>(m, name, doc)
       .def(
           "__init__",
           [](Model* self, std::vector<std::string> pieces, std::vector<float> scores, std::vector<uint8_t> types,
@@ -913,8 +929,50 @@ NB_MODULE(_core, m) {
       .def_prop_ro("learned", &SpmBpeTrainer::learned)
       .def("finalize", &SpmBpeTrainer::finalize, nb::call_guard<nb::gil_scoped_release>(),
            "The final [(piece, score)]: learned pieces in order, then the characters.");
-  bind_spm_model<SpmBpeModel>(m, "SpmBpe", "sentencepiece's BPE model over normalized text.");
-  bind_spm_model<SpmUnigramModel>(m, "SpmUnigram", "sentencepiece's Unigram model (Viterbi) over normalized text.");
+  bind_spm_model<SpmBpeModel>(m, "SpmBpe", "sentencepiece's BPE model over normalized text.")
+      .def(
+          "sample_encode",
+          [](const SpmBpeModel& model, nb::handle normalized, double alpha, std::optional<uint64_t> seed) {
+            const Text t = utf8_of(normalized);
+            std::vector<uint32_t> ids;
+            {
+              nb::gil_scoped_release nogil;
+              with_rng(seed, [&](std::mt19937_64& rng) { model.sample_encode(t.data, t.size, alpha, rng, ids); });
+            }
+            return IdInts::instance().list(ids);
+          },
+          nb::arg("normalized"), nb::arg("alpha"), nb::arg("seed").none(),
+          "BPE-dropout: each merge skipped with probability alpha.");
+  bind_spm_model<SpmUnigramModel>(m, "SpmUnigram", "sentencepiece's Unigram model (Viterbi) over normalized text.")
+      .def(
+          "encode_nbest",
+          [](const SpmUnigramModel& model, nb::handle normalized, size_t nbest_size) {
+            const Text t = utf8_of(normalized);
+            std::vector<std::vector<uint32_t>> out;
+            {
+              nb::gil_scoped_release nogil;
+              out = model.encode_nbest(t.data, t.size, nbest_size);
+            }
+            return IdInts::instance().lists(out, 1);
+          },
+          nb::arg("normalized"), nb::arg("nbest_size"), "The nbest_size best segmentations, best first.")
+      .def(
+          "sample_encode",
+          [](const SpmUnigramModel& model, nb::handle normalized, float alpha, int nbest_size,
+             std::optional<uint64_t> seed) {
+            const Text t = utf8_of(normalized);
+            std::vector<uint32_t> ids;
+            {
+              nb::gil_scoped_release nogil;
+              with_rng(seed, [&](std::mt19937_64& rng) {
+                model.sample_encode(t.data, t.size, alpha, nbest_size, rng, ids);
+              });
+            }
+            return IdInts::instance().list(ids);
+          },
+          nb::arg("normalized"), nb::arg("alpha"), nb::arg("nbest_size"), nb::arg("seed").none(),
+          "A segmentation drawn with probability proportional to exp(alpha * score), among the nbest_size best "
+          "(all if negative).");
   nb::class_<SpmEncoder> spm_encoder(m, "SpmEncoder", "A sentencepiece model behind its normalizer: sentencepiece's encode.");
   def_spm_encoder_init<SpmBpeModel>(spm_encoder);
   def_spm_encoder_init<SpmUnigramModel>(spm_encoder);

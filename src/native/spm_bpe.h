@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <cstring>
 #include <functional>
+#include <random>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -83,6 +84,17 @@ class SpmBpeModel {
     append_segment(text, Segment{s + start, n - start, first, prefixed}, out, cache);
     ids.insert(ids.end(), out.begin, out.end);
     if (lengths) lengths->insert(lengths->end(), cache.out_lengths.begin(), out.lengths);
+  }
+
+  // BPE-dropout (sentencepiece's SampleEncode): as encode, but each merge is skipped with
+  // probability alpha when its turn comes; a skipped pair is not merged later.
+  void sample_encode(const uint8_t* s, size_t n, double alpha, std::mt19937_64& rng,
+                     std::vector<uint32_t>& ids) const {
+    if (alpha <= 0.0 || n == 0) return encode(s, n, ids);
+    if (n >= kEnd) throw std::length_error("text too long for BPE-dropout (4 GB)");
+    Pool<Cache>::Lease lease(caches_);
+    std::bernoulli_distribution skip(std::min(alpha, 1.0));
+    encode_segment(s, n, ids.size(), ids, nullptr, lease.get().merge, [&] { return skip(rng); });
   }
 
  private:
@@ -457,9 +469,12 @@ class SpmBpeModel {
   }
 
   // The merges of one segment s[0..n) in sentencepiece's order; appends the ids of its final
-  // symbols (and with `lengths` the bytes each covers); ids[first..] are this text's.
+  // symbols (and with `lengths` the bytes each covers); ids[first..] are this text's. A merge
+  // whose turn comes is passed over when skip_merge() says so (BPE-dropout).
+  static bool never() { return false; }
+  template <class SkipMerge = bool (*)()>
   void encode_segment(const uint8_t* s, size_t n, size_t first, std::vector<uint32_t>& ids,
-                      std::vector<uint32_t>* lengths, MergeState& state) const {
+                      std::vector<uint32_t>* lengths, MergeState& state, SkipMerge&& skip_merge = never) const {
     const std::string_view text(reinterpret_cast<const char*>(s), n);
     std::vector<Symbol>& symbols = state.symbols;
     std::vector<uint64_t>& agenda = state.agenda;
@@ -507,7 +522,8 @@ class SpmBpeModel {
         for (uint32_t i = 0; i < symbols.size(); ++i)
           if (symbols[i].rank < best) best = symbols[i].rank, at = i;
         if (best == kNoToken) break;
-        merge_at(at, [](uint32_t) {});
+        if (skip_merge()) symbols[at].rank = kNoToken;
+        else merge_at(at, [](uint32_t) {});
       }
     } else {
       for (uint32_t i = 0; i < symbols.size(); ++i)
@@ -523,7 +539,10 @@ class SpmBpeModel {
         const uint64_t top = agenda.back();
         agenda.pop_back();
         // Stale if the pair changed since; a pair of the same rank at the same place goes now anyway.
-        if (symbols[uint32_t(top)].rank == uint32_t(top >> 32)) merge_at(uint32_t(top), push);
+        const uint32_t at = uint32_t(top);
+        if (symbols[at].rank != uint32_t(top >> 32)) continue;
+        if (skip_merge()) symbols[at].rank = kNoToken;
+        else merge_at(at, push);
       }
     }
     for (uint32_t i = 0; i != kEnd; i = symbols[i].next) {

@@ -1,19 +1,197 @@
-// sentencepiece's Unigram model: the segmentation of the normalized text with the highest total
-// piece score (Viterbi over the lattice of pieces, found with a byte trie). Unused pieces are
-// skipped; a user-defined symbol scores length * (best normal score) - 0.1, so it always wins;
-// a character no piece starts with gets the unknown id at (lowest normal score - 10). Scores
-// add up in single precision, in sentencepiece's order, so ties break the same way.
+// sentencepiece's Unigram model over normalized text, as sentencepiece 0.2.x computes it. Its
+// lattice has a node per occurrence of a piece (found with a byte trie; unused pieces are
+// skipped) and an unknown node for a character no piece covers alone, scored (lowest normal
+// score - 10). A user-defined symbol scores 0.1 * (length - 1): above any path of normal pieces.
+//
+// encode is the Viterbi search as sentencepiece's EncodeOptimized does it: one pass, the lattice
+// never stored, float sums rebased when they grow, a user-defined symbol's length in bytes.
+// encode_nbest (A*) and the samplers follow its Lattice class instead: nodes stored, float sums
+// never rebased, lengths in characters. Each is mirrored, since each breaks ties its own way.
 #pragma once
 #include <algorithm>
 #include <cfloat>
+#include <cmath>
 #include <cstdint>
+#include <limits>
+#include <queue>
+#include <random>
+#include <stdexcept>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "spm_vocab.h"
 #include "wordpiece.h"
 
 namespace tokenforge {
+
+// The lattice of a text, stored for n-best search and sampling. Node positions are byte offsets.
+class SpmLattice {
+ public:
+  struct Node {
+    uint32_t start, end, id;
+    float score;
+  };
+  struct Path {
+    std::vector<uint32_t> nodes;  // left to right
+    float score;
+  };
+
+  // `found` in sentencepiece's insertion order (by start, then by length). It is kept grouped by
+  // end and by start within one end: sentencepiece's end_nodes, whose order decides its ties.
+  SpmLattice(size_t n, const std::vector<Node>& found) : n_(n), ends_(n + 2, 0), nodes_(found.size()) {
+    for (const Node& node : found) ++ends_[node.end + 1];
+    for (size_t p = 1; p < ends_.size(); ++p) ends_[p] += ends_[p - 1];
+    std::vector<uint32_t> fill(ends_.begin(), ends_.end() - 1);
+    for (const Node& node : found) nodes_[fill[node.end]++] = node;
+  }
+
+  const Node& node(uint32_t i) const { return nodes_[i]; }
+
+  // Up to k paths by decreasing score, as sentencepiece's Lattice::NBest finds them: A* from the
+  // end of the text, with the exact Viterbi score of the rest as the heuristic, over a
+  // std::priority_queue (so equal scores pop in the same order). The agenda is cut back to its
+  // best min(512, 10k) when it reaches 10000; the eleventh time, the search gives up and
+  // returns the Viterbi path alone.
+  std::vector<Path> nbest(size_t k) const {
+    // best[p]: the best score of a path over [0, p); through a node: best[start] + its score.
+    std::vector<float> best(n_ + 1, 0.0f), through(nodes_.size());
+    for (size_t p = 1; p <= n_; ++p)
+      for (uint32_t i = ends_[p]; i < ends_[p + 1]; ++i) {
+        through[i] = best[nodes_[i].start] + nodes_[i].score;
+        if (i == ends_[p] || through[i] > best[p]) best[p] = through[i];
+      }
+    std::vector<Hyp> hyps{{kEos, -1, best[n_], 0.0f}};
+    Agenda agenda(ByFx{&hyps});
+    agenda.push(0);
+    std::vector<Path> out;
+    auto extend = [&](uint32_t top, int32_t node, float fx, float gx) {
+      hyps.push_back(Hyp{node, int32_t(top), fx, gx});
+      agenda.push(uint32_t(hyps.size() - 1));
+    };
+    for (int prunes = 0; !agenda.empty();) {
+      const uint32_t top = agenda.top();
+      agenda.pop();
+      const Hyp h = hyps[top];
+      if (h.node == kBos) {
+        Path& path = out.emplace_back(Path{{}, h.fx});
+        for (int32_t i = h.next; hyps[i].node != kEos; i = hyps[i].next) path.nodes.push_back(uint32_t(hyps[i].node));
+        if (out.size() == k) break;
+        continue;
+      }
+      const uint32_t pos = h.node == kEos ? uint32_t(n_) : nodes_[h.node].start;
+      if (pos == 0) {
+        extend(top, kBos, h.gx, h.gx);  // the start node scores 0
+      } else {
+        for (uint32_t i = ends_[pos]; i < ends_[pos + 1]; ++i)
+          extend(top, int32_t(i), through[i] + h.gx, nodes_[i].score + h.gx);
+      }
+      if (agenda.size() >= kMaxAgenda) {
+        if (prunes++ == kMaxPrunes) return {Path{viterbi_path(best[n_], through), best[n_]}};
+        prune(agenda, hyps, std::min(kMinAgenda, k * 10));
+      }
+    }
+    return out;
+  }
+
+  // A path drawn with probability proportional to exp(theta * its score), over all paths
+  // (sentencepiece's Lattice::Sample): forward sums of every prefix, then a walk back from the
+  // end that picks each previous node by its share of the sum.
+  std::vector<uint32_t> sample(double theta, std::mt19937_64& rng) const {
+    std::vector<double> forward(n_ + 1, 0.0);
+    for (size_t p = 1; p <= n_; ++p) {
+      if (ends_[p] == ends_[p + 1]) continue;
+      double top = -std::numeric_limits<double>::infinity();
+      for (uint32_t i = ends_[p]; i < ends_[p + 1]; ++i) top = std::max(top, weight(i, theta, forward));
+      double sum = 0;
+      for (uint32_t i = ends_[p]; i < ends_[p + 1]; ++i) sum += std::exp(weight(i, theta, forward) - top);
+      forward[p] = top + std::log(sum);
+    }
+    std::vector<uint32_t> path;
+    std::vector<double> probs;
+    for (size_t p = n_; p > 0;) {
+      probs.clear();
+      for (uint32_t i = ends_[p]; i < ends_[p + 1]; ++i)
+        probs.push_back(std::exp(weight(i, theta, forward) - forward[p]));
+      const uint32_t chosen = ends_[p] + uint32_t(std::discrete_distribution<size_t>(probs.begin(), probs.end())(rng));
+      path.push_back(chosen);
+      p = nodes_[chosen].start;
+    }
+    std::reverse(path.begin(), path.end());
+    return path;
+  }
+
+ private:
+  static constexpr int32_t kBos = -1, kEos = -2;
+  static constexpr size_t kMaxAgenda = 10000, kMinAgenda = 512;
+  static constexpr int kMaxPrunes = 10;
+
+  // The best path, back from the end: before each node, the first node ending where it starts
+  // whose score plus the node's gives the node's best (sentencepiece's Viterbi keeps the first
+  // of equal sums, and a sum may tie after rounding where the scores before it did not).
+  std::vector<uint32_t> viterbi_path(float total, const std::vector<float>& through) const {
+    std::vector<uint32_t> path;
+    float target = total, score = 0.0f;
+    for (size_t p = n_; p > 0;) {
+      uint32_t i = ends_[p];
+      while (through[i] + score != target) ++i;
+      path.push_back(i);
+      target = through[i];
+      score = nodes_[i].score;
+      p = nodes_[i].start;
+    }
+    std::reverse(path.begin(), path.end());
+    return path;
+  }
+
+  // A partial path from the end of the text back to `node` (an index, kBos or kEos); `next` is
+  // the hypothesis it extends. gx is the score of its nodes; fx adds the best score of a path
+  // from the start of the text to the node.
+  struct Hyp {
+    int32_t node, next;
+    float fx, gx;
+  };
+  struct ByFx {
+    const std::vector<Hyp>* hyps;
+    bool operator()(uint32_t a, uint32_t b) const { return (*hyps)[a].fx < (*hyps)[b].fx; }
+  };
+  using Agenda = std::priority_queue<uint32_t, std::vector<uint32_t>, ByFx>;
+
+  // Keeps the best `keep` hypotheses of the agenda, pushed again in the order they pop (as
+  // sentencepiece does: the order decides later ties), and only the hypotheses they extend.
+  static void prune(Agenda& agenda, std::vector<Hyp>& hyps, size_t keep) {
+    std::vector<Hyp> kept;
+    std::vector<int32_t> moved(hyps.size(), -1);
+    std::vector<uint32_t> tops;
+    for (; keep > 0; --keep) {
+      const uint32_t top = agenda.top();
+      agenda.pop();
+      int32_t copy = -1;  // the last copy, whose `next` is still an old index
+      for (int32_t i = int32_t(top); i != -1; i = hyps[i].next) {
+        const bool seen = moved[i] != -1;
+        if (!seen) {
+          moved[i] = int32_t(kept.size());
+          kept.push_back(hyps[i]);
+        }
+        if (copy != -1) kept[copy].next = moved[i];
+        if (seen) break;
+        copy = moved[i];
+      }
+      tops.push_back(uint32_t(moved[top]));
+    }
+    hyps = std::move(kept);
+    agenda = Agenda(ByFx{&hyps});
+    for (uint32_t top : tops) agenda.push(top);
+  }
+
+  double weight(uint32_t i, double theta, const std::vector<double>& forward) const {
+    return forward[nodes_[i].start] + theta * nodes_[i].score;
+  }
+
+  size_t n_;
+  std::vector<uint32_t> ends_;  // nodes ending at byte p: nodes_[ends_[p] .. ends_[p + 1])
+  std::vector<Node> nodes_;
+};
 
 class SpmUnigramModel {
  public:
@@ -23,51 +201,39 @@ class SpmUnigramModel {
       if (SpmVocab::producible(t)) {
         const std::string& text = vocab_.text(id);
         trie_.insert(reinterpret_cast<const uint8_t*>(text.data()), text.size(), id);
+        longest_ = std::max(longest_, text.size());
       }
-      if (t == SpmVocab::kNormal) {
-        min_score_ = std::min(min_score_, vocab_.score(id));
-        max_score_ = std::max(max_score_, vocab_.score(id));
-      }
+      if (t == SpmVocab::kNormal) min_score_ = std::min(min_score_, vocab_.score(id));
     }
   }
   const SpmVocab& vocab() const { return vocab_; }
 
-  // Appends the ids of normalized text s[0..n) to `ids` (and to `lengths` the bytes each covers).
+  // Appends the ids of the best segmentation of normalized text s[0..n) to `ids` (and to
+  // `lengths` the bytes each covers).
   void encode(const uint8_t* s, size_t n, std::vector<uint32_t>& ids, std::vector<uint32_t>* lengths = nullptr) const {
     struct Best {
-      uint32_t id = SpmVocab::kNone;
       float score = 0;
+      uint32_t id = SpmVocab::kNone;
       int64_t starts_at = -1;
     };
     std::vector<Best> best(n + 1);
-    const float unk_score = min_score_ - 10.0f;
-    for (size_t start = 0; start < n;) {
-      const float so_far = best[start].score;
-      const uint8_t lead = s[start];
-      const size_t char_len = std::min(utf8_length(lead), n - start);
-      bool has_single = false;
-      uint32_t node = ByteTrie::kRoot;
-      for (size_t end = start; end < n;) {
-        node = trie_.child(node, s[end++]);
-        if (node == ByteTrie::kNone) break;
-        const uint32_t id = trie_.value(node);
-        if (id == kNoToken || vocab_.type(id) == SpmVocab::kUnused) continue;
-        const size_t length = end - start;
-        const float score =
-            vocab_.type(id) == SpmVocab::kUserDefined ? float(length) * max_score_ - 0.1f : vocab_.score(id);
-        const float candidate = score + so_far;
-        Best& target = best[end];
-        if (target.starts_at == -1 || candidate > target.score) target = Best{id, candidate, int64_t(start)};
-        if (length == char_len) has_single = true;
-      }
-      if (!has_single) {
-        Best& target = best[start + char_len];
-        const float candidate = unk_score + so_far;
-        if (target.starts_at == -1 || candidate > target.score)
-          target = Best{vocab_.unk_id(), candidate, int64_t(start)};
-      }
-      start += char_len;
-    }
+    float so_far = 0;  // the best score up to the current start
+    // Float sums lose the small differences between paths as they grow: like sentencepiece,
+    // when the best score at a start leaves [-1e5, 1e5], the scores from there on are rebased
+    // to it (and so the ties that rounding makes are sentencepiece's).
+    auto begin = [&](size_t start) {
+      so_far = best[start].score;
+      if (so_far >= -1e5f && so_far <= 1e5f) return;
+      for (size_t i = start; i <= std::min(n, start + longest_); ++i)  // past it nothing is set yet
+        if (i == start || best[i].starts_at != -1) best[i].score -= so_far;
+      so_far = 0;
+    };
+    auto relax = [&](size_t start, size_t end, uint32_t id) {
+      const float candidate = so_far + node_score(id, end - start);
+      Best& target = best[end];
+      if (target.starts_at == -1 || candidate > target.score) target = Best{candidate, id, int64_t(start)};
+    };
+    for_each_node(s, n, begin, relax);
     std::vector<std::pair<uint32_t, std::string_view>> path;
     for (int64_t end = int64_t(n); end > 0;) {
       const Best& b = best[end];
@@ -78,10 +244,96 @@ class SpmUnigramModel {
     for (auto it = path.rbegin(); it != path.rend(); ++it) vocab_.emit(it->first, it->second, first, ids, lengths);
   }
 
+  // The ids of the best nbest segmentations, best first (sentencepiece's NBestEncode).
+  std::vector<std::vector<uint32_t>> encode_nbest(const uint8_t* s, size_t n, size_t nbest) const {
+    std::vector<std::vector<uint32_t>> out(1);
+    if (n == 0) return out;
+    if (nbest <= 1) {
+      encode(s, n, out[0]);  // sentencepiece's n-best of one is its Viterbi search
+      return out;
+    }
+    const SpmLattice lattice = build_lattice(s, n);
+    const std::vector<SpmLattice::Path> paths = lattice.nbest(nbest);
+    out.resize(paths.size());
+    for (size_t i = 0; i < paths.size(); ++i) emit_path(s, lattice, paths[i].nodes, out[i]);
+    return out;
+  }
+
+  // One segmentation drawn at random (sentencepiece's SampleEncode): nbest_size 0 or 1 the best
+  // one; above 1 one of the nbest_size best, with probability proportional to exp(alpha * score);
+  // below 0 one of all, with probability proportional to exp(alpha * score).
+  void sample_encode(const uint8_t* s, size_t n, float alpha, int nbest_size, std::mt19937_64& rng,
+                     std::vector<uint32_t>& ids) const {
+    if (n == 0) return;
+    if (nbest_size == 0 || nbest_size == 1) return encode(s, n, ids);
+    const SpmLattice lattice = build_lattice(s, n);
+    if (nbest_size < 0) return emit_path(s, lattice, lattice.sample(alpha, rng), ids);
+    const std::vector<SpmLattice::Path> paths = lattice.nbest(size_t(nbest_size));
+    std::vector<double> log_probs;
+    for (const SpmLattice::Path& p : paths) log_probs.push_back(alpha * p.score);
+    const double top = *std::max_element(log_probs.begin(), log_probs.end());
+    for (double& lp : log_probs) lp = std::exp(lp - top);
+    const size_t chosen = std::discrete_distribution<size_t>(log_probs.begin(), log_probs.end())(rng);
+    emit_path(s, lattice, paths[chosen].nodes, ids);
+  }
+
  private:
+  // Calls node(start, end, id) for each node of the lattice over s[0..n), in sentencepiece's
+  // order: by start, then by length, then the unknown (when no piece covers the character
+  // alone); begin(start) comes before the nodes at each start.
+  template <class Begin, class Visit>
+  void for_each_node(const uint8_t* s, size_t n, Begin&& begin, Visit&& node) const {
+    for (size_t start = 0; start < n;) {
+      begin(start);
+      const size_t char_len = std::min(utf8_length(s[start]), n - start);
+      bool has_single = false;
+      uint32_t t = ByteTrie::kRoot;
+      for (size_t end = start; end < n;) {
+        t = trie_.child(t, s[end++]);
+        if (t == ByteTrie::kNone) break;
+        const uint32_t id = trie_.value(t);
+        if (id == kNoToken || vocab_.type(id) == SpmVocab::kUnused) continue;
+        node(start, end, id);
+        if (end - start == char_len) has_single = true;
+      }
+      if (!has_single) node(start, start + char_len, vocab_.unk_id());
+      start += char_len;
+    }
+  }
+
+  SpmLattice build_lattice(const uint8_t* s, size_t n) const {
+    if (n >= std::numeric_limits<uint32_t>::max()) throw std::length_error("text too long for a lattice (4 GB)");
+    std::vector<SpmLattice::Node> found;
+    for_each_node(s, n, [](size_t) {}, [&](size_t start, size_t end, uint32_t id) {
+      size_t length = end - start;
+      if (vocab_.type(id) == SpmVocab::kUserDefined)  // the lattice measures them in characters
+        length = size_t(std::count_if(s + start, s + end, [](uint8_t b) { return (b & 0xC0) != 0x80; }));
+      found.push_back(SpmLattice::Node{uint32_t(start), uint32_t(end), id, node_score(id, length)});
+    });
+    return SpmLattice(n, found);
+  }
+
+  // A node's score; a user-defined symbol's depends on its length (in bytes or characters).
+  float node_score(uint32_t id, size_t length) const {
+    if (id == vocab_.unk_id()) return min_score_ - 10.0f;
+    if (vocab_.type(id) == SpmVocab::kUserDefined) return float(double(length - 1) * 0.1);
+    return vocab_.score(id);
+  }
+
+  void emit_path(const uint8_t* s, const SpmLattice& lattice, const std::vector<uint32_t>& path,
+                 std::vector<uint32_t>& ids) const {
+    const size_t first = ids.size();
+    for (uint32_t i : path) {
+      const SpmLattice::Node& node = lattice.node(i);
+      vocab_.emit(node.id, std::string_view(reinterpret_cast<const char*>(s) + node.start, node.end - node.start),
+                  first, ids);
+    }
+  }
+
   SpmVocab vocab_;
   ByteTrie trie_;
-  float min_score_ = FLT_MAX, max_score_ = FLT_MIN;
+  float min_score_ = FLT_MAX;
+  size_t longest_ = 4;  // bytes of the longest node: a piece, or an unknown character
 };
 
 }  // namespace tokenforge

@@ -40,3 +40,41 @@ class SentencePieceModelEncoder:
 
     def encode_batch(self, texts: list[str], num_threads: int | None = None) -> list[list[int]]:
         return self._encoder.encode_batch(texts, num_threads or os.cpu_count() or 1)
+
+    def encode_nbest(self, text: str, nbest_size: int) -> list[list[int]]:
+        """The `nbest_size` best segmentations (Unigram only), best first: sentencepiece's
+        `nbest_encode_as_ids`, ties in the same order."""
+        if not isinstance(self._native, _core.SpmUnigram):
+            raise ValueError("n-best is Unigram-only: this is a BPE model")
+        if not isinstance(nbest_size, int) or not 1 <= nbest_size <= 512:
+            raise ValueError(f"nbest_size must be an integer from 1 to 512, got {nbest_size!r}")
+        return self._native.encode_nbest(self.normalize(text), nbest_size)
+
+    def sample_encode(self, text: str, alpha: float, nbest_size: int | None = None,
+                      seed: int | None = None) -> list[int]:
+        """A random segmentation, for subword regularization (sentencepiece's `sample_encode_as_ids`).
+
+        Unigram: drawn with probability proportional to exp(alpha * score) among all
+        segmentations (nbest_size -1, the default) or among the nbest_size best (2 to 512);
+        nbest_size 0 or 1 gives the best one. BPE: BPE-dropout, each merge skipped with
+        probability alpha (0 to 1); nbest_size does not apply. `seed` makes the draw
+        reproducible; without it each thread draws from its own randomly seeded generator.
+        """
+        if not isinstance(alpha, (int, float)) or not 0 <= alpha < float("inf"):  # NaN fails too
+            raise ValueError(f"alpha must be a finite number >= 0, got {alpha!r}")
+        if seed is not None and (not isinstance(seed, int) or not 0 <= seed < 2**64):
+            raise ValueError(f"seed must be an integer from 0 to 2**64 - 1, got {seed!r}")
+        normalized = self.normalize(text)
+        if isinstance(self._native, _core.SpmBpe):
+            if nbest_size is not None:
+                raise ValueError("nbest_size is for Unigram models only (n-best is Unigram-only); "
+                                 "BPE-dropout takes alpha alone")
+            if alpha > 1:
+                raise ValueError(f"alpha is the BPE-dropout probability, from 0 to 1, got {alpha!r}")
+            return self._native.sample_encode(normalized, float(alpha), seed)
+        if nbest_size is None:
+            nbest_size = -1
+        if not isinstance(nbest_size, int) or not -1 <= nbest_size <= 512:
+            raise ValueError(f"nbest_size must be -1 (all segmentations), 0 or 1 (the best) or up to 512, "
+                             f"got {nbest_size!r}")
+        return self._native.sample_encode(normalized, float(alpha), nbest_size, seed)
