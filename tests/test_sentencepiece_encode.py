@@ -74,7 +74,13 @@ def trained(tmp_path_factory):
 
 
 def test_trained_models_normalize_and_encode_like_sentencepiece(trained):
-    probe = [read_sample(p, 6000) for p in corpus_files()] + ["  ＡＢＣ　ｶﾀｶﾅ  ①② ﬁ x<sep>y  ", "\u00c5\u212b 12345"]
+    probe = [read_sample(p, 6000) for p in corpus_files()] + [
+        "  ＡＢＣ　ｶﾀｶﾅ  ①② ﬁ x<sep>y  ", "\u00c5\u212b 12345",
+        # letters and "<", "=", ">" that compose with the combining mark after them, and the same
+        # characters before ASCII, before a non-ASCII character, at the end
+        "e\u0301 a\u030a <\u0338 =\u0338 x\u0301y Д\u0308 д\u0306 é e", "ab\u0301", "z\u0301", "Ωx日\u0301 <",
+        "a\tb\n\nc  d \u3000 e\u00a0f", "\u0301start", "end<",
+    ]
     for name, path in trained.items():
         theirs, ours = spm.SentencePieceProcessor(model_file=path), SentencePieceModelEncoder.from_file(path)
         for text in probe:
@@ -113,8 +119,17 @@ def test_unused_pieces_and_characters_only_inside_pieces_match_sentencepiece(tra
             assert ours.encode(text) == theirs.encode(text), name
 
 
+def test_long_texts_tie_as_sentencepiece_does_on_unigram_models(trained):
+    """One long text: sentencepiece's float sums grow past 1e5 and are rebased many times, and the
+    remembered segments come back at every magnitude of the sum before them."""
+    text = "\n".join(read_sample(p, 40_000) for p in corpus_files()) * 2
+    for name in ("unigram-nmt_nfkc-True-False", "unigram-identity-False-False"):
+        theirs, ours = spm.SentencePieceProcessor(model_file=trained[name]), SentencePieceModelEncoder.from_file(trained[name])
+        assert ours.encode(text) == theirs.encode(text), name
+
+
 @settings(max_examples=200, deadline=None)
-@given(st.text(st.one_of(st.characters(codec="utf-8"), st.sampled_from(list(" \t\nＡｶ①ﬁ▁aeé日本😀<sep>"))), max_size=40))
+@given(st.text(st.one_of(st.characters(codec="utf-8"), st.sampled_from(list(" \t\nＡｶ①ﬁ▁aeé日本😀<sep>=д\u0301\u0308\u0338"))), max_size=40))
 def test_random_text_matches_sentencepiece_on_trained_models(trained, text):
     for name in ("unigram-nmt_nfkc-True-False", "bpe-nmt_nfkc-False-False"):
         if name not in _TRAINED:

@@ -27,6 +27,7 @@
 #include "inline_hints.h"
 #include "piece_cache.h"
 #include "pool.h"
+#include "spm_adjacency.h"
 #include "spm_normalizer.h"
 #include "spm_vocab.h"
 #include "unicode_classes.h"
@@ -72,7 +73,7 @@ class SpmBpeModel {
     uint32_t prev = prefixed ? space : read(s, n, 0, escape, len), prev_info = info(prev), first = prev_info;
     for (size_t i = len; i < n; i += len) {
       const uint32_t c = read(s, n, i, escape, len), c_info = info(c);
-      if (!((prev_info >> 1) & c_info & kJoinsPrevious) || !joins(prev, c)) {
+      if (!((prev_info >> 1) & c_info & kJoinsPrevious) || !adjacency_.joins(prev, c)) {
         append_segment(text, Segment{s + start, i - start, first, prefixed}, out, cache);
         start = i;
         first = c_info;
@@ -144,9 +145,7 @@ class SpmBpeModel {
     uint32_t* lengths;  // null, or where the next id's length goes
   };
   static constexpr uint32_t kMark = 0x2581;  // "▁", an escaped space
-  static constexpr uint32_t kDenseRange = 0x800;
-  static constexpr uint16_t kDenseMark = 0x80, kNotDense = 0xFFFF;
-  static constexpr uint32_t kCharacters = 0x10000;
+  static constexpr uint32_t kCharacters = PieceAdjacency::kCharacters;
   static constexpr size_t kScanned = 32;  // segments of up to this many symbols merge without a heap
   static constexpr uint32_t kJoinsNext = 1u << 31, kJoinsPrevious = 1u << 30, kOneId = kJoinsPrevious - 1;
   // piece_characters_ of byte pieces, which may end inside a character: more than any segment has.
@@ -168,26 +167,19 @@ class SpmBpeModel {
     }
   }
 
-  // Every way to cut a piece in two symbols is a pair that merges into it, and every two
-  // characters next to each other in a piece may join.
+  // Every way to cut a piece in two symbols is a pair that merges into it; segments are cut
+  // between characters that are never next to each other in a piece.
   void index_pairs() {
     struct Merge {
       uint32_t left, right, piece;
     };
-    std::vector<Merge> merges;    // counted first: the table sized to them stays smaller in cache
-    std::vector<uint64_t> inner;  // (character, next character) in some piece
-    characters_.assign(kCharacters, kOneId);
+    std::vector<Merge> merges;  // counted first: the table sized to them stays smaller in cache
+    std::vector<std::string_view> pieces;
     for (uint32_t id = 0; id < vocab_.size(); ++id) {
       if (!SpmVocab::producible(vocab_.type(id))) continue;
       const std::string_view t = vocab_.text(id);
-      if (t.empty()) continue;
-      size_t before = 0;  // the previous character's start
-      for (size_t i = utf8_length(uint8_t(t[0])); i < t.size(); i += utf8_length(uint8_t(t[i]))) {
-        const uint32_t a = code_point(t.substr(before)), b = code_point(t.substr(i));
-        if (a < kCharacters) characters_[a] |= kJoinsNext;
-        if (b < kCharacters) characters_[b] |= kJoinsPrevious;
-        inner.push_back((uint64_t(a) << 32) | b);
-        before = i;
+      pieces.push_back(t);
+      for (size_t i = t.empty() ? 0 : utf8_length(uint8_t(t[0])); i < t.size(); i += utf8_length(uint8_t(t[i]))) {
         const uint32_t left = symbol_id(t.substr(0, i)), right = symbol_id(t.substr(i));
         if (left != SpmVocab::kNone && right != SpmVocab::kNone) merges.push_back(Merge{left, right, id});
       }
@@ -195,32 +187,13 @@ class SpmBpeModel {
     merges_.reserve(merges.size());
     for (const Merge& m : merges) merges_.insert(m.left, m.right, m.piece);
     small_ids_ = vocab_.size() + virtual_texts_.size() <= PieceCache::kPairIdLimit;
-    std::sort(inner.begin(), inner.end());
-    inner.erase(std::unique(inner.begin(), inner.end()), inner.end());
-    index_dense(inner);
-    size_t others = 0;
-    for (uint64_t k : inner) others += !both_dense(uint32_t(k >> 32), uint32_t(k));
-    inner_pairs_.reserve(others);  // few, so the table stays small and in cache
-    for (uint64_t k : inner) {
-      const uint32_t a = uint32_t(k >> 32), b = uint32_t(k);
-      const uint32_t x = dense(a), y = dense(b);
-      if (both_dense(a, b)) dense_pairs_[x * dense_stride_ + (y >> 6)] |= uint64_t(1) << (y & 63);
-      else inner_pairs_.insert(a, b, 0);
+    adjacency_ = PieceAdjacency(pieces);
+    characters_.assign(kCharacters, kOneId);
+    for (uint32_t c = 0; c < kCharacters; ++c) {
+      const uint8_t f = adjacency_.flags(c);
+      characters_[c] |= (f & PieceAdjacency::kJoinsNext ? kJoinsNext : 0) |
+                        (f & PieceAdjacency::kJoinsPrevious ? kJoinsPrevious : 0);
     }
-  }
-
-  // ASCII characters are their own dense indexes, "▁" is kDenseMark, and the characters of inner
-  // pairs below kDenseRange (alphabets: Latin, Greek, Cyrillic, ...) get the next ones, so that
-  // pairs of these are the bits of a small matrix.
-  void index_dense(const std::vector<uint64_t>& inner) {
-    dense_.assign(kDenseRange, kNotDense);
-    uint32_t count = kDenseMark + 1;
-    for (uint32_t c = 0; c < 0x80; ++c) dense_[c] = uint16_t(c);
-    for (uint64_t k : inner)
-      for (uint32_t c : {uint32_t(k >> 32), uint32_t(k)})
-        if (c < kDenseRange && dense_[c] == kNotDense) dense_[c] = uint16_t(count++);
-    dense_stride_ = (count + 63) / 64;
-    dense_pairs_.assign(size_t(count) * dense_stride_, 0);
   }
 
   // Merges go highest score first: a rank per distinct score, 0 for the highest, so that equal
@@ -263,26 +236,11 @@ class SpmBpeModel {
     }
   }
 
-  static uint32_t code_point(std::string_view s) {
-    size_t len;
-    return decode_utf8(reinterpret_cast<const uint8_t*>(s.data()), s.size(), len);
-  }
   // What a segment needs of a character (of the Basic Multilingual Plane; the others may do
   // anything): whether it is first (kJoinsNext) or second (kJoinsPrevious) in a pair of
   // characters next to each other in a piece, and the id of a segment of it alone (kOneId: none
   // or more than one).
   uint32_t info(uint32_t c) const { return c < kCharacters ? characters_[c] : kJoinsNext | kJoinsPrevious | kOneId; }
-
-  uint32_t dense(uint32_t c) const {
-    return c < 0x80 ? c : c < kDenseRange ? dense_[c] : c == kMark ? kDenseMark : kNotDense;
-  }
-  bool both_dense(uint32_t a, uint32_t b) const { return ((dense(a) | dense(b)) & kNotDense) != kNotDense; }
-  // Whether characters a and b are next to each other in some piece.
-  bool joins(uint32_t a, uint32_t b) const {
-    const uint32_t x = dense(a), y = dense(b);
-    if (((x | y) & kNotDense) != kNotDense) return dense_pairs_[x * dense_stride_ + (y >> 6)] >> (y & 63) & 1;
-    return inner_pairs_.may_merge(a, b) && inner_pairs_.find(a, b) != kNoToken;  // (most pairs stop at the filter)
-  }
 
   // The same for the symbol p[0..len), a character through info() where that has its piece.
   uint32_t symbol_id(const uint8_t* p, size_t len) const {
@@ -578,10 +536,7 @@ class SpmBpeModel {
   std::unordered_map<std::string, uint32_t> virtual_ids_;
   std::vector<std::string> virtual_texts_;
   std::vector<uint32_t> piece_characters_;  // by id: its characters (byte pieces: kSplitsCharacters)
-  std::vector<uint16_t> dense_;           // by code point below kDenseRange: its dense index, or kNotDense
-  size_t dense_stride_ = 0;               // words per row of dense_pairs_
-  std::vector<uint64_t> dense_pairs_;     // bit (x, y): the characters with dense indexes x, y are an inner pair
-  PairTable inner_pairs_;                 // the other inner pairs (code points)
+  PieceAdjacency adjacency_;
   HugeArray<uint32_t> characters_;        // info() of the code points below kCharacters
   mutable Pool<Cache> caches_;
 };

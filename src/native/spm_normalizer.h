@@ -39,20 +39,43 @@ class SpmNormalizer {
       : options_(options), user_defined_(std::move(user_defined)) {
     std::sort(user_defined_.begin(), user_defined_.end(),
               [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
+    load_charsmap(charsmap);
+    for (size_t b = 0; b < 256; ++b) copy_rule_[b] = units_.empty() || b < 0x80 ? kCopy : kWhole;
+    // With a map, a character outside ASCII (of the Basic Multilingual Plane) is copied as it is
+    // where no key starts with it.
+    if (!units_.empty()) {
+      plain_.assign(0x10000 / 64, 0);
+      for (uint32_t c = 0x80; c < 0x10000; ++c) {
+        if (c >= 0xD800 && c < 0xE000) continue;
+        uint8_t bytes[4];
+        const size_t len = encode_utf8(c, bytes);
+        size_t node = offset(units_[0]), i = 0;
+        for (; i < len; ++i) {
+          node ^= bytes[i];
+          if (node >= units_.size() || label(units_[node]) != bytes[i]) break;
+          node ^= offset(units_[node]);
+        }
+        if (i < len) plain_[c >> 6] |= uint64_t(1) << (c & 63);
+      }
+    }
+    // With a map, an ASCII byte is copied as it is where no key starts with it, or where every
+    // key that does goes on with a byte outside ASCII and the next byte is in it (letters start
+    // keys with combining marks).
+    for (uint32_t b = 0; b < 0x80 && !units_.empty(); ++b) {
+      const uint32_t node = offset(units_[0]) ^ b;
+      if (node >= units_.size() || label(units_[node]) != b) continue;
+      copy_rule_[b] = kAsciiNext;
+      const uint32_t children = node ^ offset(units_[node]);
+      if (has_leaf(units_[node])) copy_rule_[b] = kStop;
+      for (uint32_t c = 0; c < 0x80; ++c)
+        if ((children ^ c) < units_.size() && label(units_[children ^ c]) == c) copy_rule_[b] = kStop;
+    }
+    // Where extra whitespace goes, a space that follows no space stays, so a run goes on through it.
+    const uint8_t space = uint8_t(' ');
+    if (options_.remove_extra_whitespaces) copy_rule_[space] = copy_rule_[space] == kCopy ? kSpaceOnce : kStop;
     for (const std::string& u : user_defined_)
-      if (!u.empty()) starts_user_defined_[uint8_t(u[0])] = stops_copy_[uint8_t(u[0])] = true;
-    stops_copy_[uint8_t(' ')] |= options_.remove_extra_whitespaces;
-    stops_any_ = std::find(stops_copy_.begin(), stops_copy_.end(), true) != stops_copy_.end();
-    if (charsmap.empty()) return;
-    if (charsmap.size() < 4) throw std::invalid_argument("precompiled_charsmap: shorter than its 4-byte header");
-    uint32_t trie_size;
-    std::memcpy(&trie_size, charsmap.data(), 4);
-    if (trie_size == 0 || trie_size % 4 || size_t(trie_size) + 4 > charsmap.size())
-      throw std::invalid_argument("precompiled_charsmap: trie size " + std::to_string(trie_size) + " does not fit the " +
-                                  std::to_string(charsmap.size()) + "-byte map (corrupt model)");
-    units_.resize(trie_size / 4);
-    std::memcpy(units_.data(), charsmap.data() + 4, trie_size);
-    replacements_.assign(charsmap.data() + 4 + trie_size, charsmap.size() - 4 - trie_size);
+      if (!u.empty()) starts_user_defined_[uint8_t(u[0])] = true, copy_rule_[uint8_t(u[0])] = kStop;
+    copies_all_ = std::all_of(copy_rule_.begin(), copy_rule_.end(), [](uint8_t r) { return r == kCopy; });
   }
 
   // Whether normalizing a (non-empty) text only puts a space before it and escapes its spaces,
@@ -96,10 +119,9 @@ class SpmNormalizer {
     if (options_.add_dummy_prefix && !options_.whitespace_as_suffix) append(space);
     bool prev_space = options_.remove_extra_whitespaces;
     while (!input.empty()) {
-      if (const size_t run = copy_unmapped(input, consumed, out, norm_to_orig)) {
+      if (const size_t run = copy_plain(input, consumed, prev_space, out, norm_to_orig)) {
         input.remove_prefix(run);
         consumed += uint32_t(run);
-        prev_space = false;
         continue;
       }
       auto [piece, used] = prefix(input);
@@ -133,6 +155,19 @@ class SpmNormalizer {
  private:
   static constexpr std::string_view kSpace = "\xE2\x96\x81";
 
+  void load_charsmap(std::string_view charsmap) {
+    if (charsmap.empty()) return;
+    if (charsmap.size() < 4) throw std::invalid_argument("precompiled_charsmap: shorter than its 4-byte header");
+    uint32_t trie_size;
+    std::memcpy(&trie_size, charsmap.data(), 4);
+    if (trie_size == 0 || trie_size % 4 || size_t(trie_size) + 4 > charsmap.size())
+      throw std::invalid_argument("precompiled_charsmap: trie size " + std::to_string(trie_size) + " does not fit the " +
+                                  std::to_string(charsmap.size()) + "-byte map (corrupt model)");
+    units_.resize(trie_size / 4);
+    std::memcpy(units_.data(), charsmap.data() + 4, trie_size);
+    replacements_.assign(charsmap.data() + 4 + trie_size, charsmap.size() - 4 - trie_size);
+  }
+
   // darts-clone unit fields
   static uint32_t offset(uint32_t u) { return (u >> 10) << ((u & (1u << 9)) >> 6); }
   static bool has_leaf(uint32_t u) { return (u >> 8) & 1; }
@@ -143,19 +178,41 @@ class SpmNormalizer {
     return std::invalid_argument("precompiled_charsmap: " + what + " (corrupt model)");
   }
 
-  // Without a character map (identity) characters stay as they are: copies the input up to the
-  // first byte that needs prefix() (a user-defined symbol may start there, or a space when extra
+  // Copies the input up to the first byte that needs prefix() (see copy_rule_: one that may
+  // start a key of the map or a user-defined symbol, a space after a space where extra
   // whitespace goes), escaping spaces, each byte aligned with its character's start; returns
-  // how many input bytes it took.
-  size_t copy_unmapped(std::string_view input, uint32_t consumed, std::string& out,
-                       std::vector<uint32_t>* norm_to_orig) const {
-    if (!units_.empty()) return 0;
-    size_t run = input.size();
-    if (stops_any_)
-      for (run = 0; run < input.size() && !stops_copy_[uint8_t(input[run])]; ++run) {}
-    if (run == 0) return 0;
+  // how many input bytes it took, and says in prev_space whether the last was a space that
+  // remove_extra_whitespaces counts.
+  size_t copy_plain(std::string_view input, uint32_t consumed, bool& prev_space, std::string& out,
+                    std::vector<uint32_t>* norm_to_orig) const {
+    size_t run = input.size(), spaces = 0;
+    if (!copies_all_) {
+      bool after_space = prev_space;
+      for (run = 0; run < input.size(); ++run) {
+        const uint8_t c = uint8_t(input[run]), rule = copy_rule_[c];
+        if (rule == kWhole) {  // a character outside ASCII, copied whole if plain
+          size_t len;
+          const uint32_t cp = decode_utf8(reinterpret_cast<const uint8_t*>(input.data()) + run, input.size() - run, len);
+          if (cp >= 0x10000 || !(plain_[cp >> 6] >> (cp & 63) & 1)) break;
+          run += len - 1;
+          after_space = false;
+          continue;
+        }
+        const bool goes = rule == kCopy || (rule == kSpaceOnce && !after_space) ||
+                          (rule == kAsciiNext && (run + 1 == input.size() || uint8_t(input[run + 1]) < 0x80));
+        if (!goes) break;
+        after_space = c == ' ';
+        spaces += after_space;
+      }
+      if (run == 0) return 0;
+      prev_space = after_space && options_.remove_extra_whitespaces;
+    } else {
+      if (run == 0) return 0;
+      spaces = size_t(std::count(input.begin(), input.end(), ' '));
+      prev_space = false;
+    }
     const bool escape = options_.escape_whitespaces;
-    const size_t spaces = escape ? size_t(std::count(input.begin(), input.begin() + run, ' ')) : 0;
+    if (!escape) spaces = 0;
     const size_t at = out.size();
     out.resize(at + run + 2 * spaces + 2);  // (+2: each byte is written as 3)
     char* w = out.data() + at;
@@ -219,8 +276,13 @@ class SpmNormalizer {
   Options options_;
   std::vector<std::string> user_defined_;
   std::array<bool, 256> starts_user_defined_{};  // by first byte
-  std::array<bool, 256> stops_copy_{};           // bytes copy_unmapped() leaves to prefix()
-  bool stops_any_ = false;
+  // How copy_plain() takes each byte: as it is, not (prefix() does), a space that goes where it
+  // follows no space, an ASCII byte that goes where the next byte is ASCII too.
+  // kWhole: the first byte of a character outside ASCII, copied whole where plain_ says.
+  enum CopyRule : uint8_t { kCopy, kStop, kSpaceOnce, kAsciiNext, kWhole };
+  std::array<uint8_t, 256> copy_rule_{};
+  std::vector<uint64_t> plain_;  // bit c: no key starts with code point c (with a map)
+  bool copies_all_ = true;
   std::vector<uint32_t> units_;
   std::string replacements_;
 };

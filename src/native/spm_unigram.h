@@ -12,6 +12,7 @@
 #include <cfloat>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <queue>
 #include <random>
@@ -20,6 +21,9 @@
 #include <utility>
 #include <vector>
 
+#include "piece_cache.h"
+#include "pool.h"
+#include "spm_adjacency.h"
 #include "spm_vocab.h"
 #include "wordpiece.h"
 
@@ -205,43 +209,43 @@ class SpmUnigramModel {
       }
       if (t == SpmVocab::kNormal) min_score_ = std::min(min_score_, vocab_.score(id));
     }
+    std::vector<std::string_view> pieces;  // those the lattice has
+    for (uint32_t id = 0; id < vocab_.size(); ++id) {
+      const uint8_t t = vocab_.type(id);
+      if (t != SpmVocab::kNormal && t != SpmVocab::kUserDefined) continue;
+      pieces.push_back(vocab_.text(id));
+      max_abs_score_ = std::max(max_abs_score_, std::fabs(double(node_score(id, vocab_.text(id).size()))));
+    }
+    max_abs_score_ = std::max(max_abs_score_, std::fabs(double(node_score(vocab_.unk_id(), 1))));
+    adjacency_ = PieceAdjacency(pieces);
+    cacheable_ = vocab_.size() <= kIdMask;
   }
   const SpmVocab& vocab() const { return vocab_; }
 
   // Appends the ids of the best segmentation of normalized text s[0..n) to `ids` (and to
-  // `lengths` the bytes each covers).
+  // `lengths` the bytes each covers). The text is cut where no piece crosses and each part's
+  // best path remembered (see append_segment).
   void encode(const uint8_t* s, size_t n, std::vector<uint32_t>& ids, std::vector<uint32_t>* lengths = nullptr) const {
-    struct Best {
-      float score = 0;
-      uint32_t id = SpmVocab::kNone;
-      int64_t starts_at = -1;
-    };
-    std::vector<Best> best(n + 1);
-    float so_far = 0;  // the best score up to the current start
-    // Float sums lose the small differences between paths as they grow: like sentencepiece,
-    // when the best score at a start leaves [-1e5, 1e5], the scores from there on are rebased
-    // to it (and so the ties that rounding makes are sentencepiece's).
-    auto begin = [&](size_t start) {
-      so_far = best[start].score;
-      if (so_far >= -1e5f && so_far <= 1e5f) return;
-      for (size_t i = start; i <= std::min(n, start + longest_); ++i)  // past it nothing is set yet
-        if (i == start || best[i].starts_at != -1) best[i].score -= so_far;
-      so_far = 0;
-    };
-    auto relax = [&](size_t start, size_t end, uint32_t id) {
-      const float candidate = so_far + node_score(id, end - start);
-      Best& target = best[end];
-      if (target.starts_at == -1 || candidate > target.score) target = Best{candidate, id, int64_t(start)};
-    };
-    for_each_node(s, n, begin, relax);
-    std::vector<std::pair<uint32_t, std::string_view>> path;
-    for (int64_t end = int64_t(n); end > 0;) {
-      const Best& b = best[end];
-      path.emplace_back(b.id, std::string_view(reinterpret_cast<const char*>(s) + b.starts_at, end - b.starts_at));
-      end = b.starts_at;
+    if (n == 0) return;
+    Pool<Cache>::Lease lease(caches_);
+    Cache& cache = lease.get();
+    const Text text{s, n, ids.size()};
+    float so_far = 0;  // sentencepiece's best score at the start of the current segment
+    size_t start = 0, len;
+    uint32_t prev = decode_utf8(s, n, len);
+    uint8_t prev_flags = adjacency_.flags(prev);
+    for (size_t i = len; i < n; i += len) {
+      const uint32_t c = decode_utf8(s + i, n - i, len);
+      const uint8_t flags = adjacency_.flags(c);
+      if (!((prev_flags & PieceAdjacency::kJoinsNext) && (flags & PieceAdjacency::kJoinsPrevious)) ||
+          !adjacency_.joins(prev, c)) {
+        append_segment(text, start, i, so_far, ids, lengths, cache);
+        start = i;
+      }
+      prev = c;
+      prev_flags = flags;
     }
-    const size_t first = ids.size();
-    for (auto it = path.rbegin(); it != path.rend(); ++it) vocab_.emit(it->first, it->second, first, ids, lengths);
+    append_segment(text, start, n, so_far, ids, lengths, cache);
   }
 
   // The ids of the best nbest segmentations, best first (sentencepiece's NBestEncode).
@@ -313,6 +317,174 @@ class SpmUnigramModel {
     return SpmLattice(n, found);
   }
 
+  struct Text {
+    const uint8_t* s;
+    size_t n;
+    size_t first;  // ids[first..] are this text's
+  };
+  static constexpr uint32_t kLengthShift = 24, kIdMask = (1u << kLengthShift) - 1;
+  static constexpr size_t kMostInTable = 31;  // values a table entry holds
+  // Per thread: the segments seen and their best paths; a segment's working state.
+  struct Cache {
+    PieceCache paths;
+    std::vector<uint32_t> path;  // a margin, then nodes: id | bytes << kLengthShift
+    uint32_t entry[kMostInTable + MediumPieceTable::kInlineIds];  // a path read from a table
+    std::vector<double> best, second;
+    std::vector<uint32_t> best_node;
+    std::vector<int64_t> best_start;
+    struct Best {
+      float score = 0;
+      uint32_t id = SpmVocab::kNone;
+      int64_t starts_at = -1;
+    };
+    std::vector<Best> float_best;
+  };
+  // Scores past this are too near sentencepiece's rebasing for remembered paths.
+  static constexpr double kRebaseNear = 9e4;
+
+  // Appends segment s[start..end) of the text, with sentencepiece's best score so far at its
+  // start (updated to its end). sentencepiece sums in float from the start of the text, so a
+  // near tie may fall either way depending on the sum before it: a path remembered from the
+  // segment alone (exact sums) is taken only where its margin over every rival at each of its
+  // nodes exceeds what rounding can change at this magnitude; otherwise the segment is searched
+  // again with sentencepiece's float sums (as also where those are about to be rebased).
+  void append_segment(const Text& text, size_t start, size_t end, float& so_far, std::vector<uint32_t>& ids,
+                      std::vector<uint32_t>* lengths, Cache& cache) const {
+    const uint8_t* p = text.s + start;
+    const size_t m = end - start;
+    std::vector<uint32_t>& path = cache.path;
+    PieceCache& paths = cache.paths;
+    path.clear();
+    // The path: its margin (float bits), then its nodes; none: no path that may be taken as it is.
+    const uint32_t *nodes = path.data(), *nodes_end = nodes;
+    if (m <= kShortPiece && cacheable_) {
+      const ShortKey key = short_key(p, m, text.s, text.s + text.n);
+      const uint64_t hash = key.hash();
+      if (const ShortPieceTable::Entry* e = paths.shorts.find(key, hash)) {
+        nodes = cache.entry;
+        nodes_end = paths.shorts.emit(*e, cache.entry);
+      } else if (exact_path(p, m, cache) && path.size() <= kMostInTable) {
+        paths.shorts.insert(key, hash, path.data(), path.size());
+      }
+    } else if (m <= kMediumPiece && cacheable_) {
+      const MediumKey key = medium_key(p, m);
+      const uint64_t hash = key.hash();
+      if (const MediumPieceTable::Entry* e = paths.mediums.find(key, hash)) {
+        nodes = cache.entry;
+        nodes_end = paths.mediums.emit(*e, cache.entry);
+      } else if (exact_path(p, m, cache) && path.size() <= kMostInTable) {
+        paths.mediums.insert(key, hash, path.data(), path.size());
+      }
+    } else if (m <= PieceCache::kMaxBytes && cacheable_) {
+      const uint64_t key = bytes_key(p, m);
+      if (!paths.get_long(p, m, key, path) && exact_path(p, m, cache)) paths.put_long(p, m, key, path.data(), path.size());
+    }
+    if (nodes != cache.entry) nodes = path.data(), nodes_end = nodes + path.size();
+    float margin = 0;
+    if (nodes != nodes_end) std::memcpy(&margin, nodes, sizeof margin);
+    const double bound = std::fabs(double(so_far)) + double(m) * max_abs_score_;
+    if (nodes == nodes_end || bound >= kRebaseNear ||
+        !(double(margin) > double(m) * float_ulp(bound * 1.000001 + 1.0)))
+      return float_path(text, start, end, so_far, ids, lengths, cache);
+    const char* at = reinterpret_cast<const char*>(p);
+    for (const uint32_t* node = nodes + 1; node != nodes_end; ++node) {
+      const uint32_t id = *node & kIdMask, bytes = *node >> kLengthShift;
+      so_far += node_score(id, bytes);  // the sum sentencepiece makes, in its order
+      vocab_.emit(id, std::string_view(at, bytes), text.first, ids, lengths);
+      at += bytes;
+    }
+  }
+
+  // The spacing of floats of magnitude x (>= 0): one float addition that gives at most x rounds
+  // by half of it at most.
+  static double float_ulp(double x) {
+    const float f = float(std::max(x, 1.0));  // (rounding up may only give a larger spacing)
+    uint32_t bits;
+    std::memcpy(&bits, &f, sizeof bits);
+    bits = (bits & 0x7F800000u) - (23u << 23);  // 2^(exponent - 23): positive, as f >= 1
+    float ulp;
+    std::memcpy(&ulp, &bits, sizeof ulp);
+    return ulp;
+  }
+
+  // The best path of segment p[0..m) alone with exact sums (doubles of the float scores), into
+  // cache.path after its margin: the least by which its node beats the best rival ending at the
+  // same place, at each of its nodes. False (and path empty) where the path cannot be stored.
+  bool exact_path(const uint8_t* p, size_t m, Cache& cache) const {
+    std::vector<double>&best = cache.best, &second = cache.second;
+    std::vector<uint32_t>& node = cache.best_node;
+    std::vector<int64_t>& from = cache.best_start;
+    const double none = -std::numeric_limits<double>::infinity();
+    best.assign(m + 1, none);
+    second.assign(m + 1, none);
+    node.resize(m + 1);
+    from.assign(m + 1, -1);
+    best[0] = 0;
+    for_each_node(p, m, [](size_t) {}, [&](size_t start, size_t end, uint32_t id) {
+      const double candidate = best[start] + double(node_score(id, end - start));
+      if (from[end] == -1 || candidate > best[end]) {
+        second[end] = best[end];
+        best[end] = candidate;
+        node[end] = id;
+        from[end] = int64_t(start);
+      } else {
+        second[end] = std::max(second[end], candidate);
+      }
+    });
+    std::vector<uint32_t>& path = cache.path;
+    path.clear();
+    double margin = std::numeric_limits<double>::infinity();
+    for (int64_t end = int64_t(m); end > 0; end = from[end]) {
+      margin = std::min(margin, best[end] - second[end]);
+      const size_t bytes = size_t(end - from[end]);
+      if (bytes >= (size_t(1) << (32 - kLengthShift))) {
+        path.clear();  // a node too long to store
+        return false;
+      }
+      path.push_back(node[end] | uint32_t(bytes) << kLengthShift);
+    }
+    // (float, rounded down: the margin only shrinks)
+    float stored = float(margin);
+    if (double(stored) > margin) stored = std::nextafter(stored, 0.0f);
+    path.push_back(0);
+    std::memcpy(&path.back(), &stored, sizeof stored);
+    std::reverse(path.begin(), path.end());
+    return true;
+  }
+
+  // Appends segment s[start..end) as sentencepiece's own search finds it, given its best score
+  // so far at the start (updated to the end): float sums, the first of equal ones kept, and all
+  // rebased when the best score at a start leaves [-1e5, 1e5].
+  void float_path(const Text& text, size_t start, size_t end, float& so_far, std::vector<uint32_t>& ids,
+                  std::vector<uint32_t>* lengths, Cache& cache) const {
+    const uint8_t* p = text.s + start;
+    const size_t m = end - start;
+    std::vector<Cache::Best>& best = cache.float_best;
+    best.assign(m + 1, Cache::Best{});
+    best[0].score = so_far;
+    auto begin = [&](size_t from) {
+      so_far = best[from].score;
+      if (so_far >= -1e5f && so_far <= 1e5f) return;
+      for (size_t i = from; i <= std::min(m, from + longest_); ++i)  // past it nothing is set yet
+        if (i == from || best[i].starts_at != -1) best[i].score -= so_far;
+      so_far = 0;
+    };
+    auto relax = [&](size_t from, size_t to, uint32_t id) {
+      const float candidate = so_far + node_score(id, to - from);
+      Cache::Best& target = best[to];
+      if (target.starts_at == -1 || candidate > target.score) target = Cache::Best{candidate, id, int64_t(from)};
+    };
+    for_each_node(p, m, begin, relax);
+    so_far = best[m].score;
+    std::vector<uint32_t>& cuts = cache.best_node;  // the path's node ends, last first
+    cuts.clear();
+    for (int64_t to = int64_t(m); to > 0; to = best[to].starts_at) cuts.push_back(uint32_t(to));
+    uint32_t from = 0;
+    for (auto it = cuts.rbegin(); it != cuts.rend(); from = *it++)
+      vocab_.emit(best[*it].id, std::string_view(reinterpret_cast<const char*>(p) + from, *it - from), text.first,
+                  ids, lengths);
+  }
+
   // A node's score; a user-defined symbol's depends on its length (in bytes or characters).
   float node_score(uint32_t id, size_t length) const {
     if (id == vocab_.unk_id()) return min_score_ - 10.0f;
@@ -334,6 +506,10 @@ class SpmUnigramModel {
   ByteTrie trie_;
   float min_score_ = FLT_MAX;
   size_t longest_ = 4;  // bytes of the longest node: a piece, or an unknown character
+  double max_abs_score_ = 0;  // the largest magnitude of a node's score (a node has a byte at least)
+  PieceAdjacency adjacency_;
+  bool cacheable_ = false;  // ids fit the remembered paths
+  mutable Pool<Cache> caches_;
 };
 
 }  // namespace tokenforge
