@@ -102,7 +102,7 @@ def run_once(lib, mode: str, docs: list, threads: int):
     return t1 - t0, c1 - c0, out
 
 
-def compare(ref: list | None, out: list, decode=None):
+def compare(ref: list | None, out: list, decode=None, ref_name: str = "tiktoken"):
     """(differing docs, first difference as a short string) -- ref None: not checked."""
     if ref is None:
         return None, None
@@ -116,11 +116,11 @@ def compare(ref: list | None, out: list, decode=None):
             if first is None:
                 k = next((k for k, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
                 first = (
-                    f"doc {i}: first difference at token {k}: tiktoken {a[k:k + 4]} vs {b[k:k + 4]} "
+                    f"doc {i}: first difference at token {k}: {ref_name} {a[k:k + 4]} vs {b[k:k + 4]} "
                     f"({len(a)} vs {len(b)} tokens)"
                 )
                 if decode is not None:
-                    first += f"; tiktoken {decode(a[k:k + 4])!r} vs {decode(b[k:k + 4])!r}"
+                    first += f"; {ref_name} {decode(a[k:k + 4])!r} vs {decode(b[k:k + 4])!r}"
     return bad, first
 
 
