@@ -327,7 +327,7 @@ class SpmUnigramModel {
   // Per thread: the segments seen and their best paths; a segment's working state.
   struct Cache {
     PieceCache paths;
-    std::vector<uint32_t> path;  // a margin, then nodes: id | bytes << kLengthShift
+    std::vector<uint32_t> path;  // a limit (safe_limit), then nodes: id | bytes << kLengthShift
     uint32_t entry[kMostInTable + MediumPieceTable::kInlineIds];  // a path read from a table
     std::vector<double> best, second;
     std::vector<uint32_t> best_node;
@@ -355,7 +355,7 @@ class SpmUnigramModel {
     std::vector<uint32_t>& path = cache.path;
     PieceCache& paths = cache.paths;
     path.clear();
-    // The path: its margin (float bits), then its nodes; none: no path that may be taken as it is.
+    // The path: its limit (float bits; see safe_limit), then its nodes; none: no path that may be taken as it is.
     const uint32_t *nodes = path.data(), *nodes_end = nodes;
     if (m <= kShortPiece && cacheable_) {
       const ShortKey key = short_key(p, m, text.s, text.s + text.n);
@@ -380,12 +380,9 @@ class SpmUnigramModel {
       if (!paths.get_long(p, m, key, path) && exact_path(p, m, cache)) paths.put_long(p, m, key, path.data(), path.size());
     }
     if (nodes != cache.entry) nodes = path.data(), nodes_end = nodes + path.size();
-    float margin = 0;
-    if (nodes != nodes_end) std::memcpy(&margin, nodes, sizeof margin);
-    const double bound = std::fabs(double(so_far)) + double(m) * max_abs_score_;
-    if (nodes == nodes_end || bound >= kRebaseNear ||
-        !(double(margin) > double(m) * float_ulp(bound * 1.000001 + 1.0)))
-      return float_path(text, start, end, so_far, ids, lengths, cache);
+    float limit = 0;
+    if (nodes != nodes_end) std::memcpy(&limit, nodes, sizeof limit);
+    if (!(std::fabs(so_far) < limit)) return float_path(text, start, end, so_far, ids, lengths, cache);
     const char* at = reinterpret_cast<const char*>(p);
     for (const uint32_t* node = nodes + 1; node != nodes_end; ++node) {
       const uint32_t id = *node & kIdMask, bytes = *node >> kLengthShift;
@@ -395,21 +392,31 @@ class SpmUnigramModel {
     }
   }
 
-  // The spacing of floats of magnitude x (>= 0): one float addition that gives at most x rounds
-  // by half of it at most.
-  static double float_ulp(double x) {
-    const float f = float(std::max(x, 1.0));  // (rounding up may only give a larger spacing)
-    uint32_t bits;
-    std::memcpy(&bits, &f, sizeof bits);
-    bits = (bits & 0x7F800000u) - (23u << 23);  // 2^(exponent - 23): positive, as f >= 1
-    float ulp;
-    std::memcpy(&ulp, &bits, sizeof ulp);
-    return ulp;
+  // How large sentencepiece's sum before a segment of m bytes may be for the segment's exact
+  // best path, which beats every rival at each of its nodes by `margin`, to be its path too.
+  // Each float addition rounds by at most half the spacing of floats where the sums lie (below
+  // |sum| + m * the largest score), and a node's sum takes at most m of them, so margin >
+  // m * that spacing suffices. Below kRebaseNear too: sentencepiece rebases its sums past 1e5.
+  float safe_limit(double margin, size_t m) const {
+    const double spacing_below = margin / double(m);  // the spacing must stay below this
+    if (!(spacing_below > 0)) return 0;
+    double limit = kRebaseNear;
+    if (spacing_below < 1.0) {
+      // Floats in [2^e, 2^(e+1)) are 2^(e-23) apart: take the largest e with 2^(e-23) < spacing_below.
+      int e = std::ilogb(spacing_below) + 23;
+      if (std::ldexp(1.0, e - 23) >= spacing_below) --e;
+      limit = std::min(limit, std::ldexp(1.0, e + 1) * (1 - 1e-6));  // (slack for the sums' own error)
+    }
+    limit -= double(m) * max_abs_score_ + 1.0;
+    if (limit <= 0) return 0;
+    const float rounded = float(limit);
+    return double(rounded) > limit ? std::nextafter(rounded, 0.0f) : rounded;
   }
 
   // The best path of segment p[0..m) alone with exact sums (doubles of the float scores), into
-  // cache.path after its margin: the least by which its node beats the best rival ending at the
-  // same place, at each of its nodes. False (and path empty) where the path cannot be stored.
+  // cache.path after its safe_limit(), from its margin: the least by which its node beats the
+  // best rival ending at the same place, at each of its nodes. False (and path empty) where the
+  // path cannot be stored.
   bool exact_path(const uint8_t* p, size_t m, Cache& cache) const {
     std::vector<double>&best = cache.best, &second = cache.second;
     std::vector<uint32_t>& node = cache.best_node;
@@ -443,11 +450,9 @@ class SpmUnigramModel {
       }
       path.push_back(node[end] | uint32_t(bytes) << kLengthShift);
     }
-    // (float, rounded down: the margin only shrinks)
-    float stored = float(margin);
-    if (double(stored) > margin) stored = std::nextafter(stored, 0.0f);
+    const float limit = safe_limit(margin, m);
     path.push_back(0);
-    std::memcpy(&path.back(), &stored, sizeof stored);
+    std::memcpy(&path.back(), &limit, sizeof limit);
     std::reverse(path.begin(), path.end());
     return true;
   }
