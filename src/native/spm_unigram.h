@@ -200,21 +200,19 @@ class SpmLattice {
 class SpmUnigramModel {
  public:
   explicit SpmUnigramModel(SpmVocab vocab) : vocab_(std::move(vocab)) {
+    std::vector<std::string_view> pieces;  // those the lattice has
     for (uint32_t id = 0; id < vocab_.size(); ++id) {
       const uint8_t t = vocab_.type(id);
+      const std::string& text = vocab_.text(id);
       if (SpmVocab::producible(t)) {
-        const std::string& text = vocab_.text(id);
         trie_.insert(reinterpret_cast<const uint8_t*>(text.data()), text.size(), id);
         longest_ = std::max(longest_, text.size());
       }
       if (t == SpmVocab::kNormal) min_score_ = std::min(min_score_, vocab_.score(id));
-    }
-    std::vector<std::string_view> pieces;  // those the lattice has
-    for (uint32_t id = 0; id < vocab_.size(); ++id) {
-      const uint8_t t = vocab_.type(id);
-      if (t != SpmVocab::kNormal && t != SpmVocab::kUserDefined) continue;
-      pieces.push_back(vocab_.text(id));
-      max_abs_score_ = std::max(max_abs_score_, std::fabs(double(node_score(id, vocab_.text(id).size()))));
+      if (t == SpmVocab::kNormal || t == SpmVocab::kUserDefined) {
+        pieces.push_back(text);
+        max_abs_score_ = std::max(max_abs_score_, std::fabs(double(node_score(id, text.size()))));
+      }
     }
     max_abs_score_ = std::max(max_abs_score_, std::fabs(double(node_score(vocab_.unk_id(), 1))));
     adjacency_ = PieceAdjacency(pieces);
@@ -330,7 +328,7 @@ class SpmUnigramModel {
     std::vector<uint32_t> path;  // a limit (safe_limit), then nodes: id | bytes << kLengthShift
     uint32_t entry[kMostInTable + MediumPieceTable::kInlineIds];  // a path read from a table
     std::vector<double> best, second;
-    std::vector<uint32_t> best_node;
+    std::vector<uint32_t> best_node, cuts;
     std::vector<int64_t> best_start;
     struct Best {
       float score = 0;
@@ -355,31 +353,24 @@ class SpmUnigramModel {
     std::vector<uint32_t>& path = cache.path;
     PieceCache& paths = cache.paths;
     path.clear();
-    // The path: its limit (float bits; see safe_limit), then its nodes; none: no path that may be taken as it is.
-    const uint32_t *nodes = path.data(), *nodes_end = nodes;
-    if (m <= kShortPiece && cacheable_) {
-      const ShortKey key = short_key(p, m, text.s, text.s + text.n);
+    // The path: its limit (float bits; see safe_limit), then its nodes; none: no path that may
+    // be taken as it is. A path read from a table lands in cache.entry, up to entry_end.
+    const uint32_t* entry_end = nullptr;
+    auto remembered = [&](auto& table, const auto& key) {
       const uint64_t hash = key.hash();
-      if (const ShortPieceTable::Entry* e = paths.shorts.find(key, hash)) {
-        nodes = cache.entry;
-        nodes_end = paths.shorts.emit(*e, cache.entry);
-      } else if (exact_path(p, m, cache) && path.size() <= kMostInTable) {
-        paths.shorts.insert(key, hash, path.data(), path.size());
-      }
-    } else if (m <= kMediumPiece && cacheable_) {
-      const MediumKey key = medium_key(p, m);
-      const uint64_t hash = key.hash();
-      if (const MediumPieceTable::Entry* e = paths.mediums.find(key, hash)) {
-        nodes = cache.entry;
-        nodes_end = paths.mediums.emit(*e, cache.entry);
-      } else if (exact_path(p, m, cache) && path.size() <= kMostInTable) {
-        paths.mediums.insert(key, hash, path.data(), path.size());
-      }
-    } else if (m <= PieceCache::kMaxBytes && cacheable_) {
+      if (const auto* e = table.find(key, hash)) entry_end = table.emit(*e, cache.entry);
+      else if (exact_path(p, m, cache) && path.size() <= kMostInTable) table.insert(key, hash, path.data(), path.size());
+    };
+    if (cacheable_ && m <= kShortPiece) {
+      remembered(paths.shorts, short_key(p, m, text.s, text.s + text.n));
+    } else if (cacheable_ && m <= kMediumPiece) {
+      remembered(paths.mediums, medium_key(p, m));
+    } else if (cacheable_ && m <= PieceCache::kMaxBytes) {
       const uint64_t key = bytes_key(p, m);
       if (!paths.get_long(p, m, key, path) && exact_path(p, m, cache)) paths.put_long(p, m, key, path.data(), path.size());
     }
-    if (nodes != cache.entry) nodes = path.data(), nodes_end = nodes + path.size();
+    const uint32_t* nodes = entry_end ? cache.entry : path.data();
+    const uint32_t* nodes_end = entry_end ? entry_end : path.data() + path.size();
     float limit = 0;
     if (nodes != nodes_end) std::memcpy(&limit, nodes, sizeof limit);
     if (!(std::fabs(so_far) < limit)) return float_path(text, start, end, so_far, ids, lengths, cache);
@@ -481,7 +472,7 @@ class SpmUnigramModel {
     };
     for_each_node(p, m, begin, relax);
     so_far = best[m].score;
-    std::vector<uint32_t>& cuts = cache.best_node;  // the path's node ends, last first
+    std::vector<uint32_t>& cuts = cache.cuts;  // the path's node ends, last first
     cuts.clear();
     for (int64_t to = int64_t(m); to > 0; to = best[to].starts_at) cuts.push_back(uint32_t(to));
     uint32_t from = 0;
