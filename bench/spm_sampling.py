@@ -14,15 +14,11 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 SHARED = Path(os.environ.get("TOKENFORGE_SHARED", "/work/shared"))
-# bench/sentencepiece.py would shadow the sentencepiece package: take bench/ off the path.
-HERE = Path(__file__).resolve().parent
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != HERE]
 
 
 def best_time(call, lines, repeat):

@@ -141,3 +141,22 @@ def test_random_text_matches_sentencepiece_on_trained_models(trained, text):
 
 
 _TRAINED: dict = {}
+
+
+# Long runs of plain ASCII (copied 16 bytes at a time) broken by what stops a run: spaces after
+# spaces, controls, letters before combining marks, characters outside ASCII, plain or mapped.
+_RUN_PARTS = st.one_of(st.text("abcxyzABC019.,;:-_()", min_size=1, max_size=40),
+                       st.sampled_from([" ", "  ", "\t", "\n", "\x01", "\x7f", "\u0301", "\u0338", "<", "=", "é",
+                                        "д", "日本", "Ａ", "ﬁ", "①", "\u3000", "\u00a0", "😀", "▁", "<sep>"]))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_RUN_PARTS, max_size=30).map("".join))
+def test_long_plain_runs_normalize_and_encode_like_sentencepiece(trained, text):
+    for name in ("unigram-nmt_nfkc-True-False", "bpe-nfkc_cf-False-True", "unigram-identity-False-False"):
+        if name not in _TRAINED:
+            _TRAINED[name] = (spm.SentencePieceProcessor(model_file=trained[name]),
+                              SentencePieceModelEncoder.from_file(trained[name]))
+        theirs, ours = _TRAINED[name]
+        assert ours.normalize(text) == theirs.normalize(text), name
+        assert ours.encode(text) == theirs.encode(text), name

@@ -17,6 +17,9 @@
 #include <vector>
 
 #include "unicode_classes.h"
+#if defined(__SSSE3__)
+#include <tmmintrin.h>
+#endif
 
 namespace tokenforge {
 
@@ -76,6 +79,15 @@ class SpmNormalizer {
     for (const std::string& u : user_defined_)
       if (!u.empty()) starts_user_defined_[uint8_t(u[0])] = true, copy_rule_[uint8_t(u[0])] = kStop;
     copies_all_ = std::all_of(copy_rule_.begin(), copy_rule_.end(), [](uint8_t r) { return r == kCopy; });
+#if defined(__SSSE3__)
+    alignas(16) uint8_t stops[16] = {}, before_ascii[16] = {};
+    for (uint32_t b = 0; b < 0x80; ++b) {
+      if (copy_rule_[b] == kStop) stops[b & 15] |= uint8_t(1u << (b >> 4));
+      if (copy_rule_[b] == kAsciiNext) before_ascii[b & 15] |= uint8_t(1u << (b >> 4));
+    }
+    stop_bytes_ = _mm_load_si128(reinterpret_cast<const __m128i*>(stops));
+    before_ascii_bytes_ = _mm_load_si128(reinterpret_cast<const __m128i*>(before_ascii));
+#endif
   }
 
   // Whether normalizing a (non-empty) text only puts a space before it and escapes its spaces,
@@ -154,6 +166,7 @@ class SpmNormalizer {
 
  private:
   static constexpr std::string_view kSpace = "\xE2\x96\x81";
+  static constexpr size_t kSlack = 16;  // bytes copy_plain() may write past what it keeps
 
   void load_charsmap(std::string_view charsmap) {
     if (charsmap.empty()) return;
@@ -185,25 +198,12 @@ class SpmNormalizer {
   // remove_extra_whitespaces counts.
   size_t copy_plain(std::string_view input, uint32_t consumed, bool& prev_space, std::string& out,
                     std::vector<uint32_t>* norm_to_orig) const {
-    size_t run = input.size(), spaces = 0;
+    const uint8_t* s = reinterpret_cast<const uint8_t*>(input.data());
+    const size_t n = input.size();
+    size_t run = n, spaces = 0;
     if (!copies_all_) {
       bool after_space = prev_space;
-      for (run = 0; run < input.size(); ++run) {
-        const uint8_t c = uint8_t(input[run]), rule = copy_rule_[c];
-        if (rule == kWhole) {  // a character outside ASCII, copied whole if plain
-          size_t len;
-          const uint32_t cp = decode_utf8(reinterpret_cast<const uint8_t*>(input.data()) + run, input.size() - run, len);
-          if (cp >= 0x10000 || !(plain_[cp >> 6] >> (cp & 63) & 1)) break;
-          run += len - 1;
-          after_space = false;
-          continue;
-        }
-        const bool goes = rule == kCopy || (rule == kSpaceOnce && !after_space) ||
-                          (rule == kAsciiNext && (run + 1 == input.size() || uint8_t(input[run + 1]) < 0x80));
-        if (!goes) break;
-        after_space = c == ' ';
-        spaces += after_space;
-      }
+      run = plain_run(s, n, after_space, spaces);
       if (run == 0) return 0;
       prev_space = after_space && options_.remove_extra_whitespaces;
     } else {
@@ -214,28 +214,118 @@ class SpmNormalizer {
     const bool escape = options_.escape_whitespaces;
     if (!escape) spaces = 0;
     const size_t at = out.size();
-    out.resize(at + run + 2 * spaces + 2);  // (+2: each byte is written as 3)
+    out.resize(at + run + 2 * spaces + kSlack);
     char* w = out.data() + at;
-    uint32_t* o = nullptr;
-    if (norm_to_orig) {
-      norm_to_orig->resize(out.size());
-      o = norm_to_orig->data() + at;
+    if (!norm_to_orig) {
+      w = escape ? write_escaped(s, run, n, w) : static_cast<char*>(std::memcpy(w, s, run)) + run;
+      out.resize(size_t(w - out.data()));
+      return run;
     }
+    norm_to_orig->resize(out.size());
+    uint32_t* o = norm_to_orig->data() + at;
     uint32_t start = consumed;  // of the current character
     for (size_t k = 0; k < run; ++k) {  // without branches: spaces are unpredictable
-      const uint8_t c = uint8_t(input[k]);
+      const uint8_t c = s[k];
       const bool space = c == ' ' && escape;
       w[0] = char(space ? 0xE2 : c), w[1] = char(0x96), w[2] = char(0x81);  // kSpace
       w += space ? 3 : 1;
-      if (o) {
-        start = (c & 0xC0) != 0x80 ? consumed + uint32_t(k) : start;
-        o[0] = o[1] = o[2] = start;
-        o += space ? 3 : 1;
-      }
+      start = (c & 0xC0) != 0x80 ? consumed + uint32_t(k) : start;
+      o[0] = o[1] = o[2] = start;
+      o += space ? 3 : 1;
     }
     out.resize(size_t(w - out.data()));
-    if (norm_to_orig) norm_to_orig->resize(out.size());
+    norm_to_orig->resize(out.size());
     return run;
+  }
+
+  // How many bytes of s[0..n) copy_plain() takes as they are, and the spaces among them;
+  // after_space: whether the byte before (then the last taken) is a space. ASCII is tested 16
+  // bytes at a time, characters outside it one by one.
+  size_t plain_run(const uint8_t* s, size_t n, bool& after_space, size_t& spaces) const {
+    size_t run = 0;
+    for (;;) {
+#if defined(__SSSE3__)
+      for (; run + 16 <= n; run += 16) {
+        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + run));
+        const uint32_t high = uint32_t(_mm_movemask_epi8(v));
+        const __m128i lo = _mm_and_si128(v, _mm_set1_epi8(0x0F));
+        const __m128i bit = _mm_shuffle_epi8(kHighNibbleBit, _mm_and_si128(_mm_srli_epi16(v, 4), _mm_set1_epi8(0x0F)));
+        auto in = [&](__m128i table) {  // bit i: byte i is ASCII and in the set
+          const __m128i hit = _mm_and_si128(_mm_shuffle_epi8(table, lo), bit);
+          return ~uint32_t(_mm_movemask_epi8(_mm_cmpeq_epi8(hit, _mm_setzero_si128()))) & 0xFFFF;
+        };
+        const uint32_t space = uint32_t(_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(' '))));
+        const uint32_t high_next = (high >> 1) | (run + 16 < n && s[run + 16] >= 0x80 ? 0x8000u : 0u);
+        uint32_t stop = high | in(stop_bytes_) | (in(before_ascii_bytes_) & high_next);
+        if (options_.remove_extra_whitespaces) stop |= space & ((space << 1) | uint32_t(after_space));
+        if (stop == 0) {
+          spaces += size_t(__builtin_popcount(space));
+          after_space = space >> 15;
+          continue;
+        }
+        const int k = __builtin_ctz(stop);
+        spaces += size_t(__builtin_popcount(space & ((1u << k) - 1)));
+        if (k) after_space = (space >> (k - 1)) & 1;
+        run += size_t(k);
+        break;
+      }
+#endif
+      // One character: the rest of the text (under 16 bytes), or where the blocks stopped.
+      for (; run < n; ++run) {
+        const uint8_t c = s[run], rule = copy_rule_[c];
+        if (rule == kWhole) {  // a character outside ASCII, copied whole if plain
+          size_t len;
+          const uint32_t cp = decode_utf8(s + run, n - run, len);
+          if (cp >= 0x10000 || !(plain_[cp >> 6] >> (cp & 63) & 1)) return run;
+          run += len - 1;
+          after_space = false;
+          continue;
+        }
+        const bool goes = rule == kCopy || (rule == kSpaceOnce && !after_space) ||
+                          (rule == kAsciiNext && (run + 1 == n || s[run + 1] < 0x80));
+        if (!goes) return run;
+        after_space = c == ' ';
+        spaces += after_space;
+#if defined(__SSSE3__)
+        if (n - run > 16) {  // back to blocks
+          ++run;
+          break;
+        }
+#endif
+      }
+      if (run >= n) return run;
+    }
+  }
+
+  // Writes s[0..run) at w with each space as kSpace; returns the end. s may be read up to n.
+  static char* write_escaped(const uint8_t* s, size_t run, size_t n, char* w) {
+    size_t pos = 0;
+#if defined(__SSSE3__)
+    // A block's bytes go 16 at a time, each space's followers again after its kSpace (the
+    // loads may pass the block, so they stay 32 bytes short of n).
+    for (; pos + 16 <= run && pos + 32 <= n; pos += 16) {
+      const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + pos));
+      uint32_t space = uint32_t(_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(' '))));
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(w), v);
+      uint32_t from = 0;
+      for (; space; space &= space - 1) {
+        const uint32_t at = uint32_t(__builtin_ctz(space));
+        w += at - from;
+        std::memcpy(w, kSpace.data(), 3);
+        w += 3;
+        from = at + 1;
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(w), _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + pos + from)));
+      }
+      w += 16 - from;
+    }
+#endif
+    for (; pos < run; ++pos) {  // without branches: spaces are unpredictable
+      const uint8_t c = s[pos];
+      const bool space = c == ' ';
+      w[0] = char(space ? 0xE2 : c), w[1] = char(0x96), w[2] = char(0x81);  // kSpace
+      w += space ? 3 : 1;
+    }
+    return w;
   }
 
   // The longest user-defined symbol at the start of s as it is; else the replacement of the
@@ -281,6 +371,11 @@ class SpmNormalizer {
   // kWhole: the first byte of a character outside ASCII, copied whole where plain_ says.
   enum CopyRule : uint8_t { kCopy, kStop, kSpaceOnce, kAsciiNext, kWhole };
   std::array<uint8_t, 256> copy_rule_{};
+#if defined(__SSSE3__)
+  // The ASCII bytes of a rule as pshufb tables: entry lo has bit h for byte h * 16 + lo.
+  __m128i stop_bytes_ = _mm_setzero_si128(), before_ascii_bytes_ = _mm_setzero_si128();
+  static inline const __m128i kHighNibbleBit = _mm_setr_epi8(1, 2, 4, 8, 16, 32, 64, -128, 0, 0, 0, 0, 0, 0, 0, 0);
+#endif
   std::vector<uint64_t> plain_;  // bit c: no key starts with code point c (with a map)
   bool copies_all_ = true;
   std::vector<uint32_t> units_;

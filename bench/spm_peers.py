@@ -1,9 +1,9 @@
 #!/usr/bin/env python
 """sentencepiece models: encode throughput and Unigram training, tokenforge against its peers, in one run.
 
-    python bench/sentencepiece.py                        # 1 MB per corpus, best of 3, both models, training
-    python bench/sentencepiece.py --mb 0.2 --repeat 1 --only mistral --skip-train     # quick look
-    python bench/sentencepiece.py --skip-encode --with-hf-train    # training only, HF's trainer too (~500 s)
+    python bench/spm_peers.py                        # 1 MB per corpus, best of 3, both models, training
+    python bench/spm_peers.py --mb 0.2 --repeat 1 --only mistral --skip-train     # quick look
+    python bench/spm_peers.py --skip-encode --with-hf-train    # training only, HF's trainer too (~500 s)
 
 A. Encode. Two models: Mistral 7B's tokenizer.model (BPE, byte fallback, identity normalizer) and a
 32k Unigram model that sentencepiece trains once on en-linuxdoc with its default options (nmt_nfkc;
@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import importlib.util
 import json
 import os
 import pickle
@@ -45,20 +44,10 @@ from array import array
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-# This file's name would shadow the sentencepiece package: take bench/ off the path and load the
-# helpers this script shares with the other benchmarks by file.
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != HERE]
+sys.path.insert(0, str(HERE))
+import _peers  # noqa: E402
+import encode as _enc  # noqa: E402  (corpora, documents, timing, comparison and formatting helpers)
 
-
-def _bench_module(name: str):
-    spec = importlib.util.spec_from_file_location(name, HERE / f"{name}.py")
-    module = sys.modules[name] = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-_peers = _bench_module("_peers")
-_enc = _bench_module("encode")  # corpora, documents, timing, comparison and formatting helpers
 Lib, Skip = _peers.Lib, _peers.Skip
 
 MB = _enc.MB
@@ -498,7 +487,7 @@ def render(args, corpora, enc, train, started, elapsed) -> str:
     load = os.getloadavg()
     out.append(f"{m['cpu']} ({m['cores']} cores), Python {m['python']}, {time.strftime('%Y-%m-%d %H:%M', started)}; "
                f"load average at start {args.load_start[0]:.1f}, at end {load[0]:.1f}. "
-               f"Command: `{shlex.join(['python', 'bench/sentencepiece.py'] + args.argv)}`")
+               f"Command: `{shlex.join(['python', 'bench/spm_peers.py'] + args.argv)}`")
     versions = {dist: _peers._version(dist) for dist in ("tokenforge", "sentencepiece", "tokenizers", "fastokens",
                                                            "transformers")}
     out += ["Versions: " + ", ".join(f"{k} {v}" for k, v in versions.items() if v != "?"), ""]
