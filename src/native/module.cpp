@@ -474,19 +474,16 @@ class PyWordPiece : public PyPipeline<WordPieceTokenizer> {
   }
 };
 
-// A sentencepiece model object as SpmEncoder calls it (the binding keeps the model alive). Only
-// the BPE model reads escaped text as it is.
-SpmEncoder::Model model_function(const SpmBpeModel& model) {
+// A sentencepiece model object as SpmEncoder calls it (the binding keeps the model alive), and
+// what it reads: the BPE model reads escaped input as it is, and both read spaces as "▁" (the
+// Unigram model where "▁" is a piece).
+template <class Model>
+SpmEncoder::Model model_function(const Model& model) {
   return [&model](const uint8_t* s, size_t n, SpmEscaping how, std::vector<uint32_t>& ids,
                   std::vector<uint32_t>* lengths) { model.encode(s, n, ids, lengths, how); };
 }
-SpmEncoder::Model model_function(const SpmUnigramModel& model) {
-  return [&model](const uint8_t* s, size_t n, SpmEscaping, std::vector<uint32_t>& ids, std::vector<uint32_t>* lengths) {
-    model.encode(s, n, ids, lengths);
-  };
-}
-template <class Model>
-constexpr bool kReadsEscaped = std::is_same_v<Model, SpmBpeModel>;
+SpmReads reads(const SpmBpeModel&) { return {true, true}; }
+SpmReads reads(const SpmUnigramModel& model) { return {false, model.reads_spaces_escaped()}; }
 
 // sentencepiece's pipeline over a model object and a normalizer object (both kept alive by the
 // binding), with its decoder.
@@ -494,7 +491,7 @@ class PySpmTokenizer : public PyPipeline<SpmPipeline> {
  public:
   template <class Model>
   PySpmTokenizer(const SpmNormalizer& normalizer, const Model& model, SpmDecoder::Options options)
-      : PyPipeline(pieces_of(model.vocab()), false, normalizer, model_function(model), kReadsEscaped<Model>),
+      : PyPipeline(pieces_of(model.vocab()), false, normalizer, model_function(model), reads(model)),
         decoder_(model.vocab(), std::move(options)) {}
 
   nb::str decode(nb::handle ids_seq, bool skip_control) const {
@@ -628,7 +625,7 @@ void def_spm_encoder_init(nb::class_<SpmEncoder>& c) {
   c.def(
       "__init__",
       [](SpmEncoder* self, const SpmNormalizer& normalizer, const Model& model) {
-        new (self) SpmEncoder(normalizer, model_function(model), kReadsEscaped<Model>);
+        new (self) SpmEncoder(normalizer, model_function(model), reads(model));
       },
       nb::arg("normalizer"), nb::arg("model"), nb::keep_alive<1, 2>(), nb::keep_alive<1, 3>());
 }

@@ -107,8 +107,11 @@ class SpmNormalizer {
     return out;
   }
 
-  // The same into `out` (and `norm_to_orig`), whose memory is reused.
-  void normalize(const uint8_t* s, size_t n, std::string& out, std::vector<uint32_t>* norm_to_orig) const {
+  // The same into `out` (and `norm_to_orig`), whose memory is reused. With `spaces_as_is`,
+  // spaces stay " " where they would become "▁": the reader escapes them (SpmEscaping).
+  void normalize(const uint8_t* s, size_t n, std::string& out, std::vector<uint32_t>* norm_to_orig,
+                 bool spaces_as_is = false) const {
+    const bool escape = options_.escape_whitespaces && !spaces_as_is;
     std::string_view input(reinterpret_cast<const char*>(s), n);
     out.clear();
     if (norm_to_orig) norm_to_orig->clear();
@@ -123,7 +126,7 @@ class SpmNormalizer {
     }
     // sentencepiece gives empty text an empty alignment (not even the end).
     if (input.empty()) return;
-    const std::string_view space = options_.escape_whitespaces ? kSpace : " ";
+    const std::string_view space = escape ? kSpace : " ";
     auto append = [&](std::string_view bytes) {
       out += bytes;
       if (norm_to_orig) norm_to_orig->insert(norm_to_orig->end(), bytes.size(), consumed);
@@ -131,7 +134,7 @@ class SpmNormalizer {
     if (options_.add_dummy_prefix && !options_.whitespace_as_suffix) append(space);
     bool prev_space = options_.remove_extra_whitespaces;
     while (!input.empty()) {
-      if (const size_t run = copy_plain(input, consumed, prev_space, out, norm_to_orig)) {
+      if (const size_t run = copy_plain(input, consumed, escape, prev_space, out, norm_to_orig)) {
         input.remove_prefix(run);
         consumed += uint32_t(run);
         continue;
@@ -141,7 +144,7 @@ class SpmNormalizer {
         while (!piece.empty() && piece[0] == ' ') piece.remove_prefix(1);
       if (!piece.empty()) {
         for (const char& c : piece) {
-          if (c == ' ' && options_.escape_whitespaces) append(kSpace);
+          if (c == ' ' && escape) append(kSpace);
           else append(std::string_view(&c, 1));
         }
         prev_space = piece.back() == ' ';
@@ -151,9 +154,16 @@ class SpmNormalizer {
       if (!options_.remove_extra_whitespaces) prev_space = false;
     }
     if (options_.remove_extra_whitespaces) {
-      // Trailing spaces go; the end then aligns where the first of them came from.
-      while (out.size() >= space.size() && std::string_view(out).substr(out.size() - space.size()) == space) {
-        out.resize(out.size() - space.size());
+      // Trailing spaces go (sentencepiece takes an input "▁" at the end for an escaped one); the
+      // end then aligns where the first of them came from.
+      auto trailing = [&]() -> size_t {
+        const std::string_view o(out);
+        if (o.size() >= space.size() && o.substr(o.size() - space.size()) == space) return space.size();
+        const bool input_mark = spaces_as_is && options_.escape_whitespaces;
+        return input_mark && o.size() >= kSpace.size() && o.substr(o.size() - kSpace.size()) == kSpace ? kSpace.size() : 0;
+      };
+      for (size_t cut; (cut = trailing()) != 0;) {
+        out.resize(out.size() - cut);
         if (norm_to_orig) {
           consumed = (*norm_to_orig)[out.size()];
           norm_to_orig->resize(out.size());
@@ -196,7 +206,7 @@ class SpmNormalizer {
   // whitespace goes), escaping spaces, each byte aligned with its character's start; returns
   // how many input bytes it took, and says in prev_space whether the last was a space that
   // remove_extra_whitespaces counts.
-  size_t copy_plain(std::string_view input, uint32_t consumed, bool& prev_space, std::string& out,
+  size_t copy_plain(std::string_view input, uint32_t consumed, bool escape, bool& prev_space, std::string& out,
                     std::vector<uint32_t>* norm_to_orig) const {
     const uint8_t* s = reinterpret_cast<const uint8_t*>(input.data());
     const size_t n = input.size();
@@ -211,7 +221,6 @@ class SpmNormalizer {
       spaces = size_t(std::count(input.begin(), input.end(), ' '));
       prev_space = false;
     }
-    const bool escape = options_.escape_whitespaces;
     if (!escape) spaces = 0;
     const size_t at = out.size();
     out.resize(at + run + 2 * spaces + kSlack);

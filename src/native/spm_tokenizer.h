@@ -33,6 +33,13 @@ inline uint32_t count_characters(const uint8_t* s, size_t from, size_t to, size_
   return k;
 }
 
+// What a model can read besides normalized text (see SpmEscaping): `input`, a text that its
+// normalizer only escapes, as it is (the model then counts what its ids cover in characters);
+// `spaces`, normalized text with its spaces left as " ".
+struct SpmReads {
+  bool input = false, spaces = false;
+};
+
 // A model behind its normalizer: one text as sentencepiece encodes it.
 class SpmEncoder {
  public:
@@ -41,13 +48,13 @@ class SpmEncoder {
   using Model = std::function<void(const uint8_t*, size_t, SpmEscaping how, std::vector<uint32_t>& ids,
                                     std::vector<uint32_t>* lengths)>;
 
-  // `normalizer` must outlive the encoder (the bindings keep its owner alive). reads_escaped:
-  // the model can read a text its normalizer only escapes as it is, and counts what its ids
-  // cover in characters (SpmBpeModel; others count normalized bytes), so where the normalizer
-  // only escapes, the text skips it.
-  SpmEncoder(const SpmNormalizer& normalizer, Model model, bool reads_escaped)
-      : normalizer_(normalizer), model_(std::move(model)), counts_characters_(reads_escaped),
-        escaped_(reads_escaped && normalizer.escapes_only()) {}
+  // `normalizer` must outlive the encoder (the bindings keep its owner alive). Where the
+  // normalizer only escapes and the model reads such input, the text skips the normalizer; where
+  // the model reads spaces as "▁", the normalizer leaves them as they are.
+  SpmEncoder(const SpmNormalizer& normalizer, Model model, SpmReads reads)
+      : normalizer_(normalizer), model_(std::move(model)), counts_characters_(reads.input),
+        escaped_(reads.input && normalizer.escapes_only()),
+        spaces_as_is_(reads.spaces && normalizer.escaping().escape) {}
 
   // Appends the ids of text s[0..n) to ids. With `bounds`, also (replacing its contents) where
   // each starts in the input, in characters, and where the last ends (sentencepiece's offsets:
@@ -61,8 +68,9 @@ class SpmEncoder {
       model_(s, n, normalizer_.escaping(), ids, bounds ? &lengths : nullptr);
     } else {
       std::string& text = scratch.normalized;
-      normalizer_.normalize(s, n, text, bounds ? &scratch.norm_to_orig : nullptr);
-      model_(reinterpret_cast<const uint8_t*>(text.data()), text.size(), SpmEscaping{}, ids, bounds ? &lengths : nullptr);
+      normalizer_.normalize(s, n, text, bounds ? &scratch.norm_to_orig : nullptr, spaces_as_is_);
+      model_(reinterpret_cast<const uint8_t*>(text.data()), text.size(), SpmEscaping{false, spaces_as_is_}, ids,
+             bounds ? &lengths : nullptr);
     }
     if (!bounds) return;
     bounds->resize(lengths.empty() ? 0 : lengths.size() + 1);
@@ -103,14 +111,14 @@ class SpmEncoder {
   };
   const SpmNormalizer& normalizer_;
   Model model_;
-  bool counts_characters_, escaped_;
+  bool counts_characters_, escaped_, spaces_as_is_;
   mutable Pool<Scratch> scratch_;  // reused per thread
 };
 
 class SpmPipeline {
  public:
-  SpmPipeline(const SpmNormalizer& normalizer, SpmEncoder::Model model, bool reads_escaped)
-      : encoder_(normalizer, std::move(model), reads_escaped) {}
+  SpmPipeline(const SpmNormalizer& normalizer, SpmEncoder::Model model, SpmReads reads)
+      : encoder_(normalizer, std::move(model), reads) {}
 
   PostProcessor post;
 

@@ -209,41 +209,56 @@ class SpmUnigramModel {
         longest_ = std::max(longest_, text.size());
       }
       if (t == SpmVocab::kNormal) min_score_ = std::min(min_score_, vocab_.score(id));
-      if (t == SpmVocab::kNormal || t == SpmVocab::kUserDefined) {
-        pieces.push_back(text);
-        max_abs_score_ = std::max(max_abs_score_, std::fabs(double(node_score(id, text.size()))));
-      }
+      if (t == SpmVocab::kNormal || t == SpmVocab::kUserDefined) pieces.push_back(text);
     }
-    max_abs_score_ = std::max(max_abs_score_, std::fabs(double(node_score(vocab_.unk_id(), 1))));
+    node_scores_.resize(vocab_.size());
+    for (uint32_t id = 0; id < vocab_.size(); ++id) {
+      node_scores_[id] = node_score(id, vocab_.text(id).size());
+      const uint8_t t = vocab_.type(id);
+      if (t == SpmVocab::kNormal || t == SpmVocab::kUserDefined)
+        max_abs_score_ = std::max(max_abs_score_, std::fabs(double(node_scores_[id])));
+    }
+    max_abs_score_ = std::max(max_abs_score_, std::fabs(double(node_scores_[vocab_.unk_id()])));
+    one_node_limit_ = safe_limit(std::numeric_limits<double>::infinity(), 3);
     adjacency_ = PieceAdjacency(pieces);
     cacheable_ = vocab_.size() <= kIdMask;
+    index_characters();
   }
   const SpmVocab& vocab() const { return vocab_; }
 
+  // Whether the model reads " " as "▁" (SpmEscaping::escape, no prefix) exactly: where "▁" is a
+  // piece, so an escaped space is never an unknown character (whose bytes would be needed).
+  bool reads_spaces_escaped() const { return one_id(kMark) != vocab_.unk_id(); }
+
   // Appends the ids of the best segmentation of normalized text s[0..n) to `ids` (and to
-  // `lengths` the bytes each covers). The text is cut where no piece crosses and each part's
-  // best path remembered (see append_segment).
-  void encode(const uint8_t* s, size_t n, std::vector<uint32_t>& ids, std::vector<uint32_t>* lengths = nullptr) const {
+  // `lengths` the bytes of s each covers). With how.escape, each " " of s reads as "▁" (see
+  // reads_spaces_escaped). The text is cut where no piece crosses; each part's best path is
+  // remembered per thread (see append_path), and the parts' table slots are fetched a batch ahead.
+  void encode(const uint8_t* s, size_t n, std::vector<uint32_t>& ids, std::vector<uint32_t>* lengths = nullptr,
+              SpmEscaping how = {}) const {
     if (n == 0) return;
+    if (how.prefix) throw std::logic_error("the Unigram model reads no dummy prefix: normalize first");
     Pool<Cache>::Lease lease(caches_);
     Cache& cache = lease.get();
-    const Text text{s, n, ids.size()};
-    float so_far = 0;  // sentencepiece's best score at the start of the current segment
-    size_t start = 0, len;
-    uint32_t prev = decode_utf8(s, n, len);
-    uint8_t prev_flags = adjacency_.flags(prev);
-    for (size_t i = len; i < n; i += len) {
-      const uint32_t c = decode_utf8(s + i, n - i, len);
-      const uint8_t flags = adjacency_.flags(c);
-      if (!((prev_flags & PieceAdjacency::kJoinsNext) && (flags & PieceAdjacency::kJoinsPrevious)) ||
-          !adjacency_.joins(prev, c)) {
-        append_segment(text, start, i, so_far, ids, lengths, cache);
-        start = i;
-      }
-      prev = c;
-      prev_flags = flags;
+    if (cache.escape != how.escape) {  // " " stands for something else in the remembered keys
+      cache.paths = PieceCache();
+      cache.escape = how.escape;
     }
-    append_segment(text, start, n, so_far, ids, lengths, cache);
+    cut(s, n, how.escape, cache.cuts);
+    ids.reserve(ids.size() + n);  // at most one id per byte
+    if (lengths) lengths->reserve(lengths->size() + n);
+    const Text text{s, n, ids.size(), how.escape};
+    float so_far = 0;  // sentencepiece's best score at the start of the current segment
+    const uint32_t* cuts = cache.cuts.data();
+    const size_t segments = cache.cuts.size() - 1;
+    Batch& batch = cache.batch;
+    for (size_t first = 0; first < segments; first += kBatch) {
+      const size_t count = std::min(kBatch, segments - first);
+      for (size_t k = 0; k < count; ++k) batch.look_ahead(k, s + cuts[first + k], cuts[first + k + 1] - cuts[first + k],
+                                                         text, cacheable_, cache.paths);
+      for (size_t k = 0; k < count; ++k)
+        append_segment(text, cuts[first + k], cuts[first + k + 1], batch, k, so_far, ids, lengths, cache);
+    }
   }
 
   // The ids of the best nbest segmentations, best first (sentencepiece's NBestEncode).
@@ -319,16 +334,52 @@ class SpmUnigramModel {
     const uint8_t* s;
     size_t n;
     size_t first;  // ids[first..] are this text's
+    bool escape;   // " " reads as "▁"
   };
+  static constexpr uint32_t kMark = 0x2581;  // "▁"
   static constexpr uint32_t kLengthShift = 24, kIdMask = (1u << kLengthShift) - 1;
   static constexpr size_t kMostInTable = 31;  // values a table entry holds
-  // Per thread: the segments seen and their best paths; a segment's working state.
+  static constexpr size_t kBatch = 16;        // segments whose table slots are fetched ahead together
+  // info(c): the id of c alone (kNoOne: unknown, or past the table) and its adjacency flags.
+  static constexpr uint32_t kJoinsNext = 1u << 31, kJoinsPrevious = 1u << 30, kNoOne = kJoinsPrevious - 1;
+  static constexpr uint32_t kCharacters = PieceAdjacency::kCharacters;
+
+  // A batch of segments' keys, computed ahead so that their table slots can be fetched.
+  struct Batch {
+    enum Kind : uint8_t { kOne, kShort, kMedium, kOther };
+    uint8_t kind[kBatch];
+    uint64_t hash[kBatch];
+    ShortKey shorts[kBatch];
+    MediumKey mediums[kBatch];
+    void look_ahead(size_t k, const uint8_t* p, size_t m, const Text& text, bool cacheable, const PieceCache& paths) {
+      if (m == utf8_length(p[0]) && m <= 3) {  // (info() has the characters of up to 3 bytes)
+        kind[k] = kOne;
+      } else if (cacheable && m <= kShortPiece) {
+        kind[k] = kShort;
+        shorts[k] = short_key(p, m, text.s, text.s + text.n);
+        paths.shorts.prefetch(hash[k] = shorts[k].hash());
+      } else if (cacheable && m <= kMediumPiece) {
+        kind[k] = kMedium;
+        mediums[k] = medium_key(p, m);
+        paths.mediums.prefetch(hash[k] = mediums[k].hash());
+      } else {
+        kind[k] = kOther;
+      }
+    }
+  };
+  // Per thread: the segments seen and their best paths (keys read with `escape`); a text's cuts
+  // and batch; a segment's working state.
   struct Cache {
     PieceCache paths;
+    bool escape = false;
+    std::vector<uint32_t> cuts;  // segment starts, then the end
+    Batch batch;
     std::vector<uint32_t> path;  // a limit (safe_limit), then nodes: id | bytes << kLengthShift
     uint32_t entry[kMostInTable + MediumPieceTable::kInlineIds];  // a path read from a table
+    std::string expanded;              // a segment with its escaped spaces as "▁"
+    std::vector<uint32_t> to_segment;  // by byte of `expanded`, and its end: the segment's byte
     std::vector<double> best, second;
-    std::vector<uint32_t> best_node, cuts;
+    std::vector<uint32_t> best_node, ends;
     std::vector<int64_t> best_start;
     struct Best {
       float score = 0;
@@ -340,47 +391,132 @@ class SpmUnigramModel {
   // Scores past this are too near sentencepiece's rebasing for remembered paths.
   static constexpr double kRebaseNear = 9e4;
 
-  // Appends segment s[start..end) of the text, with sentencepiece's best score so far at its
-  // start (updated to its end). sentencepiece sums in float from the start of the text, so a
-  // near tie may fall either way depending on the sum before it: a path remembered from the
-  // segment alone (exact sums) is taken only where its margin over every rival at each of its
-  // nodes exceeds what rounding can change at this magnitude; otherwise the segment is searched
-  // again with sentencepiece's float sums (as also where those are about to be rebased).
-  void append_segment(const Text& text, size_t start, size_t end, float& so_far, std::vector<uint32_t>& ids,
-                      std::vector<uint32_t>* lengths, Cache& cache) const {
+  // The id of a segment of character c alone, and whether c joins characters before or after it
+  // inside pieces; the characters of the Basic Multilingual Plane from a table.
+  void index_characters() {
+    info_.resize(kCharacters);
+    for (uint32_t c = 0; c < kCharacters; ++c) {
+      const uint8_t f = adjacency_.flags(c);
+      info_[c] = (f & PieceAdjacency::kJoinsNext ? kJoinsNext : 0) | (f & PieceAdjacency::kJoinsPrevious ? kJoinsPrevious : 0);
+      uint8_t bytes[4];
+      const size_t len = c >= 0xD800 && c < 0xE000 ? 0 : encode_utf8(c, bytes);  // (no surrogates in UTF-8)
+      const uint32_t id = len ? vocab_.find(std::string_view(reinterpret_cast<const char*>(bytes), len)) : SpmVocab::kNone;
+      info_[c] |= id == SpmVocab::kNone || vocab_.type(id) == SpmVocab::kUnused || id >= kNoOne ? kNoOne : id;
+    }
+    for (int escape = 0; escape < 2; ++escape)
+      for (uint32_t a = 0; a < 0x80; ++a)
+        for (uint32_t b = 0; b < 0x80; ++b) {
+          const uint32_t x = ascii_read(uint8_t(a), escape), y = ascii_read(uint8_t(b), escape);
+          if ((info(x) & kJoinsNext) && (info(y) & kJoinsPrevious) && adjacency_.joins(x, y))
+            ascii_pairs_[escape][a][b >> 6] |= uint64_t(1) << (b & 63);
+        }
+  }
+  uint32_t info(uint32_t c) const { return c < kCharacters ? info_[c] : kJoinsNext | kJoinsPrevious | kNoOne; }
+  uint32_t one_id(uint32_t c) const {
+    const uint32_t id = info(c) & kNoOne;
+    return id == kNoOne ? vocab_.unk_id() : id;
+  }
+  static uint32_t ascii_read(uint8_t b, bool escape) { return b + uint32_t(b == ' ' && escape) * (kMark - ' '); }
+
+  // Where s[0..n) is cut into segments (between characters never next to each other in a
+  // piece), into cuts: each segment's start, then n. Pairs of ASCII characters from a bit matrix.
+  void cut(const uint8_t* s, size_t n, bool escape, std::vector<uint32_t>& cuts) const {
+    if (n >= std::numeric_limits<uint32_t>::max()) throw std::length_error("text too long to encode (4 GB)");
+    cuts.resize(n + 1);
+    uint32_t* w = cuts.data();
+    *w++ = 0;
+    const uint64_t(*pairs)[2] = ascii_pairs_[escape];
+    size_t len;
+    uint32_t prev = decode_utf8(s, n, len);
+    uint8_t prev_byte = s[0] < 0x80 ? s[0] : 0x80;  // 0x80: the previous character is not ASCII
+    prev = prev_byte < 0x80 ? ascii_read(prev_byte, escape) : prev;
+    uint32_t prev_info = info(prev);
+    for (size_t i = len; i < n; i += len) {
+      const uint8_t b = s[i];
+      if ((b | prev_byte) < 0x80) {
+        len = 1;
+        *w = uint32_t(i);
+        w += !(pairs[prev_byte][b >> 6] >> (b & 63) & 1);
+        prev_byte = b;
+        continue;
+      }
+      if (prev_byte < 0x80) {
+        prev = ascii_read(prev_byte, escape);
+        prev_info = info(prev);
+      }
+      uint32_t c = decode_utf8(s + i, n - i, len);
+      if (b < 0x80) c = ascii_read(b, escape);
+      const uint32_t c_info = info(c);
+      const bool joins = ((prev_info >> 1) & c_info & kJoinsPrevious) && adjacency_.joins(prev, c);
+      *w = uint32_t(i);
+      w += !joins;
+      prev = c;
+      prev_info = c_info;
+      prev_byte = b < 0x80 ? b : 0x80;
+    }
+    *w++ = uint32_t(n);
+    cuts.resize(size_t(w - cuts.data()));
+  }
+
+  // Appends segment s[start..end) of the text (batch slot k), with sentencepiece's best score so
+  // far at its start (updated to its end). sentencepiece sums in float from the start of the
+  // text, so a near tie may fall either way depending on the sum before it: a path remembered
+  // from the segment alone (exact sums) is taken only where its margin over every rival at each
+  // of its nodes exceeds what rounding can change at this magnitude; otherwise the segment is
+  // searched again with sentencepiece's float sums (as also where those are about to be rebased).
+  TF_INLINE void append_segment(const Text& text, size_t start, size_t end, const Batch& batch, size_t k,
+                                float& so_far, std::vector<uint32_t>& ids, std::vector<uint32_t>* lengths,
+                                Cache& cache) const {
     const uint8_t* p = text.s + start;
     const size_t m = end - start;
+    if (batch.kind[k] == Batch::kOne) {  // one node, no rival
+      size_t len;
+      const uint8_t b = p[0];
+      const uint32_t c = b < 0x80 ? ascii_read(b, text.escape) : decode_utf8(p, m, len);
+      const uint32_t id = one_id(c);
+      if (!(std::fabs(so_far) < one_node_limit_)) return float_path(text, start, end, so_far, ids, lengths, cache);
+      so_far += node_scores_[id];
+      return emit(text, id, p, m, ids, lengths);
+    }
     std::vector<uint32_t>& path = cache.path;
-    PieceCache& paths = cache.paths;
     path.clear();
     // The path: its limit (float bits; see safe_limit), then its nodes; none: no path that may
     // be taken as it is. A path read from a table lands in cache.entry, up to entry_end.
     const uint32_t* entry_end = nullptr;
     auto remembered = [&](auto& table, const auto& key) {
-      const uint64_t hash = key.hash();
-      if (const auto* e = table.find(key, hash)) entry_end = table.emit(*e, cache.entry);
-      else if (exact_path(p, m, cache) && path.size() <= kMostInTable) table.insert(key, hash, path.data(), path.size());
+      if (const auto* e = table.find(key, batch.hash[k])) entry_end = table.emit(*e, cache.entry);
+      else if (exact_path(text, p, m, cache) && path.size() <= kMostInTable) table.insert(key, batch.hash[k], path.data(), path.size());
     };
-    if (cacheable_ && m <= kShortPiece) {
-      remembered(paths.shorts, short_key(p, m, text.s, text.s + text.n));
-    } else if (cacheable_ && m <= kMediumPiece) {
-      remembered(paths.mediums, medium_key(p, m));
+    PieceCache& paths = cache.paths;
+    if (batch.kind[k] == Batch::kShort) {
+      remembered(paths.shorts, batch.shorts[k]);
+    } else if (batch.kind[k] == Batch::kMedium) {
+      remembered(paths.mediums, batch.mediums[k]);
     } else if (cacheable_ && m <= PieceCache::kMaxBytes) {
       const uint64_t key = bytes_key(p, m);
-      if (!paths.get_long(p, m, key, path) && exact_path(p, m, cache)) paths.put_long(p, m, key, path.data(), path.size());
+      if (!paths.get_long(p, m, key, path) && exact_path(text, p, m, cache)) paths.put_long(p, m, key, path.data(), path.size());
     }
     const uint32_t* nodes = entry_end ? cache.entry : path.data();
     const uint32_t* nodes_end = entry_end ? entry_end : path.data() + path.size();
     float limit = 0;
     if (nodes != nodes_end) std::memcpy(&limit, nodes, sizeof limit);
     if (!(std::fabs(so_far) < limit)) return float_path(text, start, end, so_far, ids, lengths, cache);
-    const char* at = reinterpret_cast<const char*>(p);
     for (const uint32_t* node = nodes + 1; node != nodes_end; ++node) {
       const uint32_t id = *node & kIdMask, bytes = *node >> kLengthShift;
-      so_far += node_score(id, bytes);  // the sum sentencepiece makes, in its order
-      vocab_.emit(id, std::string_view(at, bytes), text.first, ids, lengths);
-      at += bytes;
+      so_far += node_scores_[id];  // the sum sentencepiece makes, in its order
+      emit(text, id, p, bytes, ids, lengths);
+      p += bytes;
     }
+  }
+
+  // Appends node `id` over the model's input p[0..bytes) (as vocab_.emit: byte fallback and
+  // unknown runs for the unknown id, whose character is never an escaped space).
+  TF_INLINE void emit(const Text& text, uint32_t id, const uint8_t* p, size_t bytes, std::vector<uint32_t>& ids,
+                      std::vector<uint32_t>* lengths) const {
+    if (TF_UNLIKELY(id == vocab_.unk_id()))
+      return vocab_.emit(id, std::string_view(reinterpret_cast<const char*>(p), bytes), text.first, ids, lengths);
+    ids.push_back(id);
+    if (lengths) lengths->push_back(uint32_t(bytes));
   }
 
   // How large sentencepiece's sum before a segment of m bytes may be for the segment's exact
@@ -404,44 +540,73 @@ class SpmUnigramModel {
     return double(rounded) > limit ? std::nextafter(rounded, 0.0f) : rounded;
   }
 
+  // Segment p[0..m) as the lattice reads it: with escaped spaces, a copy with "▁" for each " "
+  // (and in cache.to_segment, for each of its bytes and its end, the segment's byte).
+  std::string_view lattice_text(const Text& text, const uint8_t* p, size_t m, Cache& cache) const {
+    const std::string_view segment(reinterpret_cast<const char*>(p), m);
+    if (!text.escape || segment.find(' ') == std::string_view::npos) return segment;
+    std::string& out = cache.expanded;
+    std::vector<uint32_t>& to = cache.to_segment;
+    out.clear();
+    to.clear();
+    for (size_t i = 0; i < m; ++i) {
+      if (p[i] == ' ') {
+        out += "\xE2\x96\x81";
+        to.insert(to.end(), {uint32_t(i), uint32_t(i), uint32_t(i)});
+      } else {
+        out += char(p[i]);
+        to.push_back(uint32_t(i));
+      }
+    }
+    to.push_back(uint32_t(m));
+    return out;
+  }
+  // The segment's byte for byte `at` of lattice_text(), or its end.
+  static uint32_t segment_byte(std::string_view lattice, size_t m, const Cache& cache, size_t at) {
+    return lattice.size() == m ? uint32_t(at) : cache.to_segment[at];
+  }
+
   // The best path of segment p[0..m) alone with exact sums (doubles of the float scores), into
   // cache.path after its safe_limit(), from its margin: the least by which its node beats the
   // best rival ending at the same place, at each of its nodes. False (and path empty) where the
   // path cannot be stored.
-  bool exact_path(const uint8_t* p, size_t m, Cache& cache) const {
+  bool exact_path(const Text& text, const uint8_t* p, size_t m, Cache& cache) const {
+    const std::string_view lattice = lattice_text(text, p, m, cache);
+    const size_t lm = lattice.size();
     std::vector<double>&best = cache.best, &second = cache.second;
     std::vector<uint32_t>& node = cache.best_node;
     std::vector<int64_t>& from = cache.best_start;
     const double none = -std::numeric_limits<double>::infinity();
-    best.assign(m + 1, none);
-    second.assign(m + 1, none);
-    node.resize(m + 1);
-    from.assign(m + 1, -1);
+    best.assign(lm + 1, none);
+    second.assign(lm + 1, none);
+    node.resize(lm + 1);
+    from.assign(lm + 1, -1);
     best[0] = 0;
-    for_each_node(p, m, [](size_t) {}, [&](size_t start, size_t end, uint32_t id) {
-      const double candidate = best[start] + double(node_score(id, end - start));
-      if (from[end] == -1 || candidate > best[end]) {
-        second[end] = best[end];
-        best[end] = candidate;
-        node[end] = id;
-        from[end] = int64_t(start);
-      } else {
-        second[end] = std::max(second[end], candidate);
-      }
-    });
+    for_each_node(reinterpret_cast<const uint8_t*>(lattice.data()), lm, [](size_t) {},
+                  [&](size_t start, size_t end, uint32_t id) {
+                    const double candidate = best[start] + double(node_scores_[id]);
+                    if (from[end] == -1 || candidate > best[end]) {
+                      second[end] = best[end];
+                      best[end] = candidate;
+                      node[end] = id;
+                      from[end] = int64_t(start);
+                    } else {
+                      second[end] = std::max(second[end], candidate);
+                    }
+                  });
     std::vector<uint32_t>& path = cache.path;
     path.clear();
     double margin = std::numeric_limits<double>::infinity();
-    for (int64_t end = int64_t(m); end > 0; end = from[end]) {
+    for (int64_t end = int64_t(lm); end > 0; end = from[end]) {
       margin = std::min(margin, best[end] - second[end]);
-      const size_t bytes = size_t(end - from[end]);
+      const size_t bytes = segment_byte(lattice, m, cache, size_t(end)) - segment_byte(lattice, m, cache, size_t(from[end]));
       if (bytes >= (size_t(1) << (32 - kLengthShift))) {
         path.clear();  // a node too long to store
         return false;
       }
       path.push_back(node[end] | uint32_t(bytes) << kLengthShift);
     }
-    const float limit = safe_limit(margin, m);
+    const float limit = safe_limit(margin, lm);
     path.push_back(0);
     std::memcpy(&path.back(), &limit, sizeof limit);
     std::reverse(path.begin(), path.end());
@@ -455,30 +620,33 @@ class SpmUnigramModel {
                   std::vector<uint32_t>* lengths, Cache& cache) const {
     const uint8_t* p = text.s + start;
     const size_t m = end - start;
+    const std::string_view lattice = lattice_text(text, p, m, cache);
+    const size_t lm = lattice.size();
     std::vector<Cache::Best>& best = cache.float_best;
-    best.assign(m + 1, Cache::Best{});
+    best.assign(lm + 1, Cache::Best{});
     best[0].score = so_far;
     auto begin = [&](size_t from) {
       so_far = best[from].score;
       if (so_far >= -1e5f && so_far <= 1e5f) return;
-      for (size_t i = from; i <= std::min(m, from + longest_); ++i)  // past it nothing is set yet
+      for (size_t i = from; i <= std::min(lm, from + longest_); ++i)  // past it nothing is set yet
         if (i == from || best[i].starts_at != -1) best[i].score -= so_far;
       so_far = 0;
     };
     auto relax = [&](size_t from, size_t to, uint32_t id) {
-      const float candidate = so_far + node_score(id, to - from);
+      const float candidate = so_far + node_scores_[id];
       Cache::Best& target = best[to];
       if (target.starts_at == -1 || candidate > target.score) target = Cache::Best{candidate, id, int64_t(from)};
     };
-    for_each_node(p, m, begin, relax);
-    so_far = best[m].score;
-    std::vector<uint32_t>& cuts = cache.cuts;  // the path's node ends, last first
-    cuts.clear();
-    for (int64_t to = int64_t(m); to > 0; to = best[to].starts_at) cuts.push_back(uint32_t(to));
+    for_each_node(reinterpret_cast<const uint8_t*>(lattice.data()), lm, begin, relax);
+    so_far = best[lm].score;
+    std::vector<uint32_t>& ends = cache.ends;  // the path's node ends, last first
+    ends.clear();
+    for (int64_t to = int64_t(lm); to > 0; to = best[to].starts_at) ends.push_back(uint32_t(to));
     uint32_t from = 0;
-    for (auto it = cuts.rbegin(); it != cuts.rend(); from = *it++)
-      vocab_.emit(best[*it].id, std::string_view(reinterpret_cast<const char*>(p) + from, *it - from), text.first,
-                  ids, lengths);
+    for (auto it = ends.rbegin(); it != ends.rend(); from = *it++) {
+      const uint32_t a = segment_byte(lattice, m, cache, from), b = segment_byte(lattice, m, cache, *it);
+      emit(text, best[*it].id, p + a, b - a, ids, lengths);
+    }
   }
 
   // A node's score; a user-defined symbol's depends on its length (in bytes or characters).
@@ -503,7 +671,11 @@ class SpmUnigramModel {
   float min_score_ = FLT_MAX;
   size_t longest_ = 4;  // bytes of the longest node: a piece, or an unknown character
   double max_abs_score_ = 0;  // the largest magnitude of a node's score (a node has a byte at least)
+  std::vector<float> node_scores_;  // by id, as the Viterbi search scores a node of the piece
   PieceAdjacency adjacency_;
+  std::vector<uint32_t> info_;  // by character of the Basic Multilingual Plane: info()
+  uint64_t ascii_pairs_[2][0x80][2] = {};  // [escape][a]: bit b where ASCII a, b join inside a piece
+  float one_node_limit_ = 0;  // a segment of one character (of up to 3 bytes) has one path: its safe_limit()
   bool cacheable_ = false;  // ids fit the remembered paths
   mutable Pool<Cache> caches_;
 };
