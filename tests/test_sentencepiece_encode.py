@@ -147,7 +147,8 @@ _TRAINED: dict = {}
 # spaces, controls, letters before combining marks, characters outside ASCII, plain or mapped.
 _RUN_PARTS = st.one_of(st.text("abcxyzABC019.,;:-_()", min_size=1, max_size=40),
                        st.sampled_from([" ", "  ", "\t", "\n", "\x01", "\x7f", "\u0301", "\u0338", "<", "=", "é",
-                                        "д", "日本", "Ａ", "ﬁ", "①", "\u3000", "\u00a0", "😀", "▁", "<sep>"]))
+                                        "д", "и", "й", "日本", "か", "\u3099", "Ａ", "ﬁ", "①", "\u3000", "\u00a0", "😀",
+                                        "▁", "<sep>"]))
 
 
 @settings(max_examples=200, deadline=None)
@@ -160,3 +161,13 @@ def test_long_plain_runs_normalize_and_encode_like_sentencepiece(trained, text):
         theirs, ours = _TRAINED[name]
         assert ours.normalize(text) == theirs.normalize(text), name
         assert ours.encode(text) == theirs.encode(text), name
+
+
+def test_every_character_normalizes_like_sentencepiece_before_marks_and_at_the_end(trained):
+    """Each character of the Basic Multilingual Plane before combining marks (which keys of the
+    map go on with), before itself, before ASCII, and at the end of the text."""
+    texts = [f"{c}\u0301{c}\u3099{c}{c}a{c}\u0308 {c}" for c in map(chr, range(0x80, 0x10000))
+             if not 0xD800 <= ord(c) < 0xE000]
+    for name in ("unigram-nmt_nfkc-True-False", "bpe-nfkc_cf-False-True"):
+        theirs, ours = spm.SentencePieceProcessor(model_file=trained[name]), SentencePieceModelEncoder.from_file(trained[name])
+        assert [ours.normalize(t) for t in texts] == theirs.normalize(texts), name

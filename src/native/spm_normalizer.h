@@ -16,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "inline_hints.h"
 #include "unicode_classes.h"
 #if defined(__SSSE3__)
 #include <tmmintrin.h>
@@ -45,20 +46,33 @@ class SpmNormalizer {
     load_charsmap(charsmap);
     for (size_t b = 0; b < 256; ++b) copy_rule_[b] = units_.empty() || b < 0x80 ? kCopy : kWhole;
     // With a map, a character outside ASCII (of the Basic Multilingual Plane) is copied as it is
-    // where no key starts with it.
+    // where no key starts with it, or where no key goes on with the next character's first byte.
     if (!units_.empty()) {
-      plain_.assign(0x10000 / 64, 0);
+      next_class_.assign(0x10000, 0);
+      next_sets_.assign(1, {});  // class 0: no key starts with the character
       for (uint32_t c = 0x80; c < 0x10000; ++c) {
         if (c >= 0xD800 && c < 0xE000) continue;
         uint8_t bytes[4];
         const size_t len = encode_utf8(c, bytes);
         size_t node = offset(units_[0]), i = 0;
+        bool leaf = false;
         for (; i < len; ++i) {
           node ^= bytes[i];
           if (node >= units_.size() || label(units_[node]) != bytes[i]) break;
+          leaf |= has_leaf(units_[node]);
           node ^= offset(units_[node]);
         }
-        if (i < len) plain_[c >> 6] |= uint64_t(1) << (c & 63);
+        if (i < len) continue;
+        std::array<uint64_t, 4> next{};  // the bytes keys go on with after c
+        for (uint32_t b = 0; b < 256; ++b)
+          if ((node ^ b) < units_.size() && label(units_[node ^ b]) == b) next[b >> 6] |= uint64_t(1) << (b & 63);
+        const auto known = std::find(next_sets_.begin() + 1, next_sets_.end(), next);
+        if (leaf || (known == next_sets_.end() && next_sets_.size() == kNeverPlain)) {
+          next_class_[c] = kNeverPlain;
+          continue;
+        }
+        next_class_[c] = uint8_t(known - next_sets_.begin());
+        if (known == next_sets_.end()) next_sets_.push_back(next);
       }
     }
     // With a map, an ASCII byte is copied as it is where no key starts with it, or where every
@@ -282,16 +296,20 @@ class SpmNormalizer {
       // One character: the rest of the text (under 16 bytes), or where the blocks stopped.
       for (; run < n; ++run) {
         const uint8_t c = s[run], rule = copy_rule_[c];
-        if (rule == kWhole) {  // a character outside ASCII, copied whole if plain
+        if (rule == kWhole) {  // a character outside ASCII, copied whole where no key starts
           size_t len;
           const uint32_t cp = decode_utf8(s + run, n - run, len);
-          if (cp >= 0x10000 || !(plain_[cp >> 6] >> (cp & 63) & 1)) return run;
+          const uint8_t cls = cp < 0x10000 ? next_class_[cp] : kNeverPlain;
+          const bool more = run + len < n;
+          const uint8_t next = more ? s[run + len] : 0;
+          const bool may_go_on = cls == kNeverPlain || (more & (next_sets_[cls][next >> 6] >> (next & 63) & 1));
+          if (TF_UNLIKELY(may_go_on) && key_at(s + run, n - run)) return run;
           run += len - 1;
           after_space = false;
           continue;
         }
         const bool goes = rule == kCopy || (rule == kSpaceOnce && !after_space) ||
-                          (rule == kAsciiNext && (run + 1 == n || s[run + 1] < 0x80));
+                          (rule == kAsciiNext && (run + 1 == n || s[run + 1] < 0x80 || !key_at(s + run, n - run)));
         if (!goes) return run;
         after_space = c == ' ';
         spaces += after_space;
@@ -337,6 +355,20 @@ class SpmNormalizer {
     return w;
   }
 
+  // Whether a key of the map starts s[0..n): prefix() replaces something there.
+  bool key_at(const uint8_t* s, size_t n) const {
+    size_t node = offset(units_[0]);
+    for (size_t i = 0; i < n; ++i) {
+      node ^= s[i];
+      if (node >= units_.size()) return false;
+      const uint32_t u = units_[node];
+      if (label(u) != s[i]) return false;
+      if (has_leaf(u)) return true;
+      node ^= offset(u);
+    }
+    return false;
+  }
+
   // The longest user-defined symbol at the start of s as it is; else the replacement of the
   // longest key there and the bytes it covers; else the first character itself.
   std::pair<std::string_view, size_t> prefix(std::string_view s) const {
@@ -377,7 +409,8 @@ class SpmNormalizer {
   std::array<bool, 256> starts_user_defined_{};  // by first byte
   // How copy_plain() takes each byte: as it is, not (prefix() does), a space that goes where it
   // follows no space, an ASCII byte that goes where the next byte is ASCII too.
-  // kWhole: the first byte of a character outside ASCII, copied whole where plain_ says.
+  // kWhole: the first byte of a character outside ASCII, copied whole where no key starts there
+  // (next_class_ says where none can, key_at() where one may).
   enum CopyRule : uint8_t { kCopy, kStop, kSpaceOnce, kAsciiNext, kWhole };
   std::array<uint8_t, 256> copy_rule_{};
 #if defined(__SSSE3__)
@@ -385,7 +418,12 @@ class SpmNormalizer {
   __m128i stop_bytes_ = _mm_setzero_si128(), before_ascii_bytes_ = _mm_setzero_si128();
   static inline const __m128i kHighNibbleBit = _mm_setr_epi8(1, 2, 4, 8, 16, 32, 64, -128, 0, 0, 0, 0, 0, 0, 0, 0);
 #endif
-  std::vector<uint64_t> plain_;  // bit c: no key starts with code point c (with a map)
+  // By code point of the Basic Multilingual Plane (with a map): 0 where no key starts with it,
+  // kNeverPlain where it is a key or starts keys too varied to keep, else the index in
+  // next_sets_ of the bytes that keys starting with it go on with.
+  std::vector<uint8_t> next_class_;
+  std::vector<std::array<uint64_t, 4>> next_sets_;
+  static constexpr uint8_t kNeverPlain = 255;
   bool copies_all_ = true;
   std::vector<uint32_t> units_;
   std::string replacements_;
