@@ -245,9 +245,10 @@ class SpmUnigramModel {
       cache.escape = how.escape;
     }
     cut(s, n, how.escape, cache.cuts);
-    ids.reserve(ids.size() + n);  // at most one id per byte
-    if (lengths) lengths->reserve(lengths->size() + n);
-    const Text text{s, n, ids.size(), how.escape};
+    cache.paths.out.reserve(n + kMostInTable);  // at most one id per byte
+    if (lengths) cache.out_lengths.reserve(n + kMostInTable);
+    Out out{cache.paths.out.begin(), cache.paths.out.begin(), lengths ? cache.out_lengths.begin() : nullptr};
+    const Text text{s, n, how.escape};
     float so_far = 0;  // sentencepiece's best score at the start of the current segment
     const uint32_t* cuts = cache.cuts.data();
     const size_t segments = cache.cuts.size() - 1;
@@ -257,8 +258,10 @@ class SpmUnigramModel {
       for (size_t k = 0; k < count; ++k) batch.look_ahead(k, s + cuts[first + k], cuts[first + k + 1] - cuts[first + k],
                                                          text, cacheable_, cache.paths);
       for (size_t k = 0; k < count; ++k)
-        append_segment(text, cuts[first + k], cuts[first + k + 1], batch, k, so_far, ids, lengths, cache);
+        append_segment(text, cuts[first + k], cuts[first + k + 1], batch, k, so_far, out, cache);
     }
+    ids.insert(ids.end(), out.begin, out.end);
+    if (lengths) lengths->insert(lengths->end(), cache.out_lengths.begin(), out.lengths);
   }
 
   // The ids of the best nbest segmentations, best first (sentencepiece's NBestEncode).
@@ -333,8 +336,13 @@ class SpmUnigramModel {
   struct Text {
     const uint8_t* s;
     size_t n;
-    size_t first;  // ids[first..] are this text's
-    bool escape;   // " " reads as "▁"
+    bool escape;  // " " reads as "▁"
+  };
+  // Where a text's ids go (begin..end), and the bytes each covers if wanted.
+  struct Out {
+    uint32_t* begin;
+    uint32_t* end;
+    uint32_t* lengths;  // null, or where the next id's length goes
   };
   static constexpr uint32_t kMark = 0x2581;  // "▁"
   static constexpr uint32_t kLengthShift = 24, kIdMask = (1u << kLengthShift) - 1;
@@ -373,6 +381,7 @@ class SpmUnigramModel {
     PieceCache paths;
     bool escape = false;
     std::vector<uint32_t> cuts;  // segment starts, then the end
+    IdBuffer out_lengths;        // a text's lengths, in step with paths.out
     Batch batch;
     std::vector<uint32_t> path;  // a limit (safe_limit), then nodes: id | bytes << kLengthShift
     uint32_t entry[kMostInTable + MediumPieceTable::kInlineIds];  // a path read from a table
@@ -465,8 +474,7 @@ class SpmUnigramModel {
   // of its nodes exceeds what rounding can change at this magnitude; otherwise the segment is
   // searched again with sentencepiece's float sums (as also where those are about to be rebased).
   TF_INLINE void append_segment(const Text& text, size_t start, size_t end, const Batch& batch, size_t k,
-                                float& so_far, std::vector<uint32_t>& ids, std::vector<uint32_t>* lengths,
-                                Cache& cache) const {
+                                float& so_far, Out& out, Cache& cache) const {
     const uint8_t* p = text.s + start;
     const size_t m = end - start;
     if (batch.kind[k] == Batch::kOne) {  // one node, no rival
@@ -474,9 +482,9 @@ class SpmUnigramModel {
       const uint8_t b = p[0];
       const uint32_t c = b < 0x80 ? ascii_read(b, text.escape) : decode_utf8(p, m, len);
       const uint32_t id = one_id(c);
-      if (!(std::fabs(so_far) < one_node_limit_)) return float_path(text, start, end, so_far, ids, lengths, cache);
+      if (!(std::fabs(so_far) < one_node_limit_)) return float_path(text, start, end, so_far, out, cache);
       so_far += node_scores_[id];
-      return emit(text, id, p, m, ids, lengths);
+      return emit(id, p, m, out);
     }
     std::vector<uint32_t>& path = cache.path;
     path.clear();
@@ -500,23 +508,29 @@ class SpmUnigramModel {
     const uint32_t* nodes_end = entry_end ? entry_end : path.data() + path.size();
     float limit = 0;
     if (nodes != nodes_end) std::memcpy(&limit, nodes, sizeof limit);
-    if (!(std::fabs(so_far) < limit)) return float_path(text, start, end, so_far, ids, lengths, cache);
+    if (!(std::fabs(so_far) < limit)) return float_path(text, start, end, so_far, out, cache);
+    float sum = so_far;  // (kept in a register)
     for (const uint32_t* node = nodes + 1; node != nodes_end; ++node) {
       const uint32_t id = *node & kIdMask, bytes = *node >> kLengthShift;
-      so_far += node_scores_[id];  // the sum sentencepiece makes, in its order
-      emit(text, id, p, bytes, ids, lengths);
+      sum += node_scores_[id];  // the sum sentencepiece makes, in its order
+      emit(id, p, bytes, out);
       p += bytes;
     }
+    so_far = sum;
   }
 
-  // Appends node `id` over the model's input p[0..bytes) (as vocab_.emit: byte fallback and
+  // Appends node `id` over the model's input p[0..bytes) (as SpmVocab::write: byte fallback and
   // unknown runs for the unknown id, whose character is never an escaped space).
-  TF_INLINE void emit(const Text& text, uint32_t id, const uint8_t* p, size_t bytes, std::vector<uint32_t>& ids,
-                      std::vector<uint32_t>* lengths) const {
-    if (TF_UNLIKELY(id == vocab_.unk_id()))
-      return vocab_.emit(id, std::string_view(reinterpret_cast<const char*>(p), bytes), text.first, ids, lengths);
-    ids.push_back(id);
-    if (lengths) lengths->push_back(uint32_t(bytes));
+  TF_INLINE void emit(uint32_t id, const uint8_t* p, size_t bytes, Out& out) const {
+    if (TF_UNLIKELY(id == vocab_.unk_id())) return emit_unknown(p, bytes, out);
+    *out.end++ = id;
+    if (out.lengths) *out.lengths++ = uint32_t(bytes);
+  }
+  TF_NOINLINE void emit_unknown(const uint8_t* p, size_t bytes, Out& out) const {
+    const size_t written = vocab_.write(vocab_.unk_id(), std::string_view(reinterpret_cast<const char*>(p), bytes),
+                                        out.begin, out.end, out.lengths);
+    out.end += written;
+    if (out.lengths) out.lengths += written;
   }
 
   // How large sentencepiece's sum before a segment of m bytes may be for the segment's exact
@@ -616,8 +630,7 @@ class SpmUnigramModel {
   // Appends segment s[start..end) as sentencepiece's own search finds it, given its best score
   // so far at the start (updated to the end): float sums, the first of equal ones kept, and all
   // rebased when the best score at a start leaves [-1e5, 1e5].
-  void float_path(const Text& text, size_t start, size_t end, float& so_far, std::vector<uint32_t>& ids,
-                  std::vector<uint32_t>* lengths, Cache& cache) const {
+  void float_path(const Text& text, size_t start, size_t end, float& so_far, Out& out, Cache& cache) const {
     const uint8_t* p = text.s + start;
     const size_t m = end - start;
     const std::string_view lattice = lattice_text(text, p, m, cache);
@@ -645,7 +658,7 @@ class SpmUnigramModel {
     uint32_t from = 0;
     for (auto it = ends.rbegin(); it != ends.rend(); from = *it++) {
       const uint32_t a = segment_byte(lattice, m, cache, from), b = segment_byte(lattice, m, cache, *it);
-      emit(text, best[*it].id, p + a, b - a, ids, lengths);
+      emit(best[*it].id, p + a, b - a, out);
     }
   }
 

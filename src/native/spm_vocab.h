@@ -82,25 +82,43 @@ class SpmVocab {
   // With `lengths`, also how many normalized bytes each id covers (for offsets).
   void emit(uint32_t id, std::string_view piece, size_t first, std::vector<uint32_t>& ids,
             std::vector<uint32_t>* lengths = nullptr) const {
-    if (id == unk_id_ && byte_fallback_) {
-      for (char c : piece) ids.push_back(byte_ids_[uint8_t(c)] != kNone ? byte_ids_[uint8_t(c)] : unk_id_);
-      if (lengths) lengths->insert(lengths->end(), piece.size(), 1);
-      return;
+    const size_t at = ids.size(), room = std::max<size_t>(piece.size(), 1);
+    ids.resize(at + room);
+    uint32_t* length = nullptr;
+    if (lengths) {
+      lengths->resize(lengths->size() + room);
+      length = lengths->data() + lengths->size() - room;
     }
-    if (continues_unknown_run(id, first, ids)) {
-      if (lengths) lengths->back() += uint32_t(piece.size());
-      return;
-    }
-    ids.push_back(id);
-    if (lengths) lengths->push_back(uint32_t(piece.size()));
+    const size_t written = write(id, piece, ids.data() + first, ids.data() + at, length);
+    ids.resize(at + written);
+    if (lengths) lengths->resize(lengths->size() - room + written);
   }
 
-  // Whether id is an unknown that extends a run of them already in ids[first..] (the run is one
-  // id). An unknown id only comes from unknown symbols, so a run shows as the previous id.
-  bool continues_unknown_run(uint32_t id, size_t first, const std::vector<uint32_t>& ids) const {
-    return continues_unknown_run(id, ids.size() > first ? ids.back() : kNone);
+  // emit() into buffers: writes the ids of final symbol `piece` at `end` (room for
+  // max(piece.size(), 1)), this text's ids starting at `first`, and with `lengths` (in step with
+  // the ids) the bytes each covers. Returns how many it wrote: none where an unknown continues
+  // a run of them (the run covers more).
+  size_t write(uint32_t id, std::string_view piece, const uint32_t* first, uint32_t* end, uint32_t* lengths) const {
+    if (id == unk_id_ && byte_fallback_) {
+      for (size_t i = 0; i < piece.size(); ++i) {
+        const uint32_t byte = byte_ids_[uint8_t(piece[i])];
+        end[i] = byte != kNone ? byte : unk_id_;
+        if (lengths) lengths[i] = 1;
+      }
+      return piece.size();
+    }
+    if (continues_unknown_run(id, end > first ? end[-1] : kNone)) {
+      if (lengths) lengths[-1] += uint32_t(piece.size());
+      return 0;
+    }
+    *end = id;
+    if (lengths) *lengths = uint32_t(piece.size());
+    return 1;
   }
-  // The same given the previous id of this text (kNone if none).
+
+  // Whether id is an unknown that extends a run of them (the run is one id), given the previous
+  // id of this text (kNone if none). An unknown id only comes from unknown symbols, so a run
+  // shows as the previous id.
   bool continues_unknown_run(uint32_t id, uint32_t previous) const {
     return id == unk_id_ && !byte_fallback_ && previous == unk_id_;
   }
