@@ -259,3 +259,18 @@ def test_cli():
     assert out.splitlines() == ["1\t<s>\t0:0", f"{sp.piece_to_id('▁Hi')}\t▁Hi\t0:2"]
     _, out, _ = run("decode", "-e", MISTRAL, *map(str, sp.encode(text)))
     assert out == text + "\n"
+
+
+# Long ASCII runs (normalized and aligned eight bytes at a time) between characters that stop them.
+_LONG_RUNS = st.lists(st.one_of(st.text("abcxyzABC019.,;:-_()", min_size=1, max_size=40),
+                                st.sampled_from([" ", "  ", "\t", "\n", "\x01", "\u0301", "é", "д", "и\u0306", "か",
+                                                 "\u3099", "Ａ", "ﬁ", "\u3000", "😀", "▁"])), max_size=30).map("".join)
+
+
+@settings(max_examples=100, deadline=None)
+@given(_LONG_RUNS)
+def test_trained_models_on_long_plain_runs(trained, text):
+    for name in ("unigram", "unigram-bytes", "bpe"):
+        sp, tok = _pair(trained[name])
+        assert_like_sentencepiece(sp, tok, text)
+        assert tok.normalizer.normalize_with_offsets(text) == sp.normalize(text, with_offsets=True)

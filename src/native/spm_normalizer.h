@@ -16,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "bytes.h"
 #include "inline_hints.h"
 #include "unicode_classes.h"
 #if defined(__SSSE3__)
@@ -247,6 +248,22 @@ class SpmNormalizer {
     norm_to_orig->resize(out.size());
     uint32_t* o = norm_to_orig->data() + at;
     uint32_t start = consumed;  // of the current character
+    if (!escape) {  // byte for byte: ASCII eight at a time
+      std::memcpy(w, s, run);
+      size_t k = 0;
+      for (; k + 8 <= run; k += 8) {
+        if (load8(s + k) & 0x8080808080808080ull) {
+          for (size_t j = k; j < k + 8; ++j) o[j] = start = (s[j] & 0xC0) != 0x80 ? consumed + uint32_t(j) : start;
+        } else {
+          for (size_t j = k; j < k + 8; ++j) o[j] = consumed + uint32_t(j);
+          start = consumed + uint32_t(k + 7);
+        }
+      }
+      for (; k < run; ++k) o[k] = start = (s[k] & 0xC0) != 0x80 ? consumed + uint32_t(k) : start;
+      out.resize(at + run);
+      norm_to_orig->resize(out.size());
+      return run;
+    }
     for (size_t k = 0; k < run; ++k) {  // without branches: spaces are unpredictable
       const uint8_t c = s[k];
       const bool space = c == ' ' && escape;
