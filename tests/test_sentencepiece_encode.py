@@ -131,16 +131,21 @@ def test_long_texts_tie_as_sentencepiece_does_on_unigram_models(trained):
 @settings(max_examples=200, deadline=None)
 @given(st.text(st.one_of(st.characters(codec="utf-8"), st.sampled_from(list(" \t\nＡｶ①ﬁ▁aeé日本😀<sep>=д\u0301\u0308\u0338"))), max_size=40))
 def test_random_text_matches_sentencepiece_on_trained_models(trained, text):
-    for name in ("unigram-nmt_nfkc-True-False", "bpe-nmt_nfkc-False-False"):
+    _same_on_trained(trained, ("unigram-nmt_nfkc-True-False", "bpe-nmt_nfkc-False-False"), text)
+
+
+_TRAINED: dict = {}
+
+
+def _same_on_trained(trained, names, text):
+    """Normalized text and ids equal sentencepiece's on the named trained models (loaded once)."""
+    for name in names:
         if name not in _TRAINED:
             _TRAINED[name] = (spm.SentencePieceProcessor(model_file=trained[name]),
                               SentencePieceModelEncoder.from_file(trained[name]))
         theirs, ours = _TRAINED[name]
         assert ours.normalize(text) == theirs.normalize(text), name
         assert ours.encode(text) == theirs.encode(text), name
-
-
-_TRAINED: dict = {}
 
 
 # Long runs of plain ASCII (copied 16 bytes at a time) broken by what stops a run: spaces after
@@ -154,13 +159,8 @@ _RUN_PARTS = st.one_of(st.text("abcxyzABC019.,;:-_()", min_size=1, max_size=40),
 @settings(max_examples=200, deadline=None)
 @given(st.lists(_RUN_PARTS, max_size=30).map("".join))
 def test_long_plain_runs_normalize_and_encode_like_sentencepiece(trained, text):
-    for name in ("unigram-nmt_nfkc-True-False", "bpe-nfkc_cf-False-True", "unigram-identity-False-False"):
-        if name not in _TRAINED:
-            _TRAINED[name] = (spm.SentencePieceProcessor(model_file=trained[name]),
-                              SentencePieceModelEncoder.from_file(trained[name]))
-        theirs, ours = _TRAINED[name]
-        assert ours.normalize(text) == theirs.normalize(text), name
-        assert ours.encode(text) == theirs.encode(text), name
+    _same_on_trained(trained, ("unigram-nmt_nfkc-True-False", "bpe-nfkc_cf-False-True", "unigram-identity-False-False"),
+                     text)
 
 
 def test_every_character_normalizes_like_sentencepiece_before_marks_and_at_the_end(trained):
