@@ -7,6 +7,7 @@ import pathlib
 import tempfile
 
 import pytest
+from hypothesis import strategies as st
 
 SHARED = pathlib.Path(__file__).resolve().parents[2] / "shared"
 CORPUS = SHARED / "corpus"
@@ -69,3 +70,13 @@ def corpus_files() -> list[pathlib.Path]:
 def read_sample(path: pathlib.Path, chars: int | None) -> str:
     with open(path, encoding="utf-8") as f:
         return f.read() if chars is None else f.read(chars)
+
+
+# sentencepiece texts of long plain ASCII runs (its normalizer copies them 16 bytes at a time)
+# broken by what stops a run: spaces after spaces, controls, letters before combining marks,
+# characters outside ASCII, plain or mapped, "▁" and a user-defined symbol.
+LONG_PLAIN_RUNS = st.lists(st.one_of(
+    st.text("abcxyzABC019.,;:-_()", min_size=1, max_size=40),
+    st.sampled_from([" ", "  ", "\t", "\n", "\x01", "\x7f", "\u0301", "\u0338", "<", "=", "é", "д", "и", "й",
+                     "и\u0306", "日本", "か", "\u3099", "Ａ", "ﬁ", "①", "\u3000", "\u00a0", "😀", "▁", "<sep>"])),
+    max_size=30).map("".join)

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import SHARED, corpus_files, read_sample
+from conftest import LONG_PLAIN_RUNS, SHARED, corpus_files, read_sample
 from tokenforge.formats.sentencepiece_model import SentencePieceModel
 from tokenforge.models.sentencepiece import SentencePieceModelEncoder
 
@@ -148,16 +148,8 @@ def _same_on_trained(trained, names, text):
         assert ours.encode(text) == theirs.encode(text), name
 
 
-# Long runs of plain ASCII (copied 16 bytes at a time) broken by what stops a run: spaces after
-# spaces, controls, letters before combining marks, characters outside ASCII, plain or mapped.
-_RUN_PARTS = st.one_of(st.text("abcxyzABC019.,;:-_()", min_size=1, max_size=40),
-                       st.sampled_from([" ", "  ", "\t", "\n", "\x01", "\x7f", "\u0301", "\u0338", "<", "=", "é",
-                                        "д", "и", "й", "日本", "か", "\u3099", "Ａ", "ﬁ", "①", "\u3000", "\u00a0", "😀",
-                                        "▁", "<sep>"]))
-
-
 @settings(max_examples=200, deadline=None)
-@given(st.lists(_RUN_PARTS, max_size=30).map("".join))
+@given(LONG_PLAIN_RUNS)
 def test_long_plain_runs_normalize_and_encode_like_sentencepiece(trained, text):
     _same_on_trained(trained, ("unigram-nmt_nfkc-True-False", "bpe-nfkc_cf-False-True", "unigram-identity-False-False"),
                      text)

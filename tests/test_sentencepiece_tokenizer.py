@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import tokenforge
-from conftest import SHARED, corpus_files, read_sample
+from conftest import LONG_PLAIN_RUNS, SHARED, corpus_files, read_sample
 from tokenforge import DisallowedSpecialTokenError, SentencePieceTokenizer, Tokenizer
 from test_cli import run
 
@@ -259,14 +259,8 @@ def test_cli():
     assert out == text + "\n"
 
 
-# Long ASCII runs (normalized and aligned eight bytes at a time) between characters that stop them.
-_LONG_RUNS = st.lists(st.one_of(st.text("abcxyzABC019.,;:-_()", min_size=1, max_size=40),
-                                st.sampled_from([" ", "  ", "\t", "\n", "\x01", "\u0301", "é", "д", "и\u0306", "か",
-                                                 "\u3099", "Ａ", "ﬁ", "\u3000", "😀", "▁"])), max_size=30).map("".join)
-
-
 @settings(max_examples=100, deadline=None)
-@given(_LONG_RUNS)
+@given(LONG_PLAIN_RUNS)
 def test_trained_models_on_long_plain_runs(trained, text):
     _like_sentencepiece_with_offsets(trained, ("unigram", "unigram-bytes", "bpe"), text)
 

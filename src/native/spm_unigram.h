@@ -233,7 +233,7 @@ class SpmUnigramModel {
   // Appends the ids of the best segmentation of normalized text s[0..n) to `ids` (and to
   // `lengths` the bytes of s each covers). With how.escape, each " " of s reads as "▁" (see
   // reads_spaces_escaped). The text is cut where no piece crosses; each part's best path is
-  // remembered per thread (see append_path), and the parts' table slots are fetched a batch ahead.
+  // remembered per thread (see append_segment), and the parts' table slots are fetched a batch ahead.
   void encode(const uint8_t* s, size_t n, std::vector<uint32_t>& ids, std::vector<uint32_t>* lengths = nullptr,
               SpmEscaping how = {}) const {
     if (n == 0) return;
@@ -245,8 +245,8 @@ class SpmUnigramModel {
       cache.escape = how.escape;
     }
     cut(s, n, how.escape, cache.cuts);
-    cache.paths.out.reserve(n + kMostInTable);  // at most one id per byte
-    if (lengths) cache.out_lengths.reserve(n + kMostInTable);
+    cache.paths.out.reserve(n);  // at most one id per byte
+    if (lengths) cache.out_lengths.reserve(n);
     Out out{cache.paths.out.begin(), cache.paths.out.begin(), lengths ? cache.out_lengths.begin() : nullptr};
     const Text text{s, n, how.escape};
     float so_far = 0;  // sentencepiece's best score at the start of the current segment
