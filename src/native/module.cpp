@@ -127,20 +127,20 @@ class IdInts {
     return list;
   }
 
-  // New lists of values, filled on up to `threads` threads (GIL held throughout).
+  // New lists of values, filled on up to `threads` threads (GIL held throughout). The outer
+  // list is made last: the collections that making the inner ones sets off would each walk it.
   nb::object lists(const std::vector<std::vector<uint32_t>>& all, size_t threads) const {
+    std::vector<nb::object> lists(all.size());
+    for (size_t i = 0; i < all.size(); ++i)
+      if (!(lists[i] = nb::steal(PyList_New(Py_ssize_t(all[i].size()))))) throw nb::python_error();
+    std::vector<size_t> missing(all.size());
+    parallel_for(all.size(), threads,
+                 [&](size_t i) { missing[i] = fill(lists[i].ptr(), all[i].data(), all[i].size()); });
+    for (size_t i = 0; i < all.size(); ++i)
+      if (missing[i]) fill_missing(lists[i].ptr(), all[i].data(), all[i].size());
     nb::object outer = nb::steal(PyList_New(Py_ssize_t(all.size())));
     if (!outer) throw nb::python_error();
-    std::vector<PyObject*> lists(all.size());
-    for (size_t i = 0; i < all.size(); ++i) {
-      // On failure the lists made so far are owned by outer (NULL items are skipped on free).
-      if (!(lists[i] = PyList_New(Py_ssize_t(all[i].size())))) throw nb::python_error();
-      PyList_SET_ITEM(outer.ptr(), i, lists[i]);
-    }
-    std::vector<size_t> missing(all.size());
-    parallel_for(all.size(), threads, [&](size_t i) { missing[i] = fill(lists[i], all[i].data(), all[i].size()); });
-    for (size_t i = 0; i < all.size(); ++i)
-      if (missing[i]) fill_missing(lists[i], all[i].data(), all[i].size());
+    for (size_t i = 0; i < all.size(); ++i) PyList_SET_ITEM(outer.ptr(), i, lists[i].release().ptr());
     return outer;
   }
 

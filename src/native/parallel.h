@@ -9,7 +9,9 @@
 
 namespace tokenforge {
 
-// Runs fn(i) for i in [0, n) on up to `threads` threads; rethrows the first exception.
+// Runs fn(i) for i in [0, n) on up to `threads` threads; rethrows the first exception. Threads
+// take runs of indices, a share of what is left each time (large first, single ones at the end),
+// so that many small items do not make every index a contended atomic update.
 template <class Fn>
 void parallel_for(size_t n, size_t threads, Fn fn) {
   threads = std::max<size_t>(1, std::min(threads, n));
@@ -22,7 +24,14 @@ void parallel_for(size_t n, size_t threads, Fn fn) {
   std::mutex error_lock;
   auto worker = [&] {
     try {
-      for (size_t i; (i = next.fetch_add(1)) < n;) fn(i);
+      for (;;) {
+        size_t from = next.load(std::memory_order_relaxed), count;
+        do {
+          if (from >= n) return;
+          count = std::max<size_t>(1, (n - from) / (4 * threads));
+        } while (!next.compare_exchange_weak(from, from + count, std::memory_order_relaxed));
+        for (size_t i = from; i < from + count; ++i) fn(i);
+      }
     } catch (...) {
       std::lock_guard<std::mutex> g(error_lock);
       if (!error) error = std::current_exception();

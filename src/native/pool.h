@@ -10,29 +10,66 @@
 
 namespace tokenforge {
 
+// A small number for each running thread, given to a new thread once its owner has ended, so
+// that the threads of successive batch calls reuse the numbers (and a pool's items) of earlier ones.
+inline size_t thread_number() {
+  struct Numbers {
+    std::mutex lock;
+    std::vector<size_t> free;
+    size_t next = 0;
+  };
+  static Numbers* numbers = new Numbers();  // never destroyed: threads may end after static destructors
+  struct Mine {
+    size_t number;
+    Mine() {
+      std::lock_guard<std::mutex> g(numbers->lock);
+      if (numbers->free.empty()) {
+        number = numbers->next++;
+      } else {
+        number = numbers->free.back();
+        numbers->free.pop_back();
+      }
+    }
+    ~Mine() {
+      std::lock_guard<std::mutex> g(numbers->lock);
+      numbers->free.push_back(number);
+    }
+  };
+  thread_local Mine mine;
+  return mine.number;
+}
+
 template <class T>
 class Pool {
  public:
   class Lease {
    public:
-    explicit Lease(Pool& pool) : pool_(pool), item_(pool.take()) {}
-    ~Lease() { pool_.give(std::move(item_)); }
+    explicit Lease(Pool& pool) : pool_(pool), slot_(thread_number()), item_(pool.take(slot_)) {}
+    ~Lease() { pool_.give(slot_, std::move(item_)); }
     Lease(const Lease&) = delete;
     Lease& operator=(const Lease&) = delete;
     T& get() const { return *item_; }
 
    private:
     Pool& pool_;
+    size_t slot_;
     std::unique_ptr<T> item_;
   };
 
  public:
-  ~Pool() { delete spare_.exchange(nullptr); }
+  ~Pool() {
+    for (Slot& slot : slots_) delete slot.value.exchange(nullptr);
+  }
 
  private:
-  // One spare item behind an atomic swap, so a single thread's calls take no lock.
-  std::unique_ptr<T> take() {
-    if (T* spare = spare_.exchange(nullptr, std::memory_order_acquire)) return std::unique_ptr<T>(spare);
+  // Each thread number has a slot behind an atomic swap: a thread takes back the item it gave
+  // (still in its core's caches, with no lock and no line shared with other threads). Past the
+  // slots, or where a thread borrows twice at once, items wait behind a lock.
+  static constexpr size_t kSlots = 64;
+
+  std::unique_ptr<T> take(size_t slot) {
+    if (slot < kSlots)
+      if (T* mine = slots_[slot].value.exchange(nullptr, std::memory_order_acquire)) return std::unique_ptr<T>(mine);
     {
       std::lock_guard<std::mutex> g(lock_);
       if (!idle_.empty()) {
@@ -43,16 +80,19 @@ class Pool {
     }
     return std::make_unique<T>();  // outside the lock
   }
-  void give(std::unique_ptr<T> item) {
+  void give(size_t slot, std::unique_ptr<T> item) {
     T* expected = nullptr;
-    if (spare_.compare_exchange_strong(expected, item.get(), std::memory_order_release)) {
+    if (slot < kSlots && slots_[slot].value.compare_exchange_strong(expected, item.get(), std::memory_order_release)) {
       item.release();
       return;
     }
     std::lock_guard<std::mutex> g(lock_);
     idle_.push_back(std::move(item));
   }
-  std::atomic<T*> spare_{nullptr};
+  struct alignas(64) Slot {  // one cache line each: threads never share one
+    std::atomic<T*> value{nullptr};
+  };
+  Slot slots_[kSlots];
   std::mutex lock_;
   std::vector<std::unique_ptr<T>> idle_;
 };
