@@ -196,15 +196,31 @@ nb::list bytes_list(const std::vector<std::string>& tokens) {
   return out;
 }
 
-// The ids `encode(ids)` appends, run without the GIL, as a list. The ids go to a buffer per
-// thread, reused: a fresh one per call costs page faults on every call.
+// Releases the GIL while a text of `bytes` is encoded, unless the text is short: releasing and
+// taking it back would then cost more than the time it gives other threads.
+class GilReleasedFor {
+ public:
+  explicit GilReleasedFor(size_t bytes) : state_(bytes >= kShortText ? PyEval_SaveThread() : nullptr) {}
+  ~GilReleasedFor() {
+    if (state_) PyEval_RestoreThread(state_);
+  }
+  GilReleasedFor(const GilReleasedFor&) = delete;
+  GilReleasedFor& operator=(const GilReleasedFor&) = delete;
+
+ private:
+  static constexpr size_t kShortText = 4096;
+  PyThreadState* state_;
+};
+
+// The ids `encode(ids)` appends for a text of `bytes` (see GilReleasedFor), as a list. The ids
+// go to a buffer per thread, reused: a fresh one per call costs page faults on every call.
 template <class Encode>
-nb::object ids_list(Encode encode) {
+nb::object ids_list(size_t bytes, Encode encode) {
   constexpr size_t kKeptIds = size_t(1) << 20;  // larger per-thread buffers are freed
   thread_local std::vector<uint32_t> ids;
   ids.clear();
   {
-    nb::gil_scoped_release nogil;
+    GilReleasedFor nogil(bytes);
     encode(ids);
   }
   nb::object list = IdInts::instance().list(ids);
@@ -224,7 +240,7 @@ class PyEncoder {
 
   nb::object encode(nb::handle text, const SpecialMatcher* allowed) const {
     Text t = utf8_of(text);
-    return ids_list([&](std::vector<uint32_t>& ids) { enc_.encode(t.data, t.size, allowed, ids); });
+    return ids_list(t.size, [&](std::vector<uint32_t>& ids) { enc_.encode(t.data, t.size, allowed, ids); });
   }
 
   nb::object encode_batch(nb::handle texts, const SpecialMatcher* allowed, size_t threads) const {
@@ -412,7 +428,7 @@ class PyPipeline {
     const Text a = utf8_of(text);
     const bool has_pair = !pair.is_none();
     const Text b = has_pair ? utf8_of(pair) : Text{nullptr, 0};
-    nb::gil_scoped_release nogil;
+    GilReleasedFor nogil(a.size + b.size);
     return PyEncoded{tok_.encode(a.data, a.size, b.data, b.size, has_pair, add_special, added), names_};
   }
 
@@ -978,7 +994,7 @@ NB_MODULE(_core, m) {
           "encode",
           [](const SpmEncoder& e, nb::handle text) {
             const Text t = utf8_of(text);
-            return ids_list([&](std::vector<uint32_t>& ids) { e.encode(t.data, t.size, ids); });
+            return ids_list(t.size, [&](std::vector<uint32_t>& ids) { e.encode(t.data, t.size, ids); });
           },
           nb::arg("text"))
       .def(
