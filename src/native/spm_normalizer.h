@@ -67,6 +67,7 @@ class SpmNormalizer {
         std::array<uint64_t, 4> next{};  // the bytes keys go on with after c
         for (uint32_t b = 0; b < 256; ++b)
           if ((node ^ b) < units_.size() && label(units_[node ^ b]) == b) next[b >> 6] |= uint64_t(1) << (b & 63);
+        mark_followers(node, 0, 0);
         const auto known = std::find(next_sets_.begin() + 1, next_sets_.end(), next);
         if (leaf || (known == next_sets_.end() && next_sets_.size() == kNeverPlain)) {
           next_class_[c] = kNeverPlain;
@@ -319,7 +320,8 @@ class SpmNormalizer {
           const uint8_t cls = cp < 0x10000 ? next_class_[cp] : kNeverPlain;
           const bool more = run + len < n;
           const uint8_t next = more ? s[run + len] : 0;
-          const bool may_go_on = cls == kNeverPlain || (more & (next_sets_[cls][next >> 6] >> (next & 63) & 1));
+          const bool may_go_on = cls == kNeverPlain || ((more & (next_sets_[cls][next >> 6] >> (next & 63) & 1)) &&
+                                                      may_follow(s + run + len, n - run - len));
           if (TF_UNLIKELY(may_go_on) && key_at(s + run, n - run)) return run;
           run += len - 1;
           after_space = false;
@@ -370,6 +372,35 @@ class SpmNormalizer {
       w += space ? 3 : 1;
     }
     return w;
+  }
+
+  // Marks in followers_ the characters that keys go on with from trie node `node`, reached by
+  // `bytes` bytes of such a character (whose bits so far are `code`).
+  void mark_followers(size_t node, size_t bytes, uint32_t code) {
+    const size_t len = bytes == 0 ? 0 : utf8_length(uint8_t(code >> 24));  // the lead byte, kept on top
+    if (bytes > 0 && bytes == len) {
+      size_t ignored;
+      uint8_t utf8[4];
+      for (size_t k = 0; k < len; ++k) utf8[k] = uint8_t(code >> (24 - 8 * k));
+      const uint32_t c = decode_utf8(utf8, len, ignored);
+      if (c < 0x10000) followers_[c >> 6] |= uint64_t(1) << (c & 63);
+      return;
+    }
+    for (uint32_t b = bytes == 0 ? 0 : 0x80; b < (bytes == 0 ? 256u : 0xC0u); ++b) {
+      const size_t child = node ^ b;
+      if (child >= units_.size() || label(units_[child]) != b) continue;
+      const uint32_t next = code | (b << (24 - 8 * bytes));
+      if (has_leaf(units_[child]) && bytes + 1 < utf8_length(uint8_t(next >> 24))) any_follows_ = true;  // a key ends inside a character
+      mark_followers(child ^ offset(units_[child]), bytes + 1, next);
+    }
+  }
+
+  // Whether the character at s[0..n) (n > 0) may go on a key: a follower, or outside the BMP.
+  bool may_follow(const uint8_t* s, size_t n) const {
+    if (any_follows_) return true;
+    size_t len;
+    const uint32_t c = decode_utf8(s, n, len);
+    return c >= 0x10000 || (followers_[c >> 6] >> (c & 63) & 1);
   }
 
   // Whether a key of the map starts s[0..n): prefix() replaces something there.
@@ -440,6 +471,9 @@ class SpmNormalizer {
   // next_sets_ of the bytes that keys starting with it go on with.
   std::vector<uint8_t> next_class_;
   std::vector<std::array<uint64_t, 4>> next_sets_;
+  // By code point of the BMP: whether some key goes on with it after a first character.
+  std::array<uint64_t, 0x10000 / 64> followers_{};
+  bool any_follows_ = false;  // followers_ does not apply: the map has keys that end inside a character
   static constexpr uint8_t kNeverPlain = 255;
   bool copies_all_ = true;
   std::vector<uint32_t> units_;
