@@ -4,6 +4,8 @@
 #pragma once
 #include <algorithm>
 #include <cstdint>
+#include <limits>
+#include <stdexcept>
 #include <string_view>
 #include <vector>
 
@@ -14,22 +16,24 @@ namespace tokenforge {
 
 class PieceAdjacency {
  public:
-  // Bits of flags(c): c is first (kJoinsNext) or second (kJoinsPrevious) in an inner pair.
-  static constexpr uint8_t kJoinsNext = 1, kJoinsPrevious = 2;
-  static constexpr uint32_t kCharacters = 0x10000;  // flags kept for the Basic Multilingual Plane
+  static constexpr uint32_t kCharacters = 0x10000;  // info() kept for the Basic Multilingual Plane
+  // Bits of info(c): c is first (kJoinsNext) or second (kJoinsPrevious) in an inner pair; below
+  // them the id of a segment of c alone, which the model sets (kNoOne: none, or not one id).
+  static constexpr uint32_t kJoinsNext = 1u << 31, kJoinsPrevious = 1u << 30, kNoOne = kJoinsPrevious - 1;
+  static constexpr uint32_t kMark = 0x2581;  // "▁", which " " reads as where spaces are escaped
 
   PieceAdjacency() = default;
   // From the pieces' texts (valid UTF-8).
   explicit PieceAdjacency(const std::vector<std::string_view>& pieces) {
     std::vector<uint64_t> inner;  // (character, next character)
-    flags_.assign(kCharacters, 0);
+    info_.assign(kCharacters, kNoOne);
     for (const std::string_view t : pieces) {
       if (t.empty()) continue;
       size_t before = 0;  // the previous character's start
       for (size_t i = utf8_length(uint8_t(t[0])); i < t.size(); i += utf8_length(uint8_t(t[i]))) {
         const uint32_t a = code_point(t.substr(before)), b = code_point(t.substr(i));
-        if (a < kCharacters) flags_[a] |= kJoinsNext;
-        if (b < kCharacters) flags_[b] |= kJoinsPrevious;
+        if (a < kCharacters) info_[a] |= kJoinsNext;
+        if (b < kCharacters) info_[b] |= kJoinsPrevious;
         inner.push_back((uint64_t(a) << 32) | b);
         before = i;
       }
@@ -46,10 +50,19 @@ class PieceAdjacency {
       if (both_dense(a, b)) dense_pairs_[x * dense_stride_ + (y >> 6)] |= uint64_t(1) << (y & 63);
       else others_.insert(a, b, 0);
     }
+    for (int escape = 0; escape < 2; ++escape)
+      for (uint32_t a = 0; a < 0x80; ++a)
+        for (uint32_t b = 0; b < 0x80; ++b) {
+          const uint32_t x = read_ascii(uint8_t(a), escape), y = read_ascii(uint8_t(b), escape);
+          if ((info(x) & kJoinsNext) && (info(y) & kJoinsPrevious) && joins(x, y))
+            ascii_pairs_[escape][a][b >> 6] |= uint64_t(1) << (b & 63);
+        }
   }
 
-  // kJoinsNext | kJoinsPrevious for the characters past the table (they may do anything).
-  uint8_t flags(uint32_t c) const { return c < kCharacters ? flags_[c] : kJoinsNext | kJoinsPrevious; }
+  // info() of c, with the flags of a character past the table: it may do anything.
+  uint32_t info(uint32_t c) const { return c < kCharacters ? info_[c] : kJoinsNext | kJoinsPrevious | kNoOne; }
+  // Sets the id of a segment of c alone (c < kCharacters, id < kNoOne).
+  void set_one(uint32_t c, uint32_t id) { info_[c] = (info_[c] & ~kNoOne) | id; }
 
   // Whether characters a and b stand next to each other in some piece.
   bool joins(uint32_t a, uint32_t b) const {
@@ -58,13 +71,57 @@ class PieceAdjacency {
     return others_.may_merge(a, b) && others_.find(a, b) != kNoToken;  // (most pairs stop at the filter)
   }
 
+  // ASCII byte b as a character, " " as "▁" with `escape`.
+  static uint32_t read_ascii(uint8_t b, bool escape) { return b + uint32_t(b == ' ' && escape) * (kMark - ' '); }
+
+  // Where text s[0..n) (n > 0) falls apart into segments, into cuts: each segment's start, then
+  // n. With `escape`, " " reads as "▁"; with `prefix`, a space (read the same way) comes before
+  // s, and the first segment holds it: [0, 0) where it is a segment alone. Pairs of ASCII
+  // characters come from a bit matrix.
+  void cut(const uint8_t* s, size_t n, bool escape, bool prefix, std::vector<uint32_t>& cuts) const {
+    if (n >= std::numeric_limits<uint32_t>::max()) throw std::length_error("text too long to encode (4 GB)");
+    cuts.resize(n + 2);
+    uint32_t* w = cuts.data();
+    *w++ = 0;
+    const uint64_t(*pairs)[2] = ascii_pairs_[escape];
+    size_t len = 0;
+    // The previous character; prev_byte is it where ASCII, else 0x80 (prev is then kept).
+    uint8_t prev_byte = prefix ? (escape ? 0x80 : ' ') : s[0] < 0x80 ? s[0] : 0x80;
+    uint32_t prev = prefix ? read_ascii(' ', escape) : prev_byte < 0x80 ? read_ascii(prev_byte, escape) : decode_utf8(s, n, len);
+    if (!prefix && prev_byte < 0x80) len = 1;
+    uint32_t prev_info = info(prev);
+    for (size_t i = len; i < n; i += len) {
+      const uint8_t b = s[i];
+      if ((b | prev_byte) < 0x80) {
+        len = 1;
+        *w = uint32_t(i);
+        w += !(pairs[prev_byte][b >> 6] >> (b & 63) & 1);
+        prev_byte = b;
+        continue;
+      }
+      if (prev_byte < 0x80) {
+        prev = read_ascii(prev_byte, escape);
+        prev_info = info(prev);
+      }
+      uint32_t c = decode_utf8(s + i, n - i, len);
+      if (b < 0x80) c = read_ascii(b, escape);
+      const uint32_t c_info = info(c);
+      *w = uint32_t(i);
+      w += !(((prev_info >> 1) & c_info & kJoinsPrevious) && joins(prev, c));
+      prev = c;
+      prev_info = c_info;
+      prev_byte = b < 0x80 ? b : 0x80;
+    }
+    *w++ = uint32_t(n);
+    cuts.resize(size_t(w - cuts.data()));
+  }
+
   static uint32_t code_point(std::string_view s) {
     size_t len;
     return decode_utf8(reinterpret_cast<const uint8_t*>(s.data()), s.size(), len);
   }
 
  private:
-  static constexpr uint32_t kMark = 0x2581;  // "▁"
   static constexpr uint32_t kDenseRange = 0x800;
   static constexpr uint16_t kDenseMark = 0x80, kNotDense = 0xFFFF;
 
@@ -86,11 +143,12 @@ class PieceAdjacency {
   }
   bool both_dense(uint32_t a, uint32_t b) const { return ((dense(a) | dense(b)) & kNotDense) != kNotDense; }
 
-  std::vector<uint8_t> flags_;        // by code point below kCharacters
+  std::vector<uint32_t> info_;        // by code point below kCharacters: info()
   std::vector<uint16_t> dense_;       // by code point below kDenseRange: its dense index, or kNotDense
   size_t dense_stride_ = 0;           // words per row of dense_pairs_
   std::vector<uint64_t> dense_pairs_; // bit (x, y): the characters with dense indexes x, y are an inner pair
   PairTable others_;                  // the other inner pairs (code points)
+  uint64_t ascii_pairs_[2][0x80][2] = {};  // [escape][a]: bit b where ASCII a, b join inside a piece
 };
 
 }  // namespace tokenforge

@@ -37,7 +37,7 @@ namespace tokenforge {
 class SpmBpeModel {
  public:
   explicit SpmBpeModel(SpmVocab vocab) : vocab_(std::move(vocab)) {
-    if (vocab_.size() >= kOneId) throw std::invalid_argument("too many pieces");
+    if (vocab_.size() >= PieceAdjacency::kNoOne) throw std::invalid_argument("too many pieces");
     index_characters();
     index_pairs();
     rank_scores();
@@ -64,25 +64,10 @@ class SpmBpeModel {
     if (lengths) cache.out_lengths.reserve(n + 1);
     Out out{buf.begin(), buf.begin(), lengths ? cache.out_lengths.begin() : nullptr};
     const Text text{s, n, how};
-    const uint32_t space = how.escape ? kMark : ' ';
-    // Segments run from `start`; `first` is the info() of one's first character, `prefixed`
-    // whether that is the prefix.
-    size_t start = 0, len = 0;
-    bool prefixed = how.prefix;
-    const bool escape = how.escape;
-    uint32_t prev = prefixed ? space : read(s, n, 0, escape, len), prev_info = info(prev), first = prev_info;
-    for (size_t i = len; i < n; i += len) {
-      const uint32_t c = read(s, n, i, escape, len), c_info = info(c);
-      if (!((prev_info >> 1) & c_info & kJoinsPrevious) || !adjacency_.joins(prev, c)) {
-        append_segment(text, Segment{s + start, i - start, first, prefixed}, out, cache);
-        start = i;
-        first = c_info;
-        prefixed = false;
-      }
-      prev = c;
-      prev_info = c_info;
-    }
-    append_segment(text, Segment{s + start, n - start, first, prefixed}, out, cache);
+    adjacency_.cut(s, n, how.escape, how.prefix, cache.cuts);  // (the first segment holds the prefix)
+    const uint32_t* cuts = cache.cuts.data();
+    for (size_t k = 0; k + 1 < cache.cuts.size(); ++k)
+      append_segment(text, Segment{s + cuts[k], cuts[k + 1] - cuts[k], k == 0 && how.prefix}, out, cache);
     ids.insert(ids.end(), out.begin, out.end);
     if (lengths) lengths->insert(lengths->end(), cache.out_lengths.begin(), out.lengths);
   }
@@ -123,6 +108,7 @@ class SpmBpeModel {
     std::string key, normalized;           // a segment's, where it is not the input as it is
     std::vector<uint32_t> lengths;         // the normalized bytes a merged segment's ids cover
     std::vector<uint32_t> input_lengths;   // the input characters a segment's ids cover
+    std::vector<uint32_t> cuts;            // a text's segment starts, then its end (PieceAdjacency::cut)
     IdBuffer out_lengths;                  // a text's, in step with pieces.out
   };
   // The model's input, and how it reads.
@@ -131,11 +117,10 @@ class SpmBpeModel {
     size_t n;
     SpmEscaping how;
   };
-  // A segment: its input bytes, its first character's info(), whether that is the prefix (before p).
+  // A segment: its input bytes, and whether the prefix (before p) starts it.
   struct Segment {
     const uint8_t* p;
     size_t len;
-    uint32_t first;
     bool prefixed;
   };
   // Where a text's ids go (begin..end of the thread's buffer), and its lengths if wanted.
@@ -144,10 +129,8 @@ class SpmBpeModel {
     uint32_t* end;
     uint32_t* lengths;  // null, or where the next id's length goes
   };
-  static constexpr uint32_t kMark = 0x2581;  // "▁", an escaped space
-  static constexpr uint32_t kCharacters = PieceAdjacency::kCharacters;
+  static constexpr uint32_t kMark = PieceAdjacency::kMark;  // "▁", an escaped space
   static constexpr size_t kScanned = 32;  // segments of up to this many symbols merge without a heap
-  static constexpr uint32_t kJoinsNext = 1u << 31, kJoinsPrevious = 1u << 30, kOneId = kJoinsPrevious - 1;
   // piece_characters_ of byte pieces, which may end inside a character: more than any segment has.
   static constexpr uint32_t kSplitsCharacters = 1u << 30;
   static constexpr uint32_t kEnd = kNoToken;
@@ -188,12 +171,6 @@ class SpmBpeModel {
     for (const Merge& m : merges) merges_.insert(m.left, m.right, m.piece);
     small_ids_ = vocab_.size() + virtual_texts_.size() <= PieceCache::kPairIdLimit;
     adjacency_ = PieceAdjacency(pieces);
-    characters_.assign(kCharacters, kOneId);
-    for (uint32_t c = 0; c < kCharacters; ++c) {
-      const uint8_t f = adjacency_.flags(c);
-      characters_[c] |= (f & PieceAdjacency::kJoinsNext ? kJoinsNext : 0) |
-                        (f & PieceAdjacency::kJoinsPrevious ? kJoinsPrevious : 0);
-    }
   }
 
   // Merges go highest score first: a rank per distinct score, 0 for the highest, so that equal
@@ -219,8 +196,8 @@ class SpmBpeModel {
     }
   }
 
-  // A segment of one character is mostly a piece: its id comes from info() (kOneId where it is
-  // not a single id: byte fallback, unknown).
+  // A segment of one character is mostly a piece: its id comes from one_id() (kNoOne where it
+  // is not a single id: byte fallback, unknown).
   void index_one_character_segments() {
     MergeState state;
     std::vector<uint32_t> ids;
@@ -232,22 +209,20 @@ class SpmBpeModel {
         continue;  // (quick: no piece, so not one id unless ASCII)
       ids.clear();
       encode_segment(bytes, len, 0, ids, nullptr, state);
-      if (ids.size() == 1 && ids[0] != vocab_.unk_id()) characters_[c] = (characters_[c] & ~kOneId) | ids[0];
+      if (ids.size() == 1 && ids[0] != vocab_.unk_id()) adjacency_.set_one(c, ids[0]);
     }
   }
 
-  // What a segment needs of a character (of the Basic Multilingual Plane; the others may do
-  // anything): whether it is first (kJoinsNext) or second (kJoinsPrevious) in a pair of
-  // characters next to each other in a piece, and the id of a segment of it alone (kOneId: none
-  // or more than one).
-  uint32_t info(uint32_t c) const { return c < kCharacters ? characters_[c] : kJoinsNext | kJoinsPrevious | kOneId; }
+  // The id of a segment of character c alone (PieceAdjacency::kNoOne: none, or more than one).
+  uint32_t one_id(uint32_t c) const { return adjacency_.info(c) & PieceAdjacency::kNoOne; }
 
-  // The same for the symbol p[0..len), a character through info() where that has its piece.
+  // The id of the symbol p[0..len) in merges (as below), a character through one_id() where
+  // that is its piece.
   uint32_t symbol_id(const uint8_t* p, size_t len) const {
     size_t char_len;
     const uint32_t c = decode_utf8(p, len, char_len);
-    const uint32_t id = info(c) & kOneId;
-    if (char_len == len && id != kOneId && vocab_.type(id) != SpmVocab::kByte) return id;
+    const uint32_t id = one_id(c);
+    if (char_len == len && id != PieceAdjacency::kNoOne && vocab_.type(id) != SpmVocab::kByte) return id;
     return symbol_id(std::string_view(reinterpret_cast<const char*>(p), len));
   }
 
@@ -271,10 +246,15 @@ class SpmBpeModel {
   // merged (and remembered).
   TF_INLINE void append_segment(const Text& text, const Segment& seg, Out& out, Cache& cache) const {
     const size_t one = seg.prefixed ? 0 : utf8_length(seg.p[0]);  // input bytes of one character
-    if (seg.len == one && (seg.first & kOneId) != kOneId) {
-      *out.end = seg.first & kOneId;
-      const uint32_t characters = !seg.prefixed;
-      return commit(1, &characters, out);
+    if (seg.len == one) {
+      size_t len;
+      const bool escape = text.how.escape;
+      const uint32_t id = one_id(seg.prefixed ? PieceAdjacency::read_ascii(' ', escape) : read(seg.p, one, 0, escape, len));
+      if (id != PieceAdjacency::kNoOne) {
+        *out.end = id;
+        const uint32_t characters = !seg.prefixed;
+        return commit(1, &characters, out);
+      }
     }
     append_remembered(text, seg, out, cache);
   }
@@ -536,8 +516,7 @@ class SpmBpeModel {
   std::unordered_map<std::string, uint32_t> virtual_ids_;
   std::vector<std::string> virtual_texts_;
   std::vector<uint32_t> piece_characters_;  // by id: its characters (byte pieces: kSplitsCharacters)
-  PieceAdjacency adjacency_;
-  HugeArray<uint32_t> characters_;        // info() of the code points below kCharacters
+  PieceAdjacency adjacency_;               // where texts are cut, and the id of each character alone
   mutable Pool<Cache> caches_;
 };
 

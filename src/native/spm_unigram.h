@@ -228,7 +228,7 @@ class SpmUnigramModel {
 
   // Whether the model reads " " as "▁" (SpmEscaping::escape, no prefix) exactly: where "▁" is a
   // piece, so an escaped space is never an unknown character (whose bytes would be needed).
-  bool reads_spaces_escaped() const { return one_id(kMark) != vocab_.unk_id(); }
+  bool reads_spaces_escaped() const { return one_id(adjacency_.info(kMark)) != vocab_.unk_id(); }
 
   // Appends the ids of the best segmentation of normalized text s[0..n) to `ids` (and to
   // `lengths` the bytes of s each covers). With how.escape, each " " of s reads as "▁" (see
@@ -244,7 +244,7 @@ class SpmUnigramModel {
       cache.paths = PieceCache();
       cache.escape = how.escape;
     }
-    cut(s, n, how.escape, cache.cuts);
+    adjacency_.cut(s, n, how.escape, false, cache.cuts);
     cache.paths.out.reserve(n);  // at most one id per byte
     if (lengths) cache.out_lengths.reserve(n);
     Out out{cache.paths.out.begin(), cache.paths.out.begin(), lengths ? cache.out_lengths.begin() : nullptr};
@@ -258,7 +258,7 @@ class SpmUnigramModel {
       for (size_t k = 0; k < count; ++k) batch.look_ahead(k, s + cuts[first + k], cuts[first + k + 1] - cuts[first + k],
                                                          text, cacheable_, cache.paths);
       for (size_t k = 0; k < count; ++k)
-        append_segment(text, cuts[first + k], cuts[first + k + 1], batch, k, so_far, out, cache);
+        append_segment(text, first + k, batch, k, so_far, out, cache);
     }
     ids.insert(ids.end(), out.begin, out.end);
     if (lengths) lengths->insert(lengths->end(), cache.out_lengths.begin(), out.lengths);
@@ -348,9 +348,6 @@ class SpmUnigramModel {
   static constexpr uint32_t kLengthShift = 24, kIdMask = (1u << kLengthShift) - 1;
   static constexpr size_t kMostInTable = 31;  // values a table entry holds
   static constexpr size_t kBatch = 16;        // segments whose table slots are fetched ahead together
-  // info(c): the id of c alone (kNoOne: unknown, or past the table) and its adjacency flags.
-  static constexpr uint32_t kJoinsNext = 1u << 31, kJoinsPrevious = 1u << 30, kNoOne = kJoinsPrevious - 1;
-  static constexpr uint32_t kCharacters = PieceAdjacency::kCharacters;
 
   // A batch of segments' keys, computed ahead so that their table slots can be fetched.
   struct Batch {
@@ -360,7 +357,7 @@ class SpmUnigramModel {
     ShortKey shorts[kBatch];
     MediumKey mediums[kBatch];
     void look_ahead(size_t k, const uint8_t* p, size_t m, const Text& text, bool cacheable, const PieceCache& paths) {
-      if (m == utf8_length(p[0]) && m <= 3) {  // (info() has the characters of up to 3 bytes)
+      if (m == utf8_length(p[0]) && m <= 3) {  // (one_id() knows the characters of up to 3 bytes)
         kind[k] = kOne;
       } else if (cacheable && m <= kShortPiece) {
         kind[k] = kShort;
@@ -380,7 +377,7 @@ class SpmUnigramModel {
   struct Cache {
     PieceCache paths;
     bool escape = false;
-    std::vector<uint32_t> cuts;  // segment starts, then the end
+    std::vector<uint32_t> cuts;  // segment starts, then the end (PieceAdjacency::cut)
     IdBuffer out_lengths;        // a text's lengths, in step with paths.out
     Batch batch;
     std::vector<uint32_t> path;  // a limit (safe_limit), then nodes: id | bytes << kLengthShift
@@ -400,88 +397,37 @@ class SpmUnigramModel {
   // Scores past this are too near sentencepiece's rebasing for remembered paths.
   static constexpr double kRebaseNear = 9e4;
 
-  // The id of a segment of character c alone, and whether c joins characters before or after it
-  // inside pieces; the characters of the Basic Multilingual Plane from a table.
+  // The id of a segment of each character alone (of the Basic Multilingual Plane), for cutting
+  // (PieceAdjacency::info): its piece, where used.
   void index_characters() {
-    info_.resize(kCharacters);
-    for (uint32_t c = 0; c < kCharacters; ++c) {
-      const uint8_t f = adjacency_.flags(c);
-      info_[c] = (f & PieceAdjacency::kJoinsNext ? kJoinsNext : 0) | (f & PieceAdjacency::kJoinsPrevious ? kJoinsPrevious : 0);
+    for (uint32_t c = 0; c < PieceAdjacency::kCharacters; ++c) {
       uint8_t bytes[4];
       const size_t len = c >= 0xD800 && c < 0xE000 ? 0 : encode_utf8(c, bytes);  // (no surrogates in UTF-8)
       const uint32_t id = len ? vocab_.find(std::string_view(reinterpret_cast<const char*>(bytes), len)) : SpmVocab::kNone;
-      info_[c] |= id == SpmVocab::kNone || vocab_.type(id) == SpmVocab::kUnused || id >= kNoOne ? kNoOne : id;
+      if (id != SpmVocab::kNone && vocab_.type(id) != SpmVocab::kUnused && id < PieceAdjacency::kNoOne) adjacency_.set_one(c, id);
     }
-    for (int escape = 0; escape < 2; ++escape)
-      for (uint32_t a = 0; a < 0x80; ++a)
-        for (uint32_t b = 0; b < 0x80; ++b) {
-          const uint32_t x = ascii_read(uint8_t(a), escape), y = ascii_read(uint8_t(b), escape);
-          if ((info(x) & kJoinsNext) && (info(y) & kJoinsPrevious) && adjacency_.joins(x, y))
-            ascii_pairs_[escape][a][b >> 6] |= uint64_t(1) << (b & 63);
-        }
   }
-  uint32_t info(uint32_t c) const { return c < kCharacters ? info_[c] : kJoinsNext | kJoinsPrevious | kNoOne; }
-  uint32_t one_id(uint32_t c) const {
-    const uint32_t id = info(c) & kNoOne;
-    return id == kNoOne ? vocab_.unk_id() : id;
-  }
-  static uint32_t ascii_read(uint8_t b, bool escape) { return b + uint32_t(b == ' ' && escape) * (kMark - ' '); }
-
-  // Where s[0..n) is cut into segments (between characters never next to each other in a
-  // piece), into cuts: each segment's start, then n. Pairs of ASCII characters from a bit matrix.
-  void cut(const uint8_t* s, size_t n, bool escape, std::vector<uint32_t>& cuts) const {
-    if (n >= std::numeric_limits<uint32_t>::max()) throw std::length_error("text too long to encode (4 GB)");
-    cuts.resize(n + 1);
-    uint32_t* w = cuts.data();
-    *w++ = 0;
-    const uint64_t(*pairs)[2] = ascii_pairs_[escape];
-    size_t len;
-    uint32_t prev = decode_utf8(s, n, len);
-    uint8_t prev_byte = s[0] < 0x80 ? s[0] : 0x80;  // 0x80: the previous character is not ASCII
-    prev = prev_byte < 0x80 ? ascii_read(prev_byte, escape) : prev;
-    uint32_t prev_info = info(prev);
-    for (size_t i = len; i < n; i += len) {
-      const uint8_t b = s[i];
-      if ((b | prev_byte) < 0x80) {
-        len = 1;
-        *w = uint32_t(i);
-        w += !(pairs[prev_byte][b >> 6] >> (b & 63) & 1);
-        prev_byte = b;
-        continue;
-      }
-      if (prev_byte < 0x80) {
-        prev = ascii_read(prev_byte, escape);
-        prev_info = info(prev);
-      }
-      uint32_t c = decode_utf8(s + i, n - i, len);
-      if (b < 0x80) c = ascii_read(b, escape);
-      const uint32_t c_info = info(c);
-      const bool joins = ((prev_info >> 1) & c_info & kJoinsPrevious) && adjacency_.joins(prev, c);
-      *w = uint32_t(i);
-      w += !joins;
-      prev = c;
-      prev_info = c_info;
-      prev_byte = b < 0x80 ? b : 0x80;
-    }
-    *w++ = uint32_t(n);
-    cuts.resize(size_t(w - cuts.data()));
+  // The id of a segment of one character, from its PieceAdjacency::info().
+  uint32_t one_id(uint32_t info) const {
+    const uint32_t id = info & PieceAdjacency::kNoOne;
+    return id == PieceAdjacency::kNoOne ? vocab_.unk_id() : id;
   }
 
-  // Appends segment s[start..end) of the text (batch slot k), with sentencepiece's best score so
-  // far at its start (updated to its end). sentencepiece sums in float from the start of the
-  // text, so a near tie may fall either way depending on the sum before it: a path remembered
+  // Appends segment `segment` of the text (between cache.cuts; batch slot k), with sentencepiece's
+  // best score so far at its start (updated to its end). sentencepiece sums in float from the
+  // start of the text, so a near tie may fall either way depending on the sum before it: a path remembered
   // from the segment alone (exact sums) is taken only where its margin over every rival at each
   // of its nodes exceeds what rounding can change at this magnitude; otherwise the segment is
   // searched again with sentencepiece's float sums (as also where those are about to be rebased).
-  TF_INLINE void append_segment(const Text& text, size_t start, size_t end, const Batch& batch, size_t k,
-                                float& so_far, Out& out, Cache& cache) const {
+  TF_INLINE void append_segment(const Text& text, size_t segment, const Batch& batch, size_t k, float& so_far,
+                                Out& out, Cache& cache) const {
+    const size_t start = cache.cuts[segment], end = cache.cuts[segment + 1];
     const uint8_t* p = text.s + start;
     const size_t m = end - start;
     if (batch.kind[k] == Batch::kOne) {  // one node, no rival
       size_t len;
       const uint8_t b = p[0];
-      const uint32_t c = b < 0x80 ? ascii_read(b, text.escape) : decode_utf8(p, m, len);
-      const uint32_t id = one_id(c);
+      const uint32_t id = one_id(adjacency_.info(b < 0x80 ? PieceAdjacency::read_ascii(b, text.escape) : decode_utf8(p, m, len)));
       if (!(std::fabs(so_far) < one_node_limit_)) return float_path(text, start, end, so_far, out, cache);
       so_far += node_scores_[id];
       return emit(id, p, m, out);
@@ -685,9 +631,7 @@ class SpmUnigramModel {
   size_t longest_ = 4;  // bytes of the longest node: a piece, or an unknown character
   double max_abs_score_ = 0;  // the largest magnitude of a node's score (a node has a byte at least)
   std::vector<float> node_scores_;  // by id, as the Viterbi search scores a node of the piece
-  PieceAdjacency adjacency_;
-  std::vector<uint32_t> info_;  // by character of the Basic Multilingual Plane: info()
-  uint64_t ascii_pairs_[2][0x80][2] = {};  // [escape][a]: bit b where ASCII a, b join inside a piece
+  PieceAdjacency adjacency_;  // where texts are cut, and the id of each character alone
   float one_node_limit_ = 0;  // a segment of one character (of up to 3 bytes) has one path: its safe_limit()
   bool cacheable_ = false;  // ids fit the remembered paths
   mutable Pool<Cache> caches_;
