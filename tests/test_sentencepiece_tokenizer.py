@@ -77,7 +77,8 @@ def test_mistral_on_random_text(text):
 def trained(tmp_path_factory):
     """Models sentencepiece trains here: nmt_nfkc (whitespace removed, unknown runs) Unigram and
     BPE, Unigram with byte fallback, BPE without dummy prefix or whitespace removal and without
-    bos, and a Unigram whose denormalizer turns "a" into "A"."""
+    bos, a Unigram whose denormalizer turns "a" into "A", and Unigram and BPE models that put "▁"
+    after words (treat_whitespace_as_suffix; the BPE one keeps extra whitespace)."""
     out = tmp_path_factory.mktemp("spm-tokenizer")
     corpus = out / "corpus.txt"
     corpus.write_text("".join(read_sample(p, 15_000) for p in corpus_files()), encoding="utf-8")
@@ -89,6 +90,8 @@ def trained(tmp_path_factory):
         "bpe-raw": dict(model_type="bpe", add_dummy_prefix=False, remove_extra_whitespaces=False, bos_id=-1,
                         normalization_rule_name="identity"),
         "denorm": dict(model_type="unigram", denormalization_rule_tsv=str(out / "denorm.tsv")),
+        "unigram-suffix": dict(model_type="unigram", treat_whitespace_as_suffix=True, byte_fallback=True),
+        "bpe-suffix": dict(model_type="bpe", treat_whitespace_as_suffix=True, remove_extra_whitespaces=False),
     }
     models = {}
     for name, options in settings_by_name.items():
@@ -102,7 +105,7 @@ PROBES = ["  ＡＢＣ　ｶﾀｶﾅ  ①② ﬁ x<sep>y  ", "\u00c5\u212b 1234
           "<s>hi</s> <ctl>"]
 
 
-@pytest.mark.parametrize("name", ["unigram", "bpe", "unigram-bytes", "bpe-raw", "denorm"])
+@pytest.mark.parametrize("name", ["unigram", "bpe", "unigram-bytes", "bpe-raw", "denorm", "unigram-suffix", "bpe-suffix"])
 def test_trained_models(trained, name):
     sp, tok = _pair(trained[name])
     for text in PROBES + [read_sample(p, 3000) for p in corpus_files()]:
@@ -121,7 +124,7 @@ def test_unknown_runs_are_one_token(trained):
 @settings(max_examples=150, deadline=None)
 @given(TEXT)
 def test_trained_models_on_random_text(trained, text):
-    _like_sentencepiece_with_offsets(trained, ("unigram", "bpe-raw", "unigram-bytes"), text)
+    _like_sentencepiece_with_offsets(trained, ("unigram", "bpe-raw", "unigram-bytes", "unigram-suffix", "bpe-suffix"), text)
     tok = _pair(trained["unigram-bytes"])[1]
     # with byte fallback nothing is unknown: decoding gives the normalized text, spaces back, no dummy prefix
     assert tok.decode(tok.encode(text).ids) == tok.normalizer.normalize(text).replace("\u2581", " ").removeprefix(" ")
@@ -145,7 +148,7 @@ def test_decode_any_ids_like_sentencepiece(ids):
 @settings(max_examples=200, deadline=None)
 @given(st.data())
 def test_decode_any_ids_on_trained_models(trained, data):
-    for name in ("unigram", "bpe-raw", "unigram-bytes", "denorm"):
+    for name in ("unigram", "bpe-raw", "unigram-bytes", "denorm", "unigram-suffix", "bpe-suffix"):
         sp, tok = _pair(trained[name])
         special = [i for i in range(sp.get_piece_size()) if sp.is_control(i) or sp.is_unknown(i) or sp.is_byte(i)
                    or sp.id_to_piece(i) in ("\u2581", "\u2581a", "<sep>")]  # "▁" pieces test the dummy prefix

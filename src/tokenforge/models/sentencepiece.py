@@ -16,11 +16,10 @@ class SentencePieceModelEncoder:
         kind = trainer["model_type"]
         if kind not in (ModelType.BPE, ModelType.UNIGRAM):
             raise ValueError(f"model type {ModelType(kind).name} is not supported yet (BPE and UNIGRAM are)")
-        if trainer["treat_whitespace_as_suffix"]:
-            raise ValueError("treat_whitespace_as_suffix models are not supported yet")
         self.model = model
-        self.normalizer = SentencePieceNormalizer.from_spec(spec, user_defined_symbols=[
-            p.piece for p in model.pieces if p.type == PieceType.USER_DEFINED])
+        self.normalizer = SentencePieceNormalizer.from_spec(
+            spec, treat_whitespace_as_suffix=trainer["treat_whitespace_as_suffix"],
+            user_defined_symbols=[p.piece for p in model.pieces if p.type == PieceType.USER_DEFINED])
         self.pieces = [p.piece for p in model.pieces]
         native = _core.SpmBpe if kind == ModelType.BPE else _core.SpmUnigram
         self._native = native(self.pieces, [p.score for p in model.pieces], [int(p.type) for p in model.pieces],
