@@ -344,7 +344,7 @@ class SpmUnigramModel {
     uint32_t* end;
     uint32_t* lengths;  // null, or where the next id's length goes
   };
-  static constexpr uint32_t kMark = 0x2581;  // "▁"
+  static constexpr uint32_t kMark = PieceAdjacency::kMark;  // "▁"
   static constexpr uint32_t kLengthShift = 24, kIdMask = (1u << kLengthShift) - 1;
   static constexpr size_t kMostInTable = 31;  // values a table entry holds
   static constexpr size_t kBatch = 16;        // segments whose table slots are fetched ahead together
@@ -357,7 +357,7 @@ class SpmUnigramModel {
     ShortKey shorts[kBatch];
     MediumKey mediums[kBatch];
     void look_ahead(size_t k, const uint8_t* p, size_t m, const Text& text, bool cacheable, const PieceCache& paths) {
-      if (m == utf8_length(p[0]) && m <= 3) {  // (one_id() knows the characters of up to 3 bytes)
+      if (m == utf8_length(p[0]) && m <= 3) {  // (PieceAdjacency::info() has the characters of up to 3 bytes)
         kind[k] = kOne;
       } else if (cacheable && m <= kShortPiece) {
         kind[k] = kShort;
