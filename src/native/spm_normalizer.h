@@ -80,29 +80,44 @@ class SpmNormalizer {
     // With a map, an ASCII byte is copied as it is where no key starts with it, or where every
     // key that does goes on with a byte outside ASCII and the next byte is in it (letters start
     // keys with combining marks).
+    // A byte that is a key alone, replaced by " " (tab, newline: nmt_nfkc), is blank: copied as a space.
     for (uint32_t b = 0; b < 0x80 && !units_.empty(); ++b) {
       const uint32_t node = offset(units_[0]) ^ b;
       if (node >= units_.size() || label(units_[node]) != b) continue;
       copy_rule_[b] = kAsciiNext;
       const uint32_t children = node ^ offset(units_[node]);
       if (has_leaf(units_[node])) copy_rule_[b] = kStop;
-      for (uint32_t c = 0; c < 0x80; ++c)
-        if ((children ^ c) < units_.size() && label(units_[children ^ c]) == c) copy_rule_[b] = kStop;
+      bool longer = false;  // a longer key starts with b
+      for (uint32_t c = 0; c < 0x100; ++c) {
+        if ((children ^ c) >= units_.size() || label(units_[children ^ c]) != c) continue;
+        longer = true;
+        if (c < 0x80) copy_rule_[b] = kStop;
+      }
+      if (has_leaf(units_[node]) && !longer && children < units_.size() && replaced_by_space(value(units_[children]))) {
+        blank_[b] = true;
+        copy_rule_[b] = kCopy;
+      }
     }
-    // Where extra whitespace goes, a space that follows no space stays, so a run goes on through it.
     const uint8_t space = uint8_t(' ');
-    if (options_.remove_extra_whitespaces) copy_rule_[space] = copy_rule_[space] == kCopy ? kSpaceOnce : kStop;
+    blank_[space] = true;  // (where a key starts with it, it stops runs instead)
+    // Where extra whitespace goes, a blank that follows no blank stays, so a run goes on through it.
+    if (options_.remove_extra_whitespaces)
+      for (uint32_t b = 0; b < 0x80; ++b)
+        if (blank_[b]) copy_rule_[b] = copy_rule_[b] == kCopy ? kSpaceOnce : kStop;
     for (const std::string& u : user_defined_)
       if (!u.empty()) starts_user_defined_[uint8_t(u[0])] = true, copy_rule_[uint8_t(u[0])] = kStop;
+    for (uint32_t b = 0; b < 0x80; ++b) translates_ |= blank_[b] && b != space;
     copies_all_ = std::all_of(copy_rule_.begin(), copy_rule_.end(), [](uint8_t r) { return r == kCopy; });
 #if defined(__SSSE3__)
-    alignas(16) uint8_t stops[16] = {}, before_ascii[16] = {};
+    alignas(16) uint8_t stops[16] = {}, before_ascii[16] = {}, blanks[16] = {};
     for (uint32_t b = 0; b < 0x80; ++b) {
       if (copy_rule_[b] == kStop) stops[b & 15] |= uint8_t(1u << (b >> 4));
       if (copy_rule_[b] == kAsciiNext) before_ascii[b & 15] |= uint8_t(1u << (b >> 4));
+      if (blank_[b]) blanks[b & 15] |= uint8_t(1u << (b >> 4));
     }
     stop_bytes_ = _mm_load_si128(reinterpret_cast<const __m128i*>(stops));
     before_ascii_bytes_ = _mm_load_si128(reinterpret_cast<const __m128i*>(before_ascii));
+    blank_bytes_ = _mm_load_si128(reinterpret_cast<const __m128i*>(blanks));
 #endif
   }
 
@@ -150,6 +165,13 @@ class SpmNormalizer {
     if (options_.add_dummy_prefix && !options_.whitespace_as_suffix) append(space);
     bool prev_space = options_.remove_extra_whitespaces;
     while (!input.empty()) {
+      if (prev_space && copy_rule_[uint8_t(input[0])] == kSpaceOnce) {  // extra blanks go, all at once
+        size_t blanks = 1;
+        while (blanks < input.size() && copy_rule_[uint8_t(input[blanks])] == kSpaceOnce) ++blanks;
+        input.remove_prefix(blanks);
+        consumed += uint32_t(blanks);
+        continue;
+      }
       if (const size_t run = copy_plain(input, consumed, escape, prev_space, out, norm_to_orig)) {
         input.remove_prefix(run);
         consumed += uint32_t(run);
@@ -242,7 +264,12 @@ class SpmNormalizer {
     out.resize(at + run + 2 * spaces + kSlack);
     char* w = out.data() + at;
     if (!norm_to_orig) {
-      w = escape ? write_escaped(s, run, n, w) : static_cast<char*>(std::memcpy(w, s, run)) + run;
+      if (escape) {
+        w = write_escaped(s, run, n, w);
+      } else {
+        write_spaces(static_cast<char*>(std::memcpy(w, s, run)), run);
+        w += run;
+      }
       out.resize(size_t(w - out.data()));
       return run;
     }
@@ -250,7 +277,7 @@ class SpmNormalizer {
     uint32_t* o = norm_to_orig->data() + at;
     uint32_t start = consumed;  // of the current character
     if (!escape) {  // byte for byte: ASCII eight at a time
-      std::memcpy(w, s, run);
+      write_spaces(static_cast<char*>(std::memcpy(w, s, run)), run);
       size_t k = 0;
       for (; k + 8 <= run; k += 8) {
         if (load8(s + k) & 0x8080808080808080ull) {
@@ -267,7 +294,7 @@ class SpmNormalizer {
     }
     for (size_t k = 0; k < run; ++k) {  // without branches: spaces are unpredictable
       const uint8_t c = s[k];
-      const bool space = c == ' ' && escape;
+      const bool space = blank_[c];
       w[0] = char(space ? 0xE2 : c), w[1] = char(0x96), w[2] = char(0x81);  // kSpace
       w += space ? 3 : 1;
       start = (c & 0xC0) != 0x80 ? consumed + uint32_t(k) : start;
@@ -289,13 +316,9 @@ class SpmNormalizer {
       for (; run + 16 <= n; run += 16) {
         const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + run));
         const uint32_t high = uint32_t(_mm_movemask_epi8(v));
-        const __m128i lo = _mm_and_si128(v, _mm_set1_epi8(0x0F));
-        const __m128i bit = _mm_shuffle_epi8(kHighNibbleBit, _mm_and_si128(_mm_srli_epi16(v, 4), _mm_set1_epi8(0x0F)));
-        auto in = [&](__m128i table) {  // bit i: byte i is ASCII and in the set
-          const __m128i hit = _mm_and_si128(_mm_shuffle_epi8(table, lo), bit);
-          return ~uint32_t(_mm_movemask_epi8(_mm_cmpeq_epi8(hit, _mm_setzero_si128()))) & 0xFFFF;
-        };
-        const uint32_t space = uint32_t(_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(' '))));
+        const AsciiSets sets(v);
+        auto in = [&](__m128i table) { return sets.in(table); };
+        const uint32_t space = in(blank_bytes_);
         const uint32_t high_next = (high >> 1) | (run + 16 < n && s[run + 16] >= 0x80 ? 0x8000u : 0u);
         uint32_t stop = high | in(stop_bytes_) | (in(before_ascii_bytes_) & high_next);
         if (options_.remove_extra_whitespaces) stop |= space & ((space << 1) | uint32_t(after_space));
@@ -330,7 +353,7 @@ class SpmNormalizer {
         const bool goes = rule == kCopy || (rule == kSpaceOnce && !after_space) ||
                           (rule == kAsciiNext && (run + 1 == n || s[run + 1] < 0x80 || !key_at(s + run, n - run)));
         if (!goes) return run;
-        after_space = c == ' ';
+        after_space = blank_[c];
         spaces += after_space;
 #if defined(__SSSE3__)
         if (n - run > 16) {  // back to blocks
@@ -343,15 +366,15 @@ class SpmNormalizer {
     }
   }
 
-  // Writes s[0..run) at w with each space as kSpace; returns the end. s may be read up to n.
-  static char* write_escaped(const uint8_t* s, size_t run, size_t n, char* w) {
+  // Writes s[0..run) at w with each blank as kSpace; returns the end. s may be read up to n.
+  char* write_escaped(const uint8_t* s, size_t run, size_t n, char* w) const {
     size_t pos = 0;
 #if defined(__SSSE3__)
-    // A block's bytes go 16 at a time, each space's followers again after its kSpace (the
+    // A block's bytes go 16 at a time, each blank's followers again after its kSpace (the
     // loads may pass the block, so they stay 32 bytes short of n).
     for (; pos + 16 <= run && pos + 32 <= n; pos += 16) {
       const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + pos));
-      uint32_t space = uint32_t(_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(' '))));
+      uint32_t space = AsciiSets(v).in(blank_bytes_);
       _mm_storeu_si128(reinterpret_cast<__m128i*>(w), v);
       uint32_t from = 0;
       for (; space; space &= space - 1) {
@@ -367,11 +390,31 @@ class SpmNormalizer {
 #endif
     for (; pos < run; ++pos) {  // without branches: spaces are unpredictable
       const uint8_t c = s[pos];
-      const bool space = c == ' ';
+      const bool space = blank_[c];
       w[0] = char(space ? 0xE2 : c), w[1] = char(0x96), w[2] = char(0x81);  // kSpace
       w += space ? 3 : 1;
     }
     return w;
+  }
+
+  // Turns the blanks of w[0..run) into spaces.
+  void write_spaces(char* w, size_t run) const {
+    if (!translates_) return;
+    size_t pos = 0;
+#if defined(__SSSE3__)
+    for (; pos + 16 <= run; pos += 16) {
+      const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(w + pos));
+      const __m128i blank = AsciiSets(v).mask(blank_bytes_);
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(w + pos),
+                       _mm_or_si128(_mm_andnot_si128(blank, v), _mm_and_si128(blank, _mm_set1_epi8(' '))));
+    }
+#endif
+    for (; pos < run; ++pos)
+      if (blank_[uint8_t(w[pos])]) w[pos] = ' ';
+  }
+
+  bool replaced_by_space(uint32_t at) const {
+    return at + 1 < replacements_.size() && replacements_[at] == ' ' && replacements_[at + 1] == '\0';
   }
 
   // Marks in followers_ the characters that keys go on with from trie node `node`, reached by
@@ -455,15 +498,31 @@ class SpmNormalizer {
   Options options_;
   std::vector<std::string> user_defined_;
   std::array<bool, 256> starts_user_defined_{};  // by first byte
-  // How copy_plain() takes each byte: as it is, not (prefix() does), a space that goes where it
-  // follows no space, an ASCII byte that goes where the next byte is ASCII too.
+  // How copy_plain() takes each byte: as it is (a blank as a space), not (prefix() does), a blank
+  // that goes where it follows no blank (extra ones are dropped), an ASCII byte that goes where
+  // the next byte is ASCII too.
   // kWhole: the first byte of a character outside ASCII, copied whole where no key starts there
   // (next_class_ says where none can, key_at() where one may).
   enum CopyRule : uint8_t { kCopy, kStop, kSpaceOnce, kAsciiNext, kWhole };
   std::array<uint8_t, 256> copy_rule_{};
+  // Bytes copied as a space: " " where no key starts with it, and ASCII keys replaced by " " alone.
+  std::array<bool, 256> blank_{};
+  bool translates_ = false;  // blanks other than " " (written as spaces)
 #if defined(__SSSE3__)
   // The ASCII bytes of a rule as pshufb tables: entry lo has bit h for byte h * 16 + lo.
-  __m128i stop_bytes_ = _mm_setzero_si128(), before_ascii_bytes_ = _mm_setzero_si128();
+  __m128i stop_bytes_ = _mm_setzero_si128(), before_ascii_bytes_ = _mm_setzero_si128(), blank_bytes_ = _mm_setzero_si128();
+  // Which bytes of a block are in a set of ASCII bytes given as such a table.
+  struct AsciiSets {
+    __m128i lo, bit;
+    explicit AsciiSets(__m128i v)
+        : lo(_mm_and_si128(v, _mm_set1_epi8(0x0F))),
+          bit(_mm_shuffle_epi8(kHighNibbleBit, _mm_and_si128(_mm_srli_epi16(v, 4), _mm_set1_epi8(0x0F)))) {}
+    __m128i mask(__m128i table) const {  // 0xFF where the byte is in the set
+      return _mm_xor_si128(_mm_cmpeq_epi8(_mm_and_si128(_mm_shuffle_epi8(table, lo), bit), _mm_setzero_si128()),
+                           _mm_set1_epi8(-1));
+    }
+    uint32_t in(__m128i table) const { return uint32_t(_mm_movemask_epi8(mask(table))); }  // bit i: byte i
+  };
   static inline const __m128i kHighNibbleBit = _mm_setr_epi8(1, 2, 4, 8, 16, 32, 64, -128, 0, 0, 0, 0, 0, 0, 0, 0);
 #endif
   // By code point of the Basic Multilingual Plane (with a map): 0 where no key starts with it,
