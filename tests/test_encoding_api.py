@@ -396,6 +396,23 @@ def test_batches_match_single_encodes(name, reference, corpus_docs):
     assert ours.encode_ordinary_batch([]) == []
 
 
+def test_batches_leave_the_collector_as_they_found_it():
+    """A batch pauses the cyclic collector while it builds its lists, then restores its state."""
+    import gc
+
+    enc = tokenforge.get_encoding("cl100k_base")
+    texts = ["hello world"] * 5000
+    assert gc.isenabled()
+    assert enc.encode_ordinary_batch(texts) == [enc.encode_ordinary("hello world")] * 5000
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        enc.encode_ordinary_batch(texts)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
 @pytest.mark.parametrize("name", ["cl100k_base", "o200k_base", "p50k_edit"])
 def test_encode_batch_special(name, reference):
     ours, ref = tokenforge.get_encoding(name), reference(name)

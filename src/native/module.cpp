@@ -63,6 +63,21 @@ std::vector<Text> utf8_of_all(nb::handle seq) {
 // any number of lists that could hold it, so putting one in a list needs no count update per
 // item. Filling a list is then a load and a store per id, and can run on worker threads while
 // this thread holds the GIL. Values not covered (offsets, ids past the table) get fresh ints.
+// Keeps the cyclic garbage collector from running while it lives (GIL held), then puts back
+// what was set.
+class CollectorPaused {
+ public:
+  CollectorPaused() : was_enabled_(PyGC_Disable()) {}
+  ~CollectorPaused() {
+    if (was_enabled_) PyGC_Enable();
+  }
+  CollectorPaused(const CollectorPaused&) = delete;
+  CollectorPaused& operator=(const CollectorPaused&) = delete;
+
+ private:
+  int was_enabled_;
+};
+
 class IdInts {
  public:
   static IdInts& instance() {
@@ -127,9 +142,11 @@ class IdInts {
     return list;
   }
 
-  // New lists of values, filled on up to `threads` threads (GIL held throughout). The outer
-  // list is made last: the collections that making the inner ones sets off would each walk it.
+  // New lists of values, filled on up to `threads` threads (GIL held throughout). The cyclic
+  // collector waits while they are made: lists of ints hold no cycles, and a collection every
+  // few hundred new lists would walk all the young ones each time. The outer list comes last.
   nb::object lists(const std::vector<std::vector<uint32_t>>& all, size_t threads) const {
+    const CollectorPaused paused;
     std::vector<nb::object> lists(all.size());
     for (size_t i = 0; i < all.size(); ++i)
       if (!(lists[i] = nb::steal(PyList_New(Py_ssize_t(all[i].size()))))) throw nb::python_error();
