@@ -1,6 +1,8 @@
 // Which characters stand next to each other inside some piece. Between two characters that never
 // do, no piece can cross: sentencepiece's BPE merges and Unigram's lattice both fall apart there,
-// so a text may be cut there and each part encoded (and remembered) alone.
+// so a text may be cut there and each part encoded (and remembered) alone. A cut missed only
+// keeps a segment whole, so pairs outside the alphabets sit in a filter that may answer yes
+// for a pair that never stands together (about one time in sixteen), never no for one that does.
 #pragma once
 #include <algorithm>
 #include <cstdint>
@@ -9,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "hash_tables.h"
+#include "inline_hints.h"
 #include "unicode_classes.h"
 
 namespace tokenforge {
@@ -43,18 +45,25 @@ class PieceAdjacency {
     index_dense(inner);
     size_t others = 0;
     for (uint64_t k : inner) others += !both_dense(uint32_t(k >> 32), uint32_t(k));
-    others_.reserve(others);  // few, so the table stays small and in cache
+    size_t bits = 512;  // 16 or more per pair
+    while (bits < others * 16) bits <<= 1;
+    other_pairs_.assign(bits / 64, 0);
+    other_shift_ = 64 - __builtin_ctzll(bits);
     for (uint64_t k : inner) {
       const uint32_t a = uint32_t(k >> 32), b = uint32_t(k);
       const uint32_t x = dense(a), y = dense(b);
-      if (both_dense(a, b)) dense_pairs_[x * dense_stride_ + (y >> 6)] |= uint64_t(1) << (y & 63);
-      else others_.insert(a, b, 0);
+      if (both_dense(a, b)) {
+        dense_pairs_[x * dense_stride_ + (y >> 6)] |= uint64_t(1) << (y & 63);
+      } else {
+        const uint64_t bit = other_bit(a, b);
+        other_pairs_[bit >> 6] |= uint64_t(1) << (bit & 63);
+      }
     }
     for (int escape = 0; escape < 2; ++escape)
       for (uint32_t a = 0; a < 0x80; ++a)
         for (uint32_t b = 0; b < 0x80; ++b) {
           const uint32_t x = read_ascii(uint8_t(a), escape), y = read_ascii(uint8_t(b), escape);
-          if ((info(x) & kJoinsNext) && (info(y) & kJoinsPrevious) && joins(x, y))
+          if ((info(x) & kJoinsNext) && (info(y) & kJoinsPrevious) && may_join(x, y))
             ascii_pairs_[escape][a][b >> 6] |= uint64_t(1) << (b & 63);
         }
   }
@@ -64,11 +73,13 @@ class PieceAdjacency {
   // Sets the id of a segment of c alone (c < kCharacters, id < kNoOne).
   void set_one(uint32_t c, uint32_t id) { info_[c] = (info_[c] & ~kNoOne) | id; }
 
-  // Whether characters a and b stand next to each other in some piece.
-  bool joins(uint32_t a, uint32_t b) const {
+  // Whether characters a and b may stand next to each other in some piece (exactly where both
+  // are in the alphabets, else through the filter).
+  bool may_join(uint32_t a, uint32_t b) const {
     const uint32_t x = dense(a), y = dense(b);
     if (((x | y) & kNotDense) != kNotDense) return dense_pairs_[x * dense_stride_ + (y >> 6)] >> (y & 63) & 1;
-    return others_.may_merge(a, b) && others_.find(a, b) != kNoToken;  // (most pairs stop at the filter)
+    const uint64_t bit = other_bit(a, b);
+    return other_pairs_[bit >> 6] >> (bit & 63) & 1;
   }
 
   // ASCII byte b as a character, " " as "▁" with `escape`.
@@ -91,12 +102,14 @@ class PieceAdjacency {
     if (!prefix && prev_byte < 0x80) len = 1;
     uint32_t prev_info = info(prev);
     for (size_t i = len; i < n; i += len) {
-      const uint8_t b = s[i];
-      if ((b | prev_byte) < 0x80) {
-        len = 1;
-        *w = uint32_t(i);
-        w += !(pairs[prev_byte][b >> 6] >> (b & 63) & 1);
-        prev_byte = b;
+      uint8_t b = s[i];
+      if ((b | prev_byte) < 0x80) {  // a run of ASCII: one bit each
+        do {
+          *w = uint32_t(i);
+          w += !(pairs[prev_byte][b >> 6] >> (b & 63) & 1);
+          prev_byte = b;
+        } while (TF_LIKELY(++i < n) && TF_LIKELY((b = s[i]) < 0x80));
+        len = 0;  // (i is at the next character already)
         continue;
       }
       if (prev_byte < 0x80) {
@@ -107,7 +120,7 @@ class PieceAdjacency {
       if (b < 0x80) c = read_ascii(b, escape);
       const uint32_t c_info = info(c);
       *w = uint32_t(i);
-      w += !(((prev_info >> 1) & c_info & kJoinsPrevious) && joins(prev, c));
+      w += !(((prev_info >> 1) & c_info & kJoinsPrevious) && may_join(prev, c));
       prev = c;
       prev_info = c_info;
       prev_byte = b < 0x80 ? b : 0x80;
@@ -142,12 +155,16 @@ class PieceAdjacency {
     return c < 0x80 ? c : c < kDenseRange ? dense_[c] : c == kMark ? kDenseMark : kNotDense;
   }
   bool both_dense(uint32_t a, uint32_t b) const { return ((dense(a) | dense(b)) & kNotDense) != kNotDense; }
+  uint64_t other_bit(uint32_t a, uint32_t b) const {
+    return (((uint64_t(a) << 32) | b) * 0xD6E8FEB86659FD93ull) >> other_shift_;
+  }
 
   std::vector<uint32_t> info_;        // by code point below kCharacters: info()
   std::vector<uint16_t> dense_;       // by code point below kDenseRange: its dense index, or kNotDense
   size_t dense_stride_ = 0;           // words per row of dense_pairs_
   std::vector<uint64_t> dense_pairs_; // bit (x, y): the characters with dense indexes x, y are an inner pair
-  PairTable others_;                  // the other inner pairs (code points)
+  std::vector<uint64_t> other_pairs_; // the other inner pairs (code points): a filter, bits other_bit()
+  int other_shift_ = 64;
   uint64_t ascii_pairs_[2][0x80][2] = {};  // [escape][a]: bit b where ASCII a, b join inside a piece
 };
 
