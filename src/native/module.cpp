@@ -58,11 +58,6 @@ std::vector<Text> utf8_of_all(nb::handle seq) {
   return texts;
 }
 
-// Python ints for token ids, made once per process and shared by every list returned. Like
-// CPython's small ints they are never freed: each starts with a reference count far beyond
-// any number of lists that could hold it, so putting one in a list needs no count update per
-// item. Filling a list is then a load and a store per id, and can run on worker threads while
-// this thread holds the GIL. Values not covered (offsets, ids past the table) get fresh ints.
 // Keeps the cyclic garbage collector from running while it lives (GIL held), then puts back
 // what was set.
 class CollectorPaused {
@@ -78,6 +73,11 @@ class CollectorPaused {
   int was_enabled_;
 };
 
+// Python ints for token ids, made once per process and shared by every list returned. Like
+// CPython's small ints they are never freed: each starts with a reference count far beyond
+// any number of lists that could hold it, so putting one in a list needs no count update per
+// item. Filling a list is then a load and a store per id, and can run on worker threads while
+// this thread holds the GIL. Values not covered (offsets, ids past the table) get fresh ints.
 class IdInts {
  public:
   static IdInts& instance() {
@@ -144,20 +144,21 @@ class IdInts {
 
   // New lists of values, filled on up to `threads` threads (GIL held throughout). The cyclic
   // collector waits while they are made: lists of ints hold no cycles, and a collection every
-  // few hundred new lists would walk all the young ones each time. The outer list comes last.
+  // few hundred new lists would walk all the young ones each time.
   nb::object lists(const std::vector<std::vector<uint32_t>>& all, size_t threads) const {
     const CollectorPaused paused;
-    std::vector<nb::object> lists(all.size());
-    for (size_t i = 0; i < all.size(); ++i)
-      if (!(lists[i] = nb::steal(PyList_New(Py_ssize_t(all[i].size()))))) throw nb::python_error();
-    std::vector<size_t> missing(all.size());
-    parallel_for(all.size(), threads,
-                 [&](size_t i) { missing[i] = fill(lists[i].ptr(), all[i].data(), all[i].size()); });
-    for (size_t i = 0; i < all.size(); ++i)
-      if (missing[i]) fill_missing(lists[i].ptr(), all[i].data(), all[i].size());
     nb::object outer = nb::steal(PyList_New(Py_ssize_t(all.size())));
     if (!outer) throw nb::python_error();
-    for (size_t i = 0; i < all.size(); ++i) PyList_SET_ITEM(outer.ptr(), i, lists[i].release().ptr());
+    std::vector<PyObject*> lists(all.size());
+    for (size_t i = 0; i < all.size(); ++i) {
+      // On failure the lists made so far are owned by outer (NULL items are skipped on free).
+      if (!(lists[i] = PyList_New(Py_ssize_t(all[i].size())))) throw nb::python_error();
+      PyList_SET_ITEM(outer.ptr(), i, lists[i]);
+    }
+    std::vector<size_t> missing(all.size());
+    parallel_for(all.size(), threads, [&](size_t i) { missing[i] = fill(lists[i], all[i].data(), all[i].size()); });
+    for (size_t i = 0; i < all.size(); ++i)
+      if (missing[i]) fill_missing(lists[i], all[i].data(), all[i].size());
     return outer;
   }
 

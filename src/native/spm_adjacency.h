@@ -62,7 +62,7 @@ class PieceAdjacency {
     for (int escape = 0; escape < 2; ++escape)
       for (uint32_t a = 0; a < 0x80; ++a)
         for (uint32_t b = 0; b < 0x80; ++b) {
-          const uint32_t x = read_ascii(uint8_t(a), escape), y = read_ascii(uint8_t(b), escape);
+          const uint32_t x = read_char(a, escape), y = read_char(b, escape);
           if ((info(x) & kJoinsNext) && (info(y) & kJoinsPrevious) && may_join(x, y))
             ascii_pairs_[escape][a][b >> 6] |= uint64_t(1) << (b & 63);
         }
@@ -82,8 +82,13 @@ class PieceAdjacency {
     return other_pairs_[bit >> 6] >> (bit & 63) & 1;
   }
 
-  // ASCII byte b as a character, " " as "▁" with `escape`.
-  static uint32_t read_ascii(uint8_t b, bool escape) { return b + uint32_t(b == ' ' && escape) * (kMark - ' '); }
+  // Character c as the models read it: " " as "▁" with `escape`. (No branch on spaces: they
+  // come unpredictably.)
+  static TF_INLINE uint32_t read_char(uint32_t c, bool escape) { return c + uint32_t(c == ' ' && escape) * (kMark - ' '); }
+  // The same for the character at s[0..n) (n > 0); sets its length.
+  static TF_INLINE uint32_t read(const uint8_t* s, size_t n, bool escape, size_t& len) {
+    return read_char(decode_utf8(s, n, len), escape);
+  }
 
   // Where text s[0..n) (n > 0) falls apart into segments, into cuts: each segment's start, then
   // n. With `escape`, " " reads as "▁"; with `prefix`, a space (read the same way) comes before
@@ -98,8 +103,7 @@ class PieceAdjacency {
     size_t len = 0;
     // The previous character; prev_byte is it where ASCII, else 0x80 (prev is then kept).
     uint8_t prev_byte = prefix ? (escape ? 0x80 : ' ') : s[0] < 0x80 ? s[0] : 0x80;
-    uint32_t prev = prefix ? read_ascii(' ', escape) : prev_byte < 0x80 ? read_ascii(prev_byte, escape) : decode_utf8(s, n, len);
-    if (!prefix && prev_byte < 0x80) len = 1;
+    uint32_t prev = prefix ? read_char(' ', escape) : read(s, n, escape, len);
     uint32_t prev_info = info(prev);
     for (size_t i = len; i < n; i += len) {
       uint8_t b = s[i];
@@ -113,12 +117,10 @@ class PieceAdjacency {
         continue;
       }
       if (prev_byte < 0x80) {
-        prev = read_ascii(prev_byte, escape);
+        prev = read_char(prev_byte, escape);
         prev_info = info(prev);
       }
-      uint32_t c = decode_utf8(s + i, n - i, len);
-      if (b < 0x80) c = read_ascii(b, escape);
-      const uint32_t c_info = info(c);
+      const uint32_t c = read(s + i, n - i, escape, len), c_info = info(c);
       *w = uint32_t(i);
       w += !(((prev_info >> 1) & c_info & kJoinsPrevious) && may_join(prev, c));
       prev = c;

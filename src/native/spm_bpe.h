@@ -129,7 +129,6 @@ class SpmBpeModel {
     uint32_t* end;
     uint32_t* lengths;  // null, or where the next id's length goes
   };
-  static constexpr uint32_t kMark = PieceAdjacency::kMark;  // "▁", an escaped space
   static constexpr size_t kScanned = 32;  // segments of up to this many symbols merge without a heap
   // piece_characters_ of byte pieces, which may end inside a character: more than any segment has.
   static constexpr uint32_t kSplitsCharacters = 1u << 30;
@@ -235,13 +234,6 @@ class SpmBpeModel {
     return it == virtual_ids_.end() ? SpmVocab::kNone : it->second;
   }
 
-  // The character at s[i] of s[0..n) as the model reads it (with `escape`, " " as "▁"); sets its
-  // length. (No branch on spaces: they come unpredictably.)
-  static TF_INLINE uint32_t read(const uint8_t* s, size_t n, size_t i, bool escape, size_t& len) {
-    const uint32_t c = decode_utf8(s + i, n - i, len);
-    return c + uint32_t(c == ' ' && escape) * (kMark - ' ');
-  }
-
   // Appends a segment: from the table of one-character segments or the thread's tables, else
   // merged (and remembered).
   TF_INLINE void append_segment(const Text& text, const Segment& seg, Out& out, Cache& cache) const {
@@ -249,7 +241,7 @@ class SpmBpeModel {
     if (seg.len == one) {
       size_t len;
       const bool escape = text.how.escape;
-      const uint32_t id = one_id(seg.prefixed ? PieceAdjacency::read_ascii(' ', escape) : read(seg.p, one, 0, escape, len));
+      const uint32_t id = one_id(seg.prefixed ? PieceAdjacency::read_char(' ', escape) : PieceAdjacency::read(seg.p, one, escape, len));
       if (id != PieceAdjacency::kNoOne) {
         *out.end = id;
         const uint32_t characters = !seg.prefixed;

@@ -292,11 +292,10 @@ class SpmNormalizer {
       norm_to_orig->resize(out.size());
       return run;
     }
-    for (size_t k = 0; k < run; ++k) {  // without branches: spaces are unpredictable
+    for (size_t k = 0; k < run; ++k) {
       const uint8_t c = s[k];
       const bool space = blank_[c];
-      w[0] = char(space ? 0xE2 : c), w[1] = char(0x96), w[2] = char(0x81);  // kSpace
-      w += space ? 3 : 1;
+      w = put_escaped(c, w);
       start = (c & 0xC0) != 0x80 ? consumed + uint32_t(k) : start;
       o[0] = o[1] = o[2] = start;
       o += space ? 3 : 1;
@@ -317,10 +316,9 @@ class SpmNormalizer {
         const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + run));
         const uint32_t high = uint32_t(_mm_movemask_epi8(v));
         const AsciiSets sets(v);
-        auto in = [&](__m128i table) { return sets.in(table); };
-        const uint32_t space = in(blank_bytes_);
+        const uint32_t space = sets.in(blank_bytes_);
         const uint32_t high_next = (high >> 1) | (run + 16 < n && s[run + 16] >= 0x80 ? 0x8000u : 0u);
-        uint32_t stop = high | in(stop_bytes_) | (in(before_ascii_bytes_) & high_next);
+        uint32_t stop = high | sets.in(stop_bytes_) | (sets.in(before_ascii_bytes_) & high_next);
         if (options_.remove_extra_whitespaces) stop |= space & ((space << 1) | uint32_t(after_space));
         if (stop == 0) {
           spaces += size_t(__builtin_popcount(space));
@@ -388,13 +386,16 @@ class SpmNormalizer {
       w += 16 - from;
     }
 #endif
-    for (; pos < run; ++pos) {  // without branches: spaces are unpredictable
-      const uint8_t c = s[pos];
-      const bool space = blank_[c];
-      w[0] = char(space ? 0xE2 : c), w[1] = char(0x96), w[2] = char(0x81);  // kSpace
-      w += space ? 3 : 1;
-    }
+    for (; pos < run; ++pos) w = put_escaped(s[pos], w);
     return w;
+  }
+
+  // Writes byte c at w, a blank as kSpace; returns the end. (Without branches: spaces are
+  // unpredictable. Three bytes are written either way.)
+  char* put_escaped(uint8_t c, char* w) const {
+    const bool space = blank_[c];
+    w[0] = char(space ? 0xE2 : c), w[1] = char(0x96), w[2] = char(0x81);  // kSpace
+    return w + (space ? 3 : 1);
   }
 
   // Turns the blanks of w[0..run) into spaces.

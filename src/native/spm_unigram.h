@@ -228,7 +228,7 @@ class SpmUnigramModel {
 
   // Whether the model reads " " as "▁" (SpmEscaping::escape, no prefix) exactly: where "▁" is a
   // piece, so an escaped space is never an unknown character (whose bytes would be needed).
-  bool reads_spaces_escaped() const { return one_id(adjacency_.info(kMark)) != vocab_.unk_id(); }
+  bool reads_spaces_escaped() const { return one_id(adjacency_.info(PieceAdjacency::kMark)) != vocab_.unk_id(); }
 
   // Appends the ids of the best segmentation of normalized text s[0..n) to `ids` (and to
   // `lengths` the bytes of s each covers). With how.escape, each " " of s reads as "▁" (see
@@ -344,7 +344,6 @@ class SpmUnigramModel {
     uint32_t* end;
     uint32_t* lengths;  // null, or where the next id's length goes
   };
-  static constexpr uint32_t kMark = PieceAdjacency::kMark;  // "▁"
   static constexpr uint32_t kLengthShift = 24, kIdMask = (1u << kLengthShift) - 1;
   static constexpr size_t kMostInTable = 31;  // values a table entry holds
   static constexpr size_t kBatch = 16;        // segments whose table slots are fetched ahead together
@@ -426,8 +425,7 @@ class SpmUnigramModel {
     const size_t m = end - start;
     if (batch.kind[k] == Batch::kOne) {  // one node, no rival
       size_t len;
-      const uint8_t b = p[0];
-      const uint32_t id = one_id(adjacency_.info(b < 0x80 ? PieceAdjacency::read_ascii(b, text.escape) : decode_utf8(p, m, len)));
+      const uint32_t id = one_id(adjacency_.info(PieceAdjacency::read(p, m, text.escape, len)));
       if (!(std::fabs(so_far) < one_node_limit_)) return float_path(text, start, end, so_far, out, cache);
       so_far += node_scores_[id];
       return emit(id, p, m, out);
