@@ -4,6 +4,8 @@ from __future__ import annotations
 import hashlib
 import os
 import pathlib
+import subprocess
+import sys
 import tempfile
 
 import pytest
@@ -82,3 +84,23 @@ LONG_PLAIN_RUNS = st.lists(st.one_of(
                      "<", "=", "é", "д", "и", "й", "и\u0306", "日本", "か", "\u3099", "Ａ", "ﬁ", "①", "\u3000", "\u00a0",
                      "😀", "▁", "<sep>"])),
     max_size=30).map("".join)
+
+
+# Examples per hypothesis fuzz test: small in the default run (CI), many in the long run
+# (`python bench/fuzz.py`, which sets TOKENFORGE_FUZZ_EXAMPLES).
+FUZZ_EXAMPLES = int(os.environ.get("TOKENFORGE_FUZZ_EXAMPLES", "60"))
+
+
+def run_isolated(code: str, timeout: float = 120, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """Runs `code` in a fresh interpreter (for cases that might crash the process) and returns
+    the finished process; a crash shows as a negative return code or an abort message."""
+    full_env = {**os.environ, **(env or {})}
+    return subprocess.run([sys.executable, "-c", code], check=False, capture_output=True, text=True, timeout=timeout,
+                          env=full_env)
+
+
+def assert_clean_exit(proc: subprocess.CompletedProcess[str]) -> None:
+    """The process ended by itself: no signal, no std::terminate, no fatal Python error."""
+    assert proc.returncode >= 0, f"killed by signal {-proc.returncode}\n{proc.stderr[-3000:]}"
+    for sign in ("terminate called", "Fatal Python error", "Segmentation fault", "std::bad_alloc"):
+        assert sign not in proc.stderr, proc.stderr[-3000:]

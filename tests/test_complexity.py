@@ -161,3 +161,15 @@ def test_one_megabyte_sentencepiece_bpe(kind, big_inputs):
     assert _timed(lambda: tokenizer.encode(text, add_special_tokens=False), 1.0).ids == ids
     small = text[:SMALL]
     assert encoder.encode(small) == spm.SentencePieceProcessor(model_file=path).encode(small)
+
+
+@pytest.mark.parametrize("run", ["x", "é", "ab", "\n"])
+def test_bpe_training_on_long_runs_of_one_token(run):
+    """400 KB of one repeated token: training merges it into very long tokens, and building the
+    vocabulary's tables (every cut of a token into two) took 44 s (quadratic in a token's length)."""
+    from tokenforge.trainers import train_bpe
+
+    text = run * (400_000 // len(run))
+    enc = _timed(lambda: train_bpe([text, "some other text"], 2000, pattern="cl100k", progress=False))
+    assert enc.decode(enc.encode_ordinary(text)) == text
+    assert len(enc.encode_ordinary(text)) < 40  # a few very long tokens

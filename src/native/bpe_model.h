@@ -34,15 +34,28 @@ class BytePairModel {
       const uint8_t byte = uint8_t(b);
       byte_ids_[b] = table_.find(&byte, 1);
     }
-    // Every way to write a token as the concatenation of two tokens is a pair that merges.
-    size_t splits = 0;
-    for (const auto& t : tokens_) splits += t.size() > 1 ? t.size() - 1 : 0;
-    pairs_.reserve(splits / 2 + 16);
+    // Every way to write a token as the concatenation of two tokens is a pair that merges. Only
+    // cuts where both sides have the length of some token are looked up: a vocabulary trained on
+    // long runs of one byte holds a few very long tokens, and a lookup per cut (each hashing its
+    // prefix) would cost the square of their length.
+    size_t splits = 0, longest = 0;
+    for (const auto& t : tokens_) {
+      splits += t.size() > 1 ? t.size() - 1 : 0;
+      longest = std::max(longest, t.size());
+    }
+    std::vector<bool> is_length(longest + 1, false);
+    std::vector<size_t> lengths;  // the lengths tokens have, ascending
+    for (const auto& t : tokens_) is_length[t.size()] = true;
+    for (size_t k = 1; k <= longest; ++k)
+      if (is_length[k]) lengths.push_back(k);
+    pairs_.reserve(std::min(splits / 2, tokens_.size() * 8) + 16);
     bool every_token_splits_lower = true;
     for (uint32_t id = 0; id < tokens_.size(); ++id) {
       const auto& v = views_[id];
       bool splits_lower = v.second < 2;
-      for (size_t k = 1; k < v.second; ++k) {
+      for (size_t k : lengths) {
+        if (k >= v.second) break;
+        if (!is_length[v.second - k]) continue;
         const uint32_t a = table_.find(v.first, k);
         if (a == kNoToken) continue;
         const uint32_t b = table_.find(v.first + k, v.second - k);

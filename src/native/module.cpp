@@ -1,6 +1,7 @@
 // Python bindings: coarse calls (a whole text or a whole batch), the GIL released inside.
 #include <Python.h>
 
+#include <chrono>
 #include <memory>
 #include <optional>
 #include <random>
@@ -168,7 +169,11 @@ class IdInts {
   std::vector<PyObject*> ints_;
 };
 
-std::vector<uint32_t> ids_of(nb::handle seq) {
+// Token ids from a sequence of ints (or of objects with __index__: NumPy integers), each below
+// `limit`. An id that is not an int raises TypeError; one out of range calls
+// out_of_range(position, the item), which throws.
+template <class OutOfRange>
+std::vector<uint32_t> ids_of(nb::handle seq, uint64_t limit, OutOfRange out_of_range) {
   nb::object fast = nb::steal(PySequence_Fast(seq.ptr(), "expected a sequence of token ids"));
   if (!fast) throw nb::python_error();
   const Py_ssize_t n = PySequence_Fast_GET_SIZE(fast.ptr());
@@ -177,13 +182,24 @@ std::vector<uint32_t> ids_of(nb::handle seq) {
   for (Py_ssize_t i = 0; i < n; ++i) {
     int overflow = 0;
     const long long v = PyLong_AsLongLongAndOverflow(items[i], &overflow);
-    if (v == -1 && PyErr_Occurred()) throw nb::python_error();
-    if (overflow || v < 0 || v >= 0xFFFFFFFFll)
-      throw nb::key_error(("invalid token id " + std::string(nb::str(nb::handle(items[i])).c_str()) +
-                           " at position " + std::to_string(i)).c_str());
+    if (v == -1 && PyErr_Occurred()) {
+      if (!PyErr_ExceptionMatches(PyExc_TypeError)) throw nb::python_error();
+      PyErr_Clear();
+      throw nb::type_error(("token ids must be ints, got " + std::string(Py_TYPE(items[i])->tp_name) +
+                            " at position " + std::to_string(i)).c_str());
+    }
+    if (overflow || v < 0 || uint64_t(v) >= limit) out_of_range(size_t(i), nb::handle(items[i]));
     ids[i] = uint32_t(v);
   }
   return ids;
+}
+
+// Token ids for the byte-level encoder: an id past 32 bits raises KeyError, as tiktoken's.
+std::vector<uint32_t> ids_of(nb::handle seq) {
+  return ids_of(seq, 0xFFFFFFFFull, [](size_t i, nb::handle item) {
+    throw nb::key_error(("invalid token id " + std::string(nb::str(item).c_str()) + " at position " +
+                         std::to_string(i)).c_str());
+  });
 }
 
 std::string bytes_of(nb::handle h, const char* what) {
@@ -213,6 +229,33 @@ nb::list bytes_list(const std::vector<std::string>& tokens) {
   for (const auto& t : tokens) out.append(nb::bytes(t.data(), t.size()));
   return out;
 }
+
+// Lets Ctrl-C (and any other Python signal handler) interrupt long native work that runs with
+// the GIL released: the thread that called in, on Python's main thread, takes the GIL at most
+// every kInterval to run the pending handlers; an exception from one (KeyboardInterrupt) stops
+// the work (parallel_for stops every thread after its current item) and reaches the caller.
+class SignalPoll {
+ public:
+  SignalPoll() : active_(PyThread_get_thread_ident() == main_thread_ident()) {}
+  void operator()() {
+    if (!active_) return;
+    const auto now = std::chrono::steady_clock::now();
+    if (now < next_) return;
+    next_ = now + kInterval;
+    nb::gil_scoped_acquire gil;
+    if (PyErr_CheckSignals() != 0) throw nb::python_error();
+  }
+  // Python's main thread (the only one that runs signal handlers), read once at import.
+  static unsigned long& main_thread_ident() {
+    static unsigned long ident = 0;
+    return ident;
+  }
+
+ private:
+  static constexpr std::chrono::milliseconds kInterval{100};
+  bool active_;
+  std::chrono::steady_clock::time_point next_ = std::chrono::steady_clock::now() + kInterval;
+};
 
 // Releases the GIL while a text of `bytes` is encoded, unless the text is short: releasing and
 // taking it back would then cost more than the time it gives other threads.
@@ -266,8 +309,9 @@ class PyEncoder {
     std::vector<std::vector<uint32_t>> out(all.size());
     {
       nb::gil_scoped_release nogil;
-      parallel_for(all.size(), threads,
-                   [&](size_t i) { enc_.encode(all[i].data, all[i].size, allowed, out[i]); });
+      parallel_for(
+          all.size(), threads, [&](size_t i) { enc_.encode(all[i].data, all[i].size, allowed, out[i]); },
+          SignalPoll());
     }
     return ints_.lists(out, threads);
   }
@@ -326,14 +370,20 @@ class PyEncoder {
   nb::bytes decode_bytes(nb::handle ids_seq) const {
     std::vector<uint32_t> ids = ids_of(ids_seq);
     std::string out;
-    for (size_t i = 0; i < ids.size(); ++i) {
-      const std::string* b = enc_.token_bytes(ids[i]);
-      if (!b)
-        throw nb::key_error(("invalid token id " + std::to_string(ids[i]) + " at position " +
-                             std::to_string(i))
-                                .c_str());
-      out += *b;
+    size_t bad = ids.size();  // the first id without a token
+    {
+      GilReleasedFor nogil(ids.size() * 4);
+      for (size_t i = 0; i < ids.size(); ++i) {
+        const std::string* b = enc_.token_bytes(ids[i]);
+        if (!b) {
+          bad = i;
+          break;
+        }
+        out += *b;
+      }
     }
+    if (bad < ids.size())
+      throw nb::key_error(("invalid token id " + std::to_string(ids[bad]) + " at position " + std::to_string(bad)).c_str());
     return nb::bytes(out.data(), out.size());
   }
 
@@ -411,9 +461,32 @@ class PyPipeline {
         default_allows_all_(default_allows_all) {
     ints_.cover(names_->by_id.size());
   }
-  PostProcessor& post() { return tok_.post; }
+  // Settings are immutable snapshots: a change builds a new post-processor (or name table) and
+  // swaps it in; an encode takes the snapshots once, with the GIL held, and keeps them alive to
+  // the end. So a setting changed while other threads encode never shows half-made (a lock would
+  // serialize every encode behind it; a copy per change is cheap, changes are rare).
+  std::shared_ptr<const PostProcessor> post() const { return std::atomic_load(&post_); }
+  std::shared_ptr<const TokenNames> names() const { return std::atomic_load(&names_); }
+
+  // Applies `change` to a copy of the post-processor, checks the ids it names, then swaps it in.
+  template <class Change>
+  void change_post(Change change) {
+    auto next = std::make_shared<PostProcessor>(*post());
+    change(*next);
+    const size_t n = names()->by_id.size();
+    auto check = [n](uint32_t id, const char* what) {
+      if (id >= n)
+        throw nb::value_error((std::string(what) + " id " + std::to_string(id) + " is not in the vocabulary (0.." +
+                               std::to_string(n - 1) + ")").c_str());
+    };
+    for (const auto* pieces : {&next->single, &next->pair})
+      for (const TemplatePiece& p : *pieces)
+        for (uint32_t id : p.special_ids) check(id, "special token");
+    if (next->pad) check(next->padding.pad_id, "padding");
+    std::atomic_store(&post_, std::shared_ptr<const PostProcessor>(std::move(next)));
+  }
   void set_pad_token(const std::string& pad) {
-    names_ = std::make_shared<TokenNames>(TokenNames{names_->by_id, pad});
+    std::atomic_store(&names_, std::shared_ptr<const TokenNames>(std::make_shared<TokenNames>(TokenNames{names()->by_id, pad})));
   }
 
   // The special-token policy: the default (see default_allows_all, none disallowed) uses
@@ -446,8 +519,10 @@ class PyPipeline {
     const Text a = utf8_of(text);
     const bool has_pair = !pair.is_none();
     const Text b = has_pair ? utf8_of(pair) : Text{nullptr, 0};
+    std::shared_ptr<const PostProcessor> post = this->post();
+    std::shared_ptr<const TokenNames> names = this->names();
     GilReleasedFor nogil(a.size + b.size);
-    return PyEncoded{tok_.encode(a.data, a.size, b.data, b.size, has_pair, add_special, added), names_};
+    return PyEncoded{tok_.encode(a.data, a.size, b.data, b.size, has_pair, add_special, added, *post), std::move(names)};
   }
 
   std::vector<PyEncoded> encode_batch(nb::handle texts, nb::handle pairs, bool add_special,
@@ -460,10 +535,12 @@ class PyPipeline {
                              " pairs").c_str());
     std::vector<Encoded> encoded;
     std::vector<PyEncoded> out(a.size());
+    const std::shared_ptr<const PostProcessor> snapshot = this->post();
+    const std::shared_ptr<const TokenNames> names = this->names();
+    const PostProcessor& post = *snapshot;
     nb::gil_scoped_release nogil;
-    tok_.encode_many(a, has_pairs ? &b : nullptr, add_special, added, threads, encoded);
-    for (size_t i = 0; i < out.size(); ++i) out[i] = PyEncoded{std::move(encoded[i]), names_};
-    const PostProcessor& post = tok_.post;
+    tok_.encode_many(a, has_pairs ? &b : nullptr, add_special, added, post, threads, encoded, SignalPoll());
+    for (size_t i = 0; i < out.size(); ++i) out[i] = PyEncoded{std::move(encoded[i]), names};
     if (post.pad) {
       size_t longest = 0;
       for (const PyEncoded& o : out) longest = std::max(longest, o.e.size());
@@ -474,6 +551,7 @@ class PyPipeline {
 
  protected:
   Pipeline tok_;
+  std::shared_ptr<const PostProcessor> post_ = std::make_shared<PostProcessor>();
   std::shared_ptr<const TokenNames> names_;
   IdInts& ints_;
   bool default_allows_all_;
@@ -529,25 +607,14 @@ class PySpmTokenizer : public PyPipeline<SpmPipeline> {
         decoder_(model.vocab(), std::move(options)) {}
 
   nb::str decode(nb::handle ids_seq, bool skip_control) const {
-    nb::object fast = nb::steal(PySequence_Fast(ids_seq.ptr(), "expected a sequence of token ids"));
-    if (!fast) throw nb::python_error();
-    const Py_ssize_t n = PySequence_Fast_GET_SIZE(fast.ptr());
-    PyObject** items = PySequence_Fast_ITEMS(fast.ptr());
     const size_t size = names_->by_id.size();
-    std::vector<uint32_t> ids(n);
-    for (Py_ssize_t i = 0; i < n; ++i) {
-      if (!PyLong_Check(items[i]))
-        throw nb::type_error(("token ids must be ints, got " + std::string(Py_TYPE(items[i])->tp_name)).c_str());
-      int overflow = 0;
-      const long long v = PyLong_AsLongLongAndOverflow(items[i], &overflow);
-      if (overflow || v < 0 || size_t(v) >= size)
-        throw nb::value_error(("token id " + std::string(nb::str(nb::handle(items[i])).c_str()) +
-                               " is not in this tokenizer's vocabulary (0.." + std::to_string(size - 1) + ")").c_str());
-      ids[i] = uint32_t(v);
-    }
+    std::vector<uint32_t> ids = ids_of(ids_seq, size, [size](size_t, nb::handle item) {
+      throw nb::value_error(("token id " + std::string(nb::str(item).c_str()) +
+                             " is not in this tokenizer's vocabulary (0.." + std::to_string(size - 1) + ")").c_str());
+    });
     std::string text;
     {
-      nb::gil_scoped_release nogil;
+      GilReleasedFor nogil(ids.size() * 4);
       text = decoder_.decode(ids.data(), ids.size(), skip_control);
     }
     return nb::str(text.data(), text.size());
@@ -586,16 +653,21 @@ void bind_pipeline(nb::class_<Py>& c, nb::object default_allowed, const char* en
       .def(
           "set_template",
           [](Py& t, nb::handle single, nb::handle pair) {
-            t.post().single = template_of(single);
-            t.post().pair = template_of(pair);
+            std::vector<TemplatePiece> one = template_of(single), two = template_of(pair);
+            t.change_post([&](PostProcessor& p) {
+              p.single = std::move(one);
+              p.pair = std::move(two);
+            });
           },
           nb::arg("single"), nb::arg("pair"),
           "Pieces [(is_sequence, sequence 0|1, type_id, [special ids])] for one and for two texts.")
       .def(
           "set_truncation",
           [](Py& t, bool enabled, size_t max_length, size_t stride, int strategy, bool from_left) {
-            t.post().truncate = enabled;
-            t.post().truncation = TruncationParams{max_length, stride, strategy, from_left};
+            t.change_post([&](PostProcessor& p) {
+              p.truncate = enabled;
+              p.truncation = TruncationParams{max_length, stride, strategy, from_left};
+            });
           },
           nb::arg("enabled"), nb::arg("max_length") = 0, nb::arg("stride") = 0, nb::arg("strategy") = 0,
           nb::arg("from_left") = false, "strategy: 0 longest first, 1 only first, 2 only second.")
@@ -603,12 +675,14 @@ void bind_pipeline(nb::class_<Py>& c, nb::object default_allowed, const char* en
           "set_padding",
           [](Py& t, bool enabled, size_t length, size_t multiple_of, uint32_t pad_id, uint32_t pad_type_id,
              bool left) {
-            t.post().pad = enabled;
-            t.post().padding = PaddingParams{length, multiple_of, pad_id, pad_type_id, left};
+            t.change_post([&](PostProcessor& p) {
+              p.pad = enabled;
+              p.padding = PaddingParams{length, multiple_of, pad_id, pad_type_id, left};
+            });
           },
           nb::arg("enabled"), nb::arg("length") = 0, nb::arg("multiple_of") = 0, nb::arg("pad_id") = 0,
           nb::arg("pad_type_id") = 0, nb::arg("left") = false, "length 0: the longest of a batch.")
-      .def("added_tokens", [](Py& t, bool pair) { return t.post().added(pair); }, nb::arg("pair"))
+      .def("added_tokens", [](Py& t, bool pair) { return t.post()->added(pair); }, nb::arg("pair"))
       .def("set_policy", [](Py& t, nb::object added, nb::object resolver) { t.set_policy(added, resolver); },
            nb::arg("default_added").none(), nb::arg("resolver"))
       .def("encode",
@@ -721,6 +795,8 @@ nb::class_<Trainer> bind_spm_trainer(nb::module_& m, const char* name, const cha
 NB_MODULE(_core, m) {
   m.doc() = "tokenforge's native core: pre-tokenizers and the BPE merge.";
   m.attr("UNICODE_VERSION") = TOKENFORGE_UNICODE_VERSION;
+  SignalPoll::main_thread_ident() =
+      nb::cast<unsigned long>(nb::module_::import_("threading").attr("main_thread")().attr("ident"));
 
   nb::class_<SpecialMatcher>(m, "SpecialMatcher")
       .def("__init__",
@@ -1022,7 +1098,8 @@ NB_MODULE(_core, m) {
             std::vector<std::vector<uint32_t>> out(all.size());
             {
               nb::gil_scoped_release nogil;
-              parallel_for(all.size(), threads, [&](size_t i) { e.encode(all[i].data, all[i].size, out[i]); });
+              parallel_for(
+                  all.size(), threads, [&](size_t i) { e.encode(all[i].data, all[i].size, out[i]); }, SignalPoll());
             }
             return IdInts::instance().lists(out, threads);
           },
@@ -1055,8 +1132,12 @@ NB_MODULE(_core, m) {
       .def_prop_ro("tokens",
                    [](const PyEncoded& o) {
                      nb::list out;
-                     for (const Row& r : o.e.rows) out.append(r.attention ? nb::str(o.names->by_id[r.id].c_str())
-                                                                          : nb::str(o.names->pad.c_str()));
+                     const std::vector<std::string>& by_id = o.names->by_id;
+                     for (const Row& r : o.e.rows) {
+                       if (!r.attention) out.append(nb::str(o.names->pad.c_str()));
+                       else if (r.id < by_id.size()) out.append(nb::str(by_id[r.id].c_str()));
+                       else throw nb::value_error(("token id " + std::to_string(r.id) + " has no name").c_str());
+                     }
                      return out;
                    })
       .def_prop_ro("overflowing",

@@ -120,11 +120,10 @@ class SpmPipeline {
   SpmPipeline(const SpmNormalizer& normalizer, SpmEncoder::Model model, SpmReads reads)
       : encoder_(normalizer, std::move(model), reads) {}
 
-  PostProcessor post;
-
-  // One text, or a pair, through the template; `added` (may be null) finds allowed special tokens.
+  // One text, or a pair, through the template; `added` (may be null) finds allowed special tokens;
+  // `post` is the post-processor (a snapshot the caller keeps alive, see WordPieceTokenizer).
   Encoded encode(const uint8_t* a, size_t na, const uint8_t* b, size_t nb, bool pair, bool add_special,
-                 const SpecialMatcher* added) const {
+                 const SpecialMatcher* added, const PostProcessor& post) const {
     Pool<Scratch>::Lease lease(scratch_);
     Encoded first = encode_sequence(a, na, added, lease.get());
     if (!pair) return post.process(std::move(first), nullptr, add_special);
@@ -133,14 +132,17 @@ class SpmPipeline {
   }
 
   // Many texts (or pairs: b non-null) on up to `threads` threads.
-  template <class Texts>
-  void encode_many(const Texts& a, const Texts* b, bool add_special, const SpecialMatcher* added, size_t threads,
-                   std::vector<Encoded>& out) const {
+  template <class Texts, class Poll = NoPoll>
+  void encode_many(const Texts& a, const Texts* b, bool add_special, const SpecialMatcher* added,
+                   const PostProcessor& post, size_t threads, std::vector<Encoded>& out, Poll poll = Poll()) const {
     out.resize(a.size());
-    parallel_for(a.size(), threads, [&](size_t i) {
-      out[i] = encode(a[i].data, a[i].size, b ? (*b)[i].data : nullptr, b ? (*b)[i].size : 0, b != nullptr,
-                      add_special, added);
-    });
+    parallel_for(
+        a.size(), threads,
+        [&](size_t i) {
+          out[i] = encode(a[i].data, a[i].size, b ? (*b)[i].data : nullptr, b ? (*b)[i].size : 0, b != nullptr,
+                          add_special, added, post);
+        },
+        poll);
   }
 
  private:

@@ -109,9 +109,9 @@ class WordPieceTokenizer {
     }
   }
 
-  PostProcessor post;
-
-  // In the calls below, `added` (may be null) finds the added tokens to match in the raw text.
+  // In the calls below, `added` (may be null) finds the added tokens to match in the raw text,
+  // and `post` is the post-processor (a snapshot the caller keeps alive: settings change by
+  // swapping the whole object, never under a running encode).
 
   // The model's tokens for one text (UTF-8), before post-processing.
   Encoded encode_sequence(const uint8_t* s, size_t n, const SpecialMatcher* added) const {
@@ -119,23 +119,23 @@ class WordPieceTokenizer {
     return encode_sequence(s, n, added, lease.get());
   }
   Encoded encode(const uint8_t* a, size_t na, const uint8_t* b, size_t nb, bool pair, bool add_special,
-                 const SpecialMatcher* added) const {
+                 const SpecialMatcher* added, const PostProcessor& post) const {
     Pool<Scratch>::Lease lease(scratch_);
-    return encode(a, na, b, nb, pair, add_special, added, lease.get());
+    return encode(a, na, b, nb, pair, add_special, added, post, lease.get());
   }
 
-  // Many texts (or pairs: b non-empty) on up to `threads` threads, each with one scratch.
-  template <class Texts>
-  void encode_many(const Texts& a, const Texts* b, bool add_special, const SpecialMatcher* added, size_t threads,
-                   std::vector<Encoded>& out) const {
+  // Many texts (or pairs: b non-empty) on up to `threads` threads; poll as in parallel_for.
+  template <class Texts, class Poll = NoPoll>
+  void encode_many(const Texts& a, const Texts* b, bool add_special, const SpecialMatcher* added,
+                   const PostProcessor& post, size_t threads, std::vector<Encoded>& out, Poll poll = Poll()) const {
     out.resize(a.size());
-    threads = std::max<size_t>(1, std::min(threads, a.size()));
-    parallel_for(threads, threads, [&](size_t part) {
-      Pool<Scratch>::Lease lease(scratch_);
-      for (size_t i = part; i < a.size(); i += threads)
-        out[i] = encode(a[i].data, a[i].size, b ? (*b)[i].data : nullptr, b ? (*b)[i].size : 0, b != nullptr,
-                        add_special, added, lease.get());
-    });
+    parallel_for(
+        a.size(), threads,
+        [&](size_t i) {
+          out[i] = encode(a[i].data, a[i].size, b ? (*b)[i].data : nullptr, b ? (*b)[i].size : 0, b != nullptr,
+                          add_special, added, post);
+        },
+        poll);
   }
 
   // The words the normalizer and pre-tokenizer make of s (UTF-8, without the word prefix), each
@@ -161,7 +161,7 @@ class WordPieceTokenizer {
   struct Scratch;
 
   Encoded encode(const uint8_t* a, size_t na, const uint8_t* b, size_t nb, bool pair, bool add_special,
-                 const SpecialMatcher* added, Scratch& scratch) const {
+                 const SpecialMatcher* added, const PostProcessor& post, Scratch& scratch) const {
     Encoded first = encode_sequence(a, na, added, scratch);
     if (!pair) return post.process(std::move(first), nullptr, add_special);
     Encoded second = encode_sequence(b, nb, added, scratch);
