@@ -198,6 +198,9 @@ _BATCHES = {
                  "enc.encode_ordinary_batch([doc] * 400, num_threads=1)"),
     "Encoding-threads": ("enc = tokenforge.get_encoding('cl100k_base')",
                          "enc.encode_ordinary_batch([doc] * 800, num_threads=2)"),
+    "train_bpe": ("from tokenforge.trainers import train_bpe\nrng = random.Random(0)\n"
+                  "texts = [''.join(rng.choices('abcdefghijklmnopqrstuvwxyz ', k=10_000)) for _ in range(800)]",
+                  "train_bpe(texts, 20_000, progress=False)"),
 }
 
 
@@ -211,3 +214,55 @@ def test_ctrl_c_stops_a_long_native_batch(name):
     word, seconds = proc.stdout.split()
     assert word == "interrupted", proc.stdout
     assert float(seconds) < 1.0, proc.stdout
+
+
+# ------------------------------------------------------------ memory (finding 11)
+
+# VmHWM, not getrusage's ru_maxrss: that one keeps the parent's peak across fork and exec.
+_PEAK = """
+import tokenforge
+def status(key):
+    return next(int(l.split()[1]) * 1024 for l in open("/proc/self/status") if l.startswith(key + ":"))
+{setup}
+base = status("VmRSS")
+result = {call}
+print((status("VmHWM") - base) / size)
+"""
+
+
+def _peak_ratio(setup: str, call: str) -> float:
+    """Peak resident memory of `call` over what the process held before, per input byte (`size`)."""
+    proc = run_isolated(_PEAK.format(setup=setup, call=call))
+    assert_clean_exit(proc)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return float(proc.stdout.split()[-1])
+
+
+def test_wordpiece_training_on_one_huge_word_stays_small():
+    """One word of 20 MB: the tokenizer reads it as [UNK] whole, so training leaves it out (it
+    took 47x the word: a string per character, then tokens millions of characters long)."""
+    ratio = _peak_ratio(
+        "from tokenforge.trainers.wordpiece import train_wordpiece\n"
+        "word = 'abcdefghij' * 2_000_000\nsize = len(word)\ntexts = [word, 'some other words here'] * 2",
+        "train_wordpiece(texts, vocab_size=200, progress=False)")
+    assert ratio < 6, ratio  # 4.7 here: the word, its copy as a table key, its alignment
+
+
+def test_encode_with_offsets_of_a_large_text_stays_near_its_size():
+    """Offsets are 4-byte PackedInts, not lists of ints (a 200 MB text took 25x its size)."""
+    ratio = _peak_ratio(
+        "import random\nenc = tokenforge.get_encoding('cl100k_base')\nenc.encode('warm up')\n"
+        "words = ['token', 'forge', 'memory', ' ', 'of', 'a', 'large', 'text', '\\n', '42', 'é']\n"
+        "text = ''.join(random.Random(0).choices(words, k=8_000_000))\nsize = len(text.encode())",
+        "enc.encode_with_offsets(text)")
+    assert ratio < 8, ratio  # 6.5 here (3 bytes a token: 12 bytes of results a token, and the UTF-8)
+
+
+def test_encoded_rows_are_sixteen_bytes(bert_tokenizer):
+    """A token of an Encoded costs 16 bytes (id, span, type id, masks); type ids past 65535 are
+    refused where set."""
+    native = bert_tokenizer._native
+    with pytest.raises(ValueError, match="type id"):
+        native.set_template([(True, 0, 70_000, [])], [(True, 0, 0, [])])
+    out = bert_tokenizer.encode("the fox", "the dog")
+    assert out.type_ids == [0, 0, 0, 0, 1, 1, 1]

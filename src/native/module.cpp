@@ -2,6 +2,7 @@
 #include <Python.h>
 
 #include <chrono>
+#include <cstring>
 #include <memory>
 #include <optional>
 #include <random>
@@ -202,6 +203,15 @@ std::vector<uint32_t> ids_of(nb::handle seq) {
   });
 }
 
+// A yes/no argument: True or False (or a NumPy bool), else TypeError naming it (nanobind's own
+// message would only say "incompatible function arguments").
+bool flag_of(nb::handle h, const char* name) {
+  if (PyBool_Check(h.ptr())) return h.ptr() == Py_True;
+  const std::string type = Py_TYPE(h.ptr())->tp_name;
+  if (type == "numpy.bool" || type == "numpy.bool_") return PyObject_IsTrue(h.ptr()) == 1;
+  throw nb::type_error((std::string(name) + " must be True or False, got " + type).c_str());
+}
+
 std::string bytes_of(nb::handle h, const char* what) {
   if (!PyBytes_Check(h.ptr()))
     throw nb::type_error((std::string(what) + " must be bytes, got " + Py_TYPE(h.ptr())->tp_name).c_str());
@@ -335,24 +345,36 @@ class PyEncoder {
 
   // ids plus, for each token, the index of the character holding its first byte and the
   // byte offset of that first byte.
+  // (ids, character offsets, byte offsets) as three bytes objects of native uint32 values (4
+  // bytes a token: a list costs 40 for each offset, which for a text of 200 MB is 9 GB). The
+  // Python layer wraps them as read-only sequences (tokenforge.packed.PackedInts).
   nb::tuple encode_with_offsets(nb::handle text, const SpecialMatcher* allowed) const {
     Text t = utf8_of(text);
-    std::vector<uint32_t> ids, chars, bytes;
+    std::vector<uint32_t> ids;
     {
-      nb::gil_scoped_release nogil;
+      GilReleasedFor nogil(t.size);
       enc_.encode(t.data, t.size, allowed, ids);
-      chars.reserve(ids.size());
-      bytes.reserve(ids.size());
+    }
+    const Py_ssize_t size = Py_ssize_t(ids.size() * sizeof(uint32_t));
+    nb::object out[3];
+    for (nb::object& o : out)
+      if (!(o = nb::steal(PyBytes_FromStringAndSize(nullptr, size)))) throw nb::python_error();
+    uint32_t* id_out = reinterpret_cast<uint32_t*>(PyBytes_AS_STRING(out[0].ptr()));
+    uint32_t* chars = reinterpret_cast<uint32_t*>(PyBytes_AS_STRING(out[1].ptr()));
+    uint32_t* bytes = reinterpret_cast<uint32_t*>(PyBytes_AS_STRING(out[2].ptr()));
+    {
+      GilReleasedFor nogil(t.size);
+      if (!ids.empty()) std::memcpy(id_out, ids.data(), size_t(size));
       size_t byte = 0, chars_before = 0, counted_to = 0;
-      for (uint32_t id : ids) {
+      for (size_t i = 0; i < ids.size(); ++i) {
         for (; counted_to <= byte && counted_to < t.size; ++counted_to)
           chars_before += (t.data[counted_to] & 0xC0) != 0x80;
-        chars.push_back(uint32_t(chars_before ? chars_before - 1 : 0));
-        bytes.push_back(uint32_t(byte));
-        byte += enc_.token_bytes(id)->size();
+        chars[i] = uint32_t(chars_before ? chars_before - 1 : 0);
+        bytes[i] = uint32_t(byte);
+        byte += enc_.token_bytes(ids[i])->size();
       }
     }
-    return nb::make_tuple(ints_.list(ids), ints_.list(chars), ints_.list(bytes));
+    return nb::make_tuple(out[0], out[1], out[2]);
   }
 
   // Pieces already split by the caller's pattern (for patterns without a built-in scanner).
@@ -479,10 +501,20 @@ class PyPipeline {
         throw nb::value_error((std::string(what) + " id " + std::to_string(id) + " is not in the vocabulary (0.." +
                                std::to_string(n - 1) + ")").c_str());
     };
+    auto check_type = [](uint32_t type_id) {
+      if (type_id > kMaxTypeId)
+        throw nb::value_error(("type id " + std::to_string(type_id) + " is past the largest supported, " +
+                               std::to_string(kMaxTypeId)).c_str());
+    };
     for (const auto* pieces : {&next->single, &next->pair})
-      for (const TemplatePiece& p : *pieces)
+      for (const TemplatePiece& p : *pieces) {
+        check_type(p.type_id);
         for (uint32_t id : p.special_ids) check(id, "special token");
-    if (next->pad) check(next->padding.pad_id, "padding");
+      }
+    if (next->pad) {
+      check(next->padding.pad_id, "padding");
+      check_type(next->padding.pad_type_id);
+    }
     std::atomic_store(&post_, std::shared_ptr<const PostProcessor>(std::move(next)));
   }
   void set_pad_token(const std::string& pad) {
@@ -686,8 +718,10 @@ void bind_pipeline(nb::class_<Py>& c, nb::object default_allowed, const char* en
       .def("set_policy", [](Py& t, nb::object added, nb::object resolver) { t.set_policy(added, resolver); },
            nb::arg("default_added").none(), nb::arg("resolver"))
       .def("encode",
-           [](const Py& t, nb::handle text, nb::handle pair, bool add_special, nb::handle allowed,
-              nb::handle disallowed) { return t.encode_with_policy(text, pair, add_special, allowed, disallowed); },
+           [](const Py& t, nb::handle text, nb::handle pair, nb::handle add_special, nb::handle allowed,
+              nb::handle disallowed) {
+             return t.encode_with_policy(text, pair, flag_of(add_special, "add_special_tokens"), allowed, disallowed);
+           },
            nb::arg("sequence"), nb::arg("pair").none() = nb::none(),
            nb::arg("add_special_tokens") = true, nb::kw_only(), nb::arg("allowed_special") = default_allowed,
            nb::arg("disallowed_special") = nb::tuple(), encode_doc)
@@ -795,6 +829,7 @@ nb::class_<Trainer> bind_spm_trainer(nb::module_& m, const char* name, const cha
 NB_MODULE(_core, m) {
   m.doc() = "tokenforge's native core: pre-tokenizers and the BPE merge.";
   m.attr("UNICODE_VERSION") = TOKENFORGE_UNICODE_VERSION;
+  m.attr("MAX_TYPE_ID") = kMaxTypeId;
   SignalPoll::main_thread_ident() =
       nb::cast<unsigned long>(nb::module_::import_("threading").attr("main_thread")().attr("ident"));
 
@@ -942,18 +977,19 @@ NB_MODULE(_core, m) {
   nb::class_<WordPieceTrainer>(m, "WordPieceTrainer")
       .def_static(
           "from_words",
-          [](const ChunkCounts& words, const std::string& prefix, uint32_t first_id) {
+          [](const ChunkCounts& words, const std::string& prefix, uint32_t first_id, size_t max_chars) {
             std::vector<std::string> alphabet;
             WordPieceTrainer* t;
             {
               nb::gil_scoped_release nogil;
-              t = new WordPieceTrainer(WordPieceTrainer::from_words(words, prefix, first_id, alphabet));
+              t = new WordPieceTrainer(WordPieceTrainer::from_words(words, prefix, first_id, alphabet, max_chars));
             }
             return std::make_pair(t, alphabet);
           },
-          nb::arg("words"), nb::arg("prefix"), nb::arg("first_id"), nb::rv_policy::take_ownership,
+          nb::arg("words"), nb::arg("prefix"), nb::arg("first_id"), nb::arg("max_chars") = 0,
+          nb::rv_policy::take_ownership,
           "(trainer, alphabet): the alphabet (word-initial characters, then later ones with the prefix) "
-          "gets ids from first_id.")
+          "gets ids from first_id; words over max_chars characters (0: any) are left out.")
       .def(
           "train",
           [](WordPieceTrainer& t, size_t merges, int64_t min_frequency) {

@@ -222,6 +222,13 @@ class IdBuffer {
     size_ = std::max(n, size_t(1) << 14);
     data_.reset(new uint32_t[size_]);
   }
+  // Frees the room when it grew past 16 MiB for one huge input (see release_if_large).
+  void trim() {
+    if (size_ > (size_t(1) << 22)) {
+      data_.reset();
+      size_ = 0;
+    }
+  }
 
  private:
   std::unique_ptr<uint32_t[]> data_;
@@ -238,6 +245,18 @@ class PieceCache {
   MergeScratch scratch;
   std::vector<uint32_t> ids;  // a missed piece's ids, before they are stored
   IdBuffer out;               // an encode's ids before they go to the caller's vector
+
+  // Frees what one huge input grew (the tables keep their own bounds); a Lease calls it.
+  void trim() {
+    out.trim();
+    release_if_large(ids);
+    release_if_large(scratch.parts);
+    release_if_large(scratch.ids);
+    release_if_large(scratch.heap);
+    release_if_large(scratch.cuts);
+    release_if_large(scratch.part_keys);
+    release_if_large(scratch.part_ids);
+  }
 
   // The merge of two adjacent tokens, through a small cache in front of the pair table: long
   // pieces (CJK runs, say) look up the same few pairs again and again.

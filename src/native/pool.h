@@ -5,10 +5,24 @@
 #include <atomic>
 #include <memory>
 #include <mutex>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
 namespace tokenforge {
+
+// Frees a working buffer that grew past `limit` bytes for one huge input, so that it does not
+// stay allocated (per thread) after the call; smaller ones are kept warm for the next call.
+template <class V>
+void release_if_large(V& v, size_t limit = size_t(1) << 24) {
+  if (v.capacity() * sizeof(typename V::value_type) > limit) V().swap(v);
+}
+
+// Whether T has a trim() that a Lease calls when it gives T back (see release_if_large).
+template <class T, class = void>
+struct HasTrim : std::false_type {};
+template <class T>
+struct HasTrim<T, std::void_t<decltype(std::declval<T&>().trim())>> : std::true_type {};
 
 // A small number for each running thread, given to a new thread once its owner has ended, so
 // that the threads of successive batch calls reuse the numbers (and a pool's items) of earlier ones.
@@ -45,7 +59,10 @@ class Pool {
   class Lease {
    public:
     explicit Lease(Pool& pool) : pool_(pool), slot_(thread_number()), item_(pool.take(slot_)) {}
-    ~Lease() { pool_.give(slot_, std::move(item_)); }
+    ~Lease() {
+      if constexpr (HasTrim<T>::value) item_->trim();
+      pool_.give(slot_, std::move(item_));
+    }
     Lease(const Lease&) = delete;
     Lease& operator=(const Lease&) = delete;
     T& get() const { return *item_; }

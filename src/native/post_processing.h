@@ -12,15 +12,19 @@
 
 namespace tokenforge {
 
-// One token: its id, type id, span of input code points and masks.
+// One token: its id, span of input code points, type id and masks, in 16 bytes (an encoding
+// of a large text holds one per token; type ids past kMaxTypeId are refused where set).
 struct Row {
-  uint32_t id, type_id, start, end;
+  uint32_t id, start, end;
+  uint16_t type_id;
   uint8_t special, attention;
 };
+static_assert(sizeof(Row) == 16, "Row is meant to pack into 16 bytes");
+constexpr uint32_t kMaxTypeId = 0xFFFF;
 using TokenRows = std::vector<Row>;
 
 inline void push_row(TokenRows& rows, uint32_t id, uint32_t type_id, uint32_t start, uint32_t end, bool special) {
-  rows.push_back(Row{id, type_id, start, end, uint8_t(special), 1});
+  rows.push_back(Row{id, start, end, uint16_t(type_id), uint8_t(special), 1});
 }
 
 struct Encoded {
@@ -97,7 +101,7 @@ struct Encoded {
   void pad(size_t length, uint32_t pad_id, uint32_t pad_type_id, bool left) {
     for (Encoded& o : overflowing) o.pad(length, pad_id, pad_type_id, left);
     if (size() >= length) return;
-    rows.insert(left ? rows.begin() : rows.end(), length - size(), Row{pad_id, pad_type_id, 0, 0, 1, 0});
+    rows.insert(left ? rows.begin() : rows.end(), length - size(), Row{pad_id, 0, 0, uint16_t(pad_type_id), 1, 0});
   }
 };
 
@@ -155,12 +159,12 @@ struct PostProcessor {
       seen = false;
       for (const TemplatePiece& p : pieces) {
         if (p.is_sequence) {
-          for (size_t i = before; i < rows.size(); ++i) rows[i].type_id = p.type_id;
+          for (size_t i = before; i < rows.size(); ++i) rows[i].type_id = uint16_t(p.type_id);
           seen = true;
         } else if (add_special) {
           for (uint32_t id : p.special_ids) {
             if (seen) push_row(rows, id, p.type_id, 0, 0, true);
-            else rows[at++] = Row{id, p.type_id, 0, 0, 1, 1};
+            else rows[at++] = Row{id, 0, 0, uint16_t(p.type_id), 1, 1};
           }
         }
       }
@@ -173,7 +177,7 @@ struct PostProcessor {
       for (const TemplatePiece& p : pieces) {
         if (p.is_sequence) {
           for (Row r : (p.sequence == 0 ? a : *b).rows) {
-            r.type_id = p.type_id;
+            r.type_id = uint16_t(p.type_id);
             out.rows.push_back(r);
           }
         } else if (add_special) {
@@ -206,7 +210,7 @@ struct PostProcessor {
 
  private:
   static void set_type_ids(Encoded& e, uint32_t type_id) {
-    for (Row& r : e.rows) r.type_id = type_id;
+    for (Row& r : e.rows) r.type_id = uint16_t(type_id);
     for (Encoded& o : e.overflowing) set_type_ids(o, type_id);
   }
 

@@ -110,6 +110,15 @@ class SpmBpeModel {
     std::vector<uint32_t> input_lengths;   // the input characters a segment's ids cover
     std::vector<uint32_t> cuts;            // a text's segment starts, then its end (PieceAdjacency::cut)
     IdBuffer out_lengths;                  // a text's, in step with pieces.out
+    void trim() {  // after a huge text (see release_if_large)
+      pieces.trim();
+      out_lengths.trim();
+      release_if_large(key);
+      release_if_large(normalized);
+      release_if_large(lengths);
+      release_if_large(input_lengths);
+      release_if_large(cuts);
+    }
   };
   // The model's input, and how it reads.
   struct Text {

@@ -108,6 +108,11 @@ class SpmEncoder {
   struct Scratch {
     std::string normalized;
     std::vector<uint32_t> norm_to_orig, lengths;
+    void trim() {
+      release_if_large(normalized);
+      release_if_large(norm_to_orig);
+      release_if_large(lengths);
+    }
   };
   const SpmNormalizer& normalizer_;
   Model model_;
@@ -148,6 +153,10 @@ class SpmPipeline {
  private:
   struct Scratch {
     std::vector<uint32_t> ids, bounds;
+    void trim() {
+      release_if_large(ids);
+      release_if_large(bounds);
+    }
   };
 
   Encoded encode_sequence(const uint8_t* s, size_t n, const SpecialMatcher* added, Scratch& scratch) const {

@@ -392,6 +392,20 @@ class SpmUnigramModel {
       int64_t starts_at = -1;
     };
     std::vector<Best> float_best;
+    void trim() {  // after a huge text (see release_if_large)
+      paths.trim();
+      out_lengths.trim();
+      release_if_large(cuts);
+      release_if_large(path);
+      release_if_large(expanded);
+      release_if_large(to_segment);
+      release_if_large(best);
+      release_if_large(second);
+      release_if_large(best_node);
+      release_if_large(ends);
+      release_if_large(best_start);
+      release_if_large(float_best);
+    }
   };
   // Scores past this are too near sentencepiece's rebasing for remembered paths.
   static constexpr double kRebaseNear = 9e4;

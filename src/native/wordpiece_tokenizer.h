@@ -68,6 +68,13 @@ class WordBuffer {
     std::memset(storage_.data(), 0, kSlack);
     size_ = 0;
   }
+  // Back to the first size after a huge word (see release_if_large).
+  void trim() {
+    if (storage_.size() > (size_t(1) << 24)) {
+      decltype(storage_)(64 + kSlack).swap(storage_);
+      size_ = 0;
+    }
+  }
   TF_INLINE void push(uint8_t b) {
     if (TF_UNLIKELY(size_ + kSlack >= storage_.size())) grow();
     storage_[size_++] = b;
@@ -176,6 +183,11 @@ class WordPieceTokenizer {
     std::vector<uint32_t> origin;
     std::vector<WordPieceModel::Piece> pieces;
     WordCache cache;
+    void trim() {
+      word.trim();
+      release_if_large(origin);
+      release_if_large(pieces);
+    }
   };
 
   static uint32_t count_chars(const uint8_t* s, size_t n) {

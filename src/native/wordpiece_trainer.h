@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <queue>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>
@@ -30,25 +31,33 @@ class WordPieceTrainer {
 
   // A trainer over a table of words (UTF-8): the alphabet is every word-initial character, then
   // every later character with `prefix`, each sorted by code point, with ids from first_id;
-  // `alphabet` receives their texts in id order.
+  // `alphabet` receives their texts in id order. Words of more than max_chars characters (0: no
+  // limit) are left out: the tokenizer reads such a word as its unknown token whole, so its parts
+  // would only spend merges (and memory: a word of 100 MB) on tokens it never uses.
   static WordPieceTrainer from_words(const ChunkCounts& words, const std::string& prefix, uint32_t first_id,
-                                     std::vector<std::string>& alphabet) {
-    auto chars_of = [](const std::string& w) {
-      std::vector<std::string> chars;
-      for (size_t i = 0; i < w.size();) {
-        const size_t len = utf8_length(uint8_t(w[i]));
-        chars.push_back(w.substr(i, len));
+                                     std::vector<std::string>& alphabet, size_t max_chars = 0) {
+    auto too_long = [max_chars](const std::string& w) {
+      if (!max_chars || w.size() <= max_chars) return false;
+      size_t chars = 0;
+      for (char c : w) chars += (uint8_t(c) & 0xC0) != 0x80;
+      return chars > max_chars;
+    };
+    // Calls fn(i, character) for each character of w, as views into w (a word of millions of
+    // characters must not become a string per character).
+    auto each_char = [](const std::string& w, auto fn) {
+      size_t k = 0;
+      for (size_t i = 0; i < w.size(); ++k) {
+        const size_t len = std::min(utf8_length(uint8_t(w[i])), w.size() - i);
+        fn(k, std::string_view(w.data() + i, len));
         i += len;
       }
-      return chars;
     };
     std::vector<std::string> initial, later;
     {
-      std::unordered_set<std::string> first_set, rest_set;
-      for (const auto& [word, count] : words) {
-        const std::vector<std::string> chars = chars_of(word);
-        for (size_t i = 0; i < chars.size(); ++i) (i ? rest_set : first_set).insert(chars[i]);
-      }
+      std::unordered_set<std::string_view> first_set, rest_set;  // views into `words`' keys
+      for (const auto& [word, count] : words)
+        if (!too_long(word))
+          each_char(word, [&](size_t i, std::string_view c) { (i ? rest_set : first_set).insert(c); });
       initial.assign(first_set.begin(), first_set.end());
       later.assign(rest_set.begin(), rest_set.end());
     }
@@ -69,12 +78,13 @@ class WordPieceTrainer {
     std::vector<std::pair<std::vector<uint32_t>, int64_t>> sequences;
     sequences.reserve(words.size());
     for (const auto& [word, count] : words) {
-      const std::vector<std::string> chars = chars_of(word);
+      if (too_long(word)) continue;
       std::vector<uint32_t> ids;
-      for (size_t i = 0; i < chars.size(); ++i) {
-        ids.push_back(i ? rest_ids[chars[i]] : first_ids[chars[i]]);
+      each_char(word, [&](size_t i, std::string_view c) {
+        const std::string key(c);  // short: no allocation
+        ids.push_back(i ? rest_ids[key] : first_ids[key]);
         token_counts[ids.back()] += count;
-      }
+      });
       sequences.emplace_back(std::move(ids), count);
     }
     return WordPieceTrainer(std::move(sequences), std::move(token_counts), next);
