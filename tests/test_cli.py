@@ -23,6 +23,7 @@ def run(*args, stdin=None, module="tokenforge", check_ok=True):
         capture_output=True,
         env=env,
         timeout=60,
+        check=False,
     )
     out, err = proc.stdout.decode("utf-8"), proc.stderr.decode("utf-8")
     if check_ok:
@@ -112,11 +113,11 @@ def test_decode_round_trip():
 
 
 def test_decode_errors():
-    code, out, err = run("decode", "999999999", check_ok=False)
+    code, _, err = run("decode", "999999999", check_ok=False)
     assert code != 0
     assert "999999999" in err
     assert "Traceback" not in err
-    code, out, err = run("decode", "abc", check_ok=False)
+    code, _, err = run("decode", "abc", check_ok=False)
     assert code != 0
     assert "Traceback" not in err and err.strip()
 
@@ -126,7 +127,8 @@ def test_list():
     assert out.split() == tokenforge.list_encoding_names() + tokenforge.list_tokenizer_names()
 
 
-@pytest.mark.parametrize("args", [["--help"], ["encode", "--help"], ["decode", "--help"], ["list", "--help"]])
+@pytest.mark.parametrize("args", [["--help"], ["encode", "--help"], ["decode", "--help"], ["train", "--help"],
+                                  ["list", "--help"]])
 def test_help(args):
     _, out, _ = run(*args)
     assert "usage" in out.lower()

@@ -7,7 +7,6 @@ tiktoken's exactly. Text is pre-split by a native scanner (for OpenAI's patterns
 from __future__ import annotations
 
 import operator
-import os
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Callable, NamedTuple, TypeVar
 
@@ -15,8 +14,10 @@ import regex
 
 from . import _core
 from .decoders.streaming import StreamDecoder
+from .packed import PackedInts
 from .pretokenizers.patterns import scanner_id
 from .special import SpecialPolicy, SpecialSet
+from .threads import resolve_threads
 
 if TYPE_CHECKING:
     import numpy as np
@@ -29,9 +30,9 @@ _MAX_RANK = 1 << 24  # as the native .tiktoken parser: a guard against absurd al
 class TokenOffsets(NamedTuple):
     """What `Encoding.encode_with_offsets` returns."""
 
-    ids: list[int]
-    offsets: list[int]  # character index in the text where each token starts
-    byte_offsets: list[int]  # index into the text's UTF-8 where each token starts
+    ids: PackedInts
+    offsets: PackedInts  # character index in the text where each token starts
+    byte_offsets: PackedInts  # index into the text's UTF-8 where each token starts
 
 
 class InvalidTokenError(KeyError, ValueError):
@@ -41,8 +42,136 @@ class InvalidTokenError(KeyError, ValueError):
         return str(self.args[0]) if self.args else ""
 
 
-def _default_threads() -> int:
-    return os.cpu_count() or 1
+# ---------------------------------------------------------------- argument checks
+# One reading of numbers, flags and token ids for every surface (Encoding, Tokenizer, trainers):
+# a bad value is a TypeError (wrong kind) or ValueError (out of range) that names the argument and
+# what it accepts, raised before anything is stored or any native call is made.
+
+INT64_MAX = 2**63 - 1
+UINT32_MAX = 2**32 - 1
+MAX_VOCAB = _MAX_RANK  # the most tokens a vocabulary may have: every id fits the native uint32 tables
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _bound(n: int) -> str:
+    """A range's end as people write it: 2**63-1 rather than 9223372036854775807."""
+    for k in range(20, 65):
+        if n == 2**k or n == -(2**k):
+            return f"{'-' if n < 0 else ''}2**{k}"
+        if n == 2**k - 1:
+            return f"2**{k}-1"
+    return str(n)
+
+
+def _int_range(low: int | None, high: int | None) -> str:
+    if low is not None and high is not None:
+        return f"an int in {_bound(low)}..{_bound(high)}"
+    if low is not None:
+        return f"an int >= {_bound(low)}"
+    return "an int" if high is None else f"an int <= {_bound(high)}"
+
+
+def _check_int(value: Any, name: str, low: int | None = None, high: int | None = None, *,
+               none: str | None = None, why: str = "") -> Any:
+    """`value` as an int in low..high: any integer (int, NumPy integer scalars: whatever has
+    `__index__`) but bool. `none`: None is accepted too, meaning that (e.g. "no limit").
+    Otherwise TypeError (not an integer) or ValueError (out of range) naming `name`."""
+    if value is None and none is not None:
+        return None
+    allowed = (f"None ({none}) or " if none is not None else "") + _int_range(low, high) + why
+    if not isinstance(value, bool):
+        try:
+            n = operator.index(value)
+        except TypeError:
+            pass
+        else:
+            if (low is None or n >= low) and (high is None or n <= high):
+                return n
+            raise ValueError(f"{name} must be {allowed}, got {n}")
+    raise TypeError(f"{name} must be {allowed}, got {type(value).__name__} {_shown(value)}")
+
+
+def _file_value(value: Any, name: str, high: int) -> int:
+    """An id or rank of a vocabulary handed to a constructor: an int in 0..high. Any wrong value
+    is a ValueError, as a bad entry of a vocabulary file is (tiktoken's constructors agree)."""
+    try:
+        return _check_int(value, name, 0, high)
+    except TypeError as e:
+        raise ValueError(str(e)) from None
+
+
+def _check_float(value: Any, name: str, low: float, high: float, *, low_open: bool = False, why: str = "") -> float:
+    """`value` (an int or a float, NumPy's too, not bool) as a float in [low, high] ((low, high]
+    with low_open); NaN is out of range."""
+    allowed = f"{'(' if low_open else '['}{low}, {high}]{why}"
+    if _is_bool(value) or not isinstance(value, (int, float)) and not hasattr(value, "__float__"):
+        raise TypeError(f"{name} must be a number in {allowed}, got {type(value).__name__} {_shown(value)}")
+    try:
+        x = float(value)
+    except (TypeError, ValueError, OverflowError):
+        raise TypeError(f"{name} must be a number in {allowed}, got {type(value).__name__} {_shown(value)}") from None
+    if not ((low < x) if low_open else (low <= x)) or not x <= high:  # NaN fails both
+        raise ValueError(f"{name} must be in {allowed}, got {_shown(value)}")
+    return x
+
+
+def _is_bool(value: Any) -> bool:
+    """A bool, Python's or NumPy's."""
+    return isinstance(value, bool) or (type(value).__module__ == "numpy" and type(value).__name__ in ("bool", "bool_"))
+
+
+def _check_bool(value: Any, name: str) -> bool:
+    """`value` as a bool: True or False (NumPy's bool too); anything else is a TypeError."""
+    if value is True or value is False:
+        return value
+    if _is_bool(value):
+        return bool(value)
+    raise TypeError(f"{name} must be True or False, got {type(value).__name__} {_shown(value)}")
+
+
+def _token_ids(ids: Any, name: str = "ids") -> Any:
+    """Token ids as the native parsers read them fastest: a NumPy integer array (1-D) becomes a
+    list of ints; a NumPy array of any other kind (float, bool) or shape is a TypeError. Lists,
+    tuples and other sequences pass as they are (their items may be any integers)."""
+    kind = getattr(getattr(ids, "dtype", None), "kind", None)
+    if kind is None or not hasattr(ids, "tolist"):
+        if isinstance(ids, (str, bytes)):
+            raise TypeError(f"{name} must be a sequence of token ids (ints), got {type(ids).__name__}")
+        return ids
+    if kind not in "iu":
+        raise TypeError(f"{name} must be token ids (integers), got an array of {ids.dtype}")
+    if getattr(ids, "ndim", 1) != 1:
+        raise TypeError(f"{name} must be a 1-D sequence of token ids, got a {ids.ndim}-D array")
+    return ids.tolist()
+
+
+def _token_id(value: Any, name: str = "token id") -> int:
+    """One token id: any integer (NumPy's too; bool counts as 0 and 1, as in tiktoken, HF and
+    sentencepiece); anything else is a TypeError."""
+    if type(value) is int:
+        return value
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise TypeError(f"{name} must be an int, got {type(value).__name__} {_shown(value)}") from None
+
+
+def _batch_ids(batch: Any, name: str = "batch") -> Any:
+    """A batch of id sequences: a 2-D NumPy integer array becomes a list of lists of ints."""
+    kind = getattr(getattr(batch, "dtype", None), "kind", None)
+    if kind is None or not hasattr(batch, "tolist"):
+        if isinstance(batch, (str, bytes)):
+            raise TypeError(f"{name} must be a sequence of token id sequences, got {type(batch).__name__}")
+        return batch
+    if kind not in "iu":
+        raise TypeError(f"{name} must be token ids (integers), got an array of {batch.dtype}")
+    if getattr(batch, "ndim", 2) != 2:
+        raise TypeError(f"{name} must be a 2-D array of token ids (one row a sequence), got a {batch.ndim}-D array")
+    return batch.tolist()
 
 
 def _without_surrogates(text: str) -> str:
@@ -93,11 +222,17 @@ class Encoding:
         special_tokens: dict[str, int],
         explicit_n_vocab: int | None = None,
     ) -> None:
+        if not isinstance(mergeable_ranks, dict):
+            raise TypeError(f"mergeable_ranks must be a dict {{bytes: rank}}, got {type(mergeable_ranks).__name__}")
+        other_ints = False
         for token, rank in mergeable_ranks.items():
             if not isinstance(token, bytes) or not token:
                 raise ValueError(f"mergeable_ranks keys must be non-empty bytes, got {token!r}")
-            if not isinstance(rank, int) or isinstance(rank, bool) or not 0 <= rank < _MAX_RANK:
-                raise ValueError(f"rank of {token!r} must be an int in 0..{_MAX_RANK - 1}, got {rank!r}")
+            if type(rank) is not int or not 0 <= rank < _MAX_RANK:
+                _file_value(rank, f"rank of {token!r}", _MAX_RANK - 1)  # raises, unless a NumPy integer in range
+                other_ints = True
+        if other_ints:
+            mergeable_ranks = {token: operator.index(rank) for token, rank in mergeable_ranks.items()}
         tokens: list[bytes] = [b""] * (max(mergeable_ranks.values(), default=-1) + 1)
         for token, rank in mergeable_ranks.items():
             if tokens[rank]:
@@ -138,16 +273,18 @@ class Encoding:
         special_tokens: dict[str, int],
         explicit_n_vocab: int | None,
     ) -> None:
+        if not isinstance(special_tokens, dict):
+            raise TypeError(f"special_tokens must be a dict {{str: id}}, got {type(special_tokens).__name__}")
         self.name = name
         self._pat_str = pat_str
-        self._special_tokens = dict(special_tokens)
         specials = []
         for text, token_id in special_tokens.items():
             if not isinstance(text, str) or not text:
                 raise ValueError(f"special token names must be non-empty str, got {text!r}")
-            if not isinstance(token_id, int) or not 0 <= token_id < 2**32 - 1:
-                raise ValueError(f"special token {text!r} needs an id in 0..2**32-2, got {token_id!r}")
+            token_id = _file_value(token_id, f"the id of special token {text!r}", UINT32_MAX - 1)
             specials.append((text.encode("utf-8"), token_id))
+        special_tokens = {text.decode("utf-8"): token_id for text, token_id in specials}
+        self._special_tokens = special_tokens
         self._core = make_core(specials, scanner_id(pat_str))
         self.max_token_value = max(self._core.rank_count - 1, max(special_tokens.values(), default=0))
         if explicit_n_vocab is not None:
@@ -219,33 +356,36 @@ class Encoding:
     ) -> TokenOffsets:
         """Ids with, for each token, where it starts in `text`: `offsets` (character index)
         and `byte_offsets` (index into `text`'s UTF-8). Computed in the same native pass as
-        the ids.
+        the ids. The three are `PackedInts`: read-only sequences of 4-byte ints that compare
+        equal to lists (`tolist()` makes one), so a text of hundreds of MB does not need
+        gigabytes of int objects.
 
         A token that starts inside a multi-byte character gets that character's index, so
         tokens that split one character share its offset.
 
         >>> get_encoding("cl100k_base").encode_with_offsets("héllo")
-        TokenOffsets(ids=[71, 19010, 385], offsets=[0, 1, 3], byte_offsets=[0, 1, 4])
+        TokenOffsets(ids=PackedInts([71, 19010, 385]), offsets=PackedInts([0, 1, 3]), byte_offsets=PackedInts([0, 1, 4]))
         """
         allowed, disallowed = self._policy.resolve(allowed_special, disallowed_special)
         self._check(text, disallowed)
         if self._regex is not None:
             ids = self._encode(text, allowed)
-            found = TokenOffsets(ids, *_start_offsets(self.decode_tokens_bytes(ids)))
+            found = TokenOffsets(*map(PackedInts, (ids, *_start_offsets(self.decode_tokens_bytes(ids)))))
         else:
             try:
-                return TokenOffsets(*self._core.encode_with_offsets(text, allowed))
+                return TokenOffsets(*map(PackedInts, self._core.encode_with_offsets(text, allowed)))
             except UnicodeEncodeError:
-                found = TokenOffsets(*self._core.encode_with_offsets(_without_surrogates(text), allowed))
+                found = TokenOffsets(*map(PackedInts, self._core.encode_with_offsets(_without_surrogates(text), allowed)))
         if _has_surrogates(text):
             # A repaired surrogate pair is one character in the encoded text but two in `text`
             # (byte offsets stay those of the repaired text, which has UTF-8).
             original = _original_indices(text)
-            found = found._replace(offsets=[original[o] for o in found.offsets])
+            found = found._replace(offsets=PackedInts(original[o] for o in found.offsets))
         return found
 
     def encode_ordinary_batch(self, text: Sequence[str], *, num_threads: int | None = None) -> list[list[int]]:
-        """`encode_ordinary` over many texts on native threads (default: all cores)."""
+        """`encode_ordinary` over many texts on native threads: `num_threads` None for every core,
+        else an int >= 1 (capped at tokenforge.threads.MAX_THREADS)."""
         return self._encode_batch(text, None, num_threads)
 
     def encode_batch(
@@ -256,7 +396,7 @@ class Encoding:
         allowed_special: SpecialSet = frozenset(),
         disallowed_special: SpecialSet = "all",
     ) -> list[list[int]]:
-        """`encode` over many texts on native threads (default: all cores)."""
+        """`encode` over many texts on native threads (`num_threads` as in encode_ordinary_batch)."""
         allowed, disallowed = self._policy.resolve(allowed_special, disallowed_special)
         if disallowed is not None:
             for t in text:
@@ -292,9 +432,9 @@ class Encoding:
     ) -> list[list[int]]:
         if isinstance(texts, str):
             raise TypeError("encode_*_batch expects a list of str, got a single str")
+        threads = resolve_threads(num_threads)
         if self._regex is not None:
             return [self._encode(t, allowed) for t in texts]
-        threads = _default_threads() if num_threads is None else max(1, int(num_threads))
         texts = list(texts)
         try:
             return self._core.encode_batch(texts, allowed, threads)
@@ -328,7 +468,10 @@ class Encoding:
     # ---------------------------------------------------------------- decoding
 
     def decode_bytes(self, tokens: Sequence[int]) -> bytes:
-        """The bytes of `tokens`, concatenated. Unknown ids raise InvalidTokenError."""
+        """The bytes of `tokens` (ints, NumPy integers or a 1-D NumPy integer array), concatenated.
+        Unknown ids raise InvalidTokenError."""
+        if type(tokens) is not list:
+            tokens = _token_ids(tokens, "tokens")
         try:
             return self._core.decode_bytes(tokens)
         except KeyError as e:
@@ -340,7 +483,7 @@ class Encoding:
 
     def decode_single_token_bytes(self, token: int) -> bytes:
         """The bytes of one token."""
-        token = operator.index(token)  # TypeError for non-integers, as tiktoken; numpy ints are fine
+        token = _token_id(token, "token")  # TypeError for non-integers, as tiktoken; numpy ints are fine
         data = self._core.token_bytes(token) if 0 <= token < 2**32 else None
         if data is None:
             raise InvalidTokenError(f"{self.name}: invalid token id {token!r}")
@@ -348,7 +491,7 @@ class Encoding:
 
     def decode_tokens_bytes(self, tokens: Sequence[int]) -> list[bytes]:
         """The bytes of each token."""
-        return [self.decode_single_token_bytes(t) for t in tokens]
+        return [self.decode_single_token_bytes(t) for t in _token_ids(tokens, "tokens")]
 
     def decode_with_offsets(self, tokens: Sequence[int]) -> tuple[str, list[int]]:
         """Text of `tokens` and the character offset where each token starts (a token that
@@ -359,14 +502,17 @@ class Encoding:
     def decode_batch(
         self, batch: Sequence[Sequence[int]], *, errors: str = "replace", num_threads: int | None = None
     ) -> list[str]:
-        """`decode` over many token lists. Decoding is a memory copy per token, so it runs on
-        the calling thread; `num_threads` is accepted for tiktoken compatibility."""
-        return [self.decode(tokens, errors=errors) for tokens in batch]
+        """`decode` over many token lists (or a 2-D NumPy integer array). Decoding is a memory
+        copy per token, so it runs on the calling thread; `num_threads` is checked and accepted
+        for tiktoken compatibility."""
+        resolve_threads(num_threads)
+        return [self.decode(tokens, errors=errors) for tokens in _batch_ids(batch)]
 
     def decode_bytes_batch(self, batch: Sequence[Sequence[int]], *, num_threads: int | None = None) -> list[bytes]:
         """`decode_bytes` over many token lists (on the calling thread; `num_threads` is
-        accepted for tiktoken compatibility)."""
-        return [self.decode_bytes(tokens) for tokens in batch]
+        checked and accepted for tiktoken compatibility)."""
+        resolve_threads(num_threads)
+        return [self.decode_bytes(tokens) for tokens in _batch_ids(batch)]
 
     def stream_decoder(self, errors: str = "replace") -> StreamDecoder:
         """A decoder that takes ids one at a time and emits text only at character boundaries."""
@@ -393,7 +539,7 @@ class Encoding:
         return set(self._special_tokens)
 
     def is_special_token(self, token: int) -> bool:
-        return token in self._special_tokens.values()
+        return _token_id(token, "token") in self._special_tokens.values()
 
     @property
     def n_vocab(self) -> int:

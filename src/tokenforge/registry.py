@@ -65,6 +65,8 @@ def list_encoding_names() -> list[str]:
 
 def get_encoding(encoding_name: str) -> Encoding:
     """A named encoding (loaded once per process, then shared; encodings are immutable)."""
+    if not isinstance(encoding_name, str):
+        raise TypeError(f"encoding_name must be a str (one of {list_encoding_names()}), got {type(encoding_name).__name__}")
     if encoding_name in _loaded:
         return _loaded[encoding_name]
     spec = SPECS.get(encoding_name)
@@ -100,6 +102,8 @@ def get_tokenizer(name: str):
     bert-base-uncased is BERT's uncased WordPiece: lowercase, accents stripped, [CLS] A [SEP]."""
     from .tokenizer import Tokenizer
 
+    if not isinstance(name, str):
+        raise TypeError(f"name must be a str (one of {list_tokenizer_names()}), got {type(name).__name__}")
     if name not in TOKENIZERS:
         raise ValueError(f"Unknown tokenizer {name!r}; named tokenizers: {list_tokenizer_names()}")
     with resources.as_file(resources.files("tokenforge") / "data" / TOKENIZERS[name]) as path:

@@ -18,6 +18,7 @@ import os
 from typing import Sequence
 
 from . import _core
+from .encoding import _check_bool, _token_id, _token_ids
 from .formats.sentencepiece_model import PieceType, SentencePieceModel
 from .models.sentencepiece import SentencePieceModelEncoder
 from .normalizers.sentencepiece import SentencePieceNormalizer
@@ -59,8 +60,8 @@ class SentencePieceTokenizer(Tokenizer):
         self._attach(_core.SpmTokenizer(self.normalizer._native, self.encoder._native, trainer["unk_surface"],
                                         spec["add_dummy_prefix"], spec["remove_extra_whitespaces"]), None)
         self._add_bos = self._add_eos = False
-        self.add_bos = self.bos_id is not None if add_bos is None else add_bos
-        self.add_eos = add_eos
+        self.add_bos = self.bos_id is not None if add_bos is None else _check_bool(add_bos, "add_bos")
+        self.add_eos = _check_bool(add_eos, "add_eos")
 
     @classmethod
     def from_file(cls, path: str | os.PathLike[str], *, add_bos: bool | None = None,
@@ -87,10 +88,10 @@ class SentencePieceTokenizer(Tokenizer):
 
     @add_bos.setter
     def add_bos(self, value: bool) -> None:
+        value = _check_bool(value, "add_bos")
         if value and self.bos_id is None:
             raise ValueError("this model has no bos piece (a control piece named by its bos_piece)")
-        self._add_bos = bool(value)
-        self._apply_template()
+        self._set_template(value, self._add_eos)
 
     @property
     def add_eos(self) -> bool:
@@ -98,9 +99,17 @@ class SentencePieceTokenizer(Tokenizer):
 
     @add_eos.setter
     def add_eos(self, value: bool) -> None:
+        value = _check_bool(value, "add_eos")
         if value and self.eos_id is None:
             raise ValueError("this model has no eos piece (a control piece named by its eos_piece)")
-        self._add_eos = bool(value)
+        self._set_template(self._add_bos, value)
+
+    def _set_template(self, add_bos: bool, add_eos: bool) -> None:
+        """bos/eos as given, once the truncation set leaves its stride room beside them."""
+        t = self.truncation
+        if t is not None:
+            self._check_truncation(t["max_length"], t["stride"], int(add_bos) + int(add_eos))
+        self._add_bos, self._add_eos = add_bos, add_eos
         self._apply_template()
 
     def _apply_template(self) -> None:
@@ -120,6 +129,21 @@ class SentencePieceTokenizer(Tokenizer):
         """sentencepiece's decode: control pieces (<s>) are dropped (shown as their text with
         skip_special_tokens=False), the unknown piece reads " ⁇ ", byte pieces join into UTF-8
         (U+FFFD for each byte that starts no character), the dummy prefix space goes. An id
-        outside the vocabulary raises ValueError."""
-        text = self._native.decode(ids, skip_special_tokens)
+        outside the vocabulary raises ValueError; ids may be any integers (NumPy's too, or a 1-D
+        NumPy integer array), anything else raises TypeError."""
+        _check_bool(skip_special_tokens, "skip_special_tokens")
+        if type(ids) is not list:
+            ids = _token_ids(ids)
+            if not isinstance(ids, (list, tuple)):  # read once here, so that it can be read again below
+                try:
+                    ids = list(ids)
+                except TypeError:
+                    raise TypeError(f"ids must be a sequence of token ids, got {type(ids).__name__}") from None
+        try:
+            text = self._native.decode(ids, skip_special_tokens)
+        except TypeError:
+            # Integers that are not Python ints (NumPy scalars) are read here; any other item
+            # raises a TypeError that names what it is.
+            ids = [_token_id(i) for i in ids]
+            text = self._native.decode(ids, skip_special_tokens)
         return self._denormalizer.normalize(text) if self._denormalizer else text

@@ -40,12 +40,15 @@ class SpecialPolicy:
         self._matchers: dict[frozenset[str], _core.SpecialMatcher | None] = {}
         self.default = (None, self.matcher(self.names))
 
-    def matcher(self, tokens: frozenset[str]) -> _core.SpecialMatcher | None:
+    def matcher(self, tokens: frozenset[str], name: str = "special tokens") -> _core.SpecialMatcher | None:
         """A matcher for `tokens` (unknown strings get id 0: only searched for, never emitted)."""
         if not tokens:
             return None
         found = self._matchers.get(tokens)
         if found is None:
+            for t in tokens:
+                if not isinstance(t, str):
+                    raise TypeError(f"{name} must hold only str, got {type(t).__name__} {t!r}")
             if len(self._matchers) >= self._CACHE_LIMIT:
                 self._matchers.clear()
             found = _core.SpecialMatcher(
@@ -71,7 +74,7 @@ class SpecialPolicy:
         else:
             _check_collection(disallowed_special, "disallowed_special")
             disallowed = frozenset(disallowed_special)
-        return self.matcher(allowed), self.matcher(disallowed)
+        return self.matcher(allowed, "allowed_special"), self.matcher(disallowed, "disallowed_special")
 
     @staticmethod
     def check(text: str, disallowed: _core.SpecialMatcher | None) -> None:
@@ -82,5 +85,6 @@ class SpecialPolicy:
 
 
 def _check_collection(value: object, name: str) -> None:
-    if isinstance(value, (str, bytes)):
-        raise TypeError(f'{name} must be "all" or a collection of strings, got {value!r}')
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
+        shown = repr(value) if len(repr(value)) <= 60 else repr(value)[:57] + "..."
+        raise TypeError(f'{name} must be "all" or a collection of strings, got {type(value).__name__} {shown}')

@@ -20,12 +20,32 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Sequence
 
 from . import _core
+from .encoding import (
+    INT64_MAX,
+    UINT32_MAX,
+    _batch_ids,
+    _check_bool,
+    _check_int,
+    _shown,
+    _token_id,
+)
 from .special import SpecialPolicy, SpecialSet
+from .threads import resolve_threads
 
 if TYPE_CHECKING:
     from .wordpiece_tokenizer import WordPieceTokenizer
 
 _STRATEGIES = {"longest_first": 0, "only_first": 1, "only_second": 2}
+MAX_PAD_LENGTH = 1 << 24  # padding to more tokens than this is a mistake, and would exhaust memory
+
+
+def _check_choice(value: Any, name: str, choices: Sequence[str]) -> str:
+    allowed = " or ".join(repr(c) for c in choices)
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be {allowed}, got {type(value).__name__} {_shown(value)}")
+    if value not in choices:
+        raise ValueError(f"{name} must be {allowed}, got {_shown(value)}")
+    return value
 
 
 @dataclass(frozen=True)
@@ -35,6 +55,15 @@ class AddedToken:
     content: str
     id: int
     special: bool = True
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.content, str):
+            raise TypeError(f"an added token's content must be a str, got {type(self.content).__name__}")
+        if not self.content:
+            raise ValueError("an added token's content must not be empty")
+        # frozen: the checked values (NumPy integers read as ints) are set past the dataclass guard
+        object.__setattr__(self, "id", _check_int(self.id, f"the id of added token {self.content!r}", 0, UINT32_MAX - 1))
+        object.__setattr__(self, "special", _check_bool(self.special, f"special (of added token {self.content!r})"))
 
 
 Encoded = _core.Encoded
@@ -100,8 +129,12 @@ class Tokenizer:
         tokenizer_config.json beside it if there is one), a GGUF model file (*.gguf) or a
         sentencepiece model (*.model, or any file that is one; options: add_bos, add_eos).
         wpm=True reads a BERT vocab.txt as llama.cpp's WPM tokenizer does."""
-        from .sentencepiece_tokenizer import SentencePieceTokenizer, is_sentencepiece_model
+        from .sentencepiece_tokenizer import (
+            SentencePieceTokenizer,
+            is_sentencepiece_model,
+        )
 
+        _check_bool(wpm, "wpm")
         path = os.fspath(path)
         if path.endswith(".model") or (not path.endswith((".json", ".txt", ".gguf")) and is_sentencepiece_model(path)):
             return SentencePieceTokenizer.from_file(path, **options)
@@ -164,7 +197,12 @@ class Tokenizer:
                      num_threads: int | None = None, *, allowed_special: SpecialSet | None = None,
                      disallowed_special: SpecialSet = ()) -> list[Encoded]:
         """Encode many texts (str) or pairs ((str, str)) on threads; with padding set, all are
-        padded to the longest (or to the fixed length). Special tokens as in `encode`."""
+        padded to the longest (or to the fixed length). Special tokens as in `encode`.
+        `num_threads`: None for a thread per 64 texts up to every core, else an int >= 1 (capped
+        at tokenforge.threads.MAX_THREADS)."""
+        _check_bool(add_special_tokens, "add_special_tokens")
+        if isinstance(inputs, str):
+            raise TypeError("encode_batch takes a list of str or a list of (str, str) pairs, got a single str")
         inputs = list(inputs)
         pairs = None
         if inputs and not isinstance(inputs[0], str):
@@ -174,7 +212,8 @@ class Tokenizer:
                 raise TypeError("encode_batch takes a list of str or a list of (str, str) pairs") from None
             inputs = list(firsts)
             pairs = list(pairs)
-        threads = num_threads or min(len(inputs) // 64 + 1, os.cpu_count() or 1)
+        # By default, a thread per 64 texts up to every core: small batches skip the thread start-up.
+        threads = min(len(inputs) // 64 + 1, resolve_threads(None)) if num_threads is None else resolve_threads(num_threads)
         allowed = self._DEFAULT_ALLOWED if allowed_special is None else allowed_special
         added = self._added(allowed, disallowed_special, inputs + (pairs or []))
         return self._native.encode_batch(inputs, pairs, add_special_tokens, added, threads)
@@ -182,18 +221,25 @@ class Tokenizer:
     # -- decoding ----------------------------------------------------------------------
 
     def decode(self, ids: Sequence[int], skip_special_tokens: bool = True) -> str:
+        """Text of `ids` (ints, NumPy integers, or a 1-D NumPy integer array)."""
         raise NotImplementedError  # each pipeline decodes its own way
 
     def decode_batch(self, batch: Sequence[Sequence[int]], skip_special_tokens: bool = True) -> list[str]:
-        return [self.decode(ids, skip_special_tokens) for ids in batch]
+        """`decode` of each id sequence (or each row of a 2-D NumPy integer array)."""
+        _check_bool(skip_special_tokens, "skip_special_tokens")
+        return [self.decode(ids, skip_special_tokens) for ids in _batch_ids(batch)]
 
     # -- vocabulary --------------------------------------------------------------------
 
     def token_to_id(self, token: str) -> int | None:
+        if not isinstance(token, str):
+            raise TypeError(f"token must be a str, got {type(token).__name__}")
         return self._vocab.get(token)
 
     def id_to_token(self, token_id: int) -> str | None:
-        return self._token_of[token_id] if 0 <= token_id < len(self._token_of) and self._token_of[token_id] else None
+        """The token of an id (any integer, NumPy's too), or None where the vocabulary has none."""
+        i = _token_id(token_id, "token_id")
+        return self._token_of[i] if 0 <= i < len(self._token_of) and self._token_of[i] else None
 
     def get_vocab_size(self) -> int:
         return len(self._vocab)
@@ -203,33 +249,70 @@ class Tokenizer:
 
     # -- truncation and padding ----------------------------------------------------------
 
+    def _check_truncation(self, max_length: int, stride: int, n_added: int) -> None:
+        """The stride must leave room: below what max_length leaves for the text once the
+        template's `n_added` special tokens are in (HF checks the same when it is set)."""
+        if stride and stride >= max_length - n_added:
+            raise ValueError(f"stride {stride} must be below max_length {max_length} less the {n_added} special "
+                             f"tokens the template adds (so at most {max(0, max_length - n_added - 1)})")
+
     def enable_truncation(self, max_length: int, stride: int = 0, strategy: str = "longest_first",
                           direction: str = "right") -> None:
-        if strategy not in _STRATEGIES:
-            raise ValueError(f"truncation strategy must be one of {', '.join(_STRATEGIES)}, got {strategy!r}")
-        if direction not in ("left", "right"):
-            raise ValueError(f"truncation direction must be 'left' or 'right', got {direction!r}")
-        if not isinstance(max_length, int) or max_length < 0 or not isinstance(stride, int) or stride < 0:
-            raise ValueError(f"max_length and stride must be ints >= 0, got {max_length!r} and {stride!r}")
-        self.truncation = {"max_length": max_length, "stride": stride, "strategy": strategy, "direction": direction}
-        self._apply_truncation()
+        """Truncate encodings to `max_length` tokens (special tokens included); the rest goes to
+        `overflowing`, parts that repeat the previous part's last `stride` tokens. `strategy`
+        for pairs: "longest_first", "only_first" or "only_second"; `direction`: "right" (keep
+        the start) or "left". Every argument is checked before anything is set."""
+        max_length = _check_int(max_length, "max_length", 0, INT64_MAX)
+        stride = _check_int(stride, "stride", 0, INT64_MAX)
+        _check_choice(strategy, "strategy", tuple(_STRATEGIES))
+        _check_choice(direction, "direction", ("left", "right"))
+        self._check_truncation(max_length, stride, self._native.added_tokens(False))
+        self._set("truncation", {"max_length": max_length, "stride": stride, "strategy": strategy,
+                                 "direction": direction})
 
     def no_truncation(self) -> None:
-        self.truncation = None
-        self._apply_truncation()
+        self._set("truncation", None)
 
     def enable_padding(self, direction: str = "right", pad_id: int = 0, pad_type_id: int = 0,
                        pad_token: str = "[PAD]", length: int | None = None,
                        pad_to_multiple_of: int | None = None) -> None:
-        if direction not in ("left", "right"):
-            raise ValueError(f"padding direction must be 'left' or 'right', got {direction!r}")
-        self.padding = {"direction": direction, "pad_id": pad_id, "pad_type_id": pad_type_id, "pad_token": pad_token,
-                        "length": length, "pad_to_multiple_of": pad_to_multiple_of}
-        self._apply_padding()
+        """Pad encodings to `length` tokens (None: to the longest of each batch), rounded up to a
+        multiple of `pad_to_multiple_of` (None or 0: no rounding), with `pad_id` (an id of this
+        vocabulary) shown as `pad_token`, of type `pad_type_id`, on the `direction` side. Every
+        argument is checked before anything is set."""
+        _check_choice(direction, "direction", ("left", "right"))
+        n = len(self._token_of)
+        pad_id = _check_int(pad_id, "pad_id", 0, n - 1, why=" (an id of this tokenizer's vocabulary)")
+        if not self._token_of[pad_id]:
+            raise ValueError(f"pad_id {pad_id} has no token in this tokenizer's vocabulary")
+        pad_type_id = _check_int(pad_type_id, "pad_type_id", 0, _core.MAX_TYPE_ID)
+        if not isinstance(pad_token, str):
+            raise TypeError(f"pad_token must be a str, got {type(pad_token).__name__} {_shown(pad_token)}")
+        try:
+            pad_token.encode("utf-8")
+        except UnicodeEncodeError:
+            raise ValueError(f"pad_token {_shown(pad_token)} holds a lone surrogate, which has no UTF-8 form") from None
+        length = _check_int(length, "length", 1, MAX_PAD_LENGTH, none="pad to the longest in the batch")
+        pad_to_multiple_of = _check_int(pad_to_multiple_of, "pad_to_multiple_of", 0, MAX_PAD_LENGTH,
+                                        none="no rounding")
+        self._set("padding", {"direction": direction, "pad_id": pad_id, "pad_type_id": pad_type_id,
+                              "pad_token": pad_token, "length": length, "pad_to_multiple_of": pad_to_multiple_of})
 
     def no_padding(self) -> None:
-        self.padding = None
-        self._apply_padding()
+        self._set("padding", None)
+
+    def _set(self, which: str, value: dict[str, Any] | None) -> None:
+        """Stores truncation or padding settings and hands them to the native pipeline; if that
+        fails, the previous settings stay."""
+        old = getattr(self, which)
+        setattr(self, which, value)
+        apply = self._apply_truncation if which == "truncation" else self._apply_padding
+        try:
+            apply()
+        except BaseException:
+            setattr(self, which, old)
+            apply()
+            raise
 
     def _apply_truncation(self) -> None:
         t = self.truncation

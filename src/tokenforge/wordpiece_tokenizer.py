@@ -9,6 +9,7 @@ from typing import Any, Sequence
 
 from . import _core
 from .decoders.wordpiece import WordPieceDecoder, WpmDecoder
+from .encoding import _check_bool, _token_id, _token_ids
 from .models.wordpiece import WPM_WORD_PREFIX, WordPiece, to_wpm_vocab
 from .normalizers.bert import BertNormalizer, WpmNormalizer
 from .postprocessors.template import TemplateProcessing
@@ -51,7 +52,7 @@ class WordPieceTokenizer(Tokenizer):
             token_of[added.id] = added.content
         self._init_surface(token_of, SpecialPolicy({a.content: a.id for a in self.added_tokens}))
         self._special_ids = frozenset(a.id for a in self.added_tokens if a.special)
-        self._split_special_tokens = split_special_tokens
+        self._split_special_tokens = _check_bool(split_special_tokens, "split_special_tokens")
         self._build()
 
     def _build(self) -> None:
@@ -133,10 +134,19 @@ class WordPieceTokenizer(Tokenizer):
         return [(w, tuple(span)) for w, span in self._native.words(text, self._added("all", (), ()))]
 
     def decode(self, ids: Sequence[int], skip_special_tokens: bool = True) -> str:
+        """Text of `ids` (any integers, NumPy's too, or a 1-D NumPy integer array): an id outside
+        the vocabulary raises ValueError, anything but an integer TypeError."""
+        _check_bool(skip_special_tokens, "skip_special_tokens")
+        if type(ids) is not list:
+            ids = _token_ids(ids)
+            if not hasattr(ids, "__iter__"):
+                raise TypeError(f"ids must be a sequence of token ids, got {type(ids).__name__}")
         token_of, n = self._token_of, len(self._token_of)
         tokens = []
         for i in ids:
-            if type(i) is not int or not 0 <= i < n or not token_of[i]:
+            if type(i) is not int:
+                i = _token_id(i)
+            if not 0 <= i < n or not token_of[i]:
                 raise ValueError(f"token id {i!r} is not in this tokenizer's vocabulary (0..{n - 1})")
             if not (skip_special_tokens and i in self._special_ids):
                 tokens.append(token_of[i])
@@ -149,5 +159,5 @@ class WordPieceTokenizer(Tokenizer):
 
     @split_special_tokens.setter
     def split_special_tokens(self, value: bool) -> None:
-        self._split_special_tokens = bool(value)
+        self._split_special_tokens = _check_bool(value, "split_special_tokens")
         self._build()

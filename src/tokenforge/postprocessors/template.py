@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from .. import _core
+
 Piece = tuple[bool, int, int, str]  # (is sequence, sequence 0/1, type id, special token)
 
 
@@ -19,6 +21,8 @@ def _parse(template: str | list[str]) -> list[Piece]:
         if type_id and not type_id.isdigit():
             raise ValueError(f"template piece {word!r}: the type id after ':' must be a number")
         tid = int(type_id or 0)
+        if tid > _core.MAX_TYPE_ID:
+            raise ValueError(f"template piece {word!r}: type ids go up to {_core.MAX_TYPE_ID}")
         if name.startswith("$"):
             which = name[1:]
             if which in ("", "A", "a"):

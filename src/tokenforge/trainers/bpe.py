@@ -18,15 +18,26 @@ from typing import Iterable
 import regex
 
 from .. import _core
-from ..encoding import Encoding, _has_surrogates
+from ..encoding import (
+    _MAX_RANK,
+    INT64_MAX,
+    UINT32_MAX,
+    Encoding,
+    _check_int,
+    _has_surrogates,
+)
 from ..formats.gpt2_files import bytes_to_unicode, split_for_merge
 from ..pretokenizers.patterns import BY_NAME, WHOLE_TEXT
 from ..progress import Progress
-from .chunk_table import count_chunks
+from .chunk_table import check_max_memory, count_chunks
+
 
 def _split_pattern(pattern: str | None) -> str:
     if pattern is None:
         return WHOLE_TEXT
+    if not isinstance(pattern, str):
+        raise TypeError(f"pattern must be a name ({', '.join(BY_NAME)}), a regex str or None, "
+                        f"got {type(pattern).__name__}")
     if pattern in BY_NAME:
         return BY_NAME[pattern]
     try:
@@ -36,13 +47,27 @@ def _split_pattern(pattern: str | None) -> str:
     return pattern
 
 
-def _check_options(num_merges: int, min_frequency: int, max_token_length: int | None) -> None:
-    if not isinstance(num_merges, int) or num_merges < 0:
-        raise ValueError(f"the number of merges must be a non-negative int, got {num_merges!r}")
-    if not isinstance(min_frequency, int) or min_frequency < 1:
-        raise ValueError(f"min_frequency must be an int >= 1, got {min_frequency!r}")
-    if max_token_length is not None and (not isinstance(max_token_length, int) or max_token_length < 2):
-        raise ValueError(f"max_token_length must be None or an int >= 2 (bytes), got {max_token_length!r}")
+def _check_options(min_frequency: int, max_token_length: int | None,
+                   max_memory: int | None) -> tuple[int, int | None, int | None]:
+    """The options every BPE trainer takes, checked (and read as ints) before any work starts."""
+    return (_check_int(min_frequency, "min_frequency", 1, INT64_MAX),
+            _check_int(max_token_length, "max_token_length", 2, INT64_MAX, none="no limit", why=" (bytes)"),
+            check_max_memory(max_memory))
+
+
+def _check_special_tokens(special_tokens: dict[str, int] | None) -> dict[str, int]:
+    """{text: id} with each id read as an int, checked before training (the ids' clashes with
+    ordinary tokens are checked once those are known)."""
+    if special_tokens is None:
+        return {}
+    if not isinstance(special_tokens, dict):
+        raise TypeError(f"special_tokens must be a dict {{text: id}}, got {type(special_tokens).__name__}")
+    checked = {}
+    for text, token_id in special_tokens.items():
+        if not isinstance(text, str) or not text:
+            raise ValueError(f"special token names must be non-empty str, got {text!r}")
+        checked[text] = _check_int(token_id, f"the id of special token {text!r}", 0, UINT32_MAX - 1)
+    return checked
 
 
 def _merges(
@@ -100,7 +125,8 @@ def train_bpe_merges(
     `max_token_length` bytes. `max_memory` (bytes) bounds the chunk table to a tenth of it,
     spilling to disk; see `chunk_table`. `progress`: show progress on stderr (default: when it
     is a terminal)."""
-    _check_options(num_merges, min_frequency, max_token_length)
+    num_merges = _check_int(num_merges, "num_merges", 0, _MAX_RANK - 256)
+    min_frequency, max_token_length, max_memory = _check_options(min_frequency, max_token_length, max_memory)
     counts = count_chunks([texts] if isinstance(texts, str) else texts, _split_pattern(pattern), progress, max_memory)
     return _merges(counts, num_merges, min_frequency, max_token_length, progress)
 
@@ -178,8 +204,10 @@ def train_bpe(
     token grows past `max_token_length` bytes. `max_memory` (bytes) bounds the chunk table to a
     tenth of it, spilling to disk; see `chunk_table`. `progress`: show progress on stderr
     (default: when it is a terminal)."""
-    if not isinstance(vocab_size, int) or vocab_size < 256:
-        raise ValueError(f"vocab_size must be an int >= 256 (the byte tokens), got {vocab_size!r}")
+    vocab_size = _check_int(vocab_size, "vocab_size", 256, _MAX_RANK,
+                            why=" (the 256 byte tokens, up to the most ids an Encoding holds)")
+    min_frequency, max_token_length, max_memory = _check_options(min_frequency, max_token_length, max_memory)
+    special_tokens = _check_special_tokens(special_tokens)
     pat_str = _split_pattern(pattern)
     forced_tokens = list(forced_tokens)
     base_ranks = _byte_ranks(byte_ids)
@@ -187,7 +215,6 @@ def train_bpe(
         base_ranks = _with_forced_tokens(base_ranks, forced_tokens, pat_str)
     if len(base_ranks) > vocab_size:
         raise ValueError(f"vocab_size {vocab_size} is below the {len(base_ranks)} tokens the bytes and forced tokens take")
-    _check_options(vocab_size - len(base_ranks), min_frequency, max_token_length)
     counts = count_chunks([texts] if isinstance(texts, str) else texts, pat_str, progress, max_memory)
     if byte_ids == "bytes" and not forced_tokens:
         base = None  # chunks start as their bytes: no encoder needed
@@ -196,7 +223,7 @@ def train_bpe(
     merges = _merges(counts, vocab_size - len(base_ranks), min_frequency, max_token_length, progress, base,
                      len(base_ranks))
     ranks = _extend_ranks(base_ranks, merges, len(base_ranks))
-    return Encoding(name, pat_str=pat_str, mergeable_ranks=ranks, special_tokens=special_tokens or {})
+    return Encoding(name, pat_str=pat_str, mergeable_ranks=ranks, special_tokens=special_tokens)
 
 
 def continue_bpe(
@@ -218,15 +245,20 @@ def continue_bpe(
     if not isinstance(base, Encoding):
         raise TypeError(f"base must be a tokenforge Encoding, got {type(base).__name__}")
     old = base._mergeable_ranks
-    if not isinstance(vocab_size, int) or vocab_size <= len(old):
-        raise ValueError(f"vocab_size must be an int above the base's {len(old)} ordinary tokens, got {vocab_size!r}")
-    _check_options(vocab_size - len(old), min_frequency, max_token_length)
     first_id = base.max_token_value + 1
+    # New tokens take ids first_id, first_id + 1, ...: all below the most ids an Encoding holds.
+    most = len(old) + max(0, _MAX_RANK - first_id)
+    vocab_size = _check_int(vocab_size, "vocab_size", None, None)
+    if not len(old) < vocab_size <= most:
+        raise ValueError(f"vocab_size must be an int above the base's {len(old)} ordinary tokens and at most {most} "
+                         f"(new ids start at {first_id}; an Encoding holds ids below {_MAX_RANK}), got {vocab_size}")
+    min_frequency, max_token_length, max_memory = _check_options(min_frequency, max_token_length, max_memory)
+    special_tokens = _check_special_tokens(special_tokens)
     counts = count_chunks([texts] if isinstance(texts, str) else texts, base._pat_str, progress, max_memory)
     merges = _merges(counts, vocab_size - len(old), min_frequency, max_token_length, progress, base, first_id)
     return Encoding(
         name or f"{base.name}_continued",
         pat_str=base._pat_str,
         mergeable_ranks=_extend_ranks(old, merges, first_id),
-        special_tokens={**base._special_tokens, **(special_tokens or {})},
+        special_tokens={**base._special_tokens, **special_tokens},
     )

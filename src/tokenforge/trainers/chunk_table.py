@@ -15,9 +15,10 @@ from typing import Iterable
 import regex
 
 from .. import _core
-from ..encoding import _without_surrogates
+from ..encoding import INT64_MAX, _check_int, _without_surrogates
 from ..pretokenizers.patterns import scanner_id
 from ..progress import Progress
+from ..threads import resolve_threads
 
 _BATCH_CHARS = 1 << 24  # text counted per native call
 _PARTITIONS = 64
@@ -29,14 +30,18 @@ _TABLE_SHARE = 10
 _BATCH_SHARE = 32
 
 
+def check_max_memory(max_memory: int | None) -> int | None:
+    """max_memory read as an int: None (no limit) or at least a MiB of bytes."""
+    return _check_int(max_memory, "max_memory", 1 << 20, INT64_MAX, none="no limit", why=" bytes (1 MiB or more)")
+
+
 def count_chunks(
     texts: Iterable[str], pat_str: str, progress: bool | None, max_memory: int | None = None
 ) -> _core.ChunkCounts:
     """The table of the chunks `pat_str` cuts `texts` into, with exact counts. `max_memory`
     (bytes, or None for no limit): counting spills to disk past half of it, and the table
     returned keeps the most frequent chunks that fit in a tenth of it."""
-    if max_memory is not None and (not isinstance(max_memory, int) or max_memory < 1 << 20):
-        raise ValueError(f"max_memory must be None or an int of bytes >= 1 MiB, got {max_memory!r}")
+    max_memory = check_max_memory(max_memory)
     if not max_memory:
         return _count(texts, pat_str, progress, _BATCH_CHARS, None, [])[0]
     batch_limit = max(1 << 20, min(_BATCH_CHARS, max_memory // _BATCH_SHARE))
@@ -60,7 +65,7 @@ def _count(texts, pat_str, progress, batch_limit, spill_at, parts) -> tuple[_cor
     def flush() -> None:
         nonlocal spilled
         if scanner >= 0:
-            counts.add_texts(batch, scanner, os.cpu_count() or 1)
+            counts.add_texts(batch, scanner, resolve_threads(None))
         else:
             for text in batch:
                 for chunk, n in Counter(m.group().encode("utf-8") for m in compiled.finditer(text)).items():

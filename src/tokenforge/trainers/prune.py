@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Iterable
 
-from ..encoding import Encoding
+from ..encoding import Encoding, _check_int
 from ..formats.gpt2_files import split_for_merge
 
 
@@ -21,11 +21,13 @@ def prune_bpe(
 
     Without `vocab_size` every token the corpus uses is kept; with it, the most used ones that
     fit (ties to the lower id), counting the tokens their merges need."""
+    if not isinstance(base, Encoding):
+        raise TypeError(f"base must be a tokenforge Encoding, got {type(base).__name__}")
     ranks = base._mergeable_ranks
     by_id = {i: t for t, i in ranks.items()}
     single = [i for t, i in ranks.items() if len(t) == 1]
-    if vocab_size is not None and (not isinstance(vocab_size, int) or vocab_size < len(single)):
-        raise ValueError(f"vocab_size must be an int >= {len(single)} (the single-byte tokens), got {vocab_size!r}")
+    vocab_size = _check_int(vocab_size, "vocab_size", len(single), None, none="every token the corpus uses",
+                            why=" (the single-byte tokens)")
     uses: Counter = Counter()
     for text in [texts] if isinstance(texts, str) else texts:
         uses.update(base.encode_ordinary(text))

@@ -31,19 +31,29 @@ from importlib import resources
 from typing import Callable, Iterable, Iterator, Sequence
 
 from .. import _core
+from ..encoding import INT64_MAX, MAX_VOCAB, _check_bool, _check_float, _check_int
 from ..formats.atomic import write_files_atomically
-from ..formats.sentencepiece_model import (NORMALIZER_SPEC, TRAINER_SPEC, ModelType, Piece, PieceType,
-                                           SentencePieceModel, Spec)
+from ..formats.sentencepiece_model import (
+    NORMALIZER_SPEC,
+    TRAINER_SPEC,
+    ModelType,
+    Piece,
+    PieceType,
+    SentencePieceModel,
+    Spec,
+)
 from ..progress import Progress
+from ..threads import resolve_threads
 from .text_files import expand_paths
 
 NORMALIZATION_RULES = ("nmt_nfkc", "nfkc", "nmt_nfkc_cf", "nfkc_cf", "identity")
 _UNKNOWN_CHAR = "\u2585"  # sentencepiece skips lines holding it: it stands for rare characters
 _BATCH = 1 << 16
+_INT32_MAX = 2**31 - 1
 
 
 def _charsmap(rule: str) -> bytes:
-    if rule not in NORMALIZATION_RULES:
+    if not isinstance(rule, str) or rule not in NORMALIZATION_RULES:
         raise ValueError(f"normalization_rule_name must be one of {', '.join(NORMALIZATION_RULES)}, got {rule!r}")
     if rule == "identity":
         return b""
@@ -252,25 +262,42 @@ def train_sentencepiece(
         raise ValueError("give either input (file paths) or sentences (an iterable of str)")
     if model_type not in ("unigram", "bpe"):
         raise ValueError(f"model_type must be 'unigram' or 'bpe', got {model_type!r}")
-    if not isinstance(vocab_size, int) or vocab_size < 2:
-        raise ValueError(f"vocab_size must be an int >= 2, got {vocab_size!r}")
-    if not 0.98 <= character_coverage <= 1.0:
-        raise ValueError(f"character_coverage must be in [0.98, 1.0] (as sentencepiece requires), got {character_coverage}")
-    if not 1 <= max_sentencepiece_length <= 512:
-        raise ValueError(f"max_sentencepiece_length must be in [1, 512], got {max_sentencepiece_length}")
-    if not 0.5 <= shrinking_factor <= 0.95:
-        raise ValueError(f"shrinking_factor must be in [0.5, 0.95], got {shrinking_factor}")
-    if not 1 <= num_sub_iterations <= 10:
-        raise ValueError(f"num_sub_iterations must be in [1, 10], got {num_sub_iterations}")
-    if not 1000 <= seed_sentencepiece_size <= 5_000_000:
-        raise ValueError(f"seed_sentencepiece_size must be in [1000, 5000000], got {seed_sentencepiece_size}")
-    if max_sentence_length < 1 or input_sentence_size < 0:
-        raise ValueError("max_sentence_length must be >= 1 and input_sentence_size >= 0")
+    # Every option is checked (and read as an int, a float or a bool) before any text is read;
+    # the ranges are sentencepiece's own where it has one, else those of its int32 spec fields.
+    vocab_size = _check_int(vocab_size, "vocab_size", 2, MAX_VOCAB)
+    character_coverage = _check_float(character_coverage, "character_coverage", 0.98, 1.0,
+                                      why=" (as sentencepiece requires)")
+    max_sentencepiece_length = _check_int(max_sentencepiece_length, "max_sentencepiece_length", 1, 512)
+    shrinking_factor = _check_float(shrinking_factor, "shrinking_factor", 0.5, 0.95)
+    num_sub_iterations = _check_int(num_sub_iterations, "num_sub_iterations", 1, 10)
+    seed_sentencepiece_size = _check_int(seed_sentencepiece_size, "seed_sentencepiece_size", 1000, 5_000_000)
+    max_sentence_length = _check_int(max_sentence_length, "max_sentence_length", 1, _INT32_MAX, why=" bytes")
+    input_sentence_size = _check_int(input_sentence_size, "input_sentence_size", 0, INT64_MAX, why=" (0: every sentence)")
+    unk_id = _check_int(unk_id, "unk_id")  # its range, with the others', is checked by _meta_pieces
+    bos_id, eos_id, pad_id = (_check_int(i, name, -1, None, why=" (-1: none)")
+                              for i, name in ((bos_id, "bos_id"), (eos_id, "eos_id"), (pad_id, "pad_id")))
+    seed = _check_int(seed, "seed", none="a random seed")
+    (byte_fallback, split_digits, split_by_unicode_script, split_by_whitespace, split_by_number, add_dummy_prefix,
+     allow_whitespace_only_pieces, remove_extra_whitespaces, shuffle_input_sentence, skip_long_lines) = (
+        _check_bool(value, name) for value, name in (
+            (byte_fallback, "byte_fallback"), (split_digits, "split_digits"),
+            (split_by_unicode_script, "split_by_unicode_script"), (split_by_whitespace, "split_by_whitespace"),
+            (split_by_number, "split_by_number"), (add_dummy_prefix, "add_dummy_prefix"),
+            (allow_whitespace_only_pieces, "allow_whitespace_only_pieces"),
+            (remove_extra_whitespaces, "remove_extra_whitespaces"),
+            (shuffle_input_sentence, "shuffle_input_sentence"), (skip_long_lines, "skip_long_lines")))
+    for name, piece in (("unk_piece", unk_piece), ("bos_piece", bos_piece), ("eos_piece", eos_piece),
+                        ("pad_piece", pad_piece)):
+        if not isinstance(piece, str):
+            raise TypeError(f"{name} must be a str, got {type(piece).__name__}")
+    for name, symbols in (("control_symbols", control_symbols), ("user_defined_symbols", user_defined_symbols)):
+        if isinstance(symbols, str) or not all(isinstance(x, str) for x in symbols):
+            raise TypeError(f"{name} must be a sequence of str, got {symbols!r}")
+    threads = resolve_threads(num_threads)
     charsmap = _charsmap(normalization_rule_name)
     specials = {"unk": (unk_id, unk_piece), "bos": (bos_id, bos_piece), "eos": (eos_id, eos_piece),
                 "pad": (pad_id, pad_piece)}
     meta = _meta_pieces(vocab_size, specials, control_symbols, user_defined_symbols, byte_fallback)
-    threads = num_threads or os.cpu_count() or 1
 
     corpus_options = (charsmap, add_dummy_prefix, remove_extra_whitespaces, [text for text, _ in meta.values()],
                       list(user_defined_symbols), max_sentencepiece_length, split_by_whitespace, split_by_unicode_script, split_by_number,

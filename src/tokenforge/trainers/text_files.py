@@ -10,7 +10,7 @@ from __future__ import annotations
 import codecs
 import glob
 import os
-from typing import Iterable, Iterator
+from collections.abc import Iterable, Iterator
 
 BLOCK = 1 << 20
 MAX_CARRY = 1 << 24  # text without a cut point is passed on whole beyond this
@@ -43,11 +43,15 @@ def _last_cut(text: str) -> int:
             return i + 1
 
 
-def read_text_files(specs: str | os.PathLike[str] | Iterable[str | os.PathLike[str]]) -> Iterator[str]:
-    """The text of every file in `specs`, in pieces; UTF-8 only (an error names the file and
-    the byte offset of the first invalid byte)."""
+def read_text_files(specs: str | os.PathLike[str] | Iterable[str | os.PathLike[str]], *,
+                    errors: str = "strict") -> Iterator[str]:
+    """The text of every file in `specs`, in pieces; UTF-8 only: with errors="strict" an
+    invalid byte is an error naming the file and its byte offset, with errors="replace" it reads
+    as U+FFFD."""
+    if errors not in ("strict", "replace"):
+        raise ValueError(f"errors must be 'strict' or 'replace', got {errors!r}")
     for path in expand_paths(specs):
-        decoder = codecs.getincrementaldecoder("utf-8")()
+        decoder = codecs.getincrementaldecoder("utf-8")(errors)
         carry, offset = "", 0
         try:
             with open(path, "rb") as f:

@@ -21,16 +21,17 @@ words ("the", "token", "words" are single tokens of a 30k English vocabulary at 
 """
 from __future__ import annotations
 
-import os
 from typing import Iterable, Sequence
 
 from .. import _core
 from ..decoders.wordpiece import WordPieceDecoder
+from ..encoding import INT64_MAX, MAX_VOCAB, UINT32_MAX, _check_int
 from ..models.wordpiece import WordPiece
 from ..normalizers.bert import BertNormalizer
 from ..postprocessors.template import TemplateProcessing
 from ..pretokenizers.bert import BertPreTokenizer
 from ..progress import Progress
+from ..threads import resolve_threads
 from ..tokenizer import AddedToken, Tokenizer
 
 BERT_SPECIAL_TOKENS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
@@ -49,13 +50,24 @@ def _count_words(texts: Iterable[str], normalizer: BertNormalizer, progress: boo
             batch.append(text)
             chars += len(text)
             if chars >= _BATCH_CHARS:
-                splitter.count_words(batch, counts, os.cpu_count() or 1)
+                splitter.count_words(batch, counts, resolve_threads(None))
                 batch.clear()
                 chars = 0
                 shown.update(seen, f"{len(counts):,} unique words")
-        splitter.count_words(batch, counts, os.cpu_count() or 1)
+        splitter.count_words(batch, counts, resolve_threads(None))
         shown.update(seen, f"{len(counts):,} unique words")
     return counts
+
+
+def _check_vocab_options(vocab_size: int, min_frequency: int, special_tokens: Sequence[str],
+                         continuing_subword_prefix: str) -> tuple[int, int]:
+    if isinstance(special_tokens, str) or not all(isinstance(t, str) and t for t in special_tokens):
+        raise TypeError(f"special_tokens must be a sequence of non-empty str, got {special_tokens!r}")
+    if not isinstance(continuing_subword_prefix, str):
+        raise TypeError(f"continuing_subword_prefix must be a str, got {type(continuing_subword_prefix).__name__}")
+    vocab_size = _check_int(vocab_size, "vocab_size", len(special_tokens), MAX_VOCAB,
+                            why=f" (at least the {len(special_tokens)} special tokens)")
+    return vocab_size, _check_int(min_frequency, "min_frequency", 1, INT64_MAX)
 
 
 def train_wordpiece_merges(
@@ -66,21 +78,23 @@ def train_wordpiece_merges(
     special_tokens: Sequence[str] = BERT_SPECIAL_TOKENS,
     continuing_subword_prefix: str = "##",
     min_frequency: int = 2,
+    max_word_chars: int | None = None,
     progress: bool | None = None,
 ) -> tuple[list[str], list[tuple[int, int]]]:
     """(tokens by id, merges): special tokens, then the alphabet, then one token per merge;
-    merge k joins ids (a, b) into the token after the alphabet's last, plus k."""
-    if not isinstance(vocab_size, int) or vocab_size < len(special_tokens):
-        raise ValueError(f"vocab_size must be an int of at least the {len(special_tokens)} special tokens, "
-                         f"got {vocab_size!r}")
-    if not isinstance(min_frequency, int) or min_frequency < 1:
-        raise ValueError(f"min_frequency must be an int >= 1, got {min_frequency!r}")
+    merge k joins ids (a, b) into the token after the alphabet's last, plus k. Words of more
+    than `max_word_chars` characters (None: no limit) are left out: a tokenizer with that
+    max_input_chars_per_word reads them as its unknown token whole, so their parts would only
+    spend merges on tokens it never uses (and memory: one word of 100 MB)."""
+    vocab_size, min_frequency = _check_vocab_options(vocab_size, min_frequency, special_tokens, continuing_subword_prefix)
+    max_word_chars = _check_int(max_word_chars, "max_word_chars", 1, UINT32_MAX - 1, none="no limit")
     if len(set(special_tokens)) != len(special_tokens):
         raise ValueError(f"special tokens repeat: {list(special_tokens)!r}")
     counts = _count_words([texts] if isinstance(texts, str) else texts, normalizer, progress)
     if not len(counts):
         raise ValueError("the training corpus is empty: no words to learn from")
-    trainer, alphabet = _core.WordPieceTrainer.from_words(counts, continuing_subword_prefix, len(special_tokens))
+    trainer, alphabet = _core.WordPieceTrainer.from_words(counts, continuing_subword_prefix, len(special_tokens),
+                                                          max_word_chars or 0)
     tokens = list(special_tokens) + alphabet
     wanted = vocab_size - len(tokens)
     merges: list[tuple[int, int]] = []
@@ -116,11 +130,16 @@ def train_wordpiece(
     """Train a WordPiece `Tokenizer` of up to `vocab_size` tokens on `texts` (strings, or an
     iterable such as trainers.read_text_files(...)). Special tokens get the first ids and are
     matched in text as HF does; with [CLS] and [SEP] among them, BERT's template is set."""
+    _check_vocab_options(vocab_size, min_frequency, special_tokens, continuing_subword_prefix)
     if unk_token not in special_tokens:
         raise ValueError(f"unk_token {unk_token!r} must be one of the special tokens {list(special_tokens)!r}")
+    # Checked before training: the native word limit is a uint32 (its largest value meaning none).
+    max_input_chars_per_word = _check_int(max_input_chars_per_word, "max_input_chars_per_word", 0, UINT32_MAX - 1,
+                                          none="no limit")
     tokens, _ = train_wordpiece_merges(
         texts, vocab_size, normalizer=normalizer, special_tokens=special_tokens,
-        continuing_subword_prefix=continuing_subword_prefix, min_frequency=min_frequency, progress=progress,
+        continuing_subword_prefix=continuing_subword_prefix, min_frequency=min_frequency,
+        max_word_chars=max_input_chars_per_word or None, progress=progress,
     )
     # A merge can rebuild a token that already exists (the same text from other parts); keep the first.
     unique: dict[str, int] = {}
