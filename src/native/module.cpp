@@ -571,7 +571,14 @@ class PyPipeline {
     const std::shared_ptr<const TokenNames> names = this->names();
     const PostProcessor& post = *snapshot;
     nb::gil_scoped_release nogil;
-    tok_.encode_many(a, has_pairs ? &b : nullptr, add_special, added, post, threads, encoded, SignalPoll());
+    encoded.resize(a.size());
+    parallel_for(
+        a.size(), threads,
+        [&](size_t i) {
+          encoded[i] = tok_.encode(a[i].data, a[i].size, has_pairs ? b[i].data : nullptr, has_pairs ? b[i].size : 0,
+                                   has_pairs, add_special, added, post);
+        },
+        SignalPoll());
     for (size_t i = 0; i < out.size(); ++i) out[i] = PyEncoded{std::move(encoded[i]), names};
     if (post.pad) {
       size_t longest = 0;

@@ -12,7 +12,6 @@
 #include <vector>
 
 #include "bytes.h"
-#include "parallel.h"
 #include "pool.h"
 #include "post_processing.h"
 #include "special_matcher.h"
@@ -134,20 +133,6 @@ class SpmPipeline {
     if (!pair) return post.process(std::move(first), nullptr, add_special);
     Encoded second = encode_sequence(b, nb, added, lease.get());
     return post.process(std::move(first), &second, add_special);
-  }
-
-  // Many texts (or pairs: b non-null) on up to `threads` threads.
-  template <class Texts, class Poll = NoPoll>
-  void encode_many(const Texts& a, const Texts* b, bool add_special, const SpecialMatcher* added,
-                   const PostProcessor& post, size_t threads, std::vector<Encoded>& out, Poll poll = Poll()) const {
-    out.resize(a.size());
-    parallel_for(
-        a.size(), threads,
-        [&](size_t i) {
-          out[i] = encode(a[i].data, a[i].size, b ? (*b)[i].data : nullptr, b ? (*b)[i].size : 0, b != nullptr,
-                          add_special, added, post);
-        },
-        poll);
   }
 
  private:

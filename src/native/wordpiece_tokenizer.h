@@ -131,20 +131,6 @@ class WordPieceTokenizer {
     return encode(a, na, b, nb, pair, add_special, added, post, lease.get());
   }
 
-  // Many texts (or pairs: b non-empty) on up to `threads` threads; poll as in parallel_for.
-  template <class Texts, class Poll = NoPoll>
-  void encode_many(const Texts& a, const Texts* b, bool add_special, const SpecialMatcher* added,
-                   const PostProcessor& post, size_t threads, std::vector<Encoded>& out, Poll poll = Poll()) const {
-    out.resize(a.size());
-    parallel_for(
-        a.size(), threads,
-        [&](size_t i) {
-          out[i] = encode(a[i].data, a[i].size, b ? (*b)[i].data : nullptr, b ? (*b)[i].size : 0, b != nullptr,
-                          add_special, added, post);
-        },
-        poll);
-  }
-
   // The words the normalizer and pre-tokenizer make of s (UTF-8, without the word prefix), each
   // with its span of input code points; added tokens are words too.
   std::vector<std::pair<std::string, std::pair<uint32_t, uint32_t>>> words(const uint8_t* s, size_t n,

@@ -133,20 +133,32 @@ def _check_bool(value: Any, name: str) -> bool:
     raise TypeError(f"{name} must be True or False, got {type(value).__name__} {_shown(value)}")
 
 
-def _token_ids(ids: Any, name: str = "ids") -> Any:
-    """Token ids as the native parsers read them fastest: a NumPy integer array (1-D) becomes a
-    list of ints; a NumPy array of any other kind (float, bool) or shape is a TypeError. Lists,
-    tuples and other sequences pass as they are (their items may be any integers)."""
+def _id_array(ids: Any, name: str, ndim: int) -> Any:
+    """Token ids as the native parsers read them fastest: a NumPy integer array of `ndim`
+    dimensions (1: one sequence, 2: a batch) becomes (nested) lists of ints; a NumPy array of
+    any other kind (float, bool) or shape is a TypeError. Lists, tuples and other sequences pass
+    as they are (their items may be any integers)."""
+    what = "a sequence of token ids (ints)" if ndim == 1 else "a sequence of token id sequences"
     kind = getattr(getattr(ids, "dtype", None), "kind", None)
     if kind is None or not hasattr(ids, "tolist"):
         if isinstance(ids, (str, bytes)):
-            raise TypeError(f"{name} must be a sequence of token ids (ints), got {type(ids).__name__}")
+            raise TypeError(f"{name} must be {what}, got {type(ids).__name__}")
         return ids
     if kind not in "iu":
         raise TypeError(f"{name} must be token ids (integers), got an array of {ids.dtype}")
-    if getattr(ids, "ndim", 1) != 1:
-        raise TypeError(f"{name} must be a 1-D sequence of token ids, got a {ids.ndim}-D array")
+    if getattr(ids, "ndim", ndim) != ndim:
+        raise TypeError(f"{name} must be a {ndim}-D array of token ids ({what}), got a {ids.ndim}-D array")
     return ids.tolist()
+
+
+def _token_ids(ids: Any, name: str = "ids") -> Any:
+    """One sequence of token ids (see _id_array)."""
+    return _id_array(ids, name, 1)
+
+
+def _batch_ids(batch: Any, name: str = "batch") -> Any:
+    """A batch of id sequences: a 2-D NumPy integer array becomes a list of lists of ints."""
+    return _id_array(batch, name, 2)
 
 
 def _token_id(value: Any, name: str = "token id") -> int:
@@ -158,20 +170,6 @@ def _token_id(value: Any, name: str = "token id") -> int:
         return operator.index(value)
     except TypeError:
         raise TypeError(f"{name} must be an int, got {type(value).__name__} {_shown(value)}") from None
-
-
-def _batch_ids(batch: Any, name: str = "batch") -> Any:
-    """A batch of id sequences: a 2-D NumPy integer array becomes a list of lists of ints."""
-    kind = getattr(getattr(batch, "dtype", None), "kind", None)
-    if kind is None or not hasattr(batch, "tolist"):
-        if isinstance(batch, (str, bytes)):
-            raise TypeError(f"{name} must be a sequence of token id sequences, got {type(batch).__name__}")
-        return batch
-    if kind not in "iu":
-        raise TypeError(f"{name} must be token ids (integers), got an array of {batch.dtype}")
-    if getattr(batch, "ndim", 2) != 2:
-        raise TypeError(f"{name} must be a 2-D array of token ids (one row a sequence), got a {batch.ndim}-D array")
-    return batch.tolist()
 
 
 def _without_surrogates(text: str) -> str:
