@@ -7,9 +7,9 @@ import random
 
 import pytest
 import regex
+from conftest import CORPUS, read_sample
 
 import tokenforge
-from conftest import CORPUS, read_sample
 from tokenforge.pretokenizers.patterns import BY_NAME, WHOLE_TEXT
 from tokenforge.trainers import train_bpe, train_bpe_merges
 
@@ -395,7 +395,7 @@ def test_own_file_round_trip_and_errors(tmp_path):
         (b"IQ== 0\n", "not a tokenforge BPE file"),
         (good.replace(b'"version": 1', b'"version": 9'), "version 9"),
         (good.replace(b'"name": "mine"', b'"name": 5'), "string name"),
-        (good[: good.index(b"\n") + 1] + b"IQ== 0\n!!!! 1\n", "line numbers count from line 2"),
+        (good[: good.index(b"\n") + 1] + b"IQ== 0\n!!!! 1\n", "line 3: "),
     ]:
         path.write_bytes(data)
         with pytest.raises(ValueError, match=message):

@@ -9,9 +9,9 @@ import signal
 import time
 
 import pytest
+from conftest import SHARED
 
 import tokenforge
-from conftest import SHARED
 from tokenforge.models.sentencepiece import SentencePieceModelEncoder
 
 N = 1_000_000

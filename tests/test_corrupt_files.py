@@ -1,18 +1,22 @@
-"""Corrupt vocabulary files: whatever the bytes, loading either succeeds or raises ValueError
-naming the file; never a crash or another exception type."""
+"""Corrupt vocabulary files: whatever the bytes, loading either succeeds or raises a FormatError
+(a ValueError) naming the file and the line; never a crash or another exception type. (Every
+format is fuzzed in test_fuzz_formats.py; this is the quick .tiktoken case.)"""
 from __future__ import annotations
 
 import base64
+import re
 
+from conftest import FUZZ_EXAMPLES
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import tokenforge
+from tokenforge.errors import FormatError
 
 GOOD = b"".join(base64.b64encode(bytes([b])) + b" %d\n" % b for b in range(256)) + b"aGk= 256\n"
 
 
-@settings(max_examples=300, deadline=None, database=None)
+@settings(max_examples=max(300, FUZZ_EXAMPLES), deadline=None, database=None)
 @given(
     edits=st.lists(st.tuples(st.integers(0, len(GOOD) - 1), st.binary(max_size=4)), max_size=6),
     cut=st.integers(0, len(GOOD)),
@@ -26,8 +30,13 @@ def test_mutated_tiktoken_file(tmp_path_factory, edits, cut):
     for load in (tokenforge.load_tiktoken_bpe, tokenforge.load_tiktoken):
         try:
             loaded = load(path)
-        except ValueError as e:
-            assert str(path) in str(e)
+        except FormatError as e:
+            assert e.path == str(path) and str(path) in str(e)
+            if e.where:  # a line at fault
+                assert re.fullmatch(r"line \d+", e.where), str(e)
+                assert int(e.where.split()[1]) <= data.count(b"\n") + 1, str(e)
+            else:  # the vocabulary as a whole: a byte without a token
+                assert "has no token" in str(e), str(e)
         else:
             if isinstance(loaded, tokenforge.Encoding):
                 text = "hi there, ünïcode"

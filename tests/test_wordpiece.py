@@ -6,11 +6,11 @@ from __future__ import annotations
 import json
 
 import pytest
+from conftest import SHARED, corpus_files, read_sample
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import tokenforge
-from conftest import SHARED, corpus_files, read_sample
 from tokenforge.normalizers import BertNormalizer
 
 BERT_JSON = SHARED / "vocab" / "bert" / "tokenizer.json"
@@ -167,7 +167,6 @@ TEXT = st.text(
 @settings(max_examples=400, deadline=None)
 @given(TEXT, st.one_of(st.none(), TEXT))
 def test_random_text_matches_hf(text, pair):
-    from tokenizers import Tokenizer
 
     hf, ours = _pair_of_tokenizers()
     same(ours.encode(text, pair), hf.encode(text, pair))
@@ -308,7 +307,7 @@ def test_bad_input_is_refused_clearly(tmp_path):
     doc["model"]["vocab"]["extra"] = 5  # an id given twice
     bad = tmp_path / "tokenizer.json"
     bad.write_text(json.dumps(doc), encoding="utf-8")
-    with pytest.raises(ValueError, match=r"tokenizer.json: id 5 is given to both '\[unused4\]' and 'extra'"):
+    with pytest.raises(ValueError, match=r"tokenizer.json: model.vocab: id 5 is given to both '\[unused4\]' and 'extra'"):
         tokenforge.Tokenizer.from_file(bad)
     bad.write_text("{not json", encoding="utf-8")
     with pytest.raises(ValueError, match="not a tokenizer.json"):

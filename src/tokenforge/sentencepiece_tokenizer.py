@@ -15,10 +15,11 @@ decode is sentencepiece's (src/native/spm_decoder.h), then the file's denormaliz
 from __future__ import annotations
 
 import os
-from typing import Sequence
+from collections.abc import Sequence
 
 from . import _core
 from .encoding import _check_bool, _token_id, _token_ids
+from .errors import FormatError
 from .formats.sentencepiece_model import PieceType, SentencePieceModel
 from .models.sentencepiece import SentencePieceModelEncoder
 from .normalizers.sentencepiece import SentencePieceNormalizer
@@ -65,11 +66,11 @@ class SentencePieceTokenizer(Tokenizer):
 
     @classmethod
     def from_file(cls, path: str | os.PathLike[str], *, add_bos: bool | None = None,
-                  add_eos: bool = False) -> "SentencePieceTokenizer":
+                  add_eos: bool = False) -> SentencePieceTokenizer:
         path = os.fspath(path)
         with open(path, "rb") as f:
             if f.read(9) == b"minbpe v1":
-                raise ValueError(f"{path}: a minbpe model, not a sentencepiece one")
+                raise FormatError(path, "", "a minbpe model, not a sentencepiece one")
         return cls(SentencePieceModel.read(path), add_bos=add_bos, add_eos=add_eos)
 
     def save(self, path: str | os.PathLike[str]) -> None:

@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import functools
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any
 
 from . import _core
 from .encoding import (
@@ -88,7 +89,7 @@ class Tokenizer:
     _policy: SpecialPolicy  # the special tokens that text may contain
     _default_added: _core.SpecialMatcher | None  # what the default policy matches
 
-    def __new__(cls, *args: Any, **kwargs: Any) -> "Tokenizer":
+    def __new__(cls, *args: Any, **kwargs: Any) -> Tokenizer:
         if cls is Tokenizer:  # Tokenizer(model, normalizer, ...): the WordPiece pipeline, as HF's constructor
             from .wordpiece_tokenizer import WordPieceTokenizer
 
@@ -124,7 +125,7 @@ class Tokenizer:
     # -- loading -------------------------------------------------------------------------
 
     @classmethod
-    def from_file(cls, path: str | os.PathLike[str], *, wpm: bool = False, **options: Any) -> "Tokenizer":
+    def from_file(cls, path: str | os.PathLike[str], *, wpm: bool = False, **options: Any) -> Tokenizer:
         """A tokenizer from an HF tokenizer.json (*.json), a BERT vocab.txt (*.txt, with the
         tokenizer_config.json beside it if there is one), a GGUF model file (*.gguf) or a
         sentencepiece model (*.model, or any file that is one; options: add_bos, add_eos).
@@ -156,7 +157,7 @@ class Tokenizer:
                          "vocab.txt (*.txt), a GGUF file (*.gguf) or a sentencepiece model (*.model)")
 
     @staticmethod
-    def bert_from_vocab_txt(path: str, **overrides: Any) -> "WordPieceTokenizer":
+    def bert_from_vocab_txt(path: str, **overrides: Any) -> WordPieceTokenizer:
         """BERT from vocab.txt, configured by the tokenizer_config.json beside it (or `overrides`:
         do_lower_case, strip_accents, tokenize_chinese_chars, unk_token, sep_token, cls_token,
         pad_token, mask_token), as transformers' BertTokenizerFast builds it."""
@@ -165,14 +166,14 @@ class Tokenizer:
         return WordPieceTokenizer.bert_from_vocab_txt(path, **overrides)
 
     @staticmethod
-    def wpm_from_vocab_txt(path: str) -> "WordPieceTokenizer":
+    def wpm_from_vocab_txt(path: str) -> WordPieceTokenizer:
         """llama.cpp's WPM tokenizer over a BERT vocab.txt, converted to its GGUF form."""
         from .wordpiece_tokenizer import WordPieceTokenizer
 
         return WordPieceTokenizer.wpm_from_vocab_txt(path)
 
     @staticmethod
-    def wpm(tokens: Sequence[str], **options: Any) -> "WordPieceTokenizer":
+    def wpm(tokens: Sequence[str], **options: Any) -> WordPieceTokenizer:
         """llama.cpp's WPM tokenizer over `tokens` (see WordPieceTokenizer.wpm)."""
         from .wordpiece_tokenizer import WordPieceTokenizer
 

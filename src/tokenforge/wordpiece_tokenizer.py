@@ -5,7 +5,8 @@ src/native/wordpiece_tokenizer.h), and the WordPiece decoder back.
 from __future__ import annotations
 
 import os
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from . import _core
 from .decoders.wordpiece import WordPieceDecoder, WpmDecoder
@@ -46,9 +47,9 @@ class WordPieceTokenizer(Tokenizer):
         for added in self.added_tokens:
             if added.id >= len(token_of):
                 token_of += [""] * (added.id + 1 - len(token_of))
-            elif model.tokens[added.id] != added.content:
+            elif token_of[added.id] and token_of[added.id] != added.content:
                 raise ValueError(f"added token {added.content!r} has id {added.id}, which the vocabulary gives to "
-                                 f"{model.tokens[added.id]!r}")
+                                 f"{token_of[added.id]!r}")
             token_of[added.id] = added.content
         self._init_surface(token_of, SpecialPolicy({a.content: a.id for a in self.added_tokens}))
         self._special_ids = frozenset(a.id for a in self.added_tokens if a.special)
@@ -70,39 +71,41 @@ class WordPieceTokenizer(Tokenizer):
     # -- loading and saving -------------------------------------------------------------
 
     @classmethod
-    def bert_from_vocab_txt(cls, path: str, **overrides: Any) -> "WordPieceTokenizer":
+    def bert_from_vocab_txt(cls, path: str, **overrides: Any) -> WordPieceTokenizer:
         """BERT from vocab.txt, configured by the tokenizer_config.json beside it (or `overrides`:
         do_lower_case, strip_accents, tokenize_chinese_chars, unk_token, sep_token, cls_token,
         pad_token, mask_token), as transformers' BertTokenizerFast builds it."""
-        from .formats.bert_vocab import read_tokenizer_config, read_vocab_txt
+        from .formats.bert_vocab import (
+            check_special_tokens,
+            read_tokenizer_config,
+            read_vocab_txt,
+        )
 
         config = {**read_tokenizer_config(os.path.join(os.path.dirname(os.path.abspath(path)),
                                                         "tokenizer_config.json")), **overrides}
         tokens = read_vocab_txt(path)
         names = {k: config.get(f"{k}_token", f"[{k.upper()}]") for k in ("unk", "sep", "pad", "cls", "mask")}
+        check_special_tokens(path, tokens, {f"{k}_token": names[k] for k in ("unk", "cls", "sep")})
         vocab = {t: i for i, t in enumerate(tokens)}
         model = WordPiece(tokens, unk_token=names["unk"])
         lowercase = bool(config.get("do_lower_case", True))
         normalizer = BertNormalizer(True, bool(config.get("tokenize_chinese_chars", True)),
                                     config.get("strip_accents"), lowercase)
-        for k in ("cls", "sep"):
-            if names[k] not in vocab:
-                raise ValueError(f"{path}: the vocabulary has no {names[k]!r} ({k}_token), which BERT's template needs")
         post = TemplateProcessing.bert(vocab[names["cls"]], vocab[names["sep"]], names["cls"], names["sep"])
         added = [AddedToken(t, vocab[t]) for t in sorted(set(names.values()), key=lambda t: vocab.get(t, -1))
                  if t in vocab]
         return cls(model, normalizer, BertPreTokenizer(), post, WordPieceDecoder(), added)
 
     @classmethod
-    def wpm_from_vocab_txt(cls, path: str) -> "WordPieceTokenizer":
+    def wpm_from_vocab_txt(cls, path: str) -> WordPieceTokenizer:
         """llama.cpp's WPM tokenizer over a BERT vocab.txt, converted to its GGUF form."""
-        from .formats.bert_vocab import read_vocab_txt
+        from .formats.bert_vocab import read_wpm_vocab_txt
 
-        return cls.wpm(read_vocab_txt(path), converted=False)
+        return cls.wpm(read_wpm_vocab_txt(path))
 
     @classmethod
     def wpm(cls, tokens: Sequence[str], *, converted: bool = True, unk_token: str = "[UNK]",
-            cls_token: str = "[CLS]", sep_token: str = "[SEP]") -> "WordPieceTokenizer":
+            cls_token: str = "[CLS]", sep_token: str = "[SEP]") -> WordPieceTokenizer:
         """llama.cpp's WPM tokenizer over `tokens` in its GGUF form (word-initial pieces start with
         "▁"), or in BERT's form with converted=False. Special-token text is plain text, as
         llama.cpp tokenizes without parse_special."""

@@ -8,33 +8,42 @@ merges in priority order.  tokenforge works with ``mergeable_ranks`` (token byte
 Loading gives the same ranks as ``tiktoken.load.data_gym_to_mergeable_bpe_ranks``:
 the 256 single bytes take ranks 0..255 in byte-to-unicode order, merges take ranks
 256.. in file order, and encoder.json must agree.  Where tiktoken would ``assert``
-or hit a ``KeyError`` we raise ``ValueError`` naming the file and line or entry.
-We are a little stricter (a merge must join two earlier tokens and create a new
-one) and a little more lenient (extra encoder.json entries become special tokens;
-a missing final newline is fine).
+or hit a ``KeyError`` we raise ``FormatError`` (a ValueError) naming the file and
+line or entry.  We are a little stricter (a merge must join two earlier tokens and
+create a new one) and a little more lenient (a missing final newline is fine, and
+extra encoder.json entries become special tokens, where tiktoken allows only
+``<|endoftext|>`` and ``<|startoftext|>``).
+
+An extra entry is a special token only if vocab.bpe could not have made it: an
+entry that joins two tokens vocab.bpe defines is the product of a merge that
+vocab.bpe lacks, which is what a vocab.bpe cut short (an interrupted download)
+looks like, and is refused.  ``save_gpt2_files`` refuses such special tokens for
+the same reason, so whatever it writes loads back.
 """
 
 from __future__ import annotations
 
 import json
 import os
-from functools import lru_cache
+from functools import cache
 from typing import Any, Callable
 
 from .atomic import write_files_atomically
+from .validation import FormatError, read_json
 
 __all__ = [
     "bytes_to_unicode",
-    "unicode_to_bytes",
     "load_gpt2_files",
     "save_gpt2_files",
+    "unicode_to_bytes",
 ]
 
 _VERSION_HEADER = "#version: 0.2"
 _N_BYTES = 256
+_MAX_SPECIAL_ID = 2**32 - 2  # what an Encoding holds (sparse: no table is sized by it)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _byte_to_char() -> dict[int, str]:
     # Verbatim from GPT-2's encoder.py: printable bytes map to themselves, the
     # rest (controls, space, NBSP, soft hyphen...) to chr(256 + n) in byte order,
@@ -54,7 +63,7 @@ def _byte_to_char() -> dict[int, str]:
     return dict(zip(bs, map(chr, cs)))
 
 
-@lru_cache(maxsize=None)
+@cache
 def _char_to_byte() -> dict[str, int]:
     return {c: b for b, c in _byte_to_char().items()}
 
@@ -84,14 +93,14 @@ def _read_bytes(path: str) -> bytes:
 
 
 def _decode_token(text: str, path: str, where: str) -> bytes:
-    """Byte-to-unicode string -> bytes; a bad character is a ValueError naming where."""
+    """Byte-to-unicode string -> bytes; a bad character is a FormatError naming where."""
     table = _char_to_byte()
     try:
         return bytes([table[c] for c in text])
     except KeyError:
         bad = next(c for c in text if c not in table)
-        raise ValueError(
-            f"{path}: {where}: character {bad!r} (U+{ord(bad):04X}) in {text!r} is "
+        raise FormatError(
+            path, where, f"character {bad!r} (U+{ord(bad):04X}) in {text!r} is "
             "not in GPT-2's byte-to-unicode table"
         ) from None
 
@@ -106,12 +115,12 @@ def _read_merges(path: str) -> dict[bytes, int]:
     try:
         text = _read_bytes(path).decode("utf-8")
     except UnicodeDecodeError as e:
-        raise ValueError(f"{path}: not valid UTF-8 (byte offset {e.start})") from None
+        raise FormatError(path, "", f"not valid UTF-8 (byte offset {e.start})") from None
 
     lines = text.split("\n")  # not splitlines(): match tiktoken/GPT-2 exactly
     if not lines[0].startswith("#version"):
-        raise ValueError(
-            f"{path}: line 1: expected a '{_VERSION_HEADER}' header, got {lines[0][:60]!r}"
+        raise FormatError(
+            path, "line 1", f"expected a '{_VERSION_HEADER}' header, got {lines[0][:60]!r}"
         )
     # tiktoken drops exactly one final line (the empty string after the trailing
     # newline); we drop all trailing blank lines so a missing newline is harmless.
@@ -123,21 +132,21 @@ def _read_merges(path: str) -> dict[bytes, int]:
         parts = line.split()
         where = f"line {lineno}"
         if len(parts) != 2:
-            raise ValueError(
-                f"{path}: {where}: a merge needs exactly two space-separated parts, "
+            raise FormatError(
+                path, where, "a merge needs exactly two space-separated parts, "
                 f"got {len(parts)}: {line!r}"
             )
         first, second = (_decode_token(p, path, where) for p in parts)
         for half, shown in ((first, parts[0]), (second, parts[1])):
             if half not in ranks:
-                raise ValueError(
-                    f"{path}: {where}: merge half {shown!r} is not a token defined on an "
+                raise FormatError(
+                    path, where, f"merge half {shown!r} is not a token defined on an "
                     "earlier line (or a single byte)"
                 )
         token = first + second
         if token in ranks:
-            raise ValueError(
-                f"{path}: {where}: merge {line!r} produces {token!r}, which already has "
+            raise FormatError(
+                path, where, f"merge {line!r} produces {token!r}, which already has "
                 f"rank {ranks[token]}"
             )
         ranks[token] = len(ranks)
@@ -152,7 +161,7 @@ def _reject_duplicate_keys(path: str) -> Callable[[list[tuple[str, Any]]], dict[
             seen: set[str] = set()
             for key, _ in pairs:
                 if key in seen:
-                    raise ValueError(f"{path}: entry {key!r} appears more than once")
+                    raise FormatError(path, "", f"entry {key!r} appears more than once")
                 seen.add(key)
         return out
 
@@ -173,36 +182,33 @@ def load_gpt2_files(
     enc_path, bpe_path = os.fspath(encoder_json), os.fspath(vocab_bpe)
     ranks = _read_merges(bpe_path)
 
-    raw = _read_bytes(enc_path)
-    try:
-        data = json.loads(raw, object_pairs_hook=_reject_duplicate_keys(enc_path))
-    except json.JSONDecodeError as e:
-        raise ValueError(f"{enc_path}: invalid JSON: {e}") from None
-    except UnicodeDecodeError as e:
-        raise ValueError(f"{enc_path}: not valid UTF-8 (byte offset {e.start})") from None
+    data = read_json(enc_path, _read_bytes(enc_path), "an encoder.json",
+                     pairs_hook=_reject_duplicate_keys(enc_path))
     if not isinstance(data, dict):
-        raise ValueError(f"{enc_path}: expected a JSON object, got {type(data).__name__}")
+        raise FormatError(enc_path, "", f"expected a JSON object, got {type(data).__name__}")
 
     table = _char_to_byte()
     special: dict[str, int] = {}
     owner_of_id: dict[int, str] = {}
     matched = 0
     for key, value in data.items():
-        where = f"{enc_path}: entry {key!r}"
+        where = f"entry {key!r}"
         if type(value) is not int:  # bool is an int subclass; reject it too
-            raise ValueError(f"{where}: id must be an integer, got {value!r}")
+            raise FormatError(enc_path, where, f"id must be an integer, got {value!r}")
         if value in owner_of_id:
-            raise ValueError(f"{where}: id {value} is also used by {owner_of_id[value]!r}")
+            raise FormatError(enc_path, where, f"id {value} is also used by {owner_of_id[value]!r}")
         owner_of_id[value] = key
 
         # Keys with characters outside the table can't be mergeable: special.
         token = bytes([table[c] for c in key]) if all(c in table for c in key) else None
         rank = ranks.get(token) if token is not None else None
         if rank is None:
+            if not 0 <= value <= _MAX_SPECIAL_ID:
+                raise FormatError(enc_path, where, f"id {value} is outside 0..{_MAX_SPECIAL_ID}")
             special[key] = value
         elif rank != value:
-            raise ValueError(
-                f"{where}: has id {value} but {bpe_path} gives this token rank {rank}; "
+            raise FormatError(
+                enc_path, where, f"has id {value} but {bpe_path} gives this token rank {rank}; "
                 "the files disagree"
             )
         else:
@@ -212,11 +218,34 @@ def load_gpt2_files(
         encoded = ((_encode_token(tok), rank) for tok, rank in ranks.items())
         missing = [(text, rank) for text, rank in encoded if text not in data]
         examples = ", ".join(f"{text!r} (rank {rank})" for text, rank in missing[:5])
-        raise ValueError(
-            f"{enc_path}: lacks {len(missing)} token(s) that {bpe_path} defines, "
+        raise FormatError(
+            enc_path, "", f"lacks {len(missing)} token(s) that {bpe_path} defines, "
             f"e.g. {examples}; the files disagree"
         )
+    for key, value in sorted(special.items(), key=lambda kv: kv[1]):
+        parts = _merge_of(ranks, key)
+        if parts is not None:
+            line = len(ranks) - _N_BYTES + 1  # the last line: the header, then one merge a line
+            raise FormatError(
+                bpe_path, f"line {line}",
+                f"ends after {len(ranks) - _N_BYTES} merges, but {enc_path} has {key!r} (id {value}), "
+                f"the merge of {parts[0]!r} and {parts[1]!r}, which vocab.bpe never makes: the file is cut "
+                "short (an interrupted download?), or the two files are not a pair"
+            )
     return ranks, special
+
+
+def _merge_of(ranks: dict[bytes, int], text: str) -> tuple[str, str] | None:
+    """The two tokens of `ranks` that `text` (in the byte-to-unicode spelling) joins, if any:
+    such a text is the product of a merge, never a special token."""
+    table = _char_to_byte()
+    if len(text) < 2 or not all(c in table for c in text):
+        return None
+    token = bytes([table[c] for c in text])
+    for i in range(1, len(token)):
+        if token[:i] in ranks and token[i:] in ranks:
+            return text[:i], text[i:]
+    return None
 
 
 # ----------------------------------------------------------------------- saving
@@ -327,6 +356,13 @@ def save_gpt2_files(
             raise ValueError(f"special token {text!r}: need a str and an int id >= 0")
         if text in encoder:
             raise ValueError(f"special token {text!r} is also a regular token")
+        joined = _merge_of(mergeable_ranks, text)
+        if joined is not None:
+            raise ValueError(
+                f"special token {text!r} joins the regular tokens {joined[0]!r} and {joined[1]!r}: "
+                "loaders would read it as a merge vocab.bpe lacks (a cut-short file), so it cannot "
+                "be a special token of GPT-2 files"
+            )
         if token_id < len(by_rank) or token_id in special_ids:
             other = by_rank[token_id] if token_id < len(by_rank) else special_ids[token_id]
             raise ValueError(f"special token {text!r}: id {token_id} is already used by {other!r}")

@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import json
 import os
+from typing import Any, NoReturn
 
+from .. import _core
 from .atomic import write_files_atomically
 from .gpt2_files import bytes_to_unicode, split_for_merge
+from .validation import Fields, id_limit, key_path, read_json
 
 
 def hf_split_pattern(pattern: str) -> str:
@@ -101,8 +104,8 @@ def save_tokenizer_json(encoding, path: str | os.PathLike[str]) -> None:
 
     if isinstance(encoding, WordPieceTokenizer):
         doc = _wordpiece_json(encoding)
-    elif isinstance(encoding, Tokenizer):
-        raise ValueError(f"{type(encoding).__name__} cannot be written as tokenizer.json yet (its save() writes "
+    elif isinstance(encoding, Tokenizer):  # one this format cannot hold yet: a value error, not a type error
+        raise ValueError(f"{type(encoding).__name__} cannot be written as tokenizer.json yet (its save() writes "  # noqa: TRY004
                          "its own format)")
     else:
         doc = tokenizer_json(encoding._mergeable_ranks, encoding._pat_str, encoding._special_tokens)
@@ -136,73 +139,303 @@ def _wordpiece_json(tok) -> dict:
     }
 
 
-def load_tokenizer_json(path: str | os.PathLike[str]):
-    """A `Tokenizer` from an HF tokenizer.json with a WordPiece model (BERT's form)."""
-    from ..decoders.wordpiece import WordPieceDecoder
-    from ..models.wordpiece import WordPiece
-    from ..normalizers.bert import BertNormalizer
-    from ..postprocessors.template import TemplateProcessing
-    from ..pretokenizers.bert import BertPreTokenizer
-    from ..tokenizer import AddedToken, Tokenizer
+# ---------------------------------------------------------------------------- loading
 
+_STRATEGY_NAMES = {v: k for k, v in _STRATEGY.items()}
+_MAX_LENGTH = 2**63 - 1  # truncation lengths: what the native pipeline holds
+_MAX_PAD_LENGTH = 1 << 24  # padding to more tokens than this is a corrupt file, and would exhaust memory
+_UINT32_MAX = 2**32 - 1  # token ids
+_MAX_TYPE_ID = _core.MAX_TYPE_ID  # type ids: what the native pipeline holds (HF's files use 0 and 1)
+
+
+def load_tokenizer_json(path: str | os.PathLike[str]) -> Any:
+    """A `Tokenizer` from an HF tokenizer.json with a WordPiece model (BERT's form).
+
+    Every field is checked before it is used: a value of the wrong kind, an id that is not one
+    of the vocabulary's (or its added tokens'), an added token or post-processor token whose id
+    disagrees with the vocabulary, or an id beyond `validation.id_limit` raises FormatError
+    naming the file and the field (e.g. `post_processor.special_tokens['[CLS]'].ids[0]`)."""
     path = os.fspath(path)
-    try:
-        with open(path, encoding="utf-8") as f:
-            doc = json.load(f)
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
-        raise ValueError(f"{path}: not a tokenizer.json (invalid JSON: {e})") from None
-    if not isinstance(doc, dict) or not isinstance(doc.get("model"), dict):
-        raise ValueError(f"{path}: not a tokenizer.json (no \"model\" object)")
+    with open(path, "rb") as f:
+        data = f.read()
+    doc = read_json(path, data, "a tokenizer.json")
+    return _TokenizerJson(path, doc).build()
 
-    def component(key: str, allowed: dict):
-        part = doc.get(key)
+
+class _TokenizerJson:
+    """One tokenizer.json document read into a WordPiece `Tokenizer`, field by field."""
+
+    def __init__(self, path: str, doc: Any) -> None:
+        self.path = path
+        self.doc = doc
+        self.f = Fields(path)
+
+    def unsupported(self, where: str, kind: Any, supported: str) -> NoReturn:
+        self.f.fail(where, f"{kind!r} is not supported here (supported: {supported})")
+
+    def build(self) -> Any:
+        from ..tokenizer import Tokenizer
+
+        f, doc = self.f, self.doc
+        if not isinstance(doc, dict) or not isinstance(doc.get("model"), dict):
+            f.fail("model" if isinstance(doc, dict) else "", 'not a tokenizer.json (no "model" object)')
+        model = self.model(doc["model"])
+        self.tokens = model.tokens  # by id
+        added = self.added_tokens(doc.get("added_tokens"))
+        # What each id shows (vocabulary, then added tokens beyond it), as the tokenizer builds it.
+        self.token_of: dict[int, str] = {**dict(enumerate(model.tokens)), **{a.id: a.content for a in added}}
+        normalizer = self.normalizer(doc.get("normalizer"))
+        pre = self.pre_tokenizer(doc.get("pre_tokenizer"))
+        post = self.post_processor(doc.get("post_processor"))
+        decoder = self.decoder(doc.get("decoder"))
+        try:
+            tok = Tokenizer(model, normalizer, pre, post, decoder, added)
+        except ValueError as e:  # a check of the tokenizer's own (all are made above too)
+            f.fail("", str(e))
+        self.truncation(tok, doc.get("truncation"))
+        self.padding(tok, doc.get("padding"))
+        return tok
+
+    # -- the model -----------------------------------------------------------------------
+
+    def model(self, m: dict[str, Any]) -> Any:
+        from ..models.wordpiece import WordPiece
+
+        f = self.f
+        kind = m.get("type", "WordPiece")
+        if kind != "WordPiece":
+            f.fail("model.type", f"model type {kind!r} is not supported by Tokenizer yet (WordPiece is); "
+                                 "byte-level BPE files load with tokenforge.load_tiktoken or get_encoding")
+        vocab = f.obj(m.get("vocab"), "model.vocab")
+        if not vocab:
+            f.fail("model.vocab", "the vocabulary is empty")
+        n = len(vocab)
+        tokens: list[str | None] = [None] * n
+        try:
+            "".join(vocab).encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate ("\ud800" in the JSON): name the token
+            for token in vocab:
+                f.utf8(token, key_path("model.vocab", token))
+        for token, i in vocab.items():  # the checks inline: a vocabulary has tens of thousands of tokens
+            if type(i) is not int or not 0 <= i < n or not token:
+                where = key_path("model.vocab", token)
+                if not token:
+                    f.fail(where, "a token must not be empty")
+                f.integer(i, where, 0, n - 1, what=f" (ids are 0..{n - 1}, one per token)")
+            if tokens[i] is not None:
+                f.fail("model.vocab", f"id {i} is given to both {tokens[i]!r} and {token!r}")
+            tokens[i] = token
+        unk = f.text(m.get("unk_token", "[UNK]"), "model.unk_token")
+        if unk not in vocab:
+            f.fail("model.unk_token", f"the vocabulary has no unknown token {unk!r}")
+        prefix = f.text(m.get("continuing_subword_prefix", "##"), "model.continuing_subword_prefix")
+        limit = m.get("max_input_chars_per_word", 100)
+        if limit is not None:
+            f.integer(limit, "model.max_input_chars_per_word", 0, _UINT32_MAX - 1)
+        return WordPiece(tokens, unk, prefix, limit)  # type: ignore[arg-type]  # every id filled above
+
+    def added_tokens(self, items: Any) -> list[Any]:
+        from ..tokenizer import AddedToken
+
+        f = self.f
+        if items is None:
+            return []
+        f.array(items, "added_tokens")
+        tokens, vocab_size = self.tokens, len(self.tokens)
+        limit = id_limit(vocab_size + len(items))
+        by_id: dict[int, str] = {}
+        by_content: dict[str, int] = {}
+        vocab = {t: i for i, t in enumerate(tokens)}
+        added = []
+        for k, a in enumerate(items):
+            where = f"added_tokens[{k}]"
+            f.obj(a, where)
+            content = f.text(a.get("content"), f"{where}.content", nonempty=True)
+            i = f.integer(a.get("id"), f"{where}.id", 0, limit - 1,
+                          what=f" (below {limit}: twice the {vocab_size + len(items)} tokens the file defines, "
+                               "plus 65536)")
+            special = f.boolean(a.get("special", False), f"{where}.special")
+            for flag in ("lstrip", "rstrip", "single_word", "normalized"):
+                if f.boolean(a.get(flag, False), f"{where}.{flag}"):
+                    f.fail(f"{where}.{flag}", f"added token {content!r} sets {flag}, which tokenforge does not "
+                                              "support yet")
+            if i < vocab_size and tokens[i] != content:
+                f.fail(f"{where}.id", f"added token {content!r} has id {i}, which the vocabulary gives to "
+                                      f"{tokens[i]!r}")
+            if content in vocab and vocab[content] != i:
+                f.fail(f"{where}.id", f"added token {content!r} has id {i}, but the vocabulary gives it id "
+                                      f"{vocab[content]}")
+            if by_id.get(i, content) != content:
+                f.fail(f"{where}.id", f"id {i} is given to both {by_id[i]!r} and {content!r}")
+            if by_content.get(content, i) != i:
+                f.fail(f"{where}.id", f"added token {content!r} appears with ids {by_content[content]} and {i}")
+            token = AddedToken(content, i, special)
+            if i in by_id:  # listed again: the same token (as HF, which adds a token once), or a contradiction
+                if token not in added:
+                    f.fail(f"{where}.special", f"added token {content!r} is listed twice, special and not")
+                continue
+            by_id[i], by_content[content] = content, i
+            added.append(token)
+        return added
+
+    # -- the pipeline around it ------------------------------------------------------------
+
+    def component(self, part: Any, key: str, supported: tuple[str, ...]) -> dict[str, Any] | None:
         if part is None:
             return None
         kind = part.get("type") if isinstance(part, dict) else None
-        if kind not in allowed:
-            raise ValueError(f"{path}: {key} {kind!r} is not supported here (supported: {', '.join(allowed)})")
-        return allowed[kind](part)
+        if kind not in supported:
+            self.unsupported(f"{key}.type" if isinstance(part, dict) else key, kind, ", ".join(supported))
+        return part
 
-    try:
-        m = doc["model"]
-        if m.get("type", "WordPiece") != "WordPiece":
-            raise ValueError(f"model type {m.get('type')!r} is not supported by Tokenizer yet (WordPiece is); "
-                             "byte-level BPE files load with tokenforge.load_tiktoken or get_encoding")
-        model = WordPiece(m["vocab"], m.get("unk_token", "[UNK]"), m.get("continuing_subword_prefix", "##"),
-                          m.get("max_input_chars_per_word", 100))
-        normalizer = component("normalizer", {"BertNormalizer": lambda d: BertNormalizer(
-            d.get("clean_text", True), d.get("handle_chinese_chars", True), d.get("strip_accents"),
-            d.get("lowercase", True))})
-        pre = component("pre_tokenizer", {"BertPreTokenizer": lambda d: BertPreTokenizer()})
-        if pre is None:
-            raise ValueError("a WordPiece tokenizer needs a pre_tokenizer (BertPreTokenizer)")
-        post = component("post_processor", {"TemplateProcessing": TemplateProcessing.from_json,
-                                            "BertProcessing": TemplateProcessing.from_json})
-        decoder = component("decoder", {"WordPiece": lambda d: WordPieceDecoder(d.get("prefix", "##"),
-                                                                               d.get("cleanup", True))})
-        added = []
-        for a in doc.get("added_tokens") or []:
-            unsupported = [k for k in ("lstrip", "rstrip", "single_word", "normalized") if a.get(k)]
-            if unsupported:
-                raise ValueError(f"added token {a.get('content')!r} sets {', '.join(unsupported)}, which tokenforge "
-                                 "does not support yet")
-            added.append(AddedToken(a["content"], a["id"], a.get("special", False)))
-        tok = Tokenizer(model, normalizer, pre, post, decoder, added)
-        t = doc.get("truncation")
-        if t:
-            tok.enable_truncation(t["max_length"], t.get("stride", 0),
-                                  {v: k for k, v in _STRATEGY.items()}[t.get("strategy", "LongestFirst")],
-                                  t.get("direction", "Right").lower())
-        p = doc.get("padding")
-        if p:
-            strategy = p.get("strategy", "BatchLongest")
-            tok.enable_padding(p.get("direction", "Right").lower(), p.get("pad_id", 0), p.get("pad_type_id", 0),
-                               p.get("pad_token", "[PAD]"), strategy["Fixed"] if isinstance(strategy, dict) else None,
-                               p.get("pad_to_multiple_of"))
-        return tok
-    except (KeyError, TypeError) as e:
-        raise ValueError(f"{path}: malformed tokenizer.json ({type(e).__name__}: {e})") from None
-    except ValueError as e:
-        if str(e).startswith(path):
-            raise
-        raise ValueError(f"{path}: {e}") from None
+    def normalizer(self, part: Any) -> Any:
+        from ..normalizers.bert import BertNormalizer
+
+        d = self.component(part, "normalizer", ("BertNormalizer",))
+        if d is None:
+            return None
+        f = self.f
+        strip = d.get("strip_accents")
+        return BertNormalizer(f.boolean(d.get("clean_text", True), "normalizer.clean_text"),
+                              f.boolean(d.get("handle_chinese_chars", True), "normalizer.handle_chinese_chars"),
+                              None if strip is None else f.boolean(strip, "normalizer.strip_accents"),
+                              f.boolean(d.get("lowercase", True), "normalizer.lowercase"))
+
+    def pre_tokenizer(self, part: Any) -> Any:
+        from ..pretokenizers.bert import BertPreTokenizer
+
+        if part is None:
+            self.f.fail("pre_tokenizer", "a WordPiece tokenizer needs a pre_tokenizer (BertPreTokenizer)")
+        self.component(part, "pre_tokenizer", ("BertPreTokenizer",))
+        return BertPreTokenizer()
+
+    def decoder(self, part: Any) -> Any:
+        from ..decoders.wordpiece import WordPieceDecoder
+
+        d = self.component(part, "decoder", ("WordPiece",))
+        if d is None:
+            return None
+        return WordPieceDecoder(self.f.text(d.get("prefix", "##"), "decoder.prefix"),
+                                self.f.boolean(d.get("cleanup", True), "decoder.cleanup"))
+
+    def token_id(self, value: Any, where: str, token: str | None = None) -> int:
+        """An id of one of the tokenizer's tokens (vocabulary or added); with `token`, the id
+        must be that token's."""
+        f, token_of = self.f, self.token_of
+        i = f.integer(value, where, 0, _UINT32_MAX)
+        if i not in token_of:
+            f.fail(where, f"id {i} is not a token of this tokenizer (its vocabulary has ids 0..{len(self.tokens) - 1}"
+                          f"{', plus its added tokens' if len(token_of) > len(self.tokens) else ''})")
+        if token is not None and token_of[i] != token:
+            f.fail(where, f"id {i} is {token_of[i]!r} in the vocabulary, not {token!r}")
+        return i
+
+    def post_processor(self, part: Any) -> Any:
+        from ..postprocessors.template import TemplateProcessing
+
+        d = self.component(part, "post_processor", ("TemplateProcessing", "BertProcessing"))
+        if d is None:
+            return None
+        f = self.f
+        if d["type"] == "BertProcessing":
+            pairs = []
+            for key in ("cls", "sep"):
+                where = f"post_processor.{key}"
+                item = f.array(d.get(key), where)
+                if len(item) != 2:
+                    f.fail(where, f"must be [token, id], got an array of {len(item)}")
+                token = f.text(item[0], f"{where}[0]", nonempty=True)
+                pairs.append((token, self.token_id(item[1], f"{where}[1]", token)))
+            (cls_token, cls_id), (sep_token, sep_id) = pairs
+            # BERT's template, built from pieces (its tokens may hold spaces or ':', which the
+            # text form of a template cannot)
+            cls_piece, sep_piece = (False, 0, 0, cls_token), (False, 0, 0, sep_token)
+            return TemplateProcessing((cls_piece, (True, 0, 0, ""), sep_piece),
+                                      (cls_piece, (True, 0, 0, ""), sep_piece, (True, 1, 1, ""), (False, 0, 1, sep_token)),
+                                      {cls_token: [cls_id], sep_token: [sep_id]})
+
+        specials: dict[str, list[int]] = {}
+        entries = f.obj(d.get("special_tokens", {}), "post_processor.special_tokens")
+        for name, entry in entries.items():
+            where = key_path("post_processor.special_tokens", name)
+            f.utf8(name, where)
+            f.obj(entry, where)
+            if f.text(entry.get("id", name), f"{where}.id") != name:
+                f.fail(f"{where}.id", f"must be the key it is listed under, {name!r}")
+            ids = f.array(entry.get("ids"), f"{where}.ids")
+            shown = entry.get("tokens")
+            if shown is not None and len(f.array(shown, f"{where}.tokens")) != len(ids):
+                f.fail(f"{where}.tokens", f"lists {len(shown)} tokens for {len(ids)} ids")
+            specials[name] = [
+                self.token_id(i, f"{where}.ids[{k}]",
+                              None if shown is None else f.text(shown[k], f"{where}.tokens[{k}]"))
+                for k, i in enumerate(ids)
+            ]
+
+        def pieces(key: str) -> tuple[Any, ...]:
+            out = []
+            for k, item in enumerate(f.array(d.get(key), f"post_processor.{key}")):
+                where = f"post_processor.{key}[{k}]"
+                f.obj(item, where)
+                if len(item) != 1 or not ({"Sequence", "SpecialToken"} & set(item)):
+                    f.fail(where, 'must be {"Sequence": ...} or {"SpecialToken": ...}')
+                (kind, body), = item.items()
+                where = f"{where}.{kind}"
+                f.obj(body, where)
+                type_id = f.integer(body.get("type_id", 0), f"{where}.type_id", 0, _MAX_TYPE_ID)
+                if kind == "Sequence":
+                    seq = f.choice(body.get("id"), f"{where}.id", ("A", "B"))
+                    if key == "single" and seq == "B":
+                        f.fail(f"{where}.id", "the single template has one sequence, $A")
+                    out.append((True, "AB".index(seq), type_id, ""))
+                else:
+                    name = f.text(body.get("id"), f"{where}.id")
+                    if name not in specials:
+                        f.fail(f"{where}.id", f"special token {name!r} has no ids in post_processor.special_tokens")
+                    out.append((False, 0, type_id, name))
+            return tuple(out)
+
+        single, pair = pieces("single"), pieces("pair")
+        if {p[1] for p in pair if p[0]} != {0, 1}:
+            f.fail("post_processor.pair", "the pair template must use both sequences ($A and $B)")
+        return TemplateProcessing(single, pair, specials)
+
+    # -- settings ------------------------------------------------------------------------
+
+    def truncation(self, tok: Any, t: Any) -> None:
+        if t is None:
+            return
+        f = self.f
+        f.obj(t, "truncation")
+        max_length = f.integer(t.get("max_length"), "truncation.max_length", 0, _MAX_LENGTH)
+        stride = f.integer(t.get("stride", 0), "truncation.stride", 0, _MAX_LENGTH)
+        strategy = f.choice(t.get("strategy", "LongestFirst"), "truncation.strategy", tuple(_STRATEGY_NAMES))
+        direction = f.choice(t.get("direction", "Right"), "truncation.direction", ("Left", "Right"))
+        try:
+            tok.enable_truncation(max_length, stride, _STRATEGY_NAMES[strategy], direction.lower())
+        except (ValueError, TypeError) as e:
+            f.fail("truncation", str(e))
+
+    def padding(self, tok: Any, p: Any) -> None:
+        if p is None:
+            return
+        f = self.f
+        f.obj(p, "padding")
+        strategy = p.get("strategy", "BatchLongest")
+        length = None
+        if isinstance(strategy, dict) and set(strategy) == {"Fixed"}:
+            length = f.integer(strategy["Fixed"], "padding.strategy.Fixed", 0, _MAX_PAD_LENGTH) or None
+        elif strategy != "BatchLongest":
+            f.fail("padding.strategy", f'must be "BatchLongest" or {{"Fixed": length}}, got {strategy!r}')
+        direction = f.choice(p.get("direction", "Right"), "padding.direction", ("Left", "Right"))
+        multiple = p.get("pad_to_multiple_of")
+        if multiple is not None:
+            multiple = f.integer(multiple, "padding.pad_to_multiple_of", 0, _MAX_PAD_LENGTH)
+        pad_token = f.text(p.get("pad_token", "[PAD]"), "padding.pad_token")
+        # Any token's id, as HF takes it: pad_id need not be pad_token's (pad_token only names the rows).
+        pad_id = self.token_id(p.get("pad_id", 0), "padding.pad_id")
+        pad_type_id = f.integer(p.get("pad_type_id", 0), "padding.pad_type_id", 0, _MAX_TYPE_ID)
+        try:
+            tok.enable_padding(direction.lower(), pad_id, pad_type_id, pad_token, length, multiple)
+        except (ValueError, TypeError) as e:
+            f.fail("padding", str(e))

@@ -3,12 +3,15 @@ read into its fields in file order (number, wire type, raw value) and written ba
 so fields this package does not interpret survive a round trip unchanged.
 
 Wire types: 0 varint, 1 fixed 64-bit, 2 length-delimited (bytes, strings, sub-messages),
-5 fixed 32-bit. Errors name the byte offset.
+5 fixed 32-bit. Errors name the byte offset; given the file's path, they are FormatErrors naming
+the file and `where` (the message being read).
 """
 from __future__ import annotations
 
 import struct
-from typing import NamedTuple
+from typing import NamedTuple, NoReturn
+
+from ..errors import FormatError
 
 VARINT, FIXED64, BYTES, FIXED32 = 0, 1, 2, 5
 
@@ -19,12 +22,19 @@ class Field(NamedTuple):
     value: int | bytes  # varints and fixed values as unsigned ints, the rest as bytes
 
 
-def _varint(data: bytes, pos: int, where: str) -> tuple[int, int]:
+def fail(where: str, message: str, path: str | None = None) -> NoReturn:
+    """A FormatError naming `path` and `where`, or without a path a ValueError naming `where`."""
+    if path is not None:
+        raise FormatError(path, where, message)
+    raise ValueError(f"{where}: {message}")
+
+
+def _varint(data: bytes, pos: int, where: str, path: str | None) -> tuple[int, int]:
     value = shift = 0
     start = pos
     while True:
         if pos >= len(data):
-            raise ValueError(f"{where}: varint at byte {start} runs past the end of the data (truncated file?)")
+            fail(where, f"varint at byte {start} runs past the end of the data (truncated file?)", path)
         b = data[pos]
         pos += 1
         value |= (b & 0x7F) << shift
@@ -32,36 +42,37 @@ def _varint(data: bytes, pos: int, where: str) -> tuple[int, int]:
             return value, pos
         shift += 7
         if shift >= 64:
-            raise ValueError(f"{where}: varint at byte {start} is longer than 10 bytes (corrupt data)")
+            fail(where, f"varint at byte {start} is longer than 10 bytes (corrupt data)", path)
 
 
-def parse(data: bytes, where: str = "message") -> list[Field]:
+def parse(data: bytes, where: str = "message", path: str | None = None) -> list[Field]:
     """The fields of one message, in order."""
     fields, pos = [], 0
     while pos < len(data):
         key_at = pos
-        key, pos = _varint(data, pos, where)
+        key, pos = _varint(data, pos, where, path)
         number, wire_type = key >> 3, key & 7
+        value: int | bytes
         if number == 0:
-            raise ValueError(f"{where}: field number 0 at byte {key_at} (corrupt data)")
+            fail(where, f"field number 0 at byte {key_at} (corrupt data)", path)
         if wire_type == VARINT:
-            value, pos = _varint(data, pos, where)
+            value, pos = _varint(data, pos, where, path)
         elif wire_type == FIXED64 or wire_type == FIXED32:
             size = 8 if wire_type == FIXED64 else 4
             if pos + size > len(data):
-                raise ValueError(f"{where}: field {number} at byte {key_at} runs past the end (truncated file?)")
+                fail(where, f"field {number} at byte {key_at} runs past the end (truncated file?)", path)
             value = int.from_bytes(data[pos : pos + size], "little")
             pos += size
         elif wire_type == BYTES:
-            length, pos = _varint(data, pos, where)
+            length, pos = _varint(data, pos, where, path)
             if pos + length > len(data):
-                raise ValueError(f"{where}: field {number} at byte {key_at} claims {length} bytes, past the end "
-                                 "(truncated file?)")
+                fail(where, f"field {number} at byte {key_at} claims {length} bytes, past the end "
+                            "(truncated file?)", path)
             value = data[pos : pos + length]
             pos += length
         else:
-            raise ValueError(f"{where}: field {number} at byte {key_at} has wire type {wire_type}, which this "
-                             "format never uses (corrupt data)")
+            fail(where, f"field {number} at byte {key_at} has wire type {wire_type}, which this "
+                        "format never uses (corrupt data)", path)
         fields.append(Field(number, wire_type, value))
     return fields
 
@@ -82,15 +93,15 @@ def serialize(fields: list[Field]) -> bytes:
     out = bytearray()
     for f in fields:
         _put_varint(out, (f.number << 3) | f.wire_type)
-        if f.wire_type == VARINT:
-            _put_varint(out, f.value)
-        elif f.wire_type == FIXED32:
-            out += f.value.to_bytes(4, "little")
-        elif f.wire_type == FIXED64:
-            out += f.value.to_bytes(8, "little")
+        value = f.value
+        if isinstance(value, int):
+            if f.wire_type == VARINT:
+                _put_varint(out, value)
+            else:
+                out += value.to_bytes(4 if f.wire_type == FIXED32 else 8, "little")
         else:
-            _put_varint(out, len(f.value))
-            out += f.value
+            _put_varint(out, len(value))
+            out += value
     return bytes(out)
 
 

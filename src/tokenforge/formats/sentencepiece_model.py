@@ -5,18 +5,25 @@ Every field of the messages is kept: the ones listed below are decoded to Python
 other (a newer sentencepiece's) is carried as raw bytes and written back as it was, so a file
 read and written again loads the same in sentencepiece. Writes are atomic.
 
+Reading checks the wire format (a FormatError naming the file and the message at fault);
+`SentencePieceModel.validate()` checks, before a model is used, what sentencepiece's
+SentencePieceProcessor.Load refuses (see its doc).
+
 >>> model = SentencePieceModel.read("tokenizer.model")          # doctest: +SKIP
 >>> model.pieces[3], model.trainer_spec["model_type"], model.normalizer_spec["name"]  # doctest: +SKIP
 """
 from __future__ import annotations
 
+import math
 import os
+import re
 from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import Any
 
 from . import protobuf as pb
 from .atomic import write_files_atomically
+from .validation import FormatError
 
 
 class PieceType(IntEnum):
@@ -70,21 +77,24 @@ _WIRE = {"str": pb.BYTES, "[str]": pb.BYTES, "bytes": pb.BYTES, "bool": pb.VARIN
          "uint64": pb.VARINT, "enum": pb.VARINT, "float": pb.FIXED32}
 
 
-def _decode(kind: str, f: pb.Field, where: str) -> Any:
+def _decode(kind: str, f: pb.Field, where: str, path: str | None = None) -> Any:
     if f.wire_type != _WIRE[kind]:
-        raise ValueError(f"{where}: field {f.number} has wire type {f.wire_type}, expected {_WIRE[kind]} (corrupt data)")
-    if kind in ("str", "[str]"):
-        try:
-            return f.value.decode("utf-8")
-        except UnicodeDecodeError:
-            raise ValueError(f"{where}: field {f.number} is not valid UTF-8 text (corrupt data)") from None
+        pb.fail(where, f"field {f.number} has wire type {f.wire_type}, expected {_WIRE[kind]} (corrupt data)", path)
+    value = f.value
+    if isinstance(value, bytes):
+        if kind in ("str", "[str]"):
+            try:
+                return value.decode("utf-8")
+            except UnicodeDecodeError:
+                pb.fail(where, f"field {f.number} is not valid UTF-8 text (corrupt data)", path)
+        return value  # bytes
     if kind == "bool":
-        return bool(f.value)
+        return bool(value)
     if kind == "int32":
-        return pb.int32(f.value)
+        return pb.int32(value)
     if kind == "float":
-        return pb.float32(f.value)
-    return f.value  # bytes, uint64, enum
+        return pb.float32(value)
+    return value  # uint64, enum
 
 
 def _encode(number: int, kind: str, value: Any) -> list[pb.Field]:
@@ -108,15 +118,16 @@ class Spec:
     unknown: list[pb.Field] = field(default_factory=list)
 
     @classmethod
-    def parse(cls, schema: dict[str, tuple[int, str, Any]], data: bytes, where: str) -> "Spec":
+    def parse(cls, schema: dict[str, tuple[int, str, Any]], data: bytes, where: str,
+              path: str | None = None) -> Spec:
         by_number = {number: (name, kind) for name, (number, kind, _) in schema.items()}
         spec = cls(schema)
-        for f in pb.parse(data, where):
+        for f in pb.parse(data, where, path):
             if f.number not in by_number:
                 spec.unknown.append(f)
                 continue
             name, kind = by_number[f.number]
-            value = _decode(kind, f, where)
+            value = _decode(kind, f, where, path)
             if kind == "[str]":
                 spec.values.setdefault(name, []).append(value)
             else:
@@ -152,41 +163,105 @@ class SentencePieceModel:
     normalizer_spec: Spec = field(default_factory=lambda: Spec(NORMALIZER_SPEC))
     denormalizer_spec: Spec | None = None
     unknown: list[pb.Field] = field(default_factory=list)  # self-test data and newer fields, raw
+    path: str | None = field(default=None, compare=False, repr=False)  # the file it was read from
 
     @classmethod
-    def read(cls, path: str | os.PathLike[str]) -> "SentencePieceModel":
+    def read(cls, path: str | os.PathLike[str]) -> SentencePieceModel:
         path = os.fspath(path)
         with open(path, "rb") as f:
             data = f.read()
         return cls.from_bytes(data, path)
 
     @classmethod
-    def from_bytes(cls, data: bytes, where: str = "model") -> "SentencePieceModel":
-        model = cls(pieces=[])
+    def from_bytes(cls, data: bytes, where: str = "model") -> SentencePieceModel:
+        """The model in `data`; `where` (the file's path) names it in errors (FormatError)."""
+        path = where
+        model = cls(pieces=[], path=path)
         seen_specs = False
-        for f in pb.parse(data, where):
-            if f.number == 1 and f.wire_type == pb.BYTES:
-                model.pieces.append(_piece(f.value, f"{where}: piece {len(model.pieces)}"))
-            elif f.number == 2 and f.wire_type == pb.BYTES:
-                model.trainer_spec = Spec.parse(TRAINER_SPEC, f.value, f"{where}: trainer_spec")
+        for f in pb.parse(data, "ModelProto", path):
+            value = f.value
+            if f.number == 1 and isinstance(value, bytes):
+                model.pieces.append(_piece(value, f"piece {len(model.pieces)}", path))
+            elif f.number == 2 and isinstance(value, bytes):
+                model.trainer_spec = Spec.parse(TRAINER_SPEC, value, "trainer_spec", path)
                 seen_specs = True
-            elif f.number == 3 and f.wire_type == pb.BYTES:
-                model.normalizer_spec = Spec.parse(NORMALIZER_SPEC, f.value, f"{where}: normalizer_spec")
+            elif f.number == 3 and isinstance(value, bytes):
+                model.normalizer_spec = Spec.parse(NORMALIZER_SPEC, value, "normalizer_spec", path)
                 seen_specs = True
-            elif f.number == 5 and f.wire_type == pb.BYTES:
-                model.denormalizer_spec = Spec.parse(NORMALIZER_SPEC, f.value, f"{where}: denormalizer_spec")
+            elif f.number == 5 and isinstance(value, bytes):
+                model.denormalizer_spec = Spec.parse(NORMALIZER_SPEC, value, "denormalizer_spec", path)
             else:
                 model.unknown.append(f)
         if not model.pieces:
-            raise ValueError(f"{where}: no pieces: not a sentencepiece model (or an empty one)")
+            raise FormatError(path, "", "no pieces: not a sentencepiece model (or an empty one)")
         if not seen_specs and model.unknown:
-            raise ValueError(f"{where}: not a sentencepiece model (no trainer or normalizer spec)")
+            raise FormatError(path, "", "not a sentencepiece model (no trainer or normalizer spec)")
         seen: dict[str, int] = {}
         for i, p in enumerate(model.pieces):
             if p.piece in seen:
-                raise ValueError(f"{where}: piece {i} {p.piece!r} repeats piece {seen[p.piece]}")
+                raise FormatError(path, f"piece {i}", f"{p.piece!r} repeats piece {seen[p.piece]}")
             seen[p.piece] = i
         return model
+
+    def validate(self) -> None:
+        """Raises FormatError (naming the file it was read from, and the piece or field) for what
+        sentencepiece's SentencePieceProcessor.Load refuses (model_interface.cc, normalizer.cc,
+        unigram_model.cc): empty pieces, pieces with a NUL or of 8000 bytes or more, pieces
+        defined twice, no unknown piece or two, byte pieces without byte_fallback or not of the
+        form <0xNN>, byte_fallback without all 256 byte pieces, a Unigram model without a piece
+        it can produce, NaN or infinite scores (sentencepiece refuses them in Unigram models;
+        here in BPE models too), and precompiled charsmaps its Normalizer refuses (see
+        normalizers.sentencepiece.charsmap_problem). Model types other than BPE and Unigram
+        (WORD, CHAR, unknown numbers) are refused as not supported. Not run: the self-test
+        samples a model may carry, which sentencepiece encodes at load."""
+        from ..normalizers.sentencepiece import charsmap_problem
+
+        path = self.path or "<sentencepiece model>"
+        trainer = self.trainer_spec
+        kind = trainer["model_type"]
+        if kind not in (ModelType.BPE, ModelType.UNIGRAM):
+            name = ModelType(kind).name if kind in ModelType._value2member_map_ else str(kind)
+            raise FormatError(path, "trainer_spec.model_type",
+                              f"model type {name} is not supported yet (BPE and UNIGRAM are)")
+        byte_fallback = trainer["byte_fallback"]
+        texts = [p.piece for p in self.pieces]
+        types = [p.type for p in self.pieces]
+        # Bulk checks first (a model has up to a few hundred thousand pieces); each failure is
+        # then located piece by piece.
+        if not all(type(t) is str and t for t in texts) or "\0" in "".join(texts) or _too_long(texts) \
+                or len(set(texts)) != len(texts) or not _finite([p.score for p in self.pieces]) \
+                or not set(types) <= _PIECE_TYPES:
+            _locate_bad_piece(path, self.pieces)
+        unknown = [i for i, t in enumerate(types) if t == PieceType.UNKNOWN]
+        if not unknown:
+            raise FormatError(path, "pieces", "the model has no unknown piece (type UNKNOWN)")
+        if len(unknown) > 1:
+            raise FormatError(path, f"piece {unknown[1]}", f"{texts[unknown[1]]!r} is a second unknown piece (piece "
+                                                            f"{unknown[0]} is one)")
+        bytes_found: set[str] = set()
+        for i, t in enumerate(types):
+            if t != PieceType.BYTE:
+                continue
+            if not byte_fallback:
+                raise FormatError(path, f"piece {i}", f"byte piece {texts[i]!r} in a model without byte_fallback")
+            if not _BYTE_PIECE.fullmatch(texts[i]):
+                raise FormatError(path, f"piece {i}", f"byte piece {texts[i]!r} is not of the form <0xNN> "
+                                                      "(two upper-case hex digits)")
+            bytes_found.add(texts[i])
+        if byte_fallback and len(bytes_found) != 256:
+            missing = next(f"<0x{b:02X}>" for b in range(256) if f"<0x{b:02X}>" not in bytes_found)
+            raise FormatError(path, "pieces", f"byte_fallback is set but {256 - len(bytes_found)} of the 256 byte "
+                                              f"pieces are missing, e.g. {missing}")
+        if kind == ModelType.UNIGRAM and not set(types) & _PRODUCIBLE:
+            raise FormatError(path, "pieces", "a Unigram model needs a normal, user-defined or unused piece")
+        if len(self.pieces) >= _MAX_PIECES:
+            raise FormatError(path, "pieces", f"{len(self.pieces)} pieces, more than the {_MAX_PIECES - 1} "
+                                              "tokenforge holds")
+        for key, spec in (("normalizer_spec", self.normalizer_spec), ("denormalizer_spec", self.denormalizer_spec)):
+            if spec is not None:
+                problem = charsmap_problem(bytes(spec["precompiled_charsmap"]))
+                if problem is not None:
+                    raise FormatError(path, f"{key}.precompiled_charsmap", problem)
 
     def to_bytes(self) -> bytes:
         fields = [pb.Field(1, pb.BYTES, _piece_bytes(p)) for p in self.pieces]
@@ -200,23 +275,74 @@ class SentencePieceModel:
         write_files_atomically([(os.fspath(path), self.to_bytes())])
 
 
-def _piece(data: bytes, where: str) -> Piece:
+_MAX_PIECE_BYTES = 8000  # sentencepiece's kMaxPieceSize
+_MAX_PIECES = (1 << 30) - 1  # the native models' limit (PieceAdjacency::kNoOne)
+_BYTE_PIECE = re.compile(r"<0x[0-9A-F]{2}>")
+_PIECE_TYPES = set(PieceType)
+_PRODUCIBLE = {PieceType.NORMAL, PieceType.USER_DEFINED, PieceType.UNUSED}
+
+
+def _too_long(texts: list[str]) -> bool:
+    """Whether a piece has no UTF-8 form (a lone surrogate) or _MAX_PIECE_BYTES bytes or more
+    (UTF-8 takes at most 4 bytes a character: only pieces of a quarter that many characters are
+    measured)."""
+    try:
+        "".join(texts).encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return any(len(t.encode("utf-8")) >= _MAX_PIECE_BYTES for t in texts if len(t) * 4 >= _MAX_PIECE_BYTES)
+
+
+def _finite(scores: list[Any]) -> bool:
+    try:
+        return all(map(math.isfinite, scores)) and not any(type(x) is bool for x in scores)
+    except TypeError:  # not numbers
+        return False
+
+
+def _locate_bad_piece(path: str, pieces: list[Piece]) -> None:
+    """Raises the FormatError for the first piece that fails a check of `validate`."""
+    seen: dict[str, int] = {}
+    for i, p in enumerate(pieces):
+        where = f"piece {i}"
+        if not isinstance(p.piece, str) or not p.piece:
+            raise FormatError(path, where, "a piece must have non-empty text")
+        if "\0" in p.piece:
+            raise FormatError(path, where, f"{p.piece!r} holds a NUL character, which sentencepiece refuses")
+        try:
+            size = len(p.piece.encode("utf-8"))
+        except UnicodeEncodeError:
+            raise FormatError(path, where, f"{p.piece!r} holds a lone surrogate (no UTF-8 form)") from None
+        if size >= _MAX_PIECE_BYTES:
+            raise FormatError(path, where, f"a piece of {size} bytes: sentencepiece refuses pieces of "
+                                           f"{_MAX_PIECE_BYTES} bytes or more")
+        if p.piece in seen:
+            raise FormatError(path, where, f"{p.piece!r} repeats piece {seen[p.piece]}")
+        seen[p.piece] = i
+        if isinstance(p.score, bool) or not isinstance(p.score, (int, float)) or not math.isfinite(p.score):
+            raise FormatError(path, where, f"{p.piece!r} has score {p.score!r}; scores must be finite numbers")
+        if p.type not in _PIECE_TYPES:
+            raise FormatError(path, where, f"unknown piece type {p.type!r}")
+    raise AssertionError("a bulk check failed, but no piece fails its own")  # pragma: no cover
+
+
+def _piece(data: bytes, where: str, path: str | None = None) -> Piece:
     piece = Piece("")
     has_text = False
-    for f in pb.parse(data, where):
+    for f in pb.parse(data, where, path):
         if f.number == 1:
-            piece.piece = _decode("str", f, where)
+            piece.piece = _decode("str", f, where, path)
             has_text = True
         elif f.number == 2:
-            piece.score = _decode("float", f, where)
+            piece.score = _decode("float", f, where, path)
         elif f.number == 3:
-            value = _decode("enum", f, where)
+            value = _decode("enum", f, where, path)
             try:
                 piece.type = PieceType(value)
             except ValueError:
-                raise ValueError(f"{where}: unknown piece type {value}") from None
+                pb.fail(where, f"unknown piece type {value}", path)
     if not has_text or not piece.piece:
-        raise ValueError(f"{where}: a piece must have non-empty text")
+        pb.fail(where, "a piece must have non-empty text", path)
     return piece
 
 

@@ -1,6 +1,7 @@
 """sentencepiece models from `.model` files: the normalizer the file specifies, then its BPE or
 Unigram model (Viterbi), encoding exactly as the sentencepiece library does (byte fallback,
-user-defined symbols, unknown runs)."""
+user-defined symbols, unknown runs). A model is checked first (`SentencePieceModel.validate`):
+what sentencepiece refuses to load is a FormatError here, never a model that encodes garbage."""
 from __future__ import annotations
 
 import os
@@ -8,14 +9,14 @@ import os
 from .. import _core
 from ..formats.sentencepiece_model import ModelType, PieceType, SentencePieceModel
 from ..normalizers.sentencepiece import SentencePieceNormalizer
+from ..threads import resolve_threads
 
 
 class SentencePieceModelEncoder:
     def __init__(self, model: SentencePieceModel) -> None:
+        model.validate()
         spec, trainer = model.normalizer_spec, model.trainer_spec
         kind = trainer["model_type"]
-        if kind not in (ModelType.BPE, ModelType.UNIGRAM):
-            raise ValueError(f"model type {ModelType(kind).name} is not supported yet (BPE and UNIGRAM are)")
         self.model = model
         self.normalizer = SentencePieceNormalizer.from_spec(
             spec, treat_whitespace_as_suffix=trainer["treat_whitespace_as_suffix"],
@@ -27,7 +28,7 @@ class SentencePieceModelEncoder:
         self._encoder = _core.SpmEncoder(self.normalizer._native, self._native)
 
     @classmethod
-    def from_file(cls, path: str | os.PathLike[str]) -> "SentencePieceModelEncoder":
+    def from_file(cls, path: str | os.PathLike[str]) -> SentencePieceModelEncoder:
         return cls(SentencePieceModel.read(path))
 
     def normalize(self, text: str) -> str:
@@ -38,13 +39,13 @@ class SentencePieceModelEncoder:
         return self._encoder.encode(text)
 
     def encode_batch(self, texts: list[str], num_threads: int | None = None) -> list[list[int]]:
-        return self._encoder.encode_batch(texts, num_threads or os.cpu_count() or 1)
+        return self._encoder.encode_batch(texts, resolve_threads(num_threads))
 
     def encode_nbest(self, text: str, nbest_size: int) -> list[list[int]]:
         """The `nbest_size` best segmentations (Unigram only), best first: sentencepiece's
         `nbest_encode_as_ids`, ties in the same order."""
-        if not isinstance(self._native, _core.SpmUnigram):
-            raise ValueError("n-best is Unigram-only: this is a BPE model")
+        if not isinstance(self._native, _core.SpmUnigram):  # a BPE model: the wrong model, not a type error
+            raise ValueError("n-best is Unigram-only: this is a BPE model")  # noqa: TRY004
         if not isinstance(nbest_size, int) or not 1 <= nbest_size <= 512:
             raise ValueError(f"nbest_size must be an integer from 1 to 512, got {nbest_size!r}")
         return self._native.encode_nbest(self.normalize(text), nbest_size)

@@ -9,7 +9,8 @@ llama.cpp's converter does.
 """
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 WPM_WORD_PREFIX = "\u2581"
 
@@ -29,8 +30,9 @@ class WordPiece:
             raise ValueError(f"the vocabulary has no unknown token {unk_token!r}; add it, or name the one it "
                              "has with unk_token=")
         if max_input_chars_per_word is not None and (
-                not isinstance(max_input_chars_per_word, int) or max_input_chars_per_word < 0):
-            raise ValueError(f"max_input_chars_per_word must be None (no limit) or an int >= 0, "
+                not isinstance(max_input_chars_per_word, int) or isinstance(max_input_chars_per_word, bool)
+                or not 0 <= max_input_chars_per_word < 2**32 - 1):
+            raise ValueError(f"max_input_chars_per_word must be None (no limit) or an int in 0..2**32-2, "
                              f"got {max_input_chars_per_word!r}")
         self.unk_token = unk_token
         self.continuing_subword_prefix = continuing_subword_prefix
@@ -38,7 +40,7 @@ class WordPiece:
         self.word_prefix = word_prefix
 
     @classmethod
-    def from_vocab_txt(cls, path: str, **options: Any) -> "WordPiece":
+    def from_vocab_txt(cls, path: str, **options: Any) -> WordPiece:
         """A BERT vocab.txt: one token per line, the line number its id."""
         from ..formats.bert_vocab import read_vocab_txt
 
@@ -82,12 +84,12 @@ def _tokens_by_id(vocab: Mapping[str, int] | Sequence[str]) -> list[str]:
                 raise ValueError(f"id {i} is given to both {tokens[i]!r} and {token!r}")
             tokens[i] = token
         return tokens  # type: ignore[return-value]  # len(vocab) distinct ids in range: all set
-    tokens = list(vocab)
+    listed = list(vocab)
     seen: dict[str, int] = {}
-    for i, token in enumerate(tokens):
+    for i, token in enumerate(listed):
         if not isinstance(token, str) or not token:
             raise ValueError(f"token {i} must be a non-empty string, got {token!r}")
         if token in seen:
             raise ValueError(f"token {token!r} appears twice (ids {seen[token]} and {i})")
         seen[token] = i
-    return tokens
+    return listed

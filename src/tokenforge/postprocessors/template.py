@@ -46,18 +46,18 @@ class TemplateProcessing:
 
     @classmethod
     def from_templates(cls, single: str | list[str], pair: str | list[str],
-                       special_tokens: list[tuple[str, int]]) -> "TemplateProcessing":
+                       special_tokens: list[tuple[str, int]]) -> TemplateProcessing:
         made = cls(tuple(_parse(single)), tuple(_parse(pair)), {t: [i] for t, i in special_tokens})
         made._check()
         return made
 
     @classmethod
-    def bert(cls, cls_id: int, sep_id: int, cls_token: str = "[CLS]", sep_token: str = "[SEP]") -> "TemplateProcessing":
+    def bert(cls, cls_id: int, sep_id: int, cls_token: str = "[CLS]", sep_token: str = "[SEP]") -> TemplateProcessing:
         return cls.from_templates(f"{cls_token} $A {sep_token}", f"{cls_token} $A {sep_token} $B:1 {sep_token}:1",
                                   [(cls_token, cls_id), (sep_token, sep_id)])
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> "TemplateProcessing":
+    def from_json(cls, data: dict[str, Any]) -> TemplateProcessing:
         kind = data.get("type")
         if kind == "BertProcessing":
             (sep, sep_id), (cls_tok, cls_id) = data["sep"], data["cls"]

@@ -13,7 +13,7 @@ whose ranks are the token ids, so it encodes the training text exactly as the tr
 """
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 import regex
 

@@ -10,7 +10,7 @@ import os
 import tempfile
 import warnings
 from collections import Counter
-from typing import Iterable
+from collections.abc import Iterable
 
 import regex
 

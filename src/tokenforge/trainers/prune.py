@@ -8,7 +8,7 @@ smaller vocabulary.
 from __future__ import annotations
 
 from collections import Counter
-from typing import Iterable
+from collections.abc import Iterable
 
 from ..encoding import Encoding, _check_int
 from ..formats.gpt2_files import split_for_merge

@@ -27,8 +27,9 @@ import itertools
 import os
 import random
 import warnings
+from collections.abc import Iterable, Iterator, Sequence
 from importlib import resources
-from typing import Callable, Iterable, Iterator, Sequence
+from typing import Callable
 
 from .. import _core
 from ..encoding import INT64_MAX, MAX_VOCAB, _check_bool, _check_float, _check_int

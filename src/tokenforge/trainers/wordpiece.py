@@ -21,7 +21,7 @@ words ("the", "token", "words" are single tokens of a 30k English vocabulary at 
 """
 from __future__ import annotations
 
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 from .. import _core
 from ..decoders.wordpiece import WordPieceDecoder
