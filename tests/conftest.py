@@ -11,9 +11,27 @@ import tempfile
 import pytest
 from hypothesis import strategies as st
 
-SHARED = pathlib.Path(__file__).resolve().parents[2] / "shared"
+REPO = pathlib.Path(__file__).resolve().parents[1]
+DATA = REPO / "src" / "tokenforge" / "data"  # the vocabularies the package ships
+
+
+def _find_shared() -> pathlib.Path | None:
+    """The project's shared data (whole corpora) where there is some: $TOKENFORGE_SHARED, or
+    ../shared beside the clone; None in a clone with nothing beside it."""
+    env = os.environ.get("TOKENFORGE_SHARED")
+    for candidate in ([pathlib.Path(env)] if env else []) + [REPO.parent / "shared"]:
+        if (candidate / "corpus").is_dir():
+            return candidate
+    return None
+
+
+# What the tests read: tests/data, laid out as ../shared is (corpus/ holds the first 200-400 K
+# characters of each corpus, vocab/ the small vocabularies), so a bare clone runs every test.
+# The whole corpora (WHOLE_CORPUS) are for the slow tests only (-m slow).
+SHARED = REPO / "tests" / "data"
 CORPUS = SHARED / "corpus"
-DATA = pathlib.Path(__file__).resolve().parents[1] / "src" / "tokenforge" / "data"
+_WHOLE = _find_shared()
+WHOLE_CORPUS = _WHOLE / "corpus" if _WHOLE is not None else None
 ENCODINGS = ["gpt2", "r50k_base", "p50k_base", "cl100k_base", "o200k_base"]
 
 _BLOB = "https://openaipublic.blob.core.windows.net/"
@@ -65,8 +83,13 @@ def reference(tiktoken_module):
     return get
 
 
-def corpus_files() -> list[pathlib.Path]:
-    return [CORPUS / "en-linuxdoc.txt", CORPUS / "code-python-stdlib.txt", *sorted((CORPUS / "man").glob("*.txt"))]
+def corpus_files(whole: bool = False) -> list[pathlib.Path]:
+    """The corpus samples (English docs, Python code, manuals in 8 languages); whole=True: the
+    whole corpora, or none where they are not at hand."""
+    corpus = WHOLE_CORPUS if whole else CORPUS
+    if corpus is None:
+        return []
+    return [corpus / "en-linuxdoc.txt", corpus / "code-python-stdlib.txt", *sorted((corpus / "man").glob("*.txt"))]
 
 
 def read_sample(path: pathlib.Path, chars: int | None) -> str:

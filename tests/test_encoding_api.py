@@ -676,3 +676,11 @@ def test_ids_and_offsets_past_the_shared_ints():
     long_text = "x " * 300_000
     _, _, byte_offsets = enc.encode_with_offsets(long_text)
     assert byte_offsets[-1] == len(long_text) - 1  # the final space
+
+
+def test_encode_batch_takes_any_iterable(reference):
+    """A generator is read once (the special-token check used to spend it: [] came back)."""
+    enc, ref = tokenforge.get_encoding("cl100k_base"), reference("cl100k_base")
+    texts = ["hello world", "a b c", ""]
+    assert enc.encode_batch(t for t in texts) == ref.encode_batch(texts)
+    assert enc.encode_ordinary_batch(iter(texts)) == ref.encode_ordinary_batch(texts)

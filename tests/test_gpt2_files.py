@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import DATA
 
 try:
     from tokenforge.formats import gpt2_files as gf
@@ -27,7 +28,7 @@ except ImportError:  # package not importable yet (e.g. native module not built)
 
 tiktoken_load = pytest.importorskip("tiktoken.load")
 
-P50K = Path("/work/shared/vocab/p50k_base.tiktoken")
+P50K = DATA / "p50k_base.tiktoken"
 ENDOFTEXT = "<|endoftext|>"
 R50K_N = 50256  # r50k_base / GPT-2 = the first 50256 ranks of p50k_base
 

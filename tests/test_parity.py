@@ -45,7 +45,7 @@ def test_corpus_sample(name, path, reference):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", ["r50k_base", "p50k_base", "cl100k_base", "o200k_base"])
-@pytest.mark.parametrize("path", corpus_files(), ids=lambda p: p.name)
+@pytest.mark.parametrize("path", corpus_files(whole=True), ids=lambda p: p.name)  # $TOKENFORGE_SHARED or ../shared
 def test_whole_corpus(name, path, reference):
     docs = _documents(read_sample(path, None), 1 << 16)
     ours, ref = tokenforge.get_encoding(name), reference(name)

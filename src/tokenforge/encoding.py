@@ -396,10 +396,13 @@ class Encoding:
     ) -> list[list[int]]:
         """`encode` over many texts on native threads (`num_threads` as in encode_ordinary_batch)."""
         allowed, disallowed = self._policy.resolve(allowed_special, disallowed_special)
+        if isinstance(text, str):
+            raise TypeError("encode_*_batch expects a list of str, got a single str")
+        texts = list(text)  # once: a generator would be spent by the check below
         if disallowed is not None:
-            for t in text:
+            for t in texts:
                 self._check(t, disallowed)
-        return self._encode_batch(text, allowed, num_threads)
+        return self._encode_batch(texts, allowed, num_threads)
 
     def encode_single_token(self, text_or_bytes: str | bytes) -> int:
         """The id of text that is exactly one token (ordinary or special); KeyError otherwise."""
