@@ -11,9 +11,9 @@ import random
 
 import numpy as np
 import pytest
+from conftest import DATA, corpus_files, read_sample
 
 import tokenforge
-from conftest import DATA, corpus_files, read_sample
 
 ALL_NAMES = ["gpt2", "r50k_base", "p50k_base", "p50k_edit", "cl100k_base", "o200k_base", "o200k_harmony"]
 MAIN = ["r50k_base", "p50k_base", "cl100k_base", "o200k_base"]

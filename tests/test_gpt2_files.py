@@ -135,7 +135,7 @@ def test_r50k_parity_with_tiktoken(r50k, r50k_files):
 
 def test_r50k_files_are_byte_identical_to_gpt2_originals(r50k_files):
     # Expected hashes of GPT-2's published files, as pinned by tiktoken itself.
-    import tiktoken_ext.openai_public as openai_public
+    from tiktoken_ext import openai_public
 
     src = inspect.getsource(openai_public.gpt2)
     expected = dict(re.findall(r'(vocab_bpe_hash|encoder_json_hash)="([0-9a-f]{64})"', src))

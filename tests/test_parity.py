@@ -2,9 +2,9 @@
 from __future__ import annotations
 
 import pytest
+from conftest import ENCODINGS, corpus_files, read_sample
 
 import tokenforge
-from conftest import ENCODINGS, corpus_files, read_sample
 
 CODE_POINTS = [chr(c) for c in range(0x110000) if not 0xD800 <= c < 0xE000]
 
