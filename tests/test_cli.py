@@ -302,3 +302,12 @@ def test_sentencepiece_training(tmp_path):
     code, _, err = run("train", "--model", "unigram", "--files", str(data), "--vocab-size", "60", "--out",
                        str(tmp_path / "x"), "--spm", "max_sentence_length=20", check_ok=False)
     assert code == 2 and "a.txt:1 has 35 bytes, over max_sentence_length=20" in err
+
+
+def test_version(capsys):
+    from tokenforge.cli import main
+
+    with pytest.raises(SystemExit) as info:
+        main(["--version"])
+    assert info.value.code == 0
+    assert capsys.readouterr().out.strip() == f"tokenforge {tokenforge.__version__}"

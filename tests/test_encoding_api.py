@@ -684,3 +684,24 @@ def test_encode_batch_takes_any_iterable(reference):
     texts = ["hello world", "a b c", ""]
     assert enc.encode_batch(t for t in texts) == ref.encode_batch(texts)
     assert enc.encode_ordinary_batch(iter(texts)) == ref.encode_ordinary_batch(texts)
+
+
+def test_encoding_for_model_agrees_with_tiktoken(tiktoken_module):
+    """Every model name and prefix tiktoken knows maps to the same encoding, with the same ids."""
+    import tiktoken.model as ref
+
+    from tokenforge import model_names
+
+    assert model_names.MODEL_TO_ENCODING == ref.MODEL_TO_ENCODING
+    assert list(model_names.MODEL_PREFIX_TO_ENCODING.items()) == list(ref.MODEL_PREFIX_TO_ENCODING.items())
+    probes = [*ref.MODEL_TO_ENCODING, *(p + "2024-08-06" for p in ref.MODEL_PREFIX_TO_ENCODING), "ft:gpt-4o:org:x"]
+    for model in probes:
+        assert tokenforge.encoding_name_for_model(model) == ref.encoding_name_for_model(model), model
+    enc = tokenforge.encoding_for_model("gpt-4o-mini")
+    assert enc.name == "o200k_base" and enc.encode("hello world") == ref.encoding_for_model("gpt-4o-mini").encode(
+        "hello world")
+    for unknown in ("llama-3", "", "GPT-4"):
+        with pytest.raises(KeyError):
+            ref.encoding_name_for_model(unknown)
+        with pytest.raises(KeyError, match="get_encoding"):
+            tokenforge.encoding_name_for_model(unknown)

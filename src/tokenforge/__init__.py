@@ -20,6 +20,7 @@ from .formats.minbpe_files import save_minbpe
 from .formats.tiktoken_file import dump_tiktoken_bpe, load_tiktoken_bpe
 from .formats.tokenforge_file import load_encoding, save_encoding
 from .loaders import load_gpt2, load_tiktoken
+from .model_names import encoding_for_model, encoding_name_for_model
 from .registry import get_encoding, get_tokenizer, list_encoding_names, list_tokenizer_names
 from .sentencepiece_tokenizer import SentencePieceTokenizer
 from .special import DisallowedSpecialTokenError
@@ -42,6 +43,8 @@ __all__ = [
     "TokenOffsets",
     "bytes_to_unicode",
     "dump_tiktoken_bpe",
+    "encoding_for_model",
+    "encoding_name_for_model",
     "get_encoding",
     "get_tokenizer",
     "list_encoding_names",

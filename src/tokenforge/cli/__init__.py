@@ -643,6 +643,10 @@ def build_parser() -> argparse.ArgumentParser:
                "`tokenforge COMMAND --help` explains each command.\n\n" + _EXIT_STATUS,
         formatter_class=formatter,
     )
+    from .. import __version__
+
+    parser.add_argument("--version", action="version", version=f"tokenforge {__version__}",
+                        help="print tokenforge's version and exit")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
                                 title="commands (`tokenforge COMMAND --help` for each)")
     named = ", ".join(_names())
