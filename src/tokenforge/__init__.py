@@ -21,7 +21,12 @@ from .formats.tiktoken_file import dump_tiktoken_bpe, load_tiktoken_bpe
 from .formats.tokenforge_file import load_encoding, save_encoding
 from .loaders import load_gpt2, load_tiktoken
 from .model_names import encoding_for_model, encoding_name_for_model
-from .registry import get_encoding, get_tokenizer, list_encoding_names, list_tokenizer_names
+from .registry import (
+    get_encoding,
+    get_tokenizer,
+    list_encoding_names,
+    list_tokenizer_names,
+)
 from .sentencepiece_tokenizer import SentencePieceTokenizer
 from .special import DisallowedSpecialTokenError
 from .tokenizer import AddedToken, Encoded, Tokenizer
@@ -30,17 +35,17 @@ from .wordpiece_tokenizer import WordPieceTokenizer
 __version__ = "0.1.0"
 
 __all__ = [
-    "AddedToken",
-    "Encoded",
-    "SentencePieceTokenizer",
-    "Tokenizer",
-    "WordPieceTokenizer",
     "UNICODE_VERSION",
+    "AddedToken",
     "DisallowedSpecialTokenError",
+    "Encoded",
     "Encoding",
     "InvalidTokenError",
+    "SentencePieceTokenizer",
     "StreamDecoder",
     "TokenOffsets",
+    "Tokenizer",
+    "WordPieceTokenizer",
     "bytes_to_unicode",
     "dump_tiktoken_bpe",
     "encoding_for_model",
