@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from typing import Any
 
 from . import _core
 from .encoding import _check_bool, _token_id, _token_ids
@@ -72,6 +73,9 @@ class SentencePieceTokenizer(Tokenizer):
             if f.read(9) == b"minbpe v1":
                 raise FormatError(path, "", "a minbpe model, not a sentencepiece one")
         return cls(SentencePieceModel.read(path), add_bos=add_bos, add_eos=add_eos)
+
+    def _init_args(self) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        return (self.model,), {"add_bos": self._add_bos, "add_eos": self._add_eos}
 
     def save(self, path: str | os.PathLike[str]) -> None:
         """Write the model as a sentencepiece .model file (atomically)."""

@@ -79,6 +79,17 @@ def _resolve_policy(policy: SpecialPolicy, allowed_special: SpecialSet, disallow
     return allowed
 
 
+def _rebuild(cls: type[Tokenizer], args: tuple[Any, ...], kwargs: dict[str, Any],
+             truncation: dict[str, Any] | None, padding: dict[str, Any] | None) -> Tokenizer:
+    """A tokenizer from its constructor arguments and settings (what __reduce__ gives)."""
+    tok = cls(*args, **kwargs)
+    if truncation is not None:
+        tok.enable_truncation(**truncation)
+    if padding is not None:
+        tok.enable_padding(**padding)
+    return tok
+
+
 class Tokenizer:
     # What allowed_special means when not given: "all" (HF matches added tokens) or ()
     # (sentencepiece: special-token text is plain text).
@@ -121,6 +132,19 @@ class Tokenizer:
         if allowed_special == self._DEFAULT_ALLOWED and not disallowed_special:
             return self._default_added
         return _resolve_policy(self._policy, allowed_special, disallowed_special, texts)
+
+    # -- copying and pickling ------------------------------------------------------------
+
+    def _init_args(self) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        """The constructor arguments that rebuild this tokenizer (settings aside)."""
+        raise NotImplementedError
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Rebuilt from its parts (plain Python objects) and settings: the native pipeline is made
+        # again, so a copy (copy.copy, deepcopy, pickle, multiprocessing) never shares settings
+        # with the original.
+        args, kwargs = self._init_args()
+        return (_rebuild, (type(self), args, kwargs, self.truncation, self.padding))
 
     # -- loading -------------------------------------------------------------------------
 

@@ -118,6 +118,10 @@ class WordPieceTokenizer(Tokenizer):
         return cls(model, WpmNormalizer(), WpmPreTokenizer(), post, WpmDecoder(),
                    [AddedToken(t, vocab[t]) for t in (unk_token, cls_token, sep_token)], split_special_tokens=True)
 
+    def _init_args(self) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        return ((self.model, self.normalizer, self.pre_tokenizer, self.post_processor, self.decoder,
+                 self.added_tokens), {"split_special_tokens": self._split_special_tokens})
+
     def save(self, path: str | os.PathLike[str]) -> None:
         """Write an HF tokenizer.json (atomically)."""
         from .formats.hf_tokenizer_json import save_tokenizer_json
