@@ -579,7 +579,7 @@ def test_load_tiktoken_bundled_file(reference, corpus_docs):
 
 def test_load_tiktoken_with_non_native_pattern(reference):
     ref = reference("p50k_base")
-    enc = tokenforge.load_tiktoken(DATA / "p50k_base.tiktoken", pat_str=GPT2_ORIGINAL)
+    enc = tokenforge.load_tiktoken(DATA / "p50k_base.tiktoken", pat_str=GPT2_ORIGINAL, special_tokens={})
     assert enc.special_tokens_set == set()
     for text in BYTE_SPLITTING + ["Hello world's  test\n\n", "<|endoftext|>"]:
         assert enc.encode(text) == ref.encode_ordinary(text)
@@ -705,3 +705,19 @@ def test_encoding_for_model_agrees_with_tiktoken(tiktoken_module):
             ref.encoding_name_for_model(unknown)
         with pytest.raises(KeyError, match="get_encoding"):
             tokenforge.encoding_name_for_model(unknown)
+
+
+@pytest.mark.parametrize("name", ["r50k_base", "p50k_base", "cl100k_base", "o200k_base"])
+def test_load_tiktoken_knows_openai_files(name, tmp_path, reference):
+    """OpenAI's files get their own pattern and special tokens (o200k used to get cl100k's
+    pattern, and wrong ids); any other file must name its pattern."""
+    ref = reference(name)
+    path = tmp_path / f"{name}.tiktoken"
+    tokenforge.dump_tiktoken_bpe(ref._mergeable_ranks, path)
+    enc = tokenforge.load_tiktoken(path)
+    text = "Hello world's 123 tokens\n\n  ünïcode 日本語 <|endoftext|>"
+    assert enc.name == name
+    assert enc.encode(text, allowed_special="all") == ref.encode(text, allowed_special="all")
+    tokenforge.dump_tiktoken_bpe({t: r for t, r in ref._mergeable_ranks.items() if r < 300}, path)
+    with pytest.raises(ValueError, match="pat_str"):
+        tokenforge.load_tiktoken(path)
