@@ -11,7 +11,7 @@ from conftest import CORPUS, read_sample
 
 import tokenforge
 from tokenforge.pretokenizers.patterns import BY_NAME, WHOLE_TEXT
-from tokenforge.trainers import train_bpe, train_bpe_merges
+from tokenforge.trainers import continue_bpe, train_bpe, train_bpe_merges
 
 
 def merge_ids(ids: list[int], pair: tuple[int, int], new_id: int) -> list[int]:
@@ -459,3 +459,13 @@ def test_corrupt_spill_files_are_refused(tmp_path):
         _core.ChunkCounts().read_spilled(path)
     with pytest.raises(RuntimeError, match="cannot open spill file"):
         _core.ChunkCounts().read_spilled(str(tmp_path / "missing"))
+
+
+def test_fewer_merges_than_asked_are_reported():
+    """A corpus that runs out of pairs gives a smaller vocabulary, with a warning saying why."""
+    with pytest.warns(UserWarning, match=r"made \d+ of the 744 merges asked for .* min_frequency=1"):
+        enc = train_bpe(["abcabc abd"], 1000)
+    assert len(enc._mergeable_ranks) < 300
+    base = tokenforge.get_encoding("cl100k_base")
+    with pytest.warns(UserWarning, match="of the 5,000 merges asked for"):
+        continue_bpe(base, ["only a few words here"], len(base._mergeable_ranks) + 5000)

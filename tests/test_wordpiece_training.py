@@ -89,3 +89,9 @@ def test_bad_input_is_refused():
         train_wordpiece("abc", 100, special_tokens=["[PAD]"])
     with pytest.raises(TypeError, match="not str"):
         train_wordpiece(["abc", 5], 100)
+
+
+def test_fewer_tokens_than_asked_are_reported():
+    with pytest.warns(UserWarning, match="merges asked for .* min_frequency=2"):
+        tok = train_wordpiece(["the cat sat on the mat"] * 5, vocab_size=500)
+    assert tok.get_vocab_size() < 500

@@ -13,6 +13,7 @@ whose ranks are the token ids, so it encodes the training text exactly as the tr
 """
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterable
 
 import regex
@@ -91,6 +92,12 @@ def _merges(
             shown.update(len(merges))
             if len(made) < step:
                 break
+    if len(merges) < num_merges:
+        limit = f" and no longer than max_token_length={max_token_length} bytes" if max_token_length else ""
+        warnings.warn(
+            f"made {len(merges):,} of the {num_merges:,} merges asked for (vocabulary: {first_id + len(merges):,} "
+            f"tokens): no pair is left that occurs at least min_frequency={min_frequency} times{limit}. Train on "
+            "more (or more varied) text, or lower min_frequency, for a larger vocabulary", stacklevel=3)
     return merges
 
 

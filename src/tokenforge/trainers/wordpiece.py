@@ -21,6 +21,7 @@ words ("the", "token", "words" are single tokens of a 30k English vocabulary at 
 """
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterable, Sequence
 
 from .. import _core
@@ -112,6 +113,11 @@ def train_wordpiece_merges(
             shown.update(len(merges))
             if len(made) < step:
                 break
+    if len(merges) < wanted:
+        warnings.warn(
+            f"made {len(merges):,} of the {wanted:,} merges asked for (vocabulary: {len(tokens):,} tokens): no pair "
+            f"is left that occurs at least min_frequency={min_frequency} times. Train on more (or more varied) "
+            "text, or lower min_frequency, for a larger vocabulary", stacklevel=3)
     return tokens, merges
 
 
