@@ -54,3 +54,22 @@ def test_a_tokenizer_goes_to_a_process_pool():
     tok.add_eos = True
     with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
         assert pool.submit(_encode_in_child, tok).result() == _encode_in_child(tok)
+
+
+@pytest.mark.parametrize("kind", [*FILES, "wpm"])
+def test_parts_are_fixed_once_built(kind, tmp_path):
+    """Assigning a part used to change nothing in encoding yet be written by save()."""
+    tok = _load(kind)
+    for part in ("model", "normalizer", "post_processor"):
+        with pytest.raises(AttributeError, match="fixed once the tokenizer is built"):
+            setattr(tok, part, None)
+    assert tok.encode("hello").ids == _load(kind).encode("hello").ids
+
+
+def test_sentencepiece_does_not_save_as_json(tmp_path):
+    tok = _load("sentencepiece")
+    with pytest.raises(ValueError, match=r"\.model"):
+        tok.save(tmp_path / "tokenizer.json")
+    assert not (tmp_path / "tokenizer.json").exists()
+    tok.save(tmp_path / "x.model")
+    assert tokenforge.Tokenizer.from_file(tmp_path / "x.model").encode("hello").ids == tok.encode("hello").ids

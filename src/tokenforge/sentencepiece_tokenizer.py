@@ -79,6 +79,9 @@ class SentencePieceTokenizer(Tokenizer):
 
     def save(self, path: str | os.PathLike[str]) -> None:
         """Write the model as a sentencepiece .model file (atomically)."""
+        if os.fspath(path).endswith(".json"):
+            raise ValueError(f"{os.fspath(path)}: a sentencepiece tokenizer saves as a .model file (sentencepiece's "
+                             "binary format), not as tokenizer.json; give a path ending in .model")
         self.model.write(path)
 
     def _control_id(self, piece: str) -> int | None:
@@ -125,7 +128,8 @@ class SentencePieceTokenizer(Tokenizer):
             eos = [(False, 0, sequence, self._token_of[self.eos_id])] if self._add_eos else []
             return [*bos, (True, sequence, sequence, ""), *eos]
 
-        self.post_processor = TemplateProcessing(tuple(around(0)), tuple(around(0) + around(1)), ids)
+        # (set here, not by assignment from outside: see Tokenizer._PARTS)
+        object.__setattr__(self, "post_processor", TemplateProcessing(tuple(around(0)), tuple(around(0) + around(1)), ids))
         self._native.set_template(self.post_processor.native_pieces(False), self.post_processor.native_pieces(True))
 
     # -- decoding ----------------------------------------------------------------------

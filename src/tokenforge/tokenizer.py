@@ -133,6 +133,18 @@ class Tokenizer:
             return self._default_added
         return _resolve_policy(self._policy, allowed_special, disallowed_special, texts)
 
+    # The pipeline's parts: fixed once the native pipeline is made from them (assigning one after
+    # would change nothing in encoding, yet save() would write it).
+    _PARTS = frozenset({"model", "normalizer", "pre_tokenizer", "post_processor", "decoder", "added_tokens",
+                        "encoder"})
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name in Tokenizer._PARTS and "_native" in self.__dict__ and name in self.__dict__:
+            raise AttributeError(
+                f"{type(self).__name__}.{name} is fixed once the tokenizer is built (its native pipeline is made "
+                f"from it); build a new tokenizer with the {name} you want")
+        super().__setattr__(name, value)
+
     # -- copying and pickling ------------------------------------------------------------
 
     def _init_args(self) -> tuple[tuple[Any, ...], dict[str, Any]]:
