@@ -312,3 +312,28 @@ def test_version(capsys):
         main(["--version"])
     assert info.value.code == 0
     assert capsys.readouterr().out.strip() == f"tokenforge {tokenforge.__version__}"
+
+
+def test_count_with_a_tokenizer_file_ignores_its_padding():
+    """BERT's tokenizer.json pads and truncates to 128: --count printed 128 for any text."""
+    from conftest import SHARED
+
+    bert = str(SHARED / "vocab" / "bert" / "tokenizer.json")
+    expected = tokenforge.Tokenizer.from_file(bert)
+    expected.no_padding()
+    expected.no_truncation()
+    for text in ("hello world", "word " * 300):
+        _, out, _ = run("encode", "-e", bert, "--count", text)
+        assert int(out) == len(expected.encode(text).ids) != 128
+
+
+def test_encode_with_a_tiktoken_file(tmp_path):
+    """OpenAI's files are recognised (their pattern); another .tiktoken names what to do."""
+    from conftest import DATA
+
+    _, out, _ = run("encode", "-e", str(DATA / "o200k_base.tiktoken"), "hello world")
+    assert out.split() == [str(i) for i in tokenforge.get_encoding("o200k_base").encode("hello world")]
+    own = tmp_path / "own.tiktoken"
+    tokenforge.dump_tiktoken_bpe({bytes([b]): b for b in range(256)}, own)
+    code, _, err = run("encode", "-e", str(own), "hi", check_ok=False)
+    assert code == 2 and err.startswith("tokenforge: error:") and ".tokenforge" in err

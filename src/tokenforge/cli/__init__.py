@@ -72,6 +72,17 @@ def _load(name_or_path: str):
             from ..tokenizer import Tokenizer
 
             return Tokenizer.from_file(path)
+        if path.endswith(".tiktoken"):  # OpenAI's files are known; others lack their split pattern
+            from ..loaders import load_tiktoken
+
+            try:
+                return load_tiktoken(path)
+            except ValueError as e:
+                if "pat_str" not in str(e):
+                    raise
+                raise CliError(f"-e {path}: a .tiktoken file holds no split pattern and this one is not one of "
+                               "OpenAI's encodings; train with --out NAME.tokenforge (which keeps the pattern), or "
+                               "load it in Python with tokenforge.load_tiktoken(path, pat_str=...)") from None
         from ..formats.tokenforge_file import load_encoding
 
         return load_encoding(path)
@@ -233,6 +244,10 @@ def _encode_with_tokenizer(tok, text: str, args: argparse.Namespace) -> int:
     from ..sentencepiece_tokenizer import SentencePieceTokenizer
 
     enc: Any  # an Encoded: ids, tokens, offsets
+    # The text's own tokens: a file's padding and truncation (BERT's pads to 128) are for batches
+    # going to a model, and would make --count print the padded length.
+    tok.no_padding()
+    tok.no_truncation()
     if isinstance(tok, SentencePieceTokenizer):  # special text is plain text unless allowed, as in sentencepiece
         enc = tok.encode(text, allowed_special="all" if args.allow_special else ())
     else:  # special text is the special id unless --special-as-text, as HF matches added tokens
