@@ -337,3 +337,24 @@ def test_encode_with_a_tiktoken_file(tmp_path):
     tokenforge.dump_tiktoken_bpe({bytes([b]): b for b in range(256)}, own)
     code, _, err = run("encode", "-e", str(own), "hi", check_ok=False)
     assert code == 2 and err.startswith("tokenforge: error:") and ".tokenforge" in err
+
+
+def test_count_files_globs_stdin_and_json(tmp_path):
+    enc = tokenforge.get_encoding("o200k_base")
+    texts = {"a.txt": "hello world\n", "b.txt": "日本語のテキスト <|endoftext|>\n" * 3}
+    for name, text in texts.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    expected = {name: len(enc.encode_ordinary(text)) for name, text in texts.items()}
+    _, out, _ = run("count", "-e", "o200k_base", str(tmp_path / "*.txt"))
+    lines = [line.split() for line in out.splitlines()]
+    assert {os.path.basename(p): int(n.replace(",", "")) for n, p in lines[:-1]} == expected
+    assert lines[-1] == [f"{sum(expected.values()):,}", "total"]
+    _, out, _ = run("count", "-e", "o200k_base", "--json", str(tmp_path / "a.txt"), str(tmp_path / "b.txt"))
+    report = json.loads(out)
+    assert [row["tokens"] for row in report["files"]] == [expected["a.txt"], expected["b.txt"]]
+    assert report["total"]["tokens"] == sum(expected.values())
+    assert report["total"]["bytes"] == sum(len(t.encode()) for t in texts.values())
+    _, out, _ = run("count", "-e", "o200k_base", stdin=texts["b.txt"])
+    assert out.split() == [str(expected["b.txt"]), "-"]
+    code, _, err = run("count", str(tmp_path / "missing.txt"), check_ok=False)
+    assert code == 2 and err.startswith("tokenforge: error:")

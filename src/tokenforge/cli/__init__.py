@@ -11,6 +11,7 @@ import argparse
 import difflib
 import glob
 import inspect
+import json
 import math
 import os
 import sys
@@ -307,6 +308,42 @@ def _decode(args: argparse.Namespace) -> int:
     except (ValueError, KeyError) as e:
         raise CliError(f"{_message(e)}; decode ids with the -e that made them (here: {args.encoding})") from None
     _write(text + ("\n" if args.ids else ""))
+    return 0
+
+
+def _count_tokens(enc: Any, text: str) -> int:
+    """The tokens of `text` alone: special-token text counts as text, and a tokenizer file adds
+    no template tokens ([CLS], <s>), padding or truncation."""
+    if hasattr(enc, "encode_ordinary"):
+        return len(enc.encode_ordinary(text))
+    return len(enc.encode(text, add_special_tokens=False).ids)
+
+
+def _count(args: argparse.Namespace) -> int:
+    enc = _load(args.encoding)
+    if not hasattr(enc, "encode_ordinary"):
+        enc.no_padding()
+        enc.no_truncation()
+    rows = []
+    if not args.files or args.files == ["-"]:
+        data = _stdin_bytes()
+        text = data if isinstance(data, str) else _utf8(data, "standard input", args.errors)
+        rows.append(("-", text))
+    else:
+        for path in _check_inputs(args.files, "FILES"):
+            with open(path, "rb") as f:
+                rows.append((path, _utf8(f.read(), path, args.errors)))
+    table = [{"file": name, "tokens": _count_tokens(enc, text), "characters": len(text),
+              "bytes": len(text.encode("utf-8", "surrogatepass"))} for name, text in rows]
+    total = {key: sum(row[key] for row in table) for key in ("tokens", "characters", "bytes")}
+    if args.json:
+        _write(json.dumps({"encoding": args.encoding, "files": table, "total": total}, ensure_ascii=False) + "\n")
+        return 0
+    width = max(len(f"{row['tokens']:,}") for row in [*table, total])
+    for row in table:
+        _write(f"{row['tokens']:>{width},}  {row['file']}\n")
+    if len(table) > 1:
+        _write(f"{total['tokens']:>{width},}  total\n")
     return 0
 
 
@@ -790,6 +827,24 @@ def build_parser() -> argparse.ArgumentParser:
                          "left out of training, with a warning (default: no limit)")
     tr.add_argument("--quiet", action="store_true", help="no progress display")
     tr.set_defaults(run=_train)
+
+    cnt = sub.add_parser(
+        "count", help="count the tokens of files (or of stdin)", formatter_class=formatter,
+        description=textwrap.fill(
+            "Print the number of tokens of each file, and the total: the text's own tokens (special-token "
+            "text counts as text; a tokenizer file adds no [CLS]/<s>, padding or truncation). Files are "
+            "read whole as UTF-8; globs are expanded (quote them); no FILES, or -, reads standard input.", 100),
+        epilog="examples:\n"
+               "  tokenforge count README.md 'docs/**/*.md'\n"
+               "  tokenforge count -e o200k_base --json notes.txt\n"
+               "  cat notes.txt | tokenforge count -e tokenizer.json\n\n" + _EXIT_STATUS)
+    cnt.add_argument("files", nargs="*", metavar="FILES", help="files or quoted globs (default: standard input)")
+    cnt.add_argument("-e", "--encoding", default="cl100k_base", metavar="NAME_OR_FILE",
+                     help="named encoding or tokenizer file, as for encode (default: %(default)s)")
+    cnt.add_argument("--errors", choices=("strict", "replace"), default="strict", help=_ERRORS_HELP)
+    cnt.add_argument("--json", action="store_true",
+                     help="print {encoding, files: [{file, tokens, characters, bytes}], total} as JSON")
+    cnt.set_defaults(run=_count)
 
     lst = sub.add_parser("list", help="list the named encodings and tokenizers", formatter_class=formatter,
                          description="Print the names -e accepts, one a line: the named encodings, then the "
