@@ -57,6 +57,22 @@ def write_json(tmp_path, doc, name="tokenizer.json"):
     return path
 
 
+def _load_under_limit(path, limit: int):
+    """Tokenizer.from_file(path) in a child process whose address space is capped at `limit`
+    bytes; it prints LOADED, or REFUSED with the FormatError's field and message."""
+    return run_isolated(f"""
+import resource
+import tokenforge
+from tokenforge.errors import FormatError
+resource.setrlimit(resource.RLIMIT_AS, ({limit}, {limit}))
+try:
+    tokenforge.Tokenizer.from_file({str(path)!r})
+    print("LOADED")
+except FormatError as e:
+    print("REFUSED", e.where, "|", e)
+""", timeout=60)
+
+
 def refused(load, path, where: str | None = None, match: str | None = None) -> FormatError:
     """`load(path)` raises a FormatError naming `path` (and `where`, and matching `match`)."""
     with pytest.raises(FormatError) as info:
@@ -186,17 +202,7 @@ def test_added_token_id_of_2_to_the_28_is_refused_without_allocating(tmp_path):
     doc = wordpiece_json()
     doc["added_tokens"].append({"id": 2**28, "content": "<far>", "special": True})
     path = write_json(tmp_path, doc)
-    proc = run_isolated(f"""
-import resource
-import tokenforge
-from tokenforge.errors import FormatError
-resource.setrlimit(resource.RLIMIT_AS, (3 << 29, 3 << 29))
-try:
-    tokenforge.Tokenizer.from_file({str(path)!r})
-    print("LOADED")
-except FormatError as e:
-    print("REFUSED", e.where, "|", e)
-""")
+    proc = _load_under_limit(path, 3 << 29)
     assert_clean_exit(proc)
     n = len(WORDPIECE_VOCAB) + len(doc["added_tokens"])
     assert proc.stdout.startswith(f"REFUSED added_tokens[{len(doc['added_tokens']) - 1}].id |"), \
@@ -691,17 +697,7 @@ def test_gguf_array_count_past_the_file_is_refused_at_once(tmp_path):
             + string("tokenizer.ggml.token_type") + struct.pack("<IIQ", 9, 5, 2**60))
     path = tmp_path / "count.gguf"
     path.write_bytes(data)
-    proc = run_isolated(f"""
-import resource
-import tokenforge
-from tokenforge.errors import FormatError
-resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))
-try:
-    tokenforge.Tokenizer.from_file({str(path)!r})
-    print("LOADED")
-except FormatError as e:
-    print("REFUSED", e.where, "|", e)
-""", timeout=60)
+    proc = _load_under_limit(path, 3 << 30)
     assert_clean_exit(proc)
     assert proc.stdout.startswith("REFUSED tokenizer.ggml.token_type |"), proc.stdout + proc.stderr[-2000:]
 
