@@ -446,11 +446,13 @@ class Encoding:
         # Patterns without a native scanner: split around allowed special tokens (one native
         # pass), cut each part with the pattern (whole matches, even if it has groups), merge.
         ids: list[int] = []
+        pattern = self._regex
+        assert pattern is not None  # only patterns without a native scanner come here
         for part in allowed.split(text) if allowed is not None else (text,):
             if isinstance(part, int):
                 ids.append(part)
             elif part:
-                ids += self._core.encode_pieces([m.group() for m in self._regex.finditer(part)])
+                ids += self._core.encode_pieces([m.group() for m in pattern.finditer(part)])
         return ids
 
     @staticmethod
@@ -565,4 +567,4 @@ class Encoding:
         if isinstance(value, str):
             self.__dict__ = get_encoding(value).__dict__
         else:
-            self.__init__(**value)
+            Encoding.__init__(self, **value)

@@ -36,11 +36,11 @@ def _harmony_specials() -> dict[str, int]:
     return named | {f"<|reserved_{i}|>": i for i in range(200013, 201088)}
 
 
-_R50K = dict(file="p50k_base.tiktoken", pattern=patterns.GPT2, special_tokens={ENDOFTEXT: 50256},
-             rank_limit=50256, explicit_n_vocab=50257)
+_R50K = EncodingSpec("p50k_base.tiktoken", patterns.GPT2, {ENDOFTEXT: 50256}, rank_limit=50256,
+                     explicit_n_vocab=50257)
 SPECS: dict[str, EncodingSpec] = {
-    "gpt2": EncodingSpec(**_R50K),
-    "r50k_base": EncodingSpec(**_R50K),
+    "gpt2": _R50K,
+    "r50k_base": _R50K,
     "p50k_base": EncodingSpec("p50k_base.tiktoken", patterns.GPT2, {ENDOFTEXT: 50256}, explicit_n_vocab=50281),
     "p50k_edit": EncodingSpec(
         "p50k_base.tiktoken", patterns.GPT2,

@@ -66,7 +66,8 @@ class SentencePieceTokenizer(Tokenizer):
         self.add_eos = _check_bool(add_eos, "add_eos")
 
     @classmethod
-    def from_file(cls, path: str | os.PathLike[str], *, add_bos: bool | None = None,
+    def from_file(  # type: ignore[override]  # Tokenizer.from_file forwards .model options here
+            cls, path: str | os.PathLike[str], *, add_bos: bool | None = None,
                   add_eos: bool = False) -> SentencePieceTokenizer:
         path = os.fspath(path)
         with open(path, "rb") as f:
@@ -124,13 +125,14 @@ class SentencePieceTokenizer(Tokenizer):
         ids = {self._token_of[i]: [i] for i in (self.bos_id, self.eos_id) if i is not None}
 
         def around(sequence: int) -> list[Piece]:
-            bos = [(False, 0, sequence, self._token_of[self.bos_id])] if self._add_bos else []
-            eos = [(False, 0, sequence, self._token_of[self.eos_id])] if self._add_eos else []
+            bos = [(False, 0, sequence, self._token_of[self.bos_id])] if self._add_bos and self.bos_id is not None else []
+            eos = [(False, 0, sequence, self._token_of[self.eos_id])] if self._add_eos and self.eos_id is not None else []
             return [*bos, (True, sequence, sequence, ""), *eos]
 
+        post = TemplateProcessing(tuple(around(0)), tuple(around(0) + around(1)), ids)
         # (set here, not by assignment from outside: see Tokenizer._PARTS)
-        object.__setattr__(self, "post_processor", TemplateProcessing(tuple(around(0)), tuple(around(0) + around(1)), ids))
-        self._native.set_template(self.post_processor.native_pieces(False), self.post_processor.native_pieces(True))
+        object.__setattr__(self, "post_processor", post)
+        self._native.set_template(post.native_pieces(False), post.native_pieces(True))
 
     # -- decoding ----------------------------------------------------------------------
 

@@ -67,7 +67,12 @@ class AddedToken:
         object.__setattr__(self, "special", _check_bool(self.special, f"special (of added token {self.content!r})"))
 
 
-Encoded = _core.Encoded
+if TYPE_CHECKING:
+    from typing import TypeAlias  # (3.10+; only the type checker reads this)
+
+    Encoded: TypeAlias = _core.Encoded
+else:
+    Encoded = _core.Encoded
 
 
 def _resolve_policy(policy: SpecialPolicy, allowed_special: SpecialSet, disallowed_special: SpecialSet,
@@ -124,7 +129,7 @@ class Tokenizer:
         self._apply_truncation()
         self._apply_padding()
         # The native method itself, for the shortest call path (same signature and behaviour).
-        self.encode = native.encode
+        self.encode = native.encode  # type: ignore[method-assign]  # an instance's own, by design
 
     def _added(self, allowed_special: SpecialSet, disallowed_special: SpecialSet,
                texts: Sequence[str | None]) -> _core.SpecialMatcher | None:
@@ -240,20 +245,20 @@ class Tokenizer:
         _check_bool(add_special_tokens, "add_special_tokens")
         if isinstance(inputs, str):
             raise TypeError("encode_batch takes a list of str or a list of (str, str) pairs, got a single str")
-        inputs = list(inputs)
-        pairs = None
-        if inputs and not isinstance(inputs[0], str):
+        items = list(inputs)
+        texts: list[Any] = items
+        pairs: list[Any] | None = None
+        if items and not isinstance(items[0], str):
             try:
-                firsts, pairs = zip(*inputs)
+                firsts, seconds = zip(*items)
             except (TypeError, ValueError):
                 raise TypeError("encode_batch takes a list of str or a list of (str, str) pairs") from None
-            inputs = list(firsts)
-            pairs = list(pairs)
+            texts, pairs = list(firsts), list(seconds)
         # By default, a thread per 64 texts up to every core: small batches skip the thread start-up.
-        threads = min(len(inputs) // 64 + 1, resolve_threads(None)) if num_threads is None else resolve_threads(num_threads)
+        threads = min(len(texts) // 64 + 1, resolve_threads(None)) if num_threads is None else resolve_threads(num_threads)
         allowed = self._DEFAULT_ALLOWED if allowed_special is None else allowed_special
-        added = self._added(allowed, disallowed_special, inputs + (pairs or []))
-        return self._native.encode_batch(inputs, pairs, add_special_tokens, added, threads)
+        added = self._added(allowed, disallowed_special, texts + (pairs or []))
+        return self._native.encode_batch(texts, pairs, add_special_tokens, added, threads)
 
     # -- decoding ----------------------------------------------------------------------
 

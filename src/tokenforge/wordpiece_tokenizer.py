@@ -104,7 +104,8 @@ class WordPieceTokenizer(Tokenizer):
         return cls.wpm(read_wpm_vocab_txt(path))
 
     @classmethod
-    def wpm(cls, tokens: Sequence[str], *, converted: bool = True, unk_token: str = "[UNK]",
+    def wpm(  # type: ignore[override]  # Tokenizer.wpm forwards its options here
+            cls, tokens: Sequence[str], *, converted: bool = True, unk_token: str = "[UNK]",
             cls_token: str = "[CLS]", sep_token: str = "[SEP]") -> WordPieceTokenizer:
         """llama.cpp's WPM tokenizer over `tokens` in its GGUF form (word-initial pieces start with
         "▁"), or in BERT's form with converted=False. Special-token text is plain text, as

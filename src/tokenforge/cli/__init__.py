@@ -333,9 +333,9 @@ def _count(args: argparse.Namespace) -> int:
         for path in _check_inputs(args.files, "FILES"):
             with open(path, "rb") as f:
                 rows.append((path, _utf8(f.read(), path, args.errors)))
-    table = [{"file": name, "tokens": _count_tokens(enc, text), "characters": len(text),
+    table: list[dict[str, Any]] = [{"file": name, "tokens": _count_tokens(enc, text), "characters": len(text),
               "bytes": len(text.encode("utf-8", "surrogatepass"))} for name, text in rows]
-    total = {key: sum(row[key] for row in table) for key in ("tokens", "characters", "bytes")}
+    total: dict[str, Any] = {key: sum(row[key] for row in table) for key in ("tokens", "characters", "bytes")}
     if args.json:
         _write(json.dumps({"encoding": args.encoding, "files": table, "total": total}, ensure_ascii=False) + "\n")
         return 0

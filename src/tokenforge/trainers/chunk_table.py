@@ -67,6 +67,7 @@ def _count(texts, pat_str, progress, batch_limit, spill_at, parts) -> tuple[_cor
         if scanner >= 0:
             counts.add_texts(batch, scanner, resolve_threads(None))
         else:
+            assert compiled is not None  # no native scanner: the pattern was compiled
             for text in batch:
                 for chunk, n in Counter(m.group().encode("utf-8") for m in compiled.finditer(text)).items():
                     counts.add(chunk, n)

@@ -52,7 +52,7 @@ def prune_bpe(
         kept |= needed
     remap = {old: new for new, old in enumerate(sorted(kept))}
     new_ranks = {by_id[old]: new for old, new in remap.items()}
-    specials = {}
+    specials: dict[str, int] = {}
     for text, old in sorted(base._special_tokens.items(), key=lambda kv: kv[1]):
         remap[old] = specials[text] = len(new_ranks) + len(specials)
     pruned = Encoding(name or f"{base.name}_pruned", pat_str=base._pat_str, mergeable_ranks=new_ranks,

@@ -29,7 +29,7 @@ import random
 import warnings
 from collections.abc import Iterable, Iterator, Sequence
 from importlib import resources
-from typing import Callable
+from typing import Any, Callable
 
 from .. import _core
 from ..encoding import INT64_MAX, MAX_VOCAB, _check_bool, _check_float, _check_int
@@ -65,6 +65,11 @@ def _charsmap(rule: str) -> bytes:
 Chunk = tuple[list[str], Callable[[int], str]]
 
 
+def _named(prefix: str, first: int) -> Callable[[int], str]:
+    """Where line k of a chunk is: prefix + its number (first + k)."""
+    return lambda k: f"{prefix}{first + k}"
+
+
 def _file_chunks(paths: list[str]) -> Iterator[Chunk]:
     """The lines of text files (split at "\\n" only, without it), about a megabyte at a time."""
     for path in paths:
@@ -75,10 +80,10 @@ def _file_chunks(paths: list[str]) -> Iterator[Chunk]:
                 while block := f.read(1 << 20):
                     lines = (rest + block).split("\n")
                     rest = lines.pop()
-                    yield lines, lambda k, path=path, first=number: f"{path}:{first + k}"
+                    yield lines, _named(f"{path}:", number)
                     number += len(lines)
                 if rest:
-                    yield [rest], lambda k, path=path, first=number: f"{path}:{first + k}"
+                    yield [rest], _named(f"{path}:", number)
         except UnicodeDecodeError as e:
             raise ValueError(f"{path}: not UTF-8 text (after line {number}: {e.reason})") from None
         except OSError as e:
@@ -89,7 +94,7 @@ def _sentence_chunks(sentences: Iterable[str]) -> Iterator[Chunk]:
     it = iter(sentences)
     first = 0
     while lines := list(itertools.islice(it, _BATCH)):
-        yield lines, lambda k, first=first: f"sentence {first + k}"
+        yield lines, _named("sentence ", first)
         first += len(lines)
 
 
@@ -308,7 +313,7 @@ def train_sentencepiece(
                                        shrinking_factor=shrinking_factor)
     else:
         trainer = _core.SpmBpeTrainer(*corpus_options)
-    chunks = _file_chunks(expand_paths(input)) if input is not None else _sentence_chunks(sentences)
+    chunks = _file_chunks(expand_paths(input)) if input is not None else _sentence_chunks(sentences or ())
     with Progress("reading sentences", unit="sentences", enabled=progress) as shown:
         for batch in _sentences(chunks, max_sentence_length, skip_long_lines, input_sentence_size,
                                 shuffle_input_sentence, seed):
@@ -347,9 +352,11 @@ def train_sentencepiece(
     ]:
         trainer_spec[name] = value
     normalizer_spec = Spec(NORMALIZER_SPEC)
-    for name, value in [("name", normalization_rule_name), ("precompiled_charsmap", charsmap),
-                        ("add_dummy_prefix", add_dummy_prefix), ("remove_extra_whitespaces", remove_extra_whitespaces),
-                        ("escape_whitespaces", True)]:
+    normalizer_options: list[tuple[str, Any]] = [
+        ("name", normalization_rule_name), ("precompiled_charsmap", charsmap), ("add_dummy_prefix", add_dummy_prefix),
+        ("remove_extra_whitespaces", remove_extra_whitespaces), ("escape_whitespaces", True),
+    ]
+    for name, value in normalizer_options:
         normalizer_spec[name] = value
     return SentencePieceModel(pieces, trainer_spec, normalizer_spec)
 
