@@ -5,10 +5,10 @@ normalization rules and options."""
 from __future__ import annotations
 
 import pytest
+from conftest import LONG_PLAIN_RUNS, SHARED, corpus_files, read_sample
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import LONG_PLAIN_RUNS, SHARED, corpus_files, read_sample
 from tokenforge.formats.sentencepiece_model import SentencePieceModel
 from tokenforge.models.sentencepiece import SentencePieceModelEncoder
 

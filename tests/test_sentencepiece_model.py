@@ -6,10 +6,16 @@ from __future__ import annotations
 import random
 
 import pytest
-
 from conftest import SHARED, corpus_files, read_sample
-from tokenforge.formats.sentencepiece_model import (NORMALIZER_SPEC, TRAINER_SPEC, ModelType, Piece, PieceType,
-                                                     SentencePieceModel)
+
+from tokenforge.formats.sentencepiece_model import (
+    NORMALIZER_SPEC,
+    TRAINER_SPEC,
+    ModelType,
+    Piece,
+    PieceType,
+    SentencePieceModel,
+)
 
 spm = pytest.importorskip("sentencepiece")
 MISTRAL = SHARED / "vocab" / "mistral-7b-v0.1.model"

@@ -10,11 +10,16 @@ import math
 import random
 
 import pytest
+from conftest import SHARED, corpus_files, read_sample
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import SHARED, corpus_files, read_sample
-from tokenforge.formats.sentencepiece_model import ModelType, Piece, PieceType, SentencePieceModel
+from tokenforge.formats.sentencepiece_model import (
+    ModelType,
+    Piece,
+    PieceType,
+    SentencePieceModel,
+)
 from tokenforge.models.sentencepiece import SentencePieceModelEncoder
 
 spm = pytest.importorskip("sentencepiece")

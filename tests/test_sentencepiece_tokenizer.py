@@ -8,13 +8,13 @@ from __future__ import annotations
 import shutil
 
 import pytest
+from conftest import LONG_PLAIN_RUNS, SHARED, corpus_files, read_sample
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from test_cli import run
 
 import tokenforge
-from conftest import LONG_PLAIN_RUNS, SHARED, corpus_files, read_sample
 from tokenforge import DisallowedSpecialTokenError, SentencePieceTokenizer, Tokenizer
-from test_cli import run
 
 spm = pytest.importorskip("sentencepiece")
 MISTRAL = str(SHARED / "vocab" / "mistral-7b-v0.1.model")

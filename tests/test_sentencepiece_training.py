@@ -8,11 +8,19 @@ import io
 import warnings
 
 import pytest
-
 from conftest import corpus_files, read_sample
-from tokenforge.formats.sentencepiece_model import ModelType, PieceType, SentencePieceModel
+
+from tokenforge.formats.sentencepiece_model import (
+    ModelType,
+    PieceType,
+    SentencePieceModel,
+)
 from tokenforge.models.sentencepiece import SentencePieceModelEncoder
-from tokenforge.trainers.sentencepiece import save_sentencepiece, train_sentencepiece, vocab_text
+from tokenforge.trainers.sentencepiece import (
+    save_sentencepiece,
+    train_sentencepiece,
+    vocab_text,
+)
 
 spm = pytest.importorskip("sentencepiece")
 

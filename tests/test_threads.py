@@ -6,9 +6,9 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
+from conftest import corpus_files, read_sample
 
 import tokenforge
-from conftest import corpus_files, read_sample
 
 
 @pytest.mark.parametrize("name", ["cl100k_base", "o200k_base"])

@@ -3,9 +3,9 @@ round, merge the best likelihood score), merge by merge."""
 from __future__ import annotations
 
 import pytest
+from conftest import corpus_files, read_sample
 
 import tokenforge
-from conftest import corpus_files, read_sample
 from tokenforge.trainers import train_wordpiece, train_wordpiece_merges
 
 
@@ -39,7 +39,7 @@ def reference_merges(texts: list[str], vocab_size: int, specials: list[str], min
         best, _ = max(candidates, key=lambda pc: (pc[1] / (token_counts[pc[0][0]] * token_counts[pc[0][1]]),
                                                    pc[1], -pc[0][0], -pc[0][1]))
         new = len(tokens)
-        right = tokens[best[1]][2:] if tokens[best[1]].startswith("##") else tokens[best[1]]
+        right = tokens[best[1]].removeprefix("##")
         tokens.append(tokens[best[0]] + right)
         merges.append(best)
         for w, s in splits.items():
