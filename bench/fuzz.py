@@ -1,6 +1,6 @@
 """The long fuzz run: the hardening suites of the tests with many more examples each.
 
-    python bench/fuzz.py                    # 2,000 examples per fuzz test (~30-60 min on 2 cores)
+    python bench/fuzz.py                    # 2,000 examples per fuzz test (~5 min on 2 cores)
     python bench/fuzz.py --examples 200     # a quicker look
     python bench/fuzz.py --examples 20000 -k gguf   # one format, hard
 
