@@ -203,3 +203,18 @@ def test_progress_is_drawn_on_request(corpus, capsys):
         train_sentencepiece(path, 1500, "bpe", progress=True, character_coverage=0.98)
     err = capsys.readouterr().err
     assert "unigram EM" in err and "bpe merges" in err and "reading sentences" in err
+
+
+def test_files_that_are_not_utf8_train_with_errors_replace(tmp_path):
+    """errors="replace" reads each invalid byte as U+FFFD: the model is the one the decoded
+    lines give, and its trainer spec still names the file."""
+    data = b"caf\xe9 au lait\nna\xefve caf\xe9\n" * 40 + b"plain words here\n" * 40
+    bad = tmp_path / "latin1.txt"
+    bad.write_bytes(data)
+    with pytest.raises(ValueError, match="errors must be"):
+        train_sentencepiece(bad, vocab_size=24, errors="ignore", progress=False)
+    from_file = train_sentencepiece(bad, vocab_size=24, errors="replace", progress=False)
+    lines = data.decode("utf-8", "replace").split("\n")[:-1]
+    from_lines = train_sentencepiece(sentences=lines, vocab_size=24, progress=False)
+    assert [(p.piece, p.score) for p in from_file.pieces] == [(p.piece, p.score) for p in from_lines.pieces]
+    assert str(bad) in str(from_file.trainer_spec["input"])

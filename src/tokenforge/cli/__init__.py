@@ -167,18 +167,6 @@ def _text_files(paths: list[str], errors: str) -> Iterator[str]:
         raise
 
 
-def _text_lines(paths: list[str], errors: str) -> Iterator[str]:
-    """The lines of the files (split at "\\n" only, without it), read by _text_files."""
-    for path in paths:
-        rest = ""
-        for piece in _text_files([path], errors):
-            lines = (rest + piece).split("\n")
-            rest = lines.pop()
-            yield from lines
-        if rest:
-            yield rest
-
-
 # ---------------------------------------------------------------------------------------------------
 # Writing output
 
@@ -491,7 +479,7 @@ def _spm_options(pairs: list[str]) -> dict:
         name, sep, value = pair.partition("=")
         name = name.replace("-", "_")
         if (not sep or name not in params or params[name].kind != inspect.Parameter.KEYWORD_ONLY
-                or name in ("sentences", "progress")):
+                or name in ("sentences", "errors", "progress")):
             raise CliError(f"--spm takes NAME=VALUE with NAME an option of train_sentencepiece (such as "
                            f"input_sentence_size=1000000), got {pair!r}; --quiet turns progress off")
         default = params[name].default
@@ -575,14 +563,11 @@ def _train_sentencepiece(args: argparse.Namespace, files: list[str], held_out: l
                        ("user_defined_symbol", "user_defined_symbols")):
         if getattr(args, flag) not in (None, False):
             options[name] = getattr(args, flag)
-    # strict: the trainer reads the files (and records them in the model); replace: we read them
-    source: dict[str, Any] = {"input": files} if args.errors == "strict" else {
-        "sentences": _text_lines(files, args.errors)}
     start = time.perf_counter()
     try:
-        model = train_sentencepiece(vocab_size=args.vocab_size,
+        model = train_sentencepiece(files, vocab_size=args.vocab_size,
                                     model_type="unigram" if args.model == "unigram" else "bpe",
-                                    progress=False if args.quiet else None, **source, **options)
+                                    errors=args.errors, progress=False if args.quiet else None, **options)
     except ValueError as e:
         if "not UTF-8 text" in str(e):
             raise CliError(f"{e}; convert it to UTF-8 (e.g. with iconv -f latin1 -t utf-8) or {_REPLACE_HINT}") from None

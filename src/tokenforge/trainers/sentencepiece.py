@@ -70,12 +70,13 @@ def _named(prefix: str, first: int) -> Callable[[int], str]:
     return lambda k: f"{prefix}{first + k}"
 
 
-def _file_chunks(paths: list[str]) -> Iterator[Chunk]:
-    """The lines of text files (split at "\\n" only, without it), about a megabyte at a time."""
+def _file_chunks(paths: list[str], errors: str = "strict") -> Iterator[Chunk]:
+    """The lines of text files (split at "\\n" only, without it), about a megabyte at a time;
+    bytes that are not UTF-8 raise (errors="strict") or read as U+FFFD ("replace")."""
     for path in paths:
         number = 1
         try:
-            with open(path, encoding="utf-8", newline="\n") as f:
+            with open(path, encoding="utf-8", errors=errors, newline="\n") as f:
                 rest = ""
                 while block := f.read(1 << 20):
                     lines = (rest + block).split("\n")
@@ -257,15 +258,20 @@ def train_sentencepiece(
     num_sub_iterations: int = 2,
     num_threads: int | None = None,
     seed: int | None = None,
+    errors: str = "strict",
     progress: bool | None = None,
 ) -> SentencePieceModel:
     """Train a sentencepiece model on the lines of `input` (file paths or globs) or on
     `sentences` (an iterable of str, one sentence each). Options and defaults are
     sentencepiece's (spm_train's flags of the same names); skip_long_lines=True leaves out
     lines over max_sentence_length bytes, which otherwise raise. `seed` fixes the sampling of
-    input_sentence_size. Returns the model; save_sentencepiece writes .model and .vocab."""
+    input_sentence_size. `errors`: what bytes of `input` that are not UTF-8 do, "strict" (an
+    error naming the file and line) or "replace" (each reads as U+FFFD). Returns the model;
+    save_sentencepiece writes .model and .vocab."""
     if (input is None) == (sentences is None):
         raise ValueError("give either input (file paths) or sentences (an iterable of str)")
+    if errors not in ("strict", "replace"):
+        raise ValueError(f"errors must be 'strict' or 'replace', got {errors!r}")
     if model_type not in ("unigram", "bpe"):
         raise ValueError(f"model_type must be 'unigram' or 'bpe', got {model_type!r}")
     # Every option is checked (and read as an int, a float or a bool) before any text is read;
@@ -313,7 +319,7 @@ def train_sentencepiece(
                                        shrinking_factor=shrinking_factor)
     else:
         trainer = _core.SpmBpeTrainer(*corpus_options)
-    chunks = _file_chunks(expand_paths(input)) if input is not None else _sentence_chunks(sentences or ())
+    chunks = _file_chunks(expand_paths(input), errors) if input is not None else _sentence_chunks(sentences or ())
     with Progress("reading sentences", unit="sentences", enabled=progress) as shown:
         for batch in _sentences(chunks, max_sentence_length, skip_long_lines, input_sentence_size,
                                 shuffle_input_sentence, seed):
