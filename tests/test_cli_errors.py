@@ -19,7 +19,7 @@ import tokenforge
 import tokenforge.trainers
 import tokenforge.trainers.sentencepiece
 from tokenforge.cli import main
-from tokenforge.encoding import MAX_VOCAB
+from tokenforge.arguments import MAX_VOCAB
 
 EXIT_ERROR = 2  # the documented exit status of every error the message explains
 EXIT_BROKEN_PIPE = 141  # stdout closed early

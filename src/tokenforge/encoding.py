@@ -13,6 +13,14 @@ from typing import TYPE_CHECKING, Any, Callable, NamedTuple, TypeVar
 import regex
 
 from . import _core
+from .arguments import (
+    MAX_VOCAB,
+    UINT32_MAX,
+    _batch_ids,
+    _file_value,
+    _token_id,
+    _token_ids,
+)
 from .decoders.streaming import StreamDecoder
 from .packed import PackedInts
 from .pretokenizers.patterns import scanner_id
@@ -24,7 +32,7 @@ if TYPE_CHECKING:
     import numpy.typing as npt
 
 _T = TypeVar("_T")
-_MAX_RANK = 1 << 24  # as the native .tiktoken parser: a guard against absurd allocations
+_MAX_RANK = MAX_VOCAB  # as the native .tiktoken parser: a guard against absurd allocations
 
 
 class TokenOffsets(NamedTuple):
@@ -42,134 +50,11 @@ class InvalidTokenError(KeyError, ValueError):
         return str(self.args[0]) if self.args else ""
 
 
-# ---------------------------------------------------------------- argument checks
-# One reading of numbers, flags and token ids for every surface (Encoding, Tokenizer, trainers):
-# a bad value is a TypeError (wrong kind) or ValueError (out of range) that names the argument and
-# what it accepts, raised before anything is stored or any native call is made.
-
-INT64_MAX = 2**63 - 1
-UINT32_MAX = 2**32 - 1
-MAX_VOCAB = _MAX_RANK  # the most tokens a vocabulary may have: every id fits the native uint32 tables
-
-
-def _shown(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
-
-
-def _bound(n: int) -> str:
-    """A range's end as people write it: 2**63-1 rather than 9223372036854775807."""
-    for k in range(20, 65):
-        if n == 2**k or n == -(2**k):
-            return f"{'-' if n < 0 else ''}2**{k}"
-        if n == 2**k - 1:
-            return f"2**{k}-1"
-    return str(n)
-
-
-def _int_range(low: int | None, high: int | None) -> str:
-    if low is not None and high is not None:
-        return f"an int in {_bound(low)}..{_bound(high)}"
-    if low is not None:
-        return f"an int >= {_bound(low)}"
-    return "an int" if high is None else f"an int <= {_bound(high)}"
-
-
-def _check_int(value: Any, name: str, low: int | None = None, high: int | None = None, *,
-               none: str | None = None, why: str = "") -> Any:
-    """`value` as an int in low..high: any integer (int, NumPy integer scalars: whatever has
-    `__index__`) but bool. `none`: None is accepted too, meaning that (e.g. "no limit").
-    Otherwise TypeError (not an integer) or ValueError (out of range) naming `name`."""
-    if value is None and none is not None:
-        return None
-    allowed = (f"None ({none}) or " if none is not None else "") + _int_range(low, high) + why
-    if not isinstance(value, bool):
-        try:
-            n = operator.index(value)
-        except TypeError:
-            pass
-        else:
-            if (low is None or n >= low) and (high is None or n <= high):
-                return n
-            raise ValueError(f"{name} must be {allowed}, got {n}")
-    raise TypeError(f"{name} must be {allowed}, got {type(value).__name__} {_shown(value)}")
-
-
-def _file_value(value: Any, name: str, high: int) -> int:
-    """An id or rank of a vocabulary handed to a constructor: an int in 0..high. Any wrong value
-    is a ValueError, as a bad entry of a vocabulary file is (tiktoken's constructors agree)."""
-    try:
-        return _check_int(value, name, 0, high)
-    except TypeError as e:
-        raise ValueError(str(e)) from None
-
-
-def _check_float(value: Any, name: str, low: float, high: float, *, low_open: bool = False, why: str = "") -> float:
-    """`value` (an int or a float, NumPy's too, not bool) as a float in [low, high] ((low, high]
-    with low_open); NaN is out of range."""
-    allowed = f"{'(' if low_open else '['}{low}, {high}]{why}"
-    if _is_bool(value) or not isinstance(value, (int, float)) and not hasattr(value, "__float__"):
-        raise TypeError(f"{name} must be a number in {allowed}, got {type(value).__name__} {_shown(value)}")
-    try:
-        x = float(value)
-    except (TypeError, ValueError, OverflowError):
-        raise TypeError(f"{name} must be a number in {allowed}, got {type(value).__name__} {_shown(value)}") from None
-    if not ((low < x) if low_open else (low <= x)) or not x <= high:  # NaN fails both
-        raise ValueError(f"{name} must be in {allowed}, got {_shown(value)}")
-    return x
-
-
-def _is_bool(value: Any) -> bool:
-    """A bool, Python's or NumPy's."""
-    return isinstance(value, bool) or (type(value).__module__ == "numpy" and type(value).__name__ in ("bool", "bool_"))
-
-
-def _check_bool(value: Any, name: str) -> bool:
-    """`value` as a bool: True or False (NumPy's bool too); anything else is a TypeError."""
-    if value is True or value is False:
-        return value
-    if _is_bool(value):
-        return bool(value)
-    raise TypeError(f"{name} must be True or False, got {type(value).__name__} {_shown(value)}")
-
-
-def _id_array(ids: Any, name: str, ndim: int) -> Any:
-    """Token ids as the native parsers read them fastest: a NumPy integer array of `ndim`
-    dimensions (1: one sequence, 2: a batch) becomes (nested) lists of ints; a NumPy array of
-    any other kind (float, bool) or shape is a TypeError. Lists, tuples and other sequences pass
-    as they are (their items may be any integers)."""
-    what = "a sequence of token ids (ints)" if ndim == 1 else "a sequence of token id sequences"
-    kind = getattr(getattr(ids, "dtype", None), "kind", None)
-    if kind is None or not hasattr(ids, "tolist"):
-        if isinstance(ids, (str, bytes)):
-            raise TypeError(f"{name} must be {what}, got {type(ids).__name__}")
-        return ids
-    if kind not in "iu":
-        raise TypeError(f"{name} must be token ids (integers), got an array of {ids.dtype}")
-    if getattr(ids, "ndim", ndim) != ndim:
-        raise TypeError(f"{name} must be a {ndim}-D array of token ids ({what}), got a {ids.ndim}-D array")
-    return ids.tolist()
-
-
-def _token_ids(ids: Any, name: str = "ids") -> Any:
-    """One sequence of token ids (see _id_array)."""
-    return _id_array(ids, name, 1)
-
-
-def _batch_ids(batch: Any, name: str = "batch") -> Any:
-    """A batch of id sequences: a 2-D NumPy integer array becomes a list of lists of ints."""
-    return _id_array(batch, name, 2)
-
-
-def _token_id(value: Any, name: str = "token id") -> int:
-    """One token id: any integer (NumPy's too; bool counts as 0 and 1, as in tiktoken, HF and
-    sentencepiece); anything else is a TypeError."""
-    if type(value) is int:
-        return value
-    try:
-        return operator.index(value)
-    except TypeError:
-        raise TypeError(f"{name} must be an int, got {type(value).__name__} {_shown(value)}") from None
+def _batch_texts(texts: Sequence[str]) -> list[str]:
+    """The texts of a batch call as a list (any iterable, read once); a lone str is a TypeError."""
+    if isinstance(texts, str):
+        raise TypeError("encode_*_batch expects a list of str, got a single str")
+    return list(texts)
 
 
 def _without_surrogates(text: str) -> str:
@@ -384,7 +269,7 @@ class Encoding:
     def encode_ordinary_batch(self, text: Sequence[str], *, num_threads: int | None = None) -> list[list[int]]:
         """`encode_ordinary` over many texts on native threads: `num_threads` None for every core,
         else an int >= 1 (capped at tokenforge.threads.MAX_THREADS)."""
-        return self._encode_batch(text, None, num_threads)
+        return self._encode_batch(_batch_texts(text), None, num_threads)
 
     def encode_batch(
         self,
@@ -396,9 +281,7 @@ class Encoding:
     ) -> list[list[int]]:
         """`encode` over many texts on native threads (`num_threads` as in encode_ordinary_batch)."""
         allowed, disallowed = self._policy.resolve(allowed_special, disallowed_special)
-        if isinstance(text, str):
-            raise TypeError("encode_*_batch expects a list of str, got a single str")
-        texts = list(text)  # once: a generator would be spent by the check below
+        texts = _batch_texts(text)  # once: a generator would be spent by the check below
         if disallowed is not None:
             for t in texts:
                 self._check(t, disallowed)
@@ -429,14 +312,11 @@ class Encoding:
             return self._core.encode(_without_surrogates(text), allowed)
 
     def _encode_batch(
-        self, texts: Sequence[str], allowed: _core.SpecialMatcher | None, num_threads: int | None
+        self, texts: list[str], allowed: _core.SpecialMatcher | None, num_threads: int | None
     ) -> list[list[int]]:
-        if isinstance(texts, str):
-            raise TypeError("encode_*_batch expects a list of str, got a single str")
         threads = resolve_threads(num_threads)
         if self._regex is not None:
             return [self._encode(t, allowed) for t in texts]
-        texts = list(texts)
         try:
             return self._core.encode_batch(texts, allowed, threads)
         except UnicodeEncodeError:

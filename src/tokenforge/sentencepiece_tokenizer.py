@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from . import _core
-from .encoding import _check_bool, _token_id, _token_ids
+from .arguments import _check_bool, _token_id, _token_ids
 from .errors import FormatError
 from .formats.sentencepiece_model import PieceType, SentencePieceModel
 from .models.sentencepiece import SentencePieceModelEncoder

@@ -21,11 +21,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from . import _core
-from .encoding import (
+from .arguments import (
     INT64_MAX,
     UINT32_MAX,
     _batch_ids,
     _check_bool,
+    _check_choice,
     _check_int,
     _shown,
     _token_id,
@@ -38,15 +39,6 @@ if TYPE_CHECKING:
 
 _STRATEGIES = {"longest_first": 0, "only_first": 1, "only_second": 2}
 MAX_PAD_LENGTH = 1 << 24  # padding to more tokens than this is a mistake, and would exhaust memory
-
-
-def _check_choice(value: Any, name: str, choices: Sequence[str]) -> str:
-    allowed = " or ".join(repr(c) for c in choices)
-    if not isinstance(value, str):
-        raise TypeError(f"{name} must be {allowed}, got {type(value).__name__} {_shown(value)}")
-    if value not in choices:
-        raise ValueError(f"{name} must be {allowed}, got {_shown(value)}")
-    return value
 
 
 @dataclass(frozen=True)

@@ -9,8 +9,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from . import _core
+from .arguments import _check_bool, _token_id, _token_ids
 from .decoders.wordpiece import WordPieceDecoder, WpmDecoder
-from .encoding import _check_bool, _token_id, _token_ids
 from .models.wordpiece import WPM_WORD_PREFIX, WordPiece, to_wpm_vocab
 from .normalizers.bert import BertNormalizer, WpmNormalizer
 from .postprocessors.template import TemplateProcessing

@@ -20,7 +20,7 @@ import warnings
 from collections.abc import Iterator
 from typing import Any, NoReturn
 
-from ..encoding import MAX_VOCAB
+from ..arguments import MAX_VOCAB
 from ..registry import (
     get_encoding,
     get_tokenizer,

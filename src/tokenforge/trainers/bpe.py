@@ -19,14 +19,8 @@ from collections.abc import Iterable
 import regex
 
 from .. import _core
-from ..encoding import (
-    _MAX_RANK,
-    INT64_MAX,
-    UINT32_MAX,
-    Encoding,
-    _check_int,
-    _has_surrogates,
-)
+from ..arguments import INT64_MAX, UINT32_MAX, _check_int
+from ..encoding import _MAX_RANK, Encoding, _has_surrogates
 from ..formats.gpt2_files import bytes_to_unicode, split_for_merge
 from ..pretokenizers.patterns import BY_NAME, WHOLE_TEXT
 from ..progress import Progress

@@ -15,7 +15,8 @@ from collections.abc import Iterable
 import regex
 
 from .. import _core
-from ..encoding import INT64_MAX, _check_int, _without_surrogates
+from ..arguments import INT64_MAX, _check_int
+from ..encoding import _without_surrogates
 from ..pretokenizers.patterns import scanner_id
 from ..progress import Progress
 from ..threads import resolve_threads

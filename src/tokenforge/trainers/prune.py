@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 
-from ..encoding import Encoding, _check_int
+from ..arguments import _check_int
+from ..encoding import Encoding
 from ..formats.gpt2_files import split_for_merge
 
 

@@ -32,7 +32,7 @@ from importlib import resources
 from typing import Any, Callable
 
 from .. import _core
-from ..encoding import INT64_MAX, MAX_VOCAB, _check_bool, _check_float, _check_int
+from ..arguments import INT64_MAX, MAX_VOCAB, _check_bool, _check_float, _check_int
 from ..formats.atomic import write_files_atomically
 from ..formats.sentencepiece_model import (
     NORMALIZER_SPEC,

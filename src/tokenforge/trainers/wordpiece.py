@@ -25,8 +25,8 @@ import warnings
 from collections.abc import Iterable, Sequence
 
 from .. import _core
+from ..arguments import INT64_MAX, MAX_VOCAB, UINT32_MAX, _check_int
 from ..decoders.wordpiece import WordPieceDecoder
-from ..encoding import INT64_MAX, MAX_VOCAB, UINT32_MAX, _check_int
 from ..models.wordpiece import WordPiece
 from ..normalizers.bert import BertNormalizer
 from ..postprocessors.template import TemplateProcessing
