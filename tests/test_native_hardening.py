@@ -5,6 +5,7 @@ process (conftest.run_isolated), so that a regression fails the test instead of 
 from __future__ import annotations
 
 import io
+import os
 import random
 
 import numpy as np
@@ -14,6 +15,8 @@ from conftest import assert_clean_exit, run_isolated
 import tokenforge
 
 spm = pytest.importorskip("sentencepiece")
+# The address-space limit and memory readings below are Linux's (/proc/self/status, RLIMIT_AS).
+LINUX_PROC = pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="needs Linux's /proc/self/status")
 
 _WORDS = ["the", "quick", "brown", "fox", "jumps", "over", "the", "lazy", "dog", "while", "seven", "wizards",
           "quietly", "judge", "boxing", "matches", "in", "Paris", "and", "Tokyo;", "numbers", "12345", "and",
@@ -52,6 +55,7 @@ def bert_tokenizer(tmp_path_factory) -> tokenforge.Tokenizer:
 # ------------------------------------------------------------------- threads (finding 1)
 
 
+@LINUX_PROC
 def test_thread_start_refused_by_the_system_is_not_fatal():
     """With address space for only a few thread stacks, a batch asking for thousands of native
     threads runs on those that start (it used to abort: "terminate called without an active
@@ -198,8 +202,8 @@ _BATCHES = {
                  "enc.encode_ordinary_batch([doc] * 400, num_threads=1)"),
     "Encoding-threads": ("enc = tokenforge.get_encoding('cl100k_base')",
                          "enc.encode_ordinary_batch([doc] * 800, num_threads=2)"),
-    "train_bpe": ("from tokenforge.trainers import train_bpe\nrng = random.Random(0)\n"
-                  "texts = [''.join(rng.choices('abcdefghijklmnopqrstuvwxyz ', k=10_000)) for _ in range(800)]",
+    "train_bpe": (("from tokenforge.trainers import train_bpe\nrng = random.Random(0)\n"
+                   "texts = [''.join(rng.choices('abcdefghijklmnopqrstuvwxyz ', k=10_000)) for _ in range(800)]"),
                   "train_bpe(texts, 20_000, progress=False)"),
 }
 
@@ -238,6 +242,7 @@ def _peak_ratio(setup: str, call: str) -> float:
     return float(proc.stdout.split()[-1])
 
 
+@LINUX_PROC
 def test_wordpiece_training_on_one_huge_word_stays_small():
     """One word of 20 MB: the tokenizer reads it as [UNK] whole, so training leaves it out (it
     took 47x the word: a string per character, then tokens millions of characters long)."""
@@ -248,6 +253,7 @@ def test_wordpiece_training_on_one_huge_word_stays_small():
     assert ratio < 6, ratio  # 4.7 here: the word, its copy as a table key, its alignment
 
 
+@LINUX_PROC
 def test_encode_with_offsets_of_a_large_text_stays_near_its_size():
     """Offsets are 4-byte PackedInts, not lists of ints (a 200 MB text took 25x its size)."""
     ratio = _peak_ratio(

@@ -343,11 +343,10 @@ class PyEncoder {
     return nb::ndarray<nb::numpy, uint32_t, nb::ndim<1>>(ids->data(), {ids->size()}, owner);
   }
 
-  // ids plus, for each token, the index of the character holding its first byte and the
-  // byte offset of that first byte.
-  // (ids, character offsets, byte offsets) as three bytes objects of native uint32 values (4
-  // bytes a token: a list costs 40 for each offset, which for a text of 200 MB is 9 GB). The
-  // Python layer wraps them as read-only sequences (tokenforge.packed.PackedInts).
+  // ids plus, for each token, the index of the character holding its first byte and the byte
+  // offset of that first byte: three bytes objects of native uint32 values (4 bytes a token: a
+  // list costs 40 for each offset, which for a text of 200 MB is 9 GB), which the Python layer
+  // wraps as read-only sequences (tokenforge.packed.PackedInts).
   nb::tuple encode_with_offsets(nb::handle text, const SpecialMatcher* allowed) const {
     Text t = utf8_of(text);
     std::vector<uint32_t> ids;
