@@ -47,6 +47,8 @@ def load_tiktoken(
     specials = special_tokens or {}
     check_ranks_before(path, data, len(specials))
     try:
+        # Parsed before a missing pat_str is reported: a corrupt file's error (with its line)
+        # comes first, whatever the pattern (any will do for the parse).
         encoding = Encoding._from_tiktoken_data(name, pat_str or patterns.CL100K, data, specials)
     except ValueError as e:
         raise parse_error(path, e, data=data) from None
