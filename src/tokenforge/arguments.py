@@ -14,6 +14,7 @@ from typing import Any
 INT64_MAX = 2**63 - 1
 UINT32_MAX = 2**32 - 1
 MAX_VOCAB = 1 << 24  # the most tokens a vocabulary may have (the native .tiktoken parser's bound)
+MAX_PAD_LENGTH = 1 << 24  # padding to more tokens than this is a mistake (or a corrupt file), and would exhaust memory
 
 
 def _shown(value: Any) -> str:

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from . import _core
 from .arguments import (
     INT64_MAX,
+    MAX_PAD_LENGTH,
     UINT32_MAX,
     _batch_ids,
     _check_bool,
@@ -38,7 +39,6 @@ if TYPE_CHECKING:
     from .wordpiece_tokenizer import WordPieceTokenizer
 
 _STRATEGIES = {"longest_first": 0, "only_first": 1, "only_second": 2}
-MAX_PAD_LENGTH = 1 << 24  # padding to more tokens than this is a mistake, and would exhaust memory
 
 
 @dataclass(frozen=True)

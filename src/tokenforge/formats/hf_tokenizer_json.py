@@ -13,6 +13,7 @@ import os
 from typing import Any, NoReturn
 
 from .. import _core
+from ..arguments import MAX_PAD_LENGTH
 from .atomic import write_files_atomically
 from .gpt2_files import bytes_to_unicode, split_for_merge
 from .validation import Fields, id_limit, key_path, read_json
@@ -143,7 +144,6 @@ def _wordpiece_json(tok) -> dict:
 
 _STRATEGY_NAMES = {v: k for k, v in _STRATEGY.items()}
 _MAX_LENGTH = 2**63 - 1  # truncation lengths: what the native pipeline holds
-_MAX_PAD_LENGTH = 1 << 24  # padding to more tokens than this is a corrupt file, and would exhaust memory
 _UINT32_MAX = 2**32 - 1  # token ids
 _MAX_TYPE_ID = _core.MAX_TYPE_ID  # type ids: what the native pipeline holds (HF's files use 0 and 1)
 
@@ -424,13 +424,13 @@ class _TokenizerJson:
         strategy = p.get("strategy", "BatchLongest")
         length = None
         if isinstance(strategy, dict) and set(strategy) == {"Fixed"}:
-            length = f.integer(strategy["Fixed"], "padding.strategy.Fixed", 0, _MAX_PAD_LENGTH) or None
+            length = f.integer(strategy["Fixed"], "padding.strategy.Fixed", 0, MAX_PAD_LENGTH) or None
         elif strategy != "BatchLongest":
             f.fail("padding.strategy", f'must be "BatchLongest" or {{"Fixed": length}}, got {strategy!r}')
         direction = f.choice(p.get("direction", "Right"), "padding.direction", ("Left", "Right"))
         multiple = p.get("pad_to_multiple_of")
         if multiple is not None:
-            multiple = f.integer(multiple, "padding.pad_to_multiple_of", 0, _MAX_PAD_LENGTH)
+            multiple = f.integer(multiple, "padding.pad_to_multiple_of", 0, MAX_PAD_LENGTH)
         pad_token = f.text(p.get("pad_token", "[PAD]"), "padding.pad_token")
         # Any token's id, as HF takes it: pad_id need not be pad_token's (pad_token only names the rows).
         pad_id = self.token_id(p.get("pad_id", 0), "padding.pad_id")
