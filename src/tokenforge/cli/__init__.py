@@ -72,7 +72,12 @@ def _load(name_or_path: str):
         if path.endswith(_TOKENIZER_FILES):
             from ..tokenizer import Tokenizer
 
-            return Tokenizer.from_file(path)
+            tok = Tokenizer.from_file(path)
+            # The text's own tokens: a file's padding and truncation (BERT's pads to 128) are for
+            # batches going to a model, and would make encode --count print the padded length.
+            tok.no_padding()
+            tok.no_truncation()
+            return tok
         if path.endswith(".tiktoken"):  # OpenAI's files are known; others lack their split pattern
             from ..loaders import load_tiktoken
 
@@ -233,10 +238,6 @@ def _encode_with_tokenizer(tok, text: str, args: argparse.Namespace) -> int:
     from ..sentencepiece_tokenizer import SentencePieceTokenizer
 
     enc: Any  # an Encoded: ids, tokens, offsets
-    # The text's own tokens: a file's padding and truncation (BERT's pads to 128) are for batches
-    # going to a model, and would make --count print the padded length.
-    tok.no_padding()
-    tok.no_truncation()
     if isinstance(tok, SentencePieceTokenizer):  # special text is plain text unless allowed, as in sentencepiece
         enc = tok.encode(text, allowed_special="all" if args.allow_special else ())
     else:  # special text is the special id unless --special-as-text, as HF matches added tokens
@@ -309,9 +310,6 @@ def _count_tokens(enc: Any, text: str) -> int:
 
 def _count(args: argparse.Namespace) -> int:
     enc = _load(args.encoding)
-    if not hasattr(enc, "encode_ordinary"):
-        enc.no_padding()
-        enc.no_truncation()
     rows = []
     if not args.files or args.files == ["-"]:
         data = _stdin_bytes()
