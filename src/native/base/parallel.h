@@ -1,0 +1,75 @@
+// Work spread over threads.
+#pragma once
+#include <algorithm>
+#include <atomic>
+#include <exception>
+#include <mutex>
+#include <system_error>
+#include <thread>
+#include <vector>
+
+namespace tokenforge {
+
+// Does nothing: parallel_for's default poll.
+struct NoPoll {
+  void operator()() const {}
+};
+
+// Runs fn(i) for i in [0, n) on up to `threads` threads (fewer where the system refuses to
+// start more); rethrows the first exception. Threads take runs of indices, a share of what is
+// left each time (large first, single ones at the end), so that many small items do not make
+// every index a contended atomic update. The calling thread calls poll() before each of its
+// items (poll keeps its own clock: it must be cheap); an exception from poll (Ctrl-C, see
+// python/convert.h's SignalPoll) stops every thread after its current item.
+template <class Fn, class Poll = NoPoll>
+void parallel_for(size_t n, size_t threads, Fn fn, Poll poll = Poll()) {
+  threads = std::max<size_t>(1, std::min(threads, n));
+  if (threads == 1) {
+    for (size_t i = 0; i < n; ++i) {
+      poll();
+      fn(i);
+    }
+    return;
+  }
+  std::atomic<size_t> next{0};
+  std::atomic<bool> failed{false};  // an item or poll threw: every thread stops
+  std::exception_ptr error;
+  std::mutex error_lock;
+  auto worker = [&](bool caller) {
+    try {
+      for (;;) {
+        size_t from = next.load(std::memory_order_relaxed), count;
+        do {
+          if (from >= n) return;
+          count = std::max<size_t>(1, (n - from) / (4 * threads));
+        } while (!next.compare_exchange_weak(from, from + count, std::memory_order_relaxed));
+        for (size_t i = from; i < from + count; ++i) {
+          if (caller) poll();
+          if (failed.load(std::memory_order_relaxed)) return;
+          fn(i);
+        }
+      }
+    } catch (...) {
+      std::lock_guard<std::mutex> g(error_lock);
+      if (!error) error = std::current_exception();
+      failed = true;
+    }
+  };
+  // A thread the system refuses to start (std::system_error) is no error: its share goes to the
+  // threads that did start, this one included. The pool must never be destroyed with a
+  // joinable thread in it (std::terminate), so nothing between start and join may throw.
+  std::vector<std::thread> pool;
+  pool.reserve(threads - 1);
+  for (size_t t = 1; t < threads; ++t) {
+    try {
+      pool.emplace_back(worker, false);
+    } catch (const std::system_error&) {
+      break;
+    }
+  }
+  worker(true);
+  for (auto& t : pool) t.join();
+  if (error) std::rethrow_exception(error);
+}
+
+}  // namespace tokenforge

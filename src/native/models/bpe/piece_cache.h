@@ -1,0 +1,309 @@
+// Per-thread memory of pieces and their ids, checked before any merge.
+//
+// Short pieces (2..15 bytes, nearly all of them in real text) are looked up by their exact
+// bytes in a table per thread that remembers every short piece the thread has seen: its ids
+// come from the vocabulary's table of short tokens (one per model, shared, read only) or from a
+// merge. The table starts small and holds the working set, not the vocabulary. Pieces of
+// 16..31 bytes (words of two-byte scripts) have a per-thread table of their own. Probes are
+// computed ahead for a batch of pieces and prefetched, so the tables may be far larger than the
+// CPU caches. Longer pieces go to a small direct-mapped cache compared byte for byte. Either way
+// results never change.
+#pragma once
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "base/bytes.h"
+#include "base/hash_tables.h"
+#include "base/pool.h"
+
+namespace tokenforge {
+
+constexpr size_t kShortPiece = 15;   // longest piece the short table holds
+constexpr size_t kMediumPiece = 31;  // longest piece the medium table holds
+
+// The exact key of a piece of up to 8*W - 1 bytes: the bytes, zero-padded to W words, and the
+// length in the top byte (so a stored key is never all zero).
+template <int W>
+struct PieceKey {
+  uint64_t w[W];
+  bool operator==(const PieceKey& o) const {
+    bool same = true;
+    for (int i = 0; i < W; ++i) same &= w[i] == o.w[i];
+    return same;
+  }
+  uint64_t hash() const {
+    uint64_t h = w[0] ^ (w[1] * 0xC2B2AE3D27D4EB4Full);
+    if constexpr (W == 4) h ^= (w[2] ^ (w[3] * 0xC2B2AE3D27D4EB4Full)) * 0xBF58476D1CE4E5B9ull;
+    return h * 0x9E3779B97F4A7C15ull;
+  }
+};
+using ShortKey = PieceKey<2>;
+using MediumKey = PieceKey<4>;
+
+// Key of p[0..n) for 1 <= n <= 15, reading only inside [begin, end) (which holds the piece).
+inline ShortKey short_key(const uint8_t* p, size_t n, const uint8_t* begin, const uint8_t* end) {
+  const uint64_t len = uint64_t(n) << 56;
+  if (n > 8) return {{load8(p), (load8(p + n - 8) >> (8 * (16 - n))) | len}};
+  if (end - p >= 8) return {{n == 8 ? load8(p) : load8(p) & ((uint64_t(1) << (8 * n)) - 1), len}};
+  if (p + n - begin >= 8) return {{load8(p + n - 8) >> (8 * (8 - n)), len}};
+  uint64_t lo = 0;
+  std::memcpy(&lo, p, n);
+  return {{lo, len}};
+}
+
+// Key of p[0..n) for 16 <= n <= 31; reads only the piece.
+inline MediumKey medium_key(const uint8_t* p, size_t n) {
+  const uint64_t len = uint64_t(n) << 56;
+  const size_t rest = n - 16;  // bytes after the first two words: 0..15
+  if (rest > 8) return {{load8(p), load8(p + 8), load8(p + 16), (load8(p + n - 8) >> (8 * (32 - n))) | len}};
+  const uint64_t third = rest == 0 ? 0 : load8(p + n - 8) >> (8 * (8 - rest));
+  return {{load8(p), load8(p + 8), third, len}};
+}
+
+// Pieces and their ids in one open-addressing table keyed by the piece's exact bytes; an
+// entry fills a cache line's half (W = 2) or all of it (W = 4), ids inline up to a few.
+template <int W>
+class PieceTable {
+ public:
+  using Key = PieceKey<W>;
+  static constexpr uint32_t kInlineIds = W == 2 ? 3 : 7;
+  struct alignas(W * 16) Entry {
+    Key key = {};  // all zero: empty
+    uint32_t ids[kInlineIds] = {};
+    uint32_t info = 0;  // id count (low 5 bits), kInexact, and above kInlineIds ids the spill offset
+    bool empty() const { return key.w[W - 1] == 0; }
+    bool exact() const { return !(info & kInexact); }
+  };
+  static_assert(sizeof(Entry) == W * 16, "an entry fills its share of a cache line");
+  // Marks a token whose bytes, merged, do not give the token itself (it is still the result for
+  // a whole piece, as in tiktoken, but not for part of one).
+  static constexpr uint32_t kInexact = 32;
+  static constexpr int kSpillShift = 6;
+
+  // An empty table of 2^min_log slots that doubles as pieces come, up to 2^max_log slots, and
+  // then starts over empty: memory stays bounded.
+  PieceTable(int min_log, int max_log, HugePages when) : min_log_(min_log), max_log_(max_log), slots_(when) { reset(); }
+
+  // Holds the vocabulary's tokens of 2..15 bytes (tokens[id] = (bytes, length)), at most 40%
+  // full; meant to be only read from then on. inexact(id): the token's bytes do not merge back
+  // to it.
+  template <class Tokens, class Inexact>
+  void fill_with_tokens(const Tokens& tokens, Inexact inexact) {
+    static_assert(W == 2, "tokens of 2..15 bytes have short keys");
+    size_t count = 0;
+    for (const auto& t : tokens) count += t.second >= 2 && t.second <= kShortPiece;
+    int log = min_log_;
+    while ((size_t(1) << log) < count * 5 / 2) ++log;
+    min_log_ = max_log_ = log;
+    reset();
+    for (uint32_t id = 0; id < tokens.size(); ++id) {
+      const auto& t = tokens[id];
+      if (t.second < 2 || t.second > kShortPiece) continue;
+      Entry e;
+      e.key = short_key(t.first, t.second, t.first, t.first + t.second);
+      e.ids[0] = id;
+      e.info = 1 | (inexact(id) ? kInexact : 0);
+      place(slots_, log_, e.key.hash(), e);
+    }
+    size_ = count;
+  }
+
+  void prefetch(uint64_t hash) const { __builtin_prefetch(&slots_[hash >> shift_]); }
+
+  // The entry for key, or nullptr.
+  const Entry* find(const Key& k, uint64_t hash) const {
+    for (size_t i = hash >> shift_;; i = (i + 1) & mask_) {
+      const Entry& e = slots_[i];
+      if (e.key == k) return &e;
+      if (e.empty()) return nullptr;
+    }
+  }
+
+  // Writes the entry's ids at w (which has room for kInlineIds) and returns the end.
+  uint32_t* emit(const Entry& e, uint32_t* w) const {
+    const uint32_t count = e.info & 31;
+    if (count <= kInlineIds) {
+      std::memcpy(w, e.ids, sizeof(e.ids));
+    } else {
+      std::memcpy(w, spill_.data() + (e.info >> kSpillShift), count * sizeof(uint32_t));
+    }
+    return w + count;
+  }
+
+  // Stores a copy of an entry of another table (one with its ids inline).
+  void insert_entry(const Entry& e, uint64_t hash) {
+    make_room();
+    place(slots_, log_, hash, e);
+    ++size_;
+  }
+
+  void insert(const Key& k, uint64_t hash, const uint32_t* ids, size_t count) {
+    make_room();
+    Entry e;
+    e.key = k;
+    if (count <= kInlineIds) {
+      std::memcpy(e.ids, ids, count * sizeof(uint32_t));
+      e.info = uint32_t(count);
+    } else {
+      e.info = uint32_t(count) | uint32_t(spill_.size() << kSpillShift);
+      spill_.insert(spill_.end(), ids, ids + count);
+    }
+    place(slots_, log_, hash, e);
+    ++size_;
+  }
+
+ private:
+  void make_room() {
+    if ((size_ + 1) * 2 <= slots_.size()) return;
+    if (log_ < max_log_)
+      grow();
+    else
+      reset();  // full: forget the pieces
+  }
+  static void place(HugeArray<Entry>& slots, int log, uint64_t hash, const Entry& e) {
+    const size_t mask = slots.size() - 1;
+    size_t i = hash >> (64 - log);
+    while (!slots[i].empty()) i = (i + 1) & mask;
+    slots[i] = e;
+  }
+  void resize_to(int log) {
+    log_ = log;
+    shift_ = 64 - log;
+    mask_ = (size_t(1) << log) - 1;
+  }
+  void reset() {
+    slots_.assign(size_t(1) << min_log_, Entry{});
+    resize_to(min_log_);
+    size_ = 0;
+    spill_.clear();
+  }
+  void grow() {
+    HugeArray<Entry> bigger(slots_.size() * 2, Entry{}, slots_.huge_pages());
+    for (size_t i = 0; i < slots_.size(); ++i)
+      if (!slots_[i].empty()) place(bigger, log_ + 1, slots_[i].key.hash(), slots_[i]);
+    slots_ = std::move(bigger);
+    resize_to(log_ + 1);
+  }
+
+  int min_log_, max_log_;
+  HugeArray<Entry> slots_;
+  int log_ = 0, shift_ = 64;
+  size_t mask_ = 0, size_ = 0;
+  std::vector<uint32_t> spill_;
+};
+using ShortPieceTable = PieceTable<2>;
+using MediumPieceTable = PieceTable<4>;
+
+// Reusable buffers for merging, so a merge allocates nothing once warm.
+struct MergeScratch {
+  struct Part {
+    uint32_t id, prev, next, rank;  // rank: of the pair (this, next); kNoToken if none
+  };
+  std::vector<Part> parts;
+  std::vector<uint32_t> ids;
+  std::vector<uint64_t> heap;
+  std::vector<size_t> cuts;                              // where a long piece is cut into parts (split_points.h)
+  std::vector<std::pair<ShortKey, uint64_t>> part_keys;  // the parts' short keys and hashes
+  std::vector<uint32_t> part_ids;                        // a part's merge
+};
+
+// Room for ids that is reused and never initialized.
+class IdBuffer {
+ public:
+  uint32_t* begin() { return data_.get(); }
+  uint32_t* end() { return data_.get() + size_; }
+  // Makes room for at least n ids (the contents are lost).
+  void reserve(size_t n) {
+    if (n <= size_) return;
+    size_ = std::max(n, size_t(1) << 14);
+    data_.reset(new uint32_t[size_]);
+  }
+  // Frees the room when it grew past 16 MiB for one huge input (see release_if_large).
+  void trim() {
+    if (size_ > (size_t(1) << 22)) {
+      data_.reset();
+      size_ = 0;
+    }
+  }
+
+ private:
+  std::unique_ptr<uint32_t[]> data_;
+  size_t size_ = 0;
+};
+
+class PieceCache {
+ public:
+  static constexpr size_t kMaxBytes = 256;  // longest piece remembered
+
+  // Per thread, so made often: quick to fault in (huge pages later, if at all).
+  ShortPieceTable shorts{12, 20, HugePages::kLater};    // pieces of 2..15 bytes: up to 32 MiB
+  MediumPieceTable mediums{12, 17, HugePages::kLater};  // pieces of 16..31 bytes: up to 8 MiB
+  MergeScratch scratch;
+  std::vector<uint32_t> ids;  // a missed piece's ids, before they are stored
+  IdBuffer out;               // an encode's ids before they go to the caller's vector
+
+  // Frees what one huge input grew (the tables keep their own bounds); a Lease calls it.
+  void trim() {
+    out.trim();
+    release_if_large(ids);
+    release_if_large(scratch.parts);
+    release_if_large(scratch.ids);
+    release_if_large(scratch.heap);
+    release_if_large(scratch.cuts);
+    release_if_large(scratch.part_keys);
+    release_if_large(scratch.part_ids);
+  }
+
+  // The merge of two adjacent tokens, through a small cache in front of the pair table: long
+  // pieces (CJK runs, say) look up the same few pairs again and again.
+  // Entries pack a (20 bits) | b (20 bits) | merged (24 bits) into 8 bytes; ids must be < 2^20.
+  static constexpr uint32_t kPairIdLimit = 1u << 20;
+  template <class Table>
+  uint32_t merged(uint32_t a, uint32_t b, const Table& table) {
+    const uint64_t key = uint64_t(a) | (uint64_t(b) << 20);
+    uint64_t& e = pairs_[(key * 0x9E3779B97F4A7C15ull) >> (64 - kPairSlotsLog)];
+    if ((e & kKeyMask) != key || e == kEmptyPair) {
+      const uint32_t m = table.find(a, b);
+      e = key | (uint64_t(m == kNoToken ? kNoMerge : m) << 40);
+    }
+    const uint32_t m = uint32_t(e >> 40);
+    return m == kNoMerge ? kNoToken : m;
+  }
+
+  // Pieces of 32..256 bytes (with key = bytes_key(p, n)): appends the cached ids to out, or
+  // returns false.
+  bool get_long(const uint8_t* p, size_t n, uint64_t key, std::vector<uint32_t>& out) const {
+    const Long& e = long_[slot(key, n)];
+    if (e.key != key || e.bytes.size() != n || std::memcmp(e.bytes.data(), p, n) != 0) return false;
+    out.insert(out.end(), e.ids.begin(), e.ids.end());
+    return true;
+  }
+  void put_long(const uint8_t* p, size_t n, uint64_t key, const uint32_t* ids, size_t count) {
+    Long& e = long_[slot(key, n)];
+    e.key = key;
+    e.bytes.assign(reinterpret_cast<const char*>(p), n);
+    e.ids.assign(ids, ids + count);
+  }
+
+ private:
+  static constexpr int kLongSlotsLog = 12, kPairSlotsLog = 15;
+  static constexpr uint64_t kKeyMask = (uint64_t(1) << 40) - 1, kEmptyPair = ~uint64_t(0);
+  static constexpr uint32_t kNoMerge = 0xFFFFFF;
+  struct Long {  // heap-allocated, reused
+    uint64_t key = 0;
+    std::string bytes;
+    std::vector<uint32_t> ids;
+  };
+  static size_t slot(uint64_t key, size_t n) { return ((key ^ n) * 0x9E3779B97F4A7C15ull) >> (64 - kLongSlotsLog); }
+  std::vector<Long> long_ = std::vector<Long>(size_t(1) << kLongSlotsLog);
+  std::vector<uint64_t> pairs_ = std::vector<uint64_t>(size_t(1) << kPairSlotsLog, kEmptyPair);
+};
+
+// Caches are kept by the encoder between calls (so they warm up) and lent to one thread at a time.
+using PieceCachePool = Pool<PieceCache>;
+
+}  // namespace tokenforge

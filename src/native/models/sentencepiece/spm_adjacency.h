@@ -1,0 +1,175 @@
+// Which characters stand next to each other inside some piece. Between two characters that never
+// do, no piece can cross: sentencepiece's BPE merges and Unigram's lattice both fall apart there,
+// so a text may be cut there and each part encoded (and remembered) alone. A cut missed only
+// keeps a segment whole, so pairs outside the alphabets sit in a filter that may answer yes
+// for a pair that never stands together (about one time in sixteen), never no for one that does.
+#pragma once
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <stdexcept>
+#include <string_view>
+#include <vector>
+
+#include "base/inline_hints.h"
+#include "unicode/unicode_classes.h"
+
+namespace tokenforge {
+
+class PieceAdjacency {
+ public:
+  static constexpr uint32_t kCharacters = 0x10000;  // info() kept for the Basic Multilingual Plane
+  // Bits of info(c): c is first (kJoinsNext) or second (kJoinsPrevious) in an inner pair; below
+  // them the id of a segment of c alone, which the model sets (kNoOne: none, or not one id).
+  static constexpr uint32_t kJoinsNext = 1u << 31, kJoinsPrevious = 1u << 30, kNoOne = kJoinsPrevious - 1;
+  static constexpr uint32_t kMark = 0x2581;  // "▁", which " " reads as where spaces are escaped
+
+  PieceAdjacency() = default;
+  // From the pieces' texts (valid UTF-8).
+  explicit PieceAdjacency(const std::vector<std::string_view>& pieces) {
+    std::vector<uint64_t> inner;  // (character, next character)
+    info_.assign(kCharacters, kNoOne);
+    for (const std::string_view t : pieces) {
+      if (t.empty()) continue;
+      size_t before = 0;  // the previous character's start
+      for (size_t i = utf8_length(uint8_t(t[0])); i < t.size(); i += utf8_length(uint8_t(t[i]))) {
+        const uint32_t a = code_point(t.substr(before)), b = code_point(t.substr(i));
+        if (a < kCharacters) info_[a] |= kJoinsNext;
+        if (b < kCharacters) info_[b] |= kJoinsPrevious;
+        inner.push_back((uint64_t(a) << 32) | b);
+        before = i;
+      }
+    }
+    std::sort(inner.begin(), inner.end());
+    inner.erase(std::unique(inner.begin(), inner.end()), inner.end());
+    index_dense(inner);
+    size_t others = 0;
+    for (uint64_t k : inner) others += !both_dense(uint32_t(k >> 32), uint32_t(k));
+    size_t bits = 512;  // 16 or more per pair
+    while (bits < others * 16) bits <<= 1;
+    other_pairs_.assign(bits / 64, 0);
+    other_shift_ = 64 - __builtin_ctzll(bits);
+    for (uint64_t k : inner) {
+      const uint32_t a = uint32_t(k >> 32), b = uint32_t(k);
+      const uint32_t x = dense(a), y = dense(b);
+      if (both_dense(a, b)) {
+        dense_pairs_[x * dense_stride_ + (y >> 6)] |= uint64_t(1) << (y & 63);
+      } else {
+        const uint64_t bit = other_bit(a, b);
+        other_pairs_[bit >> 6] |= uint64_t(1) << (bit & 63);
+      }
+    }
+    for (int escape = 0; escape < 2; ++escape)
+      for (uint32_t a = 0; a < 0x80; ++a)
+        for (uint32_t b = 0; b < 0x80; ++b) {
+          const uint32_t x = read_char(a, escape), y = read_char(b, escape);
+          if ((info(x) & kJoinsNext) && (info(y) & kJoinsPrevious) && may_join(x, y))
+            ascii_pairs_[escape][a][b >> 6] |= uint64_t(1) << (b & 63);
+        }
+  }
+
+  // info() of c, with the flags of a character past the table: it may do anything.
+  uint32_t info(uint32_t c) const { return c < kCharacters ? info_[c] : kJoinsNext | kJoinsPrevious | kNoOne; }
+  // Sets the id of a segment of c alone (c < kCharacters, id < kNoOne).
+  void set_one(uint32_t c, uint32_t id) { info_[c] = (info_[c] & ~kNoOne) | id; }
+
+  // Whether characters a and b may stand next to each other in some piece (exactly where both
+  // are in the alphabets, else through the filter).
+  bool may_join(uint32_t a, uint32_t b) const {
+    const uint32_t x = dense(a), y = dense(b);
+    if (((x | y) & kNotDense) != kNotDense) return dense_pairs_[x * dense_stride_ + (y >> 6)] >> (y & 63) & 1;
+    const uint64_t bit = other_bit(a, b);
+    return other_pairs_[bit >> 6] >> (bit & 63) & 1;
+  }
+
+  // Character c as the models read it: " " as "▁" with `escape`. (No branch on spaces: they
+  // come unpredictably.)
+  static TF_INLINE uint32_t read_char(uint32_t c, bool escape) {
+    return c + uint32_t(c == ' ' && escape) * (kMark - ' ');
+  }
+  // The same for the character at s[0..n) (n > 0); sets its length.
+  static TF_INLINE uint32_t read(const uint8_t* s, size_t n, bool escape, size_t& len) {
+    return read_char(decode_utf8(s, n, len), escape);
+  }
+
+  // Where text s[0..n) (n > 0) falls apart into segments, into cuts: each segment's start, then
+  // n. With `escape`, " " reads as "▁"; with `prefix`, a space (read the same way) comes before
+  // s, and the first segment holds it: [0, 0) where it is a segment alone. Pairs of ASCII
+  // characters come from a bit matrix.
+  void cut(const uint8_t* s, size_t n, bool escape, bool prefix, std::vector<uint32_t>& cuts) const {
+    if (n >= std::numeric_limits<uint32_t>::max()) throw std::length_error("text too long to encode (4 GB)");
+    cuts.resize(n + 2);
+    uint32_t* w = cuts.data();
+    *w++ = 0;
+    const uint64_t(*pairs)[2] = ascii_pairs_[escape];
+    size_t len = 0;
+    // The previous character; prev_byte is it where ASCII, else 0x80 (prev is then kept).
+    uint8_t prev_byte = prefix ? (escape ? 0x80 : ' ') : s[0] < 0x80 ? s[0] : 0x80;
+    uint32_t prev = prefix ? read_char(' ', escape) : read(s, n, escape, len);
+    uint32_t prev_info = info(prev);
+    for (size_t i = len; i < n; i += len) {
+      uint8_t b = s[i];
+      if ((b | prev_byte) < 0x80) {  // a run of ASCII: one bit each
+        do {
+          *w = uint32_t(i);
+          w += !(pairs[prev_byte][b >> 6] >> (b & 63) & 1);
+          prev_byte = b;
+        } while (TF_LIKELY(++i < n) && TF_LIKELY((b = s[i]) < 0x80));
+        len = 0;  // (i is at the next character already)
+        continue;
+      }
+      if (prev_byte < 0x80) {
+        prev = read_char(prev_byte, escape);
+        prev_info = info(prev);
+      }
+      const uint32_t c = read(s + i, n - i, escape, len), c_info = info(c);
+      *w = uint32_t(i);
+      w += !(((prev_info >> 1) & c_info & kJoinsPrevious) && may_join(prev, c));
+      prev = c;
+      prev_info = c_info;
+      prev_byte = b < 0x80 ? b : 0x80;
+    }
+    *w++ = uint32_t(n);
+    cuts.resize(size_t(w - cuts.data()));
+  }
+
+  static uint32_t code_point(std::string_view s) {
+    size_t len;
+    return decode_utf8(reinterpret_cast<const uint8_t*>(s.data()), s.size(), len);
+  }
+
+ private:
+  static constexpr uint32_t kDenseRange = 0x800;
+  static constexpr uint16_t kDenseMark = 0x80, kNotDense = 0xFFFF;
+
+  // ASCII characters are their own dense indexes, "▁" is kDenseMark, and the characters of inner
+  // pairs below kDenseRange (alphabets: Latin, Greek, Cyrillic, ...) get the next ones, so that
+  // pairs of these are the bits of a small matrix.
+  void index_dense(const std::vector<uint64_t>& inner) {
+    dense_.assign(kDenseRange, kNotDense);
+    uint32_t count = kDenseMark + 1;
+    for (uint32_t c = 0; c < 0x80; ++c) dense_[c] = uint16_t(c);
+    for (uint64_t k : inner)
+      for (uint32_t c : {uint32_t(k >> 32), uint32_t(k)})
+        if (c < kDenseRange && dense_[c] == kNotDense) dense_[c] = uint16_t(count++);
+    dense_stride_ = (count + 63) / 64;
+    dense_pairs_.assign(size_t(count) * dense_stride_, 0);
+  }
+  uint32_t dense(uint32_t c) const {
+    return c < 0x80 ? c : c < kDenseRange ? dense_[c] : c == kMark ? kDenseMark : kNotDense;
+  }
+  bool both_dense(uint32_t a, uint32_t b) const { return ((dense(a) | dense(b)) & kNotDense) != kNotDense; }
+  uint64_t other_bit(uint32_t a, uint32_t b) const {
+    return (((uint64_t(a) << 32) | b) * 0xD6E8FEB86659FD93ull) >> other_shift_;
+  }
+
+  std::vector<uint32_t> info_;         // by code point below kCharacters: info()
+  std::vector<uint16_t> dense_;        // by code point below kDenseRange: its dense index, or kNotDense
+  size_t dense_stride_ = 0;            // words per row of dense_pairs_
+  std::vector<uint64_t> dense_pairs_;  // bit (x, y): the characters with dense indexes x, y are an inner pair
+  std::vector<uint64_t> other_pairs_;  // the other inner pairs (code points): a filter, bits other_bit()
+  int other_shift_ = 64;
+  uint64_t ascii_pairs_[2][0x80][2] = {};  // [escape][a]: bit b where ASCII a, b join inside a piece
+};
+
+}  // namespace tokenforge

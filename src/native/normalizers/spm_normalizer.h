@@ -1,0 +1,568 @@
+// sentencepiece's normalizer. The rule (nmt_nfkc, nfkc, ...) is a precompiled character map: a
+// 4-byte size, a double-array trie (darts-clone units) over UTF-8 byte strings, then the
+// replacement strings, NUL-terminated. At each position the longest key that prefixes the rest
+// of the text is replaced; without one the character stays (identity has no map). Around that:
+// leading, trailing and repeated spaces go (remove_extra_whitespaces), a space goes in front
+// (add_dummy_prefix) or at the end (treat_whitespace_as_suffix), and spaces become "▁"
+// (escape_whitespaces). A map that leads outside itself is an error when a lookup gets there.
+// On request it also aligns the output with the input, as sentencepiece does (for offsets).
+#pragma once
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/bytes.h"
+#include "base/inline_hints.h"
+#include "unicode/unicode_classes.h"
+#if defined(__SSSE3__)
+#include <tmmintrin.h>
+#endif
+
+namespace tokenforge {
+
+// How a text reads as its normalized form when the normalizer only escapes it: a space before
+// it (`prefix`), and each " " as "▁" (`escape`; the prefix is then "▁" too).
+struct SpmEscaping {
+  bool prefix = false, escape = false;
+};
+
+class SpmNormalizer {
+ public:
+  struct Options {
+    bool add_dummy_prefix = true, remove_extra_whitespaces = true, escape_whitespaces = true,
+         whitespace_as_suffix = false;
+  };
+
+  // user_defined: the model's user-defined symbols, which pass through unchanged (sentencepiece's
+  // prefix matcher).
+  SpmNormalizer(std::string_view charsmap, Options options, std::vector<std::string> user_defined = {})
+      : options_(options), user_defined_(std::move(user_defined)) {
+    std::sort(user_defined_.begin(), user_defined_.end(),
+              [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
+    load_charsmap(charsmap);
+    for (size_t b = 0; b < 256; ++b) copy_rule_[b] = units_.empty() || b < 0x80 ? kCopy : kWhole;
+    // With a map, a character outside ASCII (of the Basic Multilingual Plane) is copied as it is
+    // where no key starts with it, or where no key goes on with the next character's first byte.
+    if (!units_.empty()) {
+      next_class_.assign(0x10000, 0);
+      next_sets_.assign(1, {});  // class 0: no key starts with the character
+      for (uint32_t c = 0x80; c < 0x10000; ++c) {
+        if (c >= 0xD800 && c < 0xE000) continue;
+        uint8_t bytes[4];
+        const size_t len = encode_utf8(c, bytes);
+        size_t node = offset(units_[0]), i = 0;
+        bool leaf = false;
+        for (; i < len; ++i) {
+          node ^= bytes[i];
+          if (node >= units_.size() || label(units_[node]) != bytes[i]) break;
+          leaf |= has_leaf(units_[node]);
+          node ^= offset(units_[node]);
+        }
+        if (i < len) continue;
+        std::array<uint64_t, 4> next{};  // the bytes keys go on with after c
+        for (uint32_t b = 0; b < 256; ++b)
+          if ((node ^ b) < units_.size() && label(units_[node ^ b]) == b) next[b >> 6] |= uint64_t(1) << (b & 63);
+        mark_followers(node, 0, 0);
+        const auto known = std::find(next_sets_.begin() + 1, next_sets_.end(), next);
+        if (leaf || (known == next_sets_.end() && next_sets_.size() == kNeverPlain)) {
+          next_class_[c] = kNeverPlain;
+          continue;
+        }
+        next_class_[c] = uint8_t(known - next_sets_.begin());
+        if (known == next_sets_.end()) next_sets_.push_back(next);
+      }
+    }
+    // With a map, an ASCII byte is copied as it is where no key starts with it, or where every
+    // key that does goes on with a byte outside ASCII and the next byte is in it (letters start
+    // keys with combining marks).
+    // A byte that is a key alone, replaced by " " (tab, newline: nmt_nfkc), is blank: copied as a space.
+    for (uint32_t b = 0; b < 0x80 && !units_.empty(); ++b) {
+      const uint32_t node = offset(units_[0]) ^ b;
+      if (node >= units_.size() || label(units_[node]) != b) continue;
+      copy_rule_[b] = kAsciiNext;
+      const uint32_t children = node ^ offset(units_[node]);
+      if (has_leaf(units_[node])) copy_rule_[b] = kStop;
+      bool longer = false;  // a longer key starts with b
+      for (uint32_t c = 0; c < 0x100; ++c) {
+        if ((children ^ c) >= units_.size() || label(units_[children ^ c]) != c) continue;
+        longer = true;
+        if (c < 0x80) copy_rule_[b] = kStop;
+      }
+      if (has_leaf(units_[node]) && !longer && children < units_.size() && replaced_by_space(value(units_[children]))) {
+        blank_[b] = true;
+        copy_rule_[b] = kCopy;
+      }
+    }
+    const uint8_t space = uint8_t(' ');
+    blank_[space] = true;  // (where a key starts with it, it stops runs instead)
+    // Where extra whitespace goes, a blank that follows no blank stays, so a run goes on through it.
+    if (options_.remove_extra_whitespaces)
+      for (uint32_t b = 0; b < 0x80; ++b)
+        if (blank_[b]) copy_rule_[b] = copy_rule_[b] == kCopy ? kSpaceOnce : kStop;
+    for (const std::string& u : user_defined_)
+      if (!u.empty()) starts_user_defined_[uint8_t(u[0])] = true, copy_rule_[uint8_t(u[0])] = kStop;
+    for (uint32_t b = 0; b < 0x80; ++b) translates_ |= blank_[b] && b != space;
+    copies_all_ = std::all_of(copy_rule_.begin(), copy_rule_.end(), [](uint8_t r) { return r == kCopy; });
+#if defined(__SSSE3__)
+    alignas(16) uint8_t stops[16] = {}, before_ascii[16] = {}, blanks[16] = {};
+    for (uint32_t b = 0; b < 0x80; ++b) {
+      if (copy_rule_[b] == kStop) stops[b & 15] |= uint8_t(1u << (b >> 4));
+      if (copy_rule_[b] == kAsciiNext) before_ascii[b & 15] |= uint8_t(1u << (b >> 4));
+      if (blank_[b]) blanks[b & 15] |= uint8_t(1u << (b >> 4));
+    }
+    stop_bytes_ = _mm_load_si128(reinterpret_cast<const __m128i*>(stops));
+    before_ascii_bytes_ = _mm_load_si128(reinterpret_cast<const __m128i*>(before_ascii));
+    blank_bytes_ = _mm_load_si128(reinterpret_cast<const __m128i*>(blanks));
+#endif
+  }
+
+  // Whether normalizing a (non-empty) text only puts a space before it and escapes its spaces,
+  // as escaping() says: no character map and no whitespace removed. Models may then read the
+  // text as it is.
+  bool escapes_only() const {
+    return units_.empty() && !options_.remove_extra_whitespaces && !options_.whitespace_as_suffix;
+  }
+  SpmEscaping escaping() const { return {options_.add_dummy_prefix, options_.escape_whitespaces}; }
+
+  // The normalized text of s[0..n) (valid UTF-8). With `norm_to_orig`, also sentencepiece's
+  // alignment: for each normalized byte, and once more for the end, the input byte offset of the
+  // input piece it came from (inserted spaces take the offset they stand at).
+  std::string normalize(const uint8_t* s, size_t n, std::vector<uint32_t>* norm_to_orig = nullptr) const {
+    std::string out;
+    normalize(s, n, out, norm_to_orig);
+    return out;
+  }
+
+  // The same into `out` (and `norm_to_orig`), whose memory is reused. With `spaces_as_is`,
+  // spaces stay " " where they would become "▁": the reader escapes them (SpmEscaping).
+  void normalize(const uint8_t* s, size_t n, std::string& out, std::vector<uint32_t>* norm_to_orig,
+                 bool spaces_as_is = false) const {
+    const bool escape = options_.escape_whitespaces && !spaces_as_is;
+    std::string_view input(reinterpret_cast<const char*>(s), n);
+    out.clear();
+    if (norm_to_orig) norm_to_orig->clear();
+    uint32_t consumed = 0;
+    if (options_.remove_extra_whitespaces) {
+      while (!input.empty()) {
+        const auto [piece, used] = prefix(input);
+        if (piece != " ") break;
+        input.remove_prefix(used);
+        consumed += uint32_t(used);
+      }
+    }
+    // sentencepiece gives empty text an empty alignment (not even the end).
+    if (input.empty()) return;
+    const std::string_view space = escape ? kSpace : " ";
+    auto append = [&](std::string_view bytes) {
+      out += bytes;
+      if (norm_to_orig) norm_to_orig->insert(norm_to_orig->end(), bytes.size(), consumed);
+    };
+    if (options_.add_dummy_prefix && !options_.whitespace_as_suffix) append(space);
+    bool prev_space = options_.remove_extra_whitespaces;
+    while (!input.empty()) {
+      if (prev_space && copy_rule_[uint8_t(input[0])] == kSpaceOnce) {  // extra blanks go, all at once
+        size_t blanks = 1;
+        while (blanks < input.size() && copy_rule_[uint8_t(input[blanks])] == kSpaceOnce) ++blanks;
+        input.remove_prefix(blanks);
+        consumed += uint32_t(blanks);
+        continue;
+      }
+      if (const size_t run = copy_plain(input, consumed, escape, prev_space, out, norm_to_orig)) {
+        input.remove_prefix(run);
+        consumed += uint32_t(run);
+        continue;
+      }
+      auto [piece, used] = prefix(input);
+      if (prev_space)
+        while (!piece.empty() && piece[0] == ' ') piece.remove_prefix(1);
+      if (!piece.empty()) {
+        for (const char& c : piece) {
+          if (c == ' ' && escape)
+            append(kSpace);
+          else
+            append(std::string_view(&c, 1));
+        }
+        prev_space = piece.back() == ' ';
+      }
+      input.remove_prefix(used);
+      consumed += uint32_t(used);
+      if (!options_.remove_extra_whitespaces) prev_space = false;
+    }
+    if (options_.remove_extra_whitespaces) {
+      // Trailing spaces go (sentencepiece takes an input "▁" at the end for an escaped one); the
+      // end then aligns where the first of them came from.
+      auto trailing = [&]() -> size_t {
+        const std::string_view o(out);
+        if (o.size() >= space.size() && o.substr(o.size() - space.size()) == space) return space.size();
+        const bool input_mark = spaces_as_is && options_.escape_whitespaces;
+        return input_mark && o.size() >= kSpace.size() && o.substr(o.size() - kSpace.size()) == kSpace ? kSpace.size()
+                                                                                                       : 0;
+      };
+      for (size_t cut; (cut = trailing()) != 0;) {
+        out.resize(out.size() - cut);
+        if (norm_to_orig) {
+          consumed = (*norm_to_orig)[out.size()];
+          norm_to_orig->resize(out.size());
+        }
+      }
+    }
+    if (options_.add_dummy_prefix && options_.whitespace_as_suffix) append(space);
+    if (norm_to_orig) norm_to_orig->push_back(consumed);
+  }
+
+  // The normalized text of s[0..n) and, in `offsets` (replacing its contents), for each of its
+  // characters and once more for the end, the input character it came from: sentencepiece's
+  // normalize(text, with_offsets=True) (empty text: [0]).
+  std::string normalize_with_offsets(const uint8_t* s, size_t n, std::vector<uint32_t>& offsets) const {
+    std::vector<uint32_t> to_orig;
+    std::string out = normalize(s, n, &to_orig);
+    // Input byte offsets to code points, taken at each output character and at the end.
+    std::vector<uint32_t> char_at(n + 1);
+    for (size_t i = 0, chars = 0; i <= n; ++i) {
+      char_at[i] = uint32_t(chars);
+      if (i < n) chars += (s[i] & 0xC0) != 0x80;
+    }
+    offsets.clear();
+    for (size_t i = 0; i < out.size(); ++i)
+      if ((uint8_t(out[i]) & 0xC0) != 0x80) offsets.push_back(char_at[to_orig[i]]);
+    offsets.push_back(to_orig.empty() ? 0 : char_at[to_orig.back()]);
+    return out;
+  }
+
+ private:
+  static constexpr std::string_view kSpace = "\xE2\x96\x81";
+  static constexpr size_t kSlack = 16;  // bytes copy_plain() may write past what it keeps
+
+  void load_charsmap(std::string_view charsmap) {
+    if (charsmap.empty()) return;
+    if (charsmap.size() < 4) throw std::invalid_argument("precompiled_charsmap: shorter than its 4-byte header");
+    uint32_t trie_size;
+    std::memcpy(&trie_size, charsmap.data(), 4);
+    if (trie_size == 0 || trie_size % 4 || size_t(trie_size) + 4 > charsmap.size())
+      throw std::invalid_argument("precompiled_charsmap: trie size " + std::to_string(trie_size) +
+                                  " does not fit the " + std::to_string(charsmap.size()) + "-byte map (corrupt model)");
+    units_.resize(trie_size / 4);
+    std::memcpy(units_.data(), charsmap.data() + 4, trie_size);
+    replacements_.assign(charsmap.data() + 4 + trie_size, charsmap.size() - 4 - trie_size);
+  }
+
+  // darts-clone unit fields
+  static uint32_t offset(uint32_t u) { return (u >> 10) << ((u & (1u << 9)) >> 6); }
+  static bool has_leaf(uint32_t u) { return (u >> 8) & 1; }
+  static uint32_t label(uint32_t u) { return u & ((1u << 31) | 0xFF); }
+  static uint32_t value(uint32_t u) { return u & ((1u << 31) - 1); }
+
+  static std::invalid_argument corrupt(const std::string& what) {
+    return std::invalid_argument("precompiled_charsmap: " + what + " (corrupt model)");
+  }
+
+  // Copies the input up to the first byte that needs prefix() (see copy_rule_: one that may
+  // start a key of the map or a user-defined symbol, a space after a space where extra
+  // whitespace goes), escaping spaces, each byte aligned with its character's start; returns
+  // how many input bytes it took, and says in prev_space whether the last was a space that
+  // remove_extra_whitespaces counts.
+  size_t copy_plain(std::string_view input, uint32_t consumed, bool escape, bool& prev_space, std::string& out,
+                    std::vector<uint32_t>* norm_to_orig) const {
+    const uint8_t* s = reinterpret_cast<const uint8_t*>(input.data());
+    const size_t n = input.size();
+    size_t run = n, spaces = 0;
+    if (!copies_all_) {
+      bool after_space = prev_space;
+      run = plain_run(s, n, after_space, spaces);
+      if (run == 0) return 0;
+      prev_space = after_space && options_.remove_extra_whitespaces;
+    } else {
+      if (run == 0) return 0;
+      spaces = size_t(std::count(input.begin(), input.end(), ' '));
+      prev_space = false;
+    }
+    if (!escape) spaces = 0;
+    const size_t at = out.size();
+    out.resize(at + run + 2 * spaces + kSlack);
+    char* w = out.data() + at;
+    if (!norm_to_orig) {
+      if (escape) {
+        w = write_escaped(s, run, n, w);
+      } else {
+        write_spaces(static_cast<char*>(std::memcpy(w, s, run)), run);
+        w += run;
+      }
+      out.resize(size_t(w - out.data()));
+      return run;
+    }
+    norm_to_orig->resize(out.size());
+    uint32_t* o = norm_to_orig->data() + at;
+    uint32_t start = consumed;  // of the current character
+    if (!escape) {              // byte for byte: ASCII eight at a time
+      write_spaces(static_cast<char*>(std::memcpy(w, s, run)), run);
+      size_t k = 0;
+      for (; k + 8 <= run; k += 8) {
+        if (load8(s + k) & 0x8080808080808080ull) {
+          for (size_t j = k; j < k + 8; ++j) o[j] = start = (s[j] & 0xC0) != 0x80 ? consumed + uint32_t(j) : start;
+        } else {
+          for (size_t j = k; j < k + 8; ++j) o[j] = consumed + uint32_t(j);
+          start = consumed + uint32_t(k + 7);
+        }
+      }
+      for (; k < run; ++k) o[k] = start = (s[k] & 0xC0) != 0x80 ? consumed + uint32_t(k) : start;
+      out.resize(at + run);
+      norm_to_orig->resize(out.size());
+      return run;
+    }
+    for (size_t k = 0; k < run; ++k) {
+      const uint8_t c = s[k];
+      const bool space = blank_[c];
+      w = put_escaped(c, w);
+      start = (c & 0xC0) != 0x80 ? consumed + uint32_t(k) : start;
+      o[0] = o[1] = o[2] = start;
+      o += space ? 3 : 1;
+    }
+    out.resize(size_t(w - out.data()));
+    norm_to_orig->resize(out.size());
+    return run;
+  }
+
+  // How many bytes of s[0..n) copy_plain() takes as they are, and the spaces among them;
+  // after_space: whether the byte before (then the last taken) is a space. ASCII is tested 16
+  // bytes at a time, characters outside it one by one.
+  size_t plain_run(const uint8_t* s, size_t n, bool& after_space, size_t& spaces) const {
+    size_t run = 0;
+    for (;;) {
+#if defined(__SSSE3__)
+      for (; run + 16 <= n; run += 16) {
+        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + run));
+        const uint32_t high = uint32_t(_mm_movemask_epi8(v));
+        const AsciiSets sets(v);
+        const uint32_t space = sets.in(blank_bytes_);
+        const uint32_t high_next = (high >> 1) | (run + 16 < n && s[run + 16] >= 0x80 ? 0x8000u : 0u);
+        uint32_t stop = high | sets.in(stop_bytes_) | (sets.in(before_ascii_bytes_)&high_next);
+        if (options_.remove_extra_whitespaces) stop |= space & ((space << 1) | uint32_t(after_space));
+        if (stop == 0) {
+          spaces += size_t(__builtin_popcount(space));
+          after_space = space >> 15;
+          continue;
+        }
+        const int k = __builtin_ctz(stop);
+        spaces += size_t(__builtin_popcount(space & ((1u << k) - 1)));
+        if (k) after_space = (space >> (k - 1)) & 1;
+        run += size_t(k);
+        break;
+      }
+#endif
+      // One character: the rest of the text (under 16 bytes), or where the blocks stopped.
+      for (; run < n; ++run) {
+        const uint8_t c = s[run], rule = copy_rule_[c];
+        if (rule == kWhole) {  // a character outside ASCII, copied whole where no key starts
+          size_t len;
+          const uint32_t cp = decode_utf8(s + run, n - run, len);
+          const uint8_t cls = cp < 0x10000 ? next_class_[cp] : kNeverPlain;
+          const bool more = run + len < n;
+          const uint8_t next = more ? s[run + len] : 0;
+          const bool may_go_on = cls == kNeverPlain || ((more & (next_sets_[cls][next >> 6] >> (next & 63) & 1)) &&
+                                                        may_follow(s + run + len, n - run - len));
+          if (TF_UNLIKELY(may_go_on) && key_at(s + run, n - run)) return run;
+          run += len - 1;
+          after_space = false;
+          continue;
+        }
+        const bool goes = rule == kCopy || (rule == kSpaceOnce && !after_space) ||
+                          (rule == kAsciiNext && (run + 1 == n || s[run + 1] < 0x80 || !key_at(s + run, n - run)));
+        if (!goes) return run;
+        after_space = blank_[c];
+        spaces += after_space;
+#if defined(__SSSE3__)
+        if (n - run > 16) {  // back to blocks
+          ++run;
+          break;
+        }
+#endif
+      }
+      if (run >= n) return run;
+    }
+  }
+
+  // Writes s[0..run) at w with each blank as kSpace; returns the end. s may be read up to n.
+  char* write_escaped(const uint8_t* s, size_t run, size_t n, char* w) const {
+    size_t pos = 0;
+#if defined(__SSSE3__)
+    // A block's bytes go 16 at a time, each blank's followers again after its kSpace (the
+    // loads may pass the block, so they stay 32 bytes short of n).
+    for (; pos + 16 <= run && pos + 32 <= n; pos += 16) {
+      const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + pos));
+      uint32_t space = AsciiSets(v).in(blank_bytes_);
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(w), v);
+      uint32_t from = 0;
+      for (; space; space &= space - 1) {
+        const uint32_t at = uint32_t(__builtin_ctz(space));
+        w += at - from;
+        std::memcpy(w, kSpace.data(), 3);
+        w += 3;
+        from = at + 1;
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(w),
+                         _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + pos + from)));
+      }
+      w += 16 - from;
+    }
+#endif
+    for (; pos < run; ++pos) w = put_escaped(s[pos], w);
+    return w;
+  }
+
+  // Writes byte c at w, a blank as kSpace; returns the end. (Without branches: spaces are
+  // unpredictable. Three bytes are written either way.)
+  char* put_escaped(uint8_t c, char* w) const {
+    const bool space = blank_[c];
+    w[0] = char(space ? 0xE2 : c), w[1] = char(0x96), w[2] = char(0x81);  // kSpace
+    return w + (space ? 3 : 1);
+  }
+
+  // Turns the blanks of w[0..run) into spaces.
+  void write_spaces(char* w, size_t run) const {
+    if (!translates_) return;
+    size_t pos = 0;
+#if defined(__SSSE3__)
+    for (; pos + 16 <= run; pos += 16) {
+      const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(w + pos));
+      const __m128i blank = AsciiSets(v).mask(blank_bytes_);
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(w + pos),
+                       _mm_or_si128(_mm_andnot_si128(blank, v), _mm_and_si128(blank, _mm_set1_epi8(' '))));
+    }
+#endif
+    for (; pos < run; ++pos)
+      if (blank_[uint8_t(w[pos])]) w[pos] = ' ';
+  }
+
+  bool replaced_by_space(uint32_t at) const {
+    return at + 1 < replacements_.size() && replacements_[at] == ' ' && replacements_[at + 1] == '\0';
+  }
+
+  // Marks in followers_ the characters that keys go on with from trie node `node`, reached by
+  // `bytes` bytes of such a character (whose bits so far are `code`).
+  void mark_followers(size_t node, size_t bytes, uint32_t code) {
+    const size_t len = bytes == 0 ? 0 : utf8_length(uint8_t(code >> 24));  // the lead byte, kept on top
+    if (bytes > 0 && bytes == len) {
+      size_t ignored;
+      uint8_t utf8[4];
+      for (size_t k = 0; k < len; ++k) utf8[k] = uint8_t(code >> (24 - 8 * k));
+      const uint32_t c = decode_utf8(utf8, len, ignored);
+      if (c < 0x10000) followers_[c >> 6] |= uint64_t(1) << (c & 63);
+      return;
+    }
+    for (uint32_t b = bytes == 0 ? 0 : 0x80; b < (bytes == 0 ? 256u : 0xC0u); ++b) {
+      const size_t child = node ^ b;
+      if (child >= units_.size() || label(units_[child]) != b) continue;
+      const uint32_t next = code | (b << (24 - 8 * bytes));
+      if (has_leaf(units_[child]) && bytes + 1 < utf8_length(uint8_t(next >> 24)))
+        any_follows_ = true;  // a key ends inside a character
+      mark_followers(child ^ offset(units_[child]), bytes + 1, next);
+    }
+  }
+
+  // Whether the character at s[0..n) (n > 0) may go on a key: a follower, or outside the BMP.
+  bool may_follow(const uint8_t* s, size_t n) const {
+    if (any_follows_) return true;
+    size_t len;
+    const uint32_t c = decode_utf8(s, n, len);
+    return c >= 0x10000 || (followers_[c >> 6] >> (c & 63) & 1);
+  }
+
+  // Whether a key of the map starts s[0..n): prefix() replaces something there.
+  bool key_at(const uint8_t* s, size_t n) const {
+    size_t node = offset(units_[0]);
+    for (size_t i = 0; i < n; ++i) {
+      node ^= s[i];
+      if (node >= units_.size()) return false;
+      const uint32_t u = units_[node];
+      if (label(u) != s[i]) return false;
+      if (has_leaf(u)) return true;
+      node ^= offset(u);
+    }
+    return false;
+  }
+
+  // The longest user-defined symbol at the start of s as it is; else the replacement of the
+  // longest key there and the bytes it covers; else the first character itself.
+  std::pair<std::string_view, size_t> prefix(std::string_view s) const {
+    if (starts_user_defined_[uint8_t(s[0])])
+      for (const std::string& u : user_defined_)  // longest first
+        if (!u.empty() && s.substr(0, u.size()) == u) return {s.substr(0, u.size()), u.size()};
+    size_t best_len = 0;
+    uint32_t best_value = 0;
+    if (!units_.empty()) {
+      size_t node = offset(units_[0]);
+      for (size_t i = 0; i < s.size(); ++i) {
+        const uint8_t c = uint8_t(s[i]);
+        node ^= c;
+        if (node >= units_.size()) break;
+        const uint32_t u = units_[node];
+        if (label(u) != c) break;
+        node ^= offset(u);
+        if (has_leaf(u)) {
+          if (node >= units_.size()) throw corrupt("a leaf points outside the trie");
+          best_len = i + 1;
+          best_value = value(units_[node]);
+        }
+      }
+    }
+    if (best_len) {
+      if (best_value >= replacements_.size()) throw corrupt("a replacement starts past the map");
+      const size_t end = replacements_.find('\0', best_value);
+      if (end == std::string::npos) throw corrupt("a replacement runs past the map");
+      return {std::string_view(replacements_).substr(best_value, end - best_value), best_len};
+    }
+    const uint8_t b = uint8_t(s[0]);
+    const size_t len = std::min(utf8_length(b), s.size());
+    return {s.substr(0, len), len};
+  }
+
+  Options options_;
+  std::vector<std::string> user_defined_;
+  std::array<bool, 256> starts_user_defined_{};  // by first byte
+  // How copy_plain() takes each byte: as it is (a blank as a space), not (prefix() does), a blank
+  // that goes where it follows no blank (extra ones are dropped), an ASCII byte that goes where
+  // the next byte is ASCII too.
+  // kWhole: the first byte of a character outside ASCII, copied whole where no key starts there
+  // (next_class_ says where none can, key_at() where one may).
+  enum CopyRule : uint8_t { kCopy, kStop, kSpaceOnce, kAsciiNext, kWhole };
+  std::array<uint8_t, 256> copy_rule_{};
+  // Bytes copied as a space: " " where no key starts with it, and ASCII keys replaced by " " alone.
+  std::array<bool, 256> blank_{};
+  bool translates_ = false;  // blanks other than " " (written as spaces)
+#if defined(__SSSE3__)
+  // The ASCII bytes of a rule as pshufb tables: entry lo has bit h for byte h * 16 + lo.
+  __m128i stop_bytes_ = _mm_setzero_si128(), before_ascii_bytes_ = _mm_setzero_si128(),
+          blank_bytes_ = _mm_setzero_si128();
+  // Which bytes of a block are in a set of ASCII bytes given as such a table.
+  struct AsciiSets {
+    __m128i lo, bit;
+    explicit AsciiSets(__m128i v)
+        : lo(_mm_and_si128(v, _mm_set1_epi8(0x0F))),
+          bit(_mm_shuffle_epi8(kHighNibbleBit, _mm_and_si128(_mm_srli_epi16(v, 4), _mm_set1_epi8(0x0F)))) {}
+    __m128i mask(__m128i table) const {  // 0xFF where the byte is in the set
+      return _mm_xor_si128(_mm_cmpeq_epi8(_mm_and_si128(_mm_shuffle_epi8(table, lo), bit), _mm_setzero_si128()),
+                           _mm_set1_epi8(-1));
+    }
+    uint32_t in(__m128i table) const { return uint32_t(_mm_movemask_epi8(mask(table))); }  // bit i: byte i
+  };
+  static inline const __m128i kHighNibbleBit = _mm_setr_epi8(1, 2, 4, 8, 16, 32, 64, -128, 0, 0, 0, 0, 0, 0, 0, 0);
+#endif
+  // By code point of the Basic Multilingual Plane (with a map): 0 where no key starts with it,
+  // kNeverPlain where it is a key or starts keys too varied to keep, else the index in
+  // next_sets_ of the bytes that keys starting with it go on with.
+  std::vector<uint8_t> next_class_;
+  std::vector<std::array<uint64_t, 4>> next_sets_;
+  // By code point of the BMP: whether some key goes on with it after a first character.
+  std::array<uint64_t, 0x10000 / 64> followers_{};
+  bool any_follows_ = false;  // followers_ does not apply: the map has keys that end inside a character
+  static constexpr uint8_t kNeverPlain = 255;
+  bool copies_all_ = true;
+  std::vector<uint32_t> units_;
+  std::string replacements_;
+};
+
+}  // namespace tokenforge

@@ -1,0 +1,88 @@
+// A byte-level BPE (tiktoken's Encoder: its built-in split, the merges, special tokens) as a
+// Tokenizer pipeline: rows with offsets, pairs, then the template, truncation and padding of
+// processors/post_processing.h. The ids are the Encoder's own (pipelines/encoder.h runs the
+// text exactly as Encoding.encode does), so the fused tiktoken path and this one cannot differ.
+//
+// Offsets are spans of input code points, as HF's byte-level tokenizers report them: a token
+// spans from the character holding its first byte to the one holding its last, so the tokens
+// that split one character between them all span that character. Special tokens matched in the
+// text are rows like any other (special_tokens_mask marks only what the template adds, as HF).
+#pragma once
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "added_tokens/special_matcher.h"
+#include "base/pool.h"
+#include "base/utf8.h"
+#include "pipelines/encoder.h"
+#include "pre_tokenizers/byte_level_alphabet.h"
+#include "processors/post_processing.h"
+
+namespace tokenforge {
+
+class ByteLevelBpePipeline {
+ public:
+  // `encoder` must outlive the pipeline (the binding keeps its owner alive).
+  explicit ByteLevelBpePipeline(const Encoder& encoder) : encoder_(encoder) {
+    if (!encoder.has_scanner())
+      throw std::invalid_argument("this byte-level BPE splits text with a pattern that has no native scanner");
+  }
+
+  // Each id's name: ordinary tokens in GPT-2's byte-level alphabet ("Ġhello"), special tokens as
+  // their text, "" for ids without a token.
+  std::vector<std::string> names() const {
+    std::vector<std::string> out(encoder_.id_limit());
+    const ByteLevelAlphabet& alphabet = ByteLevelAlphabet::instance();
+    const BytePairModel& model = encoder_.model();
+    for (uint32_t id = 0; id < out.size(); ++id) {
+      if (model.has(id))
+        out[id] = alphabet.name(model.bytes_of(id));
+      else if (const std::string* special = encoder_.token_bytes(id))
+        out[id] = *special;
+    }
+    return out;
+  }
+
+  // One text, or a pair, through the template; `added` (may be null) finds the allowed special
+  // tokens; `post` is a snapshot the caller keeps alive (see WordPieceTokenizer).
+  Encoded encode(const uint8_t* a, size_t na, const uint8_t* b, size_t nb, bool pair, bool add_special,
+                 const SpecialMatcher* added, const PostProcessor& post) const {
+    Pool<Scratch>::Lease scratch(scratch_);
+    Encoded first = encode_sequence(a, na, added, scratch.get().ids);
+    if (!pair) return post.process(std::move(first), nullptr, add_special);
+    Encoded second = encode_sequence(b, nb, added, scratch.get().ids);
+    return post.process(std::move(first), &second, add_special);
+  }
+
+ private:
+  struct Scratch {
+    std::vector<uint32_t> ids;
+    void trim() { release_if_large(ids); }
+  };
+
+  Encoded encode_sequence(const uint8_t* s, size_t n, const SpecialMatcher* added, std::vector<uint32_t>& ids) const {
+    ids.clear();
+    encoder_.encode(s, n, added, ids);
+    Encoded e;
+    e.rows.reserve(ids.size() + 2);  // room for a template's tokens too
+    // chars = the characters that start before byte `at`; a token [at, end) starts in the
+    // character holding byte `at` and ends after the one holding byte end - 1.
+    size_t at = 0;
+    uint32_t chars = 0;
+    for (uint32_t id : ids) {
+      const size_t end = at + encoder_.token_bytes(id)->size();
+      const uint32_t first_char = chars + count_characters(s, at, at + 1, n) - 1;
+      chars += count_characters(s, at, end, n);
+      push_row(e.rows, id, 0, first_char, chars, false);
+      at = end;
+    }
+    return e;
+  }
+
+  const Encoder& encoder_;
+  mutable Pool<Scratch> scratch_;  // reused per thread
+};
+
+}  // namespace tokenforge

@@ -1,0 +1,199 @@
+// A byte-level BPE encoder: a built-in pre-tokenizer, the merge model, and special tokens.
+#pragma once
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <unordered_map>
+
+#include "models/bpe/bpe_model.h"
+#include "base/parallel.h"
+#include "base/utf8.h"
+#include "pre_tokenizers/scanner.h"
+#include "added_tokens/special_matcher.h"
+
+namespace tokenforge {
+
+class Encoder {
+ public:
+  // pattern < 0: no built-in scanner; the caller splits text and uses encode_piece().
+  Encoder(std::vector<std::string> tokens, std::vector<std::pair<std::string, uint32_t>> specials, int pattern)
+      : model_(std::move(tokens)), pattern_(pattern) {
+    for (const auto& [text, id] : specials) {
+      if (model_.has(id) && model_.bytes_of(id) != text)
+        throw std::invalid_argument("special token id " + std::to_string(id) + " is already an ordinary token");
+      special_bytes_[id] = text;
+    }
+  }
+
+  const BytePairModel& model() const { return model_; }
+
+  // One past the largest id it can produce, leaving out special ids far above the vocabulary.
+  size_t id_limit() const {
+    size_t limit = model_.size();
+    for (const auto& special : special_bytes_)
+      if (special.first < model_.size() + 65536) limit = std::max(limit, size_t(special.first) + 1);
+    return limit;
+  }
+  bool has_scanner() const { return pattern_ >= 0; }
+
+  // Ordinary text only: special-token text is encoded like any other text.
+  void encode_ordinary(const uint8_t* s, size_t n, std::vector<uint32_t>& out, PieceCache& cache) const {
+    switch (Pattern(pattern_)) {
+      case Pattern::kGpt2:
+        return run<Pattern::kGpt2>(s, n, out, cache);
+      case Pattern::kCl100k:
+        return run<Pattern::kCl100k>(s, n, out, cache);
+      case Pattern::kO200k:
+        return run<Pattern::kO200k>(s, n, out, cache);
+    }
+    throw std::logic_error("no built-in pre-tokenizer for this pattern");
+  }
+
+  // Text with the allowed special tokens (if any) turned into their ids.
+  void encode(const uint8_t* s, size_t n, const SpecialMatcher* allowed, std::vector<uint32_t>& out) const {
+    PieceCachePool::Lease cache(caches_);
+    size_t start = 0;
+    while (allowed && !allowed->empty()) {
+      const SpecialMatch m = allowed->find(s, n, start);
+      if (m.pos >= n) break;
+      encode_ordinary(s + start, m.pos - start, out, cache.get());
+      out.push_back(m.id);
+      start = m.pos + m.len;
+    }
+    encode_ordinary(s + start, n - start, out, cache.get());
+  }
+
+  // Pieces already split by the caller (patterns without a built-in scanner).
+  void encode_pieces(const std::vector<std::pair<const uint8_t*, size_t>>& pieces, std::vector<uint32_t>& out) const {
+    PieceCachePool::Lease cache(caches_);
+    for (const auto& [p, n] : pieces) model_.encode_piece(p, n, out, cache.get());
+  }
+
+  // Bytes of a token (ordinary or special); nullptr if the id is unknown.
+  const std::string* token_bytes(uint32_t id) const {
+    if (model_.has(id)) return &model_.bytes_of(id);
+    auto it = special_bytes_.find(id);
+    return it == special_bytes_.end() ? nullptr : &it->second;
+  }
+
+  // Where each of ids[0..count), the ids of s[0..n), starts: chars[i], the index of the
+  // character that holds its first byte; bytes[i], that byte's offset.
+  void token_starts(const uint8_t* s, size_t n, const uint32_t* ids, size_t count, uint32_t* chars,
+                    uint32_t* bytes) const {
+    size_t byte = 0, counted_to = 0, chars_before = 0;  // chars_before: characters starting in s[0..counted_to)
+    for (size_t i = 0; i < count; ++i) {
+      const size_t to = std::min(byte + 1, n);
+      if (counted_to < to) {
+        chars_before += count_characters(s, counted_to, to, n);
+        counted_to = to;
+      }
+      chars[i] = uint32_t(chars_before ? chars_before - 1 : 0);
+      bytes[i] = uint32_t(byte);
+      byte += token_bytes(ids[i])->size();
+    }
+  }
+
+  // Appends the bytes of ids[0..n) to out, up to the first id without a token; returns that
+  // id's position (n if every id has one).
+  size_t decode(const uint32_t* ids, size_t n, std::string& out) const {
+    for (size_t i = 0; i < n; ++i) {
+      const std::string* b = token_bytes(ids[i]);
+      if (!b) return i;
+      out += *b;
+    }
+    return n;
+  }
+
+  // The number of ordinary tokens (ranks with bytes).
+  size_t token_count() const {
+    size_t n = 0;
+    for (const auto& t : model_.tokens()) n += !t.empty();
+    return n;
+  }
+
+ private:
+  // Pieces are found a batch at a time, and the short-table entries of the next batch are
+  // prefetched while this one is encoded: their cache misses overlap with work and each other.
+  static constexpr size_t kBatch = 32;
+  struct Batch {
+    size_t count = 0;
+    size_t bounds[kBatch + 1];      // piece i is [bounds[i], bounds[i + 1])
+    ShortKey keys[kBatch];          // of pieces up to 15 bytes
+    MediumKey medium_keys[kBatch];  // of pieces of 16..31 bytes
+    uint64_t hashes[kBatch];
+  };
+
+  template <Pattern P>
+  void run(const uint8_t* s, size_t n, std::vector<uint32_t>& out, PieceCache& cache) const {
+    Scanner scan(s, n);
+    auto find_batch = [&](size_t p, Batch& b) {
+      size_t m = 0;
+      b.bounds[0] = p;
+      for (; m < kBatch && b.bounds[m] < n; ++m) {
+        if constexpr (P == Pattern::kGpt2)
+          b.bounds[m + 1] = scan.gpt2(b.bounds[m]);
+        else if constexpr (P == Pattern::kCl100k)
+          b.bounds[m + 1] = scan.cl100k(b.bounds[m]);
+        else
+          b.bounds[m + 1] = scan.o200k(b.bounds[m]);
+      }
+      b.count = m;
+      for (size_t i = 0; i < m; ++i) {
+        const size_t len = b.bounds[i + 1] - b.bounds[i];
+        if (len < 2 || len > kMediumPiece) continue;
+        if (len <= kShortPiece) {
+          b.keys[i] = short_key(s + b.bounds[i], len, s, s + n);
+          b.hashes[i] = b.keys[i].hash();
+          cache.shorts.prefetch(b.hashes[i]);
+        } else {
+          b.medium_keys[i] = medium_key(s + b.bounds[i], len);
+          b.hashes[i] = b.medium_keys[i].hash();
+          cache.mediums.prefetch(b.hashes[i]);
+        }
+      }
+    };
+    // Ids go to a reused buffer (the output is never zero-filled ahead) and are appended to
+    // out when it is full. A piece of k bytes gives at most k ids, and a hit in a piece table
+    // writes its inline slots whole, so a batch of pieces of k bytes in all needs k + 3 slots
+    // (a medium hit writes 7, within its at least 16 bytes).
+    IdBuffer& buf = cache.out;
+    uint32_t* w = buf.begin();
+    Batch batches[2];
+    find_batch(0, batches[0]);
+    for (int cur = 0; batches[cur].count; cur ^= 1) {
+      const Batch& b = batches[cur];
+      const size_t room = b.bounds[b.count] - b.bounds[0] + 3;
+      if (size_t(buf.end() - w) < room) {
+        out.insert(out.end(), buf.begin(), w);
+        buf.reserve(room);
+        w = buf.begin();
+      }
+      find_batch(b.bounds[b.count], batches[cur ^ 1]);
+      for (size_t i = 0; i < b.count; ++i) {
+        const uint8_t* piece = s + b.bounds[i];
+        const size_t len = b.bounds[i + 1] - b.bounds[i];
+        if (len == 1) {
+          *w++ = model_.byte_token(piece[0]);
+        } else if (len <= kShortPiece) {
+          w = model_.encode_short(piece, len, b.keys[i], b.hashes[i], w, cache);
+        } else if (len <= kMediumPiece) {
+          w = model_.encode_medium(piece, len, b.medium_keys[i], b.hashes[i], w, cache);
+        } else {
+          std::vector<uint32_t>& ids = cache.ids;
+          ids.clear();
+          model_.encode_long(piece, len, ids, cache);
+          std::memcpy(w, ids.data(), ids.size() * sizeof(uint32_t));
+          w += ids.size();
+        }
+      }
+    }
+    out.insert(out.end(), buf.begin(), w);
+  }
+
+  BytePairModel model_;
+  int pattern_;
+  std::unordered_map<uint32_t, std::string> special_bytes_;
+  mutable PieceCachePool caches_;
+};
+
+}  // namespace tokenforge

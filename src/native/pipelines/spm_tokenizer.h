@@ -1,0 +1,171 @@
+// A sentencepiece model as a Tokenizer pipeline. Allowed special tokens are matched in the raw
+// text first; each text between them is encoded as sentencepiece encodes a whole text
+// (normalized, then the model), so "A<s>B" gives A's tokens, <s>, then B's. Offsets are
+// sentencepiece's (a token spans the input from where its first normalized byte came from to
+// where the byte after its last came from), in code points of the input. Then the template
+// (bos/eos), truncation and padding.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "base/bytes.h"
+#include "base/utf8.h"
+#include "base/pool.h"
+#include "processors/post_processing.h"
+#include "added_tokens/special_matcher.h"
+#include "normalizers/spm_normalizer.h"
+
+namespace tokenforge {
+
+// What a model can read besides normalized text (see SpmEscaping): `input`, a text that its
+// normalizer only escapes, as it is (the model then counts what its ids cover in characters);
+// `spaces`, normalized text with its spaces left as " ".
+struct SpmReads {
+  bool input = false, spaces = false;
+};
+
+// A model behind its normalizer: one text as sentencepiece encodes it.
+class SpmEncoder {
+ public:
+  // Encodes the model's input s[0..n), read as `how` says (SpmBpeModel::encode): appends its ids,
+  // and to `lengths` what each covers of it.
+  using Model = std::function<void(const uint8_t*, size_t, SpmEscaping how, std::vector<uint32_t>& ids,
+                                   std::vector<uint32_t>* lengths)>;
+
+  // `normalizer` must outlive the encoder (the bindings keep its owner alive). Where the
+  // normalizer only escapes and the model reads such input, the text skips the normalizer; where
+  // the model reads spaces as "▁", the normalizer leaves them as they are.
+  SpmEncoder(const SpmNormalizer& normalizer, Model model, SpmReads reads)
+      : normalizer_(normalizer),
+        model_(std::move(model)),
+        counts_characters_(reads.input),
+        escaped_(reads.input && normalizer.escapes_only()),
+        spaces_as_is_(reads.spaces && normalizer.escaping().escape) {}
+
+  // Appends the ids of text s[0..n) to ids. With `bounds`, also (replacing its contents) where
+  // each starts in the input, in characters, and where the last ends (sentencepiece's offsets:
+  // an id that ends inside a character ends at its start).
+  void encode(const uint8_t* s, size_t n, std::vector<uint32_t>& ids, std::vector<uint32_t>* bounds = nullptr) const {
+    Pool<Scratch>::Lease lease(scratch_);
+    Scratch& scratch = lease.get();
+    std::vector<uint32_t>& lengths = scratch.lengths;
+    lengths.clear();
+    if (escaped_) {
+      model_(s, n, normalizer_.escaping(), ids, bounds ? &lengths : nullptr);
+    } else {
+      std::string& text = scratch.normalized;
+      normalizer_.normalize(s, n, text, bounds ? &scratch.norm_to_orig : nullptr, spaces_as_is_);
+      model_(reinterpret_cast<const uint8_t*>(text.data()), text.size(), SpmEscaping{false, spaces_as_is_}, ids,
+             bounds ? &lengths : nullptr);
+    }
+    if (!bounds) return;
+    bounds->resize(lengths.empty() ? 0 : lengths.size() + 1);
+    if (lengths.empty()) return;
+    uint32_t* b = bounds->data();
+    uint32_t at = 0;
+    if (escaped_) {  // the model counted the input's characters
+      b[0] = 0;
+      for (size_t i = 0; i < lengths.size(); ++i) b[i + 1] = at += lengths[i];
+      return;
+    }
+    // Through the alignment: normalized bytes (from characters: along the normalized text), the
+    // input byte each came from, then the input's characters (one cursor: they only grow; a
+    // byte inside a character counts as its start).
+    const std::string& text = scratch.normalized;
+    const std::vector<uint32_t>& to_orig = scratch.norm_to_orig;
+    uint32_t chars = 0, byte = 0;
+    auto input_character = [&](uint32_t normalized) {
+      const uint32_t target = to_orig[normalized];
+      chars += count_characters(s, byte, target, n);
+      byte = target;
+      return chars - (target < n && (s[target] & 0xC0) == 0x80);
+    };
+    b[0] = input_character(0);
+    for (size_t i = 0; i < lengths.size(); ++i) {
+      if (counts_characters_)
+        for (uint32_t k = 0; k < lengths[i]; ++k) at += uint32_t(utf8_length(uint8_t(text[at])));
+      else
+        at += lengths[i];
+      b[i + 1] = input_character(at);
+    }
+  }
+
+ private:
+  struct Scratch {
+    std::string normalized;
+    std::vector<uint32_t> norm_to_orig, lengths;
+    void trim() {
+      release_if_large(normalized);
+      release_if_large(norm_to_orig);
+      release_if_large(lengths);
+    }
+  };
+  const SpmNormalizer& normalizer_;
+  Model model_;
+  bool counts_characters_, escaped_, spaces_as_is_;
+  mutable Pool<Scratch> scratch_;  // reused per thread
+};
+
+class SpmPipeline {
+ public:
+  SpmPipeline(const SpmNormalizer& normalizer, SpmEncoder::Model model, SpmReads reads)
+      : encoder_(normalizer, std::move(model), reads) {}
+
+  // One text, or a pair, through the template; `added` (may be null) finds allowed special tokens;
+  // `post` is the post-processor (a snapshot the caller keeps alive, see WordPieceTokenizer).
+  Encoded encode(const uint8_t* a, size_t na, const uint8_t* b, size_t nb, bool pair, bool add_special,
+                 const SpecialMatcher* added, const PostProcessor& post) const {
+    Pool<Scratch>::Lease lease(scratch_);
+    Encoded first = encode_sequence(a, na, added, lease.get());
+    if (!pair) return post.process(std::move(first), nullptr, add_special);
+    Encoded second = encode_sequence(b, nb, added, lease.get());
+    return post.process(std::move(first), &second, add_special);
+  }
+
+ private:
+  struct Scratch {
+    std::vector<uint32_t> ids, bounds;
+    void trim() {
+      release_if_large(ids);
+      release_if_large(bounds);
+    }
+  };
+
+  Encoded encode_sequence(const uint8_t* s, size_t n, const SpecialMatcher* added, Scratch& scratch) const {
+    Encoded e;
+    size_t pos = 0;
+    uint32_t chars = 0;  // code points before pos
+    for (;;) {
+      const SpecialMatch m = added ? added->find(s, n, pos) : SpecialMatch{n, 0, 0};
+      chars = encode_text(s + pos, m.pos - pos, chars, scratch, e.rows);
+      if (m.pos >= n) break;
+      const uint32_t end = chars + count_characters(s, m.pos, m.pos + m.len, n);
+      push_row(e.rows, m.id, 0, chars, end, false);
+      chars = end;
+      pos = m.pos + m.len;
+    }
+    return e;
+  }
+
+  // Rows for s[0..n), whose first character is number `chars` of the input; returns the number
+  // after its last.
+  uint32_t encode_text(const uint8_t* s, size_t n, uint32_t chars, Scratch& scratch, TokenRows& rows) const {
+    scratch.ids.clear();
+    encoder_.encode(s, n, scratch.ids, &scratch.bounds);
+    const size_t count = scratch.ids.size(), at = rows.size();
+    if (count) {
+      if (at == 0) rows.reserve(count + 2);  // a whole text, mostly: room for bos and eos too
+      const uint32_t* b = scratch.bounds.data();
+      for (size_t i = 0; i < count; ++i) push_row(rows, scratch.ids[i], 0, chars + b[i], chars + b[i + 1], false);
+    }
+    return chars + count_characters(s, 0, n, n);
+  }
+
+  SpmEncoder encoder_;
+  mutable Pool<Scratch> scratch_;
+};
+
+}  // namespace tokenforge

@@ -1,0 +1,437 @@
+// The WordPiece pipeline in one pass: added tokens (those the caller's policy allows) are
+// matched in the raw text first (leftmost, longest, as HF's added vocabulary does for tokens that
+// are not normalized); the text between
+// them goes through the character rules (normalizer + pre-tokenizer) into words, and each word
+// through the WordPiece model. Offsets are code-point indices into the input, as Python sees it.
+//
+// Speed: ASCII characters go through a 128-entry table; while a word's bytes are one input
+// character each, in order, their origins are implied rather than stored; and each thread's
+// scratch keeps a cache of recent words (up to 16 bytes) with their pieces, since natural text
+// repeats words, so most words skip the trie.
+#pragma once
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "normalizers/bert_text.h"
+#include "base/bytes.h"
+#include "base/parallel.h"
+#include "trainers/chunk_counts.h"
+#include "base/pool.h"
+#include "processors/post_processing.h"
+#include "added_tokens/special_matcher.h"
+#include "unicode/unicode_classes.h"
+#include "models/wordpiece/wordpiece.h"
+
+namespace tokenforge {
+
+// Recent words and their pieces, direct-mapped. A word is keyed by its (zero-padded) 16 bytes
+// and length; n == 0 marks a word that is [UNK] whole.
+class WordCache {
+ public:
+  static constexpr size_t kMaxBytes = 16, kMaxPieces = 6;
+  struct alignas(64) Entry {  // one cache line
+    uint64_t k0 = 0, k1 = 0;
+    uint8_t len = 0, n = 0;  // len 0: empty slot
+    uint8_t ends[kMaxPieces];
+    uint32_t ids[kMaxPieces];
+  };
+
+  WordCache() : slots_(kSlots) {}
+
+  // w: a word of up to 16 bytes followed by zeros up to 16 (a WordBuffer).
+  static void key(const uint8_t* w, uint64_t& k0, uint64_t& k1) {
+    k0 = load8(w);
+    k1 = load8(w + 8);
+  }
+  Entry& slot(uint64_t k0, uint64_t k1, size_t len) {
+    return slots_[mix64(k0 * 0x9E3779B97F4A7C15ull ^ k1 ^ (uint64_t(len) << 56)) & (kSlots - 1)];
+  }
+
+ private:
+  static constexpr size_t kSlots = 8192;
+  std::vector<Entry> slots_;
+};
+
+// A word's bytes. Clearing zeroes the first 16 bytes, so a word of up to 16 bytes reads as
+// its cache key without copying (the bytes after it are zero).
+class WordBuffer {
+ public:
+  WordBuffer() : storage_(64 + kSlack) {}
+  uint8_t* data() { return storage_.data(); }
+  const uint8_t* data() const { return storage_.data(); }
+  size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  void clear() {
+    std::memset(storage_.data(), 0, kSlack);
+    size_ = 0;
+  }
+  // Back to the first size after a huge word (see release_if_large).
+  void trim() {
+    if (storage_.size() > (size_t(1) << 24)) {
+      decltype(storage_)(64 + kSlack).swap(storage_);
+      size_ = 0;
+    }
+  }
+  TF_INLINE void push(uint8_t b) {
+    if (TF_UNLIKELY(size_ + kSlack >= storage_.size())) grow();
+    storage_[size_++] = b;
+  }
+  void append(const uint8_t* p, size_t n) {
+    for (size_t i = 0; i < n; ++i) push(p[i]);
+  }
+
+ private:
+  static constexpr size_t kSlack = 16;
+  TF_NOINLINE void grow() { storage_.resize(storage_.size() * 2); }
+  std::vector<uint8_t> storage_;
+  size_t size_ = 0;
+};
+
+class WordPieceTokenizer {
+ public:
+  WordPieceTokenizer(WordPieceModel model, const TextRules& rules) : model_(std::move(model)), rules_(rules) {
+    for (uint32_t cp = 0; cp < 0x80; ++cp) {
+      std::vector<uint32_t> out;
+      rules_.expand(cp, out);
+      uint16_t entry = kAsciiComplex;  // more than one output: the general path
+      if (out.empty()) {
+        entry = kAsciiRemoved;
+      } else if (out.size() == 1 && (out[0] & CharRules::kCodePoint) < 0x80) {
+        entry = uint16_t((out[0] & CharRules::kCodePoint) | ((out[0] >> CharRules::kClassShift) << 8));
+      }
+      ascii_[cp] = entry;
+    }
+    // A one-character word is that character's token or [UNK] (nothing shorter to split into).
+    isolated_.assign(0x10000, kNoToken);
+    for (uint32_t cp = 0x21; cp < 0x10000; ++cp) {
+      if (cp >= 0xD800 && cp <= 0xDFFF) continue;
+      uint8_t buf[4];
+      const size_t len = encode_utf8(cp, buf);
+      const uint32_t id = model_.whole_word(buf, len);
+      isolated_[cp] = id == kNoToken && model_.word_prefix().empty() ? model_.unk_id() : id;
+      if (model_.max_chars() < 1) isolated_[cp] = model_.unk_id();
+    }
+  }
+
+  // In the calls below, `added` (may be null) finds the added tokens to match in the raw text,
+  // and `post` is the post-processor (a snapshot the caller keeps alive: settings change by
+  // swapping the whole object, never under a running encode).
+
+  // The model's tokens for one text (UTF-8), before post-processing.
+  Encoded encode_sequence(const uint8_t* s, size_t n, const SpecialMatcher* added) const {
+    Pool<Scratch>::Lease lease(scratch_);
+    return encode_sequence(s, n, added, lease.get());
+  }
+  Encoded encode(const uint8_t* a, size_t na, const uint8_t* b, size_t nb, bool pair, bool add_special,
+                 const SpecialMatcher* added, const PostProcessor& post) const {
+    Pool<Scratch>::Lease lease(scratch_);
+    return encode(a, na, b, nb, pair, add_special, added, post, lease.get());
+  }
+
+  // The words the normalizer and pre-tokenizer make of s (UTF-8, without the word prefix), each
+  // with its span of input code points; added tokens are words too.
+  std::vector<std::pair<std::string, std::pair<uint32_t, uint32_t>>> words(const uint8_t* s, size_t n,
+                                                                           const SpecialMatcher* added) const {
+    TokenRows unused;
+    Pool<Scratch>::Lease lease(scratch_);
+    Words words(*this, lease.get(), unused);
+    words.collect = true;
+    run(words, s, n, added, [&](uint32_t, uint32_t start, uint32_t end, const uint8_t* text, size_t len) {
+      words.collected.push_back({std::string(reinterpret_cast<const char*>(text), len), {start, end}});
+    });
+    return std::move(words.collected);
+  }
+
+  // Adds the words of s (see words()) to a table of word counts (added tokens are not words here).
+  void count_words(const uint8_t* s, size_t n, ChunkCounts& counts) const {
+    for (auto& [word, span] : words(s, n, nullptr)) ++counts[word];
+  }
+
+  // The same for many texts, spread over up to `threads` threads (a table per thread, added up
+  // at the end).
+  void count_words(const std::vector<std::pair<const uint8_t*, size_t>>& texts, ChunkCounts& counts,
+                   size_t threads) const {
+    threads = std::max<size_t>(1, std::min(threads, texts.size()));
+    std::vector<ChunkCounts> parts(threads);
+    parallel_for(threads, threads, [&](size_t part) {
+      for (size_t i = part; i < texts.size(); i += threads) count_words(texts[i].first, texts[i].second, parts[part]);
+    });
+    for (ChunkCounts& part : parts)
+      for (const auto& [word, n] : part) counts[word] += n;
+  }
+
+ private:
+  struct Scratch;
+
+  Encoded encode(const uint8_t* a, size_t na, const uint8_t* b, size_t nb, bool pair, bool add_special,
+                 const SpecialMatcher* added, const PostProcessor& post, Scratch& scratch) const {
+    Encoded first = encode_sequence(a, na, added, scratch);
+    if (!pair) return post.process(std::move(first), nullptr, add_special);
+    Encoded second = encode_sequence(b, nb, added, scratch);
+    return post.process(std::move(first), &second, add_special);
+  }
+
+  static constexpr uint16_t kAsciiRemoved = 0xFFFF, kAsciiComplex = 0xFFFE;
+
+  // Per-thread working buffers, kept between calls.
+  struct Scratch {
+    WordBuffer word;
+    std::vector<uint32_t> origin;
+    std::vector<WordPieceModel::Piece> pieces;
+    WordCache cache;
+    void trim() {
+      word.trim();
+      release_if_large(origin);
+      release_if_large(pieces);
+    }
+  };
+
+  static uint32_t count_chars(const uint8_t* s, size_t n) {
+    uint32_t k = 0;
+    for (size_t i = 0; i < n; ++i) k += (s[i] & 0xC0) != 0x80;
+    return k;
+  }
+
+  // Builds words from character-rule outputs and turns each finished word into rows.
+  class Words {
+   public:
+    Words(const WordPieceTokenizer& t, Scratch& scratch, TokenRows& rows)
+        : t_(t),
+          rows_(rows),
+          word_(scratch.word),
+          origin_(scratch.origin),
+          pieces_(scratch.pieces),
+          cache_(scratch.cache) {
+      word_.clear();
+      origin_.clear();
+    }
+
+    bool collect = false;  // keep the words (for words()) instead of splitting them
+    std::vector<std::pair<std::string, std::pair<uint32_t, uint32_t>>> collected;
+
+    // Processes s[0..n) whose first character is number `chars`; returns the count after it.
+    uint32_t text(const uint8_t* s, size_t n, uint32_t chars) {
+      const CharRules& rules = t_.rules_;
+      const uint32_t first_char = chars;
+      rows_start_ = rows_.size();
+      collected_start_ = collected.size();
+      for (size_t i = 0; i < n;) {
+        const uint8_t b = s[i];
+        if (b < 0x80) {
+          uint16_t e = t_.ascii_[b];
+          if (TF_LIKELY(e < 0x100)) {  // ASCII that is part of a word: take the whole run
+            if (word_.empty()) start_word(chars);
+            if (implied_ && chars == first_origin_ + word_.size()) {
+              const size_t run_start = i;
+              do {
+                word_.push(uint8_t(e));
+              } while (++i < n && s[i] < 0x80 && (e = t_.ascii_[s[i]]) < 0x100);
+              chars += uint32_t(i - run_start);
+              word_chars_ += i - run_start;
+              continue;
+            }
+            append_ascii(uint8_t(e), chars);
+          } else if (e != kAsciiRemoved) {
+            if (e == kAsciiComplex)
+              rules.apply(b, [&](uint32_t out, WordClass c) { take(out, c, chars); });
+            else
+              take(e & 0xFF, WordClass(e >> 8), chars);
+          }
+          ++i;
+          ++chars;
+          continue;
+        }
+        size_t len;
+        const uint32_t cp = decode_utf8(s + i, n - i, len);
+        if (TF_UNLIKELY(rules.needs_exact(cp))) return exact(s, n, first_char);
+        rules.apply(cp, [&](uint32_t out, WordClass c) { take(out, c, chars); });
+        i += len;
+        ++chars;
+      }
+      finish();
+      return chars;
+    }
+
+   private:
+    // Redoes the whole span (its words so far are undone) with the exact rules.
+    uint32_t exact(const uint8_t* s, size_t n, uint32_t first_char) {
+      rows_.resize(rows_start_);
+      collected.resize(collected_start_);
+      word_.clear();
+      std::vector<uint32_t> cps, out, origin;
+      for (size_t i = 0; i < n;) {
+        size_t len;
+        cps.push_back(decode_utf8(s + i, n - i, len));
+        i += len;
+      }
+      t_.rules_.expand_exact(cps, out, origin);
+      for (size_t k = 0; k < out.size(); ++k)
+        take(out[k] & CharRules::kCodePoint, WordClass(out[k] >> CharRules::kClassShift), first_char + origin[k]);
+      finish();
+      return first_char + uint32_t(cps.size());
+    }
+
+    void take(uint32_t cp, WordClass c, uint32_t origin) {
+      if (c == WordClass::kWord) {
+        if (cp < 0x80)
+          append_ascii(uint8_t(cp), origin);
+        else
+          append(cp, origin);
+      } else {
+        finish();
+        if (c == WordClass::kIsolated) {
+          // A word of one character (punctuation, CJK): its token comes from a table.
+          const uint32_t id = cp < 0x10000 && !collect ? t_.isolated_[cp] : kNoToken;
+          if (id != kNoToken) {
+            push_row(rows_, id, 0, origin, origin + 1, false);
+            return;
+          }
+          if (cp < 0x80)
+            append_ascii(uint8_t(cp), origin);
+          else
+            append(cp, origin);
+          finish();
+        }
+      }
+    }
+
+    void start_word(uint32_t origin) {
+      const std::string& prefix = t_.model_.word_prefix();
+      word_.append(reinterpret_cast<const uint8_t*>(prefix.data()), prefix.size());
+      first_origin_ = origin;
+      word_chars_ = 0;
+      implied_ = prefix.empty();
+      if (!implied_) origin_.assign(prefix.size(), origin);
+    }
+    // Byte i of the word came from input character first_origin_ + i while implied_ holds.
+    TF_INLINE void append_ascii(uint8_t b, uint32_t origin) {
+      if (word_.empty()) start_word(origin);
+      if (implied_ && origin == first_origin_ + word_.size()) {
+        word_.push(b);
+      } else {
+        store_origins();
+        word_.push(b);
+        origin_.push_back(origin);
+      }
+      ++word_chars_;
+    }
+    void append(uint32_t cp, uint32_t origin) {
+      if (word_.empty()) start_word(origin);
+      store_origins();
+      uint8_t buf[4];
+      const size_t len = encode_utf8(cp, buf);
+      word_.append(buf, len);
+      origin_.insert(origin_.end(), len, origin);
+      ++word_chars_;
+    }
+    void store_origins() {
+      if (!implied_) return;
+      origin_.resize(word_.size());
+      for (size_t i = 0; i < origin_.size(); ++i) origin_[i] = first_origin_ + uint32_t(i);
+      implied_ = false;
+    }
+    uint32_t origin(size_t byte) const { return implied_ ? first_origin_ + uint32_t(byte) : origin_[byte]; }
+
+    void finish() {
+      if (word_.empty()) return;
+      const WordPieceModel& model = t_.model_;
+      const size_t n = word_.size();
+      if (collect) {
+        const size_t skip = model.word_prefix().size();
+        collected.push_back({std::string(reinterpret_cast<const char*>(word_.data()) + skip, n - skip),
+                             {origin(0), origin(n - 1) + 1}});
+      } else if (word_chars_ > model.max_chars()) {
+        push_row(rows_, model.unk_id(), 0, origin(0), origin(n - 1) + 1, false);
+      } else {
+        split(model, n);
+      }
+      word_.clear();
+      origin_.clear();
+    }
+
+    void split(const WordPieceModel& model, size_t n) {
+      uint64_t k0 = 0, k1 = 0;
+      WordCache::Entry* slot = nullptr;
+      if (n <= WordCache::kMaxBytes) {
+        WordCache::key(word_.data(), k0, k1);
+        slot = &cache_.slot(k0, k1, n);
+        if (slot->len == n && slot->k0 == k0 && slot->k1 == k1) {
+          if (slot->n == 0) {
+            push_row(rows_, model.unk_id(), 0, origin(0), origin(n - 1) + 1, false);
+            return;
+          }
+          uint32_t start = 0;
+          for (uint8_t i = 0; i < slot->n; ++i) {
+            push_row(rows_, slot->ids[i], 0, origin(start), origin(slot->ends[i] - 1) + 1, false);
+            start = slot->ends[i];
+          }
+          return;
+        }
+      }
+      pieces_.clear();
+      const bool ok = model.split(word_.data(), n, pieces_);
+      if (!ok) push_row(rows_, model.unk_id(), 0, origin(0), origin(n - 1) + 1, false);
+      for (const auto& p : pieces_) push_row(rows_, p.id, 0, origin(p.start), origin(p.end - 1) + 1, false);
+      if (slot && pieces_.size() <= WordCache::kMaxPieces) {
+        slot->k0 = k0;
+        slot->k1 = k1;
+        slot->len = uint8_t(n);
+        slot->n = uint8_t(ok ? pieces_.size() : 0);
+        for (size_t i = 0; i < pieces_.size(); ++i) {
+          slot->ids[i] = pieces_[i].id;
+          slot->ends[i] = uint8_t(pieces_[i].end);
+        }
+      }
+    }
+
+    const WordPieceTokenizer& t_;
+    TokenRows& rows_;
+    WordBuffer& word_;
+    std::vector<uint32_t>& origin_;  // per byte of word_, unless implied_
+    std::vector<WordPieceModel::Piece>& pieces_;
+    WordCache& cache_;
+    uint32_t first_origin_ = 0;
+    bool implied_ = true;
+    size_t word_chars_ = 0;
+    size_t rows_start_ = 0, collected_start_ = 0;  // rows and words before the current span
+  };
+
+  // Splits s at added tokens: the text between goes to `words`, each added token to on_added.
+  template <class OnAdded>
+  void run(Words& words, const uint8_t* s, size_t n, const SpecialMatcher* added, OnAdded on_added) const {
+    size_t pos = 0;
+    uint32_t chars = 0;  // code points before pos
+    while (pos < n) {
+      const SpecialMatch m = added ? added->find(s, n, pos) : SpecialMatch{n, 0, 0};
+      chars = words.text(s + pos, m.pos - pos, chars);
+      if (m.len == 0) break;
+      const uint32_t end = chars + count_chars(s + m.pos, m.len);
+      on_added(m.id, chars, end, s + m.pos, m.len);
+      chars = end;
+      pos = m.pos + m.len;
+    }
+  }
+
+  Encoded encode_sequence(const uint8_t* s, size_t n, const SpecialMatcher* added, Scratch& scratch) const {
+    Encoded e;
+    e.rows.reserve(n / 5 + 8);  // ~ the tokens of typical text; rows grow past it when needed
+    Words words(*this, scratch, e.rows);
+    run(words, s, n, added, [&](uint32_t id, uint32_t start, uint32_t end, const uint8_t*, size_t) {
+      push_row(e.rows, id, 0, start, end, false);
+    });
+    return e;
+  }
+
+  WordPieceModel model_;
+  CharRules rules_;
+  std::array<uint16_t, 128> ascii_;  // output byte | class << 8, or kAsciiRemoved / kAsciiComplex
+  std::vector<uint32_t> isolated_;   // BMP code point -> token of a word that is just it
+  mutable Pool<Scratch> scratch_;
+};
+
+}  // namespace tokenforge

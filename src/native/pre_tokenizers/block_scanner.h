@@ -1,0 +1,210 @@
+// Piece starts of up to 64 bytes of text at once, for the cl100k and o200k patterns.
+//
+// The window starts at a known piece start p. The patterns never look behind, so the pieces of
+// text[p:] are the true pieces from p on, and the window can be treated as a text of its own.
+// Each byte's class becomes one bit of a 64-bit mask (bit i = byte p + i), and where pieces
+// start follows from those masks with a few shifts, ands and adds (the "bitstream" approach of
+// Parabix), instead of a branch per byte. Two- and three-byte letters get their class on every
+// byte. The window stops before the first apostrophe (contractions) or other non-ASCII
+// character: the scalar scanner handles those. Starts are reported only where no byte past
+// the window could change them, so the caller re-bases at the last one.
+//
+// The rules, for text without apostrophes (X letter, D digit, W whitespace, N \r or \n,
+// P anything else; Q = P or non-newline W, the optional one-character prefix of a word; all
+// but X are ASCII):
+//  - a letter run splits into words (o200k also before an uppercase letter that follows a
+//    lowercase one; the window ends at one that follows a caseless letter, where the pattern
+//    backtracks); a word takes the Q right before it as prefix when that Q starts a piece;
+//  - digit runs split into groups of three from their start;
+//  - a P run is one piece with a space before it and the newlines after it (o200k: also
+//    slashes; this "tail" is found with one add), unless it is one P that prefixes a word;
+//  - a whitespace run starts a piece, then after its last newline, then at its last character
+//    when something follows; at the end of the text cl100k keeps the whole run as one piece.
+#pragma once
+#include <cstdint>
+#include <cstring>
+
+#include "unicode/unicode_classes.h"
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+namespace tokenforge {
+
+struct AsciiMasks {
+  uint64_t upper = 0, lower = 0, digit = 0, space = 0, newline = 0, blank = 0, slash = 0;
+  uint64_t caseless = 0;  // letters neither upper- nor lowercase (\p{Lo}, \p{Lm}): never ASCII
+  uint64_t quote = 0;     // apostrophes (also in stop)
+  uint64_t stop = 0;      // bytes not classified (yet): the window ends before the first
+};
+
+// Classes of the 64 bytes at p (all readable).
+inline AsciiMasks ascii_masks(const uint8_t* p) {
+  AsciiMasks m;
+#if defined(__SSE2__)
+  for (int k = 0; k < 4; ++k) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * k));
+    auto in = [&](char lo, char hi) {  // signed compares: bytes >= 0x80 are negative, never in
+      return _mm_and_si128(_mm_cmpgt_epi8(v, _mm_set1_epi8(char(lo - 1))),
+                           _mm_cmplt_epi8(v, _mm_set1_epi8(char(hi + 1))));
+    };
+    auto eq = [&](char c) { return _mm_cmpeq_epi8(v, _mm_set1_epi8(c)); };
+    auto bits = [&](__m128i x) { return uint64_t(uint16_t(_mm_movemask_epi8(x))) << (16 * k); };
+    const __m128i blank = eq(' ');
+    const __m128i newline = _mm_or_si128(eq('\n'), eq('\r'));
+    m.upper |= bits(in('A', 'Z'));
+    m.lower |= bits(in('a', 'z'));
+    m.digit |= bits(in('0', '9'));
+    m.space |= bits(_mm_or_si128(blank, in('\t', '\r')));
+    m.newline |= bits(newline);
+    m.blank |= bits(blank);
+    m.slash |= bits(eq('/'));
+    const __m128i quote = eq('\'');
+    m.quote |= bits(quote);
+    m.stop |= bits(_mm_or_si128(v, quote));
+  }
+#else
+  for (int i = 0; i < 64; ++i) {
+    const uint8_t b = p[i];
+    const uint64_t bit = uint64_t(1) << i;
+    if (b >= 'A' && b <= 'Z') m.upper |= bit;
+    if (b >= 'a' && b <= 'z') m.lower |= bit;
+    if (b >= '0' && b <= '9') m.digit |= bit;
+    if (b == ' ' || (b >= '\t' && b <= '\r')) m.space |= bit;
+    if (b == '\n' || b == '\r') m.newline |= bit;
+    if (b == ' ') m.blank |= bit;
+    if (b == '/') m.slash |= bit;
+    if (b == '\'') m.quote |= bit;
+    if (b >= 0x80 || b == '\'') m.stop |= bit;
+  }
+#endif
+  return m;
+}
+
+// Bytes that may follow the apostrophe of a contraction ('s 't 're 've 'm 'll 'd, any case,
+// and U+017F, which case-folds to s): an apostrophe before anything else is punctuation.
+struct ContractionStarts {
+  bool of[256];
+  constexpr ContractionStarts() : of() {
+    for (const char c : {'s', 't', 'r', 'v', 'm', 'l', 'd'}) of[uint8_t(c)] = of[uint8_t(c - 32)] = true;
+    of[0xC5] = true;
+  }
+};
+inline constexpr ContractionStarts kContractionStarts{};
+
+// Apostrophes that cannot start a contraction become punctuation (their stop bit is cleared).
+// Those before a contraction's letters, or at the window's end, stay stops.
+inline void settle_quotes(const uint8_t* w, size_t avail, AsciiMasks& m) {
+  for (uint64_t q = m.quote; q; q &= q - 1) {
+    const size_t i = size_t(__builtin_ctzll(q));
+    if (i + 1 < avail && !kContractionStarts.of[w[i + 1]]) m.stop &= ~(uint64_t(1) << i);
+  }
+}
+
+// Classifies the two- and three-byte letters from the first stop byte on, up to the first stop
+// byte that is anything else (punctuation, spaces, digits and marks outside ASCII; apostrophes;
+// a character cut by the window's end at `avail`): every byte of a letter gets its class bit,
+// so case and word rules see one character as a run of equal bits, and starts fall on lead bytes.
+inline void classify_letters(const uint8_t* w, size_t avail, AsciiMasks& m) {
+  uint64_t stop = m.stop;
+  while (stop) {
+    const size_t i = size_t(__builtin_ctzll(stop));
+    const uint8_t b = w[i];
+    if (b < 0xC2 || b >= 0xF0) break;  // apostrophe, continuation byte, four-byte character
+    const size_t len = b < 0xE0 ? 2 : 3;
+    if (i + len > avail || (w[i + 1] & 0xC0) != 0x80 || (len == 3 && (w[i + 2] & 0xC0) != 0x80)) break;
+    size_t decoded;
+    const uint8_t c = class_of(decode_utf8(w + i, len, decoded));
+    if (!(c & kLetter)) break;
+    const uint64_t bits = ((uint64_t(1) << len) - 1) << i;
+    if (!(c & kLowerish))
+      m.upper |= bits;  // Lu, Lt
+    else if (!(c & kUpperish))
+      m.lower |= bits;  // Ll
+    else
+      m.caseless |= bits;  // Lm, Lo
+    stop &= ~bits;
+  }
+  m.stop = stop;
+}
+
+// Piece starts in a window, as bits relative to its first byte (itself a piece start).
+struct WindowStarts {
+  uint64_t starts = 0;  // certain starts after bit 0; bit `length` marks the end of the text
+  size_t length = 0;    // bytes the masks covered (up to the first stop byte)
+};
+
+// o200k: case-split words and slashes in the punctuation tail; else cl100k.
+template <bool kO200k>
+inline WindowStarts window_starts(const uint8_t* s, size_t p, size_t n) {
+  AsciiMasks m;
+  uint8_t buf[64];
+  const uint8_t* w = s + p;
+  const size_t avail = n - p >= 64 ? 64 : n - p;
+  if (avail < 64) {
+    std::memset(buf, 0x80, sizeof buf);  // past the text: stop bytes
+    std::memcpy(buf, s + p, avail);
+    w = buf;
+  }
+  m = ascii_masks(w);
+  if (m.quote) settle_quotes(w, avail, m);
+  if (m.stop && w[__builtin_ctzll(m.stop)] >= 0x80) classify_letters(w, avail, m);
+  // o200k: [Upper]* gives characters back to [Lower]+ when a caseless letter comes before an
+  // uppercase one, which the rules below do not model: such a window ends there.
+  if (kO200k) {
+    const uint64_t caseless_then_upper = m.upper & (m.caseless << 1);
+    m.stop |= caseless_then_upper & (0 - caseless_then_upper);
+  }
+  const size_t lim = m.stop ? size_t(__builtin_ctzll(m.stop)) : 64;
+  const bool at_end = lim < 64 && p + lim == n;  // else a byte follows the window
+  WindowStarts out;
+  out.length = lim;
+  if (lim < 3) return out;
+  const uint64_t valid = lim == 64 ? ~uint64_t(0) : (uint64_t(1) << lim) - 1;
+  m.upper &= valid, m.lower &= valid, m.caseless &= valid, m.digit &= valid, m.space &= valid;
+  m.newline &= valid, m.blank &= valid, m.slash &= valid;
+  const uint64_t letter = m.upper | m.lower | m.caseless, newline = m.newline;
+  const uint64_t other = valid & ~(letter | m.digit | m.space);
+  // The tail of newlines (o200k: and slashes) after a punctuation run belongs to its piece:
+  // adding the tail's first bit carries through the rest of it, clearing exactly the tail. A
+  // later seed in the same tail (a newline after a slash) only sets its own bit in the sum.
+  const uint64_t tail_chars = kO200k ? newline | m.slash : newline;
+  const uint64_t tail_seeds = newline & (other << 1);
+  const uint64_t tail = (tail_chars & ~(tail_chars + tail_seeds)) | tail_seeds;
+  const uint64_t punct = other & ~tail, space = m.space & ~tail;
+  // A punctuation run starts a piece unless a space before it does.
+  const uint64_t punct_starts = punct & ~(punct << 1) & ~(m.blank << 1);
+  // Prefixes: a non-newline space always starts a piece when something non-space follows; a
+  // punctuation character when it starts a piece and is alone in its run (a letter follows).
+  const uint64_t prefixes = ((space & ~newline) | punct_starts) & (letter >> 1);
+  uint64_t words = letter & ~(letter << 1);
+  if (kO200k) words |= m.upper & (m.lower << 1);
+  words = (words & ~(prefixes << 1)) | prefixes;
+  // Digits: groups of three from the start of each run.
+  const uint64_t three = m.digit & (m.digit << 1) & (m.digit << 2);
+  uint64_t digits = m.digit & ~(m.digit << 1);
+  for (uint64_t grown; (grown = digits | ((digits << 3) & three)) != digits;) digits = grown;
+  // Whitespace: the run's start, its last character when a non-space follows in the window.
+  const uint64_t space_starts = (space & ~(space << 1)) | (space & ~newline & ~(space >> 1) & (valid >> 1));
+  uint64_t starts = words | digits | punct_starts | space_starts;
+  // ... and after its last newline (indentation): found per run, one per line at most.
+  uint64_t cut = at_end ? valid : valid >> 1;  // starts that text past the window cannot move
+  const uint64_t inline_space = space & ~newline;
+  for (uint64_t after = inline_space & ((space & newline) << 1); after; after &= after - 1) {
+    const int i = __builtin_ctzll(after);
+    const uint64_t beyond = ~inline_space & (~uint64_t(0) << i);
+    const size_t j = beyond ? size_t(__builtin_ctzll(beyond)) : 64;
+    if (j < lim) {
+      if (!(newline >> j & 1)) starts |= uint64_t(1) << i;  // no newline later in the run
+    } else if (at_end) {
+      if (kO200k) starts |= uint64_t(1) << i;  // cl100k: \s++$ keeps the run whole
+    } else {
+      cut &= (uint64_t(1) << i) - 1;  // the run may go on past the window with a newline
+    }
+  }
+  out.starts = starts & cut & ~uint64_t(1);
+  if (at_end) out.starts |= uint64_t(1) << lim;
+  return out;
+}
+
+}  // namespace tokenforge

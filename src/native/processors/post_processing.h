@@ -1,0 +1,277 @@
+// What comes after the model, as HF tokenizers does it: truncation (with stride and
+// overflowing parts), a template that adds special tokens around one or two sequences, and
+// padding. Tokens carry ids, type ids, offsets and masks side by side; parts that truncation
+// cuts off travel along as `overflowing` encodings and get the same template and padding.
+#pragma once
+#include <algorithm>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace tokenforge {
+
+// One token: its id, span of input code points, type id and masks, in 16 bytes (an encoding
+// of a large text holds one per token; type ids past kMaxTypeId are refused where set).
+struct Row {
+  uint32_t id, start, end;
+  uint16_t type_id;
+  uint8_t special, attention;
+};
+static_assert(sizeof(Row) == 16, "Row is meant to pack into 16 bytes");
+constexpr uint32_t kMaxTypeId = 0xFFFF;
+using TokenRows = std::vector<Row>;
+
+inline void push_row(TokenRows& rows, uint32_t id, uint32_t type_id, uint32_t start, uint32_t end, bool special) {
+  rows.push_back(Row{id, start, end, uint16_t(type_id), uint8_t(special), 1});
+}
+
+struct Encoded {
+  TokenRows rows;
+  std::vector<Encoded> overflowing;
+
+  size_t size() const { return rows.size(); }
+
+  // Keeps the first (or last) max_len tokens; the rest become overflowing parts of max_len
+  // tokens, each repeating the previous part's last `stride` tokens.
+  void truncate(size_t max_len, size_t stride, bool from_left) {
+    const size_t n = size();
+    if (max_len >= n) return;
+    if (max_len == 0) {
+      Encoded all = std::move(*this);
+      *this = Encoded{};
+      overflowing.push_back(std::move(all));
+      return;
+    }
+    if (stride >= max_len)
+      throw std::invalid_argument("truncation stride " + std::to_string(stride) +
+                                  " must be below the length left for the text (" + std::to_string(max_len) +
+                                  ", special tokens taken off)");
+    const size_t step = max_len - stride;
+    std::vector<std::pair<size_t, size_t>> parts;
+    if (!from_left) {
+      for (size_t start = 0; start < n; start += step) {
+        const size_t stop = std::min(start + max_len, n);
+        parts.emplace_back(start, stop);
+        if (stop == n) break;
+      }
+    } else {
+      for (size_t last = n; last > 0;) {  // parts end at n, n - step, ...
+        const size_t start = last < max_len ? 0 : last - max_len;
+        parts.emplace_back(start, last);
+        if (start == 0) break;
+        if (last <= step) break;
+        last -= step;
+      }
+    }
+    Encoded result;
+    for (size_t i = 0; i < parts.size(); ++i) {
+      Encoded part;
+      part.rows.assign(rows.begin() + parts[i].first, rows.begin() + parts[i].second);
+      if (i == 0)
+        result = std::move(part);
+      else
+        result.overflowing.push_back(std::move(part));
+    }
+    *this = std::move(result);
+  }
+
+  // Appends `next` (HF's merge_with): the overflowing parts of both combine, each of ours
+  // with `next` and with each of its parts, then us with each of its parts.
+  void merge_with(const Encoded& next) {
+    std::vector<Encoded> combined;
+    for (const Encoded& mine : overflowing) {
+      Encoded a = mine;
+      a.merge_with(next);
+      combined.push_back(std::move(a));
+      for (const Encoded& theirs : next.overflowing) {
+        Encoded b = mine;
+        b.merge_with(theirs);
+        combined.push_back(std::move(b));
+      }
+    }
+    for (const Encoded& theirs : next.overflowing) {
+      Encoded c = *this;  // with our own parts, as HF does (they nest)
+      c.merge_with(theirs);
+      combined.push_back(std::move(c));
+    }
+    rows.insert(rows.end(), next.rows.begin(), next.rows.end());
+    overflowing = std::move(combined);
+  }
+
+  void pad(size_t length, uint32_t pad_id, uint32_t pad_type_id, bool left) {
+    for (Encoded& o : overflowing) o.pad(length, pad_id, pad_type_id, left);
+    if (size() >= length) return;
+    rows.insert(left ? rows.begin() : rows.end(), length - size(), Row{pad_id, 0, 0, uint16_t(pad_type_id), 1, 0});
+  }
+};
+
+struct TemplatePiece {
+  bool is_sequence;
+  uint32_t sequence;  // 0: A, 1: B
+  uint32_t type_id;
+  std::vector<uint32_t> special_ids;  // the special token's ids
+};
+
+struct TruncationParams {
+  size_t max_length = 0;
+  size_t stride = 0;
+  int strategy = 0;  // 0 longest first, 1 only first, 2 only second
+  bool from_left = false;
+};
+
+struct PaddingParams {
+  size_t length = 0;  // 0: the longest in the batch
+  size_t multiple_of = 0;
+  uint32_t pad_id = 0, pad_type_id = 0;
+  bool left = false;
+};
+
+struct PostProcessor {
+  std::vector<TemplatePiece> single, pair;
+  bool truncate = false, pad = false;
+  TruncationParams truncation;
+  PaddingParams padding;
+
+  size_t added(bool is_pair) const {
+    size_t n = 0;
+    for (const TemplatePiece& p : is_pair ? pair : single)
+      if (!p.is_sequence) n += p.special_ids.size();
+    return n;
+  }
+
+  // Truncates, applies the template and pads one encoding (a batch pads again to its longest).
+  Encoded process(Encoded a, Encoded* b, bool add_special) const {
+    if (truncate) truncate_pair(a, b, add_special);
+    const std::vector<TemplatePiece>& pieces = b ? pair : single;
+    Encoded out;
+    if (!b && a.overflowing.empty()) {
+      // The common case, one text and nothing cut off: special rows go around its own rows.
+      size_t before = 0, after = 0;
+      bool seen = false;
+      for (const TemplatePiece& p : pieces) {
+        if (p.is_sequence)
+          seen = true;
+        else if (add_special)
+          (seen ? after : before) += p.special_ids.size();
+      }
+      TokenRows& rows = a.rows;
+      rows.reserve(rows.size() + before + after);
+      rows.insert(rows.begin(), before, Row{});
+      size_t at = 0;
+      seen = false;
+      for (const TemplatePiece& p : pieces) {
+        if (p.is_sequence) {
+          for (size_t i = before; i < rows.size(); ++i) rows[i].type_id = uint16_t(p.type_id);
+          seen = true;
+        } else if (add_special) {
+          for (uint32_t id : p.special_ids) {
+            if (seen)
+              push_row(rows, id, p.type_id, 0, 0, true);
+            else
+              rows[at++] = Row{id, 0, 0, uint16_t(p.type_id), 1, 1};
+          }
+        }
+      }
+      out = std::move(a);
+    } else if (a.overflowing.empty() && (!b || b->overflowing.empty())) {
+      // Two texts, nothing cut off: rows appended in template order.
+      size_t n = 0;
+      for (const TemplatePiece& p : pieces)
+        n += p.is_sequence ? (p.sequence == 0 ? a : *b).size() : p.special_ids.size();
+      out.rows.reserve(n);
+      for (const TemplatePiece& p : pieces) {
+        if (p.is_sequence) {
+          for (Row r : (p.sequence == 0 ? a : *b).rows) {
+            r.type_id = uint16_t(p.type_id);
+            out.rows.push_back(r);
+          }
+        } else if (add_special) {
+          for (uint32_t id : p.special_ids) push_row(out.rows, id, p.type_id, 0, 0, true);
+        }
+      }
+    } else {
+      for (const TemplatePiece& p : pieces) {
+        if (p.is_sequence) {
+          Encoded& seq = p.sequence == 0 ? a : *b;
+          set_type_ids(seq, p.type_id);
+          out.merge_with(seq);
+        } else if (add_special) {
+          Encoded special;
+          for (uint32_t id : p.special_ids) push_row(special.rows, id, p.type_id, 0, 0, true);
+          out.merge_with(special);
+        }
+      }
+    }
+    if (pad) pad_to(out, out.size());
+    return out;
+  }
+
+  void pad_to(Encoded& e, size_t longest) const {
+    size_t length = padding.length ? padding.length : longest;
+    if (padding.multiple_of && length % padding.multiple_of)
+      length += padding.multiple_of - length % padding.multiple_of;
+    e.pad(length, padding.pad_id, padding.pad_type_id, padding.left);
+  }
+
+  // Pads each encoding of a batch (already processed one by one) to the batch's longest, where
+  // padding is on.
+  void pad_batch(std::vector<Encoded>& batch) const {
+    if (!pad) return;
+    size_t longest = 0;
+    for (const Encoded& e : batch) longest = std::max(longest, e.size());
+    for (Encoded& e : batch) pad_to(e, longest);
+  }
+
+ private:
+  static void set_type_ids(Encoded& e, uint32_t type_id) {
+    for (Row& r : e.rows) r.type_id = uint16_t(type_id);
+    for (Encoded& o : e.overflowing) set_type_ids(o, type_id);
+  }
+
+  void truncate_pair(Encoded& a, Encoded* b, bool add_special) const {
+    size_t max_length = truncation.max_length;
+    const size_t n_added = add_special ? added(b != nullptr) : 0;
+    if (n_added > max_length)
+      throw std::invalid_argument("truncation max_length " + std::to_string(max_length) + " leaves no room for the " +
+                                  std::to_string(n_added) + " special tokens the template adds");
+    max_length -= n_added;
+    const size_t stride = truncation.stride;
+    const bool left = truncation.from_left;
+    if (max_length == 0) {
+      a.truncate(0, stride, left);
+      if (b) b->truncate(0, stride, left);
+      return;
+    }
+    const size_t total = a.size() + (b ? b->size() : 0);
+    if (total <= max_length) return;
+    const size_t to_remove = total - max_length;
+    if (truncation.strategy == 0) {
+      if (!b) {
+        a.truncate(total - to_remove, stride, left);
+        return;
+      }
+      // The shorter keeps its length if it fits in half; otherwise both get half.
+      size_t n1 = a.size(), n2 = b->size();
+      const bool swap = n1 > n2;
+      if (swap) std::swap(n1, n2);
+      n2 = n1 > max_length ? n1 : std::max(n1, max_length - n1);
+      if (n1 + n2 > max_length) {
+        n1 = max_length / 2;
+        n2 = n1 + max_length % 2;
+      }
+      if (swap) std::swap(n1, n2);
+      a.truncate(n1, stride, left);
+      b->truncate(n2, stride, left);
+      return;
+    }
+    Encoded* target = truncation.strategy == 1 ? &a : b;
+    if (!target) throw std::invalid_argument("truncation strategy only_second needs a second sequence");
+    if (target->size() <= to_remove)
+      throw std::invalid_argument("the sequence to truncate is too short to fit max_length");
+    target->truncate(target->size() - to_remove, stride, left);
+  }
+};
+
+}  // namespace tokenforge

@@ -1,0 +1,48 @@
+// Bindings for the module's functions over raw text and files: where the built-in scanners
+// (pre_tokenizers/scanner.h) end each piece of a text, for the tests, and the tokens of a .tiktoken
+// file (formats/tiktoken_file.h). python/module.cpp calls bind_tools last; conversions come from
+// python/convert.h.
+#include <cstdint>
+#include <string_view>
+#include <vector>
+#include <nanobind/nanobind.h>
+
+#include "formats/tiktoken_file.h"
+#include "pre_tokenizers/scanner.h"
+#include "python/bindings.h"
+#include "python/convert.h"
+
+namespace tokenforge::bindings {
+
+void bind_tools(nb::module_& m) {
+  m.def(
+      "_piece_ends",
+      [](nb::handle text, int pattern, bool windowed) {
+        Text t = utf8_of(text);
+        const Pattern pat = Pattern(pattern);
+        Scanner scan(t.data, t.size);
+        std::vector<size_t> ends;
+        for (size_t p = 0; p < t.size;) {
+          if (windowed || pat == Pattern::kGpt2)
+            p = scan.next(pat, p);
+          else
+            p = pat == Pattern::kCl100k ? scan.cl100k_scalar(p) : scan.o200k_scalar(p);
+          ends.push_back(p);
+        }
+        return ends;
+      },
+      nb::arg("text"), nb::arg("pattern"), nb::arg("windowed"),
+      "Byte offsets where the built-in scanner `pattern` ends each piece of `text`; "
+      "windowed=False uses only the character-by-character scanner (for tests).");
+
+  m.def(
+      "parse_tiktoken",
+      [](nb::bytes data, uint64_t rank_limit) {
+        std::string_view view(data.c_str(), data.size());
+        return bytes_list(parse_tiktoken(view, rank_limit));
+      },
+      nb::arg("data"), nb::arg("rank_limit") = ~uint64_t(0),
+      "Parse a .tiktoken file's bytes into a list of token bytes indexed by rank.");
+}
+
+}  // namespace tokenforge::bindings

@@ -1,0 +1,29 @@
+// The parts of the Python module tokenforge._core, one per translation unit so they compile in
+// parallel: each python/bind_*.cpp registers its classes and functions on the module, converting
+// with python/convert.h and calling the native pipeline stages. python/module.cpp calls them in
+// the order below, which is the order of the module's attributes; a part may name classes of the
+// parts before it.
+#pragma once
+#include <nanobind/nanobind.h>
+
+namespace tokenforge::bindings {
+
+// SpecialMatcher, Encoder (tiktoken's byte-level BPE) and char_classes, the character classes'
+// test hook (python/bind_encoding.cpp).
+void bind_encoding(nanobind::module_& m);
+
+// ChunkCounts and the byte-level BPE and WordPiece trainers (python/bind_trainers.cpp).
+void bind_trainers(nanobind::module_& m);
+
+// sentencepiece's normalizer, its Unigram and BPE trainers, its BPE and Unigram models, and
+// SpmEncoder (python/bind_sentencepiece.cpp).
+void bind_sentencepiece(nanobind::module_& m);
+
+// The Tokenizer pipelines: TextRules, Encoded, WordPiece, ByteLevelBpe and SpmTokenizer
+// (python/bind_pipelines.cpp).
+void bind_pipelines(nanobind::module_& m);
+
+// _piece_ends, the built-in scanners' test hook, and parse_tiktoken (python/bind_tools.cpp).
+void bind_tools(nanobind::module_& m);
+
+}  // namespace tokenforge::bindings
