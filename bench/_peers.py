@@ -22,9 +22,10 @@ import json
 import os
 import tempfile
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Dict, List, Optional, Sequence
+from typing import Callable
 
 ENCODINGS = ("cl100k_base", "o200k_base", "p50k_base", "r50k_base")
 
@@ -53,12 +54,12 @@ class Skip(Exception):
 @dataclass
 class Lib:
     name: str
-    encode: Callable[[str], List[int]]
-    encode_batch: Callable[[Sequence[str], int], List[List[int]]]
+    encode: Callable[[str], list[int]]
+    encode_batch: Callable[[Sequence[str], int], list[list[int]]]
     load_s: float
     api: str  # human-readable description of the calls that are timed
     version: str = ""
-    notes: List[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
 
 
 def _version(dist: str) -> str:
@@ -77,21 +78,23 @@ class Context:
     """Shared, per-run state: where the vocab files are, the offline tiktoken cache,
     the patterns/ranks per encoding, and a cache for the derived HF tokenizer.json."""
 
-    def __init__(self, shared_dir: Path, work_dir: Optional[Path] = None) -> None:
+    def __init__(self, shared_dir: Path, work_dir: Path | None = None) -> None:
         self.shared_dir = Path(shared_dir)
         self.vocab_dir = self.shared_dir / "vocab"
         self._tmp = tempfile.TemporaryDirectory(prefix="tokenforge-bench-")
         self.tmp = Path(self._tmp.name)
         # derived artefacts (HF json) are cached across runs here
         self.cache_dir = Path(
-            work_dir or os.environ.get("TOKENFORGE_BENCH_CACHE") or Path(tempfile.gettempdir()) / "tokenforge-bench-cache"
+            work_dir
+            or os.environ.get("TOKENFORGE_BENCH_CACHE")
+            or Path(tempfile.gettempdir()) / "tokenforge-bench-cache"
         )
         self.tiktoken_cache = self.tmp / "tiktoken-cache"
         self.tiktoken_cache.mkdir()
-        self._ranks: Dict[str, Dict[bytes, int]] = {}
-        self._hf_json: Dict[str, str] = {}
-        self.hf_prep_s: Dict[str, float] = {}
-        self._tiktoken_encs: Dict[str, object] = {}
+        self._ranks: dict[str, dict[bytes, int]] = {}
+        self._hf_json: dict[str, str] = {}
+        self.hf_prep_s: dict[str, float] = {}
+        self._tiktoken_encs: dict[str, object] = {}
         self._populate_tiktoken_cache()
 
     def close(self) -> None:
@@ -150,12 +153,12 @@ class Context:
     def pattern(self, name: str) -> str:
         return self._reference(name)._pat_str
 
-    def special_tokens(self, name: str) -> Dict[str, int]:
+    def special_tokens(self, name: str) -> dict[str, int]:
         return dict(self._reference(name)._special_tokens)
 
-    def ranks(self, name: str) -> Dict[bytes, int]:
+    def ranks(self, name: str) -> dict[bytes, int]:
         if name not in self._ranks:
-            ranks: Dict[bytes, int] = {}
+            ranks: dict[bytes, int] = {}
             for line in self.vocab_bytes(name).splitlines():
                 if line:
                     tok, rank = line.split()
@@ -170,7 +173,9 @@ class Context:
         hf_json = import_tokenforge().formats.hf_tokenizer_json
         pat = hf_json.hf_split_pattern(self.pattern(name))
         gpt2 = name in GPT2_STYLE
-        key = hashlib.sha256(self.vocab_bytes(name) + pat.encode() + (b"gpt2" if gpt2 else b"") + b"v1").hexdigest()[:16]
+        key = hashlib.sha256(self.vocab_bytes(name) + pat.encode() + (b"gpt2" if gpt2 else b"") + b"v1").hexdigest()[
+            :16
+        ]
         cached = self.cache_dir / f"{name}-{key}.tokenizer.json"
         t0 = time.perf_counter()
         if cached.exists():
@@ -257,9 +262,27 @@ def make_tokenforge(name: str, ctx: Context) -> Lib:
     )
 
 
+def make_tokenforge_tokenizer(name: str, ctx: Context) -> Lib:
+    """tokenforge's byte-level BPE as a Tokenizer (rows with offsets, type ids, masks): what the
+    HF-shaped surface costs over Encoding's bare ids."""
+    tf = import_tokenforge()
+    try:
+        tok, load = _timed_load(lambda: tf.get_tokenizer(name), lambda t: t.encode(WARM, disallowed_special=()))
+    except Exception as e:
+        raise Skip(f"tokenforge.get_tokenizer({name!r}) failed: {type(e).__name__}: {e}")
+    return Lib(
+        name="tf-Tokenizer",
+        encode=lambda t: tok.encode(t, disallowed_special=()).ids,
+        encode_batch=lambda texts, n: [e.ids for e in tok.encode_batch(texts, num_threads=n, disallowed_special=())],
+        load_s=load,
+        api="get_tokenizer(name); .encode(t, disallowed_special=()).ids; [e.ids for e in .encode_batch(ts)]",
+        version=getattr(tf, "__version__", _version("tokenforge")),
+    )
+
+
 def make_tiktoken(name: str, ctx: Context) -> Lib:
     try:
-        import tiktoken  # noqa: F401
+        import tiktoken
     except ImportError as e:
         raise Skip(f"tiktoken not installed ({e})")
     if not (ctx.tiktoken_cache / TIKTOKEN_CACHE_KEYS[name]).exists():
@@ -297,10 +320,10 @@ def make_fastokens(name: str, ctx: Context) -> Lib:
     # fastokens' hand-written scanner runs only for pattern strings it recognizes verbatim, and
     # tiktoken's cl100k pattern is not one of them; its presets always take the fast path.
     if name in FASTOKENS_PRESETS:
-        make = lambda: fastokens.Tokenizer.from_tiktoken(path, encoding=name)  # noqa: E731
+        make = lambda: fastokens.Tokenizer.from_tiktoken(path, encoding=name)
         how = f"encoding={name!r}"
     else:
-        make = lambda: fastokens.Tokenizer.from_tiktoken(path, pattern=pat, special_tokens=specials)  # noqa: E731
+        make = lambda: fastokens.Tokenizer.from_tiktoken(path, pattern=pat, special_tokens=specials)
         how = "pattern=pat, special_tokens=sp"
     tok, load = _timed_load(make, lambda t: t.encode_ordinary(WARM).ids)
     enc_ord = tok.encode_ordinary
@@ -370,7 +393,9 @@ def make_hf_tokenizers(name: str, ctx: Context) -> Lib:
     except ImportError as e:
         raise Skip(f"tokenizers not installed ({e})")
     text = ctx.hf_json(name)
-    tok, load = _timed_load(lambda: tokenizers.Tokenizer.from_str(text), lambda t: t.encode(WARM, add_special_tokens=False))
+    tok, load = _timed_load(
+        lambda: tokenizers.Tokenizer.from_str(text), lambda t: t.encode(WARM, add_special_tokens=False)
+    )
     enc = tok.encode
     fast = getattr(tok, "encode_batch_fast", None)
     enc_batch = fast or tok.encode_batch
@@ -388,6 +413,7 @@ def make_hf_tokenizers(name: str, ctx: Context) -> Lib:
 # name -> factory, in table order
 FACTORIES = {
     "tokenforge": make_tokenforge,
+    "tf-Tokenizer": make_tokenforge_tokenizer,
     "tiktoken": make_tiktoken,
     "fastokens": make_fastokens,
     "bpe-openai": make_bpe_openai,

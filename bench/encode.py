@@ -116,11 +116,11 @@ def compare(ref: list | None, out: list, decode=None, ref_name: str = "tiktoken"
             if first is None:
                 k = next((k for k, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
                 first = (
-                    f"doc {i}: first difference at token {k}: {ref_name} {a[k:k + 4]} vs {b[k:k + 4]} "
+                    f"doc {i}: first difference at token {k}: {ref_name} {a[k : k + 4]} vs {b[k : k + 4]} "
                     f"({len(a)} vs {len(b)} tokens)"
                 )
                 if decode is not None:
-                    first += f"; {ref_name} {decode(a[k:k + 4])!r} vs {decode(b[k:k + 4])!r}"
+                    first += f"; {ref_name} {decode(a[k : k + 4])!r} vs {decode(b[k : k + 4])!r}"
     return bad, first
 
 
@@ -158,13 +158,21 @@ def parse_args(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--corpus", help="comma list of corpora (globs ok: 'man-*'); default all")
     ap.add_argument("--mb", type=float, default=4, help="MB (10**6 bytes) per corpus, 0 = whole file (default 4)")
-    ap.add_argument("--encodings", default="cl100k_base,o200k_base",
-                    help="comma list of cl100k_base, o200k_base, p50k_base, r50k_base")
+    ap.add_argument(
+        "--encodings",
+        default="cl100k_base,o200k_base",
+        help="comma list of cl100k_base, o200k_base, p50k_base, r50k_base",
+    )
     ap.add_argument("--repeat", type=int, default=3, help="runs per measurement, best is kept (default 3)")
-    ap.add_argument("--threads", type=int, default=os.cpu_count() or 1, help="threads for batch mode (default: cpu count)")
+    ap.add_argument(
+        "--threads", type=int, default=os.cpu_count() or 1, help="threads for batch mode (default: cpu count)"
+    )
     ap.add_argument("--modes", default="single,batch", help="comma list of single, batch")
-    ap.add_argument("--libs", help="comma list of libraries (default all): " + ", ".join(
-        ["tokenforge", "tiktoken", "fastokens", "bpe-openai", "tokie", "hf-tokenizers"]))
+    ap.add_argument(
+        "--libs",
+        help="comma list of libraries (default all): "
+        + ", ".join(["tokenforge", "tf-Tokenizer", "tiktoken", "fastokens", "bpe-openai", "tokie", "hf-tokenizers"]),
+    )
     ap.add_argument("--shared", type=Path, default=DEFAULT_SHARED, help=f"shared data dir (default {DEFAULT_SHARED})")
     ap.add_argument("--json", type=Path, help="write all results here")
     ap.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
@@ -239,8 +247,10 @@ def main(argv=None) -> int:
                 loads.append({"encoding": enc_name, "library": name, "load_s": lib.load_s})
                 log(f"loaded {name} [{enc_name}] in {lib.load_s:.3f}s")
             if enc_name in ctx.hf_prep_s:
-                notes.append(f"{enc_name}: tokenizer.json for hf-tokenizers/tokie derived from the ranks "
-                             f"in {ctx.hf_prep_s[enc_name]:.2f}s (bench prep, cached; not in load s)")
+                notes.append(
+                    f"{enc_name}: tokenizer.json for hf-tokenizers/tokie derived from the ranks "
+                    f"in {ctx.hf_prep_s[enc_name]:.2f}s (bench prep, cached; not in load s)"
+                )
             inv = {r: t for t, r in ctx.ranks(enc_name).items()}
 
             def decode(ids, inv=inv):
@@ -267,9 +277,15 @@ def main(argv=None) -> int:
                                 break
                             times.append(dt)
                             cpus.append(dc)
-                        rec = {"encoding": enc_name, "corpus": corpus, "mode": mode, "library": name,
-                               "threads": 1 if mode == "single" else args.threads,
-                               "bytes": nbytes, "docs": len(docs)}
+                        rec = {
+                            "encoding": enc_name,
+                            "corpus": corpus,
+                            "mode": mode,
+                            "library": name,
+                            "threads": 1 if mode == "single" else args.threads,
+                            "bytes": nbytes,
+                            "docs": len(docs),
+                        }
                         if err:
                             rec.update(error=err)
                             notes.append(f"{name} {enc_name} {corpus} {mode}: failed: {err}")
@@ -283,29 +299,57 @@ def main(argv=None) -> int:
                             bad, first = None, None
                         best = min(times)
                         i_best = times.index(best)
-                        rec.update(times_s=times, best_s=best, mb_s=nbytes / MB / best,
-                                   cpu_per_wall=cpus[i_best] / best if best > 0 else None,
-                                   tokens=sum(len(x) for x in out),
-                                   mismatched_docs=bad, first_mismatch=first)
+                        rec.update(
+                            times_s=times,
+                            best_s=best,
+                            mb_s=nbytes / MB / best,
+                            cpu_per_wall=cpus[i_best] / best if best > 0 else None,
+                            tokens=sum(len(x) for x in out),
+                            mismatched_docs=bad,
+                            first_mismatch=first,
+                        )
                         results.append(rec)
-                        log(f"  {enc_name} {corpus:20s} {mode:6s} {name:14s} {rec['mb_s']:8.2f} MB/s"
-                            f"  cpu {rec['cpu_per_wall']:.2f}  {fmt_match(bad, len(docs))}")
+                        log(
+                            f"  {enc_name} {corpus:20s} {mode:6s} {name:14s} {rec['mb_s']:8.2f} MB/s"
+                            f"  cpu {rec['cpu_per_wall']:.2f}  {fmt_match(bad, len(docs))}"
+                        )
                         del out
     finally:
         ctx.close()
 
-    report = render(args, encodings, corpora, modes, lib_names, results, loads, skipped, notes, apis, versions,
-                    time.perf_counter() - t_start)
+    report = render(
+        args,
+        encodings,
+        corpora,
+        modes,
+        lib_names,
+        results,
+        loads,
+        skipped,
+        notes,
+        apis,
+        versions,
+        time.perf_counter() - t_start,
+    )
     print(report)
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps({
-            "args": {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()},
-            "machine": machine(),
-            "versions": versions, "apis": apis,
-            "loads": loads, "skipped": [dict(encoding=e, library=l, reason=r) for e, l, r in skipped],
-            "notes": notes, "results": results,
-        }, indent=1), encoding="utf-8")
+        args.json.write_text(
+            json.dumps(
+                {
+                    "args": {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()},
+                    "machine": machine(),
+                    "versions": versions,
+                    "apis": apis,
+                    "loads": loads,
+                    "skipped": [dict(encoding=e, library=lib, reason=r) for e, lib, r in skipped],
+                    "notes": notes,
+                    "results": results,
+                },
+                indent=1,
+            ),
+            encoding="utf-8",
+        )
         print(f"\nwrote {args.json}", file=sys.stderr)
     return 0
 
@@ -313,26 +357,28 @@ def main(argv=None) -> int:
 def machine() -> dict:
     cpu = platform.processor() or ""
     try:
-        for line in open("/proc/cpuinfo", encoding="utf-8"):
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
     except OSError:
         pass
-    return {"cpu": cpu, "cores": os.cpu_count(), "python": platform.python_version(),
-            "platform": platform.platform()}
+    return {"cpu": cpu, "cores": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform()}
 
 
 def render(args, encodings, corpora, modes, lib_names, results, loads, skipped, notes, apis, versions, elapsed):
     ok = [r for r in results if "error" not in r]
     by = {(r["encoding"], r["corpus"], r["mode"], r["library"]): r for r in ok}
-    load_of = {(l["encoding"], l["library"]): l["load_s"] for l in loads}
+    load_of = {(x["encoding"], x["library"]): x["load_s"] for x in loads}
     m = machine()
     out = ["# tokenforge encode benchmark", ""]
-    out.append(f"{m['cpu']} ({m['cores']} cores), Python {m['python']}; 8 KB docs, "
-               f"{'whole files' if not args.mb else f'{args.mb:g} MB per corpus'}, best of {args.repeat}, "
-               f"batch = {args.threads} threads; MB = 10^6 bytes of UTF-8 input. "
-               f"tf ÷ lib = tokenforge MB/s ÷ lib MB/s.")
+    out.append(
+        f"{m['cpu']} ({m['cores']} cores), Python {m['python']}; 8 KB docs, "
+        f"{'whole files' if not args.mb else f'{args.mb:g} MB per corpus'}, best of {args.repeat}, "
+        f"batch = {args.threads} threads; MB = 10^6 bytes of UTF-8 input. "
+        f"tf ÷ lib = tokenforge MB/s ÷ lib MB/s."
+    )
     out.append("Versions: " + ", ".join(f"{k} {versions[k]}" for k in lib_names if k in versions))
     out.append("")
 
@@ -377,7 +423,7 @@ def render(args, encodings, corpora, modes, lib_names, results, loads, skipped, 
 
     # ---- per encoding: every corpus x mode x library
     for enc in encodings:
-        libs_here = [l for l in lib_names if (enc, l) in load_of]
+        libs_here = [lib for lib in lib_names if (enc, lib) in load_of]
         if not libs_here:
             continue
         out.append(f"## {enc} by corpus")
@@ -392,10 +438,19 @@ def render(args, encodings, corpora, modes, lib_names, results, loads, skipped, 
                     if r is None:
                         rows.append([c, "", mode, lib, "failed", "", "", "", ""])
                         continue
-                    rows.append([c, f"{r['bytes'] / MB:.2f}", mode if mode == "single" else f"batch {r['threads']}T",
-                                 lib, fmt_speed(r["mb_s"]), fmt_ratio(tf["mb_s"] if tf else None, r["mb_s"]),
-                                 fmt_speed(r["bytes"] / MB / r["times_s"][0]),
-                                 f"{r['cpu_per_wall']:.2f}", fmt_match(r["mismatched_docs"], r["docs"])])
+                    rows.append(
+                        [
+                            c,
+                            f"{r['bytes'] / MB:.2f}",
+                            mode if mode == "single" else f"batch {r['threads']}T",
+                            lib,
+                            fmt_speed(r["mb_s"]),
+                            fmt_ratio(tf["mb_s"] if tf else None, r["mb_s"]),
+                            fmt_speed(r["bytes"] / MB / r["times_s"][0]),
+                            f"{r['cpu_per_wall']:.2f}",
+                            fmt_match(r["mismatched_docs"], r["docs"]),
+                        ]
+                    )
         out.append(md_table(hdr, rows, ["l", "r", "l", "l", "r", "r", "r", "r", "l"]))
         out.append("")
 
@@ -413,8 +468,10 @@ def render(args, encodings, corpora, modes, lib_names, results, loads, skipped, 
         out += [f"- {n}" for n in notes]
         out += [f"- {lib} [{enc}] first mismatch: {s}" for (lib, enc), s in firsts.items()]
         out.append("")
-    out.append("Calls timed (cpu = process CPU time ÷ wall time of the best run; 1st run = the first "
-               "of the repeats, before any warm-up or caches):")
+    out.append(
+        "Calls timed (cpu = process CPU time ÷ wall time of the best run; 1st run = the first "
+        "of the repeats, before any warm-up or caches):"
+    )
     out += [f"- {k}: `{v}`" for k, v in apis.items()]
     out.append("")
     out.append(f"Total bench time {elapsed:.1f}s.")

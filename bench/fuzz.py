@@ -11,6 +11,7 @@ this sets TOKENFORGE_FUZZ_EXAMPLES and runs the same tests: mutated files of eve
 Every case that could crash runs in a child process, so a crash is a failed test with its input,
 not a dead run. Exit status: pytest's.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -24,16 +25,24 @@ SUITES = ["test_fuzz_formats.py", "test_fuzz_settings.py", "test_corrupt_files.p
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__
+    )
     parser.add_argument("--examples", type=int, default=2000, help="hypothesis examples per fuzz test")
     parser.add_argument("-k", dest="keyword", help="only tests matching this pytest -k expression")
     args = parser.parse_args()
     if args.examples < 1:
         parser.error("--examples must be >= 1")
     env = {**os.environ, "TOKENFORGE_FUZZ_EXAMPLES": str(args.examples)}
-    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-               *(str(ROOT / "tests" / s) for s in SUITES)]
+    command = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        *(str(ROOT / "tests" / s) for s in SUITES),
+    ]
     if args.keyword:
         command += ["-k", args.keyword]
     return subprocess.run(command, cwd=ROOT, env=env, check=False).returncode

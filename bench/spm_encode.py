@@ -12,6 +12,7 @@ document by document. Time is process CPU time (steadier than wall time on a sha
 tokenforge's objects are built afresh for every corpus, so its first pass ("cold") starts with
 empty caches; "warm" is the best of ``--repeat`` passes.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -48,29 +49,37 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
 
     import sentencepiece as spm
+
     import tokenforge
     from tokenforge.models.sentencepiece import SentencePieceModelEncoder
 
     sp = spm.SentencePieceProcessor(model_file=args.model)
     paths = corpus_paths(SHARED)
-    print("| corpus | encoder cold MB/s | encoder warm MB/s | Tokenizer cold MB/s | Tokenizer warm MB/s "
-          "| sentencepiece MB/s | encoder ÷ spm (cold, warm) | Tokenizer ÷ spm (cold, warm) | ids |")
+    print(
+        "| corpus | encoder cold MB/s | encoder warm MB/s | Tokenizer cold MB/s | Tokenizer warm MB/s "
+        "| sentencepiece MB/s | encoder ÷ spm (cold, warm) | Tokenizer ÷ spm (cold, warm) | ids |"
+    )
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
     for name in select_corpora(list(paths), args.corpus):
         docs = load_docs(paths[name], int(args.mb * 1e6))
         size = sum(len(d.encode()) for d in docs) / 1e6
         spm_best, expected = min(timed(sp.encode, docs) for _ in range(args.repeat))
         speeds, same = {}, True
-        for label, make in (("encoder", lambda: SentencePieceModelEncoder.from_file(args.model).encode),
-                            ("tokenizer", lambda: _tokenizer_encode(tokenforge.Tokenizer.from_file(args.model)))):
+        for label, make in (
+            ("encoder", lambda: SentencePieceModelEncoder.from_file(args.model).encode),
+            ("tokenizer", lambda: _tokenizer_encode(tokenforge.Tokenizer.from_file(args.model))),
+        ):
             encode = make()
             runs = [timed(encode, docs) for _ in range(args.repeat)]
             same &= all(out == expected for _, out in runs)
             speeds[label] = (size / runs[0][0], size / min(t for t, _ in runs))
         s = size / spm_best
         (ec, ew), (tc, tw) = speeds["encoder"], speeds["tokenizer"]
-        print(f"| {name} | {ec:.1f} | {ew:.1f} | {tc:.1f} | {tw:.1f} | {s:.2f} | {ec / s:.1f}×, {ew / s:.1f}× "
-              f"| {tc / s:.1f}×, {tw / s:.1f}× | {'same' if same else 'DIFFER'} |", flush=True)
+        print(
+            f"| {name} | {ec:.1f} | {ew:.1f} | {tc:.1f} | {tw:.1f} | {s:.2f} | {ec / s:.1f}×, {ew / s:.1f}× "
+            f"| {tc / s:.1f}×, {tw / s:.1f}× | {'same' if same else 'DIFFER'} |",
+            flush=True,
+        )
     return 0
 
 

@@ -27,6 +27,7 @@ sentencepiece to encode the held-out lines: bytes per token (higher compresses b
 
 Writes bench/sentencepiece_results.md (--out). See bench/README.md.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -114,7 +115,8 @@ def convert(model: Path, kind: str) -> tuple[str, str]:
         patched = type("LlamaConverter", (cst.LlamaConverter,), {"SpmExtractor": _ScoreOrderedMerges})
         return patched(original).converted().to_str(), (
             how + "LlamaConverter, merges from its generate_merges ordered by piece score (as transformers 4 "
-            "did; transformers 5's SentencePieceExtractor no longer fits LlamaConverter)")
+            "did; transformers 5's SentencePieceExtractor no longer fits LlamaConverter)"
+        )
 
 
 def tokenizer_json(model: Path, kind: str, log) -> tuple[Path | None, str]:
@@ -165,36 +167,55 @@ def make_encoder(lib: str, model: str, hf_json: str | None) -> Lib:
         _peers.import_tokenforge()
         from tokenforge.models.sentencepiece import SentencePieceModelEncoder
 
-        enc, load = _peers._timed_load(lambda: SentencePieceModelEncoder.from_file(model), lambda e: e.encode(_peers.WARM))
+        enc, load = _peers._timed_load(
+            lambda: SentencePieceModelEncoder.from_file(model), lambda e: e.encode(_peers.WARM)
+        )
         batch = enc.encode_batch
-        return Lib(lib, enc.encode, lambda ts, n: batch(ts, num_threads=n), load,
-                   "SentencePieceModelEncoder.from_file(path); .encode(t); .encode_batch(ts, num_threads=N)",
-                   _peers._version("tokenforge"))
+        return Lib(
+            lib,
+            enc.encode,
+            lambda ts, n: batch(ts, num_threads=n),
+            load,
+            "SentencePieceModelEncoder.from_file(path); .encode(t); .encode_batch(ts, num_threads=N)",
+            _peers._version("tokenforge"),
+        )
     if lib == "tokenforge-tokenizer":
         tf = _peers.import_tokenforge()
         try:
-            tok, load = _peers._timed_load(lambda: tf.Tokenizer.from_file(model),
-                                           lambda t: t.encode(_peers.WARM, add_special_tokens=False))
+            tok, load = _peers._timed_load(
+                lambda: tf.Tokenizer.from_file(model), lambda t: t.encode(_peers.WARM, add_special_tokens=False)
+            )
         except Exception as e:
             raise Skip(f"tokenforge.Tokenizer.from_file does not load .model files here ({type(e).__name__}: {e})")
         tok.no_truncation()
         tok.no_padding()
         enc, batch = tok.encode, tok.encode_batch
-        return Lib(lib, lambda t: enc(t, add_special_tokens=False).ids,
-                   lambda ts, n: [e.ids for e in batch(ts, add_special_tokens=False, num_threads=n)], load,
-                   "tokenforge.Tokenizer.from_file(path); .encode(t, add_special_tokens=False).ids; "
-                   "[e.ids for e in .encode_batch(ts, add_special_tokens=False, num_threads=N)]",
-                   _peers._version("tokenforge"))
+        return Lib(
+            lib,
+            lambda t: enc(t, add_special_tokens=False).ids,
+            lambda ts, n: [e.ids for e in batch(ts, add_special_tokens=False, num_threads=n)],
+            load,
+            "tokenforge.Tokenizer.from_file(path); .encode(t, add_special_tokens=False).ids; "
+            "[e.ids for e in .encode_batch(ts, add_special_tokens=False, num_threads=N)]",
+            _peers._version("tokenforge"),
+        )
     if lib == "sentencepiece":
         try:
             import sentencepiece as spm
         except ImportError as e:
             raise Skip(f"sentencepiece not installed ({e})")
-        sp, load = _peers._timed_load(lambda: spm.SentencePieceProcessor(model_file=model), lambda s: s.encode(_peers.WARM))
+        sp, load = _peers._timed_load(
+            lambda: spm.SentencePieceProcessor(model_file=model), lambda s: s.encode(_peers.WARM)
+        )
         enc = sp.encode
-        return Lib(lib, enc, lambda ts, n: enc(ts, num_threads=n), load,
-                   "SentencePieceProcessor(model_file=path); .encode(t); .encode(ts, num_threads=N)",
-                   _peers._version("sentencepiece"))
+        return Lib(
+            lib,
+            enc,
+            lambda ts, n: enc(ts, num_threads=n),
+            load,
+            "SentencePieceProcessor(model_file=path); .encode(t); .encode(ts, num_threads=N)",
+            _peers._version("sentencepiece"),
+        )
     if hf_json is None:
         raise Skip("no tokenizer.json (see the conversion note)")
     if lib == "hf-tokenizers":
@@ -210,26 +231,37 @@ def make_encoder(lib: str, model: str, hf_json: str | None) -> Lib:
 
         tok, load = _peers._timed_load(build, lambda t: t.encode(_peers.WARM, add_special_tokens=False))
         enc, batch = tok.encode, tok.encode_batch_fast
-        return Lib(lib, lambda t: enc(t, add_special_tokens=False).ids,
-                   lambda ts, n: [e.ids for e in batch(ts, add_special_tokens=False)], load,
-                   "Tokenizer.from_file(tokenizer.json), encode_special_tokens = True; "
-                   ".encode(t, add_special_tokens=False).ids; [e.ids for e in .encode_batch_fast(ts, "
-                   "add_special_tokens=False)] (rayon)", _peers._version("tokenizers"))
+        return Lib(
+            lib,
+            lambda t: enc(t, add_special_tokens=False).ids,
+            lambda ts, n: [e.ids for e in batch(ts, add_special_tokens=False)],
+            load,
+            "Tokenizer.from_file(tokenizer.json), encode_special_tokens = True; "
+            ".encode(t, add_special_tokens=False).ids; [e.ids for e in .encode_batch_fast(ts, "
+            "add_special_tokens=False)] (rayon)",
+            _peers._version("tokenizers"),
+        )
     if lib == "fastokens":
         try:
             import fastokens
         except ImportError as e:
             raise Skip(f"fastokens not installed ({e})")
         try:
-            tok, load = _peers._timed_load(lambda: fastokens.Tokenizer.from_file(hf_json),
-                                           lambda t: t.encode_ordinary(_peers.WARM))
+            tok, load = _peers._timed_load(
+                lambda: fastokens.Tokenizer.from_file(hf_json), lambda t: t.encode_ordinary(_peers.WARM)
+            )
         except Exception as e:
             raise Skip(f"fastokens cannot load the converted tokenizer.json ({type(e).__name__}: {e})")
         enc, batch = tok.encode_ordinary, tok.encode_batch
-        return Lib(lib, lambda t: enc(t).ids,
-                   lambda ts, n: [e.ids for e in batch(ts, add_special_tokens=False, split_special_tokens=True)], load,
-                   "Tokenizer.from_file(tokenizer.json); .encode_ordinary(t).ids; [e.ids for e in "
-                   ".encode_batch(ts, add_special_tokens=False, split_special_tokens=True)]", _peers._version("fastokens"))
+        return Lib(
+            lib,
+            lambda t: enc(t).ids,
+            lambda ts, n: [e.ids for e in batch(ts, add_special_tokens=False, split_special_tokens=True)],
+            load,
+            "Tokenizer.from_file(tokenizer.json); .encode_ordinary(t).ids; [e.ids for e in "
+            ".encode_batch(ts, add_special_tokens=False, split_special_tokens=True)]",
+            _peers._version("fastokens"),
+        )
     raise ValueError(lib)
 
 
@@ -268,8 +300,15 @@ def child_encode(job: dict) -> dict:
             nbytes = sum(len(t.encode("utf-8")) for t in texts)
             for mode in job["modes"]:
                 enc = make_encoder(lib, job["model"], job["hf_json"])
-                rec = {"corpus": corpus, "unit": unit, "mode": mode, "bytes": nbytes, "texts": len(texts),
-                       "threads": 1 if mode == "single" else threads, "load_s": enc.load_s}
+                rec = {
+                    "corpus": corpus,
+                    "unit": unit,
+                    "mode": mode,
+                    "bytes": nbytes,
+                    "texts": len(texts),
+                    "threads": 1 if mode == "single" else threads,
+                    "load_s": enc.load_s,
+                }
                 times, cpus, ids = [], [], None
                 try:
                     for _ in range(max(1, job["repeat"])):
@@ -279,8 +318,11 @@ def child_encode(job: dict) -> dict:
                 except Exception as e:
                     rec["error"] = f"{type(e).__name__}: {e}"
                     out["results"].append(rec)
-                    print(f"  {job['name']:12} {lib:14} {corpus:20} {unit:5} {mode:6} FAILED {rec['error']}",
-                          file=sys.stderr, flush=True)
+                    print(
+                        f"  {job['name']:12} {lib:14} {corpus:20} {unit:5} {mode:6} FAILED {rec['error']}",
+                        file=sys.stderr,
+                        flush=True,
+                    )
                     continue
                 del enc
                 ids = [x if isinstance(x, list) else list(x) for x in ids]
@@ -299,14 +341,24 @@ def child_encode(job: dict) -> dict:
                     bad, first_diff = _enc.compare(expected, ids, decode, ref_name="sentencepiece")
                 else:  # the reference itself (its first mode), or nothing to check against
                     bad, first_diff = (0, None) if job.get("ref_out") else (None, None)
-                rec.update(times_s=times, best_s=best, mb_s=nbytes / MB / best, first_mb_s=nbytes / MB / times[0],
-                           cpu_per_wall=cpus[times.index(best)] / best, tokens=sum(map(len, ids)),
-                           mismatched=bad, first_mismatch=first_diff)
+                rec.update(
+                    times_s=times,
+                    best_s=best,
+                    mb_s=nbytes / MB / best,
+                    first_mb_s=nbytes / MB / times[0],
+                    cpu_per_wall=cpus[times.index(best)] / best,
+                    tokens=sum(map(len, ids)),
+                    mismatched=bad,
+                    first_mismatch=first_diff,
+                )
                 out["results"].append(rec)
-                print(f"  {job['name']:12} {lib:14} {corpus:20} {unit:5} {mode:6} {rec['mb_s']:8.2f} MB/s "
-                      f"(1st {rec['first_mb_s']:.2f})  cpu {rec['cpu_per_wall']:.2f}  "
-                      f"{'ids not checked' if bad is None else f'{bad} of {len(texts)} differ' if bad else 'same ids'}",
-                      file=sys.stderr, flush=True)
+                print(
+                    f"  {job['name']:12} {lib:14} {corpus:20} {unit:5} {mode:6} {rec['mb_s']:8.2f} MB/s "
+                    f"(1st {rec['first_mb_s']:.2f})  cpu {rec['cpu_per_wall']:.2f}  "
+                    f"{'ids not checked' if bad is None else f'{bad} of {len(texts)} differ' if bad else 'same ids'}",
+                    file=sys.stderr,
+                    flush=True,
+                )
                 del ids
     if job.get("ref_out"):
         with open(job["ref_out"], "wb") as f:
@@ -321,8 +373,15 @@ def _nmt_nfkc_model(pieces: list[tuple[str, float]], threads: int):
     """A sentencepiece Unigram .model around HF's pieces, with sentencepiece's defaults (nmt_nfkc)."""
     from importlib import resources
 
-    from tokenforge.formats.sentencepiece_model import (NORMALIZER_SPEC, TRAINER_SPEC, ModelType, Piece,
-                                                        PieceType, SentencePieceModel, Spec)
+    from tokenforge.formats.sentencepiece_model import (
+        NORMALIZER_SPEC,
+        TRAINER_SPEC,
+        ModelType,
+        Piece,
+        PieceType,
+        SentencePieceModel,
+        Spec,
+    )
 
     types_ = {"<unk>": PieceType.UNKNOWN, "<s>": PieceType.CONTROL, "</s>": PieceType.CONTROL}
     trainer = Spec(TRAINER_SPEC)
@@ -330,11 +389,17 @@ def _nmt_nfkc_model(pieces: list[tuple[str, float]], threads: int):
         trainer[k] = v
     normalizer = Spec(NORMALIZER_SPEC)
     charsmap = resources.files("tokenforge").joinpath("data", "spm_rules", "nmt_nfkc.bin").read_bytes()
-    for k, v in (("name", "nmt_nfkc"), ("precompiled_charsmap", charsmap), ("add_dummy_prefix", True),
-                 ("remove_extra_whitespaces", True), ("escape_whitespaces", True)):
+    for k, v in (
+        ("name", "nmt_nfkc"),
+        ("precompiled_charsmap", charsmap),
+        ("add_dummy_prefix", True),
+        ("remove_extra_whitespaces", True),
+        ("escape_whitespaces", True),
+    ):
         normalizer[k] = v
-    return SentencePieceModel([Piece(p, 0.0 if p in types_ else s, types_.get(p, PieceType.NORMAL)) for p, s in pieces],
-                              trainer, normalizer)
+    return SentencePieceModel(
+        [Piece(p, 0.0 if p in types_ else s, types_.get(p, PieceType.NORMAL)) for p, s in pieces], trainer, normalizer
+    )
 
 
 def child_train(job: dict) -> dict:
@@ -350,8 +415,9 @@ def child_train(job: dict) -> dict:
     elif lib == "sentencepiece":
         import sentencepiece as spm
 
-        spm.SentencePieceTrainer.train(input=src, model_prefix=prefix, vocab_size=VOCAB, num_threads=threads,
-                                       minloglevel=2)
+        spm.SentencePieceTrainer.train(
+            input=src, model_prefix=prefix, vocab_size=VOCAB, num_threads=threads, minloglevel=2
+        )
     elif lib == "hf-tokenizers":
         from importlib import resources
 
@@ -361,11 +427,13 @@ def child_train(job: dict) -> dict:
         charsmap = resources.files("tokenforge").joinpath("data", "spm_rules", "nmt_nfkc.bin").read_bytes()
         # sentencepiece's pipeline as transformers' SpmConverter writes it
         tok = Tokenizer(models.Unigram())
-        tok.normalizer = normalizers.Sequence([normalizers.Precompiled(charsmap), normalizers.Strip(),
-                                               normalizers.Replace(Regex(" {2,}"), " ")])
+        tok.normalizer = normalizers.Sequence(
+            [normalizers.Precompiled(charsmap), normalizers.Strip(), normalizers.Replace(Regex(" {2,}"), " ")]
+        )
         tok.pre_tokenizer = pre_tokenizers.Metaspace(replacement="▁", prepend_scheme="always", split=True)
-        trainer = trainers.UnigramTrainer(vocab_size=VOCAB, special_tokens=["<unk>", "<s>", "</s>"], unk_token="<unk>",
-                                          show_progress=False)
+        trainer = trainers.UnigramTrainer(
+            vocab_size=VOCAB, special_tokens=["<unk>", "<s>", "</s>"], unk_token="<unk>", show_progress=False
+        )
         tok.train([src], trainer)
         vocab = [tuple(p) for p in json.loads(tok.to_str())["model"]["vocab"]]
         _nmt_nfkc_model(vocab, threads).write(prefix + ".model")
@@ -382,8 +450,12 @@ def run_child(kind: str, job: dict) -> tuple[dict | None, str, float, float]:
     # encode children print progress to our stderr; a trainer's stderr is kept for its failure line
     with tempfile.TemporaryFile("w+", encoding="utf-8") as err:
         start = time.perf_counter()
-        proc = subprocess.Popen([sys.executable, __file__, f"--child-{kind}", json.dumps(job)], stdout=subprocess.PIPE,
-                                stderr=err if kind == "train" else None, text=True)
+        proc = subprocess.Popen(
+            [sys.executable, __file__, f"--child-{kind}", json.dumps(job)],
+            stdout=subprocess.PIPE,
+            stderr=err if kind == "train" else None,
+            text=True,
+        )
         stdout = proc.stdout.read()
         _, status, usage = os.wait4(proc.pid, 0)  # this child's own rusage: its peak RSS
         wall = time.perf_counter() - start
@@ -417,8 +489,13 @@ def bench_training(args, log) -> dict:
     train_path, held = split_corpus(args.shared / "corpus" / "en-linuxdoc.txt")
     held_bytes = sum(len(line.encode("utf-8")) for line in held)
     libs = [lib for lib in TRAINERS if lib != "hf-tokenizers" or args.with_hf_train]
-    out = {"train_mb": train_path.stat().st_size / MB, "held_out_mb": held_bytes / MB, "held_out_lines": len(held),
-           "results": [], "skipped": []}
+    out = {
+        "train_mb": train_path.stat().st_size / MB,
+        "held_out_mb": held_bytes / MB,
+        "held_out_lines": len(held),
+        "results": [],
+        "skipped": [],
+    }
     models_dir = CACHE / "trained"
     models_dir.mkdir(parents=True, exist_ok=True)
     pieces = {}
@@ -427,8 +504,9 @@ def bench_training(args, log) -> dict:
         for suffix in (".model", ".vocab"):
             Path(prefix + suffix).unlink(missing_ok=True)
         log(f"training: {lib} on {train_path.name} ({out['train_mb']:.1f} MB), {VOCAB} pieces ...")
-        res, why, wall, rss = run_child("train", {"lib": lib, "input": str(train_path), "prefix": prefix,
-                                                  "threads": args.threads})
+        res, why, wall, rss = run_child(
+            "train", {"lib": lib, "input": str(train_path), "prefix": prefix, "threads": args.threads}
+        )
         if res is None:
             out["skipped"].append((lib, why))
             log(f"  {lib} failed: {why}")
@@ -436,11 +514,18 @@ def bench_training(args, log) -> dict:
         sp = spm.SentencePieceProcessor(model_file=prefix + ".model")
         tokens = sum(map(len, sp.encode(held)))
         pieces[lib] = {sp.id_to_piece(i) for i in range(sp.get_piece_size())}
-        res.update(wall_s=wall, peak_rss_mb=rss, pieces=sp.get_piece_size(), held_out_tokens=tokens,
-                   held_out_bytes_per_token=held_bytes / tokens)
+        res.update(
+            wall_s=wall,
+            peak_rss_mb=rss,
+            pieces=sp.get_piece_size(),
+            held_out_tokens=tokens,
+            held_out_bytes_per_token=held_bytes / tokens,
+        )
         out["results"].append(res)
-        log(f"  {lib}: {res['train_s']:.2f} s training ({wall:.2f} s process), peak RSS {rss:.0f} MB, "
-            f"held-out {res['held_out_bytes_per_token']:.4f} bytes/token")
+        log(
+            f"  {lib}: {res['train_s']:.2f} s training ({wall:.2f} s process), peak RSS {rss:.0f} MB, "
+            f"held-out {res['held_out_bytes_per_token']:.4f} bytes/token"
+        )
     for r in out["results"]:
         if "sentencepiece" in pieces:
             r["shared_with_sentencepiece"] = len(pieces[r["lib"]] & pieces["sentencepiece"])
@@ -453,19 +538,34 @@ def bench_encoding(args, corpora: dict, log) -> dict:
         kind, where = MODELS[name]
         path = args.shared / where if kind == "bpe" else unigram_model(args.shared, log)
         hf_json, how = tokenizer_json(path, kind, log)
-        models[name] = {"kind": kind, "path": str(path), "source": where, "hf_json": str(hf_json) if hf_json else None,
-                        "conversion": how, "hf_pipeline": describe_json(hf_json) if hf_json else None}
+        models[name] = {
+            "kind": kind,
+            "path": str(path),
+            "source": where,
+            "hf_json": str(hf_json) if hf_json else None,
+            "conversion": how,
+            "hf_pipeline": describe_json(hf_json) if hf_json else None,
+        }
     out = {"models": models, "runs": []}
     libs = sorted(args.libs, key=lambda lib: lib != "sentencepiece")  # the reference runs first
     with tempfile.TemporaryDirectory(prefix="tokenforge-spm-bench-") as tmp:
         for name, m in models.items():
             ref = Path(tmp) / f"{name}.ref.pickle"
             for lib in libs:
-                job = {"name": name, "lib": lib, "model": m["path"], "hf_json": m["hf_json"],
-                       "corpora": {c: str(p) for c, p in corpora.items()}, "limit": args.limit, "units": args.units,
-                       "modes": args.modes, "repeat": args.repeat, "threads": args.threads,
-                       "ref_out": str(ref) if lib == "sentencepiece" else None,
-                       "ref_in": str(ref) if lib != "sentencepiece" and ref.exists() else None}
+                job = {
+                    "name": name,
+                    "lib": lib,
+                    "model": m["path"],
+                    "hf_json": m["hf_json"],
+                    "corpora": {c: str(p) for c, p in corpora.items()},
+                    "limit": args.limit,
+                    "units": args.units,
+                    "modes": args.modes,
+                    "repeat": args.repeat,
+                    "threads": args.threads,
+                    "ref_out": str(ref) if lib == "sentencepiece" else None,
+                    "ref_in": str(ref) if lib != "sentencepiece" and ref.exists() else None,
+                }
                 res, why, _, _ = run_child("encode", job)
                 if res is None:
                     res = {"lib": lib, "skipped": f"crashed: {why}", "results": []}
@@ -485,11 +585,15 @@ def render(args, corpora, enc, train, started, elapsed) -> str:
     if args.note:
         out += [f"**{args.note}**", ""]
     load = os.getloadavg()
-    out.append(f"{m['cpu']} ({m['cores']} cores), Python {m['python']}, {time.strftime('%Y-%m-%d %H:%M', started)}; "
-               f"load average at start {args.load_start[0]:.1f}, at end {load[0]:.1f}. "
-               f"Command: `{shlex.join(['python', 'bench/spm_peers.py'] + args.argv)}`")
-    versions = {dist: _peers._version(dist) for dist in ("tokenforge", "sentencepiece", "tokenizers", "fastokens",
-                                                           "transformers")}
+    out.append(
+        f"{m['cpu']} ({m['cores']} cores), Python {m['python']}, {time.strftime('%Y-%m-%d %H:%M', started)}; "
+        f"load average at start {args.load_start[0]:.1f}, at end {load[0]:.1f}. "
+        f"Command: `{shlex.join(['python', 'bench/spm_peers.py', *args.argv])}`"
+    )
+    versions = {
+        dist: _peers._version(dist)
+        for dist in ("tokenforge", "sentencepiece", "tokenizers", "fastokens", "transformers")
+    }
     out += ["Versions: " + ", ".join(f"{k} {v}" for k, v in versions.items() if v != "?"), ""]
     if enc:
         out += render_encoding(args, corpora, enc)
@@ -505,15 +609,19 @@ def _cell(r, key="mb_s"):
 
 def render_encoding(args, corpora, enc) -> list:
     out = ["## A. Encode", ""]
-    out.append(f"First {args.mb:g} MB of each corpus ({', '.join(corpora)}) as 8 KB documents and as lines; "
-               f"single = one thread, a Python loop over the texts; batch = the library's batch call, "
-               f"{args.threads} threads. MB/s of UTF-8 input, best of {args.repeat} runs, each measurement on a "
-               f"freshly loaded tokenizer; \"1st\" = its first run (cold). tf ÷ lib = tokenforge MB/s ÷ lib MB/s. "
-               f"Each library runs in its own process.")
+    out.append(
+        f"First {args.mb:g} MB of each corpus ({', '.join(corpora)}) as 8 KB documents and as lines; "
+        f"single = one thread, a Python loop over the texts; batch = the library's batch call, "
+        f"{args.threads} threads. MB/s of UTF-8 input, best of {args.repeat} runs, each measurement on a "
+        f'freshly loaded tokenizer; "1st" = its first run (cold). tf ÷ lib = tokenforge MB/s ÷ lib MB/s. '
+        f"Each library runs in its own process."
+    )
     out.append("")
     for name, m in enc["models"].items():
-        out.append(f"- **{name}** ({m['kind']}): {m['source']}. tokenizer.json for hf-tokenizers / fastokens: "
-                   + (f"{m['conversion']} ({m['hf_pipeline']})." if m["hf_json"] else f"none: {m['conversion']}."))
+        out.append(
+            f"- **{name}** ({m['kind']}): {m['source']}. tokenizer.json for hf-tokenizers / fastokens: "
+            + (f"{m['conversion']} ({m['hf_pipeline']})." if m["hf_json"] else f"none: {m['conversion']}.")
+        )
     out.append("")
     runs = [r for r in enc["runs"] if "skipped" not in r]
     by = {(r["model"], x["corpus"], x["unit"], x["mode"], r["lib"]): x for r in runs for x in r["results"]}
@@ -535,11 +643,19 @@ def render_encoding(args, corpora, enc) -> list:
                 speeds = {lib: total(model, unit, mode, lib, key) for lib in libs}
                 if not any(speeds.values()):
                     continue
-                rows.append([model, UNITS[unit], mode if mode == "single" else f"batch {args.threads}T"]
-                            + [_enc.fmt_speed(speeds[lib]) for lib in libs]
-                            + [_enc.fmt_ratio(speeds.get("tokenforge"), speeds[lib]) for lib in peers])
-        out += [_enc.md_table(["model", "input", "mode"] + libs + [f"tf ÷ {lib}" for lib in peers], rows,
-                              ["l", "l", "l"] + ["r"] * (len(libs) + len(peers))), ""]
+                rows.append(
+                    [model, UNITS[unit], mode if mode == "single" else f"batch {args.threads}T"]
+                    + [_enc.fmt_speed(speeds[lib]) for lib in libs]
+                    + [_enc.fmt_ratio(speeds.get("tokenforge"), speeds[lib]) for lib in peers]
+                )
+        out += [
+            _enc.md_table(
+                ["model", "input", "mode"] + libs + [f"tf ÷ {lib}" for lib in peers],
+                rows,
+                ["l", "l", "l"] + ["r"] * (len(libs) + len(peers)),
+            ),
+            "",
+        ]
 
     for model in enc["models"]:
         for unit, mode in combos:
@@ -554,13 +670,26 @@ def render_encoding(args, corpora, enc) -> list:
                 if any_r is None:
                     continue
                 tf = rs.get("tokenforge")
-                rows.append([c, f"{any_r['bytes'] / MB:.2f}", str(any_r["texts"])]
-                            + [f"{_cell(r)} ({_cell(r, 'first_mb_s')})" if r and "error" not in r
-                               else "failed" if r else "—" for r in rs.values()]
-                            + [_enc.fmt_ratio(tf and tf.get("mb_s"), r and r.get("mb_s")) for lib, r in rs.items()
-                               if lib != "tokenforge"])
-            out += [_enc.md_table(["corpus", "MB", "texts"] + libs + [f"tf ÷ {lib}" for lib in peers], rows,
-                                  ["l", "r", "r"] + ["r"] * (len(libs) + len(peers))), ""]
+                rows.append(
+                    [c, f"{any_r['bytes'] / MB:.2f}", str(any_r["texts"])]
+                    + [
+                        f"{_cell(r)} ({_cell(r, 'first_mb_s')})" if r and "error" not in r else "failed" if r else "—"
+                        for r in rs.values()
+                    ]
+                    + [
+                        _enc.fmt_ratio(tf and tf.get("mb_s"), r and r.get("mb_s"))
+                        for lib, r in rs.items()
+                        if lib != "tokenforge"
+                    ]
+                )
+            out += [
+                _enc.md_table(
+                    ["corpus", "MB", "texts"] + libs + [f"tf ÷ {lib}" for lib in peers],
+                    rows,
+                    ["l", "r", "r"] + ["r"] * (len(libs) + len(peers)),
+                ),
+                "",
+            ]
 
     out += ["### Ids against sentencepiece (texts whose ids differ, all corpora)", ""]
     rows, firsts = [], []
@@ -576,8 +705,10 @@ def render_encoding(args, corpora, enc) -> list:
                 continue
             bad, n = sum(x["mismatched"] for x in xs), sum(x["texts"] for x in xs)
             worst = sorted((x for x in xs if x["mismatched"]), key=lambda x: -x["mismatched"])[:3]
-            row.append(("same" if bad == 0 else f"{bad} of {n} differ") + (" (" + ", ".join(f"{x['corpus']} {x['mismatched']}" for x in worst)
-                                                 + ")" if worst else ""))
+            row.append(
+                ("same" if bad == 0 else f"{bad} of {n} differ")
+                + (" (" + ", ".join(f"{x['corpus']} {x['mismatched']}" for x in worst) + ")" if worst else "")
+            )
             for x in xs:
                 if x["first_mismatch"] and not any(f[:2] == (r["model"], r["lib"]) for f in firsts):
                     firsts.append((r["model"], r["lib"], f"{x['corpus']} {UNITS[unit]} {mode}: {x['first_mismatch']}"))
@@ -595,46 +726,82 @@ def render_encoding(args, corpora, enc) -> list:
         batch = [x for x in r["results"] if x["mode"] == "batch" and "error" not in x]
         cpu = (sum(x["cpu_per_wall"] * x["best_s"] for x in batch) / sum(x["best_s"] for x in batch)) if batch else None
         rows.append([r["model"], r["lib"], f"{r['load_s']:.3f}", f"{cpu:.2f}" if cpu else "—", f"`{r['api']}`"])
-    out += [_enc.md_table(["model", "library", "load s", "batch cpu ÷ wall", "calls timed"], rows,
-                          ["l", "l", "r", "r", "l"]), ""]
+    out += [
+        _enc.md_table(
+            ["model", "library", "load s", "batch cpu ÷ wall", "calls timed"], rows, ["l", "l", "r", "r", "l"]
+        ),
+        "",
+    ]
     failed = [(r["model"], r["lib"], x) for r in runs for x in r["results"] if "error" in x]
     if failed:
-        out += ["Failed:", ""] + [f"- {m} {lib} {x['corpus']} {x['unit']} {x['mode']}: {x['error']}"
-                                  for m, lib, x in failed] + [""]
+        out += (
+            ["Failed:", ""]
+            + [f"- {m} {lib} {x['corpus']} {x['unit']} {x['mode']}: {x['error']}" for m, lib, x in failed]
+            + [""]
+        )
     return out
 
 
 def render_training(train) -> list:
     out = ["## B. Unigram training", ""]
-    out.append(f"{VOCAB} pieces on en-linuxdoc minus its last {HELD_OUT:.0%} ({train['train_mb']:.1f} MB; cut at a line "
-               f"end), each library in a fresh process. train s = the training call plus writing the model, inside "
-               f"the process; process s = the whole process (interpreter, imports); peak RSS = that process's. "
-               f"Held-out: the last {HELD_OUT:.0%} ({train['held_out_mb']:.2f} MB, {train['held_out_lines']:,} "
-               f"non-empty lines), encoded by sentencepiece loading each trained .model; bytes/token of UTF-8 "
-               f"(higher compresses better).")
+    out.append(
+        f"{VOCAB} pieces on en-linuxdoc minus its last {HELD_OUT:.0%} ({train['train_mb']:.1f} MB; cut at a line "
+        f"end), each library in a fresh process. train s = the training call plus writing the model, inside "
+        f"the process; process s = the whole process (interpreter, imports); peak RSS = that process's. "
+        f"Held-out: the last {HELD_OUT:.0%} ({train['held_out_mb']:.2f} MB, {train['held_out_lines']:,} "
+        f"non-empty lines), encoded by sentencepiece loading each trained .model; bytes/token of UTF-8 "
+        f"(higher compresses better)."
+    )
     out.append("")
     rows = []
     ours = next((r for r in train["results"] if r["lib"] == "tokenforge"), None)
     for r in train["results"]:
-        rows.append([r["lib"], f"{r['train_s']:.2f}", f"{r['wall_s']:.2f}",
-                     f"{r['train_s'] / ours['train_s']:.2f}×" if ours else "—", f"{r['peak_rss_mb']:.0f}",
-                     str(r["pieces"]), f"{r['held_out_bytes_per_token']:.4f}", str(r.get("shared_with_sentencepiece", "—"))])
-    out += [_enc.md_table(["library", "train s", "process s", "lib s ÷ tf s", "peak RSS MB", "pieces",
-                           "held-out bytes/token", "pieces shared with sentencepiece's"], rows,
-                          ["l"] + ["r"] * 7), ""]
+        rows.append(
+            [
+                r["lib"],
+                f"{r['train_s']:.2f}",
+                f"{r['wall_s']:.2f}",
+                f"{r['train_s'] / ours['train_s']:.2f}×" if ours else "—",
+                f"{r['peak_rss_mb']:.0f}",
+                str(r["pieces"]),
+                f"{r['held_out_bytes_per_token']:.4f}",
+                str(r.get("shared_with_sentencepiece", "—")),
+            ]
+        )
+    out += [
+        _enc.md_table(
+            [
+                "library",
+                "train s",
+                "process s",
+                "lib s ÷ tf s",
+                "peak RSS MB",
+                "pieces",
+                "held-out bytes/token",
+                "pieces shared with sentencepiece's",
+            ],
+            rows,
+            ["l"] + ["r"] * 7,
+        ),
+        "",
+    ]
     out += [f"- skipped {lib}: {why}" for lib, why in train["skipped"]]
     if any(r["lib"] == "hf-tokenizers" for r in train["results"]):
-        out.append("HF's UnigramTrainer has none of sentencepiece's piece rules (split_by_unicode_script, "
-                   "split_by_number), so many of its pieces join letters with punctuation or "
-                   "digits (`▁example,`, `(struct`, `▁SPDX-License`), which sentencepiece and tokenforge never make: "
-                   "its held-out bytes/token is not comparable with theirs.")
+        out.append(
+            "HF's UnigramTrainer has none of sentencepiece's piece rules (split_by_unicode_script, "
+            "split_by_number), so many of its pieces join letters with punctuation or "
+            "digits (`▁example,`, `(struct`, `▁SPDX-License`), which sentencepiece and tokenforge never make: "
+            "its held-out bytes/token is not comparable with theirs."
+        )
         out.append("")
-    out.append("Calls: tokenforge `train_sentencepiece(path, vocab_size=32000, num_threads=N, skip_long_lines=True, "
-               "progress=False)` + `save_sentencepiece`; sentencepiece `SentencePieceTrainer.train(input=path, "
-               "model_prefix=..., vocab_size=32000, num_threads=N)`; HF tokenizers (--with-hf-train) "
-               "`UnigramTrainer(vocab_size=32000, special_tokens=[<unk>, <s>, </s>])` behind SpmConverter's nmt_nfkc "
-               "pipeline (Precompiled + Strip + Replace, Metaspace), its pieces written as a sentencepiece .model. "
-               "Everything else is each library's default.")
+    out.append(
+        "Calls: tokenforge `train_sentencepiece(path, vocab_size=32000, num_threads=N, skip_long_lines=True, "
+        "progress=False)` + `save_sentencepiece`; sentencepiece `SentencePieceTrainer.train(input=path, "
+        "model_prefix=..., vocab_size=32000, num_threads=N)`; HF tokenizers (--with-hf-train) "
+        "`UnigramTrainer(vocab_size=32000, special_tokens=[<unk>, <s>, </s>])` behind SpmConverter's nmt_nfkc "
+        "pipeline (Precompiled + Strip + Replace, Metaspace), its pieces written as a sentencepiece .model. "
+        "Everything else is each library's default."
+    )
     out.append("")
     return out
 
@@ -646,14 +813,21 @@ def parse_args(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--mb", type=float, default=1.0, help="MB (10**6 bytes) from the start of each corpus (default 1)")
     ap.add_argument("--repeat", type=int, default=3, help="runs per measurement, the best is kept (default 3)")
-    ap.add_argument("--only", help=f"comma list of models to encode with (default all): {', '.join(MODELS)} "
-                                   "(a prefix is enough: mistral, unigram)")
+    ap.add_argument(
+        "--only",
+        help=f"comma list of models to encode with (default all): {', '.join(MODELS)} "
+        "(a prefix is enough: mistral, unigram)",
+    )
     ap.add_argument("--corpus", help="comma list of corpora (globs ok: 'man-*', or just 'ja'); default all")
     ap.add_argument("--libs", default=",".join(ENCODERS), help="comma list of encoding libraries (default all)")
     ap.add_argument("--units", default="docs,lines", help="comma list of docs (8 KB documents), lines")
     ap.add_argument("--modes", default="single,batch", help="comma list of single, batch")
-    ap.add_argument("--threads", type=int, default=os.cpu_count() or 1, help="threads for batch mode and training "
-                                                                             "(default: cpu count)")
+    ap.add_argument(
+        "--threads",
+        type=int,
+        default=os.cpu_count() or 1,
+        help="threads for batch mode and training (default: cpu count)",
+    )
     ap.add_argument("--skip-train", action="store_true", help="no training benchmark (part B)")
     ap.add_argument("--skip-encode", action="store_true", help="no encoding benchmark (part A)")
     ap.add_argument("--with-hf-train", action="store_true", help="also train with HF tokenizers' UnigramTrainer (slow)")
@@ -710,8 +884,10 @@ def main(argv=None) -> int:
     args.out.write_text(report, encoding="utf-8")
     log(f"wrote {args.out}")
     if args.json:
-        args.json.write_text(json.dumps({"machine": _enc.machine(), "argv": args.argv, "encode": enc, "train": train},
-                                        indent=1), encoding="utf-8")
+        args.json.write_text(
+            json.dumps({"machine": _enc.machine(), "argv": args.argv, "encode": enc, "train": train}, indent=1),
+            encoding="utf-8",
+        )
     return 0
 
 

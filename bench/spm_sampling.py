@@ -10,6 +10,7 @@ BPE-dropout (alpha 0.1) on Mistral's model. n-best lists are compared with sente
 are random, so only their speed is compared (the tests check their distributions). Time is
 process CPU time, best of --repeat passes.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -38,6 +39,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
 
     import sentencepiece as spm
+
     from tokenforge.models.sentencepiece import SentencePieceModelEncoder
 
     corpus = (SHARED / "corpus" / "en-linuxdoc.txt").read_text(encoding="utf-8")
@@ -45,20 +47,37 @@ def main(argv=None) -> int:
     size = sum(len(ln.encode()) for ln in lines) / 1e6
     with tempfile.TemporaryDirectory() as tmp:
         (Path(tmp) / "train.txt").write_text(corpus[:2_000_000], encoding="utf-8")
-        spm.SentencePieceTrainer.train(input=f"{tmp}/train.txt", model_prefix=f"{tmp}/u", vocab_size=8000,
-                                       minloglevel=2)
+        spm.SentencePieceTrainer.train(
+            input=f"{tmp}/train.txt", model_prefix=f"{tmp}/u", vocab_size=8000, minloglevel=2
+        )
         unigram = f"{tmp}/u.model"
         mistral = str(SHARED / "vocab" / "mistral-7b-v0.1.model")
         rows = []
         for label, model, ours_call, theirs_call in [
-            ("`encode_nbest(text, 10)`", unigram, lambda e: lambda t: e.encode_nbest(t, 10),
-             lambda s: lambda t: s.nbest_encode_as_ids(t, 10)),
-            ("`sample_encode(text, 0.1, -1)`", unigram, lambda e: lambda t: e.sample_encode(t, 0.1, -1),
-             lambda s: lambda t: s.sample_encode_as_ids(t, -1, 0.1)),
-            ("`sample_encode(text, 0.1, 5)`", unigram, lambda e: lambda t: e.sample_encode(t, 0.1, 5),
-             lambda s: lambda t: s.sample_encode_as_ids(t, 5, 0.1)),
-            ("`sample_encode(text, 0.1)`", mistral, lambda e: lambda t: e.sample_encode(t, 0.1),
-             lambda s: lambda t: s.sample_encode_as_ids(t, -1, 0.1)),
+            (
+                "`encode_nbest(text, 10)`",
+                unigram,
+                lambda e: lambda t: e.encode_nbest(t, 10),
+                lambda s: lambda t: s.nbest_encode_as_ids(t, 10),
+            ),
+            (
+                "`sample_encode(text, 0.1, -1)`",
+                unigram,
+                lambda e: lambda t: e.sample_encode(t, 0.1, -1),
+                lambda s: lambda t: s.sample_encode_as_ids(t, -1, 0.1),
+            ),
+            (
+                "`sample_encode(text, 0.1, 5)`",
+                unigram,
+                lambda e: lambda t: e.sample_encode(t, 0.1, 5),
+                lambda s: lambda t: s.sample_encode_as_ids(t, 5, 0.1),
+            ),
+            (
+                "`sample_encode(text, 0.1)`",
+                mistral,
+                lambda e: lambda t: e.sample_encode(t, 0.1),
+                lambda s: lambda t: s.sample_encode_as_ids(t, -1, 0.1),
+            ),
         ]:
             ours, theirs = SentencePieceModelEncoder.from_file(model), spm.SentencePieceProcessor(model_file=model)
             if "nbest" in label:

@@ -10,6 +10,7 @@ the trained tokenizer's bytes per token on it is reported (higher compresses bet
 library splits with the cl100k pattern (HF: the same pattern, rewritten for its regex engine;
 sentencepiece: its own whitespace splitting, BPE over code points with byte fallback).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -53,7 +54,7 @@ def train_rustbpe(docs, vocab):
     import rustbpe
 
     sys.path.insert(0, str(HERE.parent / "src"))
-    from tokenforge.pretokenizers.patterns import CL100K
+    from tokenforge.pre_tokenizers.patterns import CL100K
 
     tok = rustbpe.Tokenizer()
     tok.train_from_iterator(iter(docs), vocab, pattern=CL100K)
@@ -65,7 +66,7 @@ def train_hf(docs, vocab):
 
     sys.path.insert(0, str(HERE.parent / "src"))
     from tokenforge.formats.hf_tokenizer_json import hf_split_pattern
-    from tokenforge.pretokenizers.patterns import CL100K
+    from tokenforge.pre_tokenizers.patterns import CL100K
 
     tok = Tokenizer(models.BPE())
     tok.pre_tokenizer = pre_tokenizers.Sequence(
@@ -89,9 +90,16 @@ def train_sentencepiece(docs, vocab):
     model = io.BytesIO()
     lines = (line for doc in docs for line in doc.split("\n") if line)
     spm.SentencePieceTrainer.train(
-        sentence_iterator=lines, model_writer=model, model_type="bpe", vocab_size=vocab,
-        byte_fallback=True, character_coverage=0.9995, max_sentence_length=1 << 16,
-        input_sentence_size=0, minloglevel=2, num_threads=os.cpu_count() or 1,
+        sentence_iterator=lines,
+        model_writer=model,
+        model_type="bpe",
+        vocab_size=vocab,
+        byte_fallback=True,
+        character_coverage=0.9995,
+        max_sentence_length=1 << 16,
+        input_sentence_size=0,
+        minloglevel=2,
+        num_threads=os.cpu_count() or 1,
     )
     sp = spm.SentencePieceProcessor(model_proto=model.getvalue())
     return sp.encode
@@ -112,7 +120,10 @@ def child(lib: str, corpus: str, vocab: int) -> dict:
     seconds = time.perf_counter() - start
     tokens = len(encode(held))
     return {
-        "library": lib, "corpus": corpus, "vocab": vocab, "seconds": seconds,
+        "library": lib,
+        "corpus": corpus,
+        "vocab": vocab,
+        "seconds": seconds,
         "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
         "train_mb": sum(len(d.encode()) for d in docs) / 1e6,
         "held_out_bytes_per_token": len(held.encode()) / max(tokens, 1),
@@ -148,11 +159,19 @@ def main() -> None:
     print("| corpus | vocab | library | MB | seconds | tf ÷ lib (speed) | peak RSS MB | held-out bytes/token |")
     print("| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: |")
     for r in results:
-        ours = next((x for x in results if x["library"] == "tokenforge" and x["corpus"] == r["corpus"]
-                     and x["vocab"] == r["vocab"]), None)
+        ours = next(
+            (
+                x
+                for x in results
+                if x["library"] == "tokenforge" and x["corpus"] == r["corpus"] and x["vocab"] == r["vocab"]
+            ),
+            None,
+        )
         ratio = f"{r['seconds'] / ours['seconds']:.2f}×" if ours else "–"
-        print(f"| {r['corpus']} | {r['vocab']} | {r['library']} | {r['train_mb']:.1f} | {r['seconds']:.2f} | {ratio} "
-              f"| {r['peak_rss_mb']:.0f} | {r['held_out_bytes_per_token']:.3f} |")
+        print(
+            f"| {r['corpus']} | {r['vocab']} | {r['library']} | {r['train_mb']:.1f} | {r['seconds']:.2f} | {ratio} "
+            f"| {r['peak_rss_mb']:.0f} | {r['held_out_bytes_per_token']:.3f} |"
+        )
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=1))
 

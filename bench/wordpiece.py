@@ -15,6 +15,7 @@ Every result's ids are read back into Python (the work a caller does) and compar
 line by line. MB/s is UTF-8 input bytes over the best of ``--repeat`` runs; "tf ÷ lib" is
 tokenforge's speed over that library's.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -102,18 +103,38 @@ def main() -> int:
         for unit, mode in modes:
             texts = inputs[unit]
             size = sum(len(t.encode("utf-8")) for t in texts)
-            _, expected = best(lambda: loaded["hf-tokenizers"][1](texts, args.threads), 1) if "hf-tokenizers" in libs else (0, None)
+            _, expected = (
+                best(lambda: loaded["hf-tokenizers"][1](texts, args.threads), 1)
+                if "hf-tokenizers" in libs
+                else (0, None)
+            )
             for lib in libs:
                 one, many = loaded[lib]
                 run = (lambda: [one(t) for t in texts]) if mode == "single" else (lambda: many(texts, args.threads))
                 seconds, ids = best(run, args.repeat)
                 same = expected is None or ids == expected
-                rows.append({"corpus": name, "unit": unit, "mode": mode, "lib": lib, "mb_s": size / 1e6 / seconds,
-                             "same_ids": same})
-                print(f"{name:20} {unit:8} {mode:6} {lib:14} {size / 1e6 / seconds:8.2f} MB/s  ids {'=' if same else '≠'} HF",
-                      file=sys.stderr, flush=True)
-    print("| corpus | input | mode | " + " | ".join(f"{lib} MB/s" for lib in libs) + " | "
-          + " | ".join(f"tf ÷ {lib}" for lib in libs if lib != "tokenforge") + " |")
+                rows.append(
+                    {
+                        "corpus": name,
+                        "unit": unit,
+                        "mode": mode,
+                        "lib": lib,
+                        "mb_s": size / 1e6 / seconds,
+                        "same_ids": same,
+                    }
+                )
+                print(
+                    f"{name:20} {unit:8} {mode:6} {lib:14} {size / 1e6 / seconds:8.2f} MB/s  ids {'=' if same else '≠'} HF",
+                    file=sys.stderr,
+                    flush=True,
+                )
+    print(
+        "| corpus | input | mode | "
+        + " | ".join(f"{lib} MB/s" for lib in libs)
+        + " | "
+        + " | ".join(f"tf ÷ {lib}" for lib in libs if lib != "tokenforge")
+        + " |"
+    )
     print("| --- | --- | --- |" + " ---: |" * (2 * len(libs) - 1))
     for name in names:
         for unit, mode in modes:

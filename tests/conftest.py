@@ -1,4 +1,5 @@
 """Shared fixtures: tiktoken (the reference) fed our bundled vocabularies, offline."""
+
 from __future__ import annotations
 
 import hashlib
@@ -101,12 +102,45 @@ def read_sample(path: pathlib.Path, chars: int | None) -> str:
 # broken by what stops a run or is rewritten in it: spaces after spaces, whitespace the map
 # turns into a space, controls, letters before combining marks, characters outside ASCII,
 # plain or mapped, "▁" and a user-defined symbol.
-LONG_PLAIN_RUNS = st.lists(st.one_of(
-    st.text("abcxyzABC019.,;:-_()", min_size=1, max_size=40),
-    st.sampled_from([" ", "  ", "\t", "\n", "\r\n", " \t\x0b\x0c ", "\n    ", "\x01", "\x7f", "\u0301", "\u0338",
-                     "<", "=", "é", "д", "и", "й", "и\u0306", "日本", "か", "\u3099", "Ａ", "ﬁ", "①", "\u3000", "\u00a0",
-                     "😀", "▁", "<sep>"])),
-    max_size=30).map("".join)
+LONG_PLAIN_RUNS = st.lists(
+    st.one_of(
+        st.text("abcxyzABC019.,;:-_()", min_size=1, max_size=40),
+        st.sampled_from(
+            [
+                " ",
+                "  ",
+                "\t",
+                "\n",
+                "\r\n",
+                " \t\x0b\x0c ",
+                "\n    ",
+                "\x01",
+                "\x7f",
+                "\u0301",
+                "\u0338",
+                "<",
+                "=",
+                "é",
+                "д",
+                "и",
+                "й",
+                "и\u0306",
+                "日本",
+                "か",
+                "\u3099",
+                "Ａ",
+                "ﬁ",
+                "①",
+                "\u3000",
+                "\u00a0",
+                "😀",
+                "▁",
+                "<sep>",
+            ]
+        ),
+    ),
+    max_size=30,
+).map("".join)
 
 
 # Examples per hypothesis fuzz test: small in the default run (CI), many in the long run
@@ -114,12 +148,15 @@ LONG_PLAIN_RUNS = st.lists(st.one_of(
 FUZZ_EXAMPLES = int(os.environ.get("TOKENFORGE_FUZZ_EXAMPLES", "60"))
 
 
-def run_isolated(code: str, timeout: float = 120, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+def run_isolated(
+    code: str, timeout: float = 120, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     """Runs `code` in a fresh interpreter (for cases that might crash the process) and returns
     the finished process; a crash shows as a negative return code or an abort message."""
     full_env = {**os.environ, **(env or {})}
-    return subprocess.run([sys.executable, "-c", code], check=False, capture_output=True, text=True, timeout=timeout,
-                          env=full_env)
+    return subprocess.run(
+        [sys.executable, "-c", code], check=False, capture_output=True, text=True, timeout=timeout, env=full_env
+    )
 
 
 def assert_clean_exit(proc: subprocess.CompletedProcess[str]) -> None:

@@ -2,6 +2,7 @@
 scanner does: both are exact rewrites of the same patterns, and the windows only take over
 ASCII stretches, so random texts dense in the cases each rule handles are compared piece by
 piece. (Ids against tiktoken are covered by the parity suites.)"""
+
 from __future__ import annotations
 
 import random
@@ -11,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tokenforge import _core
-from tokenforge.pretokenizers.patterns import CL100K, O200K, scanner_id
+from tokenforge.pre_tokenizers.patterns import CL100K, O200K, scanner_id
 
 PATTERNS = {"cl100k": scanner_id(CL100K), "o200k": scanner_id(O200K)}
 
@@ -19,16 +20,79 @@ PATTERNS = {"cl100k": scanner_id(CL100K), "o200k": scanner_id(O200K)}
 # the space before a punctuation run, \s+(?!\S)), newlines and slashes after punctuation (the
 # tail), indentation after newlines, case changes inside words (o200k), digit groups, and the
 # bytes that end a window (apostrophes, non-ASCII digits and spaces).
-ATOMS = [" ", " ", "  ", "\t", "\n", "\r", "\r\n", "\x0b", "\x0c", "a", "z", "A", "Z", "hello", "World",
-         "HTTP", "iPhone", "1", "9", "12345", "0", ".", ",", "/", "//", "-", "(", "_", "'", "'s", "'ll",
-         "é", "世", "٣", "\u00a0", "\u3000",
-         # letters the windows classify: two- and three-byte, upper (Lu, Lt), lower (Ll) and
-         # caseless (Lo, Lm), whose runs o200k splits by case; then bytes that still end a
-         # window: marks, punctuation, digits and four-byte characters outside ASCII
-         "Д", "д", "Привет", "МИР", "É", "ß", "ǅ", "ʰ", "ª", "世界", "カタ", "ー", "Ａ", "ａ", "Ωω",
-         "\u0301", "«", "—", "²", "😀",
-         # apostrophes that are punctuation (quotes in code) and those that may be contractions
-         "'x", "')", "''", "'S", "'t", "'M", "'d", "'Re", "'VE", "'ſ", "'é"]
+ATOMS = [
+    " ",
+    " ",
+    "  ",
+    "\t",
+    "\n",
+    "\r",
+    "\r\n",
+    "\x0b",
+    "\x0c",
+    "a",
+    "z",
+    "A",
+    "Z",
+    "hello",
+    "World",
+    "HTTP",
+    "iPhone",
+    "1",
+    "9",
+    "12345",
+    "0",
+    ".",
+    ",",
+    "/",
+    "//",
+    "-",
+    "(",
+    "_",
+    "'",
+    "'s",
+    "'ll",
+    "é",
+    "世",
+    "٣",
+    "\u00a0",
+    "\u3000",
+    # letters the windows classify: two- and three-byte, upper (Lu, Lt), lower (Ll) and
+    # caseless (Lo, Lm), whose runs o200k splits by case; then bytes that still end a
+    # window: marks, punctuation, digits and four-byte characters outside ASCII
+    "Д",
+    "д",
+    "Привет",
+    "МИР",
+    "É",
+    "ß",
+    "ǅ",
+    "ʰ",
+    "ª",
+    "世界",
+    "カタ",
+    "ー",
+    "Ａ",
+    "ａ",
+    "Ωω",
+    "\u0301",
+    "«",
+    "—",
+    "²",
+    "😀",
+    # apostrophes that are punctuation (quotes in code) and those that may be contractions
+    "'x",
+    "')",
+    "''",
+    "'S",
+    "'t",
+    "'M",
+    "'d",
+    "'Re",
+    "'VE",
+    "'ſ",
+    "'é",
+]
 
 
 def ends(text: str, pattern: int, windowed: bool) -> list[int]:

@@ -1,16 +1,17 @@
 """Byte-level BPE training against a plain reference trainer (minbpe's loop: count every
 adjacent pair, merge the most frequent, recount), merge by merge; and the trained encodings
 against tiktoken built from the same ranks."""
+
 from __future__ import annotations
 
 import random
 
 import pytest
 import regex
-from conftest import CORPUS, read_sample
 
 import tokenforge
-from tokenforge.pretokenizers.patterns import BY_NAME, WHOLE_TEXT
+from conftest import CORPUS, read_sample
+from tokenforge.pre_tokenizers.patterns import BY_NAME, WHOLE_TEXT
 from tokenforge.trainers import continue_bpe, train_bpe, train_bpe_merges
 
 
@@ -26,8 +27,15 @@ def merge_ids(ids: list[int], pair: tuple[int, int], new_id: int) -> list[int]:
     return out
 
 
-def reference_loop(chunks: list[list[int]], num_merges: int, first_id: int, lengths: list[int] | None,
-                   min_frequency: int = 1, max_length: int | None = None, weights: list[int] | None = None):
+def reference_loop(
+    chunks: list[list[int]],
+    num_merges: int,
+    first_id: int,
+    lengths: list[int] | None,
+    min_frequency: int = 1,
+    max_length: int | None = None,
+    weights: list[int] | None = None,
+):
     """minbpe's training loop (count every adjacent pair, merge the most frequent, recount) with
     the documented tie-break (smallest pair); lengths: bytes per id, for max_length; weights:
     how often each chunk occurs (default once)."""
@@ -112,7 +120,7 @@ def test_min_frequency_stops_training():
 def test_trained_encoding_reproduces_the_trainer_and_tiktoken(pattern, tiktoken_module):
     texts = [sample("en-linuxdoc.txt", 8000), sample("man/fr.txt", 3000)]
     enc = train_bpe(texts, 256 + 250, pattern, special_tokens={"<|end|>": 1000})
-    merges, final_chunks = reference_merges(texts, 250, pattern)
+    _merges, final_chunks = reference_merges(texts, 250, pattern)
     assert enc.n_vocab == 1001 and enc.encode("<|end|>", allowed_special="all") == [1000]
     # The trainer's final state is the encoding of each chunk.
     expected = [i for ids in final_chunks for i in ids]
@@ -163,7 +171,9 @@ def test_exports_give_the_same_ids(pattern, tiktoken_module, tmp_path):
     path = tmp_path / "trained.tiktoken"
     tokenforge.dump_tiktoken_bpe(enc._mergeable_ranks, path)
     theirs = tiktoken_module.Encoding(
-        "t", pat_str=enc._pat_str, mergeable_ranks=load_tiktoken_bpe(str(path)),
+        "t",
+        pat_str=enc._pat_str,
+        mergeable_ranks=load_tiktoken_bpe(str(path)),
         special_tokens=specials,
     )
     ours = tokenforge.load_tiktoken(path, pat_str=enc._pat_str, special_tokens=specials)
@@ -196,7 +206,9 @@ def test_files_stream_in_pieces_that_train_like_the_whole(tmp_path):
     assert len(parts) > 1 and "".join(parts) == en  # cut, and nothing lost at block edges
     assert "".join(read_text_files(str(tmp_path / "ja.txt"))) == ja  # characters across blocks
     assert train_bpe_merges(parts, 200) == train_bpe_merges([en], 200)
-    assert train_bpe_merges(read_text_files(tmp_path / "*.txt"), 100, "o200k") == train_bpe_merges([en, ja], 100, "o200k")
+    assert train_bpe_merges(read_text_files(tmp_path / "*.txt"), 100, "o200k") == train_bpe_merges(
+        [en, ja], 100, "o200k"
+    )
 
 
 @pytest.mark.parametrize("max_length", [2, 4, 7])
@@ -246,7 +258,9 @@ def test_continue_from_cl100k(reference, tiktoken_module):
     for text in [sample("man/ru.txt", 5000), sample("en-linuxdoc.txt", 3000)]:
         assert cont.encode_ordinary(text) == ref.encode_ordinary(text)
     en = sample("en-linuxdoc.txt", 3000)
-    assert cont.encode_ordinary(en) == reference("cl100k_base").encode_ordinary(en)  # the new merges are all Cyrillic here
+    assert cont.encode_ordinary(en) == reference("cl100k_base").encode_ordinary(
+        en
+    )  # the new merges are all Cyrillic here
     with pytest.raises(ValueError, match="above the base"):
         continue_bpe(base, "text", 1000)
 
@@ -266,7 +280,10 @@ def test_prune_keeps_what_a_corpus_uses(tiktoken_module):
         "p", pat_str=pruned._pat_str, mergeable_ranks=pruned._mergeable_ranks, special_tokens=pruned._special_tokens
     )
     other = sample("man/fr.txt", 5000)
-    assert pruned.encode_ordinary(other) == ref.encode_ordinary(other) and pruned.decode(ref.encode_ordinary(other)) == other
+    assert (
+        pruned.encode_ordinary(other) == ref.encode_ordinary(other)
+        and pruned.decode(ref.encode_ordinary(other)) == other
+    )
 
     small, small_remap = prune_bpe(base, texts, 3000)
     assert len(small._mergeable_ranks) <= 3000 and small.decode(small.encode_ordinary(texts[0])) == texts[0]
@@ -311,27 +328,49 @@ def test_forced_tokens_come_first_and_training_continues_from_them():
     enc = train_bpe(texts, 256 + 120, "cl100k", forced_tokens=forced)
     ranks = enc._mergeable_ranks
     # characters first, then the token left to right; "x" is a byte already and shared parts are made once
-    made = [b" k", b" ke", b" ker", b" kern", b" kerne", b" kernel", b"\xe6\x97", "日".encode(),
-            b"\xe6\x9c", "本".encode(), "日本".encode(), "本日".encode()]
+    made = [
+        b" k",
+        b" ke",
+        b" ker",
+        b" kern",
+        b" kerne",
+        b" kernel",
+        b"\xe6\x97",
+        "日".encode(),
+        b"\xe6\x9c",
+        "本".encode(),
+        "日本".encode(),
+        "本日".encode(),
+    ]
     assert [ranks[t] for t in made] == list(range(256, 256 + len(made)))
     for text in forced:
         assert enc.encode_ordinary(text) == [ranks[text.encode()]]
     # the rest is the plain reference loop started from the forced vocabulary's ids
-    base = tokenforge.Encoding("b", pat_str=enc._pat_str, special_tokens={},
-                               mergeable_ranks={t: i for t, i in ranks.items() if i < 256 + len(made)})
+    base = tokenforge.Encoding(
+        "b",
+        pat_str=enc._pat_str,
+        special_tokens={},
+        mergeable_ranks={t: i for t, i in ranks.items() if i < 256 + len(made)},
+    )
     first = 256 + len(made)
     merges, final_chunks = reference_loop(
         [base._core.encode_pieces([m.group()]) for t in texts for m in regex.finditer(enc._pat_str, t)],
-        120 - len(made), first, None)
+        120 - len(made),
+        first,
+        None,
+    )
     by_id = {i: t for t, i in ranks.items()}
     assert [(a, b) for a, b in merges] == [
         tuple(ranks[p] for p in tokenforge.formats.gpt2_files.split_for_merge(ranks, by_id[i], i))
-        for i in range(first, 256 + 120)]
+        for i in range(first, 256 + 120)
+    ]
     assert [i for t in texts for i in enc.encode_ordinary(t)] == [i for ids in final_chunks for i in ids]
 
 
 def test_forced_tokens_that_cannot_be_whole_are_refused():
-    with pytest.raises(ValueError, match=r"'hello world' can never be one token: the split pattern cuts it into \['hello', ' world'\]"):
+    with pytest.raises(
+        ValueError, match=r"'hello world' can never be one token: the split pattern cuts it into \['hello', ' world'\]"
+    ):
         train_bpe("hello world", 300, "cl100k", forced_tokens=["hello world"])
     with pytest.raises(ValueError, match="lone surrogate"):
         train_bpe("abc", 300, forced_tokens=["a\ud800"])
@@ -361,8 +400,12 @@ def test_gpt2_byte_ids_and_gpt2_files(tmp_path, tiktoken_module):
 
     encoder, vocab = tmp_path / "encoder.json", tmp_path / "vocab.bpe"
     tokenforge.save_gpt2_files(enc._mergeable_ranks, encoder, vocab, enc._special_tokens)
-    theirs = tiktoken_module.Encoding("t", pat_str=enc._pat_str, special_tokens={},
-                                      mergeable_ranks=data_gym_to_mergeable_bpe_ranks(str(vocab), str(encoder)))
+    theirs = tiktoken_module.Encoding(
+        "t",
+        pat_str=enc._pat_str,
+        special_tokens={},
+        mergeable_ranks=data_gym_to_mergeable_bpe_ranks(str(vocab), str(encoder)),
+    )
     ours = tokenforge.load_gpt2(encoder, vocab)
     hf_path = tmp_path / "tokenizer.json"
     tokenforge.save_tokenizer_json(enc, hf_path)
@@ -381,13 +424,18 @@ def test_gpt2_byte_ids_and_gpt2_files(tmp_path, tiktoken_module):
 def test_own_file_round_trip_and_errors(tmp_path):
     from tokenforge.formats.tokenforge_file import load_encoding, save_encoding
 
-    enc = train_bpe([sample("en-linuxdoc.txt", 5000)], 300, "o200k", special_tokens={"<|end|>": 300, "<|é|>": 301},
-                    name="mine")
+    enc = train_bpe(
+        [sample("en-linuxdoc.txt", 5000)], 300, "o200k", special_tokens={"<|end|>": 300, "<|é|>": 301}, name="mine"
+    )
     path = tmp_path / "mine.tokenforge"
     save_encoding(enc, path)
     back = load_encoding(path)
     assert (back.name, back._pat_str, back._special_tokens, back._mergeable_ranks) == (
-        enc.name, enc._pat_str, enc._special_tokens, enc._mergeable_ranks)
+        enc.name,
+        enc._pat_str,
+        enc._special_tokens,
+        enc._mergeable_ranks,
+    )
     text = sample("man/fr.txt", 2000) + "<|é|>"
     assert back.encode(text, allowed_special="all") == enc.encode(text, allowed_special="all")
     good = path.read_bytes()
@@ -427,6 +475,7 @@ def test_max_memory_keeps_exact_counts_of_the_most_frequent_chunks():
             fits.add(chunk, n)
         if n >= threshold - 1:
             one_more.add(chunk, n)
+
     def entries_memory(table) -> int:
         return sum(memory for _, memory in table.memory_by_count().values())
 

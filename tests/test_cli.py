@@ -1,4 +1,5 @@
 """The `tokenforge` command line (python -m tokenforge), run in a subprocess."""
+
 from __future__ import annotations
 
 import json
@@ -10,7 +11,7 @@ import sys
 import pytest
 
 import tokenforge
-from tokenforge.pretokenizers.patterns import CL100K
+from tokenforge.pre_tokenizers.patterns import CL100K
 
 # The subprocess must run the same tokenforge as this test (installed, or an in-tree build).
 PACKAGE_ROOT = pathlib.Path(tokenforge.__file__).resolve().parents[1]
@@ -125,11 +126,14 @@ def test_decode_errors():
 
 def test_list():
     _, out, _ = run("list")
-    assert out.split() == tokenforge.list_encoding_names() + tokenforge.list_tokenizer_names()
+    # each name once: the encodings' names are tokenizer names too (their Tokenizer form)
+    assert out.split() == list(dict.fromkeys(tokenforge.list_encoding_names() + tokenforge.list_tokenizer_names()))
+    assert set(tokenforge.list_encoding_names()) < set(tokenforge.list_tokenizer_names())
 
 
-@pytest.mark.parametrize("args", [["--help"], ["encode", "--help"], ["decode", "--help"], ["train", "--help"],
-                                  ["list", "--help"]])
+@pytest.mark.parametrize(
+    "args", [["--help"], ["encode", "--help"], ["decode", "--help"], ["train", "--help"], ["list", "--help"]]
+)
 def test_help(args):
     _, out, _ = run(*args)
     assert "usage" in out.lower()
@@ -181,16 +185,38 @@ def test_train_writes_a_vocabulary_and_reports_compression(tmp_path):
     held = tmp_path / "held.txt"
     held.write_text("the cat and the dog sat\n", encoding="utf-8")
     out = tmp_path / "my.tiktoken"
-    _, stdout, _ = run("train", "--files", str(data / "**" / "*.txt"), "--vocab-size", "270", "--out", str(out),
-                    "--held-out", str(held), "--special-token", "<|endoftext|>", "--quiet")
+    _, stdout, _ = run(
+        "train",
+        "--files",
+        str(data / "**" / "*.txt"),
+        "--vocab-size",
+        "270",
+        "--out",
+        str(out),
+        "--held-out",
+        str(held),
+        "--special-token",
+        "<|endoftext|>",
+        "--quiet",
+    )
     assert "trained 270 tokens (256 bytes + 14 merges)" in stdout
     assert "special token '<|endoftext|>': id 270" in stdout
     assert "bytes per token, training data:" in stdout and "bytes per token, held out:" in stdout
     enc = tokenforge.load_tiktoken(out, pat_str=CL100K)  # train's default pattern
     assert enc.n_vocab == 270 and enc.decode(enc.encode("the cat sat")) == "the cat sat"
     hf_out = tmp_path / "tokenizer.json"
-    run("train", "--files", str(data / "a.txt"), "--vocab-size", "266", "--out", str(hf_out), "--quiet",
-        "--max-token-length", "3")
+    run(
+        "train",
+        "--files",
+        str(data / "a.txt"),
+        "--vocab-size",
+        "266",
+        "--out",
+        str(hf_out),
+        "--quiet",
+        "--max-token-length",
+        "3",
+    )
     model = json.loads(hf_out.read_text(encoding="utf-8"))["model"]
     assert model["type"] == "BPE" and len(model["vocab"]) == 266
     assert max(len(t) for t in model["vocab"]) <= 3  # ASCII text: one character per byte
@@ -213,8 +239,17 @@ def test_train_refuses_bad_input_clearly(tmp_path):
 def test_train_writes_every_format_and_encodes_with_its_own_file(tmp_path):
     data = tmp_path / "a.txt"
     data.write_text("the kernel and the cat sat on the mat\n" * 40, encoding="utf-8")
-    common = ["--files", str(data), "--vocab-size", "290", "--special-token", "<|end|>", "--force-token", " kernel",
-              "--quiet"]
+    common = [
+        "--files",
+        str(data),
+        "--vocab-size",
+        "290",
+        "--special-token",
+        "<|end|>",
+        "--force-token",
+        " kernel",
+        "--quiet",
+    ]
     own = tmp_path / "t.tokenforge"
     _, stdout, _ = run("train", *common, "--out", str(own))
     assert f"wrote {own} (tokenforge)" in stdout
@@ -244,15 +279,29 @@ def test_train_max_memory(tmp_path):
     words = ["".join(chr(97 + i // 26**k % 26) for k in range(4)) for i in range(20000)]  # unique letters
     data.write_text("".join(f"{w} " * (i % 50 + 1) for i, w in enumerate(words)), encoding="utf-8")
     out = tmp_path / "m.tiktoken"
-    _, stdout, err = run("train", "--files", str(data), "--vocab-size", "300", "--out", str(out), "--quiet",
-                         "--max-memory", "1M")
+    _, stdout, err = run(
+        "train", "--files", str(data), "--vocab-size", "300", "--out", str(out), "--quiet", "--max-memory", "1M"
+    )
     assert "trained 300 tokens" in stdout
     assert err.startswith("tokenforge: warning: the chunk table outgrew max_memory") and "raise max_memory" in err
-    code, _, err = run("train", "--files", str(data), "--vocab-size", "300", "--out", str(out), "--max-memory", "1M",
-                       "--pattern", "none", check_ok=False)  # each 1 MB piece of the file is one chunk
+    code, _, err = run(
+        "train",
+        "--files",
+        str(data),
+        "--vocab-size",
+        "300",
+        "--out",
+        str(out),
+        "--max-memory",
+        "1M",
+        "--pattern",
+        "none",
+        check_ok=False,
+    )  # each 1 MB piece of the file is one chunk
     assert code == 2 and "max_memory 1048576 is too small for this corpus" in err
-    code, _, err = run("train", "--files", str(data), "--vocab-size", "300", "--out", str(out), "--max-memory", "lots",
-                       check_ok=False)
+    code, _, err = run(
+        "train", "--files", str(data), "--vocab-size", "300", "--out", str(out), "--max-memory", "lots", check_ok=False
+    )
     assert code == 2 and "'lots' is not a size such as 4096, 500M or 2G" in err
 
 
@@ -271,13 +320,24 @@ def test_wordpiece_files_and_training(tmp_path):
     data = tmp_path / "a.txt"
     data.write_text("the cat sat on the mat. the dog sat on the log.\n" * 30, encoding="utf-8")
     out_json = tmp_path / "wp.json"
-    _, out, _ = run("train", "--model", "wordpiece", "--files", str(data), "--vocab-size", "60", "--out", str(out_json),
-                    "--quiet")
+    _, out, _ = run(
+        "train", "--model", "wordpiece", "--files", str(data), "--vocab-size", "60", "--out", str(out_json), "--quiet"
+    )
     assert "WordPiece tokens" in out and "bytes per token, training data" in out
     trained = tokenforge.Tokenizer.from_file(out_json)
     assert trained.encode("the cat", add_special_tokens=False).tokens == ["the", "cat"]
-    code, _, err = run("train", "--model", "wordpiece", "--files", str(data), "--vocab-size", "60", "--out",
-                       str(tmp_path / "x.tiktoken"), check_ok=False)
+    code, _, err = run(
+        "train",
+        "--model",
+        "wordpiece",
+        "--files",
+        str(data),
+        "--vocab-size",
+        "60",
+        "--out",
+        str(tmp_path / "x.tiktoken"),
+        check_ok=False,
+    )
     assert code == 2 and "tokenizer.json (*.json) or vocab.txt" in err
 
 
@@ -289,19 +349,59 @@ def test_sentencepiece_training(tmp_path):
     data.write_text(read_sample(CORPUS / "en-linuxdoc.txt", 40_000), encoding="utf-8")
     for model in ("unigram", "spm-bpe"):
         prefix = tmp_path / model
-        _, out, _ = run("train", "--model", model, "--files", str(data), "--vocab-size", "600", "--out", str(prefix),
-                        "--split-digits", "--byte-fallback", "--spm", "pad_id=3", "--held-out", str(data), "--quiet")
+        _, out, _ = run(
+            "train",
+            "--model",
+            model,
+            "--files",
+            str(data),
+            "--vocab-size",
+            "600",
+            "--out",
+            str(prefix),
+            "--split-digits",
+            "--byte-fallback",
+            "--spm",
+            "pad_id=3",
+            "--held-out",
+            str(data),
+            "--quiet",
+        )
         assert f"trained 600 {model} pieces" in out and "bytes per token, held out" in out
         processor = spm.SentencePieceProcessor(model_file=f"{prefix}.model")
         assert processor.get_piece_size() == 600 and processor.pad_id() == 3
         assert processor.piece_to_id("<0x41>") != processor.unk_id()
         assert {processor.id_to_piece(i) for i in processor.encode("cat 12")} >= {"1", "2"}
         assert (prefix.parent / f"{model}.vocab").read_text(encoding="utf-8").count("\n") == 600
-    code, _, err = run("train", "--model", "unigram", "--files", str(data), "--vocab-size", "60", "--out",
-                       str(tmp_path / "x"), "--spm", "shrinking=0.5", check_ok=False)
+    code, _, err = run(
+        "train",
+        "--model",
+        "unigram",
+        "--files",
+        str(data),
+        "--vocab-size",
+        "60",
+        "--out",
+        str(tmp_path / "x"),
+        "--spm",
+        "shrinking=0.5",
+        check_ok=False,
+    )
     assert code == 2 and "--spm takes NAME=VALUE" in err
-    code, _, err = run("train", "--model", "unigram", "--files", str(data), "--vocab-size", "60", "--out",
-                       str(tmp_path / "x"), "--spm", "max_sentence_length=20", check_ok=False)
+    code, _, err = run(
+        "train",
+        "--model",
+        "unigram",
+        "--files",
+        str(data),
+        "--vocab-size",
+        "60",
+        "--out",
+        str(tmp_path / "x"),
+        "--spm",
+        "max_sentence_length=20",
+        check_ok=False,
+    )
     assert code == 2 and "a.txt:1 has 35 bytes, over max_sentence_length=20" in err
 
 

@@ -4,6 +4,7 @@ training starts; invalid UTF-8 input is an error unless --errors replace; a clos
 
 Most cases call main() in this process (fast); the pipe and real-stdin cases run a subprocess.
 """
+
 from __future__ import annotations
 
 import functools
@@ -18,8 +19,8 @@ import pytest
 import tokenforge
 import tokenforge.trainers
 import tokenforge.trainers.sentencepiece
-from tokenforge.cli import main
 from tokenforge.arguments import MAX_VOCAB
+from tokenforge.cli import main
 
 EXIT_ERROR = 2  # the documented exit status of every error the message explains
 EXIT_BROKEN_PIPE = 141  # stdout closed early
@@ -61,8 +62,12 @@ def cli(capsys, monkeypatch):
 @pytest.fixture
 def no_training(monkeypatch):
     """Trainers that fail the test if called: the errors under test must come before any training."""
-    for module, name in ((tokenforge.trainers, "train_bpe"), (tokenforge.trainers, "train_wordpiece"),
-                         (tokenforge.trainers.sentencepiece, "train_sentencepiece")):
+    for module, name in (
+        (tokenforge.trainers, "train_bpe"),
+        (tokenforge.trainers, "train_wordpiece"),
+        (tokenforge.trainers.sentencepiece, "train_sentencepiece"),
+    ):
+
         @functools.wraps(getattr(module, name))  # keeps the signature, which --spm reads
         def refuse(*args, **kwargs):
             raise AssertionError("training started before the bad argument was refused")
@@ -108,72 +113,129 @@ BAD_INVOCATIONS = {
     "vocab_size_below_bytes": ([*TRAIN, "--vocab-size", "100", "--out", "{d}/x.tiktoken"], ["at least 256"]),
     "vocab_size_zero": ([*TRAIN, "--vocab-size", "0", "--out", "{d}/x.tiktoken"], ["out of range", "from 1 to"]),
     "vocab_size_negative": ([*TRAIN, "--vocab-size", "-5", "--out", "{d}/x.tiktoken"], ["out of range"]),
-    "vocab_size_huge": ([*TRAIN, "--vocab-size", str(10**30), "--out", "{d}/x.tiktoken"],
-                        ["--vocab-size", "out of range", str(MAX_VOCAB)]),
+    "vocab_size_huge": (
+        [*TRAIN, "--vocab-size", str(10**30), "--out", "{d}/x.tiktoken"],
+        ["--vocab-size", "out of range", str(MAX_VOCAB)],
+    ),
     "vocab_size_word": ([*TRAIN, "--vocab-size", "lots", "--out", "{d}/x.tiktoken"], ["not a whole number"]),
     "vocab_size_float": ([*TRAIN, "--vocab-size", "300.5", "--out", "{d}/x.tiktoken"], ["not a whole number"]),
-    "min_frequency_zero": ([*TRAIN, "--vocab-size", "300", "--min-frequency", "0", "--out", "{d}/x.tiktoken"],
-                           ["--min-frequency", "out of range"]),
-    "max_token_length_one": ([*TRAIN, "--vocab-size", "300", "--max-token-length", "1", "--out", "{d}/x.tiktoken"],
-                             ["--max-token-length", "from 2"]),
-    "max_memory_infinite": ([*TRAIN, "--vocab-size", "300", "--max-memory", "1e400", "--out", "{d}/x.tiktoken"],
-                            ["--max-memory", "out of range"]),
-    "max_memory_negative": ([*TRAIN, "--vocab-size", "300", "--max-memory=-5M", "--out", "{d}/x.tiktoken"],
-                            ["--max-memory", "out of range"]),
-    "max_memory_word": ([*TRAIN, "--vocab-size", "300", "--max-memory", "lots", "--out", "{d}/x.tiktoken"],
-                        ["'lots' is not a size"]),
-    "character_coverage_range": ([*TRAIN, "--model", "unigram", "--vocab-size", "30", "--character-coverage", "2",
-                                  "--out", "{d}/u"], ["--character-coverage", "0.98"]),
-    "character_coverage_nan": ([*TRAIN, "--model", "unigram", "--vocab-size", "30", "--character-coverage", "nan",
-                                "--out", "{d}/u"], ["--character-coverage"]),
-    "spm_num_threads_negative": ([*TRAIN, "--model", "unigram", "--vocab-size", "30", "--spm", "num_threads=-1",
-                                  "--out", "{d}/u"], ["num_threads", ">= 1"]),
-    "spm_num_threads_word": ([*TRAIN, "--model", "unigram", "--vocab-size", "30", "--spm", "num_threads=many",
-                              "--out", "{d}/u"], ["--spm num_threads", "not a whole number"]),
-    "spm_int_huge": ([*TRAIN, "--model", "unigram", "--vocab-size", "30", "--spm", f"pad_id={10**30}",
-                      "--out", "{d}/u"], ["--spm pad_id", "out of range"]),
-    "spm_progress": ([*TRAIN, "--model", "unigram", "--vocab-size", "30", "--spm", "progress=true", "--out", "{d}/u"],
-                     ["--spm takes NAME=VALUE", "--quiet"]),
-    "spm_bool": ([*TRAIN, "--model", "unigram", "--vocab-size", "30", "--spm", "byte_fallback=maybe",
-                  "--out", "{d}/u"], ["true or false"]),
+    "min_frequency_zero": (
+        [*TRAIN, "--vocab-size", "300", "--min-frequency", "0", "--out", "{d}/x.tiktoken"],
+        ["--min-frequency", "out of range"],
+    ),
+    "max_token_length_one": (
+        [*TRAIN, "--vocab-size", "300", "--max-token-length", "1", "--out", "{d}/x.tiktoken"],
+        ["--max-token-length", "from 2"],
+    ),
+    "max_memory_infinite": (
+        [*TRAIN, "--vocab-size", "300", "--max-memory", "1e400", "--out", "{d}/x.tiktoken"],
+        ["--max-memory", "out of range"],
+    ),
+    "max_memory_negative": (
+        [*TRAIN, "--vocab-size", "300", "--max-memory=-5M", "--out", "{d}/x.tiktoken"],
+        ["--max-memory", "out of range"],
+    ),
+    "max_memory_word": (
+        [*TRAIN, "--vocab-size", "300", "--max-memory", "lots", "--out", "{d}/x.tiktoken"],
+        ["'lots' is not a size"],
+    ),
+    "character_coverage_range": (
+        [*TRAIN, "--model", "unigram", "--vocab-size", "30", "--character-coverage", "2", "--out", "{d}/u"],
+        ["--character-coverage", "0.98"],
+    ),
+    "character_coverage_nan": (
+        [*TRAIN, "--model", "unigram", "--vocab-size", "30", "--character-coverage", "nan", "--out", "{d}/u"],
+        ["--character-coverage"],
+    ),
+    "spm_num_threads_negative": (
+        [*TRAIN, "--model", "unigram", "--vocab-size", "30", "--spm", "num_threads=-1", "--out", "{d}/u"],
+        ["num_threads", ">= 1"],
+    ),
+    "spm_num_threads_word": (
+        [*TRAIN, "--model", "unigram", "--vocab-size", "30", "--spm", "num_threads=many", "--out", "{d}/u"],
+        ["--spm num_threads", "not a whole number"],
+    ),
+    "spm_int_huge": (
+        [*TRAIN, "--model", "unigram", "--vocab-size", "30", "--spm", f"pad_id={10**30}", "--out", "{d}/u"],
+        ["--spm pad_id", "out of range"],
+    ),
+    "spm_progress": (
+        [*TRAIN, "--model", "unigram", "--vocab-size", "30", "--spm", "progress=true", "--out", "{d}/u"],
+        ["--spm takes NAME=VALUE", "--quiet"],
+    ),
+    "spm_bool": (
+        [*TRAIN, "--model", "unigram", "--vocab-size", "30", "--spm", "byte_fallback=maybe", "--out", "{d}/u"],
+        ["true or false"],
+    ),
     # options for another model are refused, not ignored
-    "option_for_other_model": ([*TRAIN, "--vocab-size", "300", "--character-coverage", "1.0", "--out",
-                                "{d}/x.tiktoken"], ["--character-coverage applies to --model unigram"]),
-    "special_token_for_unigram": ([*TRAIN, "--model", "unigram", "--vocab-size", "30", "--special-token", "<s>",
-                                   "--out", "{d}/u"], ["--special-token", "--user-defined-symbol"]),
+    "option_for_other_model": (
+        [*TRAIN, "--vocab-size", "300", "--character-coverage", "1.0", "--out", "{d}/x.tiktoken"],
+        ["--character-coverage applies to --model unigram"],
+    ),
+    "special_token_for_unigram": (
+        [*TRAIN, "--model", "unigram", "--vocab-size", "30", "--special-token", "<s>", "--out", "{d}/u"],
+        ["--special-token", "--user-defined-symbol"],
+    ),
     # outputs, checked before training
-    "out_in_missing_directory": ([*TRAIN, "--vocab-size", "300", "--out", "{d}/missing/x.tiktoken"],
-                                 ["does not exist", "mkdir -p"]),
-    "out_is_directory": ([*TRAIN, "--vocab-size", "300", "--out", "{d}/adir", "--format", "tiktoken"],
-                         ["is a directory", "name a file inside it"]),
+    "out_in_missing_directory": (
+        [*TRAIN, "--vocab-size", "300", "--out", "{d}/missing/x.tiktoken"],
+        ["does not exist", "mkdir -p"],
+    ),
+    "out_is_directory": (
+        [*TRAIN, "--vocab-size", "300", "--out", "{d}/adir", "--format", "tiktoken"],
+        ["is a directory", "name a file inside it"],
+    ),
     "out_json_is_directory": ([*TRAIN, "--vocab-size", "300", "--out", "{d}/out.json"], ["is a directory"]),
-    "out_under_a_file": ([*TRAIN, "--vocab-size", "300", "--out", "{d}/plain_file/x.tiktoken"],
-                         ["is not a directory"]),
-    "out_unknown_format": ([*TRAIN, "--vocab-size", "300", "--out", "{d}/x.bin"], ["cannot tell the output format",
-                                                                                   "--format"]),
-    "out_gpt2_is_file": ([*TRAIN, "--vocab-size", "300", "--format", "gpt2", "--out", "{d}/plain_file"],
-                         ["is a file", "directory"]),
-    "out_minbpe_gpt2_bytes": ([*TRAIN, "--vocab-size", "300", "--byte-ids", "gpt2", "--out", "{d}/m.model"],
-                              ["--byte-ids gpt2"]),
-    "out_minbpe_missing_directory": ([*TRAIN, "--vocab-size", "300", "--out", "{d}/missing/m.model"],
-                                     ["does not exist"]),
-    "wordpiece_out_missing_directory": ([*TRAIN, "--model", "wordpiece", "--vocab-size", "60", "--out",
-                                         "{d}/missing/wp.json"], ["does not exist"]),
-    "wordpiece_out_is_directory": ([*TRAIN, "--model", "wordpiece", "--vocab-size", "60", "--out",
-                                    "{d}/out.json"], ["is a directory"]),
-    "wordpiece_out_suffix": ([*TRAIN, "--model", "wordpiece", "--vocab-size", "60", "--out", "{d}/x.tiktoken"],
-                             ["*.json", "vocab.txt"]),
-    "unigram_out_missing_directory": ([*TRAIN, "--model", "unigram", "--vocab-size", "30", "--out",
-                                       "{d}/missing/u"], ["does not exist", "u.model"]),
+    "out_under_a_file": ([*TRAIN, "--vocab-size", "300", "--out", "{d}/plain_file/x.tiktoken"], ["is not a directory"]),
+    "out_unknown_format": (
+        [*TRAIN, "--vocab-size", "300", "--out", "{d}/x.bin"],
+        ["cannot tell the output format", "--format"],
+    ),
+    "out_gpt2_is_file": (
+        [*TRAIN, "--vocab-size", "300", "--format", "gpt2", "--out", "{d}/plain_file"],
+        ["is a file", "directory"],
+    ),
+    "out_minbpe_gpt2_bytes": (
+        [*TRAIN, "--vocab-size", "300", "--byte-ids", "gpt2", "--out", "{d}/m.model"],
+        ["--byte-ids gpt2"],
+    ),
+    "out_minbpe_missing_directory": (
+        [*TRAIN, "--vocab-size", "300", "--out", "{d}/missing/m.model"],
+        ["does not exist"],
+    ),
+    "wordpiece_out_missing_directory": (
+        [*TRAIN, "--model", "wordpiece", "--vocab-size", "60", "--out", "{d}/missing/wp.json"],
+        ["does not exist"],
+    ),
+    "wordpiece_out_is_directory": (
+        [*TRAIN, "--model", "wordpiece", "--vocab-size", "60", "--out", "{d}/out.json"],
+        ["is a directory"],
+    ),
+    "wordpiece_out_suffix": (
+        [*TRAIN, "--model", "wordpiece", "--vocab-size", "60", "--out", "{d}/x.tiktoken"],
+        ["*.json", "vocab.txt"],
+    ),
+    "unigram_out_missing_directory": (
+        [*TRAIN, "--model", "unigram", "--vocab-size", "30", "--out", "{d}/missing/u"],
+        ["does not exist", "u.model"],
+    ),
     # inputs, checked before training
-    "files_missing": (["train", "--files", "{d}/missing.txt", "--vocab-size", "300", "--out", "{d}/x.tiktoken"],
-                      ["cannot read", "missing.txt"]),
-    "files_directory": (["train", "--files", "{d}/adir", "--vocab-size", "300", "--out", "{d}/x.tiktoken"],
-                        ["is a directory", "glob"]),
-    "files_glob_matches_nothing": (["train", "--files", "{d}/*.none", "--vocab-size", "300", "--out",
-                                    "{d}/x.tiktoken"], ["no file matches"]),
-    "held_out_missing": ([*TRAIN, "--vocab-size", "300", "--out", "{d}/x.tiktoken", "--held-out", "{d}/none.txt"],
-                         ["--held-out", "none.txt"]),
+    "files_missing": (
+        ["train", "--files", "{d}/missing.txt", "--vocab-size", "300", "--out", "{d}/x.tiktoken"],
+        ["cannot read", "missing.txt"],
+    ),
+    "files_directory": (
+        ["train", "--files", "{d}/adir", "--vocab-size", "300", "--out", "{d}/x.tiktoken"],
+        ["is a directory", "glob"],
+    ),
+    "files_glob_matches_nothing": (
+        ["train", "--files", "{d}/*.none", "--vocab-size", "300", "--out", "{d}/x.tiktoken"],
+        ["no file matches"],
+    ),
+    "held_out_missing": (
+        [*TRAIN, "--vocab-size", "300", "--out", "{d}/x.tiktoken", "--held-out", "{d}/none.txt"],
+        ["--held-out", "none.txt"],
+    ),
 }
 
 
@@ -199,26 +261,56 @@ def test_unreadable_file(files, cli, no_training, monkeypatch):
 
 
 def test_invalid_utf8_training_file_names_file_offset_and_fix(files, cli):
-    code, _, err = cli(*[a.replace("{d}", str(files)) for a in TRAIN[:-1]], files / "latin1.txt", "--vocab-size",
-                       "300", "--out", files / "x.tiktoken")
+    code, _, err = cli(
+        *[a.replace("{d}", str(files)) for a in TRAIN[:-1]],
+        files / "latin1.txt",
+        "--vocab-size",
+        "300",
+        "--out",
+        files / "x.tiktoken",
+    )
     assert_clean_error(code, err, "latin1.txt is not UTF-8 text: invalid byte at offset 3", "--errors replace")
     assert not (files / "x.tiktoken").exists()
     for model, out in (("wordpiece", "wp.json"), ("unigram", "u")):
-        code, _, err = cli("train", "--quiet", "--model", model, "--files", files / "latin1.txt", "--vocab-size",
-                           "30", "--out", files / out)
+        code, _, err = cli(
+            "train",
+            "--quiet",
+            "--model",
+            model,
+            "--files",
+            files / "latin1.txt",
+            "--vocab-size",
+            "30",
+            "--out",
+            files / out,
+        )
         assert_clean_error(code, err, "latin1.txt", "not UTF-8 text", "--errors replace")
 
 
-@pytest.mark.parametrize("model,out,size", [("bpe", "x.tiktoken", "270"), ("wordpiece", "wp.json", "40"),
-                                            ("unigram", "u", "20")])
+@pytest.mark.parametrize(
+    "model,out,size", [("bpe", "x.tiktoken", "270"), ("wordpiece", "wp.json", "40"), ("unigram", "u", "20")]
+)
 def test_train_errors_replace_reads_invalid_bytes_as_replacement(files, cli, model, out, size):
-    code, stdout, err = cli("train", "--quiet", "--model", model, "--files", files / "latin1.txt", "--vocab-size",
-                            size, "--out", files / out, "--errors", "replace")
+    code, stdout, err = cli(
+        "train",
+        "--quiet",
+        "--model",
+        model,
+        "--files",
+        files / "latin1.txt",
+        "--vocab-size",
+        size,
+        "--out",
+        files / out,
+        "--errors",
+        "replace",
+    )
     assert code == 0, err
     assert "trained" in stdout
 
 
 # --- stdin and TEXT: bytes, decoded explicitly ------------------------------------------------------
+
 
 def test_encode_invalid_utf8_on_stdin_is_an_error(cli):
     code, out, err = cli("encode", stdin=b"caf\xe9 au lait\n")
@@ -270,6 +362,7 @@ def test_output_encoding_that_cannot_hold_the_text(cli, monkeypatch):
 
 # --- help, debug, internal errors -------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("command", ["encode", "decode", "train", "list", None])
 def test_help_explains_and_documents_exit_status(cli, command):
     code, out, _ = cli(*([command] if command else []), "--help")
@@ -310,6 +403,7 @@ def test_warning_display_is_restored(cli):
 
 # --- subprocess: a real stdin, a closed stdout ------------------------------------------------------
 
+
 def _env():
     env = dict(os.environ, PYTHONPATH=str(PACKAGE_ROOT))
     env.pop("TOKENFORGE_DEBUG", None)
@@ -317,16 +411,30 @@ def _env():
 
 
 def test_real_stdin_invalid_utf8():
-    proc = subprocess.run([sys.executable, "-m", "tokenforge", "encode"], input=b"caf\xe9\n", capture_output=True,
-                          env=_env(), timeout=60, check=False)
+    proc = subprocess.run(
+        [sys.executable, "-m", "tokenforge", "encode"],
+        input=b"caf\xe9\n",
+        capture_output=True,
+        env=_env(),
+        timeout=60,
+        check=False,
+    )
     err = proc.stderr.decode()
     assert_clean_error(proc.returncode, err, "standard input is not UTF-8 text", "byte offset 3")
 
 
-@pytest.mark.parametrize("args,large_input", [(["list"], False), (["encode"], True), (["encode", "--json"], True),
-                                              (["encode", "--tokens"], True), (["decode", "15339", "1917"], False),
-                                              (["--help"], False),
-                                              (["train", "--help"], False)])
+@pytest.mark.parametrize(
+    "args,large_input",
+    [
+        (["list"], False),
+        (["encode"], True),
+        (["encode", "--json"], True),
+        (["encode", "--tokens"], True),
+        (["decode", "15339", "1917"], False),
+        (["--help"], False),
+        (["train", "--help"], False),
+    ],
+)
 def test_closed_stdout_ends_quietly(args, large_input, tmp_path):
     """stdout is a pipe whose reader is gone before anything is written: no traceback and no
     'Exception ignored' message, exit status 141 (as a shell reports a process SIGPIPE ended)."""
@@ -336,8 +444,15 @@ def test_closed_stdout_ends_quietly(args, large_input, tmp_path):
     os.close(read_end)
     try:
         with open(big, "rb") as stdin:
-            proc = subprocess.run([sys.executable, "-m", "tokenforge", *args], stdin=stdin, stdout=write_end,
-                                  stderr=subprocess.PIPE, env=_env(), timeout=60, check=False)
+            proc = subprocess.run(
+                [sys.executable, "-m", "tokenforge", *args],
+                stdin=stdin,
+                stdout=write_end,
+                stderr=subprocess.PIPE,
+                env=_env(),
+                timeout=60,
+                check=False,
+            )
     finally:
         os.close(write_end)
     err = proc.stderr.decode()
@@ -349,8 +464,13 @@ def test_closed_stdout_ends_quietly(args, large_input, tmp_path):
 def test_reader_that_stops_early():
     """`tokenforge encode < big | head -c1`: the reader exits after one byte."""
     text = ("hello world " * 200_000).encode()
-    writer = subprocess.Popen([sys.executable, "-m", "tokenforge", "encode"], stdin=subprocess.PIPE,
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_env())
+    writer = subprocess.Popen(
+        [sys.executable, "-m", "tokenforge", "encode"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=_env(),
+    )
     assert writer.stdin is not None and writer.stdout is not None and writer.stderr is not None
     writer.stdin.write(text)
     writer.stdin.close()

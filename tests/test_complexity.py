@@ -1,6 +1,7 @@
 """No quadratic blow-ups: 1 MB of pathological text encodes in well under 5 s (quadratic
 behaviour would take minutes) and decodes back; ids are checked against tiktoken on 20 KB
 prefixes, where tiktoken itself is fast."""
+
 from __future__ import annotations
 
 import contextlib
@@ -9,9 +10,9 @@ import signal
 import time
 
 import pytest
-from conftest import SHARED
 
 import tokenforge
+from conftest import SHARED
 from tokenforge.models.sentencepiece import SentencePieceModelEncoder
 
 N = 1_000_000

@@ -1,16 +1,17 @@
 """Corrupt vocabulary files: whatever the bytes, loading either succeeds or raises a FormatError
 (a ValueError) naming the file and the line; never a crash or another exception type. (Every
 format is fuzzed in test_fuzz_formats.py; this is the quick .tiktoken case.)"""
+
 from __future__ import annotations
 
 import base64
 import re
 
-from conftest import FUZZ_EXAMPLES
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import tokenforge
+from conftest import FUZZ_EXAMPLES
 from tokenforge.errors import FormatError
 
 GOOD = b"".join(base64.b64encode(bytes([b])) + b" %d\n" % b for b in range(256)) + b"aGk= 256\n"

@@ -15,6 +15,7 @@ run in a fresh interpreter (`run_isolated`): a crash there fails the test, with 
 crashed, instead of killing pytest. Examples per test: FUZZ_EXAMPLES (TOKENFORGE_FUZZ_EXAMPLES
 for a longer run).
 """
+
 from __future__ import annotations
 
 import base64
@@ -29,22 +30,22 @@ from pathlib import Path
 from typing import Any, Callable
 
 import pytest
-from conftest import FUZZ_EXAMPLES, assert_clean_exit, run_isolated
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import tokenforge
+from conftest import FUZZ_EXAMPLES, assert_clean_exit, run_isolated
 from tokenforge import AddedToken, Tokenizer
 from tokenforge.errors import FormatError
 
 HERE = Path(__file__).resolve().parent
 TEXTS = ["Hello, world! the quick brown fox", "  café\tnaïve  日本語 テキスト ", "x\u0301y ①② 😀 <s> [CLS] \x00", ""]
 
-FUZZ = settings(max_examples=FUZZ_EXAMPLES, deadline=None, database=None,
-                suppress_health_check=list(HealthCheck))
+FUZZ = settings(max_examples=FUZZ_EXAMPLES, deadline=None, database=None, suppress_health_check=list(HealthCheck))
 
 
 # ---------------------------------------------------------------- the oracle
+
 
 def load_or_refuse(load: Callable[[], Any], *paths: Path) -> Any:
     """`load()`'s result, or None if it raised a FormatError naming one of `paths`; any other
@@ -85,6 +86,7 @@ def exercise(loaded: Any) -> None:
 
 # ---------------------------------------------------------------- mutations
 
+
 class Mutant:
     """A mutated file: its bytes, and what was done (what hypothesis shows of a failing example)."""
 
@@ -123,15 +125,49 @@ def byte_damage(draw, data: bytes, max_edits: int = 4) -> Mutant:
             changes.append(f"insert {inserted!r} at byte {at}")
         else:
             n = draw(st.integers(1, 16))
-            del out[at:at + n]
+            del out[at : at + n]
             changes.append(f"delete {n} bytes at {at}")
     return Mutant(bytes(out), changes)
 
 
 DEEP = "\x00deep\x00"  # replaced by a nesting deeper than any parser's stack
-JUNK = [None, True, False, 0, -1, 1, 3, 2**28, 2**31, 2**32, 2**32 - 1, 2**63, 2**64, 10**30, -(2**63), 1.5, 1e308,
-        "", "x", "[UNK]", "\ud800", "a b", "$A", "A", "B", "Fixed", [], [0], [1000000], ["[SEP]", 10**9], {}, {"a": 1},
-        {"Fixed": 2**40}, {"Sequence": {"id": "C"}}, DEEP]
+JUNK = [
+    None,
+    True,
+    False,
+    0,
+    -1,
+    1,
+    3,
+    2**28,
+    2**31,
+    2**32,
+    2**32 - 1,
+    2**63,
+    2**64,
+    10**30,
+    -(2**63),
+    1.5,
+    1e308,
+    "",
+    "x",
+    "[UNK]",
+    "\ud800",
+    "a b",
+    "$A",
+    "A",
+    "B",
+    "Fixed",
+    [],
+    [0],
+    [1000000],
+    ["[SEP]", 10**9],
+    {},
+    {"a": 1},
+    {"Fixed": 2**40},
+    {"Sequence": {"id": "C"}},
+    DEEP,
+]
 
 
 @st.composite
@@ -154,8 +190,34 @@ def json_damage(draw, doc: Any, max_edits: int = 3) -> Mutant:
         if action == "junk":
             parent[key] = copy.deepcopy(draw(st.sampled_from(JUNK)))
         elif action == "id":
-            parent[key] = draw(st.sampled_from([-1, 0, 1, 2, 3, 5, 12, 13, 14, 15, 16, 20, 21, 255, 256, 65535,
-                                                65536, 65600, 10**6, 2**28, 2**32 - 2, 2**32]))
+            parent[key] = draw(
+                st.sampled_from(
+                    [
+                        -1,
+                        0,
+                        1,
+                        2,
+                        3,
+                        5,
+                        12,
+                        13,
+                        14,
+                        15,
+                        16,
+                        20,
+                        21,
+                        255,
+                        256,
+                        65535,
+                        65536,
+                        65600,
+                        10**6,
+                        2**28,
+                        2**32 - 2,
+                        2**32,
+                    ]
+                )
+            )
         elif action == "delete":
             del parent[key]
         elif isinstance(parent, list):
@@ -171,6 +233,7 @@ def json_damage(draw, doc: Any, max_edits: int = 3) -> Mutant:
 
 
 # ---------------------------------------------------------------- .tiktoken and tokenforge files
+
 
 def _ranks() -> dict[bytes, int]:
     ranks = {bytes([b]): b for b in range(256)}
@@ -191,21 +254,45 @@ def test_fuzz_tiktoken_file(tmp_path_factory, data):
     else:  # a rank replaced by one out of range, or not a number
         lines = TIKTOKEN.split(b"\n")
         i = data.draw(st.integers(0, len(lines) - 2))
-        rank = data.draw(st.sampled_from([b"-1", b"268", b"300", b"65535", b"70000", b"4294967295", b"99999999999",
-                                          b"1e5", b"0x10", b"", b" 5", b"\xff"]))
+        rank = data.draw(
+            st.sampled_from(
+                [
+                    b"-1",
+                    b"268",
+                    b"300",
+                    b"65535",
+                    b"70000",
+                    b"4294967295",
+                    b"99999999999",
+                    b"1e5",
+                    b"0x10",
+                    b"",
+                    b" 5",
+                    b"\xff",
+                ]
+            )
+        )
         lines[i] = lines[i].split(b" ")[0] + b" " + rank
         mutated = b"\n".join(lines)
     path.write_bytes(mutated)
     exercise(load_or_refuse(lambda: tokenforge.load_tiktoken_bpe(path), path))
-    exercise(load_or_refuse(lambda: tokenforge.load_tiktoken(path, pat_str=r"\S+|\s+", special_tokens={"<|s|>": 400}), path))
+    exercise(
+        load_or_refuse(lambda: tokenforge.load_tiktoken(path, pat_str=r"\S+|\s+", special_tokens={"<|s|>": 400}), path)
+    )
 
 
 @pytest.fixture(scope="module")
 def tokenforge_file(tmp_path_factory) -> bytes:
     path = tmp_path_factory.mktemp("tf") / "enc.tokenforge"
-    tokenforge.save_encoding(tokenforge.Encoding("t", pat_str=r"""'s|'t| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+""",
-                                                 mergeable_ranks=_ranks(),
-                                                 special_tokens={"<|s|>": 268, "<|far|>": 100000}), path)
+    tokenforge.save_encoding(
+        tokenforge.Encoding(
+            "t",
+            pat_str=r"""'s|'t| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+""",
+            mergeable_ranks=_ranks(),
+            special_tokens={"<|s|>": 268, "<|far|>": 100000},
+        ),
+        path,
+    )
     return path.read_bytes()
 
 
@@ -224,12 +311,26 @@ def test_fuzz_tokenforge_file(tmp_path_factory, tokenforge_file, data):
 
 # ---------------------------------------------------------------- GPT-2's pair
 
+
 def _gpt2_ranks() -> dict[bytes, int]:
     from tokenforge.formats.gpt2_files import bytes_to_unicode
 
     ranks = {bytes([b]): i for i, b in enumerate(bytes_to_unicode())}
-    for token in [b"he", b"ll", b"hell", b"o ", b"hello ", b"th", b"the", b" t", b" the", b"wo", b"wor", b"ld",
-                  b"world"]:
+    for token in [
+        b"he",
+        b"ll",
+        b"hell",
+        b"o ",
+        b"hello ",
+        b"th",
+        b"the",
+        b" t",
+        b" the",
+        b"wo",
+        b"wor",
+        b"ld",
+        b"world",
+    ]:
         ranks[token] = len(ranks)
     return ranks
 
@@ -237,8 +338,9 @@ def _gpt2_ranks() -> dict[bytes, int]:
 @pytest.fixture(scope="module")
 def gpt2_files(tmp_path_factory) -> tuple[bytes, bytes]:
     d = tmp_path_factory.mktemp("gpt2")
-    tokenforge.save_gpt2_files(_gpt2_ranks(), d / "encoder.json", d / "vocab.bpe",
-                               {"<|endoftext|>": 269, "<|pad|>": 5000})
+    tokenforge.save_gpt2_files(
+        _gpt2_ranks(), d / "encoder.json", d / "vocab.bpe", {"<|endoftext|>": 269, "<|pad|>": 5000}
+    )
     return (d / "encoder.json").read_bytes(), (d / "vocab.bpe").read_bytes()
 
 
@@ -259,7 +361,7 @@ def test_fuzz_gpt2_files(tmp_path_factory, gpt2_files, data):
         j = data.draw(st.integers(1, len(lines) - 2))
         action = data.draw(st.sampled_from(["cut", "drop", "swap"]))
         if action == "cut":
-            lines = lines[:i] + [b""]
+            lines = [*lines[:i], b""]
         elif action == "drop":
             del lines[i]
         else:
@@ -274,8 +376,24 @@ def test_fuzz_gpt2_files(tmp_path_factory, gpt2_files, data):
 
 # ---------------------------------------------------------------- BERT's vocab.txt
 
-VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "a", "b", "x", "##x", "hello", "world", "##s", "!", "the",
-         "日", "本"]
+VOCAB = [
+    "[PAD]",
+    "[UNK]",
+    "[CLS]",
+    "[SEP]",
+    "[MASK]",
+    "a",
+    "b",
+    "x",
+    "##x",
+    "hello",
+    "world",
+    "##s",
+    "!",
+    "the",
+    "日",
+    "本",
+]
 
 
 @FUZZ
@@ -284,8 +402,16 @@ def test_fuzz_bert_vocab_txt(tmp_path_factory, data):
     d = tmp_path_factory.mktemp("bert")
     vocab, config = d / "vocab.txt", d / "tokenizer_config.json"
     text = "\n".join(VOCAB).encode() + b"\n"
-    conf = {"do_lower_case": True, "strip_accents": None, "tokenize_chinese_chars": True, "unk_token": "[UNK]",
-            "sep_token": "[SEP]", "cls_token": "[CLS]", "pad_token": "[PAD]", "mask_token": "[MASK]"}
+    conf = {
+        "do_lower_case": True,
+        "strip_accents": None,
+        "tokenize_chinese_chars": True,
+        "unk_token": "[UNK]",
+        "sep_token": "[SEP]",
+        "cls_token": "[CLS]",
+        "pad_token": "[PAD]",
+        "mask_token": "[MASK]",
+    }
     if data.draw(st.booleans()):
         vocab.write_bytes(data.draw(byte_damage(text)).data)
         config.write_text(json.dumps(conf))
@@ -297,6 +423,7 @@ def test_fuzz_bert_vocab_txt(tmp_path_factory, data):
 
 
 # ---------------------------------------------------------------- tokenizer.json: byte-level BPE
+
 
 @FUZZ
 @given(data=st.data())
@@ -314,15 +441,17 @@ def test_fuzz_byte_level_bpe_tokenizer_json(tmp_path_factory, data):
 
 # ---------------------------------------------------------------- isolated runs
 
+
 def run_fuzz_isolated(tmp_path: Path, name: str) -> None:
     """Runs `fuzz_<name>()` of this module in a fresh interpreter: its failures are this test's,
     and a crash fails it with the file that crashed (kept in tmp_path)."""
     case = tmp_path / "case"
     case.mkdir()
     proc = run_isolated(
-        f"import sys; sys.path.insert(0, {str(HERE)!r}); import test_fuzz_formats as t; "
-        f"t.fuzz_{name}({str(case)!r})",
-        timeout=max(600, FUZZ_EXAMPLES), env={"PYTHONHASHSEED": "0"})
+        f"import sys; sys.path.insert(0, {str(HERE)!r}); import test_fuzz_formats as t; t.fuzz_{name}({str(case)!r})",
+        timeout=max(600, FUZZ_EXAMPLES),
+        env={"PYTHONHASHSEED": "0"},
+    )
     crashed = sorted(case.iterdir())
     assert_clean_exit_with(proc, crashed)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-6000:]
@@ -345,17 +474,23 @@ def _case_path(case_dir: str, name: str) -> Path:
 
 # tokenizer.json: WordPiece -------------------------------------------------------------------
 
+
 def wordpiece_doc() -> dict:
     from tokenforge.decoders.wordpiece import WordPieceDecoder
     from tokenforge.models.wordpiece import WordPiece
     from tokenforge.normalizers.bert import BertNormalizer
-    from tokenforge.postprocessors.template import TemplateProcessing
-    from tokenforge.pretokenizers.bert import BertPreTokenizer
+    from tokenforge.pre_tokenizers.bert import BertPreTokenizer
+    from tokenforge.processors.template import TemplateProcessing
 
     vocab = {t: i for i, t in enumerate(VOCAB)}
-    tok = Tokenizer(WordPiece(VOCAB), BertNormalizer(), BertPreTokenizer(),
-                    TemplateProcessing.bert(vocab["[CLS]"], vocab["[SEP]"]), WordPieceDecoder(),
-                    [AddedToken(t, vocab[t]) for t in VOCAB[:5]] + [AddedToken("<extra>", 20, False)])
+    tok = Tokenizer(
+        WordPiece(VOCAB),
+        BertNormalizer(),
+        BertPreTokenizer(),
+        TemplateProcessing.bert(vocab["[CLS]"], vocab["[SEP]"]),
+        WordPieceDecoder(),
+        [AddedToken(t, vocab[t]) for t in VOCAB[:5]] + [AddedToken("<extra>", 20, False)],
+    )
     tok.enable_truncation(12, 2)
     tok.enable_padding(length=16, pad_to_multiple_of=4)
     doc = json.loads(json.dumps(_json_of(tok)))
@@ -375,8 +510,11 @@ def fuzz_wordpiece_tokenizer_json(case_dir: str) -> None:
     @given(data=st.data())
     def run(data):
         path = _case_path(case_dir, "tokenizer.json")
-        path.write_bytes(data.draw(json_damage(doc)).data if data.draw(st.integers(0, 3))
-                         else data.draw(byte_damage(json.dumps(doc).encode())).data)
+        path.write_bytes(
+            data.draw(json_damage(doc)).data
+            if data.draw(st.integers(0, 3))
+            else data.draw(byte_damage(json.dumps(doc).encode())).data
+        )
         exercise(load_or_refuse(lambda: Tokenizer.from_file(path), path))
         path.unlink()
 
@@ -388,6 +526,7 @@ def test_fuzz_wordpiece_tokenizer_json(tmp_path):
 
 
 # GGUF ---------------------------------------------------------------------------------------
+
 
 def _gguf_bytes(tokens: list[str], fields: list[tuple[str, str, Any]]) -> bytes:
     import tempfile
@@ -412,12 +551,25 @@ def fuzz_gguf(case_dir: str) -> None:
     from tokenforge.models.wordpiece import to_wpm_vocab
 
     tokens = to_wpm_vocab(VOCAB)
-    ids = [("uint32", "tokenizer.ggml.unknown_token_id", 1), ("uint32", "tokenizer.ggml.bos_token_id", 2),
-           ("uint32", "tokenizer.ggml.seperator_token_id", 3), ("uint32", "tokenizer.ggml.padding_token_id", 0)]
+    ids = [
+        ("uint32", "tokenizer.ggml.unknown_token_id", 1),
+        ("uint32", "tokenizer.ggml.bos_token_id", 2),
+        ("uint32", "tokenizer.ggml.seperator_token_id", 3),
+        ("uint32", "tokenizer.ggml.padding_token_id", 0),
+    ]
     good = _gguf_bytes(tokens, ids)
     odd_tokens = ["", " ", "a b", "a:b", "$A", "[CLS]", "▁hello", "\u2581", "x" * 300]
-    odd_values = [("uint32", 0), ("uint32", 15), ("uint32", 16), ("uint32", 2**32 - 1), ("int32", -1),
-                  ("string", "2"), ("float32", 2.0), ("bool", True), ("uint64", 2**40)]
+    odd_values = [
+        ("uint32", 0),
+        ("uint32", 15),
+        ("uint32", 16),
+        ("uint32", 2**32 - 1),
+        ("int32", -1),
+        ("string", "2"),
+        ("float32", 2.0),
+        ("bool", True),
+        ("uint64", 2**40),
+    ]
 
     @FUZZ
     @given(data=st.data())
@@ -448,10 +600,38 @@ def test_fuzz_gguf(tmp_path):
 
 # sentencepiece .model -------------------------------------------------------------------------
 
-SPM_WORDS = ["the", "quick", "brown", "fox", "jumps", "over", "lazy", "dog", "héllo", "wörld", "日本語", "テキスト",
-             "naïve", "café", "１２３", "ｱｲｳ", "Ⅻ", "ﬁne", "42", "tokenizer", "sentence", "piece", "<sep>"]
-SPM_TEXTS = ["Hello wörld, the quick fox!", "  café\tnaïve  日本語テキスト ", "ｱｲｳ １２３ ﬁne Ⅻ x\u0301y",
-             "<sep> 😀 piece<sep>tokenizer", "\u3000lazy\u00a0dog  "]
+SPM_WORDS = [
+    "the",
+    "quick",
+    "brown",
+    "fox",
+    "jumps",
+    "over",
+    "lazy",
+    "dog",
+    "héllo",
+    "wörld",
+    "日本語",
+    "テキスト",
+    "naïve",
+    "café",
+    "１２３",
+    "ｱｲｳ",
+    "Ⅻ",
+    "ﬁne",
+    "42",
+    "tokenizer",
+    "sentence",
+    "piece",
+    "<sep>",
+]
+SPM_TEXTS = [
+    "Hello wörld, the quick fox!",
+    "  café\tnaïve  日本語テキスト ",
+    "ｱｲｳ １２３ ﬁne Ⅻ x\u0301y",
+    "<sep> 😀 piece<sep>tokenizer",
+    "\u3000lazy\u00a0dog  ",
+]
 
 
 def train_spm_models() -> dict[str, bytes]:
@@ -463,9 +643,16 @@ def train_spm_models() -> dict[str, bytes]:
     for kind in ("bpe", "unigram"):
         for bf in (False, True):
             out = io.BytesIO()
-            spm.SentencePieceTrainer.train(sentence_iterator=iter(text), model_writer=out, model_type=kind,
-                                           vocab_size=330 if bf else 90, byte_fallback=bf,
-                                           user_defined_symbols=["<sep>"], hard_vocab_limit=False, minloglevel=2)
+            spm.SentencePieceTrainer.train(
+                sentence_iterator=iter(text),
+                model_writer=out,
+                model_type=kind,
+                vocab_size=330 if bf else 90,
+                byte_fallback=bf,
+                user_defined_symbols=["<sep>"],
+                hard_vocab_limit=False,
+                minloglevel=2,
+            )
             models[f"{kind}{'-bytes' if bf else ''}"] = out.getvalue()
     return models
 
@@ -481,19 +668,46 @@ def spm_damage(draw, data: bytes) -> Mutant:
     m = pb2.ModelProto.FromString(data)
     changes = []
     for _ in range(draw(st.integers(1, 3))):
-        what = draw(st.sampled_from(["text", "score", "type", "drop", "add", "trainer", "normalizer", "charsmap",
-                                     "denormalizer"]))
+        what = draw(
+            st.sampled_from(
+                ["text", "score", "type", "drop", "add", "trainer", "normalizer", "charsmap", "denormalizer"]
+            )
+        )
         i = draw(st.integers(0, len(m.pieces) - 1))
         p = m.pieces[i]
         if what == "text":
-            new = draw(st.sampled_from(["", "\0", "a\0", "<0x41>", "<0x4g>", "<0x0a>", "<0xFF>", "x" * 8000, "▁the",
-                                        "the", "<sep>", "<unk>", "<s>", "a", "▁", " ", "é", "e\u0301"])
-                       | st.text(min_size=1, max_size=4))
+            new = draw(
+                st.sampled_from(
+                    [
+                        "",
+                        "\0",
+                        "a\0",
+                        "<0x41>",
+                        "<0x4g>",
+                        "<0x0a>",
+                        "<0xFF>",
+                        "x" * 8000,
+                        "▁the",
+                        "the",
+                        "<sep>",
+                        "<unk>",
+                        "<s>",
+                        "a",
+                        "▁",
+                        " ",
+                        "é",
+                        "e\u0301",
+                    ]
+                )
+                | st.text(min_size=1, max_size=4)
+            )
             changes.append(f"piece {i} {p.piece!r} -> {new!r}"[:120])
             p.piece = new
         elif what == "score":
-            new = draw(st.sampled_from([math.nan, math.inf, -math.inf, 0.0, 1e30, -1e30, 5.0, -5.0])
-                       | st.floats(-20, 0, width=32))
+            new = draw(
+                st.sampled_from([math.nan, math.inf, -math.inf, 0.0, 1e30, -1e30, 5.0, -5.0])
+                | st.floats(-20, 0, width=32)
+            )
             changes.append(f"piece {i} {p.piece!r} score {p.score} -> {new}")
             p.score = new
         elif what == "type":
@@ -510,8 +724,18 @@ def spm_damage(draw, data: bytes) -> Mutant:
             changes.append(f"piece {q.piece!r} added, type {q.type}")
         elif what == "trainer":
             t = m.trainer_spec
-            field = draw(st.sampled_from(["byte_fallback", "model_type", "treat_whitespace_as_suffix",
-                                          "unk_surface", "bos_piece", "unk_piece"]))
+            field = draw(
+                st.sampled_from(
+                    [
+                        "byte_fallback",
+                        "model_type",
+                        "treat_whitespace_as_suffix",
+                        "unk_surface",
+                        "bos_piece",
+                        "unk_piece",
+                    ]
+                )
+            )
             if field in ("byte_fallback", "treat_whitespace_as_suffix"):
                 setattr(t, field, not getattr(t, field))
             elif field == "model_type":

@@ -7,6 +7,7 @@ loads back with the same settings. A call that might kill the process runs in a 
 
 The default run takes FUZZ_EXAMPLES examples per test (conftest; about 30 s in all); a longer
 run: TOKENFORGE_FUZZ_EXAMPLES=2000 python -m pytest tests/test_fuzz_settings.py."""
+
 from __future__ import annotations
 
 import pathlib
@@ -15,11 +16,11 @@ import tempfile
 
 import numpy as np
 import pytest
-from conftest import FUZZ_EXAMPLES, assert_clean_exit, run_isolated
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import tokenforge
+from conftest import FUZZ_EXAMPLES, assert_clean_exit, run_isolated
 from tokenforge import SentencePieceTokenizer, Tokenizer
 from tokenforge.trainers import train_bpe, train_bpe_merges, train_wordpiece
 from tokenforge.trainers.sentencepiece import train_sentencepiece
@@ -27,18 +28,43 @@ from tokenforge.trainers.sentencepiece import train_sentencepiece
 WORDS = ["the", "quick", "brown", "fox", "jumps", "over", "lazy", "dog", "while", "seven", "wizards", "hex"]
 LINES = [" ".join(WORDS[(i * 5 + j) % len(WORDS)] for j in range(7)) for i in range(60)]
 TEXTS = ["the quick brown fox jumps over the lazy dog", "the fox", "seven wizards hex the lazy dog while over"]
-FUZZ = settings(max_examples=FUZZ_EXAMPLES, deadline=None,
-                suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+FUZZ = settings(
+    max_examples=FUZZ_EXAMPLES,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 LONGEST_ENCODED = 4096  # accepted settings that pad further are saved and reloaded, not encoded
 INCOMPATIBLE = "incompatible function arguments"
 
-NUMPY_SCALARS = st.sampled_from([np.int8(3), np.uint8(200), np.int16(-7), np.uint16(8), np.int32(0), np.uint32(12),
-                                 np.int64(-1), np.int64(10**18), np.uint64(2**64 - 1), np.uint64(5),
-                                 np.float32(2.0), np.float64(float("nan")), np.bool_(True), np.bool_(False)])
+NUMPY_SCALARS = st.sampled_from(
+    [
+        np.int8(3),
+        np.uint8(200),
+        np.int16(-7),
+        np.uint16(8),
+        np.int32(0),
+        np.uint32(12),
+        np.int64(-1),
+        np.int64(10**18),
+        np.uint64(2**64 - 1),
+        np.uint64(5),
+        np.float32(2.0),
+        np.float64(float("nan")),
+        np.bool_(True),
+        np.bool_(False),
+    ]
+)
 HOSTILE = st.one_of(
-    st.integers(-5, 40), st.integers(), st.sampled_from([0, 1, 2, 2**24, 2**24 + 1, 2**31, 2**32, 2**63, 10**30, -(2**63)]),
-    st.floats(allow_nan=True, allow_infinity=True), st.none(), st.booleans(), st.text(max_size=6), NUMPY_SCALARS,
-    st.lists(st.integers(0, 5), max_size=2), st.just(b"left"),
+    st.integers(-5, 40),
+    st.integers(),
+    st.sampled_from([0, 1, 2, 2**24, 2**24 + 1, 2**31, 2**32, 2**63, 10**30, -(2**63)]),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.none(),
+    st.booleans(),
+    st.text(max_size=6),
+    NUMPY_SCALARS,
+    st.lists(st.integers(0, 5), max_size=2),
+    st.just(b"left"),
 )
 DIRECTIONS = st.one_of(st.sampled_from(["left", "right"]), st.sampled_from(["Left", "up", ""]), HOSTILE)
 STRATEGIES = st.one_of(st.sampled_from(["longest_first", "only_first", "only_second"]), HOSTILE)
@@ -89,8 +115,9 @@ def check_padding_result(tok: Tokenizer) -> None:
         return
     batch = tok.encode_batch(TEXTS)
     singles = [tok.encode(t) for t in TEXTS]
-    for got, ids, length in [(e, ids, target(max(map(len, unpadded)))) for e, ids in zip(batch, unpadded)] + \
-                            [(e, ids, target(len(ids))) for e, ids in zip(singles, unpadded)]:
+    for got, ids, length in [(e, ids, target(max(map(len, unpadded)))) for e, ids in zip(batch, unpadded)] + [
+        (e, ids, target(len(ids))) for e, ids in zip(singles, unpadded)
+    ]:
         n, pads = len(ids), max(0, length - len(ids))
         assert len(got.ids) == n + pads
         real = slice(pads, None) if p["direction"] == "left" else slice(0, n)
@@ -135,14 +162,17 @@ def check_saved(tok: Tokenizer) -> None:
 
 # ------------------------------------------------------------------------------ padding
 
-PADDING_ARGS = st.fixed_dictionaries({}, optional={
-    "direction": DIRECTIONS,
-    "pad_id": st.one_of(st.integers(0, 80), HOSTILE),
-    "pad_type_id": st.one_of(st.integers(0, 3), HOSTILE),
-    "pad_token": st.one_of(st.sampled_from(["[PAD]", "", "<pad>", "\ud800"]), HOSTILE),
-    "length": st.one_of(st.none(), st.integers(1, 40), HOSTILE),
-    "pad_to_multiple_of": st.one_of(st.none(), st.integers(0, 16), HOSTILE),
-})
+PADDING_ARGS = st.fixed_dictionaries(
+    {},
+    optional={
+        "direction": DIRECTIONS,
+        "pad_id": st.one_of(st.integers(0, 80), HOSTILE),
+        "pad_type_id": st.one_of(st.integers(0, 3), HOSTILE),
+        "pad_token": st.one_of(st.sampled_from(["[PAD]", "", "<pad>", "\ud800"]), HOSTILE),
+        "length": st.one_of(st.none(), st.integers(1, 40), HOSTILE),
+        "pad_to_multiple_of": st.one_of(st.none(), st.integers(0, 16), HOSTILE),
+    },
+)
 
 
 @FUZZ
@@ -223,7 +253,10 @@ def test_fuzz_num_threads(vocab_txt, spm_model, num_threads):
         (lambda n: enc.encode_ordinary_batch(TEXTS * 30, num_threads=n), [enc.encode_ordinary(t) for t in TEXTS] * 30),
         (lambda n: enc.encode_batch(TEXTS, num_threads=n), [enc.encode(t) for t in TEXTS]),
         (lambda n: enc.decode_batch([[15339]], num_threads=n), ["hello"]),
-        (lambda n: [e.ids for e in bert.encode_batch(TEXTS * 30, num_threads=n)], [bert.encode(t).ids for t in TEXTS] * 30),
+        (
+            lambda n: [e.ids for e in bert.encode_batch(TEXTS * 30, num_threads=n)],
+            [bert.encode(t).ids for t in TEXTS] * 30,
+        ),
         (lambda n: [e.ids for e in spm.encode_batch(TEXTS, num_threads=n)], [spm.encode(t).ids for t in TEXTS]),
     ]
     for call, expected in calls:
@@ -263,16 +296,19 @@ TINY = ["low lower lowest", "newer wider", "the fox"] * 4
 
 
 def _round_trips_bpe(enc) -> None:
-    for text in TINY + ["unseen: ünïcödé 😀"]:
+    for text in [*TINY, "unseen: ünïcödé 😀"]:
         assert enc.decode(enc.encode_ordinary(text)) == text
 
 
-BPE_OPTIONS = st.fixed_dictionaries({}, optional={
-    "vocab_size": st.one_of(st.integers(250, 300), HOSTILE),
-    "min_frequency": st.one_of(st.integers(1, 5), HOSTILE),
-    "max_token_length": st.one_of(st.none(), st.integers(1, 6), HOSTILE),
-    "max_memory": st.one_of(st.none(), st.sampled_from([1 << 20, 1 << 30, (1 << 20) - 1]), HOSTILE),
-})
+BPE_OPTIONS = st.fixed_dictionaries(
+    {},
+    optional={
+        "vocab_size": st.one_of(st.integers(250, 300), HOSTILE),
+        "min_frequency": st.one_of(st.integers(1, 5), HOSTILE),
+        "max_token_length": st.one_of(st.none(), st.integers(1, 6), HOSTILE),
+        "max_memory": st.one_of(st.none(), st.sampled_from([1 << 20, 1 << 30, (1 << 20) - 1]), HOSTILE),
+    },
+)
 
 
 @FUZZ
@@ -301,11 +337,14 @@ def test_fuzz_train_bpe_merges(num_merges, min_frequency):
         assert len(merges) <= int(num_merges) and all(a < 256 + k and b < 256 + k for k, (a, b) in enumerate(merges))
 
 
-WORDPIECE_OPTIONS = st.fixed_dictionaries({}, optional={
-    "vocab_size": st.one_of(st.integers(3, 80), HOSTILE),
-    "min_frequency": st.one_of(st.integers(1, 4), HOSTILE),
-    "max_input_chars_per_word": st.one_of(st.none(), st.integers(0, 20), HOSTILE),
-})
+WORDPIECE_OPTIONS = st.fixed_dictionaries(
+    {},
+    optional={
+        "vocab_size": st.one_of(st.integers(3, 80), HOSTILE),
+        "min_frequency": st.one_of(st.integers(1, 4), HOSTILE),
+        "max_input_chars_per_word": st.one_of(st.none(), st.integers(0, 20), HOSTILE),
+    },
+)
 
 
 @FUZZ
@@ -325,22 +364,25 @@ def test_fuzz_train_wordpiece_options(options):
                 assert tok.decode(enc.ids) == text
 
 
-SPM_OPTIONS = st.fixed_dictionaries({}, optional={
-    "vocab_size": st.one_of(st.integers(5, 40), HOSTILE),
-    "character_coverage": st.one_of(st.floats(0.97, 1.01), HOSTILE),
-    "max_sentencepiece_length": st.one_of(st.integers(0, 20), HOSTILE),
-    "shrinking_factor": st.one_of(st.floats(0.4, 1.0), HOSTILE),
-    "num_sub_iterations": st.one_of(st.integers(0, 11), HOSTILE),
-    "seed_sentencepiece_size": st.one_of(st.integers(999, 2000), HOSTILE),
-    "max_sentence_length": st.one_of(st.integers(0, 100), HOSTILE),
-    "input_sentence_size": st.one_of(st.integers(0, 30), HOSTILE),
-    "num_threads": st.one_of(st.none(), st.integers(-1, 4), HOSTILE),
-    "bos_id": st.one_of(st.integers(-2, 5), HOSTILE),
-    "pad_id": st.one_of(st.integers(-2, 5), HOSTILE),
-    "seed": st.one_of(st.none(), st.integers(), HOSTILE),
-    "byte_fallback": st.one_of(st.booleans(), HOSTILE),
-    "split_digits": st.one_of(st.booleans(), HOSTILE),
-})
+SPM_OPTIONS = st.fixed_dictionaries(
+    {},
+    optional={
+        "vocab_size": st.one_of(st.integers(5, 40), HOSTILE),
+        "character_coverage": st.one_of(st.floats(0.97, 1.01), HOSTILE),
+        "max_sentencepiece_length": st.one_of(st.integers(0, 20), HOSTILE),
+        "shrinking_factor": st.one_of(st.floats(0.4, 1.0), HOSTILE),
+        "num_sub_iterations": st.one_of(st.integers(0, 11), HOSTILE),
+        "seed_sentencepiece_size": st.one_of(st.integers(999, 2000), HOSTILE),
+        "max_sentence_length": st.one_of(st.integers(0, 100), HOSTILE),
+        "input_sentence_size": st.one_of(st.integers(0, 30), HOSTILE),
+        "num_threads": st.one_of(st.none(), st.integers(-1, 4), HOSTILE),
+        "bos_id": st.one_of(st.integers(-2, 5), HOSTILE),
+        "pad_id": st.one_of(st.integers(-2, 5), HOSTILE),
+        "seed": st.one_of(st.none(), st.integers(), HOSTILE),
+        "byte_fallback": st.one_of(st.booleans(), HOSTILE),
+        "split_digits": st.one_of(st.booleans(), HOSTILE),
+    },
+)
 
 
 @FUZZ
@@ -363,4 +405,3 @@ def test_fuzz_train_sentencepiece_options(options, model_type):
             tok.save(path)
             back = Tokenizer.from_file(path)
             assert back.encode(TINY[0]).ids == tok.encode(TINY[0]).ids
-

@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
+
 from conftest import DATA
 
 try:
@@ -127,9 +128,7 @@ def test_r50k_round_trip(r50k, r50k_files):
 
 def test_r50k_parity_with_tiktoken(r50k, r50k_files):
     enc, bpe = r50k_files
-    ranks = tiktoken_load.data_gym_to_mergeable_bpe_ranks(
-        vocab_bpe_file=str(bpe), encoder_json_file=str(enc)
-    )
+    ranks = tiktoken_load.data_gym_to_mergeable_bpe_ranks(vocab_bpe_file=str(bpe), encoder_json_file=str(enc))
     assert ranks == r50k
 
 
@@ -203,9 +202,9 @@ def test_load_tolerates_missing_final_newline_and_crlf(tmp_path):
 
 def test_missing_files(tmp_path):
     enc, bpe = _write(tmp_path, SMALL_MERGES)
-    with pytest.raises(FileNotFoundError, match="nope.json"):
+    with pytest.raises(FileNotFoundError, match=r"nope\.json"):
         gf.load_gpt2_files(tmp_path / "nope.json", bpe)
-    with pytest.raises(FileNotFoundError, match="nope.bpe"):
+    with pytest.raises(FileNotFoundError, match=r"nope\.bpe"):
         gf.load_gpt2_files(enc, tmp_path / "nope.bpe")
 
 

@@ -1,5 +1,6 @@
 """Property tests: random text built from the pieces that stress each split pattern, encoded
 by tokenforge and by tiktoken, must give the same ids, and decode back to the text."""
+
 from __future__ import annotations
 
 import string
@@ -19,23 +20,163 @@ SETTINGS = settings(
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 
-WHITESPACE = [" ", "\t", "\n", "\r\n", "\r", "\u00a0", "\u3000", "\u2028", "\u2029", "\x0b", "\x0c", "\x85",
-              "\u1680", "\u2009", "\u200b", "\u202f", "\ufeff", "\x1c", "\x1f"]
-CONTRACTIONS = ["'s", "'S", "'t", "'T", "'re", "'RE", "'Re", "'rE", "'ve", "'VE", "'Ve", "'m", "'M", "'ll",
-                "'LL", "'Ll", "'lL", "'d", "'D", "'ſ", "'K", "'\u212a", "’s", "'", "''", "'x", "'sa", "'ll'"]
-DIGITS = list("0123456789") + list("٠١٢٣٤٥٦٧٨٩") + list("０１２３９") + list("ⅠⅡⅢⅻ\u2160\u2169\u3007") + list(
-    "²³¹½¼①⑳०१२৩๑𝟘𝟙𝟡") + ["123", "4567", "1234567", "3.14", "1,000", "2024-01-01"]
-EMOJI = ["👋", "👨\u200d👩\u200d👧\u200d👦", "👍🏽", "👍🏿", "🧑🏿\u200d🚀", "❤️", "❤\ufe0f\u200d🔥", "✌︎", "✌️",
-         "🏳️\u200d🌈", "🇺🇸", "🇯🇵", "1️⃣", "#️⃣", "🤷\u200d♂️", "😀", "🀄", "\U0001faf6", "\ufe0f", "\u200d", "🏻"]
-SCRIPTS = ["你好世界", "漢字", "日本語のテキスト", "カタカナ", "한국어", "텍스트", "ภาษาไทย", "สวัสดี", "नमस्ते", "हिन्दी",
-           "مرحبا", "שלום", "Привет", "Ελληνικά", "ქართული", "አማርኛ", "𓀀𓀁", "𝔘𝔫𝔦𝔠𝔬𝔡𝔢"]
-LETTERS = ["ǅ", "ǈ", "ǋ", "ǲ", "Ǳ", "ǳ", "ʰ", "ˢ", "ᵃ", "ª", "º", "ß", "ẞ", "İ", "ı", "Σσς", "ﬁ", "Ꭰ", "ꭰ",
-           "Hello", "HELLO", "hello", "HeLLo", "CamelCase", "iPhone", "ÀÉÎÕÜ", "àéîõü", "Ǆa", "aǅb"]
+WHITESPACE = [
+    " ",
+    "\t",
+    "\n",
+    "\r\n",
+    "\r",
+    "\u00a0",
+    "\u3000",
+    "\u2028",
+    "\u2029",
+    "\x0b",
+    "\x0c",
+    "\x85",
+    "\u1680",
+    "\u2009",
+    "\u200b",
+    "\u202f",
+    "\ufeff",
+    "\x1c",
+    "\x1f",
+]
+CONTRACTIONS = [
+    "'s",
+    "'S",
+    "'t",
+    "'T",
+    "'re",
+    "'RE",
+    "'Re",
+    "'rE",
+    "'ve",
+    "'VE",
+    "'Ve",
+    "'m",
+    "'M",
+    "'ll",
+    "'LL",
+    "'Ll",
+    "'lL",
+    "'d",
+    "'D",
+    "'ſ",
+    "'K",
+    "'\u212a",
+    "’s",
+    "'",
+    "''",
+    "'x",
+    "'sa",
+    "'ll'",
+]
+DIGITS = (
+    list("0123456789")
+    + list("٠١٢٣٤٥٦٧٨٩")
+    + list("０１２３９")
+    + list("ⅠⅡⅢⅻ\u2160\u2169\u3007")
+    + list("²³¹½¼①⑳०१२৩๑𝟘𝟙𝟡")
+    + ["123", "4567", "1234567", "3.14", "1,000", "2024-01-01"]
+)
+EMOJI = [
+    "👋",
+    "👨\u200d👩\u200d👧\u200d👦",
+    "👍🏽",
+    "👍🏿",
+    "🧑🏿\u200d🚀",
+    "❤️",
+    "❤\ufe0f\u200d🔥",
+    "✌︎",
+    "✌️",
+    "🏳️\u200d🌈",
+    "🇺🇸",
+    "🇯🇵",
+    "1️⃣",
+    "#️⃣",
+    "🤷\u200d♂️",
+    "😀",
+    "🀄",
+    "\U0001faf6",
+    "\ufe0f",
+    "\u200d",
+    "🏻",
+]
+SCRIPTS = [
+    "你好世界",
+    "漢字",
+    "日本語のテキスト",
+    "カタカナ",
+    "한국어",
+    "텍스트",
+    "ภาษาไทย",
+    "สวัสดี",
+    "नमस्ते",
+    "हिन्दी",
+    "مرحبا",
+    "שלום",
+    "Привет",
+    "Ελληνικά",
+    "ქართული",
+    "አማርኛ",
+    "𓀀𓀁",
+    "𝔘𝔫𝔦𝔠𝔬𝔡𝔢",
+]
+LETTERS = [
+    "ǅ",
+    "ǈ",
+    "ǋ",
+    "ǲ",
+    "Ǳ",
+    "ǳ",
+    "ʰ",
+    "ˢ",
+    "ᵃ",
+    "ª",
+    "º",
+    "ß",
+    "ẞ",
+    "İ",
+    "ı",
+    "Σσς",
+    "ﬁ",
+    "Ꭰ",
+    "ꭰ",
+    "Hello",
+    "HELLO",
+    "hello",
+    "HeLLo",
+    "CamelCase",
+    "iPhone",
+    "ÀÉÎÕÜ",
+    "àéîõü",
+    "Ǆa",
+    "aǅb",
+]
 COMBINING = [chr(c) for c in range(0x300, 0x370)] + ["\u0903", "\u093f", "\u20dd", "\u0488"]
-PUNCT = list(string.punctuation) + ["...", "!!", "?!", "--", "//", "/*", "*/", "->", "<|", "|>", "«»", "“”", "。", "、", "—"]
+PUNCT = [
+    *list(string.punctuation),
+    "...",
+    "!!",
+    "?!",
+    "--",
+    "//",
+    "/*",
+    "*/",
+    "->",
+    "<|",
+    "|>",
+    "«»",
+    "“”",
+    "。",
+    "、",
+    "—",
+]
 
 whitespace = st.sampled_from(WHITESPACE)
-space_runs = st.builds(lambda c, n: c * n, st.sampled_from([" ", "\t", "\n", "\u3000", "\r\n", " \n"]), st.integers(1, 12))
+space_runs = st.builds(
+    lambda c, n: c * n, st.sampled_from([" ", "\t", "\n", "\u3000", "\r\n", " \n"]), st.integers(1, 12)
+)
 ascii_text = st.text(alphabet=string.ascii_letters + string.digits + string.punctuation, max_size=12)
 contractions = st.sampled_from(CONTRACTIONS)
 digits = st.sampled_from(DIGITS)
@@ -44,20 +185,56 @@ scripts = st.sampled_from(SCRIPTS)
 letters = st.sampled_from(LETTERS)
 combining = st.sampled_from(COMBINING)
 letter_with_marks = st.builds(
-    lambda base, marks: base + "".join(marks), st.sampled_from(list("aeAEnoxZ") + ["ǅ", "ʰ", "你", " "]),
+    lambda base, marks: base + "".join(marks),
+    st.sampled_from([*list("aeAEnoxZ"), "ǅ", "ʰ", "你", " "]),
     st.lists(combining, min_size=1, max_size=3),
 )
 punct = st.sampled_from(PUNCT)
 by_category = st.text(
-    alphabet=st.characters(categories=["Lu", "Ll", "Lt", "Lm", "Lo", "Mn", "Mc", "Me", "Nd", "Nl", "No",
-                                       "Zs", "Zl", "Zp", "Cc", "Cf", "Pc", "Pd", "Po", "Sm", "So", "Co"]),
+    alphabet=st.characters(
+        categories=[
+            "Lu",
+            "Ll",
+            "Lt",
+            "Lm",
+            "Lo",
+            "Mn",
+            "Mc",
+            "Me",
+            "Nd",
+            "Nl",
+            "No",
+            "Zs",
+            "Zl",
+            "Zp",
+            "Cc",
+            "Cf",
+            "Pc",
+            "Pd",
+            "Po",
+            "Sm",
+            "So",
+            "Co",
+        ]
+    ),
     max_size=6,
 )
 anything = st.text(max_size=10)
 
 FRAGMENT = st.one_of(
-    ascii_text, whitespace, space_runs, contractions, digits, emoji, scripts, letters, combining,
-    letter_with_marks, punct, by_category, anything,
+    ascii_text,
+    whitespace,
+    space_runs,
+    contractions,
+    digits,
+    emoji,
+    scripts,
+    letters,
+    combining,
+    letter_with_marks,
+    punct,
+    by_category,
+    anything,
 )
 MIXED = st.lists(FRAGMENT, max_size=24).map("".join)
 

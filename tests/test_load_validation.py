@@ -2,6 +2,7 @@
 with it, before anything is built from it, as a FormatError (a ValueError) that names the file
 and the field, line or key at fault. The files are small ones made here; the reference
 libraries (sentencepiece, tiktoken, gguf) build them and say what they refuse."""
+
 from __future__ import annotations
 
 import base64
@@ -12,9 +13,9 @@ import random
 import struct
 
 import pytest
-from conftest import assert_clean_exit, run_isolated
 
 import tokenforge
+from conftest import assert_clean_exit, run_isolated
 from tokenforge import AddedToken, Tokenizer
 from tokenforge.errors import FormatError
 from tokenforge.formats.validation import id_limit
@@ -29,13 +30,18 @@ def wordpiece_tokenizer() -> Tokenizer:
     from tokenforge.decoders.wordpiece import WordPieceDecoder
     from tokenforge.models.wordpiece import WordPiece
     from tokenforge.normalizers.bert import BertNormalizer
-    from tokenforge.postprocessors.template import TemplateProcessing
-    from tokenforge.pretokenizers.bert import BertPreTokenizer
+    from tokenforge.pre_tokenizers.bert import BertPreTokenizer
+    from tokenforge.processors.template import TemplateProcessing
 
     vocab = {t: i for i, t in enumerate(WORDPIECE_VOCAB)}
-    return Tokenizer(WordPiece(WORDPIECE_VOCAB), BertNormalizer(), BertPreTokenizer(),
-                     TemplateProcessing.bert(vocab["[CLS]"], vocab["[SEP]"]), WordPieceDecoder(),
-                     [AddedToken(t, vocab[t]) for t in SPECIALS])
+    return Tokenizer(
+        WordPiece(WORDPIECE_VOCAB),
+        BertNormalizer(),
+        BertPreTokenizer(),
+        TemplateProcessing.bert(vocab["[CLS]"], vocab["[SEP]"]),
+        WordPieceDecoder(),
+        [AddedToken(t, vocab[t]) for t in SPECIALS],
+    )
 
 
 def wordpiece_json() -> dict:
@@ -60,7 +66,8 @@ def write_json(tmp_path, doc, name="tokenizer.json"):
 def _load_under_limit(path, limit: int):
     """Tokenizer.from_file(path) in a child process whose address space is capped at `limit`
     bytes; it prints LOADED, or REFUSED with the FormatError's field and message."""
-    return run_isolated(f"""
+    return run_isolated(
+        f"""
 import resource
 import tokenforge
 from tokenforge.errors import FormatError
@@ -70,7 +77,9 @@ try:
     print("LOADED")
 except FormatError as e:
     print("REFUSED", e.where, "|", e)
-""", timeout=60)
+""",
+        timeout=60,
+    )
 
 
 def refused(load, path, where: str | None = None, match: str | None = None) -> FormatError:
@@ -99,6 +108,7 @@ def load_json(path):
 
 # ---------------------------------------------------------------- finding 2: post-processor ids
 
+
 def test_template_special_token_id_outside_the_vocabulary_is_refused(tmp_path):
     """[CLS] -> 1000000 loaded, and encode(...).tokens then read past the token table (a
     segfault): it must be refused at load, naming the field. Run in a fresh interpreter, so that
@@ -120,20 +130,23 @@ except FormatError as e:
     assert str(path) in proc.stdout and "1000000" in proc.stdout
 
 
-@pytest.mark.parametrize("case, where", [
-    ("id past the end", "post_processor.special_tokens['[SEP]'].ids[0]"),
-    ("id of another token", "post_processor.special_tokens['[SEP]'].ids[0]"),
-    ("negative id", "post_processor.special_tokens['[SEP]'].ids[0]"),
-    ("id as a string", "post_processor.special_tokens['[SEP]'].ids[0]"),
-    ("tokens and ids differ in length", "post_processor.special_tokens['[SEP]'].tokens"),
-    ("template names an unlisted token", "post_processor.single[0].SpecialToken.id"),
-    ("type id as a string", "post_processor.pair[3].Sequence.type_id"),
-    ("type id negative", "post_processor.pair[3].Sequence.type_id"),
-    ("$B in the single template", "post_processor.single[1].Sequence.id"),
-    ("sequence C", "post_processor.pair[1].Sequence.id"),
-    ("pair without $B", "post_processor.pair"),
-    ("unsupported processor", "post_processor.type"),
-])
+@pytest.mark.parametrize(
+    "case, where",
+    [
+        ("id past the end", "post_processor.special_tokens['[SEP]'].ids[0]"),
+        ("id of another token", "post_processor.special_tokens['[SEP]'].ids[0]"),
+        ("negative id", "post_processor.special_tokens['[SEP]'].ids[0]"),
+        ("id as a string", "post_processor.special_tokens['[SEP]'].ids[0]"),
+        ("tokens and ids differ in length", "post_processor.special_tokens['[SEP]'].tokens"),
+        ("template names an unlisted token", "post_processor.single[0].SpecialToken.id"),
+        ("type id as a string", "post_processor.pair[3].Sequence.type_id"),
+        ("type id negative", "post_processor.pair[3].Sequence.type_id"),
+        ("$B in the single template", "post_processor.single[1].Sequence.id"),
+        ("sequence C", "post_processor.pair[1].Sequence.id"),
+        ("pair without $B", "post_processor.pair"),
+        ("unsupported processor", "post_processor.type"),
+    ],
+)
 def test_template_processing_is_checked(tmp_path, case, where):
     doc = wordpiece_json()
     post = doc["post_processor"]
@@ -161,19 +174,27 @@ def test_template_processing_is_checked(tmp_path, case, where):
     elif case == "pair without $B":
         post["pair"][3]["Sequence"]["id"] = "A"
     elif case == "unsupported processor":
-        doc["post_processor"] = {"type": "RobertaProcessing", "sep": ["[SEP]", 3], "cls": ["[CLS]", 2],
-                                 "trim_offsets": True, "add_prefix_space": False}
+        doc["post_processor"] = {
+            "type": "RobertaProcessing",
+            "sep": ["[SEP]", 3],
+            "cls": ["[CLS]", 2],
+            "trim_offsets": True,
+            "add_prefix_space": False,
+        }
     refused(load_json, write_json(tmp_path, doc), where)
 
 
-@pytest.mark.parametrize("key, value, where", [
-    ("cls", ["[CLS]", 1000000], "post_processor.cls[1]"),
-    ("cls", ["[CLS]", 3], "post_processor.cls[1]"),  # id 3 is [SEP]
-    ("sep", ["[SEP]", -5], "post_processor.sep[1]"),
-    ("sep", ["[SEP]"], "post_processor.sep"),
-    ("sep", "[SEP]", "post_processor.sep"),
-    ("cls", [3, "[CLS]"], "post_processor.cls[0]"),
-])
+@pytest.mark.parametrize(
+    "key, value, where",
+    [
+        ("cls", ["[CLS]", 1000000], "post_processor.cls[1]"),
+        ("cls", ["[CLS]", 3], "post_processor.cls[1]"),  # id 3 is [SEP]
+        ("sep", ["[SEP]", -5], "post_processor.sep[1]"),
+        ("sep", ["[SEP]"], "post_processor.sep"),
+        ("sep", "[SEP]", "post_processor.sep"),
+        ("cls", [3, "[CLS]"], "post_processor.cls[0]"),
+    ],
+)
 def test_bert_processing_ids_are_checked(tmp_path, key, value, where):
     doc = wordpiece_json()
     doc["post_processor"] = {"type": "BertProcessing", "sep": ["[SEP]", 3], "cls": ["[CLS]", 2]}
@@ -187,14 +208,24 @@ def test_post_processor_ids_may_name_added_tokens(tmp_path):
     """A special token added beyond the vocabulary is a token of the tokenizer: the template may use it."""
     doc = wordpiece_json()
     n = len(WORDPIECE_VOCAB)
-    doc["added_tokens"].append({"id": n, "content": "<extra>", "single_word": False, "lstrip": False,
-                                "rstrip": False, "normalized": False, "special": True})
+    doc["added_tokens"].append(
+        {
+            "id": n,
+            "content": "<extra>",
+            "single_word": False,
+            "lstrip": False,
+            "rstrip": False,
+            "normalized": False,
+            "special": True,
+        }
+    )
     doc["post_processor"]["special_tokens"]["[CLS]"] = {"id": "[CLS]", "ids": [2, n], "tokens": ["[CLS]", "<extra>"]}
     tok = Tokenizer.from_file(write_json(tmp_path, doc))
     assert tok.encode("hello").tokens[:3] == ["[CLS]", "<extra>", "hello"]
 
 
 # ---------------------------------------------------------------- finding 4: sparse ids
+
 
 def test_added_token_id_of_2_to_the_28_is_refused_without_allocating(tmp_path):
     """An added-token id of 2**28 sized a table by it (std::bad_alloc under a memory limit). Under
@@ -205,8 +236,9 @@ def test_added_token_id_of_2_to_the_28_is_refused_without_allocating(tmp_path):
     proc = _load_under_limit(path, 3 << 29)
     assert_clean_exit(proc)
     n = len(WORDPIECE_VOCAB) + len(doc["added_tokens"])
-    assert proc.stdout.startswith(f"REFUSED added_tokens[{len(doc['added_tokens']) - 1}].id |"), \
+    assert proc.stdout.startswith(f"REFUSED added_tokens[{len(doc['added_tokens']) - 1}].id |"), (
         proc.stdout + proc.stderr[-2000:]
+    )
     assert "268435456" in proc.stdout and str(id_limit(n)) in proc.stdout
 
 
@@ -225,17 +257,20 @@ def test_sparse_added_token_ids_within_the_margin_load(tmp_path):
     refused(load_json, write_json(tmp_path, doc, "over.json"), f"added_tokens[{len(doc['added_tokens']) - 1}].id")
 
 
-@pytest.mark.parametrize("change, where", [
-    (lambda a: a.update(id=3), "added_tokens[5].id"),  # id 3 is [SEP] in the vocabulary
-    (lambda a: a.update(content="hello"), "added_tokens[5].id"),  # "hello" has id 9
-    (lambda a: a.update(id=-1), "added_tokens[5].id"),
-    (lambda a: a.update(id=1.0e3), "added_tokens[5].id"),
-    (lambda a: a.update(id=True), "added_tokens[5].id"),
-    (lambda a: a.update(content=""), "added_tokens[5].content"),
-    (lambda a: a.update(content=7), "added_tokens[5].content"),
-    (lambda a: a.update(special="yes"), "added_tokens[5].special"),
-    (lambda a: a.update(lstrip=True), "added_tokens[5].lstrip"),
-])
+@pytest.mark.parametrize(
+    "change, where",
+    [
+        (lambda a: a.update(id=3), "added_tokens[5].id"),  # id 3 is [SEP] in the vocabulary
+        (lambda a: a.update(content="hello"), "added_tokens[5].id"),  # "hello" has id 9
+        (lambda a: a.update(id=-1), "added_tokens[5].id"),
+        (lambda a: a.update(id=1.0e3), "added_tokens[5].id"),
+        (lambda a: a.update(id=True), "added_tokens[5].id"),
+        (lambda a: a.update(content=""), "added_tokens[5].content"),
+        (lambda a: a.update(content=7), "added_tokens[5].content"),
+        (lambda a: a.update(special="yes"), "added_tokens[5].special"),
+        (lambda a: a.update(lstrip=True), "added_tokens[5].lstrip"),
+    ],
+)
 def test_added_tokens_are_checked(tmp_path, change, where):
     doc = wordpiece_json()
     extra = {"id": 20, "content": "<extra>", "special": True}
@@ -280,8 +315,9 @@ def test_tiktoken_rank_far_beyond_the_vocabulary_is_refused(tmp_path, tiktoken_m
 def test_tokenforge_file_rank_far_beyond_the_vocabulary_is_refused(tmp_path):
     ranks = {bytes([b]): b for b in range(256)}
     path = tmp_path / "enc.tokenforge"
-    tokenforge.save_encoding(tokenforge.Encoding("t", pat_str=r"\S+|\s+", mergeable_ranks=ranks,
-                                                 special_tokens={"<s>": 256}), path)
+    tokenforge.save_encoding(
+        tokenforge.Encoding("t", pat_str=r"\S+|\s+", mergeable_ranks=ranks, special_tokens={"<s>": 256}), path
+    )
     data = path.read_bytes()
     path.write_bytes(data + base64.b64encode(b"ab") + b" 5000000\n")
     refused(tokenforge.load_encoding, path, "line 258", "rank 5000000")
@@ -291,8 +327,9 @@ def test_sparse_special_tokens_are_held_without_a_table(tmp_path):
     """Special-token ids of an Encoding are kept in a map: a sparse one is fine (up to 2**32 - 2)."""
     ranks = {bytes([b]): b for b in range(256)}
     path = tmp_path / "enc.tokenforge"
-    tokenforge.save_encoding(tokenforge.Encoding("t", pat_str=r"\S+|\s+", mergeable_ranks=ranks,
-                                                 special_tokens={"<s>": 2**32 - 2}), path)
+    tokenforge.save_encoding(
+        tokenforge.Encoding("t", pat_str=r"\S+|\s+", mergeable_ranks=ranks, special_tokens={"<s>": 2**32 - 2}), path
+    )
     assert tokenforge.load_encoding(path).encode("<s>", allowed_special="all") == [2**32 - 2]
     header, _, body = path.read_bytes().partition(b"\n")
     doc = json.loads(header)
@@ -303,6 +340,7 @@ def test_sparse_special_tokens_are_held_without_a_table(tmp_path):
 
 
 # ---------------------------------------------------------------- finding 5: GPT-2 pairs
+
 
 def gpt2_ranks() -> dict[bytes, int]:
     from tokenforge.formats.gpt2_files import bytes_to_unicode
@@ -341,8 +379,15 @@ def test_gpt2_special_tokens_that_read_as_merges_are_not_written(tmp_path):
     assert tokenforge.load_gpt2(enc, bpe).encode("<pad> x", allowed_special="all") == [301]
 
 
-@pytest.mark.parametrize("value, where", [(2**40, "entry '<|endoftext|>'"), (-3, "entry '<|endoftext|>'"),
-                                          ("268", "entry '<|endoftext|>'"), (None, "entry '<|endoftext|>'")])
+@pytest.mark.parametrize(
+    "value, where",
+    [
+        (2**40, "entry '<|endoftext|>'"),
+        (-3, "entry '<|endoftext|>'"),
+        ("268", "entry '<|endoftext|>'"),
+        (None, "entry '<|endoftext|>'"),
+    ],
+)
 def test_gpt2_special_ids_are_checked(tmp_path, value, where):
     enc, bpe = tmp_path / "encoder.json", tmp_path / "vocab.bpe"
     tokenforge.save_gpt2_files(gpt2_ranks(), enc, bpe, {"<|endoftext|>": 268})
@@ -375,8 +420,31 @@ def test_gpt2_errors_name_the_file(tmp_path):
 spm = pytest.importorskip("sentencepiece")
 pb2 = pytest.importorskip("sentencepiece.sentencepiece_model_pb2")
 
-WORDS = ["the", "quick", "brown", "fox", "jumps", "over", "lazy", "dog", "héllo", "wörld", "日本語", "テキスト",
-         "naïve", "café", "１２３", "ｱｲｳ", "Ⅻ", "ﬁne", "42", "tokenizer", "sentence", "piece", "<sep>"]
+WORDS = [
+    "the",
+    "quick",
+    "brown",
+    "fox",
+    "jumps",
+    "over",
+    "lazy",
+    "dog",
+    "héllo",
+    "wörld",
+    "日本語",
+    "テキスト",
+    "naïve",
+    "café",
+    "１２３",
+    "ｱｲｳ",
+    "Ⅻ",
+    "ﬁne",
+    "42",
+    "tokenizer",
+    "sentence",
+    "piece",
+    "<sep>",
+]
 TEXTS = ["Hello wörld, the quick fox!", "  café\tnaïve  日本語テキスト ", "ｱｲｳ １２３ ﬁne Ⅻ x\u0301y", "<sep> 😀 \x00"]
 
 
@@ -384,15 +452,24 @@ def train_spm(model_type: str, byte_fallback: bool) -> bytes:
     rng = random.Random(0)
     text = [" ".join(rng.choice(WORDS) for _ in range(12)) for _ in range(300)]
     out = io.BytesIO()
-    spm.SentencePieceTrainer.train(sentence_iterator=iter(text), model_writer=out, model_type=model_type,
-                                   vocab_size=330 if byte_fallback else 90, byte_fallback=byte_fallback,
-                                   user_defined_symbols=["<sep>"], hard_vocab_limit=False, minloglevel=2)
+    spm.SentencePieceTrainer.train(
+        sentence_iterator=iter(text),
+        model_writer=out,
+        model_type=model_type,
+        vocab_size=330 if byte_fallback else 90,
+        byte_fallback=byte_fallback,
+        user_defined_symbols=["<sep>"],
+        hard_vocab_limit=False,
+        minloglevel=2,
+    )
     return out.getvalue()
 
 
 @pytest.fixture(scope="module")
 def spm_models() -> dict[str, bytes]:
-    return {f"{kind}{'-bytes' if bf else ''}": train_spm(kind, bf) for kind in ("bpe", "unigram") for bf in (False, True)}
+    return {
+        f"{kind}{'-bytes' if bf else ''}": train_spm(kind, bf) for kind in ("bpe", "unigram") for bf in (False, True)
+    }
 
 
 def spm_refuses(data: bytes) -> str | None:
@@ -414,6 +491,7 @@ def set_piece(i, **values):
     def change(m):
         for k, v in values.items():
             setattr(m.pieces[i], k, v)
+
     return change
 
 
@@ -430,6 +508,7 @@ def _charsmap(change):
         blob = bytearray(m.normalizer_spec.precompiled_charsmap)
         change(blob)
         m.normalizer_spec.precompiled_charsmap = bytes(blob)
+
     return apply
 
 
@@ -439,8 +518,8 @@ def _root_off_the_trie(blob):  # sentencepiece's own test: the root unit sent fa
 
 def _leaf_past_the_map(blob):  # sentencepiece's own test: a value unit pointing past the strings
     size = int.from_bytes(blob[:4], "little")
-    i = next(i for i in range(size // 4) if int.from_bytes(blob[4 + 4 * i: 8 + 4 * i], "little") >> 31)
-    blob[4 + 4 * i: 8 + 4 * i] = b"\xff\xff\xff\xff"
+    i = next(i for i in range(size // 4) if int.from_bytes(blob[4 + 4 * i : 8 + 4 * i], "little") >> 31)
+    blob[4 + 4 * i : 8 + 4 * i] = b"\xff\xff\xff\xff"
 
 
 CHARSMAP_DAMAGE = {
@@ -477,7 +556,8 @@ def test_corrupt_precompiled_charsmap_is_refused_as_sentencepiece_refuses_it(spm
         m = pb2.ModelProto()
         m.ParseFromString(data)
         m.denormalizer_spec.precompiled_charsmap = bytes(
-            pb2.ModelProto.FromString(bad).normalizer_spec.precompiled_charsmap)
+            pb2.ModelProto.FromString(bad).normalizer_spec.precompiled_charsmap
+        )
         path.write_bytes(m.SerializeToString())
         if damage in LONG_REFUSED or spm_checks_tries():
             assert spm_refuses(path.read_bytes())
@@ -491,16 +571,26 @@ MODEL_DAMAGE = {
     "piece defined twice": lambda m: set_piece(first(m, 1) + 1, piece=m.pieces[first(m, 1)].piece)(m),
     "no unknown piece": lambda m: set_piece(first(m, 2), type=1)(m),
     "two unknown pieces": lambda m: set_piece(first(m, 1), type=2)(m),
-    "byte piece without byte_fallback": lambda m: (setattr(m.trainer_spec, "byte_fallback", False)
-                                                   if any(p.type == 6 for p in m.pieces)
-                                                   else set_piece(first(m, 1), piece="<0x41>", type=6)(m)),
-    "invalid byte piece": lambda m: (set_piece(first(m, 6), piece="<0xZZ>")(m) if m.trainer_spec.byte_fallback
-                                     else set_piece(first(m, 1), piece="<0xZZ>", type=6)(m)),
-    "lower-case byte piece": lambda m: (set_piece(_piece_index(m, "<0x0A>"), piece="<0x0a>")(m)
-                                        if m.trainer_spec.byte_fallback
-                                        else set_piece(first(m, 1), piece="<0x0a>", type=6)(m)),
-    "byte_fallback without byte pieces": lambda m: setattr(m.trainer_spec, "byte_fallback", True)
-    if not m.trainer_spec.byte_fallback else set_piece(first(m, 6), type=1)(m),
+    "byte piece without byte_fallback": lambda m: (
+        setattr(m.trainer_spec, "byte_fallback", False)
+        if any(p.type == 6 for p in m.pieces)
+        else set_piece(first(m, 1), piece="<0x41>", type=6)(m)
+    ),
+    "invalid byte piece": lambda m: (
+        set_piece(first(m, 6), piece="<0xZZ>")(m)
+        if m.trainer_spec.byte_fallback
+        else set_piece(first(m, 1), piece="<0xZZ>", type=6)(m)
+    ),
+    "lower-case byte piece": lambda m: (
+        set_piece(_piece_index(m, "<0x0A>"), piece="<0x0a>")(m)
+        if m.trainer_spec.byte_fallback
+        else set_piece(first(m, 1), piece="<0x0a>", type=6)(m)
+    ),
+    "byte_fallback without byte pieces": lambda m: (
+        setattr(m.trainer_spec, "byte_fallback", True)
+        if not m.trainer_spec.byte_fallback
+        else set_piece(first(m, 6), type=1)(m)
+    ),
 }
 
 
@@ -516,8 +606,19 @@ def test_models_sentencepiece_refuses_are_refused(spm_models, tmp_path, damage):
         path = tmp_path / f"{name}.model"
         path.write_bytes(bad)
         refused(Tokenizer.from_file, path)
-    if damage in ("empty piece", "piece defined twice", "two unknown pieces", "byte piece without byte_fallback",
-                  "invalid byte piece", "byte_fallback without byte pieces", "no unknown piece") or spm_checks_tries():
+    if (
+        damage
+        in (
+            "empty piece",
+            "piece defined twice",
+            "two unknown pieces",
+            "byte piece without byte_fallback",
+            "invalid byte piece",
+            "byte_fallback without byte pieces",
+            "no unknown piece",
+        )
+        or spm_checks_tries()
+    ):
         assert refusing  # (this sentencepiece loads a byte-fallback model without an unknown piece)
 
 
@@ -540,6 +641,7 @@ def test_unigram_model_without_a_normal_piece_is_refused(spm_models, tmp_path):
         for p in m.pieces:
             if p.type in (1, 4, 5):
                 p.type = 3
+
     bad = mutate_proto(spm_models["unigram"], all_control)
     assert spm_refuses(bad)
     path = tmp_path / "u.model"
@@ -550,7 +652,9 @@ def test_unigram_model_without_a_normal_piece_is_refused(spm_models, tmp_path):
 def test_unsupported_model_types_are_named(spm_models, tmp_path):
     for kind, name in [(3, "WORD"), (4, "CHAR")]:
         path = tmp_path / f"{name}.model"
-        path.write_bytes(mutate_proto(spm_models["bpe"], lambda m, kind=kind: setattr(m.trainer_spec, "model_type", kind)))
+        path.write_bytes(
+            mutate_proto(spm_models["bpe"], lambda m, kind=kind: setattr(m.trainer_spec, "model_type", kind))
+        )
         refused(Tokenizer.from_file, path, "trainer_spec.model_type", name)
     # a number that is no model type at all (the wire format allows any)
     m = pb2.ModelProto.FromString(spm_models["bpe"])
@@ -574,48 +678,52 @@ def test_sound_models_still_match_sentencepiece(spm_models, tmp_path):
 
 # ---------------------------------------------------------------- finding 7: clear errors everywhere
 
+
 def test_deeply_nested_tokenizer_json_is_a_format_error(tmp_path):
     path = tmp_path / "tokenizer.json"
     path.write_text('{"model": ' + "[" * 100000 + "]" * 100000 + "}")
     refused(load_json, path, None, "nests too deeply")
 
 
-@pytest.mark.parametrize("edit, where", [
-    (lambda d: d.update(model=[]), "model"),
-    (lambda d: d["model"].update(vocab=[1, 2]), "model.vocab"),
-    (lambda d: d["model"]["vocab"].update(hello="9"), "model.vocab.hello"),
-    (lambda d: d["model"]["vocab"].update(hello=10**30), "model.vocab.hello"),
-    (lambda d: d["model"]["vocab"].update({"\ud800": 13}), "model.vocab['\\ud800']"),
-    (lambda d: d["model"].update(unk_token=None), "model.unk_token"),
-    (lambda d: d["model"].update(unk_token="[NOPE]"), "model.unk_token"),
-    (lambda d: d["model"].update(max_input_chars_per_word=-1), "model.max_input_chars_per_word"),
-    (lambda d: d["model"].update(max_input_chars_per_word=2**64), "model.max_input_chars_per_word"),
-    (lambda d: d["model"].update(continuing_subword_prefix=3), "model.continuing_subword_prefix"),
-    (lambda d: d["model"].update(type="Unigram"), "model.type"),
-    (lambda d: d["normalizer"].update(lowercase="yes"), "normalizer.lowercase"),
-    (lambda d: d["normalizer"].update(strip_accents=0), "normalizer.strip_accents"),
-    (lambda d: d.update(normalizer={"type": "NFC"}), "normalizer.type"),
-    (lambda d: d.update(normalizer="BertNormalizer"), "normalizer"),
-    (lambda d: d.update(pre_tokenizer=None), "pre_tokenizer"),
-    (lambda d: d.update(pre_tokenizer={"type": "Whitespace"}), "pre_tokenizer.type"),
-    (lambda d: d.update(decoder={"type": "WordPiece", "prefix": None}), "decoder.prefix"),
-    (lambda d: d.update(added_tokens={"id": 1}), "added_tokens"),
-    (lambda d: d["added_tokens"].append(None), "added_tokens[5]"),
-    (lambda d: d.update(truncation={"max_length": "16"}), "truncation.max_length"),
-    (lambda d: d["truncation"].update(max_length=-1), "truncation.max_length"),
-    (lambda d: d["truncation"].update(stride=2**70), "truncation.stride"),
-    (lambda d: d["truncation"].update(strategy="Best"), "truncation.strategy"),
-    (lambda d: d["truncation"].update(direction="Up"), "truncation.direction"),
-    (lambda d: d.update(truncation=[16]), "truncation"),
-    (lambda d: d["padding"].update(pad_id=1000000), "padding.pad_id"),
-    (lambda d: d["padding"].update(pad_id=-1), "padding.pad_id"),
-    (lambda d: d["padding"].update(pad_type_id=2**32), "padding.pad_type_id"),
-    (lambda d: d["padding"].update(pad_token=None), "padding.pad_token"),
-    (lambda d: d["padding"].update(strategy={"Fixed": 2**40}), "padding.strategy.Fixed"),
-    (lambda d: d["padding"].update(strategy="Longest"), "padding.strategy"),
-    (lambda d: d["padding"].update(pad_to_multiple_of=-8), "padding.pad_to_multiple_of"),
-    (lambda d: d["padding"].update(direction=None), "padding.direction"),
-])
+@pytest.mark.parametrize(
+    "edit, where",
+    [
+        (lambda d: d.update(model=[]), "model"),
+        (lambda d: d["model"].update(vocab=[1, 2]), "model.vocab"),
+        (lambda d: d["model"]["vocab"].update(hello="9"), "model.vocab.hello"),
+        (lambda d: d["model"]["vocab"].update(hello=10**30), "model.vocab.hello"),
+        (lambda d: d["model"]["vocab"].update({"\ud800": 13}), "model.vocab['\\ud800']"),
+        (lambda d: d["model"].update(unk_token=None), "model.unk_token"),
+        (lambda d: d["model"].update(unk_token="[NOPE]"), "model.unk_token"),
+        (lambda d: d["model"].update(max_input_chars_per_word=-1), "model.max_input_chars_per_word"),
+        (lambda d: d["model"].update(max_input_chars_per_word=2**64), "model.max_input_chars_per_word"),
+        (lambda d: d["model"].update(continuing_subword_prefix=3), "model.continuing_subword_prefix"),
+        (lambda d: d["model"].update(type="Unigram"), "model.type"),
+        (lambda d: d["normalizer"].update(lowercase="yes"), "normalizer.lowercase"),
+        (lambda d: d["normalizer"].update(strip_accents=0), "normalizer.strip_accents"),
+        (lambda d: d.update(normalizer={"type": "NFC"}), "normalizer.type"),
+        (lambda d: d.update(normalizer="BertNormalizer"), "normalizer"),
+        (lambda d: d.update(pre_tokenizer=None), "pre_tokenizer"),
+        (lambda d: d.update(pre_tokenizer={"type": "Whitespace"}), "pre_tokenizer.type"),
+        (lambda d: d.update(decoder={"type": "WordPiece", "prefix": None}), "decoder.prefix"),
+        (lambda d: d.update(added_tokens={"id": 1}), "added_tokens"),
+        (lambda d: d["added_tokens"].append(None), "added_tokens[5]"),
+        (lambda d: d.update(truncation={"max_length": "16"}), "truncation.max_length"),
+        (lambda d: d["truncation"].update(max_length=-1), "truncation.max_length"),
+        (lambda d: d["truncation"].update(stride=2**70), "truncation.stride"),
+        (lambda d: d["truncation"].update(strategy="Best"), "truncation.strategy"),
+        (lambda d: d["truncation"].update(direction="Up"), "truncation.direction"),
+        (lambda d: d.update(truncation=[16]), "truncation"),
+        (lambda d: d["padding"].update(pad_id=1000000), "padding.pad_id"),
+        (lambda d: d["padding"].update(pad_id=-1), "padding.pad_id"),
+        (lambda d: d["padding"].update(pad_type_id=2**32), "padding.pad_type_id"),
+        (lambda d: d["padding"].update(pad_token=None), "padding.pad_token"),
+        (lambda d: d["padding"].update(strategy={"Fixed": 2**40}), "padding.strategy.Fixed"),
+        (lambda d: d["padding"].update(strategy="Longest"), "padding.strategy"),
+        (lambda d: d["padding"].update(pad_to_multiple_of=-8), "padding.pad_to_multiple_of"),
+        (lambda d: d["padding"].update(direction=None), "padding.direction"),
+    ],
+)
 def test_tokenizer_json_fields_are_checked(tmp_path, edit, where):
     doc = wordpiece_json()
     edit(doc)
@@ -625,8 +733,16 @@ def test_tokenizer_json_fields_are_checked(tmp_path, edit, where):
 
 def test_tokenizer_json_that_is_not_json(tmp_path):
     path = tmp_path / "tokenizer.json"
-    for data in [b"{not json", b"\xff\xfe{}", b"", b"[]", b"null", b'{"model": 1}', b'{"model": {"vocab": {}}}',
-                 b'{"model": {"vocab": {"a": 1' + b"0" * 5000 + b"}}}"]:
+    for data in [
+        b"{not json",
+        b"\xff\xfe{}",
+        b"",
+        b"[]",
+        b"null",
+        b'{"model": 1}',
+        b'{"model": {"vocab": {}}}',
+        b'{"model": {"vocab": {"a": 1' + b"0" * 5000 + b"}}}",
+    ]:
         path.write_bytes(data)
         refused(load_json, path)
 
@@ -650,15 +766,18 @@ def gguf_file(path, tokens=None, **ids):
     return path
 
 
-@pytest.mark.parametrize("kwargs, where", [
-    ({"bos": 1000}, "tokenizer.ggml.bos_token_id"),
-    ({"unk": 2**31}, "tokenizer.ggml.unknown_token_id"),
-    ({"sep": 13}, "tokenizer.ggml.seperator_token_id"),
-    ({"tokens": ["[UNK]", "a", "a", "[CLS]", "[SEP]"]}, "tokenizer.ggml.tokens[2]"),
-    ({"tokens": ["[UNK]", "", "[CLS]", "[SEP]"]}, "tokenizer.ggml.tokens[1]"),
-    ({"tokens": ["[UNK]", "[CLS] x", "[CLS]", "[SEP]"], "bos": 1}, "tokenizer.ggml.bos_token_id"),
-    ({"model": "llama"}, "tokenizer.ggml.model"),
-])
+@pytest.mark.parametrize(
+    "kwargs, where",
+    [
+        ({"bos": 1000}, "tokenizer.ggml.bos_token_id"),
+        ({"unk": 2**31}, "tokenizer.ggml.unknown_token_id"),
+        ({"sep": 13}, "tokenizer.ggml.seperator_token_id"),
+        ({"tokens": ["[UNK]", "a", "a", "[CLS]", "[SEP]"]}, "tokenizer.ggml.tokens[2]"),
+        ({"tokens": ["[UNK]", "", "[CLS]", "[SEP]"]}, "tokenizer.ggml.tokens[1]"),
+        ({"tokens": ["[UNK]", "[CLS] x", "[CLS]", "[SEP]"], "bos": 1}, "tokenizer.ggml.bos_token_id"),
+        ({"model": "llama"}, "tokenizer.ggml.model"),
+    ],
+)
 def test_gguf_fields_are_checked(tmp_path, kwargs, where):
     path = gguf_file(tmp_path / "t.gguf", **kwargs)
     refused(Tokenizer.from_file, path, where)
@@ -689,12 +808,19 @@ def test_corrupt_gguf_bytes_are_format_errors(tmp_path):
 def test_gguf_array_count_past_the_file_is_refused_at_once(tmp_path):
     """A damaged array length (2**60 items in a file of a few bytes) made the gguf package's
     reader loop, allocating, until memory ran out. It is refused at once, naming the key."""
+
     def string(text: str) -> bytes:
         return struct.pack("<Q", len(text)) + text.encode()
 
-    data = (b"GGUF" + struct.pack("<IQQ", 3, 0, 2)
-            + string("tokenizer.ggml.model") + struct.pack("<I", 8) + string("bert")
-            + string("tokenizer.ggml.token_type") + struct.pack("<IIQ", 9, 5, 2**60))
+    data = (
+        b"GGUF"
+        + struct.pack("<IQQ", 3, 0, 2)
+        + string("tokenizer.ggml.model")
+        + struct.pack("<I", 8)
+        + string("bert")
+        + string("tokenizer.ggml.token_type")
+        + struct.pack("<IIQ", 9, 5, 2**60)
+    )
     path = tmp_path / "count.gguf"
     path.write_bytes(data)
     proc = _load_under_limit(path, 3 << 30)
@@ -705,13 +831,18 @@ def test_gguf_array_count_past_the_file_is_refused_at_once(tmp_path):
 def test_tokenforge_file_header_is_checked(tmp_path):
     ranks = {bytes([b]): b for b in range(256)}
     path = tmp_path / "enc.tokenforge"
-    tokenforge.save_encoding(tokenforge.Encoding("t", pat_str=r"\S+|\s+", mergeable_ranks=ranks,
-                                                 special_tokens={"<s>": 256}), path)
+    tokenforge.save_encoding(
+        tokenforge.Encoding("t", pat_str=r"\S+|\s+", mergeable_ranks=ranks, special_tokens={"<s>": 256}), path
+    )
     header, _, body = path.read_bytes().partition(b"\n")
-    for key, value, where in [("pattern", "(unclosed", "line 1: pattern"), ("pattern", 5, "line 1: pattern"),
-                              ("name", None, "line 1: name"), ("special_tokens", [], "line 1: special_tokens"),
-                              ("special_tokens", {"": 300}, "line 1: special_tokens['']"),
-                              ("version", True, "line 1: version")]:
+    for key, value, where in [
+        ("pattern", "(unclosed", "line 1: pattern"),
+        ("pattern", 5, "line 1: pattern"),
+        ("name", None, "line 1: name"),
+        ("special_tokens", [], "line 1: special_tokens"),
+        ("special_tokens", {"": 300}, "line 1: special_tokens['']"),
+        ("version", True, "line 1: version"),
+    ]:
         doc = json.loads(header)
         doc[key] = value
         path.write_bytes(json.dumps(doc).encode() + b"\n" + body)
@@ -731,8 +862,12 @@ def test_vocab_txt_and_config_errors_name_the_file(tmp_path):
     refused(Tokenizer.from_file, vocab, "line 14")
     vocab.write_text("\n".join(WORDPIECE_VOCAB) + "\n")
     config = tmp_path / "tokenizer_config.json"
-    for doc, where in [({"do_lower_case": "no"}, "do_lower_case"), ({"strip_accents": 1}, "strip_accents"),
-                       ({"unk_token": 5}, "unk_token"), ({"cls_token": {"content": None}}, "cls_token")]:
+    for doc, where in [
+        ({"do_lower_case": "no"}, "do_lower_case"),
+        ({"strip_accents": 1}, "strip_accents"),
+        ({"unk_token": 5}, "unk_token"),
+        ({"cls_token": {"content": None}}, "cls_token"),
+    ]:
         config.write_text(json.dumps(doc))
         e = refused(lambda _: Tokenizer.from_file(vocab), config, where)
         assert e.where == where
@@ -744,8 +879,13 @@ def test_vocab_txt_and_config_errors_name_the_file(tmp_path):
 
 def test_protobuf_errors_name_the_file(tmp_path):
     path = tmp_path / "cut.model"
-    for data in [b"\x0a\x05\x0a\x03ab", b"\x0a\x80", b"\x0a\x02\x0a\x00", b"\x0a\x04\x0a\x02\xff\xfe\x12\x00",
-                 b"\x0a\x03\x0a\x01a\x0f"]:
+    for data in [
+        b"\x0a\x05\x0a\x03ab",
+        b"\x0a\x80",
+        b"\x0a\x02\x0a\x00",
+        b"\x0a\x04\x0a\x02\xff\xfe\x12\x00",
+        b"\x0a\x03\x0a\x01a\x0f",
+    ]:
         path.write_bytes(data)
         refused(Tokenizer.from_file, path)
 

@@ -2,6 +2,7 @@
 changed while other threads encode, ids a post-processor names outside the vocabulary, NumPy
 ids, and Ctrl-C during a long batch. Cases that used to kill the interpreter run in a fresh
 process (conftest.run_isolated), so that a regression fails the test instead of pytest."""
+
 from __future__ import annotations
 
 import io
@@ -10,17 +11,42 @@ import random
 
 import numpy as np
 import pytest
-from conftest import assert_clean_exit, run_isolated
 
 import tokenforge
+from conftest import assert_clean_exit, run_isolated
 
 spm = pytest.importorskip("sentencepiece")
 # The address-space limit and memory readings below are Linux's (/proc/self/status, RLIMIT_AS).
 LINUX_PROC = pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="needs Linux's /proc/self/status")
 
-_WORDS = ["the", "quick", "brown", "fox", "jumps", "over", "the", "lazy", "dog", "while", "seven", "wizards",
-          "quietly", "judge", "boxing", "matches", "in", "Paris", "and", "Tokyo;", "numbers", "12345", "and",
-          "67.89", "appear", "too"]
+_WORDS = [
+    "the",
+    "quick",
+    "brown",
+    "fox",
+    "jumps",
+    "over",
+    "the",
+    "lazy",
+    "dog",
+    "while",
+    "seven",
+    "wizards",
+    "quietly",
+    "judge",
+    "boxing",
+    "matches",
+    "in",
+    "Paris",
+    "and",
+    "Tokyo;",
+    "numbers",
+    "12345",
+    "and",
+    "67.89",
+    "appear",
+    "too",
+]
 
 
 def _corpus(lines: int = 400) -> list[str]:
@@ -31,8 +57,9 @@ def _corpus(lines: int = 400) -> list[str]:
 @pytest.fixture(scope="module")
 def spm_tokenizer(tmp_path_factory) -> tokenforge.SentencePieceTokenizer:
     model = io.BytesIO()
-    spm.SentencePieceTrainer.train(sentence_iterator=iter(_corpus()), model_writer=model, vocab_size=60,
-                                   model_type="unigram", minloglevel=2)
+    spm.SentencePieceTrainer.train(
+        sentence_iterator=iter(_corpus()), model_writer=model, vocab_size=60, model_type="unigram", minloglevel=2
+    )
     path = tmp_path_factory.mktemp("spm") / "small.model"
     path.write_bytes(model.getvalue())
     tok = tokenforge.Tokenizer.from_file(path)
@@ -44,8 +71,11 @@ def spm_tokenizer(tmp_path_factory) -> tokenforge.SentencePieceTokenizer:
 @pytest.fixture(scope="module")
 def bert_tokenizer(tmp_path_factory) -> tokenforge.Tokenizer:
     path = tmp_path_factory.mktemp("bert") / "vocab.txt"
-    pieces = sorted({w for w in _WORDS} | {"##" + c for c in "abcdefghijklmnopqrstuvwxyz0123456789"} |
-                    set("abcdefghijklmnopqrstuvwxyz0123456789.;"))
+    pieces = sorted(
+        set(_WORDS)
+        | {"##" + c for c in "abcdefghijklmnopqrstuvwxyz0123456789"}
+        | set("abcdefghijklmnopqrstuvwxyz0123456789.;")
+    )
     path.write_text("\n".join(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *pieces]) + "\n", encoding="utf-8")
     tok = tokenforge.Tokenizer.from_file(path)
     tok._path = path  # type: ignore[attr-defined]
@@ -125,7 +155,9 @@ def _race(path, flip: str) -> None:
 
 
 def test_spm_settings_change_while_other_threads_encode(spm_tokenizer):
-    _race(spm_tokenizer._path, """
+    _race(
+        spm_tokenizer._path,
+        """
     tok.add_eos = i % 2 == 0
     if i % 3 == 0:
         tok.enable_truncation(8 + i % 5)
@@ -134,11 +166,14 @@ def test_spm_settings_change_while_other_threads_encode(spm_tokenizer):
     if i % 7 == 0:
         tok.enable_padding(pad_id=0, pad_token=tok.id_to_token(0))
     else:
-        tok.no_padding()""")
+        tok.no_padding()""",
+    )
 
 
 def test_wordpiece_settings_change_while_other_threads_encode(bert_tokenizer):
-    _race(bert_tokenizer._path, """
+    _race(
+        bert_tokenizer._path,
+        """
     if i % 2:
         tok.enable_truncation(6 + i % 4, stride=i % 3)
     else:
@@ -146,7 +181,8 @@ def test_wordpiece_settings_change_while_other_threads_encode(bert_tokenizer):
     if i % 5 == 0:
         tok.enable_padding(length=40, pad_id=0)
     else:
-        tok.no_padding()""")
+        tok.no_padding()""",
+    )
 
 
 # ------------------------------------------- ids outside the vocabulary (finding 2, 9)
@@ -184,34 +220,45 @@ _INTERRUPT = """
 import os, random, signal, threading, time, tokenforge
 {make}
 doc = "".join(random.Random(0).choices("abcdefghijklmnopqrstuvwxyz", k=100_000))
-sent = []
-def interrupt():
-    sent.append(time.perf_counter())
-    os.kill(os.getpid(), signal.SIGINT)
-threading.Timer(0.3, interrupt).start()
+sent, done = [], threading.Event()
+def interrupt():  # Ctrl-C after 0.3 s, pressed again every 0.3 s (a machine under load may be slow to see it)
+    while not done.wait(0.3) and len(sent) < 20:
+        sent.append(time.perf_counter())
+        os.kill(os.getpid(), signal.SIGINT)
+threading.Thread(target=interrupt, daemon=True).start()
 start = time.perf_counter()
 try:
     {call}
+    done.set()
     print("finished", time.perf_counter() - start)
 except KeyboardInterrupt:
-    print("interrupted", time.perf_counter() - sent[0])
+    done.set()
+    print("interrupted", time.perf_counter() - sent[-1])
 """
 
 _BATCHES = {
-    "Encoding": ("enc = tokenforge.get_encoding('cl100k_base')",
-                 "enc.encode_ordinary_batch([doc] * 400, num_threads=1)"),
-    "Encoding-threads": ("enc = tokenforge.get_encoding('cl100k_base')",
-                         "enc.encode_ordinary_batch([doc] * 800, num_threads=2)"),
-    "train_bpe": (("from tokenforge.trainers import train_bpe\nrng = random.Random(0)\n"
-                   "texts = [''.join(rng.choices('abcdefghijklmnopqrstuvwxyz ', k=10_000)) for _ in range(800)]"),
-                  "train_bpe(texts, 20_000, progress=False)"),
+    "Encoding": (
+        "enc = tokenforge.get_encoding('cl100k_base')",
+        "enc.encode_ordinary_batch([doc] * 400, num_threads=1)",
+    ),
+    "Encoding-threads": (
+        "enc = tokenforge.get_encoding('cl100k_base')",
+        "enc.encode_ordinary_batch([doc] * 800, num_threads=2)",
+    ),
+    "train_bpe": (
+        (
+            "from tokenforge.trainers import train_bpe\nrng = random.Random(0)\n"
+            "texts = [''.join(rng.choices('abcdefghijklmnopqrstuvwxyz ', k=10_000)) for _ in range(800)]"
+        ),
+        "train_bpe(texts, 20_000, progress=False)",
+    ),
 }
 
 
 @pytest.mark.parametrize("name", list(_BATCHES))
 def test_ctrl_c_stops_a_long_native_batch(name):
     """A batch of several seconds ends with KeyboardInterrupt within a second of Ctrl-C (it used
-    to run to the end)."""
+    to run to the end): timed from the last Ctrl-C sent, which a loaded machine may need twice."""
     make, call = _BATCHES[name]
     proc = run_isolated(_INTERRUPT.format(make=make, call=call))
     assert_clean_exit(proc)
@@ -249,7 +296,8 @@ def test_wordpiece_training_on_one_huge_word_stays_small():
     ratio = _peak_ratio(
         "from tokenforge.trainers.wordpiece import train_wordpiece\n"
         "word = 'abcdefghij' * 2_000_000\nsize = len(word)\ntexts = [word, 'some other words here'] * 2",
-        "train_wordpiece(texts, vocab_size=200, progress=False)")
+        "train_wordpiece(texts, vocab_size=200, progress=False)",
+    )
     assert ratio < 6, ratio  # 4.7 here: the word, its copy as a table key, its alignment
 
 
@@ -260,7 +308,8 @@ def test_encode_with_offsets_of_a_large_text_stays_near_its_size():
         "import random\nenc = tokenforge.get_encoding('cl100k_base')\nenc.encode('warm up')\n"
         "words = ['token', 'forge', 'memory', ' ', 'of', 'a', 'large', 'text', '\\n', '42', 'é']\n"
         "text = ''.join(random.Random(0).choices(words, k=8_000_000))\nsize = len(text.encode())",
-        "enc.encode_with_offsets(text)")
+        "enc.encode_with_offsets(text)",
+    )
     assert ratio < 8, ratio  # 6.5 here (3 bytes a token: 12 bytes of results a token, and the UTF-8)
 
 

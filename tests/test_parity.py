@@ -1,10 +1,11 @@
 """Ids identical to tiktoken: every code point, code points in context, and corpus samples."""
+
 from __future__ import annotations
 
 import pytest
-from conftest import ENCODINGS, corpus_files, read_sample
 
 import tokenforge
+from conftest import ENCODINGS, corpus_files, read_sample
 
 CODE_POINTS = [chr(c) for c in range(0x110000) if not 0xD800 <= c < 0xE000]
 
@@ -50,6 +51,7 @@ def test_whole_corpus(name, path, reference):
     docs = _documents(read_sample(path, None), 1 << 16)
     ours, ref = tokenforge.get_encoding(name), reference(name)
     assert ours.encode_ordinary_batch(docs) == ref.encode_ordinary_batch(docs, num_threads=2)
+
 
 def _non_ascii_token_runs(enc, count: int, seed: int) -> list[str]:
     """Long runs glued from the vocabulary's own non-ASCII tokens (whole and fragment ones):

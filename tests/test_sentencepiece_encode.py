@@ -2,13 +2,14 @@
 normalization, dummy prefix, byte fallback) on every corpus, line by line and whole, and on
 hypothesis strings; BPE and Unigram models that sentencepiece trains here with several
 normalization rules and options."""
+
 from __future__ import annotations
 
 import pytest
-from conftest import LONG_PLAIN_RUNS, SHARED, corpus_files, read_sample
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from conftest import LONG_PLAIN_RUNS, SHARED, corpus_files, read_sample
 from tokenforge.formats.sentencepiece_model import SentencePieceModel
 from tokenforge.models.sentencepiece import SentencePieceModelEncoder
 
@@ -61,25 +62,44 @@ def trained(tmp_path_factory):
     text.write_text("".join(read_sample(p, 25_000) for p in corpus_files()), encoding="utf-8")
     models = {}
     for kind, rule, fallback, digits in [
-        ("bpe", "nmt_nfkc", True, True), ("bpe", "nmt_nfkc", False, False), ("bpe", "identity", True, False),
-        ("bpe", "nfkc_cf", False, True), ("unigram", "nmt_nfkc", True, False), ("unigram", "nmt_nfkc", False, True),
+        ("bpe", "nmt_nfkc", True, True),
+        ("bpe", "nmt_nfkc", False, False),
+        ("bpe", "identity", True, False),
+        ("bpe", "nfkc_cf", False, True),
+        ("unigram", "nmt_nfkc", True, False),
+        ("unigram", "nmt_nfkc", False, True),
         ("unigram", "identity", False, False),
     ]:
         prefix = out / f"{kind}-{rule}-{fallback}-{digits}"
-        spm.SentencePieceTrainer.train(input=str(text), model_prefix=str(prefix), vocab_size=1500, model_type=kind,
-                                       normalization_rule_name=rule, byte_fallback=fallback, split_digits=digits,
-                                       user_defined_symbols=["<sep>"], character_coverage=0.98, minloglevel=2)
+        spm.SentencePieceTrainer.train(
+            input=str(text),
+            model_prefix=str(prefix),
+            vocab_size=1500,
+            model_type=kind,
+            normalization_rule_name=rule,
+            byte_fallback=fallback,
+            split_digits=digits,
+            user_defined_symbols=["<sep>"],
+            character_coverage=0.98,
+            minloglevel=2,
+        )
         models[prefix.name] = str(prefix.with_suffix(".model"))
     return models
 
 
 def test_trained_models_normalize_and_encode_like_sentencepiece(trained):
     probe = [read_sample(p, 6000) for p in corpus_files()] + [
-        "  ＡＢＣ　ｶﾀｶﾅ  ①② ﬁ x<sep>y  ", "\u00c5\u212b 12345",
+        "  ＡＢＣ　ｶﾀｶﾅ  ①② ﬁ x<sep>y  ",
+        "\u00c5\u212b 12345",
         # letters and "<", "=", ">" that compose with the combining mark after them, and the same
         # characters before ASCII, before a non-ASCII character, at the end
-        "e\u0301 a\u030a <\u0338 =\u0338 x\u0301y Д\u0308 д\u0306 é e", "ab\u0301", "z\u0301", "Ωx日\u0301 <",
-        "a\tb\n\nc  d \u3000 e\u00a0f", "\u0301start", "end<",
+        "e\u0301 a\u030a <\u0338 =\u0338 x\u0301y Д\u0308 д\u0306 é e",
+        "ab\u0301",
+        "z\u0301",
+        "Ωx日\u0301 <",
+        "a\tb\n\nc  d \u3000 e\u00a0f",
+        "\u0301start",
+        "end<",
     ]
     for name, path in trained.items():
         theirs, ours = spm.SentencePieceProcessor(model_file=path), SentencePieceModelEncoder.from_file(path)
@@ -92,8 +112,11 @@ def test_corrupt_charsmap_is_refused():
     from tokenforge.normalizers.sentencepiece import SentencePieceNormalizer
 
     # the root leads to "a", whose leaf value sits far outside the trie
-    leaf_outside = (8).to_bytes(4, "little") + (0x60 << 10).to_bytes(4, "little") + (
-        0x61 | 1 << 8 | 0x3FFFF << 10).to_bytes(4, "little")
+    leaf_outside = (
+        (8).to_bytes(4, "little")
+        + (0x60 << 10).to_bytes(4, "little")
+        + (0x61 | 1 << 8 | 0x3FFFF << 10).to_bytes(4, "little")
+    )
     for blob in [b"\x01", b"\x10\x00\x00\x00abc", b"\x03\x00\x00\x00abcd", leaf_outside]:
         with pytest.raises(ValueError, match="precompiled_charsmap"):
             SentencePieceNormalizer(blob).normalize("abc")
@@ -124,12 +147,20 @@ def test_long_texts_tie_as_sentencepiece_does_on_unigram_models(trained):
     remembered segments come back at every magnitude of the sum before them."""
     text = "\n".join(read_sample(p, 40_000) for p in corpus_files()) * 2
     for name in ("unigram-nmt_nfkc-True-False", "unigram-identity-False-False"):
-        theirs, ours = spm.SentencePieceProcessor(model_file=trained[name]), SentencePieceModelEncoder.from_file(trained[name])
+        theirs, ours = (
+            spm.SentencePieceProcessor(model_file=trained[name]),
+            SentencePieceModelEncoder.from_file(trained[name]),
+        )
         assert ours.encode(text) == theirs.encode(text), name
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.text(st.one_of(st.characters(codec="utf-8"), st.sampled_from(list(" \t\nＡｶ①ﬁ▁aeé日本😀<sep>=д\u0301\u0308\u0338"))), max_size=40))
+@given(
+    st.text(
+        st.one_of(st.characters(codec="utf-8"), st.sampled_from(list(" \t\nＡｶ①ﬁ▁aeé日本😀<sep>=д\u0301\u0308\u0338"))),
+        max_size=40,
+    )
+)
 def test_random_text_matches_sentencepiece_on_trained_models(trained, text):
     _same_on_trained(trained, ("unigram-nmt_nfkc-True-False", "bpe-nmt_nfkc-False-False"), text)
 
@@ -141,8 +172,10 @@ def _same_on_trained(trained, names, text):
     """Normalized text and ids equal sentencepiece's on the named trained models (loaded once)."""
     for name in names:
         if name not in _TRAINED:
-            _TRAINED[name] = (spm.SentencePieceProcessor(model_file=trained[name]),
-                              SentencePieceModelEncoder.from_file(trained[name]))
+            _TRAINED[name] = (
+                spm.SentencePieceProcessor(model_file=trained[name]),
+                SentencePieceModelEncoder.from_file(trained[name]),
+            )
         theirs, ours = _TRAINED[name]
         assert ours.normalize(text) == theirs.normalize(text), name
         assert ours.encode(text) == theirs.encode(text), name
@@ -151,15 +184,22 @@ def _same_on_trained(trained, names, text):
 @settings(max_examples=200, deadline=None)
 @given(LONG_PLAIN_RUNS)
 def test_long_plain_runs_normalize_and_encode_like_sentencepiece(trained, text):
-    _same_on_trained(trained, ("unigram-nmt_nfkc-True-False", "bpe-nfkc_cf-False-True", "unigram-identity-False-False"),
-                     text)
+    _same_on_trained(
+        trained, ("unigram-nmt_nfkc-True-False", "bpe-nfkc_cf-False-True", "unigram-identity-False-False"), text
+    )
 
 
 def test_every_character_normalizes_like_sentencepiece_before_marks_and_at_the_end(trained):
     """Each character of the Basic Multilingual Plane before combining marks (which keys of the
     map go on with), before itself, before ASCII, and at the end of the text."""
-    texts = [f"{c}\u0301{c}\u3099{c}{c}a{c}\u0308 {c}" for c in map(chr, range(0x80, 0x10000))
-             if not 0xD800 <= ord(c) < 0xE000]
+    texts = [
+        f"{c}\u0301{c}\u3099{c}{c}a{c}\u0308 {c}"
+        for c in map(chr, range(0x80, 0x10000))
+        if not 0xD800 <= ord(c) < 0xE000
+    ]
     for name in ("unigram-nmt_nfkc-True-False", "bpe-nfkc_cf-False-True"):
-        theirs, ours = spm.SentencePieceProcessor(model_file=trained[name]), SentencePieceModelEncoder.from_file(trained[name])
+        theirs, ours = (
+            spm.SentencePieceProcessor(model_file=trained[name]),
+            SentencePieceModelEncoder.from_file(trained[name]),
+        )
         assert [ours.normalize(t) for t in texts] == theirs.normalize(texts), name

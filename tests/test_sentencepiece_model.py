@@ -1,13 +1,15 @@
 """sentencepiece's .model file: read and written by tokenforge's own protobuf code, checked
 against the sentencepiece library (and its protobuf schema) on the Mistral model and on models
 sentencepiece trains here."""
+
 from __future__ import annotations
 
+import contextlib
 import random
 
 import pytest
-from conftest import SHARED, corpus_files, read_sample
 
+from conftest import SHARED, corpus_files, read_sample
 from tokenforge.formats.sentencepiece_model import (
     NORMALIZER_SPEC,
     TRAINER_SPEC,
@@ -30,17 +32,28 @@ def trained(tmp_path_factory):
     models = {}
     for kind in ("unigram", "bpe"):
         prefix = out / kind
-        spm.SentencePieceTrainer.train(input=str(text), model_prefix=str(prefix), vocab_size=600, model_type=kind,
-                                       byte_fallback=True, split_digits=True, user_defined_symbols=["<sep>"],
-                                       minloglevel=2)
+        spm.SentencePieceTrainer.train(
+            input=str(text),
+            model_prefix=str(prefix),
+            vocab_size=600,
+            model_type=kind,
+            byte_fallback=True,
+            split_digits=True,
+            user_defined_symbols=["<sep>"],
+            minloglevel=2,
+        )
         models[kind] = prefix.with_suffix(".model")
     return models
 
 
 def same_as_sentencepiece(model: SentencePieceModel, processor) -> None:
     assert len(model.pieces) == processor.get_piece_size()
-    kinds = {PieceType.UNKNOWN: processor.is_unknown, PieceType.CONTROL: processor.is_control,
-             PieceType.UNUSED: processor.is_unused, PieceType.BYTE: processor.is_byte}
+    kinds = {
+        PieceType.UNKNOWN: processor.is_unknown,
+        PieceType.CONTROL: processor.is_control,
+        PieceType.UNUSED: processor.is_unused,
+        PieceType.BYTE: processor.is_byte,
+    }
     for i, p in enumerate(model.pieces):
         assert p.piece == processor.id_to_piece(i)
         assert p.score == pytest.approx(processor.get_score(i), abs=0)
@@ -64,18 +77,21 @@ def test_every_spec_field_matches_sentencepiece_schema(kind, trained):
     model = SentencePieceModel.from_bytes(data)
     proto = pb2.ModelProto()
     proto.ParseFromString(data)
-    for ours, theirs, schema in [(model.trainer_spec, proto.trainer_spec, TRAINER_SPEC),
-                                 (model.normalizer_spec, proto.normalizer_spec, NORMALIZER_SPEC)]:
+    for ours, theirs, schema in [
+        (model.trainer_spec, proto.trainer_spec, TRAINER_SPEC),
+        (model.normalizer_spec, proto.normalizer_spec, NORMALIZER_SPEC),
+    ]:
         descriptor = {f.name: f for f in theirs.DESCRIPTOR.fields}
         assert set(schema) <= set(descriptor)
-        for name, (number, _, default) in schema.items():
+        for name, (number, _, _default) in schema.items():
             assert descriptor[name].number == number, name
             value = getattr(theirs, name)
             if isinstance(value, float):
                 assert ours[name] == pytest.approx(value, rel=1e-7), name
             else:
                 assert (list(ours[name]) if descriptor[name].is_repeated else ours[name]) == (
-                    list(value) if descriptor[name].is_repeated else value), name
+                    list(value) if descriptor[name].is_repeated else value
+                ), name
     assert model.normalizer_spec["name"] == "nmt_nfkc" and len(model.normalizer_spec["precompiled_charsmap"]) > 1000
     same_as_sentencepiece(model, spm.SentencePieceProcessor(model_file=str(trained[kind])))
     assert model.to_bytes() == data
@@ -108,10 +124,8 @@ def test_corrupt_and_truncated_files_are_refused_clearly(tmp_path):
         corrupt = bytearray(data[:5000])
         for _ in range(3):
             corrupt[rng.randrange(len(corrupt))] = rng.randrange(256)
-        try:
+        with contextlib.suppress(ValueError):
             SentencePieceModel.from_bytes(bytes(corrupt), "flipped.model")
-        except ValueError:
-            pass
     with pytest.raises(ValueError, match="not a sentencepiece model"):  # a piece, but no specs, and other fields
         SentencePieceModel.from_bytes(b"\x0a\x03\x0a\x01a\x48\x01", "other.model")
     with pytest.raises(ValueError, match=r"tokenizer.json: .*corrupt data"):

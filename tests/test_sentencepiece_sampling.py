@@ -3,6 +3,7 @@ n-best lists equal to its nbest_encode (same segmentations, same order, ties inc
 models it trains here and on crafted ones; Unigram sampling and BPE-dropout checked
 statistically against exact distributions (enumerated by brute force here) and against
 sentencepiece's own samples."""
+
 from __future__ import annotations
 
 import collections
@@ -10,10 +11,10 @@ import math
 import random
 
 import pytest
-from conftest import SHARED, corpus_files, read_sample
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from conftest import SHARED, corpus_files, read_sample
 from tokenforge.formats.sentencepiece_model import (
     ModelType,
     Piece,
@@ -39,9 +40,17 @@ def unigram(tmp_path_factory):
     models = {}
     for rule, fallback in [("nmt_nfkc", True), ("nmt_nfkc", False), ("identity", False)]:
         prefix = out / f"{rule}-{fallback}"
-        spm.SentencePieceTrainer.train(input=str(text), model_prefix=str(prefix), vocab_size=1200,
-                                       model_type="unigram", normalization_rule_name=rule, byte_fallback=fallback,
-                                       user_defined_symbols=["<sep>"], character_coverage=0.98, minloglevel=2)
+        spm.SentencePieceTrainer.train(
+            input=str(text),
+            model_prefix=str(prefix),
+            vocab_size=1200,
+            model_type="unigram",
+            normalization_rule_name=rule,
+            byte_fallback=fallback,
+            user_defined_symbols=["<sep>"],
+            character_coverage=0.98,
+            minloglevel=2,
+        )
         models[prefix.name] = str(prefix.with_suffix(".model"))
     model = SentencePieceModel.read(models["nmt_nfkc-True"])
     for p in model.pieces[300::7]:
@@ -49,8 +58,10 @@ def unigram(tmp_path_factory):
             p.type = PieceType.UNUSED
     model.write(out / "unused.model")
     models["unused"] = str(out / "unused.model")
-    return {name: (spm.SentencePieceProcessor(model_file=path), SentencePieceModelEncoder.from_file(path))
-            for name, path in models.items()}
+    return {
+        name: (spm.SentencePieceProcessor(model_file=path), SentencePieceModelEncoder.from_file(path))
+        for name, path in models.items()
+    }
 
 
 def lines_of(name: str, count: int) -> list[str]:
@@ -78,15 +89,16 @@ def test_nbest_equals_sentencepiece_on_long_text(unigram):
 
 def test_nbest_edges(unigram):
     theirs, ours = unigram["nmt_nfkc-True"]
-    for text in ["", " ", "a", "<sep>", "x<sep>y<sep>", "😀", "a😀b😀😀c", "\u2581", "  ＡＢＣ ｶﾀｶﾅ ①",
-                 "ａ\u3000ｂ"]:
+    for text in ["", " ", "a", "<sep>", "x<sep>y<sep>", "😀", "a😀b😀😀c", "\u2581", "  ＡＢＣ ｶﾀｶﾅ ①", "ａ\u3000ｂ"]:
         for n in (1, 2, 7, 512):
             assert ours.encode_nbest(text, n) == theirs.nbest_encode_as_ids(text, n), (text, n)
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.text(st.one_of(st.characters(codec="utf-8"), st.sampled_from(list(" \t▁aeé日本😀<sep>"))), max_size=30),
-       st.integers(1, 10))
+@given(
+    st.text(st.one_of(st.characters(codec="utf-8"), st.sampled_from(list(" \t▁aeé日本😀<sep>"))), max_size=30),
+    st.integers(1, 10),
+)
 def test_random_text_nbest_equals_sentencepiece(unigram, text, n):
     for name in ("nmt_nfkc-True", "identity-False"):
         theirs, ours = unigram[name]
@@ -96,9 +108,14 @@ def test_random_text_nbest_equals_sentencepiece(unigram, text, n):
 def crafted(tmp_path, pieces: list[tuple[str, float, PieceType]]):
     """A Unigram model of the given pieces (after <unk>, <s>, </s>) with identity normalization
     and no dummy prefix, so the text is the lattice: (sentencepiece, ours)."""
-    model = SentencePieceModel(pieces=[Piece("<unk>", 0, PieceType.UNKNOWN), Piece("<s>", 0, PieceType.CONTROL),
-                                       Piece("</s>", 0, PieceType.CONTROL)]
-                               + [Piece(p, s, t) for p, s, t in pieces])
+    model = SentencePieceModel(
+        pieces=[
+            Piece("<unk>", 0, PieceType.UNKNOWN),
+            Piece("<s>", 0, PieceType.CONTROL),
+            Piece("</s>", 0, PieceType.CONTROL),
+        ]
+        + [Piece(p, s, t) for p, s, t in pieces]
+    )
     model.trainer_spec["model_type"] = ModelType.UNIGRAM
     spec = model.normalizer_spec
     spec["name"], spec["add_dummy_prefix"], spec["remove_extra_whitespaces"] = "identity", False, False
@@ -121,8 +138,20 @@ def test_user_defined_symbols_and_unknowns_in_nbest(tmp_path):
     """A user-defined symbol scores 0.1 * (characters - 1) in the lattice; a character no piece
     covers alone is an unknown, and unknowns in a row are one id."""
     N, U = PieceType.NORMAL, PieceType.USER_DEFINED
-    theirs, ours = crafted(tmp_path, [("a", -1.0, N), ("b", -2.0, N), ("c", -3.0, N), ("ab", -2.5, N),
-                                      ("abc", 0, U), ("bc", 0, U), ("é", -1.5, N), ("éé", 0, U), ("xa", -4.0, N)])
+    theirs, ours = crafted(
+        tmp_path,
+        [
+            ("a", -1.0, N),
+            ("b", -2.0, N),
+            ("c", -3.0, N),
+            ("ab", -2.5, N),
+            ("abc", 0, U),
+            ("bc", 0, U),
+            ("é", -1.5, N),
+            ("éé", 0, U),
+            ("xa", -4.0, N),
+        ],
+    )
     for text in ["abc", "éé", "xabcx", "abcbc", "abcabcbcxéé", "bcbcbcbc", "xxabxx", "zxay"]:
         for n in (1, 2, 3, 5, 10, 50):
             assert ours.encode_nbest(text, n) == theirs.nbest_encode_as_ids(text, n), (text, n)
@@ -134,8 +163,9 @@ def test_viterbi_rebases_long_sums_like_sentencepiece(tmp_path, unigram):
     a huge first score is forgotten before the small differences after it are compared."""
     N = PieceType.NORMAL
     for ab in (-0.51, -0.54, -0.56):
-        theirs, ours = crafted(tmp_path, [("x", -1048576.0, N), ("y", -0.03, N), ("a", -0.03, N), ("b", -0.5, N),
-                                          ("ab", ab, N)])
+        theirs, ours = crafted(
+            tmp_path, [("x", -1048576.0, N), ("y", -0.03, N), ("a", -0.03, N), ("b", -0.5, N), ("ab", ab, N)]
+        )
         for text in ["xab", "xyab"]:
             assert ours.encode(text) == theirs.encode(text), (ab, text)
     theirs, ours = unigram["nmt_nfkc-False"]
@@ -169,7 +199,7 @@ def segmentations(model: SentencePieceModel, normalized: str) -> dict[tuple[int,
             if normalized[pos:end] in ids:
                 i, p = ids[normalized[pos:end]]
                 s = 0.1 * (end - pos - 1) if p.type == PieceType.USER_DEFINED else p.score
-                walk(end, path + (i,), score + s)
+                walk(end, (*path, i), score + s)
 
     walk(0, (), 0.0)
     return out
@@ -221,12 +251,14 @@ def softmax(scores: dict, alpha: float) -> dict:
 
 def sentencepiece_samples(theirs, text: str, alpha: float, nbest_size: int, seed: int) -> collections.Counter:
     spm.set_random_generator_seed(seed)
-    return collections.Counter(tuple(theirs.encode(text, enable_sampling=True, alpha=alpha, nbest_size=nbest_size))
-                               for _ in range(SAMPLES))
+    return collections.Counter(
+        tuple(theirs.encode(text, enable_sampling=True, alpha=alpha, nbest_size=nbest_size)) for _ in range(SAMPLES)
+    )
 
 
-@pytest.mark.parametrize("text, alpha", [("the kernel module", 0.1), ("interrupt handler", 0.3),
-                                         ("configuration", 1.0)])
+@pytest.mark.parametrize(
+    "text, alpha", [("the kernel module", 0.1), ("interrupt handler", 0.3), ("configuration", 1.0)]
+)
 def test_lattice_sampling_follows_the_exact_distribution(unigram, text, alpha):
     theirs, ours = unigram["nmt_nfkc-False"]
     exact = softmax(segmentations(ours.model, ours.normalize(text)), alpha)
@@ -238,8 +270,9 @@ def test_lattice_sampling_follows_the_exact_distribution(unigram, text, alpha):
     assert same_distribution(mine, reference) < 4
 
 
-@pytest.mark.parametrize("text, alpha, k", [("interrupt handler", 0.5, 5), ("tokenization", 0.2, 8),
-                                           ("configuration", 1.0, 3)])
+@pytest.mark.parametrize(
+    "text, alpha, k", [("interrupt handler", 0.5, 5), ("tokenization", 0.2, 8), ("configuration", 1.0, 3)]
+)
 def test_nbest_sampling_follows_the_exact_distribution(unigram, text, alpha, k):
     theirs, ours = unigram["nmt_nfkc-False"]
     ranked = sorted(segmentations(ours.model, ours.normalize(text)).items(), key=lambda kv: -kv[1])

@@ -2,14 +2,15 @@
 our models load there and encode identically with our encoder, compress held-out text within 1%
 of the models sentencepiece trains with the same options, and lay out the special pieces as it
 does; options that refuse or skip input do so clearly."""
+
 from __future__ import annotations
 
 import io
 import warnings
 
 import pytest
-from conftest import corpus_files, read_sample
 
+from conftest import corpus_files, read_sample
 from tokenforge.formats.sentencepiece_model import (
     ModelType,
     PieceType,
@@ -42,8 +43,7 @@ def corpus(tmp_path_factory):
 
 def _spm_train(path, vocab_size, **options) -> bytes:
     model = io.BytesIO()
-    spm.SentencePieceTrainer.train(input=str(path), model_writer=model, vocab_size=vocab_size, minloglevel=2,
-                                   **options)
+    spm.SentencePieceTrainer.train(input=str(path), model_writer=model, vocab_size=vocab_size, minloglevel=2, **options)
     return model.getvalue()
 
 
@@ -56,8 +56,9 @@ CONFIGS = [
     dict(model_type="unigram", normalization_rule_name="identity", byte_fallback=True),
     dict(model_type="unigram", split_digits=True, character_coverage=0.98),
     dict(model_type="unigram", split_by_unicode_script=False, max_sentencepiece_length=8),
-    dict(model_type="unigram", allow_whitespace_only_pieces=True, remove_extra_whitespaces=False,
-         add_dummy_prefix=False),
+    dict(
+        model_type="unigram", allow_whitespace_only_pieces=True, remove_extra_whitespaces=False, add_dummy_prefix=False
+    ),
     dict(model_type="bpe"),
     dict(model_type="bpe", byte_fallback=True, split_digits=True),
     dict(model_type="bpe", normalization_rule_name="nfkc_cf", character_coverage=0.98),
@@ -68,15 +69,21 @@ CONFIGS = [
 @pytest.mark.parametrize("options", CONFIGS, ids=lambda o: "-".join(f"{k}={v}" for k, v in o.items()))
 def test_trained_model_loads_in_sentencepiece_and_compresses_as_well(corpus, options):
     path, held = corpus
-    ours = train_sentencepiece(path, 2000, progress=False, **{k: v for k, v in options.items() if k != "model_type"},
-                               model_type=options["model_type"])
+    ours = train_sentencepiece(
+        path,
+        2000,
+        progress=False,
+        **{k: v for k, v in options.items() if k != "model_type"},
+        model_type=options["model_type"],
+    )
     assert len(ours.pieces) == 2000
-    assert ours.trainer_spec["model_type"] == (ModelType.UNIGRAM if options["model_type"] == "unigram"
-                                               else ModelType.BPE)
+    assert ours.trainer_spec["model_type"] == (
+        ModelType.UNIGRAM if options["model_type"] == "unigram" else ModelType.BPE
+    )
     loaded = spm.SentencePieceProcessor(model_proto=ours.to_bytes())
     assert loaded.get_piece_size() == 2000
     encoder = SentencePieceModelEncoder(ours)
-    probe = held[:300] + ["  Ｈｅｌｌｏ　world 12345 ", "😀 한국어 テスト", "<s> x </s>"]
+    probe = [*held[:300], "  Ｈｅｌｌｏ\u3000world 12345 ", "😀 한국어 テスト", "<s> x </s>"]
     assert encoder.encode_batch(probe) == loaded.encode(probe)
     theirs = spm.SentencePieceProcessor(model_proto=_spm_train(path, 2000, **options))
     ratio = _bytes_per_token(loaded, held) / _bytes_per_token(theirs, held)
@@ -94,8 +101,15 @@ def test_digits_and_scripts_follow_the_piece_rules(corpus):
 
 def test_special_pieces_are_laid_out_as_sentencepiece_does(corpus):
     path, _ = corpus
-    options = dict(unk_id=3, bos_id=0, eos_id=-1, pad_id=1, control_symbols=["<ctl>"],
-                   user_defined_symbols=["<sep>", "<cls>"], byte_fallback=True)
+    options = dict(
+        unk_id=3,
+        bos_id=0,
+        eos_id=-1,
+        pad_id=1,
+        control_symbols=["<ctl>"],
+        user_defined_symbols=["<sep>", "<cls>"],
+        byte_fallback=True,
+    )
     for model_type in ("unigram", "bpe"):
         ours = train_sentencepiece(path, 1500, model_type, progress=False, **options)
         theirs = SentencePieceModel.from_bytes(_spm_train(path, 1500, model_type=model_type, **options))
@@ -119,7 +133,7 @@ def test_bpe_pieces_come_in_merge_order_then_the_characters(corpus):
     normal = [p for p in model.pieces if p.type == PieceType.NORMAL]
     assert [p.score for p in normal] == [-float(i) for i in range(len(normal))]
     characters = [p.piece for p in normal if len(p.piece) == 1]
-    assert normal[-len(characters):] == [p for p in normal if len(p.piece) == 1], "characters last"
+    assert normal[-len(characters) :] == [p for p in normal if len(p.piece) == 1], "characters last"
     assert len({p.piece for p in model.pieces}) == len(model.pieces), "no piece twice"
 
 
@@ -132,8 +146,9 @@ def test_long_lines_raise_unless_skipped(tmp_path):
     with pytest.raises(ValueError, match=rf"{path}:51 has 300 bytes"):
         train_sentencepiece(path, vocab_size=30, max_sentence_length=100, progress=False)
     with pytest.warns(UserWarning, match="skipped 1 lines longer than max_sentence_length=100"):
-        model = train_sentencepiece(sentences=lines, vocab_size=13, max_sentence_length=100, skip_long_lines=True,
-                                    progress=False)
+        model = train_sentencepiece(
+            sentences=lines, vocab_size=13, max_sentence_length=100, skip_long_lines=True, progress=False
+        )
     assert "xx" not in {p.piece for p in model.pieces}
 
 
@@ -157,16 +172,19 @@ def test_lines_holding_the_reserved_character_are_skipped():
     assert "\u2585" not in "".join(p.piece for p in model.pieces)
 
 
-@pytest.mark.parametrize("options, message", [
-    (dict(vocab_size=5), "smaller than the"),
-    (dict(vocab_size=100_000), "too high for this text"),
-    (dict(model_type="word"), "model_type must be"),
-    (dict(character_coverage=0.5), "character_coverage must be in"),
-    (dict(normalization_rule_name="nfd"), "normalization_rule_name must be one of"),
-    (dict(unk_id=-1), "unk_id must be >= 0"),
-    (dict(bos_id=0), "bos_id 0 is taken"),
-    (dict(user_defined_symbols=["<unk>"]), "is the unknown piece"),
-])
+@pytest.mark.parametrize(
+    "options, message",
+    [
+        (dict(vocab_size=5), "smaller than the"),
+        (dict(vocab_size=100_000), "too high for this text"),
+        (dict(model_type="word"), "model_type must be"),
+        (dict(character_coverage=0.5), "character_coverage must be in"),
+        (dict(normalization_rule_name="nfd"), "normalization_rule_name must be one of"),
+        (dict(unk_id=-1), "unk_id must be >= 0"),
+        (dict(bos_id=0), "bos_id 0 is taken"),
+        (dict(user_defined_symbols=["<unk>"]), "is the unknown piece"),
+    ],
+)
 def test_bad_options_are_refused_clearly(options, message):
     lines = ["some training text with words", "and a second line of it"] * 20
     kwargs = dict(vocab_size=40, progress=False) | options
@@ -179,7 +197,7 @@ def test_non_str_sentences_and_unreadable_files_are_named(tmp_path):
         train_sentencepiece(sentences=["ok", b"bytes"], vocab_size=30, progress=False)
     bad = tmp_path / "latin1.txt"
     bad.write_bytes(b"caf\xe9\n")
-    with pytest.raises(ValueError, match="latin1.txt: not UTF-8 text"):
+    with pytest.raises(ValueError, match=r"latin1\.txt: not UTF-8 text"):
         train_sentencepiece(bad, vocab_size=30, progress=False)
 
 
@@ -189,7 +207,8 @@ def test_saved_files_are_what_sentencepiece_writes(corpus, tmp_path):
     model_path, vocab_path = save_sentencepiece(model, tmp_path / "m")
     processor = spm.SentencePieceProcessor(model_file=model_path)
     assert processor.encode(held[:50]) == SentencePieceModelEncoder.from_file(model_path).encode_batch(held[:50])
-    lines = open(vocab_path, encoding="utf-8").read().splitlines()
+    with open(vocab_path, encoding="utf-8") as f:
+        lines = f.read().splitlines()
     assert len(lines) == 1500 and lines[0] == "<unk>\t0"
     assert lines == vocab_text(model).splitlines()
     assert [line.split("\t")[0] for line in lines] == [processor.id_to_piece(i) for i in range(1500)]

@@ -7,6 +7,7 @@ previous one in place and `save()` after any accepted one reloads; NumPy integer
 
 Needs nothing from ../shared: the tokenizers are the bundled encodings, a small vocab.txt
 written here, and a sentencepiece model trained here."""
+
 from __future__ import annotations
 
 import json
@@ -16,10 +17,10 @@ import re
 
 import numpy as np
 import pytest
-from conftest import assert_clean_exit, run_isolated
 
 import tokenforge
 import tokenforge.threads
+from conftest import assert_clean_exit, run_isolated
 from tokenforge import AddedToken, SentencePieceTokenizer, Tokenizer
 from tokenforge.threads import MAX_THREADS
 from tokenforge.trainers import (
@@ -41,7 +42,9 @@ INCOMPATIBLE = "incompatible function arguments"
 
 
 def write_vocab_txt(directory: pathlib.Path) -> pathlib.Path:
-    pieces = sorted(set(WORDS) | set("abcdefghijklmnopqrstuvwxyz.,!") | {"##" + c for c in "abcdefghijklmnopqrstuvwxyz"})
+    pieces = sorted(
+        set(WORDS) | set("abcdefghijklmnopqrstuvwxyz.,!") | {"##" + c for c in "abcdefghijklmnopqrstuvwxyz"}
+    )
     path = directory / "vocab.txt"
     path.write_text("\n".join(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *pieces]) + "\n", encoding="utf-8")
     return path
@@ -88,10 +91,12 @@ def _thread_calls(bert: Tokenizer, spm_tok: Tokenizer):
         "decode_batch": lambda n: enc.decode_batch([[15339]], num_threads=n),
         "decode_bytes_batch": lambda n: enc.decode_bytes_batch([[15339]], num_threads=n),
         "Tokenizer.encode_batch (WordPiece)": lambda n: [e.ids for e in bert.encode_batch([TEXT] * 3, num_threads=n)],
-        "Tokenizer.encode_batch (sentencepiece)": lambda n: [e.ids for e in spm_tok.encode_batch([TEXT] * 3,
-                                                                                                num_threads=n)],
-        "train_sentencepiece": lambda n: train_sentencepiece(sentences=LINES, vocab_size=40, progress=False,
-                                                             num_threads=n).pieces,
+        "Tokenizer.encode_batch (sentencepiece)": lambda n: [
+            e.ids for e in spm_tok.encode_batch([TEXT] * 3, num_threads=n)
+        ],
+        "train_sentencepiece": lambda n: (
+            train_sentencepiece(sentences=LINES, vocab_size=40, progress=False, num_threads=n).pieces
+        ),
     }
 
 
@@ -136,16 +141,25 @@ class _Recorder:
 
 def test_thread_counts_reach_native_code_resolved_and_capped(bert, monkeypatch):
     monkeypatch.setattr(os, "cpu_count", lambda: 1000)  # more cores than MAX_THREADS
-    enc = tokenforge.Encoding("mine", pat_str=tokenforge.get_encoding("cl100k_base")._pat_str,
-                              mergeable_ranks={bytes([b]): b for b in range(256)}, special_tokens={})
+    enc = tokenforge.Encoding(
+        "mine",
+        pat_str=tokenforge.get_encoding("cl100k_base")._pat_str,
+        mergeable_ranks={bytes([b]): b for b in range(256)},
+        special_tokens={},
+    )
     enc._core = _Recorder(enc._core)
     bert._native = _Recorder(bert._native)
     for n, expected in [(None, MAX_THREADS), (5, 5), (40000, MAX_THREADS)]:
         enc.encode_ordinary_batch(["ab"] * 10, num_threads=n)
         assert enc._core.threads[-1] == expected
     # Tokenizer.encode_batch by default: a thread per 64 texts, up to every core (and the cap)
-    for texts, n, expected in [(10, None, 1), (200, None, 4), (64 * 300, None, MAX_THREADS), (10, 7, 7),
-                               (10, 40000, MAX_THREADS)]:
+    for texts, n, expected in [
+        (10, None, 1),
+        (200, None, 4),
+        (64 * 300, None, MAX_THREADS),
+        (10, 7, 7),
+        (10, 40000, MAX_THREADS),
+    ]:
         bert.encode_batch(["a b"] * texts, num_threads=n)
         assert bert._native.threads[-1] == expected
     monkeypatch.setattr(os, "cpu_count", lambda: None)  # unknown: one thread
@@ -156,8 +170,11 @@ def test_one_thread_rule_in_the_package():
     """Every default thread count comes from tokenforge.threads: no other module reads
     os.cpu_count() for itself."""
     root = pathlib.Path(tokenforge.__file__).parent
-    offenders = [str(p.relative_to(root)) for p in root.rglob("*.py")
-                 if p.name != "threads.py" and "cpu_count(" in p.read_text(encoding="utf-8")]
+    offenders = [
+        str(p.relative_to(root))
+        for p in root.rglob("*.py")
+        if p.name != "threads.py" and "cpu_count(" in p.read_text(encoding="utf-8")
+    ]
     assert offenders == []
 
 
@@ -184,8 +201,12 @@ print("ok")
 
 
 def _trainer_calls():
-    base = tokenforge.Encoding("base", pat_str=tokenforge.get_encoding("cl100k_base")._pat_str,
-                               mergeable_ranks={bytes([b]): b for b in range(256)}, special_tokens={})
+    base = tokenforge.Encoding(
+        "base",
+        pat_str=tokenforge.get_encoding("cl100k_base")._pat_str,
+        mergeable_ranks={bytes([b]): b for b in range(256)},
+        special_tokens={},
+    )
     spm = {"sentences": LINES, "vocab_size": 40, "progress": False}
     return [
         # (call, argument, bad values that must be ValueErrors, bad values that must be TypeErrors)
@@ -201,20 +222,35 @@ def _trainer_calls():
         (lambda v: prune_bpe(base, LINES, v), "vocab_size", [3, -1], [300.0, "300"]),
         (lambda v: train_wordpiece(LINES, v), "vocab_size", [2, -1, 10**30], [100.0, None]),
         (lambda v: train_wordpiece(LINES, 100, min_frequency=v), "min_frequency", [0, 10**30], [2.0]),
-        (lambda v: train_wordpiece(LINES, 100, max_input_chars_per_word=v), "max_input_chars_per_word",
-         [-1, 2**32, 10**30], [100.0, "100"]),
+        (
+            lambda v: train_wordpiece(LINES, 100, max_input_chars_per_word=v),
+            "max_input_chars_per_word",
+            [-1, 2**32, 10**30],
+            [100.0, "100"],
+        ),
         (lambda v: train_wordpiece_merges(LINES, v), "vocab_size", [10**30], ["100"]),
         (lambda v: train_sentencepiece(**(spm | {"vocab_size": v})), "vocab_size", [1, -1, 10**30], [40.0, None]),
-        (lambda v: train_sentencepiece(**spm, character_coverage=v), "character_coverage",
-         [0, 0.5, 1.5, -1, float("nan"), float("inf")], ["1.0", None, True]),
+        (
+            lambda v: train_sentencepiece(**spm, character_coverage=v),
+            "character_coverage",
+            [0, 0.5, 1.5, -1, float("nan"), float("inf")],
+            ["1.0", None, True],
+        ),
         (lambda v: train_sentencepiece(**spm, shrinking_factor=v), "shrinking_factor", [0.1, 2, float("nan")], ["x"]),
-        (lambda v: train_sentencepiece(**spm, max_sentencepiece_length=v), "max_sentencepiece_length",
-         [0, 513, 10**30], [16.0]),
+        (
+            lambda v: train_sentencepiece(**spm, max_sentencepiece_length=v),
+            "max_sentencepiece_length",
+            [0, 513, 10**30],
+            [16.0],
+        ),
         (lambda v: train_sentencepiece(**spm, num_sub_iterations=v), "num_sub_iterations", [0, 11], [2.0]),
-        (lambda v: train_sentencepiece(**spm, seed_sentencepiece_size=v), "seed_sentencepiece_size",
-         [999, 10**30], [1e6]),
-        (lambda v: train_sentencepiece(**spm, max_sentence_length=v), "max_sentence_length", [0, -1, 10**30],
-         [4192.0]),
+        (
+            lambda v: train_sentencepiece(**spm, seed_sentencepiece_size=v),
+            "seed_sentencepiece_size",
+            [999, 10**30],
+            [1e6],
+        ),
+        (lambda v: train_sentencepiece(**spm, max_sentence_length=v), "max_sentence_length", [0, -1, 10**30], [4192.0]),
         (lambda v: train_sentencepiece(**spm, input_sentence_size=v), "input_sentence_size", [-1, 10**30], [1e6]),
         (lambda v: train_sentencepiece(**spm, num_threads=v), "num_threads", [-1, 0], [2.0]),
         (lambda v: train_sentencepiece(**spm, bos_id=v), "bos_id", [-2, 40, 10**30], [1.0]),
@@ -239,14 +275,26 @@ def test_trainer_numbers_out_of_range_are_named_before_training(case):
 
 
 def test_trainers_take_numpy_integers():
-    enc = train_bpe(LINES, np.int64(300), min_frequency=np.uint8(2), max_token_length=np.int32(8),
-                    max_memory=np.int64(1 << 30), special_tokens={"<s>": np.uint32(1000)})
+    enc = train_bpe(
+        LINES,
+        np.int64(300),
+        min_frequency=np.uint8(2),
+        max_token_length=np.int32(8),
+        max_memory=np.int64(1 << 30),
+        special_tokens={"<s>": np.uint32(1000)},
+    )
     assert enc.decode(enc.encode_ordinary(TEXT)) == TEXT and enc.encode("<s>", allowed_special="all") == [1000]
     assert len(train_bpe_merges(LINES, np.int16(10))) == 10
     tok = train_wordpiece(LINES, np.int64(60), min_frequency=np.int8(1), max_input_chars_per_word=np.uint16(50))
     assert tok.decode(tok.encode(TEXT).ids) == TEXT
-    model = train_sentencepiece(sentences=LINES, vocab_size=np.int32(40), character_coverage=np.float32(1.0),
-                                num_threads=np.int64(2), seed=np.int64(5), progress=False)
+    model = train_sentencepiece(
+        sentences=LINES,
+        vocab_size=np.int32(40),
+        character_coverage=np.float32(1.0),
+        num_threads=np.int64(2),
+        seed=np.int64(5),
+        progress=False,
+    )
     assert SentencePieceTokenizer(model).decode(SentencePieceTokenizer(model).encode(TEXT).ids) == TEXT
     assert json.dumps(model.trainer_spec["vocab_size"]) == "40"  # stored as a plain int
     pruned, _ = prune_bpe(enc, LINES, np.int64(280))
@@ -356,8 +404,9 @@ def test_enable_padding_length_minus_one_used_to_be_stored(bert, tmp_path):
 
 
 def test_numpy_settings_are_stored_as_ints_and_save(bert, tmp_path):
-    bert.enable_padding(pad_id=np.int64(0), pad_type_id=np.uint8(1), length=np.int32(16),
-                        pad_to_multiple_of=np.uint16(8))
+    bert.enable_padding(
+        pad_id=np.int64(0), pad_type_id=np.uint8(1), length=np.int32(16), pad_to_multiple_of=np.uint16(8)
+    )
     bert.enable_truncation(np.int64(12), stride=np.int8(2))
     for settings in (bert.padding, bert.truncation):
         assert all(type(v) in (int, str, type(None)) for v in settings.values()), settings
@@ -412,16 +461,18 @@ def test_stride_must_leave_room_beside_the_templates_special_tokens(bert, spm_to
 @pytest.mark.parametrize("bad", [1, 0, "yes", None, 1.0])
 def test_flags_must_be_bools(bad, bert, spm_tok, spm_path):
     before = (spm_tok.add_bos, spm_tok.add_eos, bert.split_special_tokens)
-    for set_flag, name in [(lambda: setattr(spm_tok, "add_bos", bad), "add_bos"),
-                           (lambda: setattr(spm_tok, "add_eos", bad), "add_eos"),
-                           (lambda: setattr(bert, "split_special_tokens", bad), "split_special_tokens"),
-                           (lambda: Tokenizer.from_file(spm_path, add_eos=bad), "add_eos"),
-                           (lambda: bert.encode_batch([TEXT], add_special_tokens=bad), "add_special_tokens"),
-                           (lambda: spm_tok.encode_batch([TEXT], add_special_tokens=bad), "add_special_tokens"),
-                           (lambda: bert.decode([5], skip_special_tokens=bad), "skip_special_tokens"),
-                           (lambda: spm_tok.decode([5], skip_special_tokens=bad), "skip_special_tokens"),
-                           (lambda: bert.decode_batch([[5]], skip_special_tokens=bad), "skip_special_tokens"),
-                           (lambda: AddedToken("x", 3, bad), "special")]:
+    for set_flag, name in [
+        (lambda: setattr(spm_tok, "add_bos", bad), "add_bos"),
+        (lambda: setattr(spm_tok, "add_eos", bad), "add_eos"),
+        (lambda: setattr(bert, "split_special_tokens", bad), "split_special_tokens"),
+        (lambda: Tokenizer.from_file(spm_path, add_eos=bad), "add_eos"),
+        (lambda: bert.encode_batch([TEXT], add_special_tokens=bad), "add_special_tokens"),
+        (lambda: spm_tok.encode_batch([TEXT], add_special_tokens=bad), "add_special_tokens"),
+        (lambda: bert.decode([5], skip_special_tokens=bad), "skip_special_tokens"),
+        (lambda: spm_tok.decode([5], skip_special_tokens=bad), "skip_special_tokens"),
+        (lambda: bert.decode_batch([[5]], skip_special_tokens=bad), "skip_special_tokens"),
+        (lambda: AddedToken("x", 3, bad), "special"),
+    ]:
         if bad is None and name == "add_bos":
             continue  # add_bos=None in the constructor means "when the model has a bos piece"; not a setter value
         with pytest.raises(TypeError) as info:
@@ -434,9 +485,12 @@ def test_flags_must_be_bools(bad, bert, spm_tok, spm_path):
 
 def test_special_token_sets_are_checked():
     enc = tokenforge.get_encoding("cl100k_base")
-    for args, name in [({"allowed_special": 5}, "allowed_special"), ({"disallowed_special": 5}, "disallowed_special"),
-                       ({"disallowed_special": {5}}, "disallowed_special"), ({"allowed_special": "<s>"},
-                                                                              "allowed_special")]:
+    for args, name in [
+        ({"allowed_special": 5}, "allowed_special"),
+        ({"disallowed_special": 5}, "disallowed_special"),
+        ({"disallowed_special": {5}}, "disallowed_special"),
+        ({"allowed_special": "<s>"}, "allowed_special"),
+    ]:
         with pytest.raises(TypeError) as info:
             enc.encode("hi", **args)
         assert_names(info, name)
@@ -467,8 +521,10 @@ def _decoders(bert: Tokenizer, spm_tok: Tokenizer):
         "WordPiece (vocab.txt)": (bert.decode, bert.encode(TEXT).ids),
         "WordPiece (bert-base-uncased)": (bert_base.decode, hello),
         "sentencepiece": (spm_tok.decode, spm_tok.encode(TEXT).ids),
-        "sentencepiece, control pieces shown": (lambda ids: spm_tok.decode(ids, skip_special_tokens=False),
-                                                spm_tok.encode(TEXT).ids),
+        "sentencepiece, control pieces shown": (
+            lambda ids: spm_tok.decode(ids, skip_special_tokens=False),
+            spm_tok.encode(TEXT).ids,
+        ),
     }
 
 
@@ -501,10 +557,13 @@ def test_numpy_ids_in_batches_and_single_lookups(dtype, bert, spm_tok):
         assert tok.id_to_token(dtype(5)) == tok.id_to_token(5) is not None
 
 
-@pytest.mark.parametrize("bad", [np.array([5.0, 6.0]), np.array([True, False]), np.array([[5, 6]]),
-                                 np.array(["5"]), np.array(5)], ids=["float", "bool", "2-D", "str", "0-D"])
+@pytest.mark.parametrize(
+    "bad",
+    [np.array([5.0, 6.0]), np.array([True, False]), np.array([[5, 6]]), np.array(["5"]), np.array(5)],
+    ids=["float", "bool", "2-D", "str", "0-D"],
+)
 def test_arrays_that_are_not_1d_integers_are_type_errors(bad, bert, spm_tok):
-    for (decode, _) in _decoders(bert, spm_tok).values():
+    for decode, _ in _decoders(bert, spm_tok).values():
         with pytest.raises(TypeError):
             decode(bad)
 
@@ -512,11 +571,16 @@ def test_arrays_that_are_not_1d_integers_are_type_errors(bad, bert, spm_tok):
 @pytest.mark.parametrize("bad", NOT_INTS, ids=repr)
 def test_ids_that_are_not_integers_are_type_errors(bad, bert, spm_tok):
     enc = tokenforge.get_encoding("cl100k_base")
-    for (decode, ids) in _decoders(bert, spm_tok).values():
+    for decode, ids in _decoders(bert, spm_tok).values():
         with pytest.raises(TypeError):
             decode([ids[0], bad])
-    for lookup in (enc.decode_single_token_bytes, enc.is_special_token, bert.id_to_token, spm_tok.id_to_token,
-                   enc.stream_decoder().push):
+    for lookup in (
+        enc.decode_single_token_bytes,
+        enc.is_special_token,
+        bert.id_to_token,
+        spm_tok.id_to_token,
+        enc.stream_decoder().push,
+    ):
         with pytest.raises(TypeError):
             lookup(bad)
 
@@ -525,8 +589,7 @@ def test_bool_ids_read_as_zero_and_one_everywhere(bert, spm_tok):
     """bool is an int subclass; tiktoken, HF tokenizers and sentencepiece all decode True as id 1,
     and so does every surface here (NumPy bool arrays are refused, as they refuse them)."""
     enc = tokenforge.get_encoding("cl100k_base")
-    for decode in (enc.decode, bert.decode, spm_tok.decode,
-                   lambda ids: spm_tok.decode(ids, skip_special_tokens=False)):
+    for decode in (enc.decode, bert.decode, spm_tok.decode, lambda ids: spm_tok.decode(ids, skip_special_tokens=False)):
         assert decode([True, False]) == decode([1, 0])
     assert bert.id_to_token(True) == bert.id_to_token(1)
 

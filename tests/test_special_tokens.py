@@ -1,4 +1,5 @@
 """Special-token policy (`allowed_special` / `disallowed_special`), compared with tiktoken."""
+
 from __future__ import annotations
 
 import numpy as np

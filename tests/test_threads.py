@@ -1,14 +1,15 @@
 """Concurrent use of one Encoding: its native caches are lent to one thread at a time, so
 Python threads (each releasing the GIL inside encode) and native batch threads all get the
 ids a lone caller gets."""
+
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-from conftest import corpus_files, read_sample
 
 import tokenforge
+from conftest import corpus_files, read_sample
 
 
 @pytest.mark.parametrize("name", ["cl100k_base", "o200k_base"])

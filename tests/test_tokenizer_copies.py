@@ -1,5 +1,6 @@
 """Copies of a Tokenizer: pickle, copy.copy, copy.deepcopy and process pools (which pickle) give
 a tokenizer with the same ids and settings that shares no settings with the original."""
+
 from __future__ import annotations
 
 import copy
@@ -8,9 +9,9 @@ import pickle
 from concurrent.futures import ProcessPoolExecutor
 
 import pytest
-from conftest import SHARED
 
 import tokenforge
+from conftest import SHARED
 
 TEXTS = ["Hello there, world: how are you?", "日本語 and ünïcode", "[CLS] <s> plain"]
 FILES = {
@@ -28,7 +29,10 @@ def _load(kind: str) -> tokenforge.Tokenizer:
 
 def _view(tok: tokenforge.Tokenizer) -> list:
     return [(e.ids, e.tokens, e.offsets, e.type_ids, e.attention_mask) for e in tok.encode_batch(TEXTS)] + [
-        tok.encode(TEXTS[0], TEXTS[1]).ids, tok.truncation, tok.padding]
+        tok.encode(TEXTS[0], TEXTS[1]).ids,
+        tok.truncation,
+        tok.padding,
+    ]
 
 
 @pytest.mark.parametrize("kind", [*FILES, "wpm"])

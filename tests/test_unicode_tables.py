@@ -1,4 +1,5 @@
 """The native character classes agree with tiktoken's regex engine on every code point."""
+
 from __future__ import annotations
 
 import pytest

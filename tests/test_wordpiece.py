@@ -1,16 +1,17 @@
 """WordPiece (BERT) against HF tokenizers loading the same tokenizer.json: ids, tokens, offsets,
 type ids and masks on every corpus, on pairs and batches, with truncation and padding off and
 on; the normalizer and pre-tokenizer on every code point; llama.cpp's WPM mode."""
+
 from __future__ import annotations
 
 import json
 
 import pytest
-from conftest import SHARED, corpus_files, read_sample
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import tokenforge
+from conftest import SHARED, corpus_files, read_sample
 from tokenforge.normalizers import BertNormalizer
 
 BERT_JSON = SHARED / "vocab" / "bert" / "tokenizer.json"
@@ -124,8 +125,13 @@ def test_truncation_and_padding_settings_match_hf(setting, ours, hf):
 
 @pytest.mark.parametrize(
     "config",
-    [BertNormalizer(), BertNormalizer(lowercase=False), BertNormalizer(strip_accents=False),
-     BertNormalizer(strip_accents=True, lowercase=False), BertNormalizer(clean_text=False, handle_chinese_chars=False)],
+    [
+        BertNormalizer(),
+        BertNormalizer(lowercase=False),
+        BertNormalizer(strip_accents=False),
+        BertNormalizer(strip_accents=True, lowercase=False),
+        BertNormalizer(clean_text=False, handle_chinese_chars=False),
+    ],
     ids=["uncased", "cased", "lower-keep-accents", "strip-only", "raw"],
 )
 def test_every_code_point_normalizes_and_splits_like_hf(config):
@@ -133,11 +139,16 @@ def test_every_code_point_normalizes_and_splits_like_hf(config):
     words must equal HF's normalizer + pre-tokenizer output."""
     from tokenizers import normalizers, pre_tokenizers
 
-    hf_norm = normalizers.BertNormalizer(clean_text=config.clean_text, handle_chinese_chars=config.handle_chinese_chars,
-                                         strip_accents=config.strip_accents, lowercase=config.lowercase)
+    hf_norm = normalizers.BertNormalizer(
+        clean_text=config.clean_text,
+        handle_chinese_chars=config.handle_chinese_chars,
+        strip_accents=config.strip_accents,
+        lowercase=config.lowercase,
+    )
     hf_pre = pre_tokenizers.BertPreTokenizer()
-    tok = tokenforge.Tokenizer(tokenforge.Tokenizer.from_file(BERT_JSON).model, config,
-                               tokenforge.pretokenizers.BertPreTokenizer())
+    tok = tokenforge.Tokenizer(
+        tokenforge.Tokenizer.from_file(BERT_JSON).model, config, tokenforge.pre_tokenizers.BertPreTokenizer()
+    )
     cps = [c for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF]
     for k in range(0, len(cps), 8192):
         text = " ".join(f"a{chr(c)}b" for c in cps[k : k + 8192])
@@ -149,16 +160,23 @@ def test_every_code_point_normalizes_and_splits_like_hf(config):
 def test_canonical_reordering_across_characters(ours, hf):
     """NFD reorders combining marks by class across characters; with accents stripped, marks
     that are not nonspacing stay, in the reordered order (the exact path)."""
-    for text in ["a\u08d4\u0316b", "x\U0001d165\U0001d16d\u0301y \U0001e000\u0301\U0001e008 z", "é\U0001e944\u0323 \u08d5\u0301"]:
+    for text in [
+        "a\u08d4\u0316b",
+        "x\U0001d165\U0001d16d\u0301y \U0001e000\u0301\U0001e008 z",
+        "é\U0001e944\u0323 \u08d5\u0301",
+    ]:
         same(ours.encode(text), hf.encode(text))
         assert [w for w, _ in ours.pre_tokenize(text)] == [
-            w for w, _ in hf.pre_tokenizer.pre_tokenize_str(hf.normalizer.normalize_str(text))]
+            w for w, _ in hf.pre_tokenizer.pre_tokenize_str(hf.normalizer.normalize_str(text))
+        ]
 
 
 TEXT = st.text(
     st.one_of(
         st.characters(codec="utf-8"),
-        st.sampled_from(list("aeiouéèÅñçöü日本語中文한국어😀👍🏽\u0301\u0308\u200b\u00a0\u3000\t\r\n\x00\x7f\ufffd.,!?'-")),
+        st.sampled_from(
+            list("aeiouéèÅñçöü日本語中文한국어😀👍🏽\u0301\u0308\u200b\u00a0\u3000\t\r\n\x00\x7f\ufffd.,!?'-")
+        ),
     ),
     max_size=60,
 )
@@ -207,7 +225,8 @@ def test_special_tokens_in_text(ours, hf):
         ours.encode_batch(["fine", "also [CLS]"], allowed_special=(), disallowed_special="all")
     assert [e.ids for e in ours.encode_batch([text], allowed_special={"[MASK]"})] == [only_mask]
     assert ours.decode(ours.encode(text).ids, skip_special_tokens=False) == hf.decode(
-        hf.encode(text).ids, skip_special_tokens=False)
+        hf.encode(text).ids, skip_special_tokens=False
+    )
 
 
 def test_vocab_txt_gives_the_same_tokenizer(ours, tmp_path):
@@ -307,10 +326,12 @@ def test_bad_input_is_refused_clearly(tmp_path):
     doc["model"]["vocab"]["extra"] = 5  # an id given twice
     bad = tmp_path / "tokenizer.json"
     bad.write_text(json.dumps(doc), encoding="utf-8")
-    with pytest.raises(ValueError, match=r"tokenizer.json: model.vocab: id 5 is given to both '\[unused4\]' and 'extra'"):
+    with pytest.raises(
+        ValueError, match=r"tokenizer.json: model.vocab: id 5 is given to both '\[unused4\]' and 'extra'"
+    ):
         tokenforge.Tokenizer.from_file(bad)
     bad.write_text("{not json", encoding="utf-8")
-    with pytest.raises(ValueError, match="not a tokenizer.json"):
+    with pytest.raises(ValueError, match=r"not a tokenizer\.json"):
         tokenforge.Tokenizer.from_file(bad)
     tok = tokenforge.Tokenizer.from_file(BERT_JSON)
     with pytest.raises(TypeError, match="expected str, got bytes"):
@@ -371,3 +392,20 @@ def test_named_bert_tokenizer_ships_inside_the_package(ours):
     assert "bert-base-uncased" in tokenforge.list_tokenizer_names()
     with pytest.raises(ValueError, match="Unknown tokenizer"):
         tokenforge.get_tokenizer("bert-large")
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    ids=st.lists(
+        st.one_of(
+            st.integers(0, 30521),  # anything in BERT's vocabulary, [CLS]/[SEP]/[PAD] included
+            st.sampled_from([1012, 1029, 999, 1010, 1005, 1050, 1056, 1049, 1055, 2079, 2025, 2310, 2128]),
+        ),
+        max_size=40,
+    ),
+    skip=st.booleans(),
+)
+def test_native_decoder_equals_hf_on_any_ids(ids, skip, ours, hf):
+    """The native WordPiece decoder (prefix, cleanup rules in order, special tokens skipped)
+    reads any id sequence as HF's does; the ids lean on punctuation and contraction pieces."""
+    assert ours.decode(ids, skip_special_tokens=skip) == hf.decode(ids, skip_special_tokens=skip)

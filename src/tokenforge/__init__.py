@@ -9,9 +9,12 @@ The tiktoken-compatible surface:
 >>> enc.decode([15339, 1917])
 'hello world'
 """
+
 from __future__ import annotations
 
 from ._core import UNICODE_VERSION
+from .added_tokens import AddedToken
+from .byte_level_bpe_tokenizer import ByteLevelBpeTokenizer
 from .decoders.streaming import StreamDecoder
 from .encoding import Encoding, InvalidTokenError, TokenOffsets
 from .formats.gpt2_files import bytes_to_unicode, load_gpt2_files, save_gpt2_files
@@ -29,7 +32,7 @@ from .registry import (
 )
 from .sentencepiece_tokenizer import SentencePieceTokenizer
 from .special import DisallowedSpecialTokenError
-from .tokenizer import AddedToken, Encoded, Tokenizer
+from .tokenizer import Encoded, Tokenizer
 from .wordpiece_tokenizer import WordPieceTokenizer
 
 __version__ = "0.1.0"
@@ -37,6 +40,7 @@ __version__ = "0.1.0"
 __all__ = [
     "UNICODE_VERSION",
     "AddedToken",
+    "ByteLevelBpeTokenizer",
     "DisallowedSpecialTokenError",
     "Encoded",
     "Encoding",

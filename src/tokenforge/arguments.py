@@ -5,6 +5,7 @@ native call is made; a bad value is a TypeError (wrong kind) or ValueError (out 
 names the argument and what it accepts. NumPy integers read as ints; bools are not numbers.
 Neighbours: `threads.resolve_threads` (thread counts), `errors.FormatError` (bad files).
 """
+
 from __future__ import annotations
 
 import operator
@@ -40,8 +41,9 @@ def _int_range(low: int | None, high: int | None) -> str:
     return "an int" if high is None else f"an int <= {_bound(high)}"
 
 
-def _check_int(value: Any, name: str, low: int | None = None, high: int | None = None, *,
-               none: str | None = None, why: str = "") -> Any:
+def _check_int(
+    value: Any, name: str, low: int | None = None, high: int | None = None, *, none: str | None = None, why: str = ""
+) -> Any:
     """`value` as an int in low..high: any integer (int, NumPy integer scalars: whatever has
     `__index__`) but bool. `none`: None is accepted too, meaning that (e.g. "no limit").
     Otherwise TypeError (not an integer) or ValueError (out of range) naming `name`."""
@@ -73,7 +75,7 @@ def _check_float(value: Any, name: str, low: float, high: float, *, low_open: bo
     """`value` (an int or a float, NumPy's too, not bool) as a float in [low, high] ((low, high]
     with low_open); NaN is out of range."""
     allowed = f"{'(' if low_open else '['}{low}, {high}]{why}"
-    if _is_bool(value) or not isinstance(value, (int, float)) and not hasattr(value, "__float__"):
+    if _is_bool(value) or (not isinstance(value, (int, float)) and not hasattr(value, "__float__")):
         raise TypeError(f"{name} must be a number in {allowed}, got {type(value).__name__} {_shown(value)}")
     try:
         x = float(value)

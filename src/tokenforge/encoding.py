@@ -4,6 +4,7 @@ Swapping `import tiktoken` for `import tokenforge as tiktoken` should just work;
 tiktoken's exactly. Text is pre-split by a native scanner (for OpenAI's patterns) or by the
 `regex` module (any other pattern), then merged natively with the GIL released.
 """
+
 from __future__ import annotations
 
 import operator
@@ -23,7 +24,7 @@ from .arguments import (
 )
 from .decoders.streaming import StreamDecoder
 from .packed import PackedInts
-from .pretokenizers.patterns import scanner_id
+from .pre_tokenizers.patterns import scanner_id
 from .special import SpecialPolicy, SpecialSet
 from .threads import resolve_threads
 
@@ -122,8 +123,11 @@ class Encoding:
                 raise ValueError(f"rank {rank} is given to both {tokens[rank]!r} and {token!r}")
             tokens[rank] = token
         self._setup(
-            name, pat_str, lambda specials, scanner: _core.Encoder(tokens, specials, scanner),
-            special_tokens, explicit_n_vocab,
+            name,
+            pat_str,
+            lambda specials, scanner: _core.Encoder(tokens, specials, scanner),
+            special_tokens,
+            explicit_n_vocab,
         )
         self._ranks_cache: dict[bytes, int] | None = dict(mergeable_ranks)
 
@@ -142,8 +146,11 @@ class Encoding:
         self = cls.__new__(cls)
         limit = 2**64 - 1 if rank_limit is None else rank_limit
         self._setup(
-            name, pat_str, lambda specials, scanner: _core.Encoder.from_tiktoken(data, limit, specials, scanner),
-            special_tokens, explicit_n_vocab,
+            name,
+            pat_str,
+            lambda specials, scanner: _core.Encoder.from_tiktoken(data, limit, specials, scanner),
+            special_tokens,
+            explicit_n_vocab,
         )
         self._ranks_cache = None
         return self
@@ -258,7 +265,9 @@ class Encoding:
             try:
                 return TokenOffsets(*map(PackedInts, self._core.encode_with_offsets(text, allowed)))
             except UnicodeEncodeError:
-                found = TokenOffsets(*map(PackedInts, self._core.encode_with_offsets(_without_surrogates(text), allowed)))
+                found = TokenOffsets(
+                    *map(PackedInts, self._core.encode_with_offsets(_without_surrogates(text), allowed))
+                )
         if _has_surrogates(text):
             # A repaired surrogate pair is one character in the encoded text but two in `text`
             # (byte offsets stay those of the repaired text, which has UTF-8).

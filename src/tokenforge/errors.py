@@ -5,6 +5,7 @@ at fault, so that a corrupt download reads as one line a user can act on. Neighb
 `encoding.InvalidTokenError` (an id outside a vocabulary) and `special.DisallowedSpecialTokenError`
 (special-token text the policy refuses).
 """
+
 from __future__ import annotations
 
 import os

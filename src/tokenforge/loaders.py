@@ -1,4 +1,5 @@
 """Build an `Encoding` from vocabulary files on disk."""
+
 from __future__ import annotations
 
 import hashlib
@@ -7,7 +8,7 @@ import os
 from .encoding import Encoding
 from .formats.gpt2_files import load_gpt2_files
 from .formats.tiktoken_file import check_ranks_after, check_ranks_before, parse_error
-from .pretokenizers import patterns
+from .pre_tokenizers import patterns
 
 # The bundled vocabularies by the SHA-256 of their .tiktoken file (as OpenAI publishes them), so
 # that loading one of them from a file gets its own split pattern and special tokens.
@@ -54,9 +55,11 @@ def load_tiktoken(
         raise parse_error(path, e, data=data) from None
     check_ranks_after(path, data, encoding._core.rank_count, encoding._core.token_count, len(specials))
     if pat_str is None:
-        raise ValueError(f"{path}: a .tiktoken file holds no split pattern, and this one is not one of OpenAI's "
-                         "encodings; pass pat_str= (e.g. tokenforge.pretokenizers.patterns.CL100K, or the pattern "
-                         "it was trained with; a .tokenforge file keeps it)")
+        raise ValueError(
+            f"{path}: a .tiktoken file holds no split pattern, and this one is not one of OpenAI's "
+            "encodings; pass pat_str= (e.g. tokenforge.pre_tokenizers.patterns.CL100K, or the pattern "
+            "it was trained with; a .tokenforge file keeps it)"
+        )
     return encoding
 
 

@@ -6,6 +6,7 @@ million tokens, whose character and byte offsets as lists would take ~4 GB. A `P
 indexes, slices, iterates and compares equal to a list (or any sequence) with the same items;
 `tolist()` makes the list, and `numpy.asarray(x)` shares its memory (dtype uint32).
 """
+
 from __future__ import annotations
 
 from array import array

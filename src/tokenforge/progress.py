@@ -1,4 +1,5 @@
 """A one-line progress display on stderr for long work (training, corpus tokenization)."""
+
 from __future__ import annotations
 
 import sys
@@ -27,7 +28,7 @@ class Progress:
         if self.enabled:
             self._draw(end="\n")
 
-    def __enter__(self) -> Progress:
+    def __enter__(self) -> Progress:  # noqa: PYI034 (Python 3.9: no typing.Self)
         return self
 
     def __exit__(self, *exc: object) -> None:

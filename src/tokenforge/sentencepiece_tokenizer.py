@@ -10,37 +10,23 @@ BPE or Unigram model. Around that, as HF's LlamaTokenizer(Fast) does by default:
 - offsets are sentencepiece's, in code points of the input (of a character encoded as bytes,
   only the last byte spans it); tokens are the vocabulary's pieces ("<unk>" for an unknown
   run, where sentencepiece's pieces show its text).
-decode is sentencepiece's (src/native/spm_decoder.h), then the file's denormalizer if any.
+decode is sentencepiece's (src/native/decoders/spm_decoder.h), then the file's denormalizer if any.
 """
+
 from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from typing import Any
 
 from . import _core
-from .arguments import _check_bool, _token_id, _token_ids
-from .errors import FormatError
-from .formats.sentencepiece_model import PieceType, SentencePieceModel
+from .arguments import _check_bool
+from .formats.sentencepiece_model import PieceType, SentencePieceModel, is_sentencepiece_model  # noqa: F401 (re-exported)
 from .models.sentencepiece import SentencePieceModelEncoder
 from .normalizers.sentencepiece import SentencePieceNormalizer
-from .postprocessors.template import Piece, TemplateProcessing
+from .pipeline.spec import PipelineSpec
+from .processors.template import Piece, TemplateProcessing
 from .special import SpecialPolicy, SpecialSet
 from .tokenizer import Tokenizer
-
-
-def is_sentencepiece_model(path: str) -> bool:
-    """Whether the file starts as a sentencepiece ModelProto does: field 1 (a piece), a
-    length-delimited message whose own first field is its text (field 1)."""
-    try:
-        with open(path, "rb") as f:
-            head = f.read(16)
-    except OSError:
-        return False
-    pos = 1
-    while pos < len(head) and head[pos] & 0x80:  # the piece's length (a varint)
-        pos += 1
-    return head[:1] == b"\x0a" and head[pos + 1:pos + 2] == b"\x0a"
 
 
 class SentencePieceTokenizer(Tokenizer):
@@ -53,36 +39,60 @@ class SentencePieceTokenizer(Tokenizer):
         self.encoder = SentencePieceModelEncoder(model)
         self.normalizer = self.encoder.normalizer
         trainer, spec, denormalizer = model.trainer_spec, model.normalizer_spec, model.denormalizer_spec
-        self._init_surface(list(self.encoder.pieces), SpecialPolicy(
-            {p.piece: i for i, p in enumerate(model.pieces) if p.type in (PieceType.CONTROL, PieceType.UNKNOWN)}))
+        self._init_surface(
+            list(self.encoder.pieces),
+            SpecialPolicy(
+                {p.piece: i for i, p in enumerate(model.pieces) if p.type in (PieceType.CONTROL, PieceType.UNKNOWN)}
+            ),
+        )
         # The ids sentencepiece reports (bos_id(), ...): the named piece if it is a control piece.
         self.bos_id, self.eos_id, self.pad_id = (self._control_id(trainer[f"{k}_piece"]) for k in ("bos", "eos", "pad"))
-        self._denormalizer = (SentencePieceNormalizer.from_spec(denormalizer)
-                              if denormalizer is not None and denormalizer["precompiled_charsmap"] else None)
-        self._attach(_core.SpmTokenizer(self.normalizer._native, self.encoder._native, trainer["unk_surface"],
-                                        spec["add_dummy_prefix"], spec["remove_extra_whitespaces"]), None)
+        self._denormalizer = (
+            SentencePieceNormalizer.from_spec(denormalizer)
+            if denormalizer is not None and denormalizer["precompiled_charsmap"]
+            else None
+        )
+        self._attach(
+            _core.SpmTokenizer(
+                self.normalizer._native,
+                self.encoder._native,
+                trainer["unk_surface"],
+                spec["add_dummy_prefix"],
+                spec["remove_extra_whitespaces"],
+            ),
+            None,
+        )
         self._add_bos = self._add_eos = False
         self.add_bos = self.bos_id is not None if add_bos is None else _check_bool(add_bos, "add_bos")
         self.add_eos = _check_bool(add_eos, "add_eos")
 
     @classmethod
     def from_file(  # type: ignore[override]  # Tokenizer.from_file forwards .model options here
-            cls, path: str | os.PathLike[str], *, add_bos: bool | None = None,
-                  add_eos: bool = False) -> SentencePieceTokenizer:
-        path = os.fspath(path)
-        with open(path, "rb") as f:
-            if f.read(9) == b"minbpe v1":
-                raise FormatError(path, "", "a minbpe model, not a sentencepiece one")
-        return cls(SentencePieceModel.read(path), add_bos=add_bos, add_eos=add_eos)
+        cls, path: str | os.PathLike[str], *, add_bos: bool | None = None, add_eos: bool = False
+    ) -> SentencePieceTokenizer:
+        from .formats import read_sentencepiece
+        from .pipeline.compile import compile_pipeline
 
-    def _init_args(self) -> tuple[tuple[Any, ...], dict[str, Any]]:
-        return (self.model,), {"add_bos": self._add_bos, "add_eos": self._add_eos}
+        tok = compile_pipeline(read_sentencepiece(path, add_bos=add_bos, add_eos=add_eos), source=os.fspath(path))
+        assert isinstance(tok, cls)  # the description holds a sentencepiece model
+        return tok
+
+    @property
+    def spec(self) -> PipelineSpec:
+        return PipelineSpec(
+            self.model,
+            options={"add_bos": self._add_bos, "add_eos": self._add_eos},
+            truncation=self.truncation,
+            padding=self.padding,
+        )
 
     def save(self, path: str | os.PathLike[str]) -> None:
         """Write the model as a sentencepiece .model file (atomically)."""
         if os.fspath(path).endswith(".json"):
-            raise ValueError(f"{os.fspath(path)}: a sentencepiece tokenizer saves as a .model file (sentencepiece's "
-                             "binary format), not as tokenizer.json; give a path ending in .model")
+            raise ValueError(
+                f"{os.fspath(path)}: a sentencepiece tokenizer saves as a .model file (sentencepiece's "
+                "binary format), not as tokenizer.json; give a path ending in .model"
+            )
         self.model.write(path)
 
     def _control_id(self, piece: str) -> int | None:
@@ -125,8 +135,12 @@ class SentencePieceTokenizer(Tokenizer):
         ids = {self._token_of[i]: [i] for i in (self.bos_id, self.eos_id) if i is not None}
 
         def around(sequence: int) -> list[Piece]:
-            bos = [(False, 0, sequence, self._token_of[self.bos_id])] if self._add_bos and self.bos_id is not None else []
-            eos = [(False, 0, sequence, self._token_of[self.eos_id])] if self._add_eos and self.eos_id is not None else []
+            bos = (
+                [(False, 0, sequence, self._token_of[self.bos_id])] if self._add_bos and self.bos_id is not None else []
+            )
+            eos = (
+                [(False, 0, sequence, self._token_of[self.eos_id])] if self._add_eos and self.eos_id is not None else []
+            )
             return [*bos, (True, sequence, sequence, ""), *eos]
 
         post = TemplateProcessing(tuple(around(0)), tuple(around(0) + around(1)), ids)
@@ -142,19 +156,5 @@ class SentencePieceTokenizer(Tokenizer):
         (U+FFFD for each byte that starts no character), the dummy prefix space goes. An id
         outside the vocabulary raises ValueError; ids may be any integers (NumPy's too, or a 1-D
         NumPy integer array), anything else raises TypeError."""
-        _check_bool(skip_special_tokens, "skip_special_tokens")
-        if type(ids) is not list:
-            ids = _token_ids(ids)
-            if not isinstance(ids, (list, tuple)):  # read once here, so that it can be read again below
-                try:
-                    ids = list(ids)
-                except TypeError:
-                    raise TypeError(f"ids must be a sequence of token ids, got {type(ids).__name__}") from None
-        try:
-            text = self._native.decode(ids, skip_special_tokens)
-        except TypeError:
-            # Integers that are not Python ints (NumPy scalars) are read here; any other item
-            # raises a TypeError that names what it is.
-            ids = [_token_id(i) for i in ids]
-            text = self._native.decode(ids, skip_special_tokens)
+        text = self._decode_natively(ids, skip_special_tokens)
         return self._denormalizer.normalize(text) if self._denormalizer else text

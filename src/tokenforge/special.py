@@ -4,6 +4,7 @@
 The defaults follow tiktoken: nothing is allowed and everything else is disallowed, so text
 such as "<|endoftext|>" coming from a user cannot silently turn into a control token.
 """
+
 from __future__ import annotations
 
 from collections.abc import Collection
@@ -21,7 +22,7 @@ class DisallowedSpecialTokenError(ValueError):
         super().__init__(
             f"Encountered text corresponding to disallowed special token {token!r}.\n"
             f"To encode it as the special token, pass it in `allowed_special`, e.g. "
-            f"`allowed_special={{{token!r}}}` (or \"all\").\n"
+            f'`allowed_special={{{token!r}}}` (or "all").\n'
             f"To encode it as ordinary text, leave it out of the check: "
             f"`disallowed_special=(enc.special_tokens_set - {{{token!r}}})`, or `disallowed_special=()` "
             f"to check for no special tokens at all."

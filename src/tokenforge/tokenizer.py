@@ -12,51 +12,35 @@ converts to Python lists only what is asked for. The pipelines are subclasses:
 `.model` files). `Tokenizer(model, normalizer, ...)` builds the WordPiece one, as HF's
 constructor does; `Tokenizer.from_file` returns whichever the file holds.
 """
+
 from __future__ import annotations
 
 import functools
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from . import _core
+from .added_tokens import AddedToken as AddedToken
 from .arguments import (
     INT64_MAX,
     MAX_PAD_LENGTH,
-    UINT32_MAX,
     _batch_ids,
     _check_bool,
     _check_choice,
     _check_int,
     _shown,
     _token_id,
+    _token_ids,
 )
 from .special import SpecialPolicy, SpecialSet
 from .threads import resolve_threads
 
 if TYPE_CHECKING:
+    from .pipeline.spec import PipelineSpec
     from .wordpiece_tokenizer import WordPieceTokenizer
 
 _STRATEGIES = {"longest_first": 0, "only_first": 1, "only_second": 2}
-
-
-@dataclass(frozen=True)
-class AddedToken:
-    """A token matched in the raw text before normalization (leftmost, longest first), as HF's
-    added tokens with normalized=False; `special` ones are dropped by decode by default."""
-    content: str
-    id: int
-    special: bool = True
-
-    def __post_init__(self) -> None:
-        if not isinstance(self.content, str):
-            raise TypeError(f"an added token's content must be a str, got {type(self.content).__name__}")
-        if not self.content:
-            raise ValueError("an added token's content must not be empty")
-        # frozen: the checked values (NumPy integers read as ints) are set past the dataclass guard
-        object.__setattr__(self, "id", _check_int(self.id, f"the id of added token {self.content!r}", 0, UINT32_MAX - 1))
-        object.__setattr__(self, "special", _check_bool(self.special, f"special (of added token {self.content!r})"))
 
 
 if TYPE_CHECKING:
@@ -67,8 +51,9 @@ else:
     Encoded = _core.Encoded
 
 
-def _resolve_policy(policy: SpecialPolicy, allowed_special: SpecialSet, disallowed_special: SpecialSet,
-                    texts: Sequence[str | None]) -> _core.SpecialMatcher | None:
+def _resolve_policy(
+    policy: SpecialPolicy, allowed_special: SpecialSet, disallowed_special: SpecialSet, texts: Sequence[str | None]
+) -> _core.SpecialMatcher | None:
     allowed, disallowed = policy.resolve(allowed_special, disallowed_special)
     for text in texts:
         if isinstance(text, str):
@@ -76,40 +61,48 @@ def _resolve_policy(policy: SpecialPolicy, allowed_special: SpecialSet, disallow
     return allowed
 
 
-def _rebuild(cls: type[Tokenizer], args: tuple[Any, ...], kwargs: dict[str, Any],
-             truncation: dict[str, Any] | None, padding: dict[str, Any] | None) -> Tokenizer:
-    """A tokenizer from its constructor arguments and settings (what __reduce__ gives)."""
-    tok = cls(*args, **kwargs)
-    if truncation is not None:
-        tok.enable_truncation(**truncation)
-    if padding is not None:
-        tok.enable_padding(**padding)
-    return tok
-
-
 class Tokenizer:
     # What allowed_special means when not given: "all" (HF matches added tokens) or ()
     # (sentencepiece: special-token text is plain text).
     _DEFAULT_ALLOWED: SpecialSet = "all"
+    # What disallowed_special means when not given: () (HF, sentencepiece) or "all" (tiktoken:
+    # special-token text raises unless allowed).
+    _DEFAULT_DISALLOWED: SpecialSet = ()
 
     _native: Any  # the native pipeline: _core.WordPiece or _core.SpmTokenizer
     _token_of: list[str]  # token text by id ("" where an id has none)
     _policy: SpecialPolicy  # the special tokens that text may contain
     _default_added: _core.SpecialMatcher | None  # what the default policy matches
 
-    def __new__(cls, *args: Any, **kwargs: Any) -> Tokenizer:
+    def __new__(cls, *args: Any, **kwargs: Any) -> Tokenizer:  # noqa: PYI034 (picks a subclass)
         if cls is Tokenizer:  # Tokenizer(model, normalizer, ...): the WordPiece pipeline, as HF's constructor
             from .wordpiece_tokenizer import WordPieceTokenizer
 
             cls = WordPieceTokenizer
         return super().__new__(cls)
 
-    def _init_surface(self, token_of: list[str], policy: SpecialPolicy) -> None:
-        self._token_of = token_of
-        self._vocab = {t: i for i, t in enumerate(token_of) if t}
+    def _init_surface(self, token_of: list[str] | None, policy: SpecialPolicy) -> None:
+        """token_of: the token text by id, or None to have `_token_names()` make it on first use."""
+        if token_of is not None:
+            self._token_of = token_of
+            self._vocab = {t: i for i, t in enumerate(token_of) if t}
         self._policy = policy
         self.truncation: dict[str, Any] | None = None
         self.padding: dict[str, Any] | None = None
+
+    def _token_names(self) -> list[str]:
+        """The token text by id, for pipelines that name their tokens only when asked."""
+        raise NotImplementedError
+
+    def __getattr__(self, name: str) -> Any:
+        # Only for attributes not set: the token names, made on first use where _init_surface
+        # was given None (a 200k vocabulary's names cost more than loading it).
+        if name in ("_token_of", "_vocab"):
+            token_of = self._token_names()
+            self.__dict__["_token_of"] = token_of
+            self.__dict__["_vocab"] = {t: i for i, t in enumerate(token_of) if t}
+            return self.__dict__[name]
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     def _attach(self, native: Any, default_added: _core.SpecialMatcher | None) -> None:
         """Makes `native` this tokenizer's pipeline, with the special-token policy, truncation and
@@ -123,71 +116,59 @@ class Tokenizer:
         # The native method itself, for the shortest call path (same signature and behaviour).
         self.encode = native.encode  # type: ignore[method-assign]  # an instance's own, by design
 
-    def _added(self, allowed_special: SpecialSet, disallowed_special: SpecialSet,
-               texts: Sequence[str | None]) -> _core.SpecialMatcher | None:
+    def _added(
+        self, allowed_special: SpecialSet, disallowed_special: SpecialSet, texts: Sequence[str | None]
+    ) -> _core.SpecialMatcher | None:
         """The matcher of special tokens to match in texts, after raising for any disallowed one."""
-        if allowed_special == self._DEFAULT_ALLOWED and not disallowed_special:
+        if allowed_special == self._DEFAULT_ALLOWED and not disallowed_special and not self._DEFAULT_DISALLOWED:
             return self._default_added
         return _resolve_policy(self._policy, allowed_special, disallowed_special, texts)
 
     # The pipeline's parts: fixed once the native pipeline is made from them (assigning one after
     # would change nothing in encoding, yet save() would write it).
-    _PARTS = frozenset({"model", "normalizer", "pre_tokenizer", "post_processor", "decoder", "added_tokens",
-                        "encoder"})
+    _PARTS = frozenset(
+        {"model", "normalizer", "pre_tokenizer", "post_processor", "decoder", "added_tokens", "encoder", "encoding"}
+    )
 
     def __setattr__(self, name: str, value: Any) -> None:
         if name in Tokenizer._PARTS and "_native" in self.__dict__ and name in self.__dict__:
             raise AttributeError(
                 f"{type(self).__name__}.{name} is fixed once the tokenizer is built (its native pipeline is made "
-                f"from it); build a new tokenizer with the {name} you want")
+                f"from it); build a new tokenizer with the {name} you want"
+            )
         super().__setattr__(name, value)
 
     # -- copying and pickling ------------------------------------------------------------
 
-    def _init_args(self) -> tuple[tuple[Any, ...], dict[str, Any]]:
-        """The constructor arguments that rebuild this tokenizer (settings aside)."""
+    @property
+    def spec(self) -> PipelineSpec:
+        """This tokenizer as plain data (its parts and settings), from which it is rebuilt."""
         raise NotImplementedError
 
     def __reduce__(self) -> tuple[Any, ...]:
-        # Rebuilt from its parts (plain Python objects) and settings: the native pipeline is made
-        # again, so a copy (copy.copy, deepcopy, pickle, multiprocessing) never shares settings
-        # with the original.
-        args, kwargs = self._init_args()
-        return (_rebuild, (type(self), args, kwargs, self.truncation, self.padding))
+        # Rebuilt from its description (plain Python objects) and settings: the native pipeline
+        # is made again, so a copy (copy.copy, deepcopy, pickle, multiprocessing) never shares
+        # settings with the original.
+        from .pipeline.compile import compile_pipeline
+
+        return (compile_pipeline, (self.spec,))
 
     # -- loading -------------------------------------------------------------------------
 
     @classmethod
     def from_file(cls, path: str | os.PathLike[str], *, wpm: bool = False, **options: Any) -> Tokenizer:
         """A tokenizer from an HF tokenizer.json (*.json), a BERT vocab.txt (*.txt, with the
-        tokenizer_config.json beside it if there is one), a GGUF model file (*.gguf) or a
-        sentencepiece model (*.model, or any file that is one; options: add_bos, add_eos).
+        tokenizer_config.json beside it if there is one), a GGUF model file (*.gguf), a
+        sentencepiece model (*.model, or any file that is one; options: add_bos, add_eos), or a
+        byte-level BPE: a .tiktoken file (options: pat_str, special_tokens, as load_tiktoken), a
+        .tokenforge file, or GPT-2's encoder.json (vocab.bpe beside it) or their folder.
         wpm=True reads a BERT vocab.txt as llama.cpp's WPM tokenizer does."""
-        from .sentencepiece_tokenizer import (
-            SentencePieceTokenizer,
-            is_sentencepiece_model,
-        )
+        from .formats import read_tokenizer_file
+        from .pipeline.compile import compile_pipeline
 
         _check_bool(wpm, "wpm")
         path = os.fspath(path)
-        if path.endswith(".model") or (not path.endswith((".json", ".txt", ".gguf")) and is_sentencepiece_model(path)):
-            return SentencePieceTokenizer.from_file(path, **options)
-        if options:
-            raise TypeError(f"{', '.join(options)}: options for sentencepiece .model files only")
-        if wpm:
-            return cls.wpm_from_vocab_txt(path)
-        if path.endswith(".json"):
-            from .formats.hf_tokenizer_json import load_tokenizer_json
-
-            return load_tokenizer_json(path)
-        if path.endswith(".txt"):
-            return cls.bert_from_vocab_txt(path)
-        if path.endswith(".gguf"):
-            from .formats.gguf import load_gguf_tokenizer
-
-            return load_gguf_tokenizer(path)
-        raise ValueError(f"{path}: unknown vocabulary format; give an HF tokenizer.json (*.json), a BERT "
-                         "vocab.txt (*.txt), a GGUF file (*.gguf) or a sentencepiece model (*.model)")
+        return compile_pipeline(read_tokenizer_file(path, wpm=wpm, **options), source=path)
 
     @staticmethod
     def bert_from_vocab_txt(path: str, **overrides: Any) -> WordPieceTokenizer:
@@ -214,42 +195,65 @@ class Tokenizer:
 
     # -- encoding ----------------------------------------------------------------------
 
-    def encode(self, sequence: str, pair: str | None = None, add_special_tokens: bool = True, *,
-               allowed_special: SpecialSet | None = None, disallowed_special: SpecialSet = ()) -> Encoded:
+    def encode(
+        self,
+        sequence: str,
+        pair: str | None = None,
+        add_special_tokens: bool = True,
+        *,
+        allowed_special: SpecialSet | None = None,
+        disallowed_special: SpecialSet | None = None,
+    ) -> Encoded:
         """Encode a text, or a pair of texts, with truncation, template and padding as set.
 
         Special-token text in the input ("[MASK]", "<s>") becomes its id when in
         `allowed_special`, raises DisallowedSpecialTokenError when in `disallowed_special`, and is
-        plain text otherwise. By default WordPiece allows "all" (as HF matches added tokens) and
-        sentencepiece allows none (as sentencepiece). (Each instance binds this to its native
-        pipeline's encode, which behaves the same and shows its own default.)"""
+        plain text otherwise. By default WordPiece allows "all" (as HF matches added tokens),
+        sentencepiece allows none (as sentencepiece), and byte-level BPE disallows "all" (as
+        tiktoken). (Each instance binds this to its native pipeline's encode, which behaves the
+        same and shows its own defaults.)"""
         allowed = self._DEFAULT_ALLOWED if allowed_special is None else allowed_special
-        return self._native.encode(sequence, pair, add_special_tokens, allowed_special=allowed,
-                                   disallowed_special=disallowed_special)
+        disallowed = self._DEFAULT_DISALLOWED if disallowed_special is None else disallowed_special
+        return self._native.encode(
+            sequence, pair, add_special_tokens, allowed_special=allowed, disallowed_special=disallowed
+        )
 
-    def encode_batch(self, inputs: Sequence[str | tuple[str, str]], add_special_tokens: bool = True,
-                     num_threads: int | None = None, *, allowed_special: SpecialSet | None = None,
-                     disallowed_special: SpecialSet = ()) -> list[Encoded]:
-        """Encode many texts (str) or pairs ((str, str)) on threads; with padding set, all are
-        padded to the longest (or to the fixed length). Special tokens as in `encode`.
+    def encode_batch(
+        self,
+        inputs: Sequence[str | tuple[str, str]],
+        add_special_tokens: bool = True,
+        num_threads: int | None = None,
+        *,
+        allowed_special: SpecialSet | None = None,
+        disallowed_special: SpecialSet | None = None,
+    ) -> list[Encoded]:
+        """Encode many inputs on threads, each a text (str) or a pair ((str, str) or [str, str]),
+        mixed as HF allows; with padding set, all are padded to the longest (or to the fixed
+        length). Special tokens as in `encode`.
         `num_threads`: None for a thread per 64 texts up to every core, else an int >= 1 (capped
         at tokenforge.threads.MAX_THREADS)."""
         _check_bool(add_special_tokens, "add_special_tokens")
         if isinstance(inputs, str):
             raise TypeError("encode_batch takes a list of str or a list of (str, str) pairs, got a single str")
-        items = list(inputs)
-        texts: list[Any] = items
+        texts: list[Any] = list(inputs)
         pairs: list[Any] | None = None
-        if items and not isinstance(items[0], str):
-            try:
-                firsts, seconds = zip(*items)
-            except (TypeError, ValueError):
-                raise TypeError("encode_batch takes a list of str or a list of (str, str) pairs") from None
-            texts, pairs = list(firsts), list(seconds)
+        for i, item in enumerate(texts):
+            if isinstance(item, str):
+                continue
+            if not isinstance(item, (tuple, list)) or len(item) != 2:
+                raise TypeError(
+                    f"encode_batch inputs are str or (str, str) pairs; item {i} is {type(item).__name__} {_shown(item)}"
+                )
+            if pairs is None:
+                pairs = [None] * len(texts)
+            texts[i], pairs[i] = item
         # By default, a thread per 64 texts up to every core: small batches skip the thread start-up.
-        threads = min(len(texts) // 64 + 1, resolve_threads(None)) if num_threads is None else resolve_threads(num_threads)
+        threads = (
+            min(len(texts) // 64 + 1, resolve_threads(None)) if num_threads is None else resolve_threads(num_threads)
+        )
         allowed = self._DEFAULT_ALLOWED if allowed_special is None else allowed_special
-        added = self._added(allowed, disallowed_special, texts + (pairs or []))
+        disallowed = self._DEFAULT_DISALLOWED if disallowed_special is None else disallowed_special
+        added = self._added(allowed, disallowed, texts + [p for p in pairs or () if p is not None])
         return self._native.encode_batch(texts, pairs, add_special_tokens, added, threads)
 
     # -- decoding ----------------------------------------------------------------------
@@ -257,6 +261,24 @@ class Tokenizer:
     def decode(self, ids: Sequence[int], skip_special_tokens: bool = True) -> str:
         """Text of `ids` (ints, NumPy integers, or a 1-D NumPy integer array)."""
         raise NotImplementedError  # each pipeline decodes its own way
+
+    def _decode_natively(self, ids: Any, skip_special_tokens: bool) -> str:
+        """The native pipeline's decode of `ids` (ints, NumPy integers, a 1-D NumPy array), with
+        the checks every decode makes: a bool flag, integers only (TypeError naming the item)."""
+        _check_bool(skip_special_tokens, "skip_special_tokens")
+        if type(ids) is not list:
+            ids = _token_ids(ids)
+            if not isinstance(ids, (list, tuple)):  # read once here, so that it can be read again below
+                try:
+                    ids = list(ids)
+                except TypeError:
+                    raise TypeError(f"ids must be a sequence of token ids, got {type(ids).__name__}") from None
+        try:
+            return self._native.decode(ids, skip_special_tokens)  # type: ignore[no-any-return]
+        except TypeError:
+            # Integers that are not Python ints are read here; any other item raises a
+            # TypeError that names what it is.
+            return self._native.decode([_token_id(i) for i in ids], skip_special_tokens)  # type: ignore[no-any-return]
 
     def decode_batch(self, batch: Sequence[Sequence[int]], skip_special_tokens: bool = True) -> list[str]:
         """`decode` of each id sequence (or each row of a 2-D NumPy integer array)."""
@@ -287,11 +309,14 @@ class Tokenizer:
         """The stride must leave room: below what max_length leaves for the text once the
         template's `n_added` special tokens are in (HF checks the same when it is set)."""
         if stride and stride >= max_length - n_added:
-            raise ValueError(f"stride {stride} must be below max_length {max_length} less the {n_added} special "
-                             f"tokens the template adds (so at most {max(0, max_length - n_added - 1)})")
+            raise ValueError(
+                f"stride {stride} must be below max_length {max_length} less the {n_added} special "
+                f"tokens the template adds (so at most {max(0, max_length - n_added - 1)})"
+            )
 
-    def enable_truncation(self, max_length: int, stride: int = 0, strategy: str = "longest_first",
-                          direction: str = "right") -> None:
+    def enable_truncation(
+        self, max_length: int, stride: int = 0, strategy: str = "longest_first", direction: str = "right"
+    ) -> None:
         """Truncate encodings to `max_length` tokens (special tokens included); the rest goes to
         `overflowing`, parts that repeat the previous part's last `stride` tokens. `strategy`
         for pairs: "longest_first", "only_first" or "only_second"; `direction`: "right" (keep
@@ -301,15 +326,22 @@ class Tokenizer:
         _check_choice(strategy, "strategy", tuple(_STRATEGIES))
         _check_choice(direction, "direction", ("left", "right"))
         self._check_truncation(max_length, stride, self._native.added_tokens(False))
-        self._set("truncation", {"max_length": max_length, "stride": stride, "strategy": strategy,
-                                 "direction": direction})
+        self._set(
+            "truncation", {"max_length": max_length, "stride": stride, "strategy": strategy, "direction": direction}
+        )
 
     def no_truncation(self) -> None:
         self._set("truncation", None)
 
-    def enable_padding(self, direction: str = "right", pad_id: int = 0, pad_type_id: int = 0,
-                       pad_token: str = "[PAD]", length: int | None = None,
-                       pad_to_multiple_of: int | None = None) -> None:
+    def enable_padding(
+        self,
+        direction: str = "right",
+        pad_id: int = 0,
+        pad_type_id: int = 0,
+        pad_token: str = "[PAD]",
+        length: int | None = None,
+        pad_to_multiple_of: int | None = None,
+    ) -> None:
         """Pad encodings to `length` tokens (None: to the longest of each batch), rounded up to a
         multiple of `pad_to_multiple_of` (None or 0: no rounding), with `pad_id` (an id of this
         vocabulary) shown as `pad_token`, of type `pad_type_id`, on the `direction` side. Every
@@ -327,10 +359,18 @@ class Tokenizer:
         except UnicodeEncodeError:
             raise ValueError(f"pad_token {_shown(pad_token)} holds a lone surrogate, which has no UTF-8 form") from None
         length = _check_int(length, "length", 1, MAX_PAD_LENGTH, none="pad to the longest in the batch")
-        pad_to_multiple_of = _check_int(pad_to_multiple_of, "pad_to_multiple_of", 0, MAX_PAD_LENGTH,
-                                        none="no rounding")
-        self._set("padding", {"direction": direction, "pad_id": pad_id, "pad_type_id": pad_type_id,
-                              "pad_token": pad_token, "length": length, "pad_to_multiple_of": pad_to_multiple_of})
+        pad_to_multiple_of = _check_int(pad_to_multiple_of, "pad_to_multiple_of", 0, MAX_PAD_LENGTH, none="no rounding")
+        self._set(
+            "padding",
+            {
+                "direction": direction,
+                "pad_id": pad_id,
+                "pad_type_id": pad_type_id,
+                "pad_token": pad_token,
+                "length": length,
+                "pad_to_multiple_of": pad_to_multiple_of,
+            },
+        )
 
     def no_padding(self) -> None:
         self._set("padding", None)
@@ -353,8 +393,9 @@ class Tokenizer:
         if t is None:
             self._native.set_truncation(False)
         else:
-            self._native.set_truncation(True, t["max_length"], t["stride"], _STRATEGIES[t["strategy"]],
-                                        t["direction"] == "left")
+            self._native.set_truncation(
+                True, t["max_length"], t["stride"], _STRATEGIES[t["strategy"]], t["direction"] == "left"
+            )
 
     def _apply_padding(self) -> None:
         p = self.padding
@@ -362,5 +403,11 @@ class Tokenizer:
         if p is None:
             self._native.set_padding(False)
         else:
-            self._native.set_padding(True, p["length"] or 0, p["pad_to_multiple_of"] or 0, p["pad_id"],
-                                     p["pad_type_id"], p["direction"] == "left")
+            self._native.set_padding(
+                True,
+                p["length"] or 0,
+                p["pad_to_multiple_of"] or 0,
+                p["pad_id"],
+                p["pad_type_id"],
+                p["direction"] == "left",
+            )

@@ -1,7 +1,8 @@
 """The WordPiece pipeline (BERT, and llama.cpp's WPM variant) behind the `Tokenizer` surface:
 normalizer -> pre-tokenizer -> WordPiece -> template, one native pass per text (see
-src/native/wordpiece_tokenizer.h), and the WordPiece decoder back.
+src/native/pipelines/wordpiece_tokenizer.h), and the WordPiece decoder back.
 """
+
 from __future__ import annotations
 
 import os
@@ -9,14 +10,16 @@ from collections.abc import Sequence
 from typing import Any
 
 from . import _core
-from .arguments import _check_bool, _token_id, _token_ids
+from .added_tokens import AddedToken
+from .arguments import _check_bool
 from .decoders.wordpiece import WordPieceDecoder, WpmDecoder
-from .models.wordpiece import WPM_WORD_PREFIX, WordPiece, to_wpm_vocab
+from .models.wordpiece import WordPiece
 from .normalizers.bert import BertNormalizer, WpmNormalizer
-from .postprocessors.template import TemplateProcessing
-from .pretokenizers.bert import BertPreTokenizer, WpmPreTokenizer
+from .pipeline.spec import PipelineSpec
+from .pre_tokenizers.bert import BertPreTokenizer, WpmPreTokenizer
+from .processors.template import TemplateProcessing
 from .special import SpecialPolicy
-from .tokenizer import AddedToken, Tokenizer
+from .tokenizer import Tokenizer
 
 
 class WordPieceTokenizer(Tokenizer):
@@ -41,6 +44,8 @@ class WordPieceTokenizer(Tokenizer):
         self.normalizer = normalizer
         self.pre_tokenizer = pre_tokenizer
         self.post_processor = post_processor
+        if decoder is not None and not isinstance(decoder, (WordPieceDecoder, WpmDecoder)):
+            raise TypeError(f"decoder must be a WordPieceDecoder or WpmDecoder, got {type(decoder).__name__}")
         self.decoder = decoder or (WpmDecoder() if wpm else WordPieceDecoder(model.continuing_subword_prefix))
         self.added_tokens = list(added_tokens)
         token_of = list(model.tokens)
@@ -48,8 +53,10 @@ class WordPieceTokenizer(Tokenizer):
             if added.id >= len(token_of):
                 token_of += [""] * (added.id + 1 - len(token_of))
             elif token_of[added.id] and token_of[added.id] != added.content:
-                raise ValueError(f"added token {added.content!r} has id {added.id}, which the vocabulary gives to "
-                                 f"{token_of[added.id]!r}")
+                raise ValueError(
+                    f"added token {added.content!r} has id {added.id}, which the vocabulary gives to "
+                    f"{token_of[added.id]!r}"
+                )
             token_of[added.id] = added.content
         self._init_surface(token_of, SpecialPolicy({a.content: a.id for a in self.added_tokens}))
         self._special_ids = frozenset(a.id for a in self.added_tokens if a.special)
@@ -59,13 +66,25 @@ class WordPieceTokenizer(Tokenizer):
     def _build(self) -> None:
         rules = (self.normalizer or BertNormalizer(False, False, False, False)).text_rules()
         m = self.model
-        native = _core.WordPiece(m.tokens, m.vocab[m.unk_token], m.continuing_subword_prefix, m.word_prefix,
-                                 m.word_length_limit, rules, self._token_of)
+        native = _core.WordPiece(
+            m.tokens,
+            m.vocab[m.unk_token],
+            m.continuing_subword_prefix,
+            m.word_prefix,
+            m.word_length_limit,
+            rules,
+            self._token_of,
+        )
         p = self.post_processor
         if p is not None:
             native.set_template(p.native_pieces(False), p.native_pieces(True))
         else:  # no post-processor: the sequences as they are, B with type id 1
             native.set_template([(True, 0, 0, [])], [(True, 0, 0, []), (True, 1, 1, [])])
+        d = self.decoder
+        if isinstance(d, WpmDecoder):
+            native.set_decoder(True, "", False, sorted(self._special_ids))
+        else:
+            native.set_decoder(False, d.prefix, d.cleanup, sorted(self._special_ids))
         self._attach(native, None if self._split_special_tokens else self._policy.matcher(self._policy.names))
 
     # -- loading and saving -------------------------------------------------------------
@@ -75,53 +94,57 @@ class WordPieceTokenizer(Tokenizer):
         """BERT from vocab.txt, configured by the tokenizer_config.json beside it (or `overrides`:
         do_lower_case, strip_accents, tokenize_chinese_chars, unk_token, sep_token, cls_token,
         pad_token, mask_token), as transformers' BertTokenizerFast builds it."""
-        from .formats.bert_vocab import (
-            check_special_tokens,
-            read_tokenizer_config,
-            read_vocab_txt,
-        )
+        from .formats.bert_vocab import read_bert
 
-        config = {**read_tokenizer_config(os.path.join(os.path.dirname(os.path.abspath(path)),
-                                                        "tokenizer_config.json")), **overrides}
-        tokens = read_vocab_txt(path)
-        names = {k: config.get(f"{k}_token", f"[{k.upper()}]") for k in ("unk", "sep", "pad", "cls", "mask")}
-        check_special_tokens(path, tokens, {f"{k}_token": names[k] for k in ("unk", "cls", "sep")})
-        vocab = {t: i for i, t in enumerate(tokens)}
-        model = WordPiece(tokens, unk_token=names["unk"])
-        lowercase = bool(config.get("do_lower_case", True))
-        normalizer = BertNormalizer(True, bool(config.get("tokenize_chinese_chars", True)),
-                                    config.get("strip_accents"), lowercase)
-        post = TemplateProcessing.bert(vocab[names["cls"]], vocab[names["sep"]], names["cls"], names["sep"])
-        added = [AddedToken(t, vocab[t]) for t in sorted(set(names.values()), key=lambda t: vocab.get(t, -1))
-                 if t in vocab]
-        return cls(model, normalizer, BertPreTokenizer(), post, WordPieceDecoder(), added)
+        return cls._compiled(read_bert(path, **overrides))
 
     @classmethod
     def wpm_from_vocab_txt(cls, path: str) -> WordPieceTokenizer:
         """llama.cpp's WPM tokenizer over a BERT vocab.txt, converted to its GGUF form."""
-        from .formats.bert_vocab import read_wpm_vocab_txt
+        from .formats.bert_vocab import read_wpm
 
-        return cls.wpm(read_wpm_vocab_txt(path))
+        return cls._compiled(read_wpm(path))
 
     @classmethod
     def wpm(  # type: ignore[override]  # Tokenizer.wpm forwards its options here
-            cls, tokens: Sequence[str], *, converted: bool = True, unk_token: str = "[UNK]",
-            cls_token: str = "[CLS]", sep_token: str = "[SEP]") -> WordPieceTokenizer:
+        cls,
+        tokens: Sequence[str],
+        *,
+        converted: bool = True,
+        unk_token: str = "[UNK]",
+        cls_token: str = "[CLS]",
+        sep_token: str = "[SEP]",
+    ) -> WordPieceTokenizer:
         """llama.cpp's WPM tokenizer over `tokens` in its GGUF form (word-initial pieces start with
         "▁"), or in BERT's form with converted=False. Special-token text is plain text, as
         llama.cpp tokenizes without parse_special."""
-        tokens = list(tokens) if converted else to_wpm_vocab(tokens)
-        model = WordPiece(tokens, unk_token=unk_token, continuing_subword_prefix="", max_input_chars_per_word=None,
-                          word_prefix=WPM_WORD_PREFIX)
-        vocab = model.vocab
-        post = TemplateProcessing.from_templates(f"{cls_token} $A {sep_token}", f"{cls_token} $A {sep_token} $B:1 {sep_token}:1",
-                                                 [(cls_token, vocab[cls_token]), (sep_token, vocab[sep_token])])
-        return cls(model, WpmNormalizer(), WpmPreTokenizer(), post, WpmDecoder(),
-                   [AddedToken(t, vocab[t]) for t in (unk_token, cls_token, sep_token)], split_special_tokens=True)
+        from .pipeline import presets
 
-    def _init_args(self) -> tuple[tuple[Any, ...], dict[str, Any]]:
-        return ((self.model, self.normalizer, self.pre_tokenizer, self.post_processor, self.decoder,
-                 self.added_tokens), {"split_special_tokens": self._split_special_tokens})
+        return cls._compiled(
+            presets.wpm(tokens, converted=converted, unk_token=unk_token, cls_token=cls_token, sep_token=sep_token)
+        )
+
+    @classmethod
+    def _compiled(cls, spec: PipelineSpec) -> WordPieceTokenizer:
+        from .pipeline.compile import compile_pipeline
+
+        tok = compile_pipeline(spec)
+        assert isinstance(tok, cls)  # these descriptions hold a WordPiece model
+        return tok
+
+    @property
+    def spec(self) -> PipelineSpec:
+        return PipelineSpec(
+            self.model,
+            self.normalizer,
+            self.pre_tokenizer,
+            self.post_processor,
+            self.decoder,
+            tuple(self.added_tokens),
+            options={"split_special_tokens": self._split_special_tokens},
+            truncation=self.truncation,
+            padding=self.padding,
+        )
 
     def save(self, path: str | os.PathLike[str]) -> None:
         """Write an HF tokenizer.json (atomically)."""
@@ -142,23 +165,10 @@ class WordPieceTokenizer(Tokenizer):
         return [(w, tuple(span)) for w, span in self._native.words(text, self._added("all", (), ()))]
 
     def decode(self, ids: Sequence[int], skip_special_tokens: bool = True) -> str:
-        """Text of `ids` (any integers, NumPy's too, or a 1-D NumPy integer array): an id outside
-        the vocabulary raises ValueError, anything but an integer TypeError."""
-        _check_bool(skip_special_tokens, "skip_special_tokens")
-        if type(ids) is not list:
-            ids = _token_ids(ids)
-            if not hasattr(ids, "__iter__"):
-                raise TypeError(f"ids must be a sequence of token ids, got {type(ids).__name__}")
-        token_of, n = self._token_of, len(self._token_of)
-        tokens = []
-        for i in ids:
-            if type(i) is not int:
-                i = _token_id(i)
-            if not 0 <= i < n or not token_of[i]:
-                raise ValueError(f"token id {i!r} is not in this tokenizer's vocabulary (0..{n - 1})")
-            if not (skip_special_tokens and i in self._special_ids):
-                tokens.append(token_of[i])
-        return self.decoder.decode(tokens)
+        """Text of `ids` (any integers, NumPy's too, or a 1-D NumPy integer array), read by the
+        decoder natively: an id outside the vocabulary raises ValueError, anything but an
+        integer TypeError."""
+        return self._decode_natively(ids, skip_special_tokens)
 
     @property
     def split_special_tokens(self) -> bool:

@@ -1,3 +1,5 @@
+"""`python -m tokenforge.cli`: the `tokenforge` command, as `main()` in __init__.py runs it."""
+
 import sys
 
 from . import main

@@ -1,5 +1,6 @@
 """Streaming decode: ids arrive one at a time (as a model generates them), text leaves only at
 UTF-8 character boundaries, so a character split across tokens is never mangled or raised on."""
+
 from __future__ import annotations
 
 import codecs

@@ -1,1 +1,106 @@
-"""File formats: read and write vocabularies in the forms other tools use."""
+"""File formats: read and write vocabularies in the forms other tools use.
+
+`read_tokenizer_file` is the one place that tells tokenizer files apart: it reads any of them
+into a pipeline description (tokenforge.pipeline.spec.PipelineSpec), which
+pipeline.compile turns into a Tokenizer. The modules here never import a tokenizer surface.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ..pipeline.spec import PipelineSpec
+
+# What each kind of tokenizer file is called in messages.
+KINDS = (
+    "an HF tokenizer.json (*.json), a BERT vocab.txt (*.txt), a GGUF file (*.gguf), a sentencepiece model "
+    "(*.model), a .tiktoken or .tokenforge file, or GPT-2's encoder.json with vocab.bpe beside it"
+)
+
+
+def detect(path: str) -> str:
+    """The kind of tokenizer file at `path`: "byte_level_bpe" (.tiktoken, .tokenforge, GPT-2's
+    encoder.json or its folder), "sentencepiece" (.model, or any file that starts as one),
+    "tokenizer.json", "vocab.txt" or "gguf"; ValueError for anything else."""
+    from .sentencepiece_model import is_sentencepiece_model
+
+    if (
+        path.endswith((".tiktoken", ".tokenforge", f"{os.sep}encoder.json"))
+        or path == "encoder.json"
+        or os.path.isfile(os.path.join(path, "encoder.json"))
+    ):
+        return "byte_level_bpe"
+    if path.endswith(".model") or (not path.endswith((".json", ".txt", ".gguf")) and is_sentencepiece_model(path)):
+        return "sentencepiece"
+    for suffix, kind in ((".json", "tokenizer.json"), (".txt", "vocab.txt"), (".gguf", "gguf")):
+        if path.endswith(suffix):
+            return kind
+    raise ValueError(f"{path}: unknown vocabulary format; give {KINDS}")
+
+
+def read_tokenizer_file(path: str | os.PathLike[str], *, wpm: bool = False, **options: Any) -> PipelineSpec:
+    """The pipeline a tokenizer file holds (see detect). Options: add_bos, add_eos for
+    sentencepiece models; pat_str, special_tokens, name for .tiktoken files; wpm=True reads a
+    BERT vocab.txt as llama.cpp's WPM tokenizer does."""
+    path = os.fspath(path)
+    if wpm and not options:
+        from .bert_vocab import read_wpm
+
+        return read_wpm(path)
+    kind = detect(path)
+    if kind == "byte_level_bpe":
+        return read_byte_level_bpe(path, **options)
+    if kind == "sentencepiece":
+        return read_sentencepiece(path, **options)
+    if options:
+        raise TypeError(
+            f"{', '.join(options)}: not options of {kind}; options are add_bos, add_eos (sentencepiece .model) "
+            "and pat_str, special_tokens, name (.tiktoken)"
+        )
+    if kind == "tokenizer.json":
+        from .hf_tokenizer_json import read_tokenizer_json
+
+        return read_tokenizer_json(path)
+    if kind == "gguf":
+        from .gguf import read_gguf_tokenizer
+
+        return read_gguf_tokenizer(path)
+    from .bert_vocab import read_bert
+
+    return read_bert(path)
+
+
+def read_byte_level_bpe(path: str | os.PathLike[str], **options: Any) -> PipelineSpec:
+    """A byte-level BPE: a .tiktoken file (options of load_tiktoken: pat_str, special_tokens,
+    name), a .tokenforge file, or GPT-2's encoder.json (vocab.bpe beside it) or their folder."""
+    from ..loaders import load_gpt2, load_tiktoken
+    from ..pipeline.spec import PipelineSpec
+    from .tokenforge_file import load_encoding
+
+    path = os.fspath(path)
+    if path.endswith(".tiktoken"):
+        return PipelineSpec(load_tiktoken(path, **options))
+    if options:
+        raise TypeError(f"{', '.join(options)}: options for .tiktoken files only")
+    if path.endswith(".tokenforge"):
+        return PipelineSpec(load_encoding(path))
+    folder = path if os.path.isdir(path) else os.path.dirname(path)
+    return PipelineSpec(load_gpt2(os.path.join(folder, "encoder.json"), os.path.join(folder, "vocab.bpe")))
+
+
+def read_sentencepiece(
+    path: str | os.PathLike[str], *, add_bos: bool | None = None, add_eos: bool = False
+) -> PipelineSpec:
+    """A sentencepiece .model file, with bos/eos around each text as asked (see
+    SentencePieceTokenizer)."""
+    from ..pipeline.spec import PipelineSpec
+    from .sentencepiece_model import SentencePieceModel
+    from .validation import FormatError
+
+    path = os.fspath(path)
+    with open(path, "rb") as f:
+        if f.read(9) == b"minbpe v1":
+            raise FormatError(path, "", "a minbpe model, not a sentencepiece one")
+    return PipelineSpec(SentencePieceModel.read(path), options={"add_bos": add_bos, "add_eos": add_eos})

@@ -1,4 +1,5 @@
 """Atomic file writes: a failed save never leaves a half-written file over a good one."""
+
 from __future__ import annotations
 
 import contextlib

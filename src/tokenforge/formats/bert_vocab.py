@@ -1,13 +1,17 @@
 """BERT's vocab.txt: one token per line, ids by line number (from 0). Beside it, HF's
 tokenizer_config.json may say how to normalize (do_lower_case, strip_accents,
 tokenize_chinese_chars) and name the special tokens."""
+
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .atomic import write_files_atomically
 from .validation import FormatError, read_json
+
+if TYPE_CHECKING:
+    from ..pipeline.spec import PipelineSpec
 
 # The keys of tokenizer_config.json that BERT's loader reads, and the kinds they must be.
 _CONFIG_FLAGS = ("do_lower_case", "tokenize_chinese_chars")
@@ -24,8 +28,9 @@ def read_vocab_txt(path: str | os.PathLike[str]) -> list[str]:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
         line = data.count(b"\n", 0, e.start) + 1
-        raise FormatError(path, f"line {line}", f"not UTF-8 text (invalid byte at offset {e.start}); "
-                                                "is it a vocab.txt?") from None
+        raise FormatError(
+            path, f"line {line}", f"not UTF-8 text (invalid byte at offset {e.start}); is it a vocab.txt?"
+        ) from None
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
@@ -66,8 +71,9 @@ def read_wpm_vocab_txt(path: str | os.PathLike[str], names: dict[str, str] | Non
         if not token:
             raise FormatError(path, f"line {i + 1}", "'##' alone becomes an empty token in the WPM form")
         if token in seen:
-            raise FormatError(path, f"line {i + 1}", f"becomes {token!r} in the WPM form, as line {seen[token] + 1} "
-                                                     "does")
+            raise FormatError(
+                path, f"line {i + 1}", f"becomes {token!r} in the WPM form, as line {seen[token] + 1} does"
+            )
         seen[token] = i
     check_special_tokens(path, tokens, names or {"unk_token": "[UNK]", "cls_token": "[CLS]", "sep_token": "[SEP]"})
     return tokens
@@ -103,3 +109,24 @@ def read_tokenizer_config(path: str | os.PathLike[str]) -> dict[str, Any]:
         if key in config and (not isinstance(value, str) or not value):
             raise FormatError(path, key, f"must be a token (a non-empty string), got {value!r}")
     return config
+
+
+def read_bert(path: str | os.PathLike[str], **overrides: Any) -> PipelineSpec:
+    """BERT from vocab.txt, configured by the tokenizer_config.json beside it (or `overrides`:
+    do_lower_case, strip_accents, tokenize_chinese_chars, unk_token, sep_token, cls_token,
+    pad_token, mask_token), as transformers' BertTokenizerFast builds it."""
+    from ..pipeline import presets
+
+    beside = os.path.join(os.path.dirname(os.path.abspath(path)), "tokenizer_config.json")
+    config = {**read_tokenizer_config(beside), **overrides}
+    tokens = read_vocab_txt(path)
+    names = {k: config.get(f"{k}_token", f"[{k.upper()}]") for k in ("unk", "cls", "sep")}
+    check_special_tokens(path, tokens, {f"{k}_token": names[k] for k in names})
+    return presets.bert(tokens, config)
+
+
+def read_wpm(path: str | os.PathLike[str]) -> PipelineSpec:
+    """llama.cpp's WPM over a BERT vocab.txt, converted to its GGUF form."""
+    from ..pipeline import presets
+
+    return presets.wpm(read_wpm_vocab_txt(path))

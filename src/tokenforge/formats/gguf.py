@@ -12,14 +12,18 @@ length against the bytes that are left, and reports each problem as a FormatErro
 file and the key; each value is then checked for its kind (a string, a list of distinct
 non-empty strings, ids inside the token list) before the tokenizer is built.
 """
+
 from __future__ import annotations
 
 import mmap
 import os
 import struct
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .validation import FormatError
+
+if TYPE_CHECKING:
+    from ..pipeline.spec import PipelineSpec
 
 _PREFIX = "tokenizer.ggml."
 _VERSIONS = (2, 3)  # what llama.cpp writes (and the gguf package reads)
@@ -55,7 +59,7 @@ class _Reader:
         if not keep:
             return None
         try:
-            return bytes(self.data[start:start + n]).decode("utf-8")
+            return bytes(self.data[start : start + n]).decode("utf-8")
         except UnicodeDecodeError as e:
             raise self.fail(where, f"a string that is not UTF-8 (byte {start + e.start})") from None
 
@@ -129,8 +133,9 @@ def _read_fields(path: str, data: Any) -> dict[str, Any]:
     return fields
 
 
-def load_gguf_tokenizer(path: str | os.PathLike[str]):
-    from ..tokenizer import Tokenizer
+def read_gguf_tokenizer(path: str | os.PathLike[str]) -> PipelineSpec:
+    """The pipeline of a GGUF file's tokenizer (its tokenizer.ggml.* metadata)."""
+    from ..pipeline import presets
 
     path = os.fspath(path)
     fields = read_gguf_tokenizer_fields(path)
@@ -140,8 +145,9 @@ def load_gguf_tokenizer(path: str | os.PathLike[str]):
     if not isinstance(model, str):
         raise FormatError(path, _PREFIX + "model", f"must be a string, got {type(model).__name__}")
     if model != "bert":
-        raise FormatError(path, _PREFIX + "model",
-                          f"tokenizer model {model!r} is not supported yet (\"bert\", llama.cpp's WPM, is)")
+        raise FormatError(
+            path, _PREFIX + "model", f'tokenizer model {model!r} is not supported yet ("bert", llama.cpp\'s WPM, is)'
+        )
     tokens = fields[_PREFIX + "tokens"]
     where = _PREFIX + "tokens"
     if not isinstance(tokens, list) or not tokens:
@@ -168,10 +174,16 @@ def load_gguf_tokenizer(path: str | os.PathLike[str]):
             token = tokens[i]
         # CLS and SEP go into the template as words: no spaces, no ":" (a type id), no leading "$".
         if in_template and (token.startswith("$") or ":" in token or any(c.isspace() for c in token)):
-            raise FormatError(path, _PREFIX + key, f"token {token!r} cannot frame the template (it has a space, "
-                                                   "a ':' or a leading '$')")
+            raise FormatError(
+                path,
+                _PREFIX + key,
+                f"token {token!r} cannot frame the template (it has a space, a ':' or a leading '$')",
+            )
         return token
 
-    return Tokenizer.wpm(tokens, unk_token=token_at("unknown_token_id", "[UNK]", False),
-                         cls_token=token_at("cls_token_id", "[CLS]"),
-                         sep_token=token_at("seperator_token_id", "[SEP]"))
+    return presets.wpm(
+        tokens,
+        unk_token=token_at("unknown_token_id", "[UNK]", False),
+        cls_token=token_at("cls_token_id", "[CLS]"),
+        sep_token=token_at("seperator_token_id", "[SEP]"),
+    )

@@ -48,11 +48,7 @@ def _byte_to_char() -> dict[int, str]:
     # Verbatim from GPT-2's encoder.py: printable bytes map to themselves, the
     # rest (controls, space, NBSP, soft hyphen...) to chr(256 + n) in byte order,
     # so every token becomes a whitespace-free printable string.
-    bs = (
-        list(range(ord("!"), ord("~") + 1))
-        + list(range(ord("¡"), ord("¬") + 1))
-        + list(range(ord("®"), ord("ÿ") + 1))
-    )
+    bs = list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1)) + list(range(ord("®"), ord("ÿ") + 1))
     cs = bs[:]
     n = 0
     for b in range(_N_BYTES):
@@ -100,8 +96,7 @@ def _decode_token(text: str, path: str, where: str) -> bytes:
     except KeyError:
         bad = next(c for c in text if c not in table)
         raise FormatError(
-            path, where, f"character {bad!r} (U+{ord(bad):04X}) in {text!r} is "
-            "not in GPT-2's byte-to-unicode table"
+            path, where, f"character {bad!r} (U+{ord(bad):04X}) in {text!r} is not in GPT-2's byte-to-unicode table"
         ) from None
 
 
@@ -119,9 +114,7 @@ def _read_merges(path: str) -> dict[bytes, int]:
 
     lines = text.split("\n")  # not splitlines(): match tiktoken/GPT-2 exactly
     if not lines[0].startswith("#version"):
-        raise FormatError(
-            path, "line 1", f"expected a '{_VERSION_HEADER}' header, got {lines[0][:60]!r}"
-        )
+        raise FormatError(path, "line 1", f"expected a '{_VERSION_HEADER}' header, got {lines[0][:60]!r}")
     # tiktoken drops exactly one final line (the empty string after the trailing
     # newline); we drop all trailing blank lines so a missing newline is harmless.
     while len(lines) > 1 and not lines[-1].strip():
@@ -133,22 +126,17 @@ def _read_merges(path: str) -> dict[bytes, int]:
         where = f"line {lineno}"
         if len(parts) != 2:
             raise FormatError(
-                path, where, "a merge needs exactly two space-separated parts, "
-                f"got {len(parts)}: {line!r}"
+                path, where, f"a merge needs exactly two space-separated parts, got {len(parts)}: {line!r}"
             )
         first, second = (_decode_token(p, path, where) for p in parts)
         for half, shown in ((first, parts[0]), (second, parts[1])):
             if half not in ranks:
                 raise FormatError(
-                    path, where, f"merge half {shown!r} is not a token defined on an "
-                    "earlier line (or a single byte)"
+                    path, where, f"merge half {shown!r} is not a token defined on an earlier line (or a single byte)"
                 )
         token = first + second
         if token in ranks:
-            raise FormatError(
-                path, where, f"merge {line!r} produces {token!r}, which already has "
-                f"rank {ranks[token]}"
-            )
+            raise FormatError(path, where, f"merge {line!r} produces {token!r}, which already has rank {ranks[token]}")
         ranks[token] = len(ranks)
     return ranks
 
@@ -182,8 +170,7 @@ def load_gpt2_files(
     enc_path, bpe_path = os.fspath(encoder_json), os.fspath(vocab_bpe)
     ranks = _read_merges(bpe_path)
 
-    data = read_json(enc_path, _read_bytes(enc_path), "an encoder.json",
-                     pairs_hook=_reject_duplicate_keys(enc_path))
+    data = read_json(enc_path, _read_bytes(enc_path), "an encoder.json", pairs_hook=_reject_duplicate_keys(enc_path))
     if not isinstance(data, dict):
         raise FormatError(enc_path, "", f"expected a JSON object, got {type(data).__name__}")
 
@@ -208,8 +195,7 @@ def load_gpt2_files(
             special[key] = value
         elif rank != value:
             raise FormatError(
-                enc_path, where, f"has id {value} but {bpe_path} gives this token rank {rank}; "
-                "the files disagree"
+                enc_path, where, f"has id {value} but {bpe_path} gives this token rank {rank}; the files disagree"
             )
         else:
             matched += 1
@@ -219,18 +205,18 @@ def load_gpt2_files(
         missing = [(text, rank) for text, rank in encoded if text not in data]
         examples = ", ".join(f"{text!r} (rank {rank})" for text, rank in missing[:5])
         raise FormatError(
-            enc_path, "", f"lacks {len(missing)} token(s) that {bpe_path} defines, "
-            f"e.g. {examples}; the files disagree"
+            enc_path, "", f"lacks {len(missing)} token(s) that {bpe_path} defines, e.g. {examples}; the files disagree"
         )
     for key, value in sorted(special.items(), key=lambda kv: kv[1]):
         parts = _merge_of(ranks, key)
         if parts is not None:
             line = len(ranks) - _N_BYTES + 1  # the last line: the header, then one merge a line
             raise FormatError(
-                bpe_path, f"line {line}",
+                bpe_path,
+                f"line {line}",
                 f"ends after {len(ranks) - _N_BYTES} merges, but {enc_path} has {key!r} (id {value}), "
                 f"the merge of {parts[0]!r} and {parts[1]!r}, which vocab.bpe never makes: the file is cut "
-                "short (an interrupted download?), or the two files are not a pair"
+                "short (an interrupted download?), or the two files are not a pair",
             )
     return ranks, special
 
@@ -259,9 +245,7 @@ def _tokens_by_rank(mergeable_ranks: dict[bytes, int]) -> list[bytes]:
         if not isinstance(token, bytes) or not token:
             raise ValueError(f"mergeable token {token!r} must be non-empty bytes")
         if type(rank) is not int or not 0 <= rank < n:
-            raise ValueError(
-                f"ranks must be dense 0..{n - 1}; token {token!r} has rank {rank!r}"
-            )
+            raise ValueError(f"ranks must be dense 0..{n - 1}; token {token!r} has rank {rank!r}")
         if by_rank[rank] is not None:
             raise ValueError(f"rank {rank} is used by both {by_rank[rank]!r} and {token!r}")
         by_rank[rank] = token
@@ -271,16 +255,10 @@ def _tokens_by_rank(mergeable_ranks: dict[bytes, int]) -> list[bytes]:
 def _check_single_bytes(by_rank: list[bytes]) -> None:
     """Ranks 0..255 must be the 256 single bytes in byte-to-unicode order."""
     if len(by_rank) < _N_BYTES:
-        raise ValueError(
-            f"GPT-2 files need the 256 single bytes at ranks 0..255; got only "
-            f"{len(by_rank)} tokens"
-        )
+        raise ValueError(f"GPT-2 files need the 256 single bytes at ranks 0..255; got only {len(by_rank)} tokens")
     for rank in range(_N_BYTES):
         if len(by_rank[rank]) != 1:
-            raise ValueError(
-                f"rank {rank} is {by_rank[rank]!r}, but ranks 0..255 must be the 256 "
-                "single bytes"
-            )
+            raise ValueError(f"rank {rank} is {by_rank[rank]!r}, but ranks 0..255 must be the 256 single bytes")
     for rank, b in enumerate(_byte_to_char()):
         if by_rank[rank][0] != b:
             raise ValueError(
@@ -343,9 +321,7 @@ def save_gpt2_files(
                 f"leaves {len(parts)} parts {parts!r}, not 2"
             )
         first, second = parts
-        merge_lines.append(
-            f"{encoded[mergeable_ranks[first]]} {encoded[mergeable_ranks[second]]}"
-        )
+        merge_lines.append(f"{encoded[mergeable_ranks[first]]} {encoded[mergeable_ranks[second]]}")
 
     # json.dumps defaults (ASCII escapes, ", " and ": ") reproduce GPT-2's original
     # encoder.json byte for byte; vocab.bpe likewise ends with a newline.

@@ -6,17 +6,21 @@ the ranks, the split pattern as a `Split` pre-tokenizer followed by `ByteLevel`,
 special tokens as added tokens. HF's BPE then gives tiktoken's ids: `ignore_merges` makes it
 look a whole piece up first, as tiktoken does.
 """
+
 from __future__ import annotations
 
 import json
 import os
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from .. import _core
 from ..arguments import MAX_PAD_LENGTH
 from .atomic import write_files_atomically
 from .gpt2_files import bytes_to_unicode, split_for_merge
 from .validation import Fields, id_limit, key_path, read_json
+
+if TYPE_CHECKING:
+    from ..pipeline.spec import PipelineSpec
 
 
 def hf_split_pattern(pattern: str) -> str:
@@ -60,13 +64,25 @@ def tokenizer_json(
         pre_tokenizer = {
             "type": "Sequence",
             "pretokenizers": [
-                {"type": "Split", "pattern": {"Regex": hf_split_pattern(pattern)}, "behavior": "Isolated", "invert": False},
+                {
+                    "type": "Split",
+                    "pattern": {"Regex": hf_split_pattern(pattern)},
+                    "behavior": "Isolated",
+                    "invert": False,
+                },
                 {**byte_level, "use_regex": False},
             ],
         }
     added = [
-        {"id": i, "content": text, "single_word": False, "lstrip": False, "rstrip": False,
-         "normalized": False, "special": True}
+        {
+            "id": i,
+            "content": text,
+            "single_word": False,
+            "lstrip": False,
+            "rstrip": False,
+            "normalized": False,
+            "special": True,
+        }
         for text, i in sorted((special_tokens or {}).items(), key=lambda kv: kv[1])
     ]
     return {
@@ -97,46 +113,83 @@ def tokenizer_json(
     }
 
 
-def save_tokenizer_json(encoding, path: str | os.PathLike[str]) -> None:
-    """Write `encoding` (a byte-level BPE `Encoding`, or a WordPiece `Tokenizer`) as an HF
-    tokenizer.json, atomically."""
-    from ..tokenizer import Tokenizer
-    from ..wordpiece_tokenizer import WordPieceTokenizer
+def save_tokenizer_json(tokenizer: Any, path: str | os.PathLike[str]) -> None:
+    """Write `tokenizer` (a byte-level BPE `Encoding`, or a `Tokenizer`: anything with a `spec`)
+    as an HF tokenizer.json, atomically."""
+    from ..encoding import Encoding
+    from ..pipeline.spec import PipelineSpec
 
-    if isinstance(encoding, WordPieceTokenizer):
-        doc = _wordpiece_json(encoding)
-    elif isinstance(encoding, Tokenizer):  # one this format cannot hold yet: a value error, not a type error
-        raise ValueError(f"{type(encoding).__name__} cannot be written as tokenizer.json yet (its save() writes "  # noqa: TRY004
-                         "its own format)")
-    else:
-        doc = tokenizer_json(encoding._mergeable_ranks, encoding._pat_str, encoding._special_tokens)
-    write_files_atomically([(os.fspath(path), json.dumps(doc, ensure_ascii=False).encode("utf-8"))])
+    spec = PipelineSpec(tokenizer) if isinstance(tokenizer, Encoding) else tokenizer.spec
+    write_files_atomically([(os.fspath(path), json.dumps(document(spec), ensure_ascii=False).encode("utf-8"))])
 
 
 _DIRECTION = {"left": "Left", "right": "Right"}
 _STRATEGY = {"longest_first": "LongestFirst", "only_first": "OnlyFirst", "only_second": "OnlySecond"}
 
 
-def _wordpiece_json(tok) -> dict:
+def document(spec: PipelineSpec) -> dict[str, Any]:
+    """The tokenizer.json document of a pipeline: a WordPiece pipeline (BERT's form) or a
+    byte-level BPE; ValueError for what the format cannot hold yet."""
+    from ..encoding import Encoding
+    from ..models.wordpiece import WordPiece
+
+    model = spec.model
+    if isinstance(model, Encoding):
+        doc = tokenizer_json(model._mergeable_ranks, model._pat_str, model._special_tokens)
+        names = {i: t for t, i in model._special_tokens.items()}
+    elif isinstance(model, WordPiece):
+        doc = _wordpiece_json(spec)
+        names = dict(enumerate(model.tokens))
+    else:  # one this format cannot hold yet: a value error, not a type error
+        raise ValueError(
+            f"a {type(model).__name__} model cannot be written as tokenizer.json yet (save() writes its own format)"
+        )
+    if spec.post_processor is not None:
+        doc["post_processor"] = spec.post_processor.to_json(names)
+    t, p = spec.truncation, spec.padding
+    doc["truncation"] = t and {
+        "direction": _DIRECTION[t["direction"]],
+        "max_length": t["max_length"],
+        "strategy": _STRATEGY[t["strategy"]],
+        "stride": t["stride"],
+    }
+    doc["padding"] = p and {
+        "strategy": {"Fixed": p["length"]} if p["length"] else "BatchLongest",
+        "direction": _DIRECTION[p["direction"]],
+        "pad_to_multiple_of": p["pad_to_multiple_of"],
+        "pad_id": p["pad_id"],
+        "pad_type_id": p["pad_type_id"],
+        "pad_token": p["pad_token"],
+    }
+    return doc
+
+
+def _wordpiece_json(spec: PipelineSpec) -> dict[str, Any]:
     from ..decoders.wordpiece import WordPieceDecoder
 
-    if tok.normalizer is not None and not hasattr(tok.normalizer, "to_json"):
+    if spec.normalizer is not None and not hasattr(spec.normalizer, "to_json"):
         raise ValueError("tokenizer.json cannot hold llama.cpp's WPM preprocessing; save it as vocab.txt")
-    t, p = tok.truncation, tok.padding
     return {
         "version": "1.0",
-        "truncation": t and {"direction": _DIRECTION[t["direction"]], "max_length": t["max_length"],
-                             "strategy": _STRATEGY[t["strategy"]], "stride": t["stride"]},
-        "padding": p and {"strategy": {"Fixed": p["length"]} if p["length"] else "BatchLongest",
-                          "direction": _DIRECTION[p["direction"]], "pad_to_multiple_of": p["pad_to_multiple_of"],
-                          "pad_id": p["pad_id"], "pad_type_id": p["pad_type_id"], "pad_token": p["pad_token"]},
-        "added_tokens": [{"id": a.id, "content": a.content, "single_word": False, "lstrip": False, "rstrip": False,
-                          "normalized": False, "special": a.special} for a in tok.added_tokens],
-        "normalizer": tok.normalizer and tok.normalizer.to_json(),
-        "pre_tokenizer": tok.pre_tokenizer.to_json(),
-        "post_processor": tok.post_processor and tok.post_processor.to_json(dict(enumerate(tok.model.tokens))),
-        "decoder": tok.decoder.to_json() if isinstance(tok.decoder, WordPieceDecoder) else None,
-        "model": tok.model.to_json(),
+        "truncation": None,
+        "padding": None,
+        "added_tokens": [
+            {
+                "id": a.id,
+                "content": a.content,
+                "single_word": False,
+                "lstrip": False,
+                "rstrip": False,
+                "normalized": False,
+                "special": a.special,
+            }
+            for a in spec.added_tokens
+        ],
+        "normalizer": spec.normalizer and spec.normalizer.to_json(),
+        "pre_tokenizer": spec.pre_tokenizer.to_json(),
+        "post_processor": None,
+        "decoder": spec.decoder.to_json() if isinstance(spec.decoder, WordPieceDecoder) else None,
+        "model": spec.model.to_json(),
     }
 
 
@@ -148,8 +201,8 @@ _UINT32_MAX = 2**32 - 1  # token ids
 _MAX_TYPE_ID = _core.MAX_TYPE_ID  # type ids: what the native pipeline holds (HF's files use 0 and 1)
 
 
-def load_tokenizer_json(path: str | os.PathLike[str]) -> Any:
-    """A `Tokenizer` from an HF tokenizer.json with a WordPiece model (BERT's form).
+def read_tokenizer_json(path: str | os.PathLike[str]) -> PipelineSpec:
+    """The pipeline of an HF tokenizer.json with a WordPiece model (BERT's form).
 
     Every field is checked before it is used: a value of the wrong kind, an id that is not one
     of the vocabulary's (or its added tokens'), an added token or post-processor token whose id
@@ -159,11 +212,11 @@ def load_tokenizer_json(path: str | os.PathLike[str]) -> Any:
     with open(path, "rb") as f:
         data = f.read()
     doc = read_json(path, data, "a tokenizer.json")
-    return _TokenizerJson(path, doc).build()
+    return _TokenizerJson(path, doc).read()
 
 
 class _TokenizerJson:
-    """One tokenizer.json document read into a WordPiece `Tokenizer`, field by field."""
+    """One tokenizer.json document read into a WordPiece pipeline description, field by field."""
 
     def __init__(self, path: str, doc: Any) -> None:
         self.path = path
@@ -173,8 +226,8 @@ class _TokenizerJson:
     def unsupported(self, where: str, kind: Any, supported: str) -> NoReturn:
         self.f.fail(where, f"{kind!r} is not supported here (supported: {supported})")
 
-    def build(self) -> Any:
-        from ..tokenizer import Tokenizer
+    def read(self) -> PipelineSpec:
+        from ..pipeline.spec import PipelineSpec
 
         f, doc = self.f, self.doc
         if not isinstance(doc, dict) or not isinstance(doc.get("model"), dict):
@@ -188,13 +241,16 @@ class _TokenizerJson:
         pre = self.pre_tokenizer(doc.get("pre_tokenizer"))
         post = self.post_processor(doc.get("post_processor"))
         decoder = self.decoder(doc.get("decoder"))
-        try:
-            tok = Tokenizer(model, normalizer, pre, post, decoder, added)
-        except ValueError as e:  # a check of the tokenizer's own (all are made above too)
-            f.fail("", str(e))
-        self.truncation(tok, doc.get("truncation"))
-        self.padding(tok, doc.get("padding"))
-        return tok
+        return PipelineSpec(
+            model,
+            normalizer,
+            pre,
+            post,
+            decoder,
+            tuple(added),
+            truncation=self.truncation(doc.get("truncation")),
+            padding=self.padding(doc.get("padding")),
+        )
 
     # -- the model -----------------------------------------------------------------------
 
@@ -204,8 +260,11 @@ class _TokenizerJson:
         f = self.f
         kind = m.get("type", "WordPiece")
         if kind != "WordPiece":
-            f.fail("model.type", f"model type {kind!r} is not supported by Tokenizer yet (WordPiece is); "
-                                 "byte-level BPE files load with tokenforge.load_tiktoken or get_encoding")
+            f.fail(
+                "model.type",
+                f"model type {kind!r} is not supported by Tokenizer yet (WordPiece is); "
+                "byte-level BPE files load with tokenforge.load_tiktoken or get_encoding",
+            )
         vocab = f.obj(m.get("vocab"), "model.vocab")
         if not vocab:
             f.fail("model.vocab", "the vocabulary is empty")
@@ -235,7 +294,7 @@ class _TokenizerJson:
         return WordPiece(tokens, unk, prefix, limit)  # type: ignore[arg-type]  # every id filled above
 
     def added_tokens(self, items: Any) -> list[Any]:
-        from ..tokenizer import AddedToken
+        from ..added_tokens import AddedToken
 
         f = self.f
         if items is None:
@@ -251,20 +310,28 @@ class _TokenizerJson:
             where = f"added_tokens[{k}]"
             f.obj(a, where)
             content = f.text(a.get("content"), f"{where}.content", nonempty=True)
-            i = f.integer(a.get("id"), f"{where}.id", 0, limit - 1,
-                          what=f" (below {limit}: twice the {vocab_size + len(items)} tokens the file defines, "
-                               "plus 65536)")
+            i = f.integer(
+                a.get("id"),
+                f"{where}.id",
+                0,
+                limit - 1,
+                what=f" (below {limit}: twice the {vocab_size + len(items)} tokens the file defines, plus 65536)",
+            )
             special = f.boolean(a.get("special", False), f"{where}.special")
             for flag in ("lstrip", "rstrip", "single_word", "normalized"):
                 if f.boolean(a.get(flag, False), f"{where}.{flag}"):
-                    f.fail(f"{where}.{flag}", f"added token {content!r} sets {flag}, which tokenforge does not "
-                                              "support yet")
+                    f.fail(
+                        f"{where}.{flag}", f"added token {content!r} sets {flag}, which tokenforge does not support yet"
+                    )
             if i < vocab_size and tokens[i] != content:
-                f.fail(f"{where}.id", f"added token {content!r} has id {i}, which the vocabulary gives to "
-                                      f"{tokens[i]!r}")
+                f.fail(
+                    f"{where}.id", f"added token {content!r} has id {i}, which the vocabulary gives to {tokens[i]!r}"
+                )
             if content in vocab and vocab[content] != i:
-                f.fail(f"{where}.id", f"added token {content!r} has id {i}, but the vocabulary gives it id "
-                                      f"{vocab[content]}")
+                f.fail(
+                    f"{where}.id",
+                    f"added token {content!r} has id {i}, but the vocabulary gives it id {vocab[content]}",
+                )
             if by_id.get(i, content) != content:
                 f.fail(f"{where}.id", f"id {i} is given to both {by_id[i]!r} and {content!r}")
             if by_content.get(content, i) != i:
@@ -296,13 +363,15 @@ class _TokenizerJson:
             return None
         f = self.f
         strip = d.get("strip_accents")
-        return BertNormalizer(f.boolean(d.get("clean_text", True), "normalizer.clean_text"),
-                              f.boolean(d.get("handle_chinese_chars", True), "normalizer.handle_chinese_chars"),
-                              None if strip is None else f.boolean(strip, "normalizer.strip_accents"),
-                              f.boolean(d.get("lowercase", True), "normalizer.lowercase"))
+        return BertNormalizer(
+            f.boolean(d.get("clean_text", True), "normalizer.clean_text"),
+            f.boolean(d.get("handle_chinese_chars", True), "normalizer.handle_chinese_chars"),
+            None if strip is None else f.boolean(strip, "normalizer.strip_accents"),
+            f.boolean(d.get("lowercase", True), "normalizer.lowercase"),
+        )
 
     def pre_tokenizer(self, part: Any) -> Any:
-        from ..pretokenizers.bert import BertPreTokenizer
+        from ..pre_tokenizers.bert import BertPreTokenizer
 
         if part is None:
             self.f.fail("pre_tokenizer", "a WordPiece tokenizer needs a pre_tokenizer (BertPreTokenizer)")
@@ -315,8 +384,10 @@ class _TokenizerJson:
         d = self.component(part, "decoder", ("WordPiece",))
         if d is None:
             return None
-        return WordPieceDecoder(self.f.text(d.get("prefix", "##"), "decoder.prefix"),
-                                self.f.boolean(d.get("cleanup", True), "decoder.cleanup"))
+        return WordPieceDecoder(
+            self.f.text(d.get("prefix", "##"), "decoder.prefix"),
+            self.f.boolean(d.get("cleanup", True), "decoder.cleanup"),
+        )
 
     def token_id(self, value: Any, where: str, token: str | None = None) -> int:
         """An id of one of the tokenizer's tokens (vocabulary or added); with `token`, the id
@@ -324,14 +395,17 @@ class _TokenizerJson:
         f, token_of = self.f, self.token_of
         i = f.integer(value, where, 0, _UINT32_MAX)
         if i not in token_of:
-            f.fail(where, f"id {i} is not a token of this tokenizer (its vocabulary has ids 0..{len(self.tokens) - 1}"
-                          f"{', plus its added tokens' if len(token_of) > len(self.tokens) else ''})")
+            f.fail(
+                where,
+                f"id {i} is not a token of this tokenizer (its vocabulary has ids 0..{len(self.tokens) - 1}"
+                f"{', plus its added tokens' if len(token_of) > len(self.tokens) else ''})",
+            )
         if token is not None and token_of[i] != token:
             f.fail(where, f"id {i} is {token_of[i]!r} in the vocabulary, not {token!r}")
         return i
 
     def post_processor(self, part: Any) -> Any:
-        from ..postprocessors.template import TemplateProcessing
+        from ..processors.template import TemplateProcessing
 
         d = self.component(part, "post_processor", ("TemplateProcessing", "BertProcessing"))
         if d is None:
@@ -350,9 +424,11 @@ class _TokenizerJson:
             # BERT's template, built from pieces (its tokens may hold spaces or ':', which the
             # text form of a template cannot)
             cls_piece, sep_piece = (False, 0, 0, cls_token), (False, 0, 0, sep_token)
-            return TemplateProcessing((cls_piece, (True, 0, 0, ""), sep_piece),
-                                      (cls_piece, (True, 0, 0, ""), sep_piece, (True, 1, 1, ""), (False, 0, 1, sep_token)),
-                                      {cls_token: [cls_id], sep_token: [sep_id]})
+            return TemplateProcessing(
+                (cls_piece, (True, 0, 0, ""), sep_piece),
+                (cls_piece, (True, 0, 0, ""), sep_piece, (True, 1, 1, ""), (False, 0, 1, sep_token)),
+                {cls_token: [cls_id], sep_token: [sep_id]},
+            )
 
         specials: dict[str, list[int]] = {}
         entries = f.obj(d.get("special_tokens", {}), "post_processor.special_tokens")
@@ -367,8 +443,9 @@ class _TokenizerJson:
             if shown is not None and len(f.array(shown, f"{where}.tokens")) != len(ids):
                 f.fail(f"{where}.tokens", f"lists {len(shown)} tokens for {len(ids)} ids")
             specials[name] = [
-                self.token_id(i, f"{where}.ids[{k}]",
-                              None if shown is None else f.text(shown[k], f"{where}.tokens[{k}]"))
+                self.token_id(
+                    i, f"{where}.ids[{k}]", None if shown is None else f.text(shown[k], f"{where}.tokens[{k}]")
+                )
                 for k, i in enumerate(ids)
             ]
 
@@ -379,7 +456,7 @@ class _TokenizerJson:
                 f.obj(item, where)
                 if len(item) != 1 or not ({"Sequence", "SpecialToken"} & set(item)):
                     f.fail(where, 'must be {"Sequence": ...} or {"SpecialToken": ...}')
-                (kind, body), = item.items()
+                ((kind, body),) = item.items()
                 where = f"{where}.{kind}"
                 f.obj(body, where)
                 type_id = f.integer(body.get("type_id", 0), f"{where}.type_id", 0, _MAX_TYPE_ID)
@@ -402,23 +479,28 @@ class _TokenizerJson:
 
     # -- settings ------------------------------------------------------------------------
 
-    def truncation(self, tok: Any, t: Any) -> None:
+    def truncation(self, t: Any) -> dict[str, Any] | None:
+        """The truncation settings as enable_truncation takes them (which checks them again
+        against the template when the tokenizer is made)."""
         if t is None:
-            return
+            return None
         f = self.f
         f.obj(t, "truncation")
         max_length = f.integer(t.get("max_length"), "truncation.max_length", 0, _MAX_LENGTH)
         stride = f.integer(t.get("stride", 0), "truncation.stride", 0, _MAX_LENGTH)
         strategy = f.choice(t.get("strategy", "LongestFirst"), "truncation.strategy", tuple(_STRATEGY_NAMES))
         direction = f.choice(t.get("direction", "Right"), "truncation.direction", ("Left", "Right"))
-        try:
-            tok.enable_truncation(max_length, stride, _STRATEGY_NAMES[strategy], direction.lower())
-        except (ValueError, TypeError) as e:
-            f.fail("truncation", str(e))
+        return {
+            "max_length": max_length,
+            "stride": stride,
+            "strategy": _STRATEGY_NAMES[strategy],
+            "direction": direction.lower(),
+        }
 
-    def padding(self, tok: Any, p: Any) -> None:
+    def padding(self, p: Any) -> dict[str, Any] | None:
+        """The padding settings as enable_padding takes them."""
         if p is None:
-            return
+            return None
         f = self.f
         f.obj(p, "padding")
         strategy = p.get("strategy", "BatchLongest")
@@ -435,7 +517,11 @@ class _TokenizerJson:
         # Any token's id, as HF takes it: pad_id need not be pad_token's (pad_token only names the rows).
         pad_id = self.token_id(p.get("pad_id", 0), "padding.pad_id")
         pad_type_id = f.integer(p.get("pad_type_id", 0), "padding.pad_type_id", 0, _MAX_TYPE_ID)
-        try:
-            tok.enable_padding(direction.lower(), pad_id, pad_type_id, pad_token, length, multiple)
-        except (ValueError, TypeError) as e:
-            f.fail("padding", str(e))
+        return {
+            "direction": direction.lower(),
+            "pad_id": pad_id,
+            "pad_type_id": pad_type_id,
+            "pad_token": pad_token,
+            "length": length,
+            "pad_to_multiple_of": multiple,
+        }

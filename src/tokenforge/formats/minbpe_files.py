@@ -6,12 +6,13 @@ token rendered, with the two tokens it merges from. minbpe's ids are its ranks, 
 vocabularies whose ids 0..255 are the bytes 0..255 and whose other ids are dense can be
 written (those trained here are).
 """
+
 from __future__ import annotations
 
 import os
 import unicodedata
 
-from ..pretokenizers.patterns import WHOLE_TEXT
+from ..pre_tokenizers.patterns import WHOLE_TEXT
 from .atomic import write_files_atomically
 from .gpt2_files import split_for_merge
 
@@ -41,8 +42,14 @@ def save_minbpe(encoding, prefix: str | os.PathLike[str]) -> None:
     model = ["minbpe v1", encoding._pat_str if encoding._pat_str != WHOLE_TEXT else "", str(len(specials))]
     model += [f"{text} {i}" for text, i in specials] + [f"{a} {b}" for a, b in merges]
     vocab = [f"[{_render(by_id[i])}] {i}" for i in range(256)]
-    vocab += [f"[{_render(by_id[a])}][{_render(by_id[b])}] -> [{_render(by_id[256 + k])}] {256 + k}"
-              for k, (a, b) in enumerate(merges)]
+    vocab += [
+        f"[{_render(by_id[a])}][{_render(by_id[b])}] -> [{_render(by_id[256 + k])}] {256 + k}"
+        for k, (a, b) in enumerate(merges)
+    ]
     prefix = os.fspath(prefix)
-    write_files_atomically([(prefix + ".model", "\n".join(model).encode("utf-8") + b"\n"),
-                            (prefix + ".vocab", "\n".join(vocab).encode("utf-8") + b"\n")])
+    write_files_atomically(
+        [
+            (prefix + ".model", "\n".join(model).encode("utf-8") + b"\n"),
+            (prefix + ".vocab", "\n".join(vocab).encode("utf-8") + b"\n"),
+        ]
+    )

@@ -6,6 +6,7 @@ Wire types: 0 varint, 1 fixed 64-bit, 2 length-delimited (bytes, strings, sub-me
 5 fixed 32-bit. Errors name the byte offset; given the file's path, they are FormatErrors naming
 the file and `where` (the message being read).
 """
+
 from __future__ import annotations
 
 import struct
@@ -57,7 +58,7 @@ def parse(data: bytes, where: str = "message", path: str | None = None) -> list[
             fail(where, f"field number 0 at byte {key_at} (corrupt data)", path)
         if wire_type == VARINT:
             value, pos = _varint(data, pos, where, path)
-        elif wire_type == FIXED64 or wire_type == FIXED32:
+        elif wire_type in (FIXED64, FIXED32):
             size = 8 if wire_type == FIXED64 else 4
             if pos + size > len(data):
                 fail(where, f"field {number} at byte {key_at} runs past the end (truncated file?)", path)
@@ -66,13 +67,20 @@ def parse(data: bytes, where: str = "message", path: str | None = None) -> list[
         elif wire_type == BYTES:
             length, pos = _varint(data, pos, where, path)
             if pos + length > len(data):
-                fail(where, f"field {number} at byte {key_at} claims {length} bytes, past the end "
-                            "(truncated file?)", path)
+                fail(
+                    where,
+                    f"field {number} at byte {key_at} claims {length} bytes, past the end (truncated file?)",
+                    path,
+                )
             value = data[pos : pos + length]
             pos += length
         else:
-            fail(where, f"field {number} at byte {key_at} has wire type {wire_type}, which this "
-                        "format never uses (corrupt data)", path)
+            fail(
+                where,
+                f"field {number} at byte {key_at} has wire type {wire_type}, which this "
+                "format never uses (corrupt data)",
+                path,
+            )
         fields.append(Field(number, wire_type, value))
     return fields
 

@@ -12,6 +12,7 @@ SentencePieceProcessor.Load refuses (see its doc).
 >>> model = SentencePieceModel.read("tokenizer.model")          # doctest: +SKIP
 >>> model.pieces[3], model.trainer_spec["model_type"], model.normalizer_spec["name"]  # doctest: +SKIP
 """
+
 from __future__ import annotations
 
 import math
@@ -45,36 +46,72 @@ class ModelType(IntEnum):
 # name -> (field number, kind, default); kinds: str, bytes, bool, int32, uint64, float, enum,
 # and "[str]" for repeated strings. Defaults are sentencepiece's.
 TRAINER_SPEC: dict[str, tuple[int, str, Any]] = {
-    "input": (1, "[str]", []), "input_format": (7, "str", ""), "model_prefix": (2, "str", ""),
-    "model_type": (3, "enum", ModelType.UNIGRAM), "vocab_size": (4, "int32", 8000),
-    "accept_language": (5, "[str]", []), "self_test_sample_size": (6, "int32", 0),
-    "enable_differential_privacy": (50, "bool", False), "differential_privacy_noise_level": (51, "float", 0.0),
-    "differential_privacy_clipping_threshold": (52, "uint64", 0), "character_coverage": (10, "float", 0.9995),
-    "input_sentence_size": (11, "uint64", 0), "shuffle_input_sentence": (19, "bool", True),
-    "mining_sentence_size": (12, "int32", 0), "training_sentence_size": (13, "int32", 0),
-    "seed_sentencepiece_size": (14, "int32", 1000000), "shrinking_factor": (15, "float", 0.75),
-    "max_sentence_length": (18, "int32", 4192), "num_threads": (16, "int32", 16),
-    "num_sub_iterations": (17, "int32", 2), "max_sentencepiece_length": (20, "int32", 16),
-    "split_by_unicode_script": (21, "bool", True), "split_by_number": (23, "bool", True),
-    "split_by_whitespace": (22, "bool", True), "treat_whitespace_as_suffix": (24, "bool", False),
-    "allow_whitespace_only_pieces": (26, "bool", False), "split_digits": (25, "bool", False),
-    "pretokenization_delimiter": (53, "str", ""), "control_symbols": (30, "[str]", []),
-    "user_defined_symbols": (31, "[str]", []), "required_chars": (36, "str", ""),
-    "byte_fallback": (35, "bool", False), "vocabulary_output_piece_score": (32, "bool", True),
-    "hard_vocab_limit": (33, "bool", True), "use_all_vocab": (34, "bool", False),
-    "unk_id": (40, "int32", 0), "bos_id": (41, "int32", 1), "eos_id": (42, "int32", 2), "pad_id": (43, "int32", -1),
-    "unk_piece": (45, "str", "<unk>"), "bos_piece": (46, "str", "<s>"), "eos_piece": (47, "str", "</s>"),
-    "pad_piece": (48, "str", "<pad>"), "unk_surface": (44, "str", " \u2047 "),
-    "train_extremely_large_corpus": (49, "bool", False), "seed_sentencepieces_file": (54, "str", ""),
+    "input": (1, "[str]", []),
+    "input_format": (7, "str", ""),
+    "model_prefix": (2, "str", ""),
+    "model_type": (3, "enum", ModelType.UNIGRAM),
+    "vocab_size": (4, "int32", 8000),
+    "accept_language": (5, "[str]", []),
+    "self_test_sample_size": (6, "int32", 0),
+    "enable_differential_privacy": (50, "bool", False),
+    "differential_privacy_noise_level": (51, "float", 0.0),
+    "differential_privacy_clipping_threshold": (52, "uint64", 0),
+    "character_coverage": (10, "float", 0.9995),
+    "input_sentence_size": (11, "uint64", 0),
+    "shuffle_input_sentence": (19, "bool", True),
+    "mining_sentence_size": (12, "int32", 0),
+    "training_sentence_size": (13, "int32", 0),
+    "seed_sentencepiece_size": (14, "int32", 1000000),
+    "shrinking_factor": (15, "float", 0.75),
+    "max_sentence_length": (18, "int32", 4192),
+    "num_threads": (16, "int32", 16),
+    "num_sub_iterations": (17, "int32", 2),
+    "max_sentencepiece_length": (20, "int32", 16),
+    "split_by_unicode_script": (21, "bool", True),
+    "split_by_number": (23, "bool", True),
+    "split_by_whitespace": (22, "bool", True),
+    "treat_whitespace_as_suffix": (24, "bool", False),
+    "allow_whitespace_only_pieces": (26, "bool", False),
+    "split_digits": (25, "bool", False),
+    "pretokenization_delimiter": (53, "str", ""),
+    "control_symbols": (30, "[str]", []),
+    "user_defined_symbols": (31, "[str]", []),
+    "required_chars": (36, "str", ""),
+    "byte_fallback": (35, "bool", False),
+    "vocabulary_output_piece_score": (32, "bool", True),
+    "hard_vocab_limit": (33, "bool", True),
+    "use_all_vocab": (34, "bool", False),
+    "unk_id": (40, "int32", 0),
+    "bos_id": (41, "int32", 1),
+    "eos_id": (42, "int32", 2),
+    "pad_id": (43, "int32", -1),
+    "unk_piece": (45, "str", "<unk>"),
+    "bos_piece": (46, "str", "<s>"),
+    "eos_piece": (47, "str", "</s>"),
+    "pad_piece": (48, "str", "<pad>"),
+    "unk_surface": (44, "str", " \u2047 "),
+    "train_extremely_large_corpus": (49, "bool", False),
+    "seed_sentencepieces_file": (54, "str", ""),
     "auto_character_coverage": (55, "bool", False),
 }
 NORMALIZER_SPEC: dict[str, tuple[int, str, Any]] = {
-    "name": (1, "str", ""), "precompiled_charsmap": (2, "bytes", b""), "add_dummy_prefix": (3, "bool", True),
-    "remove_extra_whitespaces": (4, "bool", True), "escape_whitespaces": (5, "bool", True),
+    "name": (1, "str", ""),
+    "precompiled_charsmap": (2, "bytes", b""),
+    "add_dummy_prefix": (3, "bool", True),
+    "remove_extra_whitespaces": (4, "bool", True),
+    "escape_whitespaces": (5, "bool", True),
     "normalization_rule_tsv": (6, "str", ""),
 }
-_WIRE = {"str": pb.BYTES, "[str]": pb.BYTES, "bytes": pb.BYTES, "bool": pb.VARINT, "int32": pb.VARINT,
-         "uint64": pb.VARINT, "enum": pb.VARINT, "float": pb.FIXED32}
+_WIRE = {
+    "str": pb.BYTES,
+    "[str]": pb.BYTES,
+    "bytes": pb.BYTES,
+    "bool": pb.VARINT,
+    "int32": pb.VARINT,
+    "uint64": pb.VARINT,
+    "enum": pb.VARINT,
+    "float": pb.FIXED32,
+}
 
 
 def _decode(kind: str, f: pb.Field, where: str, path: str | None = None) -> Any:
@@ -113,13 +150,13 @@ def _encode(number: int, kind: str, value: Any) -> list[pb.Field]:
 class Spec:
     """A trainer or normalizer spec: the fields set in the file (in file order), by name, plus
     fields this package does not know, kept raw."""
+
     schema: dict[str, tuple[int, str, Any]]
     values: dict[str, Any] = field(default_factory=dict)
     unknown: list[pb.Field] = field(default_factory=list)
 
     @classmethod
-    def parse(cls, schema: dict[str, tuple[int, str, Any]], data: bytes, where: str,
-              path: str | None = None) -> Spec:
+    def parse(cls, schema: dict[str, tuple[int, str, Any]], data: bytes, where: str, path: str | None = None) -> Spec:
         by_number = {number: (name, kind) for name, (number, kind, _) in schema.items()}
         spec = cls(schema)
         for f in pb.parse(data, where, path):
@@ -221,23 +258,32 @@ class SentencePieceModel:
         kind = trainer["model_type"]
         if kind not in (ModelType.BPE, ModelType.UNIGRAM):
             name = ModelType(kind).name if kind in ModelType._value2member_map_ else str(kind)
-            raise FormatError(path, "trainer_spec.model_type",
-                              f"model type {name} is not supported yet (BPE and UNIGRAM are)")
+            raise FormatError(
+                path, "trainer_spec.model_type", f"model type {name} is not supported yet (BPE and UNIGRAM are)"
+            )
         byte_fallback = trainer["byte_fallback"]
         texts = [p.piece for p in self.pieces]
         types = [p.type for p in self.pieces]
         # Bulk checks first (a model has up to a few hundred thousand pieces); each failure is
         # then located piece by piece.
-        if not all(type(t) is str and t for t in texts) or "\0" in "".join(texts) or _too_long(texts) \
-                or len(set(texts)) != len(texts) or not _finite([p.score for p in self.pieces]) \
-                or not set(types) <= _PIECE_TYPES:
+        if (
+            not all(type(t) is str and t for t in texts)
+            or "\0" in "".join(texts)
+            or _too_long(texts)
+            or len(set(texts)) != len(texts)
+            or not _finite([p.score for p in self.pieces])
+            or not set(types) <= _PIECE_TYPES
+        ):
             _locate_bad_piece(path, self.pieces)
         unknown = [i for i, t in enumerate(types) if t == PieceType.UNKNOWN]
         if not unknown:
             raise FormatError(path, "pieces", "the model has no unknown piece (type UNKNOWN)")
         if len(unknown) > 1:
-            raise FormatError(path, f"piece {unknown[1]}", f"{texts[unknown[1]]!r} is a second unknown piece (piece "
-                                                            f"{unknown[0]} is one)")
+            raise FormatError(
+                path,
+                f"piece {unknown[1]}",
+                f"{texts[unknown[1]]!r} is a second unknown piece (piece {unknown[0]} is one)",
+            )
         bytes_found: set[str] = set()
         for i, t in enumerate(types):
             if t != PieceType.BYTE:
@@ -245,18 +291,23 @@ class SentencePieceModel:
             if not byte_fallback:
                 raise FormatError(path, f"piece {i}", f"byte piece {texts[i]!r} in a model without byte_fallback")
             if not _BYTE_PIECE.fullmatch(texts[i]):
-                raise FormatError(path, f"piece {i}", f"byte piece {texts[i]!r} is not of the form <0xNN> "
-                                                      "(two upper-case hex digits)")
+                raise FormatError(
+                    path, f"piece {i}", f"byte piece {texts[i]!r} is not of the form <0xNN> (two upper-case hex digits)"
+                )
             bytes_found.add(texts[i])
         if byte_fallback and len(bytes_found) != 256:
             missing = next(f"<0x{b:02X}>" for b in range(256) if f"<0x{b:02X}>" not in bytes_found)
-            raise FormatError(path, "pieces", f"byte_fallback is set but {256 - len(bytes_found)} of the 256 byte "
-                                              f"pieces are missing, e.g. {missing}")
+            raise FormatError(
+                path,
+                "pieces",
+                f"byte_fallback is set but {256 - len(bytes_found)} of the 256 byte pieces are missing, e.g. {missing}",
+            )
         if kind == ModelType.UNIGRAM and not set(types) & _PRODUCIBLE:
             raise FormatError(path, "pieces", "a Unigram model needs a normal, user-defined or unused piece")
         if len(self.pieces) >= _MAX_PIECES:
-            raise FormatError(path, "pieces", f"{len(self.pieces)} pieces, more than the {_MAX_PIECES - 1} "
-                                              "tokenforge holds")
+            raise FormatError(
+                path, "pieces", f"{len(self.pieces)} pieces, more than the {_MAX_PIECES - 1} tokenforge holds"
+            )
         for key, spec in (("normalizer_spec", self.normalizer_spec), ("denormalizer_spec", self.denormalizer_spec)):
             if spec is not None:
                 problem = charsmap_problem(bytes(spec["precompiled_charsmap"]))
@@ -314,8 +365,11 @@ def _locate_bad_piece(path: str, pieces: list[Piece]) -> None:
         except UnicodeEncodeError:
             raise FormatError(path, where, f"{p.piece!r} holds a lone surrogate (no UTF-8 form)") from None
         if size >= _MAX_PIECE_BYTES:
-            raise FormatError(path, where, f"a piece of {size} bytes: sentencepiece refuses pieces of "
-                                           f"{_MAX_PIECE_BYTES} bytes or more")
+            raise FormatError(
+                path,
+                where,
+                f"a piece of {size} bytes: sentencepiece refuses pieces of {_MAX_PIECE_BYTES} bytes or more",
+            )
         if p.piece in seen:
             raise FormatError(path, where, f"{p.piece!r} repeats piece {seen[p.piece]}")
         seen[p.piece] = i
@@ -351,3 +405,17 @@ def _piece_bytes(p: Piece) -> bytes:
     if p.type != PieceType.NORMAL:
         fields += _encode(3, "enum", p.type)
     return pb.serialize(fields)
+
+
+def is_sentencepiece_model(path: str) -> bool:
+    """Whether the file starts as a sentencepiece ModelProto does: field 1 (a piece), a
+    length-delimited message whose own first field is its text (field 1)."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(16)
+    except OSError:
+        return False
+    pos = 1
+    while pos < len(head) and head[pos] & 0x80:  # the piece's length (a varint)
+        pos += 1
+    return head[:1] == b"\x0a" and head[pos + 1 : pos + 2] == b"\x0a"

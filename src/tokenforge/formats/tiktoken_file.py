@@ -4,6 +4,7 @@ Ranks may leave gaps (tiktoken allows them), but not beyond `validation.id_limit
 of lines: the tables are indexed by rank, so a corrupt rank far past the vocabulary is refused
 (a FormatError naming the line) instead of sizing a table by it.
 """
+
 from __future__ import annotations
 
 import base64
@@ -48,8 +49,9 @@ def check_ranks_before(path: str, data: bytes, n_extra: int = 0, line_offset: in
         _beyond(path, data, int(m[1]), limit, data.count(b"\n", 0, m.start()) + 1 + line_offset)
 
 
-def check_ranks_after(path: str, data: bytes, rank_count: int, token_count: int, n_extra: int = 0,
-                      line_offset: int = 0) -> None:
+def check_ranks_after(
+    path: str, data: bytes, rank_count: int, token_count: int, n_extra: int = 0, line_offset: int = 0
+) -> None:
     """The exact check once parsed: the largest rank (rank_count - 1) must be below the limit
     for the tokens the file defines (token_count, plus `n_extra` special tokens)."""
     limit = id_limit(token_count + n_extra)
@@ -59,9 +61,12 @@ def check_ranks_after(path: str, data: bytes, rank_count: int, token_count: int,
 
 
 def _beyond(path: str, data: bytes, rank: int, limit: int, line: int | None) -> None:
-    raise FormatError(path, f"line {line}" if line is not None else "",
-                      f"rank {rank} is far beyond the vocabulary: ranks must be below {limit} (twice the tokens "
-                      "the file defines, plus 65536); is the file corrupt?")
+    raise FormatError(
+        path,
+        f"line {line}" if line is not None else "",
+        f"rank {rank} is far beyond the vocabulary: ranks must be below {limit} (twice the tokens "
+        "the file defines, plus 65536); is the file corrupt?",
+    )
 
 
 def read_tokens(path: str | os.PathLike[str], rank_limit: int | None = None) -> list[bytes]:

@@ -11,6 +11,7 @@ file carries them too, so a trained tokenizer is one file to keep and load:
 Line 1 is a JSON header; the rest is a .tiktoken body (`<base64 token> <rank>` per line),
 parsed natively.
 """
+
 from __future__ import annotations
 
 import json
@@ -36,7 +37,10 @@ def save_encoding(encoding: Encoding, path: str | os.PathLike[str]) -> None:
     if not isinstance(encoding, Encoding):
         raise TypeError(f"save_encoding needs a tokenforge Encoding, got {type(encoding).__name__}")
     header = {
-        "format": FORMAT, "version": VERSION, "name": encoding.name, "pattern": encoding._pat_str,
+        "format": FORMAT,
+        "version": VERSION,
+        "name": encoding.name,
+        "pattern": encoding._pat_str,
         "special_tokens": encoding._special_tokens,
     }
     body = tiktoken_lines(encoding._mergeable_ranks)
@@ -57,12 +61,15 @@ def load_encoding(path: str | os.PathLike[str]) -> Encoding:
     except FormatError:
         header = None
     if not isinstance(header, dict) or header.get("format") != FORMAT:
-        raise FormatError(path, "line 1", "not a tokenforge BPE file (line 1 should be a JSON header with "
-                                          f'"format": "{FORMAT}"); for a .tiktoken file use load_tiktoken')
+        raise FormatError(
+            path,
+            "line 1",
+            "not a tokenforge BPE file (line 1 should be a JSON header with "
+            f'"format": "{FORMAT}"); for a .tiktoken file use load_tiktoken',
+        )
     version = header.get("version")
     if type(version) is not int or version != VERSION:
-        raise FormatError(path, "line 1: version",
-                          f"version {version!r} is not one this tokenforge reads ({VERSION})")
+        raise FormatError(path, "line 1: version", f"version {version!r} is not one this tokenforge reads ({VERSION})")
     fields = Fields(path)
     for key in ("name", "pattern"):
         if not isinstance(header.get(key), str):
@@ -83,6 +90,5 @@ def load_encoding(path: str | os.PathLike[str]) -> Encoding:
         encoding = Encoding._from_tiktoken_data(name, pattern, body, specials)
     except ValueError as e:
         raise parse_error(path, e, line_offset=1, data=body) from None
-    check_ranks_after(path, body, encoding._core.rank_count, encoding._core.token_count, len(specials),
-                      line_offset=1)
+    check_ranks_after(path, body, encoding._core.rank_count, encoding._core.token_count, len(specials), line_offset=1)
     return encoding

@@ -14,6 +14,7 @@ may use ids below ``2 * n + 65536`` (`id_limit`). Real files leave at most a few
 this refuses only corrupt ids, and bounds every table a loader builds to about twice what the
 file itself holds.
 """
+
 from __future__ import annotations
 
 import json
@@ -48,8 +49,14 @@ def key_path(parent: str, key: str | int) -> str:
     return f"{parent}[{key!r}]"
 
 
-def read_json(path: str, data: bytes, what: str, *, pairs_hook: Callable[[list[tuple[str, Any]]], Any] | None = None,
-              where: str = "") -> Any:
+def read_json(
+    path: str,
+    data: bytes,
+    what: str,
+    *,
+    pairs_hook: Callable[[list[tuple[str, Any]]], Any] | None = None,
+    where: str = "",
+) -> Any:
     """`data` (the bytes of `path`) parsed as JSON; anything that is not JSON (bad UTF-8, a syntax
     error, nesting too deep for the parser, an integer too long to convert) is a FormatError
     that says the file is not `what`."""
@@ -60,8 +67,9 @@ def read_json(path: str, data: bytes, what: str, *, pairs_hook: Callable[[list[t
     try:
         return json.loads(text, object_pairs_hook=pairs_hook)
     except json.JSONDecodeError as e:
-        raise FormatError(path, where or f"line {e.lineno}", f"not {what}: invalid JSON ({e.msg}, column {e.colno})") \
-            from None
+        raise FormatError(
+            path, where or f"line {e.lineno}", f"not {what}: invalid JSON ({e.msg}, column {e.colno})"
+        ) from None
     except RecursionError:
         raise FormatError(path, where, f"not {what}: the JSON nests too deeply to read") from None
     except FormatError:  # from pairs_hook
@@ -125,8 +133,9 @@ class Fields:
         try:
             value.encode("utf-8")
         except UnicodeEncodeError as e:
-            self.fail(where, f"{_kind(value)} holds a lone surrogate (U+{ord(value[e.start]):04X}), which has no "
-                             "UTF-8 form")
+            self.fail(
+                where, f"{_kind(value)} holds a lone surrogate (U+{ord(value[e.start]):04X}), which has no UTF-8 form"
+            )
 
     def integer(self, value: Any, where: str, low: int = 0, high: int | None = None, *, what: str = "") -> int:
         """An integer in low..high (bool is not one); `what` says what the range is."""

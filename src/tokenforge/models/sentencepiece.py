@@ -2,6 +2,7 @@
 Unigram model (Viterbi), encoding exactly as the sentencepiece library does (byte fallback,
 user-defined symbols, unknown runs). A model is checked first (`SentencePieceModel.validate`):
 what sentencepiece refuses to load is a FormatError here, never a model that encodes garbage."""
+
 from __future__ import annotations
 
 import os
@@ -11,20 +12,31 @@ from ..formats.sentencepiece_model import ModelType, PieceType, SentencePieceMod
 from ..normalizers.sentencepiece import SentencePieceNormalizer
 from ..threads import resolve_threads
 
+# What each model type can do beyond its best segmentation, declared here and asked by name:
+# n-best lists and sampling over the lattice (Unigram), or BPE-dropout (BPE).
+NBEST, LATTICE_SAMPLING, DROPOUT = "nbest", "lattice_sampling", "dropout"
+CAPABILITIES = {ModelType.UNIGRAM: frozenset({NBEST, LATTICE_SAMPLING}), ModelType.BPE: frozenset({DROPOUT})}
+
 
 class SentencePieceModelEncoder:
+    capabilities: frozenset[str]  # see CAPABILITIES
+
     def __init__(self, model: SentencePieceModel) -> None:
         model.validate()
         spec, trainer = model.normalizer_spec, model.trainer_spec
         kind = trainer["model_type"]
         self.model = model
         self.normalizer = SentencePieceNormalizer.from_spec(
-            spec, treat_whitespace_as_suffix=trainer["treat_whitespace_as_suffix"],
-            user_defined_symbols=[p.piece for p in model.pieces if p.type == PieceType.USER_DEFINED])
+            spec,
+            treat_whitespace_as_suffix=trainer["treat_whitespace_as_suffix"],
+            user_defined_symbols=[p.piece for p in model.pieces if p.type == PieceType.USER_DEFINED],
+        )
         self.pieces = [p.piece for p in model.pieces]
+        self.capabilities = CAPABILITIES[kind]
         native = _core.SpmBpe if kind == ModelType.BPE else _core.SpmUnigram
-        self._native = native(self.pieces, [p.score for p in model.pieces], [int(p.type) for p in model.pieces],
-                                    trainer["byte_fallback"])
+        self._native = native(
+            self.pieces, [p.score for p in model.pieces], [int(p.type) for p in model.pieces], trainer["byte_fallback"]
+        )
         self._encoder = _core.SpmEncoder(self.normalizer._native, self._native)
 
     @classmethod
@@ -44,14 +56,15 @@ class SentencePieceModelEncoder:
     def encode_nbest(self, text: str, nbest_size: int) -> list[list[int]]:
         """The `nbest_size` best segmentations (Unigram only), best first: sentencepiece's
         `nbest_encode_as_ids`, ties in the same order."""
-        if not isinstance(self._native, _core.SpmUnigram):  # a BPE model: the wrong model, not a type error
-            raise ValueError("n-best is Unigram-only: this is a BPE model")  # noqa: TRY004
+        if NBEST not in self.capabilities:  # a BPE model: the wrong model, not a type error
+            raise ValueError("n-best is Unigram-only: this is a BPE model")
         if not isinstance(nbest_size, int) or not 1 <= nbest_size <= 512:
             raise ValueError(f"nbest_size must be an integer from 1 to 512, got {nbest_size!r}")
         return self._native.encode_nbest(self.normalize(text), nbest_size)
 
-    def sample_encode(self, text: str, alpha: float, nbest_size: int | None = None,
-                      seed: int | None = None) -> list[int]:
+    def sample_encode(
+        self, text: str, alpha: float, nbest_size: int | None = None, seed: int | None = None
+    ) -> list[int]:
         """A random segmentation, for subword regularization (sentencepiece's `sample_encode_as_ids`).
 
         Unigram: drawn with probability proportional to exp(alpha * score) among all
@@ -65,16 +78,18 @@ class SentencePieceModelEncoder:
         if seed is not None and (not isinstance(seed, int) or not 0 <= seed < 2**64):
             raise ValueError(f"seed must be an integer from 0 to 2**64 - 1, got {seed!r}")
         normalized = self.normalize(text)
-        if isinstance(self._native, _core.SpmBpe):
+        if DROPOUT in self.capabilities:
             if nbest_size is not None:
-                raise ValueError("nbest_size is for Unigram models only (n-best is Unigram-only); "
-                                 "BPE-dropout takes alpha alone")
+                raise ValueError(
+                    "nbest_size is for Unigram models only (n-best is Unigram-only); BPE-dropout takes alpha alone"
+                )
             if alpha > 1:
                 raise ValueError(f"alpha is the BPE-dropout probability, from 0 to 1, got {alpha!r}")
             return self._native.sample_encode(normalized, float(alpha), seed)
         if nbest_size is None:
             nbest_size = -1
         if not isinstance(nbest_size, int) or not -1 <= nbest_size <= 512:
-            raise ValueError(f"nbest_size must be -1 (all segmentations), 0 or 1 (the best) or up to 512, "
-                             f"got {nbest_size!r}")
+            raise ValueError(
+                f"nbest_size must be -1 (all segmentations), 0 or 1 (the best) or up to 512, got {nbest_size!r}"
+            )
         return self._native.sample_encode(normalized, float(alpha), nbest_size, seed)

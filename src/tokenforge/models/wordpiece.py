@@ -7,6 +7,7 @@ llama.cpp's WPM form of a vocabulary has no continuation prefix; instead word-in
 start with "▁" (`word_prefix`). `to_wpm_vocab` converts a BERT vocabulary to that form, as
 llama.cpp's converter does.
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
@@ -27,13 +28,18 @@ class WordPiece:
         self.tokens = _tokens_by_id(vocab)
         self.vocab = {t: i for i, t in enumerate(self.tokens)}
         if unk_token not in self.vocab:
-            raise ValueError(f"the vocabulary has no unknown token {unk_token!r}; add it, or name the one it "
-                             "has with unk_token=")
+            raise ValueError(
+                f"the vocabulary has no unknown token {unk_token!r}; add it, or name the one it has with unk_token="
+            )
         if max_input_chars_per_word is not None and (
-                not isinstance(max_input_chars_per_word, int) or isinstance(max_input_chars_per_word, bool)
-                or not 0 <= max_input_chars_per_word < 2**32 - 1):
-            raise ValueError(f"max_input_chars_per_word must be None (no limit) or an int in 0..2**32-2, "
-                             f"got {max_input_chars_per_word!r}")
+            not isinstance(max_input_chars_per_word, int)
+            or isinstance(max_input_chars_per_word, bool)
+            or not 0 <= max_input_chars_per_word < 2**32 - 1
+        ):
+            raise ValueError(
+                f"max_input_chars_per_word must be None (no limit) or an int in 0..2**32-2, "
+                f"got {max_input_chars_per_word!r}"
+            )
         self.unk_token = unk_token
         self.continuing_subword_prefix = continuing_subword_prefix
         self.max_input_chars_per_word = max_input_chars_per_word
@@ -54,14 +60,19 @@ class WordPiece:
     def to_json(self) -> dict[str, Any]:
         if self.word_prefix:
             raise ValueError("HF tokenizer.json has no WordPiece with a word prefix (llama.cpp's WPM form)")
-        return {"type": "WordPiece", "unk_token": self.unk_token,
-                "continuing_subword_prefix": self.continuing_subword_prefix,
-                "max_input_chars_per_word": self.max_input_chars_per_word, "vocab": self.vocab}
+        return {
+            "type": "WordPiece",
+            "unk_token": self.unk_token,
+            "continuing_subword_prefix": self.continuing_subword_prefix,
+            "max_input_chars_per_word": self.max_input_chars_per_word,
+            "vocab": self.vocab,
+        }
 
 
 def to_wpm_vocab(tokens: Sequence[str]) -> list[str]:
     """A BERT vocabulary in llama.cpp's WPM form: "[...]" tokens as they are, "##x" as "x", any
     other token t as "▁t"."""
+
     def convert(token: str) -> str:
         if token.startswith("[") and token.endswith("]"):
             return token

@@ -12,6 +12,7 @@ the first code point of its NFD (so "Å" becomes "A", not "A" + ring) and lowerc
 mapping); NUL, U+FFFD and control characters are dropped. It only works with
 WpmPreTokenizer, because llama.cpp classes characters before lowercasing them.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -32,9 +33,13 @@ class BertNormalizer:
         return _core.TextRules(self.clean_text, self.handle_chinese_chars, strip, self.lowercase)
 
     def to_json(self) -> dict[str, Any]:
-        return {"type": "BertNormalizer", "clean_text": self.clean_text,
-                "handle_chinese_chars": self.handle_chinese_chars, "strip_accents": self.strip_accents,
-                "lowercase": self.lowercase}
+        return {
+            "type": "BertNormalizer",
+            "clean_text": self.clean_text,
+            "handle_chinese_chars": self.handle_chinese_chars,
+            "strip_accents": self.strip_accents,
+            "lowercase": self.lowercase,
+        }
 
 
 @dataclass(frozen=True)

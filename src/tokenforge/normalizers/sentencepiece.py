@@ -4,11 +4,12 @@ The rule itself (nmt_nfkc, nfkc, ...) is a precompiled character map: a double-a
 UTF-8 strings whose longest match at each position is replaced (identity has no map). Around
 that: leading, trailing and repeated spaces go (remove_extra_whitespaces), a space goes in front
 (add_dummy_prefix), and spaces become "▁" (escape_whitespaces). The model's user-defined
-symbols pass through unchanged. It runs natively (src/native/spm_normalizer.h).
+symbols pass through unchanged. It runs natively (src/native/normalizers/spm_normalizer.h).
 
 A map is checked when it is loaded, as sentencepiece checks it (`charsmap_problem`), so that a
 corrupt one is refused there instead of normalizing to garbage.
 """
+
 from __future__ import annotations
 
 import functools
@@ -72,21 +73,40 @@ def charsmap_problem(blob: bytes) -> str | None:
 
 
 class SentencePieceNormalizer:
-    def __init__(self, precompiled_charsmap: bytes = b"", add_dummy_prefix: bool = True,
-                 remove_extra_whitespaces: bool = True, escape_whitespaces: bool = True,
-                 treat_whitespace_as_suffix: bool = False, user_defined_symbols: Sequence[str] = ()) -> None:
+    def __init__(
+        self,
+        precompiled_charsmap: bytes = b"",
+        add_dummy_prefix: bool = True,
+        remove_extra_whitespaces: bool = True,
+        escape_whitespaces: bool = True,
+        treat_whitespace_as_suffix: bool = False,
+        user_defined_symbols: Sequence[str] = (),
+    ) -> None:
         charsmap = bytes(precompiled_charsmap)
         problem = charsmap_problem(charsmap)
         if problem is not None:
             raise ValueError(f"precompiled_charsmap: {problem}")
-        self._native = _core.SpmNormalizer(charsmap, add_dummy_prefix, remove_extra_whitespaces,
-                                           escape_whitespaces, treat_whitespace_as_suffix, list(user_defined_symbols))
+        self._native = _core.SpmNormalizer(
+            charsmap,
+            add_dummy_prefix,
+            remove_extra_whitespaces,
+            escape_whitespaces,
+            treat_whitespace_as_suffix,
+            list(user_defined_symbols),
+        )
 
     @classmethod
-    def from_spec(cls, spec, treat_whitespace_as_suffix: bool = False,
-                  user_defined_symbols: Sequence[str] = ()) -> SentencePieceNormalizer:
-        return cls(spec["precompiled_charsmap"], spec["add_dummy_prefix"], spec["remove_extra_whitespaces"],
-                   spec["escape_whitespaces"], treat_whitespace_as_suffix, user_defined_symbols)
+    def from_spec(
+        cls, spec, treat_whitespace_as_suffix: bool = False, user_defined_symbols: Sequence[str] = ()
+    ) -> SentencePieceNormalizer:
+        return cls(
+            spec["precompiled_charsmap"],
+            spec["add_dummy_prefix"],
+            spec["remove_extra_whitespaces"],
+            spec["escape_whitespaces"],
+            treat_whitespace_as_suffix,
+            user_defined_symbols,
+        )
 
     def normalize(self, text: str) -> str:
         return self._native.normalize(text)

@@ -2,6 +2,7 @@
 and the ASCII symbols $+<=>^`|~) is a word of its own. WpmPreTokenizer is llama.cpp's WPM
 split: whitespace ends words; punctuation, ASCII symbols and CJK ideographs are words of their
 own (it goes with normalizers.WpmNormalizer)."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass

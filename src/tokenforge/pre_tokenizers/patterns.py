@@ -1,9 +1,10 @@
 """The split patterns of OpenAI's encodings, and which of them have a native scanner.
 
 The strings are tiktoken's, character for character: an `Encoding` built with one of them runs
-the hand-written scanner in `src/native/scanner.h`; any other pattern is split with the
+the hand-written scanner in `src/native/pre_tokenizers/scanner.h`; any other pattern is split with the
 `regex` module and then merged natively.
 """
+
 from __future__ import annotations
 
 GPT2 = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s"""
@@ -30,7 +31,7 @@ WHOLE_TEXT = r"[\s\S]+"
 
 BY_NAME = {"gpt2": GPT2, "r50k": GPT2, "p50k": GPT2, "cl100k": CL100K, "o200k": O200K}
 
-# Pattern text -> native scanner id (see `Pattern` in src/native/scanner.h).
+# Pattern text -> native scanner id (see `Pattern` in src/native/pre_tokenizers/scanner.h).
 NATIVE_SCANNERS = {GPT2: 0, CL100K: 1, O200K: 2}
 
 

@@ -4,6 +4,7 @@ A template is written as HF writes it: "[CLS] $A [SEP]" and "[CLS] $A:0 [SEP]:0 
 `$A`/`$B` (or `$0`/`$1`, `$`) are the sequences, other words are special tokens, `:n` sets the
 type id (default 0). BERT's is `TemplateProcessing.bert(cls_id, sep_id)`.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -45,16 +46,20 @@ class TemplateProcessing:
     special_tokens: dict[str, list[int]]  # special token -> its ids
 
     @classmethod
-    def from_templates(cls, single: str | list[str], pair: str | list[str],
-                       special_tokens: list[tuple[str, int]]) -> TemplateProcessing:
+    def from_templates(
+        cls, single: str | list[str], pair: str | list[str], special_tokens: list[tuple[str, int]]
+    ) -> TemplateProcessing:
         made = cls(tuple(_parse(single)), tuple(_parse(pair)), {t: [i] for t, i in special_tokens})
         made._check()
         return made
 
     @classmethod
     def bert(cls, cls_id: int, sep_id: int, cls_token: str = "[CLS]", sep_token: str = "[SEP]") -> TemplateProcessing:
-        return cls.from_templates(f"{cls_token} $A {sep_token}", f"{cls_token} $A {sep_token} $B:1 {sep_token}:1",
-                                  [(cls_token, cls_id), (sep_token, sep_id)])
+        return cls.from_templates(
+            f"{cls_token} $A {sep_token}",
+            f"{cls_token} $A {sep_token} $B:1 {sep_token}:1",
+            [(cls_token, cls_id), (sep_token, sep_id)],
+        )
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> TemplateProcessing:
@@ -76,8 +81,11 @@ class TemplateProcessing:
                     out.append((False, 0, sp["type_id"], sp["id"]))
             return tuple(out)
 
-        made = cls(pieces(data["single"]), pieces(data["pair"]),
-                   {k: list(v["ids"]) for k, v in data.get("special_tokens", {}).items()})
+        made = cls(
+            pieces(data["single"]),
+            pieces(data["pair"]),
+            {k: list(v["ids"]) for k, v in data.get("special_tokens", {}).items()},
+        )
         made._check()
         return made
 
@@ -89,13 +97,23 @@ class TemplateProcessing:
             raise ValueError("the pair template must use both sequences ($A and $B)")
 
     def native_pieces(self, pair: bool) -> list[tuple[bool, int, int, list[int]]]:
-        return [(s, q, t, [] if s else self.special_tokens[name]) for s, q, t, name in (self.pair if pair else self.single)]
+        return [
+            (s, q, t, [] if s else self.special_tokens[name]) for s, q, t, name in (self.pair if pair else self.single)
+        ]
 
     def to_json(self, tokens_of: dict[int, str]) -> dict[str, Any]:
         def pieces(items: tuple[Piece, ...]) -> list[dict[str, Any]]:
-            return [{"Sequence": {"id": "AB"[q], "type_id": t}} if s else {"SpecialToken": {"id": name, "type_id": t}}
-                    for s, q, t, name in items]
+            return [
+                {"Sequence": {"id": "AB"[q], "type_id": t}} if s else {"SpecialToken": {"id": name, "type_id": t}}
+                for s, q, t, name in items
+            ]
 
-        return {"type": "TemplateProcessing", "single": pieces(self.single), "pair": pieces(self.pair),
-                "special_tokens": {k: {"id": k, "ids": ids, "tokens": [tokens_of.get(i, k) for i in ids]}
-                                   for k, ids in self.special_tokens.items()}}
+        return {
+            "type": "TemplateProcessing",
+            "single": pieces(self.single),
+            "pair": pieces(self.pair),
+            "special_tokens": {
+                k: {"id": k, "ids": ids, "tokens": [tokens_of.get(i, k) for i in ids]}
+                for k, ids in self.special_tokens.items()
+            },
+        }

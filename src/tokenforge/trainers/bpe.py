@@ -11,6 +11,7 @@ by how often the chunk occurs) into the next id. Ties go to the smallest pair (l
 right id), so the same input gives the same merges everywhere. The result is an `Encoding`,
 whose ranks are the token ids, so it encodes the training text exactly as the trainer merged it.
 """
+
 from __future__ import annotations
 
 import warnings
@@ -22,7 +23,7 @@ from .. import _core
 from ..arguments import INT64_MAX, UINT32_MAX, _check_int
 from ..encoding import _MAX_RANK, Encoding, _has_surrogates
 from ..formats.gpt2_files import bytes_to_unicode, split_for_merge
-from ..pretokenizers.patterns import BY_NAME, WHOLE_TEXT
+from ..pre_tokenizers.patterns import BY_NAME, WHOLE_TEXT
 from ..progress import Progress
 from .chunk_table import check_max_memory, count_chunks
 
@@ -31,23 +32,29 @@ def _split_pattern(pattern: str | None) -> str:
     if pattern is None:
         return WHOLE_TEXT
     if not isinstance(pattern, str):
-        raise TypeError(f"pattern must be a name ({', '.join(BY_NAME)}), a regex str or None, "
-                        f"got {type(pattern).__name__}")
+        raise TypeError(
+            f"pattern must be a name ({', '.join(BY_NAME)}), a regex str or None, got {type(pattern).__name__}"
+        )
     if pattern in BY_NAME:
         return BY_NAME[pattern]
     try:
         regex.compile(pattern)
     except regex.error as e:
-        raise ValueError(f"pattern {pattern!r} is neither a name ({', '.join(BY_NAME)}) nor a valid regex: {e}")
+        raise ValueError(
+            f"pattern {pattern!r} is neither a name ({', '.join(BY_NAME)}) nor a valid regex: {e}"
+        ) from None
     return pattern
 
 
-def _check_options(min_frequency: int, max_token_length: int | None,
-                   max_memory: int | None) -> tuple[int, int | None, int | None]:
+def _check_options(
+    min_frequency: int, max_token_length: int | None, max_memory: int | None
+) -> tuple[int, int | None, int | None]:
     """The options every BPE trainer takes, checked (and read as ints) before any work starts."""
-    return (_check_int(min_frequency, "min_frequency", 1, INT64_MAX),
-            _check_int(max_token_length, "max_token_length", 2, INT64_MAX, none="no limit", why=" (bytes)"),
-            check_max_memory(max_memory))
+    return (
+        _check_int(min_frequency, "min_frequency", 1, INT64_MAX),
+        _check_int(max_token_length, "max_token_length", 2, INT64_MAX, none="no limit", why=" (bytes)"),
+        check_max_memory(max_memory),
+    )
 
 
 def _check_special_tokens(special_tokens: dict[str, int] | None) -> dict[str, int]:
@@ -91,7 +98,9 @@ def _merges(
         warnings.warn(
             f"made {len(merges):,} of the {num_merges:,} merges asked for (vocabulary: {first_id + len(merges):,} "
             f"tokens): no pair is left that occurs at least min_frequency={min_frequency} times{limit}. Train on "
-            "more (or more varied) text, or lower min_frequency, for a larger vocabulary", stacklevel=3)
+            "more (or more varied) text, or lower min_frequency, for a larger vocabulary",
+            stacklevel=3,
+        )
     return merges
 
 
@@ -205,8 +214,9 @@ def train_bpe(
     token grows past `max_token_length` bytes. `max_memory` (bytes) bounds the chunk table to a
     tenth of it, spilling to disk; see `chunk_table`. `progress`: show progress on stderr
     (default: when it is a terminal)."""
-    vocab_size = _check_int(vocab_size, "vocab_size", 256, _MAX_RANK,
-                            why=" (the 256 byte tokens, up to the most ids an Encoding holds)")
+    vocab_size = _check_int(
+        vocab_size, "vocab_size", 256, _MAX_RANK, why=" (the 256 byte tokens, up to the most ids an Encoding holds)"
+    )
     min_frequency, max_token_length, max_memory = _check_options(min_frequency, max_token_length, max_memory)
     special_tokens = _check_special_tokens(special_tokens)
     pat_str = _split_pattern(pattern)
@@ -215,14 +225,17 @@ def train_bpe(
     if forced_tokens:
         base_ranks = _with_forced_tokens(base_ranks, forced_tokens, pat_str)
     if len(base_ranks) > vocab_size:
-        raise ValueError(f"vocab_size {vocab_size} is below the {len(base_ranks)} tokens the bytes and forced tokens take")
+        raise ValueError(
+            f"vocab_size {vocab_size} is below the {len(base_ranks)} tokens the bytes and forced tokens take"
+        )
     counts = count_chunks([texts] if isinstance(texts, str) else texts, pat_str, progress, max_memory)
     if byte_ids == "bytes" and not forced_tokens:
         base = None  # chunks start as their bytes: no encoder needed
     else:
         base = Encoding("base", pat_str=pat_str, mergeable_ranks=base_ranks, special_tokens={})
-    merges = _merges(counts, vocab_size - len(base_ranks), min_frequency, max_token_length, progress, base,
-                     len(base_ranks))
+    merges = _merges(
+        counts, vocab_size - len(base_ranks), min_frequency, max_token_length, progress, base, len(base_ranks)
+    )
     ranks = _extend_ranks(base_ranks, merges, len(base_ranks))
     return Encoding(name, pat_str=pat_str, mergeable_ranks=ranks, special_tokens=special_tokens)
 
@@ -251,8 +264,10 @@ def continue_bpe(
     most = len(old) + max(0, _MAX_RANK - first_id)
     vocab_size = _check_int(vocab_size, "vocab_size", None, None)
     if not len(old) < vocab_size <= most:
-        raise ValueError(f"vocab_size must be an int above the base's {len(old)} ordinary tokens and at most {most} "
-                         f"(new ids start at {first_id}; an Encoding holds ids below {_MAX_RANK}), got {vocab_size}")
+        raise ValueError(
+            f"vocab_size must be an int above the base's {len(old)} ordinary tokens and at most {most} "
+            f"(new ids start at {first_id}; an Encoding holds ids below {_MAX_RANK}), got {vocab_size}"
+        )
     min_frequency, max_token_length, max_memory = _check_options(min_frequency, max_token_length, max_memory)
     special_tokens = _check_special_tokens(special_tokens)
     counts = count_chunks([texts] if isinstance(texts, str) else texts, base._pat_str, progress, max_memory)

@@ -4,6 +4,7 @@ Only the table is ever held whole, never the corpus. With a memory budget, a tab
 it is spilled to temporary partition files (split by hash), and at the end each partition is
 added up alone; if the whole still does not fit, the rarest chunks are left out, with a warning.
 """
+
 from __future__ import annotations
 
 import os
@@ -17,7 +18,7 @@ import regex
 from .. import _core
 from ..arguments import INT64_MAX, _check_int
 from ..encoding import _without_surrogates
-from ..pretokenizers.patterns import scanner_id
+from ..pre_tokenizers.patterns import scanner_id
 from ..progress import Progress
 from ..threads import resolve_threads
 
@@ -91,8 +92,11 @@ def _count(texts, pat_str, progress, batch_limit, spill_at, parts) -> tuple[_cor
                 flush()
                 read_chars += batch_chars
                 batch_chars = 0
-                shown.update(seen, f"{read_chars / 1e6:,.0f}M chars, {len(counts):,} unique chunks"
-                                   + (" in memory (spilling)" if spilled else ""))
+                shown.update(
+                    seen,
+                    f"{read_chars / 1e6:,.0f}M chars, {len(counts):,} unique chunks"
+                    + (" in memory (spilling)" if spilled else ""),
+                )
         flush()
         shown.update(seen, f"{len(counts):,} unique chunks" + (" in memory (spilling)" if spilled else ""))
     return counts, spilled
@@ -125,8 +129,10 @@ def _merge_partitions(parts: list[str], max_memory: int, progress: bool | None) 
             os.remove(path)
             shown.update(len(parts) + i + 1)
     if not len(counts):
-        raise ValueError(f"max_memory {max_memory} is too small for this corpus: even its most "
-                         f"frequent chunks take more than a tenth of it; raise max_memory")
+        raise ValueError(
+            f"max_memory {max_memory} is too small for this corpus: even its most "
+            f"frequent chunks take more than a tenth of it; raise max_memory"
+        )
     if threshold > 1:
         total = sum(chunks_by_count.values())
         warnings.warn(

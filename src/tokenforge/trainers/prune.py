@@ -5,6 +5,7 @@ size is given), and every token their merges pass through, so the corpus encodes
 tokens as before under new, dense ids (in the old order). Other text still encodes, with the
 smaller vocabulary.
 """
+
 from __future__ import annotations
 
 from collections import Counter
@@ -27,8 +28,9 @@ def prune_bpe(
     ranks = base._mergeable_ranks
     by_id = {i: t for t, i in ranks.items()}
     single = [i for t, i in ranks.items() if len(t) == 1]
-    vocab_size = _check_int(vocab_size, "vocab_size", len(single), None, none="every token the corpus uses",
-                            why=" (the single-byte tokens)")
+    vocab_size = _check_int(
+        vocab_size, "vocab_size", len(single), None, none="every token the corpus uses", why=" (the single-byte tokens)"
+    )
     uses: Counter = Counter()
     for text in [texts] if isinstance(texts, str) else texts:
         uses.update(base.encode_ordinary(text))
@@ -56,6 +58,7 @@ def prune_bpe(
     specials: dict[str, int] = {}
     for text, old in sorted(base._special_tokens.items(), key=lambda kv: kv[1]):
         remap[old] = specials[text] = len(new_ranks) + len(specials)
-    pruned = Encoding(name or f"{base.name}_pruned", pat_str=base._pat_str, mergeable_ranks=new_ranks,
-                      special_tokens=specials)
+    pruned = Encoding(
+        name or f"{base.name}_pruned", pat_str=base._pat_str, mergeable_ranks=new_ranks, special_tokens=specials
+    )
     return pruned, remap

@@ -17,10 +17,11 @@ are cut out of it, and the rarest characters beyond `character_coverage` become 
   new valid piece becomes one (score -rank), until the pieces and then the alphabet fill the
   vocabulary.
 
-Both trainers are native (src/native/unigram_trainer.h, spm_bpe_trainer.h); this module reads the
+Both trainers are native (src/native/trainers/unigram_trainer.h, spm_bpe_trainer.h); this module reads the
 input, keeps sentencepiece's rules for which lines count, lays out the special pieces and
 writes the model.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -99,8 +100,14 @@ def _sentence_chunks(sentences: Iterable[str]) -> Iterator[Chunk]:
         first += len(lines)
 
 
-def _sentences(chunks: Iterable[Chunk], max_sentence_length: int, skip_long_lines: bool, input_sentence_size: int,
-               shuffle: bool, seed: int | None) -> Iterator[list[str]]:
+def _sentences(
+    chunks: Iterable[Chunk],
+    max_sentence_length: int,
+    skip_long_lines: bool,
+    input_sentence_size: int,
+    shuffle: bool,
+    seed: int | None,
+) -> Iterator[list[str]]:
     """Batches of the lines sentencepiece trains on: non-empty, without U+2585, at most
     max_sentence_length bytes (longer ones raise, or are skipped and counted), the first or a
     uniform sample of input_sentence_size of them when that is set."""
@@ -116,12 +123,16 @@ def _sentences(chunks: Iterable[Chunk], max_sentence_length: int, skip_long_line
         else:  # some lines may be too long or hold U+2585: look at each
             kept = []
             for k, line in enumerate(lines):
-                if len(line) * 4 > max_sentence_length and (size := len(line.encode("utf-8", "surrogatepass"))) > \
-                        max_sentence_length:
+                if (
+                    len(line) * 4 > max_sentence_length
+                    and (size := len(line.encode("utf-8", "surrogatepass"))) > max_sentence_length
+                ):
                     if not skip_long_lines:
-                        raise ValueError(f"{where(k)} has {size} bytes, over max_sentence_length={max_sentence_length}; "
-                                         "raise max_sentence_length, or pass skip_long_lines=True (CLI: --spm "
-                                         "skip_long_lines=true) to leave such lines out as sentencepiece does")
+                        raise ValueError(
+                            f"{where(k)} has {size} bytes, over max_sentence_length={max_sentence_length}; "
+                            "raise max_sentence_length, or pass skip_long_lines=True (CLI: --spm "
+                            "skip_long_lines=true) to leave such lines out as sentencepiece does"
+                        )
                     long_lines += 1
                 elif _UNKNOWN_CHAR in line:
                     reserved += 1
@@ -136,23 +147,29 @@ def _sentences(chunks: Iterable[Chunk], max_sentence_length: int, skip_long_line
                 eligible += 1
             continue
         if input_sentence_size:
-            kept = kept[:input_sentence_size - eligible]
+            kept = kept[: input_sentence_size - eligible]
         eligible += len(kept)
         if kept:
             yield kept
         if input_sentence_size and eligible >= input_sentence_size:
             break
     for start in range(0, len(sample), _BATCH):
-        yield sample[start:start + _BATCH]
+        yield sample[start : start + _BATCH]
     if long_lines:
-        warnings.warn(f"skipped {long_lines} lines longer than max_sentence_length={max_sentence_length} bytes",
-                      stacklevel=3)
+        warnings.warn(
+            f"skipped {long_lines} lines longer than max_sentence_length={max_sentence_length} bytes", stacklevel=3
+        )
     if reserved:
         warnings.warn(f"skipped {reserved} lines holding U+2585, which sentencepiece reserves", stacklevel=3)
 
 
-def _meta_pieces(vocab_size: int, special_ids: dict[str, tuple[int, str]], control_symbols: Sequence[str],
-                 user_defined_symbols: Sequence[str], byte_fallback: bool) -> dict[int, tuple[str, PieceType]]:
+def _meta_pieces(
+    vocab_size: int,
+    special_ids: dict[str, tuple[int, str]],
+    control_symbols: Sequence[str],
+    user_defined_symbols: Sequence[str],
+    byte_fallback: bool,
+) -> dict[int, tuple[str, PieceType]]:
     """id -> (text, type) of the pieces training does not learn, laid out as sentencepiece does:
     unk/bos/eos/pad at their ids, then control symbols, user-defined symbols and the 256 byte
     pieces in the lowest free ids."""
@@ -168,8 +185,11 @@ def _meta_pieces(vocab_size: int, special_ids: dict[str, tuple[int, str]], contr
             raise ValueError(f"{role}_piece {text!r} repeats another special piece")
         meta[i] = (text, PieceType.UNKNOWN if role == "unk" else PieceType.CONTROL)
     by_text = {text: i for i, (text, _) in meta.items()}
-    extra = ([(s, PieceType.CONTROL) for s in control_symbols] + [(s, PieceType.USER_DEFINED) for s in user_defined_symbols]
-             + ([(f"<0x{b:02X}>", PieceType.BYTE) for b in range(256)] if byte_fallback else []))
+    extra = (
+        [(s, PieceType.CONTROL) for s in control_symbols]
+        + [(s, PieceType.USER_DEFINED) for s in user_defined_symbols]
+        + ([(f"<0x{b:02X}>", PieceType.BYTE) for b in range(256)] if byte_fallback else [])
+    )
     seen: set[str] = set()
     next_id = 0
     for text, kind in extra:
@@ -189,8 +209,9 @@ def _meta_pieces(vocab_size: int, special_ids: dict[str, tuple[int, str]], contr
     return meta
 
 
-def _train_unigram(trainer, meta_count: int, vocab_size: int, num_sub_iterations: int,
-                   progress: bool | None) -> list[tuple[str, float]]:
+def _train_unigram(
+    trainer, meta_count: int, vocab_size: int, num_sub_iterations: int, progress: bool | None
+) -> list[tuple[str, float]]:
     """EM rounds, each followed by pruning, until 1.1 * vocab_size pieces are left; then the
     alphabet and the best of the rest."""
     with Progress("unigram EM", unit="rounds", enabled=progress) as shown:
@@ -209,8 +230,9 @@ def _train_unigram(trainer, meta_count: int, vocab_size: int, num_sub_iterations
         return trainer.finalize(vocab_size - meta_count)
 
 
-def _train_bpe(trainer, meta_count: int, vocab_size: int, num_sub_iterations: int,
-               progress: bool | None) -> list[tuple[str, float]]:
+def _train_bpe(
+    trainer, meta_count: int, vocab_size: int, num_sub_iterations: int, progress: bool | None
+) -> list[tuple[str, float]]:
     """Merges until the learned pieces and the alphabet fill the vocabulary."""
     alphabet = trainer.prepare(meta_count, vocab_size)
     wanted = vocab_size - meta_count - alphabet
@@ -277,29 +299,55 @@ def train_sentencepiece(
     # Every option is checked (and read as an int, a float or a bool) before any text is read;
     # the ranges are sentencepiece's own where it has one, else those of its int32 spec fields.
     vocab_size = _check_int(vocab_size, "vocab_size", 2, MAX_VOCAB)
-    character_coverage = _check_float(character_coverage, "character_coverage", 0.98, 1.0,
-                                      why=" (as sentencepiece requires)")
+    character_coverage = _check_float(
+        character_coverage, "character_coverage", 0.98, 1.0, why=" (as sentencepiece requires)"
+    )
     max_sentencepiece_length = _check_int(max_sentencepiece_length, "max_sentencepiece_length", 1, 512)
     shrinking_factor = _check_float(shrinking_factor, "shrinking_factor", 0.5, 0.95)
     num_sub_iterations = _check_int(num_sub_iterations, "num_sub_iterations", 1, 10)
     seed_sentencepiece_size = _check_int(seed_sentencepiece_size, "seed_sentencepiece_size", 1000, 5_000_000)
     max_sentence_length = _check_int(max_sentence_length, "max_sentence_length", 1, _INT32_MAX, why=" bytes")
-    input_sentence_size = _check_int(input_sentence_size, "input_sentence_size", 0, INT64_MAX, why=" (0: every sentence)")
+    input_sentence_size = _check_int(
+        input_sentence_size, "input_sentence_size", 0, INT64_MAX, why=" (0: every sentence)"
+    )
     unk_id = _check_int(unk_id, "unk_id")  # its range, with the others', is checked by _meta_pieces
-    bos_id, eos_id, pad_id = (_check_int(i, name, -1, None, why=" (-1: none)")
-                              for i, name in ((bos_id, "bos_id"), (eos_id, "eos_id"), (pad_id, "pad_id")))
+    bos_id, eos_id, pad_id = (
+        _check_int(i, name, -1, None, why=" (-1: none)")
+        for i, name in ((bos_id, "bos_id"), (eos_id, "eos_id"), (pad_id, "pad_id"))
+    )
     seed = _check_int(seed, "seed", none="a random seed")
-    (byte_fallback, split_digits, split_by_unicode_script, split_by_whitespace, split_by_number, add_dummy_prefix,
-     allow_whitespace_only_pieces, remove_extra_whitespaces, shuffle_input_sentence, skip_long_lines) = (
-        _check_bool(value, name) for value, name in (
-            (byte_fallback, "byte_fallback"), (split_digits, "split_digits"),
-            (split_by_unicode_script, "split_by_unicode_script"), (split_by_whitespace, "split_by_whitespace"),
-            (split_by_number, "split_by_number"), (add_dummy_prefix, "add_dummy_prefix"),
+    (
+        byte_fallback,
+        split_digits,
+        split_by_unicode_script,
+        split_by_whitespace,
+        split_by_number,
+        add_dummy_prefix,
+        allow_whitespace_only_pieces,
+        remove_extra_whitespaces,
+        shuffle_input_sentence,
+        skip_long_lines,
+    ) = (
+        _check_bool(value, name)
+        for value, name in (
+            (byte_fallback, "byte_fallback"),
+            (split_digits, "split_digits"),
+            (split_by_unicode_script, "split_by_unicode_script"),
+            (split_by_whitespace, "split_by_whitespace"),
+            (split_by_number, "split_by_number"),
+            (add_dummy_prefix, "add_dummy_prefix"),
             (allow_whitespace_only_pieces, "allow_whitespace_only_pieces"),
             (remove_extra_whitespaces, "remove_extra_whitespaces"),
-            (shuffle_input_sentence, "shuffle_input_sentence"), (skip_long_lines, "skip_long_lines")))
-    for name, piece in (("unk_piece", unk_piece), ("bos_piece", bos_piece), ("eos_piece", eos_piece),
-                        ("pad_piece", pad_piece)):
+            (shuffle_input_sentence, "shuffle_input_sentence"),
+            (skip_long_lines, "skip_long_lines"),
+        )
+    )
+    for name, piece in (
+        ("unk_piece", unk_piece),
+        ("bos_piece", bos_piece),
+        ("eos_piece", eos_piece),
+        ("pad_piece", pad_piece),
+    ):
         if not isinstance(piece, str):
             raise TypeError(f"{name} must be a str, got {type(piece).__name__}")
     for name, symbols in (("control_symbols", control_symbols), ("user_defined_symbols", user_defined_symbols)):
@@ -307,30 +355,49 @@ def train_sentencepiece(
             raise TypeError(f"{name} must be a sequence of str, got {symbols!r}")
     threads = resolve_threads(num_threads)
     charsmap = _charsmap(normalization_rule_name)
-    specials = {"unk": (unk_id, unk_piece), "bos": (bos_id, bos_piece), "eos": (eos_id, eos_piece),
-                "pad": (pad_id, pad_piece)}
+    specials = {
+        "unk": (unk_id, unk_piece),
+        "bos": (bos_id, bos_piece),
+        "eos": (eos_id, eos_piece),
+        "pad": (pad_id, pad_piece),
+    }
     meta = _meta_pieces(vocab_size, specials, control_symbols, user_defined_symbols, byte_fallback)
 
-    corpus_options = (charsmap, add_dummy_prefix, remove_extra_whitespaces, [text for text, _ in meta.values()],
-                      list(user_defined_symbols), max_sentencepiece_length, split_by_whitespace, split_by_unicode_script, split_by_number,
-                      split_digits, allow_whitespace_only_pieces, character_coverage, threads)
+    corpus_options = (
+        charsmap,
+        add_dummy_prefix,
+        remove_extra_whitespaces,
+        [text for text, _ in meta.values()],
+        list(user_defined_symbols),
+        max_sentencepiece_length,
+        split_by_whitespace,
+        split_by_unicode_script,
+        split_by_number,
+        split_digits,
+        allow_whitespace_only_pieces,
+        character_coverage,
+        threads,
+    )
     if model_type == "unigram":
-        trainer = _core.UnigramTrainer(*corpus_options, seed_size=seed_sentencepiece_size,
-                                       shrinking_factor=shrinking_factor)
+        trainer = _core.UnigramTrainer(
+            *corpus_options, seed_size=seed_sentencepiece_size, shrinking_factor=shrinking_factor
+        )
     else:
         trainer = _core.SpmBpeTrainer(*corpus_options)
     chunks = _file_chunks(expand_paths(input), errors) if input is not None else _sentence_chunks(sentences or ())
     with Progress("reading sentences", unit="sentences", enabled=progress) as shown:
-        for batch in _sentences(chunks, max_sentence_length, skip_long_lines, input_sentence_size,
-                                shuffle_input_sentence, seed):
+        for batch in _sentences(
+            chunks, max_sentence_length, skip_long_lines, input_sentence_size, shuffle_input_sentence, seed
+        ):
             trainer.add_sentences(batch)
             shown.update(trainer.sentence_count)
     learn = _train_unigram if model_type == "unigram" else _train_bpe
     learned_pieces = learn(trainer, len(meta), vocab_size, num_sub_iterations, progress)
     learned = vocab_size - len(meta)
     if len(learned_pieces) < learned:
-        raise ValueError(f"vocab_size {vocab_size} is too high for this text: set it to {len(learned_pieces) + len(meta)} "
-                         "or less")
+        raise ValueError(
+            f"vocab_size {vocab_size} is too high for this text: set it to {len(learned_pieces) + len(meta)} or less"
+        )
 
     pieces: list[Piece] = []
     rest = iter(learned_pieces)
@@ -343,24 +410,42 @@ def train_sentencepiece(
     trainer_spec = Spec(TRAINER_SPEC)
     for name, value in [
         ("input", [os.fspath(p) for p in expand_paths(input)] if input is not None else []),
-        ("model_type", ModelType.UNIGRAM if model_type == "unigram" else ModelType.BPE), ("vocab_size", vocab_size),
-        ("character_coverage", character_coverage), ("input_sentence_size", input_sentence_size),
-        ("shuffle_input_sentence", shuffle_input_sentence), ("seed_sentencepiece_size", seed_sentencepiece_size),
-        ("shrinking_factor", shrinking_factor), ("max_sentence_length", max_sentence_length),
-        ("num_threads", threads), ("num_sub_iterations", num_sub_iterations),
-        ("max_sentencepiece_length", max_sentencepiece_length), ("split_by_unicode_script", split_by_unicode_script),
-        ("split_by_number", split_by_number), ("split_by_whitespace", split_by_whitespace),
-        ("allow_whitespace_only_pieces", allow_whitespace_only_pieces), ("split_digits", split_digits),
-        ("control_symbols", list(control_symbols)), ("user_defined_symbols", list(user_defined_symbols)),
-        ("byte_fallback", byte_fallback), ("unk_id", unk_id), ("bos_id", bos_id), ("eos_id", eos_id),
-        ("pad_id", pad_id), ("unk_piece", unk_piece), ("bos_piece", bos_piece), ("eos_piece", eos_piece),
+        ("model_type", ModelType.UNIGRAM if model_type == "unigram" else ModelType.BPE),
+        ("vocab_size", vocab_size),
+        ("character_coverage", character_coverage),
+        ("input_sentence_size", input_sentence_size),
+        ("shuffle_input_sentence", shuffle_input_sentence),
+        ("seed_sentencepiece_size", seed_sentencepiece_size),
+        ("shrinking_factor", shrinking_factor),
+        ("max_sentence_length", max_sentence_length),
+        ("num_threads", threads),
+        ("num_sub_iterations", num_sub_iterations),
+        ("max_sentencepiece_length", max_sentencepiece_length),
+        ("split_by_unicode_script", split_by_unicode_script),
+        ("split_by_number", split_by_number),
+        ("split_by_whitespace", split_by_whitespace),
+        ("allow_whitespace_only_pieces", allow_whitespace_only_pieces),
+        ("split_digits", split_digits),
+        ("control_symbols", list(control_symbols)),
+        ("user_defined_symbols", list(user_defined_symbols)),
+        ("byte_fallback", byte_fallback),
+        ("unk_id", unk_id),
+        ("bos_id", bos_id),
+        ("eos_id", eos_id),
+        ("pad_id", pad_id),
+        ("unk_piece", unk_piece),
+        ("bos_piece", bos_piece),
+        ("eos_piece", eos_piece),
         ("pad_piece", pad_piece),
     ]:
         trainer_spec[name] = value
     normalizer_spec = Spec(NORMALIZER_SPEC)
     normalizer_options: list[tuple[str, Any]] = [
-        ("name", normalization_rule_name), ("precompiled_charsmap", charsmap), ("add_dummy_prefix", add_dummy_prefix),
-        ("remove_extra_whitespaces", remove_extra_whitespaces), ("escape_whitespaces", True),
+        ("name", normalization_rule_name),
+        ("precompiled_charsmap", charsmap),
+        ("add_dummy_prefix", add_dummy_prefix),
+        ("remove_extra_whitespaces", remove_extra_whitespaces),
+        ("escape_whitespaces", True),
     ]
     for name, value in normalizer_options:
         normalizer_spec[name] = value

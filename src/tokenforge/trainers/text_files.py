@@ -5,6 +5,7 @@ A piece ends just after a newline that is followed by an ASCII letter: no split 
 (gpt2, cl100k, o200k) joins text across such a point, so training on the pieces counts the
 same chunks as training on the whole file.
 """
+
 from __future__ import annotations
 
 import codecs
@@ -43,8 +44,9 @@ def _last_cut(text: str) -> int:
             return i + 1
 
 
-def read_text_files(specs: str | os.PathLike[str] | Iterable[str | os.PathLike[str]], *,
-                    errors: str = "strict") -> Iterator[str]:
+def read_text_files(
+    specs: str | os.PathLike[str] | Iterable[str | os.PathLike[str]], *, errors: str = "strict"
+) -> Iterator[str]:
     """The text of every file in `specs`, in pieces; UTF-8 only: with errors="strict" an
     invalid byte is an error naming the file and its byte offset, with errors="replace" it reads
     as U+FFFD."""
@@ -59,7 +61,9 @@ def read_text_files(specs: str | os.PathLike[str] | Iterable[str | os.PathLike[s
                     try:
                         carry += decoder.decode(block)
                     except UnicodeDecodeError as e:
-                        raise ValueError(f"{path} is not UTF-8 text: invalid byte at offset {offset + e.start}") from None
+                        raise ValueError(
+                            f"{path} is not UTF-8 text: invalid byte at offset {offset + e.start}"
+                        ) from None
                     offset += len(block)
                     cut = _last_cut(carry) if len(carry) < MAX_CARRY else len(carry)
                     if cut:

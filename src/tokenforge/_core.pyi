@@ -1,0 +1,395 @@
+"""tokenforge's native core: pre-tokenizers and the BPE merge."""
+
+from collections.abc import Sequence
+from typing import Annotated, overload
+
+import numpy
+from numpy.typing import NDArray
+
+
+UNICODE_VERSION: str = '16.0.0'
+
+MAX_TYPE_ID: int = 65535
+
+class SpecialMatcher:
+    def __init__(self, tokens: object) -> None:
+        """tokens: [(utf-8 bytes, id), ...]"""
+
+    def find(self, arg: object, /) -> object:
+        """
+        The first special-token text found in `text` (as UTF-8 bytes), or None.
+        """
+
+    def split(self, text: object) -> list:
+        """Split `text` around special tokens: [str, id, str, ..., str]."""
+
+class Encoder:
+    def __init__(self, tokens: object, specials: object, pattern: int) -> None:
+        """
+        tokens: bytes indexed by rank (b'' for unused); specials: [(bytes, id)]; pattern: native scanner id or -1
+        """
+
+    @staticmethod
+    def from_tiktoken(data: bytes, rank_limit: int, specials: object, pattern: int) -> Encoder:
+        """
+        Build straight from a .tiktoken file's bytes (no Python objects per token).
+        """
+
+    def encode(self, text: object, allowed: SpecialMatcher | None) -> object: ...
+
+    def encode_batch(self, texts: object, allowed: SpecialMatcher | None, threads: int) -> object: ...
+
+    def encode_to_numpy(self, text: object, allowed: SpecialMatcher | None) -> Annotated[NDArray[numpy.uint32], dict(shape=(None,))]: ...
+
+    def encode_with_offsets(self, text: object, allowed: SpecialMatcher | None) -> tuple: ...
+
+    def encode_pieces(self, pieces: object) -> object: ...
+
+    def decode_bytes(self, ids: object) -> bytes: ...
+
+    def token_bytes(self, id: int) -> object: ...
+
+    def find(self, token: bytes) -> object: ...
+
+    def ordinary_tokens(self) -> list: ...
+
+    @property
+    def rank_count(self) -> int:
+        """one more than the largest ordinary rank"""
+
+    @property
+    def token_count(self) -> int:
+        """number of ordinary tokens"""
+
+    @property
+    def has_scanner(self) -> bool: ...
+
+def char_classes(first: int, last: int) -> bytes:
+    """
+    Class flags (1 letter, 2 number, 4 space, 8 o200k-upper, 16 o200k-lower) of code points first..last, for testing the generated tables.
+    """
+
+class ChunkCounts:
+    """The chunk table of a training corpus: {chunk bytes: count}."""
+
+    def __init__(self) -> None: ...
+
+    def add_texts(self, texts: object, pattern: int, threads: int) -> None:
+        """
+        Counts the pieces the built-in scanner `pattern` cuts each text into, on threads.
+        """
+
+    def add(self, chunk: bytes, count: int = 1) -> None: ...
+
+    def __len__(self) -> int: ...
+
+    def memory(self) -> int:
+        """Estimated heap bytes the table takes."""
+
+    def items(self) -> list[tuple[bytes, int]]:
+        """[(chunk bytes, count), ...] in no particular order."""
+
+    def memory_by_count(self) -> dict[int, tuple[int, int]]:
+        """{count: (chunks seen exactly that many times, table bytes they take)}."""
+
+    def spill(self, paths: Sequence[str]) -> None:
+        """Appends the table to partition files split by hash, then empties it."""
+
+    def read_spilled(self, path: str, min_count: int = 1) -> None:
+        """
+        Adds a spill file's chunks seen at least min_count times (in that file) to the table.
+        """
+
+class BpeTrainer:
+    def __init__(self, chunks: ChunkCounts, base: Encoder | None = None, first_id: int = 256) -> None:
+        """
+        A trainer over `chunks`; with `base` (an Encoder), training continues from its vocabulary and new ids start at `first_id`.
+        """
+
+    def train(self, merges: int, min_frequency: int, max_length: int = 0) -> list[tuple[int, int]]:
+        """
+        Up to `merges` more merges, none making a token over max_length bytes (0: any); [(left id, right id), ...], merge k of the training making id first_id + k.
+        """
+
+class WordPieceTrainer:
+    @staticmethod
+    def from_words(words: ChunkCounts, prefix: str, first_id: int, max_chars: int = 0, floor_decay: float = 0.0) -> tuple[WordPieceTrainer, list[str]]:
+        """
+        (trainer, alphabet): the alphabet (word-initial characters, then later ones with the prefix) gets ids from first_id; words over max_chars characters (0: any) are left out. floor_decay in [0, 1] (0: the score alone): only pairs occurring at least `floor` times compete, the floor starting at the highest pair count and falling by that factor when none is left (ValueError outside [0, 1]).
+        """
+
+    def train(self, merges: int, min_frequency: int = 1) -> list[tuple[int, int]]:
+        """
+        Up to `merges` more merges: [(left id, right id), ...], each making the next id.
+        """
+
+class SpmNormalizer:
+    """sentencepiece's normalizer from a model's normalizer spec."""
+
+    def __init__(self, precompiled_charsmap: bytes, add_dummy_prefix: bool, remove_extra_whitespaces: bool, escape_whitespaces: bool, treat_whitespace_as_suffix: bool, user_defined_symbols: Sequence[str] = []) -> None:
+        """
+        user_defined_symbols pass through unchanged, as sentencepiece's prefix matcher does.
+        """
+
+    def normalize(self, text: object) -> str: ...
+
+    def normalize_with_offsets(self, text: object) -> tuple[str, object]:
+        """
+        (normalized, offsets): for each normalized character, and for the end, the input character it came from, as sentencepiece's normalize(text, with_offsets=True).
+        """
+
+class UnigramTrainer:
+    """sentencepiece's Unigram trainer; trainers/sentencepiece.py drives it."""
+
+    def __init__(self, precompiled_charsmap: bytes, add_dummy_prefix: bool, remove_extra_whitespaces: bool, meta_pieces: Sequence[str], user_defined_symbols: Sequence[str], max_piece_length: int, split_by_whitespace: bool, split_by_unicode_script: bool, split_by_number: bool, split_digits: bool, allow_whitespace_only_pieces: bool, character_coverage: float, threads: int, **options) -> None:
+        """Unigram takes seed_size= and shrinking_factor= as well."""
+
+    def add_sentences(self, lines: list) -> None:
+        """Normalizes and keeps raw training sentences."""
+
+    @property
+    def sentence_count(self) -> int: ...
+
+    def make_seeds(self, meta_count: int, vocab_size: int) -> int:
+        """Chooses the alphabet and seed pieces; returns the alphabet size."""
+
+    def em_iteration(self) -> tuple[float, int]:
+        """One EM iteration; returns (objective, pieces left)."""
+
+    @property
+    def size(self) -> int: ...
+
+    def prune(self, desired: int) -> int: ...
+
+    def finalize(self, size: int) -> list[tuple[str, float]]:
+        """The final [(piece, score)], best first."""
+
+class SpmBpeTrainer:
+    """sentencepiece's BPE trainer; trainers/sentencepiece.py drives it."""
+
+    def __init__(self, precompiled_charsmap: bytes, add_dummy_prefix: bool, remove_extra_whitespaces: bool, meta_pieces: Sequence[str], user_defined_symbols: Sequence[str], max_piece_length: int, split_by_whitespace: bool, split_by_unicode_script: bool, split_by_number: bool, split_digits: bool, allow_whitespace_only_pieces: bool, character_coverage: float, threads: int, **options) -> None:
+        """Unigram takes seed_size= and shrinking_factor= as well."""
+
+    def add_sentences(self, lines: list) -> None:
+        """Normalizes and keeps raw training sentences."""
+
+    @property
+    def sentence_count(self) -> int: ...
+
+    def prepare(self, meta_count: int, vocab_size: int) -> int:
+        """Chooses the alphabet and indexes the pairs; returns its size."""
+
+    def train(self, wanted: int) -> int:
+        """Learns up to `wanted` more pieces; returns how many."""
+
+    @property
+    def learned(self) -> int: ...
+
+    def finalize(self) -> list[tuple[str, float]]:
+        """
+        The final [(piece, score)]: learned pieces in order, then the characters.
+        """
+
+class SpmBpe:
+    """sentencepiece's BPE model over normalized text."""
+
+    def __init__(self, pieces: Sequence[str], scores: Sequence[float], types: Sequence[int], byte_fallback: bool) -> None: ...
+
+    def sample_encode(self, normalized: object, alpha: float, seed: int | None) -> object:
+        """BPE-dropout: each merge skipped with probability alpha."""
+
+class SpmUnigram:
+    """sentencepiece's Unigram model (Viterbi) over normalized text."""
+
+    def __init__(self, pieces: Sequence[str], scores: Sequence[float], types: Sequence[int], byte_fallback: bool) -> None: ...
+
+    def encode_nbest(self, normalized: object, nbest_size: int) -> object:
+        """The nbest_size best segmentations, best first."""
+
+    def sample_encode(self, normalized: object, alpha: float, nbest_size: int, seed: int | None) -> object:
+        """
+        A segmentation drawn with probability proportional to exp(alpha * score), among the nbest_size best (all if negative).
+        """
+
+class SpmEncoder:
+    """A sentencepiece model behind its normalizer: sentencepiece's encode."""
+
+    @overload
+    def __init__(self, normalizer: SpmNormalizer, model: SpmBpe) -> None: ...
+
+    @overload
+    def __init__(self, normalizer: SpmNormalizer, model: SpmUnigram) -> None: ...
+
+    def encode(self, text: object) -> object: ...
+
+    def encode_batch(self, texts: object, threads: int) -> object: ...
+
+class TextRules:
+    """
+    How text becomes words: BERT's normalizer and pre-tokenizer, or llama.cpp WPM's.
+    """
+
+    def __init__(self, clean_text: bool, cjk_spaces: bool, strip_accents: bool, lowercase: bool, wpm: bool = False) -> None: ...
+
+class Encoded:
+    """
+    One text (or pair) encoded: ids, tokens, offsets (code-point spans of the input; (0, 0) for special tokens the template adds), type ids, attention mask, special-tokens mask, and the overflowing parts that truncation cut off.
+    """
+
+    def __len__(self) -> int: ...
+
+    @property
+    def ids(self) -> object: ...
+
+    @property
+    def type_ids(self) -> object: ...
+
+    @property
+    def special_tokens_mask(self) -> object: ...
+
+    @property
+    def attention_mask(self) -> object: ...
+
+    @property
+    def offsets(self) -> list: ...
+
+    @property
+    def tokens(self) -> list: ...
+
+    @property
+    def overflowing(self) -> list[Encoded]: ...
+
+    def __repr__(self) -> str: ...
+
+class WordPiece:
+    def __init__(self, tokens: Sequence[str], unk_id: int, continuation_prefix: str, word_prefix: str, max_chars: int, rules: TextRules, names: Sequence[str]) -> None:
+        """
+        tokens: str by id; names: the text shown for each id (added tokens included). Each call takes `added`, a SpecialMatcher of the added tokens to match in the raw text (None: none).
+        """
+
+    def count_words(self, texts: object, counts: ChunkCounts, threads: int) -> None:
+        """Adds the words of texts to a ChunkCounts table (on threads)."""
+
+    def words(self, text: object, added: SpecialMatcher | None) -> list[tuple[str, tuple[int, int]]]:
+        """
+        [(word, (start, end))]: the normalized words of text, spans in input code points.
+        """
+
+    def set_decoder(self, wpm: bool, prefix: str, cleanup: bool, special_ids: Sequence[int]) -> None:
+        """
+        The decoder: HF's WordPiece (prefix, cleanup) or llama.cpp's WPM; special_ids: what skip_special_tokens drops.
+        """
+
+    def decode(self, ids: object, skip_special_tokens: bool = True) -> str:
+        """The text of ids, as the decoder set reads them."""
+
+    def set_pad_token(self, pad_token: str) -> None: ...
+
+    def set_template(self, single: object, pair: object) -> None:
+        """
+        Pieces [(is_sequence, sequence 0|1, type_id, [special ids])] for one and for two texts.
+        """
+
+    def set_truncation(self, enabled: bool, max_length: int = 0, stride: int = 0, strategy: int = 0, from_left: bool = False) -> None:
+        """strategy: 0 longest first, 1 only first, 2 only second."""
+
+    def set_padding(self, enabled: bool, length: int = 0, multiple_of: int = 0, pad_id: int = 0, pad_type_id: int = 0, left: bool = False) -> None:
+        """length 0: the longest of a batch."""
+
+    def added_tokens(self, pair: bool) -> int: ...
+
+    def set_policy(self, default_added: object | None, resolver: object) -> None: ...
+
+    def encode(self, sequence: object, pair: object | None = None, add_special_tokens: object = True, *, allowed_special: object = 'all', disallowed_special: object = ()) -> Encoded:
+        """
+        Encode a text, or a pair of texts, with truncation, template and padding as set. Added tokens in the text become their ids when in allowed_special (default all, as HF matches them), raise when in disallowed_special, and are plain text otherwise.
+        """
+
+    def encode_batch(self, texts: object, pairs: object | None, add_special_tokens: bool, added: SpecialMatcher | None, threads: int) -> list[Encoded]: ...
+
+class ByteLevelBpe:
+    """
+    A byte-level BPE Encoder as a Tokenizer pipeline: offsets, pairs, template, truncation and padding around the Encoder's own ids.
+    """
+
+    def __init__(self, encoder: Encoder) -> None:
+        """
+        encoder: the Encoding's native Encoder (needs a built-in split pattern).
+        """
+
+    def token_names(self) -> list[str]:
+        """
+        Each id's token as HF shows byte-level BPE tokens (GPT-2's alphabet, 'Ġhello'); special tokens as their text, '' for ids without a token.
+        """
+
+    def set_pad_token(self, pad_token: str) -> None: ...
+
+    def set_template(self, single: object, pair: object) -> None:
+        """
+        Pieces [(is_sequence, sequence 0|1, type_id, [special ids])] for one and for two texts.
+        """
+
+    def set_truncation(self, enabled: bool, max_length: int = 0, stride: int = 0, strategy: int = 0, from_left: bool = False) -> None:
+        """strategy: 0 longest first, 1 only first, 2 only second."""
+
+    def set_padding(self, enabled: bool, length: int = 0, multiple_of: int = 0, pad_id: int = 0, pad_type_id: int = 0, left: bool = False) -> None:
+        """length 0: the longest of a batch."""
+
+    def added_tokens(self, pair: bool) -> int: ...
+
+    def set_policy(self, default_added: object | None, resolver: object) -> None: ...
+
+    def encode(self, sequence: object, pair: object | None = None, add_special_tokens: object = True, *, allowed_special: object = (), disallowed_special: object = 'all') -> Encoded:
+        """
+        Encode a text, or a pair of texts, with truncation, template and padding as set. Special-token text raises unless in allowed_special (as tiktoken's encode), or is plain text with disallowed_special=().
+        """
+
+    def encode_batch(self, texts: object, pairs: object | None, add_special_tokens: bool, added: SpecialMatcher | None, threads: int) -> list[Encoded]: ...
+
+class SpmTokenizer:
+    """
+    A sentencepiece model and normalizer as a Tokenizer pipeline, with sentencepiece's decoder.
+    """
+
+    @overload
+    def __init__(self, normalizer: SpmNormalizer, model: SpmBpe, unk_surface: str, add_dummy_prefix: bool, remove_extra_whitespaces: bool) -> None: ...
+
+    @overload
+    def __init__(self, normalizer: SpmNormalizer, model: SpmUnigram, unk_surface: str, add_dummy_prefix: bool, remove_extra_whitespaces: bool) -> None:
+        """
+        unk_surface, add_dummy_prefix, remove_extra_whitespaces: the model's, for decoding.
+        """
+
+    def decode(self, ids: object, skip_control: bool = True) -> str:
+        """
+        sentencepiece's decode; skip_control=False shows control pieces (<s>) as their text.
+        """
+
+    def set_pad_token(self, pad_token: str) -> None: ...
+
+    def set_template(self, single: object, pair: object) -> None:
+        """
+        Pieces [(is_sequence, sequence 0|1, type_id, [special ids])] for one and for two texts.
+        """
+
+    def set_truncation(self, enabled: bool, max_length: int = 0, stride: int = 0, strategy: int = 0, from_left: bool = False) -> None:
+        """strategy: 0 longest first, 1 only first, 2 only second."""
+
+    def set_padding(self, enabled: bool, length: int = 0, multiple_of: int = 0, pad_id: int = 0, pad_type_id: int = 0, left: bool = False) -> None:
+        """length 0: the longest of a batch."""
+
+    def added_tokens(self, pair: bool) -> int: ...
+
+    def set_policy(self, default_added: object | None, resolver: object) -> None: ...
+
+    def encode(self, sequence: object, pair: object | None = None, add_special_tokens: object = True, *, allowed_special: object = (), disallowed_special: object = ()) -> Encoded:
+        """
+        Encode a text, or a pair of texts, with truncation, template and padding as set. Special-token text (<s>) is plain text unless in allowed_special, and raises when in disallowed_special.
+        """
+
+    def encode_batch(self, texts: object, pairs: object | None, add_special_tokens: bool, added: SpecialMatcher | None, threads: int) -> list[Encoded]: ...
+
+def parse_tiktoken(data: bytes, rank_limit: int = 18446744073709551615) -> list:
+    """
+    Parse a .tiktoken file's bytes into a list of token bytes indexed by rank.
+    """

@@ -1,0 +1,130 @@
+"""Pipelines as data: format readers return descriptions (never a surface), one compile step
+picks the native pipeline, and every tokenizer is rebuilt from its own description."""
+
+from __future__ import annotations
+
+import ast
+import pathlib
+
+import pytest
+
+import tokenforge
+from conftest import DATA, REPO, SHARED
+from tokenforge.formats import detect, read_tokenizer_file
+from tokenforge.pipeline.compile import compile_pipeline, kernel_of
+from tokenforge.pipeline.spec import PipelineSpec
+from tokenforge.processors.template import TemplateProcessing
+
+PACKAGE = REPO / "src" / "tokenforge"
+SURFACES = {
+    "tokenizer",
+    "wordpiece_tokenizer",
+    "sentencepiece_tokenizer",
+    "byte_level_bpe_tokenizer",
+    "registry",
+    "cli",
+}
+
+
+def imported_modules(path: pathlib.Path, source: str | None = None) -> set[str]:
+    """The tokenforge modules a file of the package imports (relative imports resolved), at any
+    depth; `source` stands in for the file's text."""
+    package = path.relative_to(PACKAGE.parent).with_suffix("").parts[:-1]
+    found = set()
+    text = path.read_text(encoding="utf-8") if source is None else source
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.ImportFrom):
+            base = list(package[: len(package) - node.level + 1]) if node.level else []
+            module = [*base, *(node.module.split(".") if node.module else [])]
+            names = [[*module, a.name] for a in node.names] if not node.module else [module]
+            found.update(".".join(m) for m in names)
+        elif isinstance(node, ast.Import):
+            found.update(a.name for a in node.names)
+    return {m for m in found if m.startswith("tokenforge")}
+
+
+@pytest.mark.parametrize(
+    "layer",
+    ["formats", "pipeline/spec.py", "pipeline/presets.py", "models", "normalizers", "pre_tokenizers", "processors"],
+)
+def test_formats_and_components_never_import_a_surface(layer):
+    files = [PACKAGE / layer] if layer.endswith(".py") else sorted((PACKAGE / layer).glob("*.py"))
+    assert files
+    for path in files:
+        for module in imported_modules(path):
+            parts = module.split(".")
+            assert len(parts) < 2 or parts[1] not in SURFACES, f"{path.relative_to(REPO)} imports {module}"
+
+
+def test_the_import_check_sees_a_surface_import():
+    """The check above can fail: surface imports, relative or not, nested in a function, are found."""
+    source = "def f():\n    from ..tokenizer import Tokenizer\n    from .. import registry\n    import tokenforge.cli\n"
+    found = imported_modules(PACKAGE / "formats" / "gguf.py", source)
+    assert {"tokenforge.tokenizer", "tokenforge.registry", "tokenforge.cli"} <= found
+
+
+@pytest.mark.parametrize(
+    "path, kind, kernel",
+    [
+        (SHARED / "vocab" / "bert" / "tokenizer.json", "tokenizer.json", "wordpiece"),
+        (SHARED / "vocab" / "bert" / "vocab.txt", "vocab.txt", "wordpiece"),
+        (SHARED / "vocab" / "mistral-7b-v0.1.model", "sentencepiece", "sentencepiece"),
+        (DATA / "cl100k_base.tiktoken", "byte_level_bpe", "byte_level_bpe"),
+    ],
+)
+def test_each_file_gets_its_native_pipeline(path, kind, kernel):
+    assert detect(str(path)) == kind
+    spec = read_tokenizer_file(path)
+    assert isinstance(spec, PipelineSpec) and kernel_of(spec) == kernel
+    assert type(compile_pipeline(spec)) is type(tokenforge.Tokenizer.from_file(path))
+
+
+def test_a_description_no_pipeline_runs_is_refused_by_name():
+    with pytest.raises(ValueError, match=r"no native pipeline runs this tokenizer .*model dict"):
+        compile_pipeline(PipelineSpec({"type": "Unigram"}))
+
+
+def test_unknown_files_are_refused_with_the_kinds_there_are(tmp_path):
+    path = tmp_path / "vocab.bin"
+    path.write_bytes(b"\x00\x01 not a tokenizer")
+    with pytest.raises(ValueError, match=r"unknown vocabulary format; give an HF tokenizer\.json"):
+        detect(str(path))
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: tokenforge.get_tokenizer("bert-base-uncased"),
+        lambda: tokenforge.get_tokenizer("o200k_base"),
+        lambda: tokenforge.Tokenizer.from_file(SHARED / "vocab" / "mistral-7b-v0.1.model", add_eos=True),
+        lambda: tokenforge.Tokenizer.wpm_from_vocab_txt(str(SHARED / "vocab" / "bert" / "vocab.txt")),
+    ],
+    ids=["bert", "o200k", "sentencepiece", "wpm"],
+)
+def test_every_tokenizer_is_rebuilt_from_its_description(make):
+    tok = make()
+    tok.enable_truncation(6)
+    again = compile_pipeline(tok.spec)
+    text = "Hello, world! Une phrase de plus, 日本語も。"
+    assert type(again) is type(tok)
+    assert again.truncation == tok.truncation
+    assert again.encode(text).ids == tok.encode(text).ids
+    assert again.encode(text, "a pair").ids == tok.encode(text, "a pair").ids
+
+
+def test_byte_level_tokenizer_json_keeps_its_template_for_hf(tmp_path):
+    hf_tokenizers = pytest.importorskip("tokenizers")
+    enc = tokenforge.get_encoding("cl100k_base")
+    post = TemplateProcessing.from_templates(
+        "$A <|endoftext|>", "$A <|endoftext|> $B:1 <|endoftext|>:1", [("<|endoftext|>", enc.eot_token)]
+    )
+    tok = tokenforge.ByteLevelBpeTokenizer(enc, post)
+    tok.save(tmp_path / "tokenizer.json")
+    hf = hf_tokenizers.Tokenizer.from_file(str(tmp_path / "tokenizer.json"))
+    ours = tok.encode("some text", "and a pair")
+    theirs = hf.encode("some text", "and a pair")
+    assert (ours.ids, ours.type_ids, ours.special_tokens_mask) == (
+        theirs.ids,
+        theirs.type_ids,
+        theirs.special_tokens_mask,
+    )
