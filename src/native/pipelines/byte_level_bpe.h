@@ -28,6 +28,12 @@ class ByteLevelBpePipeline {
   explicit ByteLevelBpePipeline(const Encoder& encoder) : encoder_(encoder) {
     if (!encoder.has_scanner())
       throw std::invalid_argument("this byte-level BPE splits text with a pattern that has no native scanner");
+    // Token lengths in one byte each (a vocabulary of 200k fits in cache; the token strings do
+    // not); kLong sends longer tokens and far-away special ids to the encoder's own table.
+    length_.resize(encoder.id_limit(), kLong);
+    for (uint32_t id = 0; id < length_.size(); ++id)
+      if (const std::string* bytes = encoder.token_bytes(id); bytes && bytes->size() < kLong)
+        length_[id] = uint8_t(bytes->size());
   }
 
   // Each id's name: ordinary tokens in GPT-2's byte-level alphabet ("Ġhello"), special tokens as
@@ -67,21 +73,38 @@ class ByteLevelBpePipeline {
     encoder_.encode(s, n, added, ids);
     Encoded e;
     e.rows.reserve(ids.size() + 2);  // room for a template's tokens too
-    // chars = the characters that start before byte `at`; a token [at, end) starts in the
-    // character holding byte `at` and ends after the one holding byte end - 1.
+    e.rows.resize(ids.size());
+    Row* row = e.rows.data();
     size_t at = 0;
+    if (count_characters(s, 0, n, n) == n) {  // ASCII: characters are bytes
+      for (uint32_t id : ids) {
+        const size_t end = at + length(id);
+        *row++ = Row{id, uint32_t(at), uint32_t(end), 0, 0, 1};
+        at = end;
+      }
+      return e;
+    }
+    // chars = the characters that start before byte `at`; a token [at, end) starts in the
+    // character holding byte `at` (one before, where `at` continues a character) and ends after
+    // the one holding byte end - 1.
     uint32_t chars = 0;
     for (uint32_t id : ids) {
-      const size_t end = at + encoder_.token_bytes(id)->size();
-      const uint32_t first_char = chars + count_characters(s, at, at + 1, n) - 1;
-      chars += count_characters(s, at, end, n);
-      push_row(e.rows, id, 0, first_char, chars, false);
+      const size_t end = at + length(id);
+      const uint32_t first_char = chars - ((s[at] & 0xC0) == 0x80);
+      for (size_t i = at; i < end; ++i) chars += (s[i] & 0xC0) != 0x80;
+      *row++ = Row{id, first_char, chars, 0, 0, 1};
       at = end;
     }
     return e;
   }
 
+  size_t length(uint32_t id) const {
+    return id < length_.size() && length_[id] != kLong ? length_[id] : encoder_.token_bytes(id)->size();
+  }
+
+  static constexpr uint8_t kLong = 255;
   const Encoder& encoder_;
+  std::vector<uint8_t> length_;    // by id: the token's length in bytes, or kLong
   mutable Pool<Scratch> scratch_;  // reused per thread
 };
 
