@@ -14,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-#include "trainers/bpe_trainer.h"
+#include "trainers/pair_index.h"
 #include "trainers/spm_training_corpus.h"
 
 namespace tokenforge {

@@ -15,7 +15,7 @@
 #include "normalizers/spm_normalizer.h"
 #include "trainers/spm_piece_rules.h"
 #include "unicode/unicode_classes.h"
-#include "models/wordpiece/wordpiece.h"
+#include "base/byte_trie.h"
 
 namespace tokenforge {
 

@@ -21,7 +21,7 @@
 #include "base/parallel.h"
 #include "trainers/spm_training_corpus.h"
 #include "trainers/suffix_array.h"
-#include "models/wordpiece/wordpiece.h"
+#include "base/byte_trie.h"
 
 namespace tokenforge {
 

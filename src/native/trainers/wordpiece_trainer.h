@@ -30,7 +30,7 @@
 #include <utility>
 #include <vector>
 
-#include "trainers/bpe_trainer.h"
+#include "trainers/pair_index.h"
 #include "trainers/chunk_counts.h"
 #include "unicode/unicode_classes.h"
 

@@ -25,7 +25,7 @@
 #include "base/pool.h"
 #include "models/sentencepiece/spm_adjacency.h"
 #include "models/sentencepiece/spm_vocab.h"
-#include "models/wordpiece/wordpiece.h"
+#include "base/byte_trie.h"
 
 namespace tokenforge {
 
