@@ -1,5 +1,6 @@
 // Finds special-token text (e.g. "<|endoftext|>") in a string: leftmost occurrence, longest
-// token on ties. Built once per set of tokens and reused across calls.
+// token on ties. Built once per set of tokens and reused across calls; split_at_matches cuts a
+// text at them for the pipelines.
 #pragma once
 #include <algorithm>
 #include <cstdint>
@@ -61,5 +62,24 @@ class SpecialMatcher {
   bool first_[256] = {};
   int shared_first_ = -1;  // the one first byte all tokens share, or -2
 };
+
+// Cuts s[0..n) at the matches of `added` (null: none), leftmost first: on_text(from, to) for each
+// non-empty stretch of text between them and on_match(match) for each match, in text order. The
+// one split loop of every pipeline (pipelines/): what lies between matches is encoded as a text
+// of its own.
+template <class OnText, class OnMatch>
+void split_at_matches(const SpecialMatcher* added, const uint8_t* s, size_t n, OnText&& on_text, OnMatch&& on_match) {
+  size_t pos = 0;
+  if (added && !added->empty()) {
+    while (pos < n) {
+      const SpecialMatch m = added->find(s, n, pos);
+      if (m.pos >= n) break;
+      if (m.pos > pos) on_text(pos, m.pos);
+      on_match(m);
+      pos = m.pos + m.len;
+    }
+  }
+  if (pos < n) on_text(pos, n);
+}
 
 }  // namespace tokenforge

@@ -52,15 +52,9 @@ class Encoder {
   // Text with the allowed special tokens (if any) turned into their ids.
   void encode(const uint8_t* s, size_t n, const SpecialMatcher* allowed, std::vector<uint32_t>& out) const {
     PieceCachePool::Lease cache(caches_);
-    size_t start = 0;
-    while (allowed && !allowed->empty()) {
-      const SpecialMatch m = allowed->find(s, n, start);
-      if (m.pos >= n) break;
-      encode_ordinary(s + start, m.pos - start, out, cache.get());
-      out.push_back(m.id);
-      start = m.pos + m.len;
-    }
-    encode_ordinary(s + start, n - start, out, cache.get());
+    split_at_matches(
+        allowed, s, n, [&](size_t from, size_t to) { encode_ordinary(s + from, to - from, out, cache.get()); },
+        [&](const SpecialMatch& m) { out.push_back(m.id); });
   }
 
   // Pieces already split by the caller (patterns without a built-in scanner).

@@ -136,17 +136,14 @@ class SpmPipeline {
 
   Encoded encode_sequence(const uint8_t* s, size_t n, const SpecialMatcher* added, Scratch& scratch) const {
     Encoded e;
-    size_t pos = 0;
-    uint32_t chars = 0;  // code points before pos
-    for (;;) {
-      const SpecialMatch m = added ? added->find(s, n, pos) : SpecialMatch{n, 0, 0};
-      chars = encode_text(s + pos, m.pos - pos, chars, scratch, e.rows);
-      if (m.pos >= n) break;
-      const uint32_t end = chars + count_characters(s, m.pos, m.pos + m.len, n);
-      push_row(e.rows, m.id, 0, chars, end, false);
-      chars = end;
-      pos = m.pos + m.len;
-    }
+    uint32_t chars = 0;  // code points before the stretch at hand
+    split_at_matches(
+        added, s, n, [&](size_t from, size_t to) { chars = encode_text(s + from, to - from, chars, scratch, e.rows); },
+        [&](const SpecialMatch& m) {
+          const uint32_t end = chars + count_characters(s, m.pos, m.pos + m.len, n);
+          push_row(e.rows, m.id, 0, chars, end, false);
+          chars = end;
+        });
     return e;
   }
 

@@ -22,6 +22,7 @@
 #include "base/parallel.h"
 #include "trainers/chunk_counts.h"
 #include "base/pool.h"
+#include "base/utf8.h"
 #include "processors/post_processing.h"
 #include "added_tokens/special_matcher.h"
 #include "unicode/unicode_classes.h"
@@ -190,12 +191,6 @@ class WordPieceTokenizer {
       release_if_large(pieces);
     }
   };
-
-  static uint32_t count_chars(const uint8_t* s, size_t n) {
-    uint32_t k = 0;
-    for (size_t i = 0; i < n; ++i) k += (s[i] & 0xC0) != 0x80;
-    return k;
-  }
 
   // Builds words from character-rule outputs and turns each finished word into rows.
   class Words {
@@ -404,17 +399,14 @@ class WordPieceTokenizer {
   // Splits s at added tokens: the text between goes to `words`, each added token to on_added.
   template <class OnAdded>
   void run(Words& words, const uint8_t* s, size_t n, const SpecialMatcher* added, OnAdded on_added) const {
-    size_t pos = 0;
-    uint32_t chars = 0;  // code points before pos
-    while (pos < n) {
-      const SpecialMatch m = added ? added->find(s, n, pos) : SpecialMatch{n, 0, 0};
-      chars = words.text(s + pos, m.pos - pos, chars);
-      if (m.len == 0) break;
-      const uint32_t end = chars + count_chars(s + m.pos, m.len);
-      on_added(m.id, chars, end, s + m.pos, m.len);
-      chars = end;
-      pos = m.pos + m.len;
-    }
+    uint32_t chars = 0;  // code points before the stretch at hand
+    split_at_matches(
+        added, s, n, [&](size_t from, size_t to) { chars = words.text(s + from, to - from, chars); },
+        [&](const SpecialMatch& m) {
+          const uint32_t end = chars + count_characters(s, m.pos, m.pos + m.len, n);
+          on_added(m.id, chars, end, s + m.pos, m.len);
+          chars = end;
+        });
   }
 
   Encoded encode_sequence(const uint8_t* s, size_t n, const SpecialMatcher* added, Scratch& scratch) const {
