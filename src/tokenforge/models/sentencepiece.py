@@ -60,7 +60,9 @@ class SentencePieceModelEncoder:
             raise ValueError("n-best is Unigram-only: this is a BPE model")
         if not isinstance(nbest_size, int) or not 1 <= nbest_size <= 512:
             raise ValueError(f"nbest_size must be an integer from 1 to 512, got {nbest_size!r}")
-        return self._native.encode_nbest(self.normalize(text), nbest_size)
+        unigram = self._native
+        assert isinstance(unigram, _core.SpmUnigram)  # the model that declares NBEST
+        return unigram.encode_nbest(self.normalize(text), nbest_size)
 
     def sample_encode(
         self, text: str, alpha: float, nbest_size: int | None = None, seed: int | None = None
@@ -85,11 +87,15 @@ class SentencePieceModelEncoder:
                 )
             if alpha > 1:
                 raise ValueError(f"alpha is the BPE-dropout probability, from 0 to 1, got {alpha!r}")
-            return self._native.sample_encode(normalized, float(alpha), seed)
+            bpe = self._native
+            assert isinstance(bpe, _core.SpmBpe)  # the model that declares DROPOUT
+            return bpe.sample_encode(normalized, float(alpha), seed)
         if nbest_size is None:
             nbest_size = -1
         if not isinstance(nbest_size, int) or not -1 <= nbest_size <= 512:
             raise ValueError(
                 f"nbest_size must be -1 (all segmentations), 0 or 1 (the best) or up to 512, got {nbest_size!r}"
             )
-        return self._native.sample_encode(normalized, float(alpha), nbest_size, seed)
+        unigram = self._native
+        assert isinstance(unigram, _core.SpmUnigram)  # the model that declares LATTICE_SAMPLING
+        return unigram.sample_encode(normalized, float(alpha), nbest_size, seed)

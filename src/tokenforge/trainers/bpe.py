@@ -89,7 +89,7 @@ def _merges(
     with Progress("merges", total=num_merges, enabled=progress) as shown:
         while len(merges) < num_merges:
             made = trainer.train(min(step, num_merges - len(merges)), min_frequency, max_token_length or 0)
-            merges += [tuple(m) for m in made]
+            merges += [(a, b) for a, b in made]
             shown.update(len(merges))
             if len(made) < step:
                 break

@@ -378,6 +378,7 @@ def train_sentencepiece(
         character_coverage,
         threads,
     )
+    trainer: _core.UnigramTrainer | _core.SpmBpeTrainer
     if model_type == "unigram":
         trainer = _core.UnigramTrainer(
             *corpus_options, seed_size=seed_sentencepiece_size, shrinking_factor=shrinking_factor

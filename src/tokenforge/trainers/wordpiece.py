@@ -131,7 +131,7 @@ class _Merges:
                 self.tokens.append(
                     self.tokens[a] + (right[len(self.prefix) :] if right.startswith(self.prefix) else right)
                 )
-            self.merges += [tuple(m) for m in made]
+            self.merges += [(a, b) for a, b in made]
             if shown is not None:
                 shown.update(done + len(self.merges))
             if len(made) < ask:
