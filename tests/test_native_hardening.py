@@ -225,6 +225,11 @@ def interrupt():  # Ctrl-C after 0.3 s, pressed again every 0.3 s (a machine und
     while not done.wait(0.3) and len(sent) < 20:
         sent.append(time.perf_counter())
         os.kill(os.getpid(), signal.SIGINT)
+def first_only(signum, frame):  # the first Ctrl-C seen interrupts; later presses change nothing
+    if not done.is_set():
+        done.set()
+        raise KeyboardInterrupt
+signal.signal(signal.SIGINT, first_only)
 threading.Thread(target=interrupt, daemon=True).start()
 start = time.perf_counter()
 try:
@@ -232,7 +237,6 @@ try:
     done.set()
     print("finished", time.perf_counter() - start)
 except KeyboardInterrupt:
-    done.set()
     print("interrupted", time.perf_counter() - sent[-1])
 """
 
