@@ -55,11 +55,7 @@ class ByteLevelBpeTokenizer(Tokenizer):
         native = _core.ByteLevelBpe(encoding._core)
         self._init_surface(None, encoding._policy)
         self._special_ids = frozenset(encoding._special_tokens.values())
-        p = post_processor
-        if p is not None:
-            native.set_template(p.native_pieces(False), p.native_pieces(True))
-        else:
-            native.set_template([(True, 0, 0, [])], [(True, 0, 0, []), (True, 1, 1, [])])
+        self._template_on(native, post_processor)
         self._attach(native, None)
 
     def _token_names(self) -> list[str]:
@@ -73,11 +69,8 @@ class ByteLevelBpeTokenizer(Tokenizer):
         .tokenforge file (`save_encoding`'s), or GPT-2's encoder.json (with vocab.bpe beside it)
         or the folder that holds the two."""
         from .formats import read_byte_level_bpe
-        from .pipeline.compile import compile_pipeline
 
-        tok = compile_pipeline(read_byte_level_bpe(path, **options), source=os.fspath(path))
-        assert isinstance(tok, cls)  # the description holds a byte-level BPE
-        return tok
+        return cls._compiled(read_byte_level_bpe(path, **options), os.fspath(path))
 
     @property
     def spec(self) -> PipelineSpec:

@@ -71,11 +71,8 @@ class SentencePieceTokenizer(Tokenizer):
         cls, path: str | os.PathLike[str], *, add_bos: bool | None = None, add_eos: bool = False
     ) -> SentencePieceTokenizer:
         from .formats import read_sentencepiece
-        from .pipeline.compile import compile_pipeline
 
-        tok = compile_pipeline(read_sentencepiece(path, add_bos=add_bos, add_eos=add_eos), source=os.fspath(path))
-        assert isinstance(tok, cls)  # the description holds a sentencepiece model
-        return tok
+        return cls._compiled(read_sentencepiece(path, add_bos=add_bos, add_eos=add_eos), os.fspath(path))
 
     @property
     def spec(self) -> PipelineSpec:

@@ -37,6 +37,8 @@ from .special import SpecialPolicy, SpecialSet
 from .threads import resolve_threads
 
 if TYPE_CHECKING:
+    from typing_extensions import Self  # (typing.Self from 3.11; only the type checker reads this)
+
     from .pipeline.spec import PipelineSpec
     from .wordpiece_tokenizer import WordPieceTokenizer
 
@@ -103,6 +105,25 @@ class Tokenizer:
             self.__dict__["_vocab"] = {t: i for i, t in enumerate(token_of) if t}
             return self.__dict__[name]
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    @staticmethod
+    def _template_on(native: Any, post: Any) -> None:
+        """The post-processor's template on `native`; without one, the sequences as they are, B
+        with type id 1."""
+        if post is not None:
+            native.set_template(post.native_pieces(False), post.native_pieces(True))
+        else:
+            native.set_template([(True, 0, 0, [])], [(True, 0, 0, []), (True, 1, 1, [])])
+
+    @classmethod
+    def _compiled(cls, spec: PipelineSpec, source: str | None = None) -> Self:
+        """The tokenizer `spec` compiles to, which must be of this class (a reader of this
+        class's files made the spec)."""
+        from .pipeline.compile import compile_pipeline
+
+        tok = compile_pipeline(spec, source)
+        assert isinstance(tok, cls)
+        return tok
 
     def _attach(self, native: Any, default_added: _core.SpecialMatcher | None) -> None:
         """Makes `native` this tokenizer's pipeline, with the special-token policy, truncation and

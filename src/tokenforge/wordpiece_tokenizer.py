@@ -75,11 +75,7 @@ class WordPieceTokenizer(Tokenizer):
             rules,
             self._token_of,
         )
-        p = self.post_processor
-        if p is not None:
-            native.set_template(p.native_pieces(False), p.native_pieces(True))
-        else:  # no post-processor: the sequences as they are, B with type id 1
-            native.set_template([(True, 0, 0, [])], [(True, 0, 0, []), (True, 1, 1, [])])
+        self._template_on(native, self.post_processor)
         d = self.decoder
         if isinstance(d, WpmDecoder):
             native.set_decoder(True, "", False, sorted(self._special_ids))
@@ -123,14 +119,6 @@ class WordPieceTokenizer(Tokenizer):
         return cls._compiled(
             presets.wpm(tokens, converted=converted, unk_token=unk_token, cls_token=cls_token, sep_token=sep_token)
         )
-
-    @classmethod
-    def _compiled(cls, spec: PipelineSpec) -> WordPieceTokenizer:
-        from .pipeline.compile import compile_pipeline
-
-        tok = compile_pipeline(spec)
-        assert isinstance(tok, cls)  # these descriptions hold a WordPiece model
-        return tok
 
     @property
     def spec(self) -> PipelineSpec:
