@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 import tokenforge
 from conftest import FUZZ_EXAMPLES, assert_clean_exit, run_isolated
-from tokenforge import SentencePieceTokenizer, Tokenizer
+from tokenforge import Tokenizer
 from tokenforge.trainers import train_bpe, train_bpe_merges, train_wordpiece
 from tokenforge.trainers.sentencepiece import train_sentencepiece
 
@@ -198,7 +198,7 @@ def test_fuzz_padding(vocab_txt, args, start):
 @FUZZ
 @given(args=PADDING_ARGS)
 def test_fuzz_padding_sentencepiece(spm_model, args):
-    tok = SentencePieceTokenizer(spm_model)
+    tok = Tokenizer(spm_model)
     try:
         tok.enable_padding(**args)
     except (ValueError, TypeError) as e:
@@ -248,7 +248,7 @@ THREADS = st.one_of(st.none(), st.integers(-3, 8), HOSTILE)
 def test_fuzz_num_threads(vocab_txt, spm_model, num_threads):
     enc = tokenforge.get_encoding("cl100k_base")
     bert = Tokenizer.bert_from_vocab_txt(str(vocab_txt))
-    spm = SentencePieceTokenizer(spm_model)
+    spm = Tokenizer(spm_model)
     calls = [
         (lambda n: enc.encode_ordinary_batch(TEXTS * 30, num_threads=n), [enc.encode_ordinary(t) for t in TEXTS] * 30),
         (lambda n: enc.encode_batch(TEXTS, num_threads=n), [enc.encode(t) for t in TEXTS]),
@@ -395,7 +395,7 @@ def test_fuzz_train_sentencepiece_options(options, model_type):
         # what the text cannot give (a vocab_size too high for it) is named as vocab_size
         assert names_an_argument(e, [*options, "vocab_size"]), (options, e)
     else:
-        tok = SentencePieceTokenizer(model)
+        tok = Tokenizer(model)
         assert len(model.pieces) == int(args["vocab_size"])
         for text in TINY:
             ids = tok.encode(text, add_special_tokens=False).ids

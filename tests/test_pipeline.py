@@ -11,19 +11,12 @@ import pytest
 import tokenforge
 from conftest import DATA, REPO, SHARED
 from tokenforge.formats import detect, read_tokenizer_file
-from tokenforge.pipeline.compile import compile_pipeline, kernel_of
+from tokenforge.pipeline.compile import build_kernel, kernel_of
 from tokenforge.pipeline.spec import PipelineSpec
 from tokenforge.processors.template import TemplateProcessing
 
 PACKAGE = REPO / "src" / "tokenforge"
-SURFACES = {
-    "tokenizer",
-    "wordpiece_tokenizer",
-    "sentencepiece_tokenizer",
-    "byte_level_bpe_tokenizer",
-    "registry",
-    "cli",
-}
+SURFACES = {"tokenizer", "registry", "cli"}
 
 
 def imported_modules(path: pathlib.Path, source: str | None = None) -> set[str]:
@@ -45,7 +38,16 @@ def imported_modules(path: pathlib.Path, source: str | None = None) -> set[str]:
 
 @pytest.mark.parametrize(
     "layer",
-    ["formats", "pipeline/spec.py", "pipeline/presets.py", "models", "normalizers", "pre_tokenizers", "processors"],
+    [
+        "formats",
+        "pipeline/spec.py",
+        "pipeline/presets.py",
+        "pipeline/compile.py",
+        "models",
+        "normalizers",
+        "pre_tokenizers",
+        "processors",
+    ],
 )
 def test_formats_and_components_never_import_a_surface(layer):
     files = [PACKAGE / layer] if layer.endswith(".py") else sorted((PACKAGE / layer).glob("*.py"))
@@ -76,12 +78,14 @@ def test_each_file_gets_its_native_pipeline(path, kind, kernel):
     assert detect(str(path)) == kind
     spec = read_tokenizer_file(path)
     assert isinstance(spec, PipelineSpec) and kernel_of(spec) == kernel
-    assert type(compile_pipeline(spec)) is type(tokenforge.Tokenizer.from_file(path))
+    tok = tokenforge.Tokenizer.from_file(path)
+    assert type(tok) is tokenforge.Tokenizer and tok.kernel == kernel
+    assert tokenforge.Tokenizer.from_spec(spec).kernel == kernel
 
 
 def test_a_description_no_pipeline_runs_is_refused_by_name():
     with pytest.raises(ValueError, match=r"no native pipeline runs this tokenizer .*model dict"):
-        compile_pipeline(PipelineSpec({"type": "Unigram"}))
+        build_kernel(PipelineSpec({"type": "Unigram"}))
 
 
 def test_unknown_files_are_refused_with_the_kinds_there_are(tmp_path):
@@ -104,9 +108,9 @@ def test_unknown_files_are_refused_with_the_kinds_there_are(tmp_path):
 def test_every_tokenizer_is_rebuilt_from_its_description(make):
     tok = make()
     tok.enable_truncation(6)
-    again = compile_pipeline(tok.spec)
+    again = tokenforge.Tokenizer.from_spec(tok.spec)
     text = "Hello, world! Une phrase de plus, 日本語も。"
-    assert type(again) is type(tok)
+    assert again.kernel == tok.kernel and again.spec == tok.spec
     assert again.truncation == tok.truncation
     assert again.encode(text).ids == tok.encode(text).ids
     assert again.encode(text, "a pair").ids == tok.encode(text, "a pair").ids
@@ -118,7 +122,7 @@ def test_byte_level_tokenizer_json_keeps_its_template_for_hf(tmp_path):
     post = TemplateProcessing.from_templates(
         "$A <|endoftext|>", "$A <|endoftext|> $B:1 <|endoftext|>:1", [("<|endoftext|>", enc.eot_token)]
     )
-    tok = tokenforge.ByteLevelBpeTokenizer(enc, post)
+    tok = tokenforge.Tokenizer(enc, post_processor=post)
     tok.save(tmp_path / "tokenizer.json")
     hf = hf_tokenizers.Tokenizer.from_file(str(tmp_path / "tokenizer.json"))
     ours = tok.encode("some text", "and a pair")
@@ -128,3 +132,41 @@ def test_byte_level_tokenizer_json_keeps_its_template_for_hf(tmp_path):
         theirs.type_ids,
         theirs.special_tokens_mask,
     )
+
+
+def test_one_tokenizer_saves_in_the_format_its_path_names(tmp_path):
+    bert = tokenforge.get_tokenizer("bert-base-uncased")
+    cl100k = tokenforge.Tokenizer.from_file(DATA / "cl100k_base.tiktoken")
+    text = "hello, world! une phrase de plus, 日本語も。"
+    for tok, name, options in (
+        (bert, "bert.json", {}),
+        (bert, "vocab.txt", {}),
+        (cl100k, "cl100k.tokenforge", {}),
+        (cl100k, "cl100k.tiktoken", {"pat_str": cl100k.encoding._pat_str}),
+    ):
+        tok.save(tmp_path / name)
+        again = tokenforge.Tokenizer.from_file(tmp_path / name, **options)
+        assert type(again) is tokenforge.Tokenizer and again.kernel == tok.kernel, name
+        assert again.encode(text).ids == tok.encode(text).ids, name
+    with pytest.raises(ValueError, match=r"\.tiktoken and \.tokenforge files hold byte-level BPEs, not a WordPiece"):
+        bert.save(tmp_path / "bert.tiktoken")
+    with pytest.raises(ValueError, match=r"give a path ending in \.json, \.tiktoken or \.tokenforge"):
+        cl100k.save(tmp_path / "cl100k.bin")
+    assert not (tmp_path / "bert.tiktoken").exists() and not (tmp_path / "cl100k.bin").exists()
+
+
+def test_options_belong_to_their_pipeline_and_change_all_or_nothing():
+    bert = tokenforge.get_tokenizer("bert-base-uncased")
+    bert.enable_truncation(5)
+    with pytest.raises(AttributeError, match="add_bos is not an option of a wordpiece tokenizer"):
+        bert.add_bos = True
+    with pytest.raises(TypeError, match="split_special_tokens"):
+        bert.split_special_tokens = "yes"
+    assert bert.split_special_tokens is False and bert.truncation["max_length"] == 5
+    assert bert.encode("a [MASK] b").tokens == ["[CLS]", "a", "[MASK]", "b", "[SEP]"]
+    bert.split_special_tokens = True  # compiled again, settings kept
+    assert bert.encode("a [MASK] b").tokens == ["[CLS]", "a", "[", "mask", "[SEP]"]
+    with pytest.raises(TypeError, match="split_special_tokens: not options of a byte_level_bpe tokenizer"):
+        tokenforge.Tokenizer(tokenforge.get_encoding("cl100k_base"), split_special_tokens=True)
+    with pytest.raises(AttributeError, match="Tokenizer.model is fixed once the tokenizer is built"):
+        bert.model = None

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 import tokenforge
 from conftest import LONG_PLAIN_RUNS, SHARED, corpus_files, read_sample
 from test_cli import run
-from tokenforge import DisallowedSpecialTokenError, SentencePieceTokenizer, Tokenizer
+from tokenforge import DisallowedSpecialTokenError, Tokenizer
 
 spm = pytest.importorskip("sentencepiece")
 MISTRAL = str(SHARED / "vocab" / "mistral-7b-v0.1.model")
@@ -226,7 +226,7 @@ def test_bos_eos_and_pairs(trained):
     assert tok.encode(text).ids == sp.encode(text, add_bos=True) == [1, *plain]
     enc = tok.encode(text)
     assert enc.special_tokens_mask == [1] + [0] * len(plain) and enc.offsets[0] == (0, 0)
-    both = SentencePieceTokenizer.from_file(MISTRAL, add_eos=True)
+    both = Tokenizer.from_file(MISTRAL, add_eos=True)
     assert both.encode(text).ids == sp.encode(text, add_bos=True, add_eos=True)
     both.add_bos = False
     assert both.encode(text).ids == sp.encode(text, add_eos=True)

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from ._core import UNICODE_VERSION
 from .added_tokens import AddedToken
-from .byte_level_bpe_tokenizer import ByteLevelBpeTokenizer
 from .decoders.streaming import StreamDecoder
 from .encoding import Encoding, InvalidTokenError, TokenOffsets
 from .formats.gpt2_files import bytes_to_unicode, load_gpt2_files, save_gpt2_files
@@ -30,26 +29,21 @@ from .registry import (
     list_encoding_names,
     list_tokenizer_names,
 )
-from .sentencepiece_tokenizer import SentencePieceTokenizer
 from .special import DisallowedSpecialTokenError
 from .tokenizer import Encoded, Tokenizer
-from .wordpiece_tokenizer import WordPieceTokenizer
 
 __version__ = "0.1.0"
 
 __all__ = [
     "UNICODE_VERSION",
     "AddedToken",
-    "ByteLevelBpeTokenizer",
     "DisallowedSpecialTokenError",
     "Encoded",
     "Encoding",
     "InvalidTokenError",
-    "SentencePieceTokenizer",
     "StreamDecoder",
     "TokenOffsets",
     "Tokenizer",
-    "WordPieceTokenizer",
     "bytes_to_unicode",
     "dump_tiktoken_bpe",
     "encoding_for_model",

@@ -320,6 +320,11 @@ class ByteLevelBpe:
         Each id's token as HF shows byte-level BPE tokens (GPT-2's alphabet, 'Ġhello'); special tokens as their text, '' for ids without a token.
         """
 
+    def decode(self, ids: object, skip_special_tokens: bool = True) -> str:
+        """
+        The text of ids (bytes joined, U+FFFD where not UTF-8); special tokens dropped unless skip_special_tokens=False.
+        """
+
     def set_pad_token(self, pad_token: str) -> None: ...
 
     def set_template(self, single: object, pair: object) -> None:

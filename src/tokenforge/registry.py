@@ -123,13 +123,12 @@ def get_tokenizer(name: str) -> Tokenizer:
     An encoding's name ("cl100k_base", see list_encoding_names) gives its byte-level BPE as a
     Tokenizer over the shared encoding (same ids, plus offsets, pairs, truncation, padding);
     bert-base-uncased is BERT's uncased WordPiece: lowercase, accents stripped, [CLS] A [SEP]."""
-    from .byte_level_bpe_tokenizer import ByteLevelBpeTokenizer
     from .tokenizer import Tokenizer
 
     if not isinstance(name, str):
         raise TypeError(f"name must be a str (one of {list_tokenizer_names()}), got {type(name).__name__}")
     if name in SPECS:
-        return ByteLevelBpeTokenizer(get_encoding(name))
+        return Tokenizer(get_encoding(name))
     if name not in TOKENIZERS:
         raise ValueError(f"Unknown tokenizer {name!r}; named tokenizers: {list_tokenizer_names()}")
     with resources.as_file(resources.files("tokenforge") / "data" / TOKENIZERS[name]) as path:

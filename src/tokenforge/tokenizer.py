@@ -1,20 +1,22 @@
-"""`Tokenizer`: the surface every tokenforge pipeline shares, shaped like HF tokenizers'
+"""`Tokenizer`: the one surface of every tokenforge pipeline, shaped like HF tokenizers'
 Tokenizer: one text or a pair encoded to an `Encoded` (ids, tokens, offsets, type ids, masks),
 batches on threads, truncation and padding, decoding, vocabulary lookups.
 
->>> tok = Tokenizer.from_file("vocab.txt")                  # doctest: +SKIP
+>>> tok = Tokenizer.from_file("tokenizer.json")             # doctest: +SKIP
 >>> enc = tok.encode("Hello, world!", "And a pair.")       # doctest: +SKIP
 >>> enc.ids, enc.tokens, enc.offsets, enc.type_ids, enc.attention_mask  # doctest: +SKIP
 
-Each pipeline is one native object that runs a whole text (batches on threads); `Encoded`
-converts to Python lists only what is asked for. The pipelines are subclasses:
-`WordPieceTokenizer` (BERT, llama.cpp's WPM) and `SentencePieceTokenizer` (sentencepiece
-`.model` files). `Tokenizer(model, normalizer, ...)` builds the WordPiece one, as HF's
-constructor does; `Tokenizer.from_file` returns whichever the file holds.
+A tokenizer is its description (`spec`: pipeline/spec.py, the components as plain data) compiled
+into one native pipeline (pipeline/compile.py picks it: byte-level BPE, WordPiece or
+sentencepiece) that runs a whole text per call and batches on threads; `Encoded` converts to
+Python lists only what is asked for. `Tokenizer(model, normalizer, ...)` compiles the
+components given, `Tokenizer.from_file` whatever a file holds, `get_tokenizer` a named one.
+Changing an option (`split_special_tokens`, `add_bos`) compiles the description again.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import os
 from collections.abc import Sequence
@@ -33,14 +35,12 @@ from .arguments import (
     _token_id,
     _token_ids,
 )
+from .pipeline.spec import PipelineSpec
 from .special import SpecialPolicy, SpecialSet
 from .threads import resolve_threads
 
 if TYPE_CHECKING:
-    from typing_extensions import Self  # (typing.Self from 3.11; only the type checker reads this)
-
-    from .pipeline.spec import PipelineSpec
-    from .wordpiece_tokenizer import WordPieceTokenizer
+    from .pipeline.compile import Kernel
 
 _STRATEGIES = {"longest_first": 0, "only_first": 1, "only_second": 2}
 
@@ -64,117 +64,196 @@ def _resolve_policy(
 
 
 class Tokenizer:
-    # What allowed_special means when not given: "all" (HF matches added tokens) or ()
-    # (sentencepiece: special-token text is plain text).
-    _DEFAULT_ALLOWED: SpecialSet = "all"
-    # What disallowed_special means when not given: () (HF, sentencepiece) or "all" (tiktoken:
-    # special-token text raises unless allowed).
-    _DEFAULT_DISALLOWED: SpecialSet = ()
-
-    _native: Any  # the native pipeline: _core.WordPiece or _core.SpmTokenizer
+    _spec: PipelineSpec  # the description, without truncation and padding (kept below)
+    _kernel: Kernel  # the compiled pipeline
+    _native: Any  # _kernel.native
     _token_of: list[str]  # token text by id ("" where an id has none)
-    _policy: SpecialPolicy  # the special tokens that text may contain
-    _default_added: _core.SpecialMatcher | None  # what the default policy matches
 
-    def __new__(cls, *args: Any, **kwargs: Any) -> Tokenizer:  # noqa: PYI034 (picks a subclass)
-        if cls is Tokenizer:  # Tokenizer(model, normalizer, ...): the WordPiece pipeline, as HF's constructor
-            from .wordpiece_tokenizer import WordPieceTokenizer
-
-            cls = WordPieceTokenizer
-        return super().__new__(cls)
-
-    def _init_surface(self, token_of: list[str] | None, policy: SpecialPolicy) -> None:
-        """token_of: the token text by id, or None to have `_token_names()` make it on first use."""
-        if token_of is not None:
-            self._token_of = token_of
-            self._vocab = {t: i for i, t in enumerate(token_of) if t}
-        self._policy = policy
-        self.truncation: dict[str, Any] | None = None
-        self.padding: dict[str, Any] | None = None
-
-    def _token_names(self) -> list[str]:
-        """The token text by id, for pipelines that name their tokens only when asked."""
-        raise NotImplementedError
-
-    def __getattr__(self, name: str) -> Any:
-        # Only for attributes not set: the token names, made on first use where _init_surface
-        # was given None (a 200k vocabulary's names cost more than loading it).
-        if name in ("_token_of", "_vocab"):
-            token_of = self._token_names()
-            self.__dict__["_token_of"] = token_of
-            self.__dict__["_vocab"] = {t: i for i, t in enumerate(token_of) if t}
-            return self.__dict__[name]
-        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-
-    @staticmethod
-    def _template_on(native: Any, post: Any) -> None:
-        """The post-processor's template on `native`; without one, the sequences as they are, B
-        with type id 1."""
-        if post is not None:
-            native.set_template(post.native_pieces(False), post.native_pieces(True))
-        else:
-            native.set_template([(True, 0, 0, [])], [(True, 0, 0, []), (True, 1, 1, [])])
+    def __init__(
+        self,
+        model: Any,
+        normalizer: Any = None,
+        pre_tokenizer: Any = None,
+        post_processor: Any = None,
+        decoder: Any = None,
+        added_tokens: Sequence[AddedToken] = (),
+        **options: Any,
+    ) -> None:
+        """A tokenizer of these components: a WordPiece model behind BERT's (or llama.cpp WPM's)
+        normalizer and pre-tokenizer; a byte-level BPE `Encoding` with an optional
+        post_processor; a `SentencePieceModel` (options add_bos, add_eos). Options:
+        split_special_tokens (WordPiece: special-token text is plain text)."""
+        self._load(
+            PipelineSpec(model, normalizer, pre_tokenizer, post_processor, decoder, tuple(added_tokens), options)
+        )
 
     @classmethod
-    def _compiled(cls, spec: PipelineSpec, source: str | None = None) -> Self:
-        """The tokenizer `spec` compiles to, which must be of this class (a reader of this
-        class's files made the spec)."""
-        from .pipeline.compile import compile_pipeline
-
-        tok = compile_pipeline(spec, source)
-        assert isinstance(tok, cls)
+    def from_spec(cls, spec: PipelineSpec, source: str | None = None) -> Tokenizer:
+        """The tokenizer `spec` describes, with its truncation and padding set. `source`: the
+        file the description came from, named in errors (a FormatError)."""
+        tok = cls.__new__(cls)
+        tok._load(spec, source)
         return tok
 
-    def _attach(self, native: Any, default_added: _core.SpecialMatcher | None) -> None:
-        """Makes `native` this tokenizer's pipeline, with the special-token policy, truncation and
-        padding as set."""
-        self._native = native
-        self._default_added = default_added
+    def _load(self, spec: PipelineSpec, source: str | None = None) -> None:
+        from .errors import FormatError
+        from .pipeline.compile import build_kernel
+
+        try:
+            kernel = build_kernel(spec)
+        except FormatError:
+            raise
+        except ValueError as e:  # a check of the pipeline's own: the file holds what cannot run
+            if source is None:
+                raise
+            raise FormatError(source, "", str(e)) from None
+        d = self.__dict__
+        d["_spec"] = dataclasses.replace(spec, options=kernel.options, truncation=None, padding=None)
+        d["_kernel"] = kernel
+        if kernel.token_of is not None:
+            d["_token_of"] = kernel.token_of
+            d["_vocab"] = {t: i for i, t in enumerate(kernel.token_of) if t}
+        d["truncation"] = d["padding"] = None
+        self._native = kernel.native
         # The resolver holds the policy, not the tokenizer: the native object must not point back here.
-        native.set_policy(default_added, functools.partial(_resolve_policy, self._policy))
+        kernel.native.set_policy(kernel.default_added, functools.partial(_resolve_policy, kernel.policy))
         self._apply_truncation()
         self._apply_padding()
         # The native method itself, for the shortest call path (same signature and behaviour).
-        self.encode = native.encode  # type: ignore[method-assign]  # an instance's own, by design
+        self.encode = kernel.native.encode  # type: ignore[method-assign]  # an instance's own, by design
+        for which, apply in (("truncation", self.enable_truncation), ("padding", self.enable_padding)):
+            settings = getattr(spec, which)
+            if settings is None:
+                continue
+            try:
+                apply(**settings)
+            except (ValueError, TypeError) as e:
+                if source is None:
+                    raise
+                raise FormatError(source, which, str(e)) from None
 
-    def _added(
-        self, allowed_special: SpecialSet, disallowed_special: SpecialSet, texts: Sequence[str | None]
-    ) -> _core.SpecialMatcher | None:
-        """The matcher of special tokens to match in texts, after raising for any disallowed one."""
-        if allowed_special == self._DEFAULT_ALLOWED and not disallowed_special and not self._DEFAULT_DISALLOWED:
-            return self._default_added
-        return _resolve_policy(self._policy, allowed_special, disallowed_special, texts)
+    def __getattr__(self, name: str) -> Any:
+        # Only for attributes not set: the token names, made on first use where the kernel has
+        # none ready (a 200k vocabulary's names cost more than loading it), and the kernel's own
+        # attributes (encoding, encoder, bos_id, eos_id, pad_id).
+        if name.startswith("__") or "_kernel" not in self.__dict__:
+            raise AttributeError(name)
+        if name in ("_token_of", "_vocab"):
+            token_of = list(self._native.token_names())
+            self.__dict__["_token_of"] = token_of
+            self.__dict__["_vocab"] = {t: i for i, t in enumerate(token_of) if t}
+            return self.__dict__[name]
+        extras = self._kernel.extras
+        if name in extras:
+            return extras[name]
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
-    # The pipeline's parts: fixed once the native pipeline is made from them (assigning one after
-    # would change nothing in encoding, yet save() would write it).
+    # -- the description -----------------------------------------------------------------
+
+    @property
+    def spec(self) -> PipelineSpec:
+        """This tokenizer as plain data (its parts, options and settings), from which it is rebuilt."""
+        return dataclasses.replace(self._spec, truncation=self.truncation, padding=self.padding)
+
+    @property
+    def kernel(self) -> str:
+        """The native pipeline that runs this tokenizer: "byte_level_bpe", "wordpiece" or "sentencepiece"."""
+        return self._kernel.name
+
+    def _part(self, name: str) -> Any:
+        return self._kernel.parts.get(name, getattr(self._spec, name))
+
+    @property
+    def model(self) -> Any:
+        return self._spec.model
+
+    @property
+    def normalizer(self) -> Any:
+        return self._part("normalizer")
+
+    @property
+    def pre_tokenizer(self) -> Any:
+        return self._part("pre_tokenizer")
+
+    @property
+    def post_processor(self) -> Any:
+        return self._part("post_processor")
+
+    @property
+    def decoder(self) -> Any:
+        return self._part("decoder")
+
+    @property
+    def added_tokens(self) -> list[AddedToken]:
+        return list(self._spec.added_tokens)
+
+    # The pipeline's parts: fixed once the native pipeline is made from them.
     _PARTS = frozenset(
         {"model", "normalizer", "pre_tokenizer", "post_processor", "decoder", "added_tokens", "encoder", "encoding"}
     )
 
     def __setattr__(self, name: str, value: Any) -> None:
-        if name in Tokenizer._PARTS and "_native" in self.__dict__ and name in self.__dict__:
+        if name in Tokenizer._PARTS:
             raise AttributeError(
-                f"{type(self).__name__}.{name} is fixed once the tokenizer is built (its native pipeline is made "
+                f"Tokenizer.{name} is fixed once the tokenizer is built (its native pipeline is made "
                 f"from it); build a new tokenizer with the {name} you want"
             )
         super().__setattr__(name, value)
 
-    # -- copying and pickling ------------------------------------------------------------
+    # -- options: each change compiles the description again ------------------------------
+
+    def _option(self, name: str) -> Any:
+        options = self._spec.options
+        if name not in options:
+            raise AttributeError(f"{name} is not an option of a {self.kernel} tokenizer")
+        return options[name]
+
+    def _set_option(self, name: str, value: Any) -> None:
+        self._option(name)
+        spec = self.spec
+        rebuilt = Tokenizer.from_spec(dataclasses.replace(spec, options={**spec.options, name: value}))
+        # All or nothing: the new pipeline is whole before it replaces this one, in one update
+        # (atomic for other threads, which keep using whatever native pipeline they hold).
+        self.__dict__.update(rebuilt.__dict__)
+        for stale in self.__dict__.keys() - rebuilt.__dict__.keys():
+            del self.__dict__[stale]
 
     @property
-    def spec(self) -> PipelineSpec:
-        """This tokenizer as plain data (its parts and settings), from which it is rebuilt."""
-        raise NotImplementedError
+    def split_special_tokens(self) -> bool:
+        """True: special-token text in the input is plain text; False: it becomes the special id."""
+        return bool(self._option("split_special_tokens"))
+
+    @split_special_tokens.setter
+    def split_special_tokens(self, value: bool) -> None:
+        self._set_option("split_special_tokens", value)
+
+    @property
+    def add_bos(self) -> bool:
+        """sentencepiece models: bos before each text."""
+        return bool(self._option("add_bos"))
+
+    @add_bos.setter
+    def add_bos(self, value: bool) -> None:
+        self._set_option("add_bos", value)
+
+    @property
+    def add_eos(self) -> bool:
+        """sentencepiece models: eos after each text."""
+        return bool(self._option("add_eos"))
+
+    @add_eos.setter
+    def add_eos(self, value: bool) -> None:
+        self._set_option("add_eos", value)
+
+    # -- copying and pickling ------------------------------------------------------------
 
     def __reduce__(self) -> tuple[Any, ...]:
         # Rebuilt from its description (plain Python objects) and settings: the native pipeline
         # is made again, so a copy (copy.copy, deepcopy, pickle, multiprocessing) never shares
         # settings with the original.
-        from .pipeline.compile import compile_pipeline
+        return (Tokenizer.from_spec, (self.spec,))
 
-        return (compile_pipeline, (self.spec,))
-
-    # -- loading -------------------------------------------------------------------------
+    # -- loading and saving --------------------------------------------------------------
 
     @classmethod
     def from_file(cls, path: str | os.PathLike[str], *, wpm: bool = False, **options: Any) -> Tokenizer:
@@ -185,34 +264,81 @@ class Tokenizer:
         .tokenforge file, or GPT-2's encoder.json (vocab.bpe beside it) or their folder.
         wpm=True reads a BERT vocab.txt as llama.cpp's WPM tokenizer does."""
         from .formats import read_tokenizer_file
-        from .pipeline.compile import compile_pipeline
 
         _check_bool(wpm, "wpm")
         path = os.fspath(path)
-        return compile_pipeline(read_tokenizer_file(path, wpm=wpm, **options), source=path)
+        return cls.from_spec(read_tokenizer_file(path, wpm=wpm, **options), source=path)
 
-    @staticmethod
-    def bert_from_vocab_txt(path: str, **overrides: Any) -> WordPieceTokenizer:
+    @classmethod
+    def bert_from_vocab_txt(cls, path: str, **overrides: Any) -> Tokenizer:
         """BERT from vocab.txt, configured by the tokenizer_config.json beside it (or `overrides`:
         do_lower_case, strip_accents, tokenize_chinese_chars, unk_token, sep_token, cls_token,
         pad_token, mask_token), as transformers' BertTokenizerFast builds it."""
-        from .wordpiece_tokenizer import WordPieceTokenizer
+        from .formats.bert_vocab import read_bert
 
-        return WordPieceTokenizer.bert_from_vocab_txt(path, **overrides)
+        return cls.from_spec(read_bert(path, **overrides))
 
-    @staticmethod
-    def wpm_from_vocab_txt(path: str) -> WordPieceTokenizer:
+    @classmethod
+    def wpm_from_vocab_txt(cls, path: str) -> Tokenizer:
         """llama.cpp's WPM tokenizer over a BERT vocab.txt, converted to its GGUF form."""
-        from .wordpiece_tokenizer import WordPieceTokenizer
+        from .formats.bert_vocab import read_wpm
 
-        return WordPieceTokenizer.wpm_from_vocab_txt(path)
+        return cls.from_spec(read_wpm(path))
 
-    @staticmethod
-    def wpm(tokens: Sequence[str], **options: Any) -> WordPieceTokenizer:
-        """llama.cpp's WPM tokenizer over `tokens` (see WordPieceTokenizer.wpm)."""
-        from .wordpiece_tokenizer import WordPieceTokenizer
+    @classmethod
+    def wpm(
+        cls,
+        tokens: Sequence[str],
+        *,
+        converted: bool = True,
+        unk_token: str = "[UNK]",
+        cls_token: str = "[CLS]",
+        sep_token: str = "[SEP]",
+    ) -> Tokenizer:
+        """llama.cpp's WPM tokenizer over `tokens` in its GGUF form (word-initial pieces start with
+        "▁"), or in BERT's form with converted=False. Special-token text is plain text, as
+        llama.cpp tokenizes without parse_special."""
+        from .pipeline import presets
 
-        return WordPieceTokenizer.wpm(tokens, **options)
+        return cls.from_spec(
+            presets.wpm(tokens, converted=converted, unk_token=unk_token, cls_token=cls_token, sep_token=sep_token)
+        )
+
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Write the tokenizer (atomically) in the format `path` names: .json (HF tokenizer.json),
+        .model (sentencepiece), .tiktoken (the ranks only) or .tokenforge (byte-level BPE), .txt
+        (a WordPiece vocab.txt); any other name gets the model's own format (tokenizer.json for
+        WordPiece, .model for sentencepiece)."""
+        from .formats import write_tokenizer_file
+
+        write_tokenizer_file(self.spec, path)
+
+    def save_vocab_txt(self, path: str | os.PathLike[str]) -> None:
+        """A WordPiece tokenizer's vocabulary as BERT's vocab.txt, one token per line."""
+        from .formats.bert_vocab import write_vocab_txt
+        from .models.wordpiece import WordPiece
+
+        if not isinstance(self.model, WordPiece):
+            raise ValueError(f"a {self.kernel} tokenizer has no vocab.txt form (WordPiece models only)")
+        write_vocab_txt(self.model.tokens, path)
+
+    def pre_tokenize(self, text: str) -> list[tuple[str, tuple[int, int]]]:
+        """The words the model sees: the text normalized and split, each word with the span of
+        input code points it came from (added tokens are words of their own)."""
+        if not isinstance(text, str):
+            raise TypeError(f"pre_tokenize takes str, got {type(text).__name__}")
+        if not hasattr(self._native, "words"):
+            raise ValueError(f"a {self.kernel} tokenizer does not show its words (WordPiece pipelines do)")
+        return [(w, tuple(span)) for w, span in self._native.words(text, self._added("all", (), ()))]
+
+    def _added(
+        self, allowed_special: SpecialSet, disallowed_special: SpecialSet, texts: Sequence[str | None]
+    ) -> _core.SpecialMatcher | None:
+        """The matcher of special tokens to match in texts, after raising for any disallowed one."""
+        k = self._kernel
+        if allowed_special == k.default_allowed and not disallowed_special and not k.default_disallowed:
+            return k.default_added
+        return _resolve_policy(k.policy, allowed_special, disallowed_special, texts)
 
     # -- encoding ----------------------------------------------------------------------
 
@@ -233,8 +359,8 @@ class Tokenizer:
         sentencepiece allows none (as sentencepiece), and byte-level BPE disallows "all" (as
         tiktoken). (Each instance binds this to its native pipeline's encode, which behaves the
         same and shows its own defaults.)"""
-        allowed = self._DEFAULT_ALLOWED if allowed_special is None else allowed_special
-        disallowed = self._DEFAULT_DISALLOWED if disallowed_special is None else disallowed_special
+        allowed = self._kernel.default_allowed if allowed_special is None else allowed_special
+        disallowed = self._kernel.default_disallowed if disallowed_special is None else disallowed_special
         return self._native.encode(
             sequence, pair, add_special_tokens, allowed_special=allowed, disallowed_special=disallowed
         )
@@ -272,16 +398,23 @@ class Tokenizer:
         threads = (
             min(len(texts) // 64 + 1, resolve_threads(None)) if num_threads is None else resolve_threads(num_threads)
         )
-        allowed = self._DEFAULT_ALLOWED if allowed_special is None else allowed_special
-        disallowed = self._DEFAULT_DISALLOWED if disallowed_special is None else disallowed_special
+        allowed = self._kernel.default_allowed if allowed_special is None else allowed_special
+        disallowed = self._kernel.default_disallowed if disallowed_special is None else disallowed_special
         added = self._added(allowed, disallowed, texts + [p for p in pairs or () if p is not None])
         return self._native.encode_batch(texts, pairs, add_special_tokens, added, threads)
 
     # -- decoding ----------------------------------------------------------------------
 
     def decode(self, ids: Sequence[int], skip_special_tokens: bool = True) -> str:
-        """Text of `ids` (ints, NumPy integers, or a 1-D NumPy integer array)."""
-        raise NotImplementedError  # each pipeline decodes its own way
+        """Text of `ids` (any integers, NumPy's too, or a 1-D NumPy integer array), read by the
+        pipeline's decoder natively: WordPiece's (or WPM's), sentencepiece's (then the model's
+        denormalizer if any), or byte-level BPE's (the tokens' bytes joined, U+FFFD for bytes
+        that are not UTF-8). skip_special_tokens drops special tokens (sentencepiece: control
+        pieces). An id outside the vocabulary raises ValueError, anything but an integer
+        TypeError."""
+        text = self._decode_natively(ids, skip_special_tokens)
+        denormalize = self._kernel.denormalize
+        return denormalize(text) if denormalize else text
 
     def _decode_natively(self, ids: Any, skip_special_tokens: bool) -> str:
         """The native pipeline's decode of `ids` (ints, NumPy integers, a 1-D NumPy array), with

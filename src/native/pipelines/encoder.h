@@ -70,6 +70,16 @@ class Encoder {
     return it == special_bytes_.end() ? nullptr : &it->second;
   }
 
+  // Whether id is a special token (not an ordinary one).
+  bool is_special(uint32_t id) const { return !model_.has(id) && special_bytes_.count(id) != 0; }
+
+  // The largest id with a token (ordinary or special).
+  uint32_t max_token_id() const {
+    uint32_t top = model_.size() ? uint32_t(model_.size() - 1) : 0;
+    for (const auto& special : special_bytes_) top = std::max(top, special.first);
+    return top;
+  }
+
   // Where each of ids[0..count), the ids of s[0..n), starts: chars[i], the index of the
   // character that holds its first byte; bytes[i], that byte's offset.
   void token_starts(const uint8_t* s, size_t n, const uint32_t* ids, size_t count, uint32_t* chars,

@@ -270,9 +270,43 @@ class PyWordPiece : public PyPipeline<WordPieceTokenizer> {
 class PyByteLevelBpe : public PyPipeline<ByteLevelBpePipeline> {
  public:
   explicit PyByteLevelBpe(const PyEncoder& encoder)
-      : PyPipeline(ByteLevelBpePipeline(encoder.encoder()).names(), SpecialDefault::kRefuse, encoder.encoder()) {}
+      : PyPipeline(ByteLevelBpePipeline(encoder.encoder()).names(), SpecialDefault::kRefuse, encoder.encoder()),
+        encoder_(encoder.encoder()) {}
 
   const std::vector<std::string>& token_names() const { return names()->by_id; }
+
+  // The text of ids: the tokens' bytes joined (special tokens left out when skip_special), read
+  // as UTF-8 with U+FFFD for bytes that are not, as Encoding.decode. An id without a token raises
+  // ValueError naming it.
+  nb::str decode(nb::handle ids_seq, bool skip_special) const {
+    const uint32_t top = encoder_.max_token_id();
+    auto not_in_vocabulary = [top](const std::string& id) {
+      throw nb::value_error(
+          ("token id " + id + " is not in this tokenizer's vocabulary (0.." + std::to_string(top) + ")").c_str());
+    };
+    const std::vector<uint32_t> ids =
+        ids_of(ids_seq, uint64_t(top) + 1, [&](size_t, nb::handle item) { not_in_vocabulary(nb::str(item).c_str()); });
+    std::string bytes;
+    size_t bad = ids.size();  // the first id without a token
+    {
+      GilReleasedFor nogil(ids.size() * 4);
+      for (size_t i = 0; i < ids.size(); ++i) {
+        const std::string* b = encoder_.token_bytes(ids[i]);
+        if (!b) {
+          bad = i;
+          break;
+        }
+        if (!(skip_special && encoder_.is_special(ids[i]))) bytes += *b;
+      }
+    }
+    if (bad < ids.size()) not_in_vocabulary(std::to_string(ids[bad]));
+    PyObject* text = PyUnicode_DecodeUTF8(bytes.data(), Py_ssize_t(bytes.size()), "replace");
+    if (!text) throw nb::python_error();
+    return nb::steal<nb::str>(text);
+  }
+
+ private:
+  const Encoder& encoder_;
 };
 
 // sentencepiece's pipeline over a model object and a normalizer object (both kept alive by the
@@ -475,7 +509,10 @@ void bind_pipelines(nb::module_& m) {
            "encoder: the Encoding's native Encoder (needs a built-in split pattern).")
       .def("token_names", &PyByteLevelBpe::token_names,
            "Each id's token as HF shows byte-level BPE tokens (GPT-2's alphabet, 'Ġhello'); special tokens "
-           "as their text, '' for ids without a token.");
+           "as their text, '' for ids without a token.")
+      .def("decode", &PyByteLevelBpe::decode, nb::arg("ids"), nb::arg("skip_special_tokens") = true,
+           "The text of ids (bytes joined, U+FFFD where not UTF-8); special tokens dropped unless "
+           "skip_special_tokens=False.");
   bind_pipeline(byte_level_bpe, nb::tuple(),
                 "Encode a text, or a pair of texts, with truncation, template and padding as set. Special-token "
                 "text raises unless in allowed_special (as tiktoken's encode), or is plain text with "

@@ -24,7 +24,6 @@ EXIT_INTERNAL = 1  # a bug in tokenforge
 EXIT_BROKEN_PIPE = 141  # stdout closed early (a shell reports 128 + SIGPIPE for a process that pipe killed)
 EXIT_INTERRUPTED = 130  # Ctrl-C (128 + SIGINT)
 
-_TOKENIZER_FILES = (".json", ".txt", ".gguf", ".model")
 REPLACE_HINT = "pass --errors replace to read invalid bytes as U+FFFD"
 
 
@@ -76,8 +75,9 @@ def add_errors_option(parser: argparse.ArgumentParser) -> None:
 
 
 def load(name_or_path: str):
-    """A named encoding, a .tokenforge file, or a Tokenizer file (tokenizer.json, vocab.txt, .gguf,
-    sentencepiece .model)."""
+    """A named encoding or tokenizer, or a file as tokenforge.formats.detect tells them apart: a
+    byte-level BPE (.tokenforge, .tiktoken, GPT-2's encoder.json or folder) as an Encoding, any
+    other (tokenizer.json, vocab.txt, .gguf, sentencepiece .model) as a Tokenizer."""
     # The package's get_encoding and get_tokenizer, looked up when called: a test replaces them there.
     from . import get_encoding, get_tokenizer
 
@@ -94,15 +94,27 @@ def load(name_or_path: str):
             f"the names are {', '.join(names())} (`tokenforge list` prints them); a file is a "
             ".tokenforge file, tokenizer.json, vocab.txt, .gguf or sentencepiece .model"
         )
-    if os.path.isdir(path):
-        raise CliError(
-            f"-e {path!r} is a directory: give a named encoding (`tokenforge list`) or a file "
-            "in it (.tokenforge, tokenizer.json, vocab.txt, .gguf, sentencepiece .model)"
-        )
     if not os.access(path, os.R_OK):
         raise CliError(f"-e {path!r}: cannot read the file (permission denied); check its permissions")
+    from ..formats import detect
+
     try:
-        if path.endswith(_TOKENIZER_FILES):
+        kind = detect(path)
+    except ValueError:
+        kind = None
+    if os.path.isdir(path) and kind is None:
+        raise CliError(
+            f"-e {path!r} is a directory: give a named encoding (`tokenforge list`) or a file "
+            "in it (.tokenforge, tokenizer.json, vocab.txt, .gguf, sentencepiece .model), or GPT-2's "
+            "folder (encoder.json and vocab.bpe)"
+        )
+    try:
+        if kind is None:
+            raise CliError(
+                f"-e {path}: unknown tokenizer file; give a .tokenforge or .tiktoken file, tokenizer.json, "
+                "vocab.txt, .gguf, a sentencepiece .model, or GPT-2's encoder.json (vocab.bpe beside it)"
+            )
+        if kind != "byte_level_bpe":
             from ..tokenizer import Tokenizer
 
             tok = Tokenizer.from_file(path)
@@ -111,22 +123,19 @@ def load(name_or_path: str):
             tok.no_padding()
             tok.no_truncation()
             return tok
-        if path.endswith(".tiktoken"):  # OpenAI's files are known; others lack their split pattern
-            from ..loaders import load_tiktoken
+        from ..formats import read_byte_level_bpe
 
-            try:
-                return load_tiktoken(path)
-            except ValueError as e:
-                if "pat_str" not in str(e):
-                    raise
-                raise CliError(
-                    f"-e {path}: a .tiktoken file holds no split pattern and this one is not one of "
-                    "OpenAI's encodings; train with --out NAME.tokenforge (which keeps the pattern), or "
-                    "load it in Python with tokenforge.load_tiktoken(path, pat_str=...)"
-                ) from None
-        from ..formats.tokenforge_file import load_encoding
-
-        return load_encoding(path)
+        try:  # a byte-level BPE runs as an Encoding (tiktoken's surface)
+            return read_byte_level_bpe(path).model
+        except ValueError as e:
+            if not path.endswith(".tiktoken") or "pat_str" not in str(e):
+                raise
+            # OpenAI's files are known; others lack their split pattern.
+            raise CliError(
+                f"-e {path}: a .tiktoken file holds no split pattern and this one is not one of "
+                "OpenAI's encodings; train with --out NAME.tokenforge (which keeps the pattern), or "
+                "load it in Python with tokenforge.load_tiktoken(path, pat_str=...)"
+            ) from None
     except (ValueError, KeyError, TypeError, OverflowError, IndexError) as e:
         if isinstance(e, CliError) or path in str(e):
             raise

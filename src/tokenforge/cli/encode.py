@@ -94,10 +94,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _encode_with_tokenizer(tok, text: str, args: argparse.Namespace) -> int:
-    from ..sentencepiece_tokenizer import SentencePieceTokenizer
-
     enc: Any  # an Encoded: ids, tokens, offsets
-    if isinstance(tok, SentencePieceTokenizer):  # special text is plain text unless allowed, as in sentencepiece
+    if tok.kernel == "sentencepiece":  # special text is plain text unless allowed, as in sentencepiece
         enc = tok.encode(text, allowed_special="all" if args.allow_special else ())
     else:  # special text is the special id unless --special-as-text, as HF matches added tokens
         tok.split_special_tokens = args.special_as_text

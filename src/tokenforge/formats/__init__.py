@@ -1,8 +1,9 @@
 """File formats: read and write vocabularies in the forms other tools use.
 
-`read_tokenizer_file` is the one place that tells tokenizer files apart: it reads any of them
-into a pipeline description (tokenforge.pipeline.spec.PipelineSpec), which
-pipeline.compile turns into a Tokenizer. The modules here never import a tokenizer surface.
+`detect` is the one place that tells tokenizer files apart; `read_tokenizer_file` reads any of
+them into a pipeline description (tokenforge.pipeline.spec.PipelineSpec), which a `Tokenizer`
+compiles, and `write_tokenizer_file` writes a description in the format a path names. The
+modules here never import the tokenizer surface.
 """
 
 from __future__ import annotations
@@ -93,8 +94,8 @@ def read_byte_level_bpe(path: str | os.PathLike[str], **options: Any) -> Pipelin
 def read_sentencepiece(
     path: str | os.PathLike[str], *, add_bos: bool | None = None, add_eos: bool = False
 ) -> PipelineSpec:
-    """A sentencepiece .model file, with bos/eos around each text as asked (see
-    SentencePieceTokenizer)."""
+    """A sentencepiece .model file, with bos/eos around each text as asked (add_bos None: when
+    the model has a bos piece)."""
     from ..pipeline.spec import PipelineSpec
     from .sentencepiece_model import SentencePieceModel
     from .validation import FormatError
@@ -104,3 +105,50 @@ def read_sentencepiece(
         if f.read(9) == b"minbpe v1":
             raise FormatError(path, "", "a minbpe model, not a sentencepiece one")
     return PipelineSpec(SentencePieceModel.read(path), options={"add_bos": add_bos, "add_eos": add_eos})
+
+
+def write_tokenizer_file(spec: PipelineSpec, path: str | os.PathLike[str]) -> None:
+    """Write `spec` (atomically) in the format `path` names: .json (HF tokenizer.json), .model
+    (sentencepiece), .tiktoken (a byte-level BPE's ranks only: its pattern and special tokens
+    are not in that format), .tokenforge (a byte-level BPE, whole), .txt (a WordPiece
+    vocab.txt). Any other name gets the model's own format: tokenizer.json for WordPiece,
+    .model for sentencepiece. ValueError where the format cannot hold the model."""
+    from ..encoding import Encoding
+    from ..models.wordpiece import WordPiece
+    from .sentencepiece_model import SentencePieceModel
+
+    name = os.fspath(path)
+    model = spec.model
+    kind = type(model).__name__
+    if name.endswith(".json"):
+        if isinstance(model, SentencePieceModel):
+            raise ValueError(
+                f"{name}: a sentencepiece tokenizer saves as a .model file (sentencepiece's binary format), "
+                "not as tokenizer.json; give a path ending in .model"
+            )
+        from .hf_tokenizer_json import save_tokenizer_json
+
+        save_tokenizer_json(spec, path)
+    elif name.endswith((".tiktoken", ".tokenforge")):
+        if not isinstance(model, Encoding):
+            raise ValueError(f"{name}: .tiktoken and .tokenforge files hold byte-level BPEs, not a {kind} model")
+        if name.endswith(".tiktoken"):
+            from .tiktoken_file import dump_tiktoken_bpe
+
+            dump_tiktoken_bpe(model._mergeable_ranks, path)
+        else:
+            from .tokenforge_file import save_encoding
+
+            save_encoding(model, path)
+    elif name.endswith(".txt") and isinstance(model, WordPiece):
+        from .bert_vocab import write_vocab_txt
+
+        write_vocab_txt(model.tokens, path)
+    elif isinstance(model, SentencePieceModel):
+        model.write(path)
+    elif isinstance(model, WordPiece):
+        from .hf_tokenizer_json import save_tokenizer_json
+
+        save_tokenizer_json(spec, path)
+    else:
+        raise ValueError(f"{name}: give a path ending in .json, .tiktoken or .tokenforge")

@@ -114,12 +114,15 @@ def tokenizer_json(
 
 
 def save_tokenizer_json(tokenizer: Any, path: str | os.PathLike[str]) -> None:
-    """Write `tokenizer` (a byte-level BPE `Encoding`, or a `Tokenizer`: anything with a `spec`)
-    as an HF tokenizer.json, atomically."""
+    """Write `tokenizer` (a `Tokenizer`, a `PipelineSpec`, or a byte-level BPE `Encoding`) as an
+    HF tokenizer.json, atomically."""
     from ..encoding import Encoding
     from ..pipeline.spec import PipelineSpec
 
-    spec = PipelineSpec(tokenizer) if isinstance(tokenizer, Encoding) else tokenizer.spec
+    if isinstance(tokenizer, PipelineSpec):
+        spec = tokenizer
+    else:
+        spec = PipelineSpec(tokenizer) if isinstance(tokenizer, Encoding) else tokenizer.spec
     write_files_atomically([(os.fspath(path), json.dumps(document(spec), ensure_ascii=False).encode("utf-8"))])
 
 

@@ -1,28 +1,60 @@
-"""From a pipeline description to a running `Tokenizer`: the only module that knows which
-native pipelines exist and which description each one runs.
+"""From a pipeline description to the native pipeline that runs it: the only module that knows
+which native pipelines exist and which description each one runs.
 
 Today's native pipelines are fused kernels, each one pass per text (src/native/pipelines/):
-- a byte-level BPE `Encoding` (GPT-2, cl100k, o200k splits): ByteLevelBpeTokenizer;
-- a WordPiece model behind BERT's or llama.cpp WPM's normalizer and pre-tokenizer:
-  WordPieceTokenizer;
-- a sentencepiece model (its normalizer, BPE or Unigram): SentencePieceTokenizer.
+- "byte_level_bpe": a byte-level BPE `Encoding` (GPT-2, cl100k, o200k splits), over the
+  Encoding's own native model;
+- "wordpiece": a WordPiece model behind BERT's or llama.cpp WPM's normalizer and pre-tokenizer;
+- "sentencepiece": a sentencepiece model (its normalizer, BPE or Unigram).
 A description none of them runs is refused with the components it holds, never approximated.
-Settings a file carries (truncation, padding) are applied last; a value the tokenizer refuses
-is a FormatError naming the file.
+
+`build_kernel(spec)` returns a `Kernel`: the native object and what the one `Tokenizer` surface
+needs to drive it (its special-token policy and defaults, token names, the components in
+effect, the options it read). tokenizer.py does the rest: settings, encoding, decoding.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
 
+from .. import _core
+from ..arguments import _check_bool
 from ..encoding import Encoding
-from ..errors import FormatError
-from ..formats.sentencepiece_model import SentencePieceModel
+from ..formats.sentencepiece_model import PieceType, SentencePieceModel
 from ..models.wordpiece import WordPiece
+from ..special import SpecialPolicy, SpecialSet
 from .spec import PipelineSpec
 
-if TYPE_CHECKING:
-    from ..tokenizer import Tokenizer
+
+@dataclass(frozen=True)
+class Kernel:
+    """One compiled pipeline."""
+
+    name: str  # "byte_level_bpe", "wordpiece" or "sentencepiece"
+    native: Any  # the _core pipeline: encode, encode_batch, decode, settings
+    policy: SpecialPolicy  # the special tokens that text may contain, by name
+    # allowed_special and disallowed_special when not given: "all" and () as HF matches added
+    # tokens, () and () as sentencepiece reads them as text, () and "all" as tiktoken refuses them.
+    default_allowed: SpecialSet
+    default_disallowed: SpecialSet
+    default_added: _core.SpecialMatcher | None  # what the default policy matches
+    token_of: list[str] | None  # token text by id ("" where none); None: native.token_names()
+    # The components in effect where the kernel fills in one the description left out (the
+    # WordPiece decoder, sentencepiece's normalizer and bos/eos template).
+    parts: Mapping[str, Any] = field(default_factory=dict)
+    options: Mapping[str, Any] = field(default_factory=dict)  # the options read, with defaults resolved
+    extras: Mapping[str, Any] = field(default_factory=dict)  # kernel-specific attributes (bos_id, encoder)
+    denormalize: Callable[[str], str] | None = None  # applied to decoded text
+
+
+# The options each kernel reads from PipelineSpec.options.
+OPTIONS = {
+    "byte_level_bpe": frozenset(),
+    "wordpiece": frozenset({"split_special_tokens"}),
+    "sentencepiece": frozenset({"add_bos", "add_eos"}),
+}
 
 
 def kernel_of(spec: PipelineSpec) -> str:
@@ -46,48 +78,194 @@ def kernel_of(spec: PipelineSpec) -> str:
     raise ValueError(f"no native pipeline runs this tokenizer ({parts}) yet")
 
 
-def compile_pipeline(spec: PipelineSpec, source: str | None = None) -> Tokenizer:
-    """The `Tokenizer` that runs `spec` natively, with its truncation and padding set.
-    `source`: the file the description came from, named in errors."""
+def build_kernel(spec: PipelineSpec) -> Kernel:
+    """The native pipeline that runs `spec` (without its truncation and padding, which the
+    surface applies); ValueError or TypeError for a description it cannot run."""
     kernel = kernel_of(spec)
-    try:
-        tok = _make(kernel, spec)
-    except FormatError:
-        raise
-    except ValueError as e:  # a check of the tokenizer's own: the file holds what cannot run
-        if source is None:
-            raise
-        raise FormatError(source, "", str(e)) from None
-    for which, apply in (("truncation", tok.enable_truncation), ("padding", tok.enable_padding)):
-        settings = getattr(spec, which)
-        if settings is None:
-            continue
-        try:
-            apply(**settings)
-        except (ValueError, TypeError) as e:
-            if source is None:
-                raise
-            raise FormatError(source, which, str(e)) from None
-    return tok
-
-
-def _make(kernel: str, spec: PipelineSpec) -> Tokenizer:
-    from ..byte_level_bpe_tokenizer import ByteLevelBpeTokenizer
-    from ..sentencepiece_tokenizer import SentencePieceTokenizer
-    from ..wordpiece_tokenizer import WordPieceTokenizer
-
+    unknown = sorted(set(spec.options) - OPTIONS[kernel])
+    if unknown:
+        known = ", ".join(sorted(OPTIONS[kernel])) or "none"
+        raise TypeError(f"{', '.join(unknown)}: not options of a {kernel} tokenizer (its options: {known})")
     if kernel == "byte_level_bpe":
-        if spec.normalizer is not None or spec.pre_tokenizer is not None or spec.added_tokens or spec.options:
-            raise ValueError("a byte-level BPE Encoding carries its own split and special tokens: give the model alone")
-        return ByteLevelBpeTokenizer(spec.model, spec.post_processor)
+        return _byte_level_bpe(spec)
     if kernel == "wordpiece":
-        return WordPieceTokenizer(
-            spec.model,
-            spec.normalizer,
-            spec.pre_tokenizer,
-            spec.post_processor,
-            spec.decoder,
-            spec.added_tokens,
-            **spec.options,
+        return _wordpiece(spec)
+    return _sentencepiece(spec)
+
+
+def set_template(native: Any, post: Any) -> None:
+    """The post-processor's template on `native`; without one, the sequences as they are, B
+    with type id 1."""
+    if post is not None:
+        native.set_template(post.native_pieces(False), post.native_pieces(True))
+    else:
+        native.set_template([(True, 0, 0, [])], [(True, 0, 0, []), (True, 1, 1, [])])
+
+
+def _check_post_processor(post: Any) -> None:
+    from ..processors.template import TemplateProcessing
+
+    if post is not None and not isinstance(post, TemplateProcessing):
+        raise TypeError(f"post_processor must be a TemplateProcessing, got {type(post).__name__}")
+
+
+# -- byte-level BPE ------------------------------------------------------------------------
+
+
+def _byte_level_bpe(spec: PipelineSpec) -> Kernel:
+    encoding: Encoding = spec.model
+    if spec.normalizer is not None or spec.pre_tokenizer is not None or spec.decoder is not None or spec.added_tokens:
+        raise ValueError("a byte-level BPE Encoding carries its own split and special tokens: give the model alone")
+    if not encoding._core.has_scanner:
+        raise ValueError(
+            f"{encoding.name}: its split pattern has no native scanner, so it runs only as an Encoding "
+            "(Encoding.encode splits with the regex module); a Tokenizer needs GPT-2's, cl100k's or "
+            "o200k's pattern"
         )
-    return SentencePieceTokenizer(spec.model, **spec.options)
+    _check_post_processor(spec.post_processor)
+    native = _core.ByteLevelBpe(encoding._core)
+    set_template(native, spec.post_processor)
+    return Kernel(
+        "byte_level_bpe",
+        native,
+        encoding._policy,
+        (),
+        "all",
+        None,
+        None,
+        parts={"post_processor": spec.post_processor},
+        extras={"encoding": encoding},
+    )
+
+
+# -- WordPiece -----------------------------------------------------------------------------
+
+
+def _wordpiece(spec: PipelineSpec) -> Kernel:
+    from ..decoders.wordpiece import WordPieceDecoder, WpmDecoder
+    from ..normalizers.bert import BertNormalizer, WpmNormalizer
+    from ..pre_tokenizers.bert import BertPreTokenizer, WpmPreTokenizer
+
+    model: WordPiece = spec.model
+    wpm = isinstance(spec.normalizer, WpmNormalizer)
+    if wpm != isinstance(spec.pre_tokenizer, WpmPreTokenizer):
+        raise ValueError("WpmNormalizer and WpmPreTokenizer only work together (llama.cpp's WPM preprocessing)")
+    if not wpm and not isinstance(spec.pre_tokenizer, BertPreTokenizer):
+        raise ValueError(f"pre_tokenizer must be BertPreTokenizer (or WpmPreTokenizer), got {spec.pre_tokenizer!r}")
+    if spec.normalizer is not None and not isinstance(spec.normalizer, (BertNormalizer, WpmNormalizer)):
+        raise TypeError(f"normalizer must be a BertNormalizer or WpmNormalizer, got {type(spec.normalizer).__name__}")
+    _check_post_processor(spec.post_processor)
+    decoder = spec.decoder
+    if decoder is not None and not isinstance(decoder, (WordPieceDecoder, WpmDecoder)):
+        raise TypeError(f"decoder must be a WordPieceDecoder or WpmDecoder, got {type(decoder).__name__}")
+    decoder = decoder or (WpmDecoder() if wpm else WordPieceDecoder(model.continuing_subword_prefix))
+    split_special = _check_bool(spec.options.get("split_special_tokens", False), "split_special_tokens")
+
+    token_of = list(model.tokens)
+    for added in spec.added_tokens:
+        if added.id >= len(token_of):
+            token_of += [""] * (added.id + 1 - len(token_of))
+        elif token_of[added.id] and token_of[added.id] != added.content:
+            raise ValueError(
+                f"added token {added.content!r} has id {added.id}, which the vocabulary gives to {token_of[added.id]!r}"
+            )
+        token_of[added.id] = added.content
+    policy = SpecialPolicy({a.content: a.id for a in spec.added_tokens})
+    special_ids = sorted({a.id for a in spec.added_tokens if a.special})
+
+    rules = (spec.normalizer or BertNormalizer(False, False, False, False)).text_rules()
+    native = _core.WordPiece(
+        model.tokens,
+        model.vocab[model.unk_token],
+        model.continuing_subword_prefix,
+        model.word_prefix,
+        model.word_length_limit,
+        rules,
+        token_of,
+    )
+    set_template(native, spec.post_processor)
+    if isinstance(decoder, WpmDecoder):
+        native.set_decoder(True, "", False, special_ids)
+    else:
+        native.set_decoder(False, decoder.prefix, decoder.cleanup, special_ids)
+    return Kernel(
+        "wordpiece",
+        native,
+        policy,
+        "all",
+        (),
+        None if split_special else policy.matcher(policy.names),
+        token_of,
+        parts={"decoder": decoder},
+        options={"split_special_tokens": split_special},
+    )
+
+
+# -- sentencepiece -------------------------------------------------------------------------
+
+
+def _sentencepiece(spec: PipelineSpec) -> Kernel:
+    from ..models.sentencepiece import SentencePieceModelEncoder
+    from ..normalizers.sentencepiece import SentencePieceNormalizer
+    from ..processors.template import Piece, TemplateProcessing
+
+    if spec.normalizer is not None or spec.pre_tokenizer is not None or spec.decoder is not None or spec.added_tokens:
+        raise ValueError("a sentencepiece model carries its own normalizer and pieces: give the model alone")
+    if spec.post_processor is not None:
+        raise ValueError("a sentencepiece tokenizer's template is made from its add_bos and add_eos options")
+    model: SentencePieceModel = spec.model
+    encoder = SentencePieceModelEncoder(model)
+    pieces = list(encoder.pieces)
+    trainer, normalizer_spec, denormalizer = model.trainer_spec, model.normalizer_spec, model.denormalizer_spec
+    policy = SpecialPolicy(
+        {p.piece: i for i, p in enumerate(model.pieces) if p.type in (PieceType.CONTROL, PieceType.UNKNOWN)}
+    )
+
+    def control_id(piece: str) -> int | None:
+        # The ids sentencepiece reports (bos_id(), ...): the named piece if it is a control piece.
+        found = [i for i, p in enumerate(model.pieces) if p.piece == piece]
+        return found[0] if found and model.pieces[found[0]].type == PieceType.CONTROL else None
+
+    bos_id, eos_id, pad_id = (control_id(trainer[f"{k}_piece"]) for k in ("bos", "eos", "pad"))
+    add_bos = spec.options.get("add_bos")
+    add_bos = bos_id is not None if add_bos is None else _check_bool(add_bos, "add_bos")
+    add_eos = _check_bool(spec.options.get("add_eos", False), "add_eos")
+    if add_bos and bos_id is None:
+        raise ValueError("this model has no bos piece (a control piece named by its bos_piece)")
+    if add_eos and eos_id is None:
+        raise ValueError("this model has no eos piece (a control piece named by its eos_piece)")
+
+    def around(sequence: int) -> list[Piece]:
+        bos = [(False, 0, sequence, pieces[bos_id])] if add_bos and bos_id is not None else []
+        eos = [(False, 0, sequence, pieces[eos_id])] if add_eos and eos_id is not None else []
+        return [*bos, (True, sequence, sequence, ""), *eos]
+
+    post = TemplateProcessing(
+        tuple(around(0)), tuple(around(0) + around(1)), {pieces[i]: [i] for i in (bos_id, eos_id) if i is not None}
+    )
+    native = _core.SpmTokenizer(
+        encoder.normalizer._native,
+        encoder._native,
+        trainer["unk_surface"],
+        normalizer_spec["add_dummy_prefix"],
+        normalizer_spec["remove_extra_whitespaces"],
+    )
+    set_template(native, post)
+    denormalize = (
+        SentencePieceNormalizer.from_spec(denormalizer).normalize
+        if denormalizer is not None and denormalizer["precompiled_charsmap"]
+        else None
+    )
+    return Kernel(
+        "sentencepiece",
+        native,
+        policy,
+        (),
+        (),
+        None,
+        pieces,
+        parts={"normalizer": encoder.normalizer, "post_processor": post},
+        options={"add_bos": add_bos, "add_eos": add_eos},
+        extras={"encoder": encoder, "bos_id": bos_id, "eos_id": eos_id, "pad_id": pad_id},
+        denormalize=denormalize,
+    )
