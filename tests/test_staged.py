@@ -186,7 +186,8 @@ def test_pre_tokenizers_hypothesis(text, n, m):
 
 
 def test_char_classes_every_code_point():
-    """Whitespace (regex \\w, \\s) and Digits (is_numeric) on every code point, as in HF."""
+    """Whitespace (regex \\w, \\s), Digits (is_numeric), BERT's punctuation, StripAccents and
+    Lowercase on every code point, as in HF."""
     cps = [cp for cp in range(0x110000) if not 0xD800 <= cp <= 0xDFFF]
     for config in (
         [{"type": "Whitespace"}],
@@ -198,6 +199,12 @@ def test_char_classes_every_code_point():
         for at in range(0, len(cps), 50_000):
             text = "".join("a" + chr(cp) + " " for cp in cps[at : at + 50_000])
             assert ours.pre_tokenize(text) == hf.pre_tokenize_str(text), config
+    for config in ([{"type": "StripAccents"}], [{"type": "Lowercase"}]):
+        hf_norm = hf_tokenizer(normalizer=config).normalizer
+        ours = staged(normalizer=config)
+        for at in range(0, len(cps), 50_000):
+            text = "".join(chr(cp) for cp in cps[at : at + 50_000])
+            assert ours.normalize(text) == hf_norm.normalize_str(text), config
 
 
 WORDPIECE_VOCAB = {"[UNK]": 0, "hello": 1, "world": 2, "##s": 3, "h": 4, "##ello": 5, ",": 6, "!": 7, "a": 8, "##b": 9}

@@ -1,4 +1,5 @@
-// HF's StripAccents normalizer (normalizers/strip.rs): drops nonspacing marks (Mn, Unicode 8.0).
+// HF's StripAccents normalizer (normalizers/strip.rs): drops combining marks (M*: Mn, Mc, Me of
+// Unicode 9.0, unicode-normalization-alignments' is_combining_mark; BertNormalizer drops Mn only).
 // It does not decompose: HF pairs it with an NFD normalizer before it.
 #pragma once
 #include "normalizers/normalizer.h"
@@ -9,7 +10,7 @@ namespace tokenforge {
 class StripAccentsNormalizer : public Normalizer {
  public:
   void normalize(NormalizedText& text) const override {
-    text.filter([](uint32_t cp) { return !hf_is_nonspacing_mark(cp); });
+    text.filter([](uint32_t cp) { return !hf_is_combining_mark(cp); });
   }
 };
 

@@ -62,6 +62,10 @@ inline bool hf_is_cjk(uint32_t cp) {
          (cp >= 0x2A700 && cp <= 0x2B73F) || (cp >= 0x2B740 && cp <= 0x2B81F) || (cp >= 0x2B920 && cp <= 0x2CEAF) ||
          (cp >= 0xF900 && cp <= 0xFAFF) || (cp >= 0x2F800 && cp <= 0x2FA1F);
 }
+// unicode-normalization-alignments' is_combining_mark (M*, Unicode 9.0): StripAccents'.
+inline bool hf_is_combining_mark(uint32_t cp) {
+  return cp >= 0x300 && hf_chars::in_ranges(hf_chars::kCombiningMark, cp);
+}
 // Rust regex's \w and \s, char::is_numeric.
 inline bool hf_is_regex_word(uint32_t cp) {
   if (cp < 0x80) return (cp >= 'a' && cp <= 'z') || (cp >= 'A' && cp <= 'Z') || (cp >= '0' && cp <= '9') || cp == '_';
