@@ -26,4 +26,7 @@ void bind_pipelines(nanobind::module_& m);
 // _piece_ends, the built-in scanners' test hook, and parse_tiktoken (python/bind_tools.cpp).
 void bind_tools(nanobind::module_& m);
 
+// The staged pipeline: Staged (python/bind_staged.cpp).
+void bind_staged(nanobind::module_& m);
+
 }  // namespace tokenforge::bindings

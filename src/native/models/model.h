@@ -1,0 +1,25 @@
+// A model of the staged pipeline (pipelines/staged.h): turns one piece of normalized,
+// pre-tokenized text into tokens (models/model_token.h), as HF tokenizers' Model::tokenize. The
+// vocabulary comes as (token, id) pairs, as tokenizer.json's "vocab". models/model_factory.h
+// builds them by name; WordPiece is models/wordpiece/wordpiece_stage.h, WordLevel
+// models/word_level.h.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "models/model_token.h"
+
+namespace tokenforge {
+
+using Vocabulary = std::vector<std::pair<std::string, uint32_t>>;
+
+class Model {
+ public:
+  virtual ~Model() = default;
+  // Appends the tokens of piece (non-empty UTF-8) to out; offsets are bytes of the piece.
+  virtual void tokenize(const std::string& piece, std::vector<ModelToken>& out) const = 0;
+};
+
+}  // namespace tokenforge

@@ -1,0 +1,53 @@
+// Builds a staged-pipeline model (models/model.h) from its tokenizer.json description: the type
+// name, its options (pipelines/stage_options.h) without the vocabulary, and the vocabulary as
+// (token, id) pairs. Other model types (HF's BPE, Unigram) join the table as they come.
+#pragma once
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "models/model.h"
+#include "models/word_level.h"
+#include "models/wordpiece/wordpiece_stage.h"
+#include "pipelines/stage_options.h"
+
+namespace tokenforge {
+
+namespace model_makers {
+
+using Maker = std::unique_ptr<Model> (*)(OptionReader&, const Vocabulary&);
+
+inline std::unique_ptr<Model> wordpiece(OptionReader& o, const Vocabulary& vocab) {
+  const std::string unk = o.get_string("unk_token", "[UNK]");
+  const std::string prefix = o.get_string("continuing_subword_prefix", "##");
+  const size_t max_chars = size_t(o.get_int("max_input_chars_per_word", 100));
+  return std::make_unique<WordPieceStage>(vocab, unk, prefix, max_chars);
+}
+inline std::unique_ptr<Model> word_level(OptionReader& o, const Vocabulary& vocab) {
+  return std::make_unique<WordLevelModel>(vocab, o.get_string("unk_token", "<unk>"));
+}
+
+inline const std::vector<std::pair<std::string, Maker>>& table() {
+  static const std::vector<std::pair<std::string, Maker>> makers = {{"WordPiece", wordpiece},
+                                                                    {"WordLevel", word_level}};
+  return makers;
+}
+
+}  // namespace model_makers
+
+inline std::unique_ptr<Model> make_model(const std::string& type, const OptionValue& options, const Vocabulary& vocab) {
+  for (const auto& [name, maker] : model_makers::table())
+    if (name == type) {
+      OptionReader reader("model " + type, options);
+      std::unique_ptr<Model> out = maker(reader, vocab);
+      reader.finish();
+      return out;
+    }
+  std::string known;
+  for (const auto& entry : model_makers::table()) known += (known.empty() ? "" : ", ") + entry.first;
+  throw std::invalid_argument("unknown model type '" + type + "' (known: " + known + ")");
+}
+
+}  // namespace tokenforge

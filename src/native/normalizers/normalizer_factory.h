@@ -1,0 +1,86 @@
+// Builds a staged-pipeline normalizer (normalizers/normalizer.h) from its tokenizer.json
+// description: the type name and options (pipelines/stage_options.h). The Unicode normalization
+// forms (NFC, NFD, NFKC, NFKD) are a hook for their tables: refused with a message until then.
+#pragma once
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "normalizers/bert_normalizer.h"
+#include "normalizers/lowercase.h"
+#include "normalizers/normalizer.h"
+#include "normalizers/normalizer_sequence.h"
+#include "normalizers/prepend.h"
+#include "normalizers/replace.h"
+#include "normalizers/strip.h"
+#include "normalizers/strip_accents.h"
+#include "pipelines/stage_options.h"
+
+namespace tokenforge {
+
+std::unique_ptr<Normalizer> make_normalizer(const OptionValue& component);
+
+namespace normalizer_makers {
+
+inline std::unique_ptr<Normalizer> bert(OptionReader& o) {
+  const bool clean_text = o.get_bool("clean_text", true);
+  const bool chinese = o.get_bool("handle_chinese_chars", true);
+  const int strip_accents = o.get_optional_bool("strip_accents", -1);
+  const bool lowercase = o.get_bool("lowercase", true);
+  return std::make_unique<BertNormalizer>(clean_text, chinese, strip_accents, lowercase);
+}
+inline std::unique_ptr<Normalizer> lowercase(OptionReader&) { return std::make_unique<LowercaseNormalizer>(); }
+inline std::unique_ptr<Normalizer> strip(OptionReader& o) {
+  const bool left = o.get_bool("strip_left", true);
+  const bool right = o.get_bool("strip_right", true);
+  return std::make_unique<StripNormalizer>(left, right);
+}
+inline std::unique_ptr<Normalizer> strip_accents(OptionReader&) { return std::make_unique<StripAccentsNormalizer>(); }
+inline std::unique_ptr<Normalizer> replace(OptionReader& o) {
+  bool is_regex = false;
+  std::string pattern = o.get_pattern("pattern", is_regex);
+  std::string content = o.get_string("content", "");
+  o.get("content", true);
+  if (is_regex) o.fail("regex patterns are not supported yet (only {\"String\": ...})");
+  return std::make_unique<ReplaceNormalizer>(std::move(pattern), std::move(content));
+}
+inline std::unique_ptr<Normalizer> prepend(OptionReader& o) {
+  o.get("prepend", true);
+  return std::make_unique<PrependNormalizer>(o.get_string("prepend", ""));
+}
+inline std::unique_ptr<Normalizer> sequence(OptionReader& o) {
+  const OptionValue& list = o.get("normalizers", true);
+  if (list.kind != OptionValue::Kind::kList) o.fail("option 'normalizers' must be a list");
+  std::vector<std::unique_ptr<Normalizer>> parts;
+  for (const OptionValue& part : list.list) parts.push_back(make_normalizer(part));
+  return std::make_unique<NormalizerSequence>(std::move(parts));
+}
+// The hook for the Unicode normalization forms.
+inline std::unique_ptr<Normalizer> unicode_form(OptionReader& o) {
+  o.fail("Unicode normalization forms (NFC, NFD, NFKC, NFKD) are not available in the staged pipeline yet");
+}
+
+}  // namespace normalizer_makers
+
+inline const ComponentFactory<Normalizer>& normalizer_factory() {
+  using namespace normalizer_makers;
+  static const ComponentFactory<Normalizer> factory("normalizer", {{"BertNormalizer", bert},
+                                                                   {"Lowercase", lowercase},
+                                                                   {"Strip", strip},
+                                                                   {"StripAccents", strip_accents},
+                                                                   {"Replace", replace},
+                                                                   {"Prepend", prepend},
+                                                                   {"Sequence", sequence},
+                                                                   {"NFC", unicode_form},
+                                                                   {"NFD", unicode_form},
+                                                                   {"NFKC", unicode_form},
+                                                                   {"NFKD", unicode_form}});
+  return factory;
+}
+
+inline std::unique_ptr<Normalizer> make_normalizer(const OptionValue& component) {
+  return normalizer_factory().make(component);
+}
+
+}  // namespace tokenforge

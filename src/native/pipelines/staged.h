@@ -1,0 +1,164 @@
+// The general staged pipeline: any HF tokenizer.json pipeline, stage by stage, as HF tokenizers
+// runs it (tokenizer/mod.rs, encode_single_sequence): added tokens are matched in the raw text
+// first (added_tokens/special_matcher.h, split_at_matches, as the fused pipelines do); each
+// stretch between them is normalized (normalizers/normalizer.h) into a NormalizedText
+// (text/normalized_text.h) that remembers, per byte, the input bytes it came from; the
+// pre-tokenizer (pre_tokenizers/pre_tokenizer.h) cuts the pieces (text/pre_tokenized_text.h);
+// the model (models/model.h) turns each piece into tokens, whose offsets map back through the
+// alignments to input bytes and then to input code points (HF's BytesToCharOffsetConverter).
+// The post-processor (processors/post_processing.h) then adds the template, truncates and pads;
+// decode() runs the decoder (decoders/decoder.h) over the tokens' texts.
+//
+// The fused pipelines (wordpiece_tokenizer.h, byte_level_bpe.h, spm_tokenizer.h) are the fast
+// paths for their families; this one runs the rest, and where both apply they agree. Each stage
+// is built by its factory from the description (pipelines/stage_options.h); encode is const and
+// thread-safe (components keep no state).
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "added_tokens/special_matcher.h"
+#include "decoders/decoder.h"
+#include "decoders/decoder_factory.h"
+#include "models/model.h"
+#include "models/model_factory.h"
+#include "normalizers/normalizer.h"
+#include "normalizers/normalizer_factory.h"
+#include "pipelines/stage_options.h"
+#include "pre_tokenizers/pre_tokenizer.h"
+#include "pre_tokenizers/pre_tokenizer_factory.h"
+#include "processors/post_processing.h"
+#include "text/pre_tokenized_text.h"
+
+namespace tokenforge {
+
+// A pipeline as tokenizer.json describes it: each stage a component dict with its "type"
+// (null: no such stage; the model is required), the model's vocabulary apart.
+struct StagedDescription {
+  OptionValue normalizer, pre_tokenizer, decoder;
+  std::string model_type;
+  OptionValue model_options;
+  Vocabulary vocab;
+};
+
+// Input byte offsets to code-point offsets, as HF's BytesToCharOffsetConverter (an end inside a
+// character maps to that character's index; a start past the text leaves the offsets in bytes).
+class CharOffsets {
+ public:
+  CharOffsets(const uint8_t* s, size_t n) : n_(n) {
+    bool ascii = true;
+    for (size_t i = 0; i < n && ascii; ++i) ascii = s[i] < 0x80;
+    if (ascii) return;
+    char_of_.resize(n);
+    uint32_t c = 0;
+    for (size_t i = 0; i < n; ++i) {
+      if (i > 0 && (s[i] & 0xC0) != 0x80) ++c;
+      char_of_[i] = c;
+    }
+  }
+  std::pair<uint32_t, uint32_t> convert(uint32_t start, uint32_t end) const {
+    if (start >= n_) return {start, end};
+    const uint32_t s = at(start);
+    if (end < n_) return {s, at(end)};
+    if (end == n_) return {s, at(end - 1) + 1};
+    return {s, s + 1};
+  }
+
+ private:
+  uint32_t at(size_t i) const { return char_of_.empty() ? uint32_t(i) : char_of_[i]; }
+  size_t n_;
+  std::vector<uint32_t> char_of_;  // empty: ASCII, byte i is character i
+};
+
+class StagedPipeline {
+ public:
+  explicit StagedPipeline(const StagedDescription& d) {
+    if (d.normalizer.kind != OptionValue::Kind::kNull) normalizer_ = make_normalizer(d.normalizer);
+    if (d.pre_tokenizer.kind != OptionValue::Kind::kNull) pre_tokenizer_ = make_pre_tokenizer(d.pre_tokenizer);
+    model_ = make_model(d.model_type, d.model_options, d.vocab);
+    if (d.decoder.kind != OptionValue::Kind::kNull) decoder_ = make_decoder(d.decoder);
+  }
+
+  // The pipeline's contract (see pipelines/wordpiece_tokenizer.h): one text or a pair, through
+  // the post-processor `post`; `added` (may be null) finds the added tokens in the raw text.
+  Encoded encode(const uint8_t* a, size_t na, const uint8_t* b, size_t nb, bool pair, bool add_special,
+                 const SpecialMatcher* added, const PostProcessor& post) const {
+    Encoded first = encode_sequence(a, na, added);
+    if (!pair) return post.process(std::move(first), nullptr, add_special);
+    Encoded second = encode_sequence(b, nb, added);
+    return post.process(std::move(first), &second, add_special);
+  }
+
+  // The model's tokens for one text, before post-processing.
+  Encoded encode_sequence(const uint8_t* s, size_t n, const SpecialMatcher* added) const {
+    PreTokenizedText pieces = pre_tokenized(s, n, added);
+    const CharOffsets chars(s, n);
+    Encoded e;
+    e.rows.reserve(n / 4 + 8);
+    std::vector<ModelToken> tokens;
+    for (const TextPiece& piece : pieces.pieces()) {
+      if (piece.is_added) {
+        const NormalizedText::Span span = piece.text.original();
+        const auto [start, end] = chars.convert(span.start, span.end);
+        push_row(e.rows, piece.added_id, 0, start, end, false);
+        continue;
+      }
+      tokens.clear();
+      model_->tokenize(piece.text.text(), tokens);
+      for (const ModelToken& t : tokens) {
+        const NormalizedText::Span span = piece.text.to_original(t.start, t.end);
+        const auto [start, end] = chars.convert(span.start, span.end);
+        push_row(e.rows, t.id, 0, start, end, false);
+      }
+    }
+    return e;
+  }
+
+  // The pieces the model would see (added tokens split off, normalized, pre-tokenized).
+  PreTokenizedText pre_tokenized(const uint8_t* s, size_t n, const SpecialMatcher* added) const {
+    PreTokenizedText pieces;
+    const char* text = reinterpret_cast<const char*>(s);
+    split_at_matches(
+        added, s, n,
+        [&](size_t from, size_t to) {
+          NormalizedText t(text + from, to - from, uint32_t(from));
+          if (normalizer_) normalizer_->normalize(t);
+          pieces.add_text(std::move(t));
+        },
+        [&](const SpecialMatch& m) { pieces.add_token(NormalizedText(text + m.pos, m.len, uint32_t(m.pos)), m.id); });
+    if (pre_tokenizer_) pre_tokenizer_->pre_tokenize(pieces);
+    return pieces;
+  }
+
+  // The normalizer's text for s (HF's normalize_str).
+  std::string normalized(const uint8_t* s, size_t n) const {
+    NormalizedText t(reinterpret_cast<const char*>(s), n, 0);
+    if (normalizer_) normalizer_->normalize(t);
+    return t.text();
+  }
+
+  // The decoder over the tokens' texts, joined (HF's Tokenizer::decode after the ids are
+  // named); without a decoder the texts are joined by spaces.
+  std::string decode(std::vector<std::string> tokens) const {
+    std::string out;
+    if (!decoder_) {
+      for (size_t i = 0; i < tokens.size(); ++i) (i ? out += " " : out) += tokens[i];
+      return out;
+    }
+    decoder_->decode_chain(tokens);
+    for (const std::string& t : tokens) out += t;
+    return out;
+  }
+
+ private:
+  std::unique_ptr<Normalizer> normalizer_;
+  std::unique_ptr<PreTokenizer> pre_tokenizer_;
+  std::unique_ptr<Model> model_;
+  std::unique_ptr<Decoder> decoder_;
+};
+
+}  // namespace tokenforge

@@ -1,0 +1,59 @@
+// HF's Whitespace and WhitespaceSplit pre-tokenizers (pre_tokenizers/whitespace.rs).
+// Whitespace keeps the matches of `\w+|[^\w\s]+` (Rust regex, Unicode \w and \s:
+// unicode/hf_chars.h) and drops what lies between; WhitespaceSplit drops whitespace
+// (char::is_whitespace) and keeps the rest.
+#pragma once
+#include "pre_tokenizers/pre_tokenizer.h"
+#include "unicode/hf_chars.h"
+
+namespace tokenforge {
+
+// The spans of `\w+|[^\w\s]+` in s, with the stretches between them, as HF's Invert(regex) sees
+// them (is_match true for what lies between, which Removed then drops).
+inline void find_word_runs(const std::string& s, std::vector<MatchSpan>& out) {
+  out.clear();
+  const uint8_t* p = reinterpret_cast<const uint8_t*>(s.data());
+  const size_t n = s.size();
+  enum Kind { kWord, kOther, kSpace };
+  auto kind_at = [&](size_t i, size_t& len) {
+    const uint32_t cp = decode_utf8(p + i, n - i, len);
+    return hf_is_regex_word(cp) ? kWord : hf_is_regex_space(cp) ? kSpace : kOther;
+  };
+  uint32_t prev = 0;
+  for (size_t i = 0; i < n;) {
+    size_t len;
+    const Kind k = kind_at(i, len);
+    if (k == kSpace) {
+      i += len;
+      continue;
+    }
+    size_t j = i + len;
+    while (j < n) {
+      size_t l2;
+      if (kind_at(j, l2) != k) break;
+      j += l2;
+    }
+    if (prev != i) out.push_back(MatchSpan{prev, uint32_t(i), true});
+    out.push_back(MatchSpan{uint32_t(i), uint32_t(j), false});
+    prev = uint32_t(j);
+    i = j;
+  }
+  if (prev != n || n == 0) out.push_back(MatchSpan{prev, uint32_t(n), true});
+}
+
+class WhitespacePreTokenizer : public PreTokenizer {
+ public:
+  void pre_tokenize(PreTokenizedText& pieces) const override {
+    split_by(pieces, SplitBehavior::kRemoved, find_word_runs);
+  }
+};
+
+class WhitespaceSplitPreTokenizer : public PreTokenizer {
+ public:
+  void pre_tokenize(PreTokenizedText& pieces) const override {
+    split_by(pieces, SplitBehavior::kRemoved,
+             [](const std::string& s, std::vector<MatchSpan>& out) { find_char_matches(s, hf_is_whitespace, out); });
+  }
+};
+
+}  // namespace tokenforge

@@ -1,0 +1,190 @@
+// Binding for the staged pipeline (pipelines/staged.h): _core.Staged, built from a description
+// of each stage as tokenizer.json spells it ((type name, options) pairs; several make a
+// Sequence) plus the model's vocabulary, hosted by PyPipeline (python/py_pipeline.h) for encode,
+// batches, template, truncation, padding and the special-token policy; decode runs the decoder
+// natively, and pre_tokenize / normalize are test hooks (HF's pre_tokenize_str, normalize_str).
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/pair.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include "pipelines/staged.h"
+#include "python/bindings.h"
+#include "python/convert.h"
+#include "python/py_pipeline.h"
+
+namespace tokenforge::bindings {
+
+namespace {
+
+// A Python value (None, bool, int, float, str, list, tuple, dict with str keys) as an OptionValue.
+OptionValue option_of(nb::handle h, const std::string& where) {
+  OptionValue v;
+  if (h.is_none()) return v;
+  if (PyBool_Check(h.ptr())) {
+    v.kind = OptionValue::Kind::kBool;
+    v.b = h.ptr() == Py_True;
+  } else if (PyLong_Check(h.ptr())) {
+    v.kind = OptionValue::Kind::kInt;
+    v.i = nb::cast<int64_t>(h);
+  } else if (PyFloat_Check(h.ptr())) {
+    v.kind = OptionValue::Kind::kFloat;
+    v.f = nb::cast<double>(h);
+  } else if (PyUnicode_Check(h.ptr())) {
+    v.kind = OptionValue::Kind::kString;
+    v.s = nb::cast<std::string>(h);
+  } else if (PyList_Check(h.ptr()) || PyTuple_Check(h.ptr())) {
+    v.kind = OptionValue::Kind::kList;
+    for (nb::handle item : h) v.list.push_back(option_of(item, where));
+  } else if (PyDict_Check(h.ptr())) {
+    v.kind = OptionValue::Kind::kDict;
+    for (auto [key, value] : nb::cast<nb::dict>(h)) {
+      if (!PyUnicode_Check(key.ptr())) throw nb::type_error((where + ": option names must be str").c_str());
+      v.dict.emplace_back(nb::cast<std::string>(key), option_of(value, where));
+    }
+  } else {
+    throw nb::type_error((where + ": unsupported option value " + std::string(nb::repr(h).c_str())).c_str());
+  }
+  return v;
+}
+
+// A stage from [(type, options), ...]: none, one component, or a Sequence of them under
+// `list_key` ("normalizers", "pretokenizers", "decoders").
+OptionValue stage_of(nb::handle components, const char* stage, const char* list_key) {
+  std::vector<OptionValue> parts;
+  for (nb::handle item : components) {
+    nb::tuple t = nb::cast<nb::tuple>(item);
+    if (t.size() != 2) throw nb::value_error((std::string(stage) + ": each component is (type, options)").c_str());
+    OptionValue part = option_of(t[1], std::string(stage) + " " + nb::cast<std::string>(t[0]));
+    if (part.kind == OptionValue::Kind::kNull) part.kind = OptionValue::Kind::kDict;
+    if (part.kind != OptionValue::Kind::kDict)
+      throw nb::type_error((std::string(stage) + ": options must be a dict").c_str());
+    OptionValue type;
+    type.kind = OptionValue::Kind::kString;
+    type.s = nb::cast<std::string>(t[0]);
+    part.dict.insert(part.dict.begin(), {"type", std::move(type)});
+    parts.push_back(std::move(part));
+  }
+  if (parts.empty()) return OptionValue{};
+  if (parts.size() == 1) return std::move(parts[0]);
+  OptionValue seq, type, list;
+  seq.kind = OptionValue::Kind::kDict;
+  type.kind = OptionValue::Kind::kString;
+  type.s = "Sequence";
+  list.kind = OptionValue::Kind::kList;
+  list.list = std::move(parts);
+  seq.dict.emplace_back("type", std::move(type));
+  seq.dict.emplace_back(list_key, std::move(list));
+  return seq;
+}
+
+class PyStaged : public PyPipeline<StagedPipeline> {
+ public:
+  PyStaged(const StagedDescription& d, std::vector<std::string> names, const std::vector<uint32_t>& special_ids)
+      : PyPipeline(std::move(names), SpecialDefault::kAllowAll, d) {
+    special_.assign(names_->by_id.size(), 0);
+    for (uint32_t id : special_ids)
+      if (id < special_.size()) special_[id] = 1;
+  }
+
+  // HF's decode: ids without a token are skipped, special ones too with skip_special.
+  nb::str decode(nb::handle ids_seq, bool skip_special) const {
+    const std::shared_ptr<const TokenNames> names = this->names();
+    const std::vector<std::string>& by_id = names->by_id;
+    std::vector<uint32_t> ids;
+    for (nb::handle item : ids_seq) {
+      if (!PyLong_Check(item.ptr())) throw nb::type_error("token ids must be ints");
+      const long long id = PyLong_AsLongLong(item.ptr());
+      if (id < 0 || uint64_t(id) >= by_id.size()) {
+        if (PyErr_Occurred()) PyErr_Clear();
+        continue;
+      }
+      ids.push_back(uint32_t(id));
+    }
+    std::string text;
+    {
+      GilReleasedFor nogil(ids.size() * 8);
+      std::vector<std::string> tokens;
+      tokens.reserve(ids.size());
+      for (uint32_t id : ids)
+        if (!by_id[id].empty() && !(skip_special && special_[id])) tokens.push_back(by_id[id]);
+      text = tok_.decode(std::move(tokens));
+    }
+    return nb::str(text.data(), text.size());
+  }
+
+  std::vector<std::pair<std::string, std::pair<uint32_t, uint32_t>>> pre_tokenize(nb::handle text,
+                                                                                  const SpecialMatcher* added) const {
+    const Text t = utf8_of(text);
+    nb::gil_scoped_release nogil;
+    const PreTokenizedText pieces = tok_.pre_tokenized(t.data, t.size, added);
+    const CharOffsets chars(t.data, t.size);
+    std::vector<std::pair<std::string, std::pair<uint32_t, uint32_t>>> out;
+    for (const TextPiece& p : pieces.pieces()) {
+      const NormalizedText::Span span = p.text.original();
+      out.push_back({p.text.text(), chars.convert(span.start, span.end)});
+    }
+    return out;
+  }
+
+  nb::str normalize(nb::handle text) const {
+    const Text t = utf8_of(text);
+    std::string out;
+    {
+      nb::gil_scoped_release nogil;
+      out = tok_.normalized(t.data, t.size);
+    }
+    return nb::str(out.data(), out.size());
+  }
+
+ private:
+  std::vector<uint8_t> special_;
+};
+
+}  // namespace
+
+void bind_staged(nb::module_& m) {
+  nb::class_<PyStaged> staged(m, "Staged",
+                              "The general staged pipeline: any HF tokenizer.json pipeline (normalizer, "
+                              "pre-tokenizer, model, decoder), stage by stage, as HF tokenizers runs it.");
+  staged
+      .def(
+          "__init__",
+          [](PyStaged* self, nb::handle normalizer, nb::handle pre_tokenizer, const std::string& model_type,
+             nb::handle model_options, const std::vector<std::pair<std::string, uint32_t>>& vocab, nb::handle decoder,
+             std::vector<std::string> names, const std::vector<uint32_t>& special_ids) {
+            StagedDescription d;
+            d.normalizer = stage_of(normalizer, "normalizer", "normalizers");
+            d.pre_tokenizer = stage_of(pre_tokenizer, "pre-tokenizer", "pretokenizers");
+            d.decoder = stage_of(decoder, "decoder", "decoders");
+            d.model_type = model_type;
+            d.model_options = option_of(model_options, "model " + model_type);
+            d.vocab = vocab;
+            try {
+              new (self) PyStaged(d, std::move(names), special_ids);
+            } catch (const std::invalid_argument& e) {
+              throw nb::value_error(e.what());
+            }
+          },
+          nb::arg("normalizer"), nb::arg("pre_tokenizer"), nb::arg("model_type"), nb::arg("model_options"),
+          nb::arg("vocab"), nb::arg("decoder"), nb::arg("names"), nb::arg("special_ids"),
+          "Each stage: [(type, options)] as tokenizer.json spells them (several make a Sequence; [] for "
+          "none); model_options without the vocabulary, vocab: [(token, id)]; names: the text shown for each "
+          "id (added tokens included); special_ids: what skip_special_tokens drops.")
+      .def("decode", &PyStaged::decode, nb::arg("ids"), nb::arg("skip_special_tokens") = true,
+           "The decoder's text for ids (HF's decode: ids without a token are skipped).")
+      .def("pre_tokenize", &PyStaged::pre_tokenize, nb::arg("text"), nb::arg("added").none() = nb::none(),
+           "[(piece, (start, end))]: the pieces the model would see, spans in input code points "
+           "(HF's pre_tokenize_str after the normalizer).")
+      .def("normalize", &PyStaged::normalize, nb::arg("text"), "The normalizer's text (HF's normalize_str).");
+  bind_pipeline(staged, nb::str("all"),
+                "Encode a text, or a pair of texts, with truncation, template and padding as set. Added tokens in "
+                "the text become their ids when in allowed_special (default all, as HF matches them), raise when "
+                "in disallowed_special, and are plain text otherwise.");
+}
+
+}  // namespace tokenforge::bindings

@@ -1,0 +1,247 @@
+// What every Tokenizer pipeline binding shares (python/bind_pipelines.cpp for the fused pipelines,
+// python/bind_staged.cpp for the staged one): PyPipeline holds a pipeline with the special-token
+// policy, the post-processor's settings and batches on threads; PyEncoded is an encoding as Python
+// sees it (its class is registered in bind_pipelines.cpp); bind_pipeline defines the methods they
+// share. Conversions come from python/convert.h.
+#pragma once
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+#include <nanobind/nanobind.h>
+
+#include "added_tokens/special_matcher.h"
+#include "base/parallel.h"
+#include "processors/post_processing.h"
+#include "python/convert.h"
+
+namespace tokenforge::bindings {
+
+// Template pieces from Python: [(is_sequence, sequence, type_id, [special ids]), ...].
+inline std::vector<TemplatePiece> template_of(nb::handle seq) {
+  std::vector<TemplatePiece> out;
+  for (nb::handle item : seq) {
+    nb::tuple t = nb::cast<nb::tuple>(item);
+    out.push_back(TemplatePiece{nb::cast<bool>(t[0]), nb::cast<uint32_t>(t[1]), nb::cast<uint32_t>(t[2]),
+                                nb::cast<std::vector<uint32_t>>(t[3])});
+  }
+  return out;
+}
+
+// Token names for Encoded.tokens: the vocabulary by id, and the padding token's text.
+struct TokenNames {
+  std::vector<std::string> by_id;
+  std::string pad;
+};
+
+// An Encoded as Python sees it: the rows, and the names to show its tokens with.
+struct PyEncoded {
+  Encoded e;
+  std::shared_ptr<const TokenNames> names;
+};
+
+// One field of every row as a list of ints.
+template <class Field>
+nb::object row_ints(const Encoded& e, Field Row::* field) {
+  const Row* rows = e.rows.data();
+  return IdInts::instance().list_of(e.rows.size(), [rows, field](size_t i) { return uint32_t(rows[i].*field); });
+}
+
+// A native Tokenizer pipeline (WordPiece, sentencepiece) as Python sees it: encode with the
+// special-token policy, batches on threads, the post-processor's settings and the token names.
+// What a surface does by default with special-token text in its input: matches every added
+// token (allowed_special="all", as HF), reads it as plain text (allowed_special=(), as
+// sentencepiece), or refuses it (disallowed_special="all", as tiktoken).
+enum class SpecialDefault { kAllowAll, kPlainText, kRefuse };
+
+template <class Pipeline>
+class PyPipeline {
+ public:
+  // names: the text shown for each id; by_default: what the default policy does.
+  template <class... Args>
+  PyPipeline(std::vector<std::string> names, SpecialDefault by_default, Args&&... pipeline_args)
+      : tok_(std::forward<Args>(pipeline_args)...),
+        names_(std::make_shared<TokenNames>(TokenNames{std::move(names), ""})),
+        ints_(IdInts::instance()),
+        default_(by_default) {
+    ints_.cover(names_->by_id.size());
+  }
+  // Settings are immutable snapshots: a change builds a new post-processor (or name table) and
+  // swaps it in; an encode takes the snapshots once, with the GIL held, and keeps them alive to
+  // the end. So a setting changed while other threads encode never shows half-made (a lock would
+  // serialize every encode behind it; a copy per change is cheap, changes are rare).
+  std::shared_ptr<const PostProcessor> post() const { return std::atomic_load(&post_); }
+  std::shared_ptr<const TokenNames> names() const { return std::atomic_load(&names_); }
+
+  // Applies `change` to a copy of the post-processor, checks the ids it names, then swaps it in.
+  template <class Change>
+  void change_post(Change change) {
+    auto next = std::make_shared<PostProcessor>(*post());
+    change(*next);
+    const size_t n = names()->by_id.size();
+    auto check = [n](uint32_t id, const char* what) {
+      if (id >= n)
+        throw nb::value_error((std::string(what) + " id " + std::to_string(id) + " is not in the vocabulary (0.." +
+                               std::to_string(n - 1) + ")")
+                                  .c_str());
+    };
+    auto check_type = [](uint32_t type_id) {
+      if (type_id > kMaxTypeId)
+        throw nb::value_error(
+            ("type id " + std::to_string(type_id) + " is past the largest supported, " + std::to_string(kMaxTypeId))
+                .c_str());
+    };
+    for (const auto* pieces : {&next->single, &next->pair})
+      for (const TemplatePiece& p : *pieces) {
+        check_type(p.type_id);
+        for (uint32_t id : p.special_ids) check(id, "special token");
+      }
+    if (next->pad) {
+      check(next->padding.pad_id, "padding");
+      check_type(next->padding.pad_type_id);
+    }
+    std::atomic_store(&post_, std::shared_ptr<const PostProcessor>(std::move(next)));
+  }
+  void set_pad_token(const std::string& pad) {
+    std::atomic_store(&names_,
+                      std::shared_ptr<const TokenNames>(std::make_shared<TokenNames>(TokenNames{names()->by_id, pad})));
+  }
+
+  // The special-token policy: the default (see SpecialDefault) uses default_added, except
+  // kRefuse, which must look for special text; any other asks the Python resolver (allowed, disallowed, texts) ->
+  // matcher or None, which also raises for disallowed tokens found in texts.
+  void set_policy(nb::object default_added, nb::object resolver) {
+    default_added_ = std::move(default_added);
+    resolver_ = std::move(resolver);
+  }
+  // The matcher for a call (kept alive by `keep`).
+  const SpecialMatcher* added_for(nb::handle allowed, nb::handle disallowed, nb::handle texts, nb::object& keep) const {
+    const bool default_allowed =
+        default_ == SpecialDefault::kAllowAll
+            ? PyUnicode_Check(allowed.ptr()) && PyUnicode_CompareWithASCIIString(allowed.ptr(), "all") == 0
+            : default_ == SpecialDefault::kPlainText && PyTuple_Check(allowed.ptr()) &&
+                  PyTuple_GET_SIZE(allowed.ptr()) == 0;
+    const bool default_policy =
+        default_allowed && PyTuple_Check(disallowed.ptr()) && PyTuple_GET_SIZE(disallowed.ptr()) == 0;
+    keep = default_policy ? default_added_ : resolver_(allowed, disallowed, texts);
+    return keep.is_none() ? nullptr : nb::cast<const SpecialMatcher*>(keep);
+  }
+
+  PyEncoded encode_with_policy(nb::handle text, nb::handle pair, bool add_special, nb::handle allowed,
+                               nb::handle disallowed) const {
+    nb::object keep;
+    const SpecialMatcher* added = added_for(allowed, disallowed, nb::make_tuple(text, pair), keep);
+    return encode(text, pair, add_special, added);
+  }
+
+  PyEncoded encode(nb::handle text, nb::handle pair, bool add_special, const SpecialMatcher* added) const {
+    const Text a = utf8_of(text);
+    const bool has_pair = !pair.is_none();
+    const Text b = has_pair ? utf8_of(pair) : Text{nullptr, 0};
+    std::shared_ptr<const PostProcessor> post = this->post();
+    std::shared_ptr<const TokenNames> names = this->names();
+    GilReleasedFor nogil(a.size + b.size);
+    return PyEncoded{tok_.encode(a.data, a.size, b.data, b.size, has_pair, add_special, added, *post),
+                     std::move(names)};
+  }
+
+  std::vector<PyEncoded> encode_batch(nb::handle texts, nb::handle pairs, bool add_special, const SpecialMatcher* added,
+                                      size_t threads) const {
+    const std::vector<Text> a = utf8_of_all(texts);
+    const bool has_pairs = !pairs.is_none();
+    const std::vector<Text> b = has_pairs ? utf8_of_all(pairs, true) : std::vector<Text>();
+    if (has_pairs && b.size() != a.size())
+      throw nb::value_error(
+          ("got " + std::to_string(a.size()) + " texts but " + std::to_string(b.size()) + " pairs").c_str());
+    std::vector<Encoded> encoded;
+    std::vector<PyEncoded> out(a.size());
+    const std::shared_ptr<const PostProcessor> snapshot = this->post();
+    const std::shared_ptr<const TokenNames> names = this->names();
+    const PostProcessor& post = *snapshot;
+    nb::gil_scoped_release nogil;
+    encoded.resize(a.size());
+    parallel_for(
+        a.size(), threads,
+        [&](size_t i) {
+          const bool pair = has_pairs && b[i].data;  // None in pairs: that input is one text
+          encoded[i] = tok_.encode(a[i].data, a[i].size, pair ? b[i].data : nullptr, pair ? b[i].size : 0, pair,
+                                   add_special, added, post);
+        },
+        SignalPoll());
+    post.pad_batch(encoded);
+    for (size_t i = 0; i < out.size(); ++i) out[i] = PyEncoded{std::move(encoded[i]), names};
+    return out;
+  }
+
+ protected:
+  Pipeline tok_;
+  std::shared_ptr<const PostProcessor> post_ = std::make_shared<PostProcessor>();
+  std::shared_ptr<const TokenNames> names_;
+  IdInts& ints_;
+  SpecialDefault default_;
+  nb::object default_added_ = nb::none(), resolver_ = nb::none();
+};
+
+// The methods every pipeline class shares; `default_allowed` and `default_disallowed` are
+// allowed_special's and disallowed_special's defaults.
+template <class Py>
+void bind_pipeline(nb::class_<Py>& c, nb::object default_allowed, const char* encode_doc,
+                   nb::object default_disallowed = nb::tuple()) {
+  c.def(
+       "set_pad_token", [](Py& t, const std::string& pad) { t.set_pad_token(pad); }, nb::arg("pad_token"))
+      .def(
+          "set_template",
+          [](Py& t, nb::handle single, nb::handle pair) {
+            std::vector<TemplatePiece> one = template_of(single), two = template_of(pair);
+            t.change_post([&](PostProcessor& p) {
+              p.single = std::move(one);
+              p.pair = std::move(two);
+            });
+          },
+          nb::arg("single"), nb::arg("pair"),
+          "Pieces [(is_sequence, sequence 0|1, type_id, [special ids])] for one and for two texts.")
+      .def(
+          "set_truncation",
+          [](Py& t, bool enabled, size_t max_length, size_t stride, int strategy, bool from_left) {
+            t.change_post([&](PostProcessor& p) {
+              p.truncate = enabled;
+              p.truncation = TruncationParams{max_length, stride, strategy, from_left};
+            });
+          },
+          nb::arg("enabled"), nb::arg("max_length") = 0, nb::arg("stride") = 0, nb::arg("strategy") = 0,
+          nb::arg("from_left") = false, "strategy: 0 longest first, 1 only first, 2 only second.")
+      .def(
+          "set_padding",
+          [](Py& t, bool enabled, size_t length, size_t multiple_of, uint32_t pad_id, uint32_t pad_type_id, bool left) {
+            t.change_post([&](PostProcessor& p) {
+              p.pad = enabled;
+              p.padding = PaddingParams{length, multiple_of, pad_id, pad_type_id, left};
+            });
+          },
+          nb::arg("enabled"), nb::arg("length") = 0, nb::arg("multiple_of") = 0, nb::arg("pad_id") = 0,
+          nb::arg("pad_type_id") = 0, nb::arg("left") = false, "length 0: the longest of a batch.")
+      .def(
+          "added_tokens", [](Py& t, bool pair) { return t.post()->added(pair); }, nb::arg("pair"))
+      .def(
+          "set_policy", [](Py& t, nb::object added, nb::object resolver) { t.set_policy(added, resolver); },
+          nb::arg("default_added").none(), nb::arg("resolver"))
+      .def(
+          "encode",
+          [](const Py& t, nb::handle text, nb::handle pair, nb::handle add_special, nb::handle allowed,
+             nb::handle disallowed) {
+            return t.encode_with_policy(text, pair, flag_of(add_special, "add_special_tokens"), allowed, disallowed);
+          },
+          nb::arg("sequence"), nb::arg("pair").none() = nb::none(), nb::arg("add_special_tokens") = true, nb::kw_only(),
+          nb::arg("allowed_special") = default_allowed, nb::arg("disallowed_special") = default_disallowed, encode_doc)
+      .def(
+          "encode_batch",
+          [](const Py& t, nb::handle texts, nb::handle pairs, bool add_special, const SpecialMatcher* added,
+             size_t threads) { return t.encode_batch(texts, pairs, add_special, added, threads); },
+          nb::arg("texts"), nb::arg("pairs").none(), nb::arg("add_special_tokens"), nb::arg("added").none(),
+          nb::arg("threads"));
+}
+
+}  // namespace tokenforge::bindings

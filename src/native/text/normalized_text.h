@@ -1,0 +1,346 @@
+// A piece of the input on its way through the staged pipeline (pipelines/staged.h), as HF
+// tokenizers' NormalizedString: the normalized text (UTF-8) and, for each of its bytes, the span
+// of input bytes it came from, so that a token found in the normalized text maps back to the
+// input. Normalizers (normalizers/normalizer.h) change it through transform() and the operations
+// built on it; pre-tokenizers cut it with split() and slice() (text/pre_tokenized_text.h holds
+// the pieces); models read text().
+//
+// Alignments are kept in absolute input bytes (HF keeps them relative to the piece and adds the
+// piece's shift when it reports offsets: the same numbers). `transform` follows HF's rules
+// exactly (tokenizer/normalizer.rs, transform_range): the new text is given as (char, change)
+// pairs, change 0 replacing the next old character, +1 inserting (aligned as the byte before it),
+// -n replacing the next old character and removing the n after it; `initial_offset` old
+// characters are removed before the first pair. Each output byte takes the alignment of the first
+// byte of the old character it replaces.
+#pragma once
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "pre_tokenizers/match_span.h"
+#include "unicode/unicode_classes.h"
+
+namespace tokenforge {
+
+// HF's SplitDelimiterBehavior: what split() does with the spans that match.
+enum class SplitBehavior { kRemoved, kIsolated, kMergedWithPrevious, kMergedWithNext, kContiguous };
+
+// One character of a transform: the code point and its change (see the top of the file).
+struct CharChange {
+  uint32_t cp;
+  int32_t change;
+};
+
+class NormalizedText {
+ public:
+  struct Span {
+    uint32_t start, end;
+  };
+
+  NormalizedText() = default;
+
+  // s[0..n) as it is, the input bytes [shift, shift + n).
+  NormalizedText(const char* s, size_t n, uint32_t shift) : text_(s, n), original_{shift, uint32_t(shift + n)} {
+    alignments_.reserve(n);
+    for (size_t i = 0; i < n;) {
+      const size_t len = char_length(i);
+      for (size_t k = 0; k < len; ++k) alignments_.push_back(Span{uint32_t(shift + i), uint32_t(shift + i + len)});
+      i += len;
+    }
+  }
+
+  const std::string& text() const { return text_; }
+  const std::vector<Span>& alignments() const { return alignments_; }
+  bool empty() const { return text_.empty(); }
+  size_t size() const { return text_.size(); }
+  // The input bytes this piece stands for (HF's offsets_original).
+  Span original() const { return original_; }
+
+  // The input bytes behind normalized bytes [start, end) (HF's convert_offsets from a normalized
+  // range, plus the shift): an empty range stays as it is (shifted).
+  Span to_original(size_t start, size_t end) const {
+    if (start >= end || end > alignments_.size())
+      return Span{uint32_t(original_.start + start), uint32_t(original_.start + end)};
+    return Span{alignments_[start].start, alignments_[end - 1].end};
+  }
+
+  // The code points of the text, one call per character: on_char(cp, byte offset, byte length).
+  template <class F>
+  void for_each_char(F&& on_char) const {
+    const uint8_t* s = reinterpret_cast<const uint8_t*>(text_.data());
+    for (size_t i = 0; i < text_.size();) {
+      size_t len;
+      const uint32_t cp = decode_utf8(s + i, text_.size() - i, len);
+      on_char(cp, i, len);
+      i += len;
+    }
+  }
+
+  // HF's transform_range over the normalized bytes [start, end) (character boundaries).
+  void transform_range(size_t start, size_t end, const std::vector<CharChange>& changes, size_t initial_offset) {
+    std::string text;
+    std::vector<Span> alignments;
+    text.reserve(text_.size() + changes.size());
+    alignments.reserve(alignments_.size() + changes.size());
+    text.append(text_, 0, start);
+    alignments.insert(alignments.end(), alignments_.begin(), alignments_.begin() + start);
+    size_t offset = start;  // the next old byte to replace
+    for (size_t k = 0; k < initial_offset && offset < end; ++k) offset += char_length(offset);
+    uint8_t buf[4];
+    for (const CharChange& c : changes) {
+      Span align;
+      if (c.change > 0)
+        align = offset < 1 ? Span{original_.start, original_.start} : alignments_[offset - 1];
+      else
+        align = alignments_[std::min(offset, alignments_.size() - 1)];
+      if (c.change <= 0 && offset < end) offset += char_length(offset);
+      for (int32_t r = 0; r < -c.change && offset < end; ++r) offset += char_length(offset);
+      const size_t len = encode_utf8(c.cp, buf);
+      text.append(reinterpret_cast<const char*>(buf), len);
+      alignments.insert(alignments.end(), len, align);
+    }
+    text.append(text_, end, std::string::npos);
+    alignments.insert(alignments.end(), alignments_.begin() + end, alignments_.end());
+    text_ = std::move(text);
+    alignments_ = std::move(alignments);
+  }
+  void transform(const std::vector<CharChange>& changes, size_t initial_offset) {
+    transform_range(0, text_.size(), changes, initial_offset);
+  }
+
+  // Each character through map(cp) -> cp (HF's map).
+  template <class F>
+  void map(F&& f) {
+    std::vector<CharChange> changes;
+    changes.reserve(text_.size());
+    for_each_char([&](uint32_t cp, size_t, size_t) { changes.push_back(CharChange{f(cp), 0}); });
+    transform(changes, 0);
+  }
+
+  // Keeps the characters for which keep(cp) holds (HF's filter: a removed character counts
+  // against the kept one before it, or against the start).
+  template <class F>
+  void filter(F&& keep) {
+    std::vector<CharChange> changes;
+    changes.reserve(text_.size());
+    int32_t removed = 0;
+    size_t removed_start = 0;
+    bool have_last = false;
+    uint32_t last = 0;
+    for_each_char([&](uint32_t cp, size_t, size_t) {
+      if (keep(cp)) {
+        if (have_last)
+          changes.push_back(CharChange{last, -removed});
+        else
+          removed_start = size_t(removed);
+        have_last = true;
+        last = cp;
+        removed = 0;
+      } else {
+        ++removed;
+      }
+    });
+    if (have_last) changes.push_back(CharChange{last, -removed});
+    transform(changes, removed_start);
+  }
+
+  // Each character replaced by the characters expand(cp, out) appends (the first replaces it,
+  // the others are inserted after it), as HF's lowercase and NFD do.
+  template <class F>
+  void expand(F&& expand_one) {
+    std::vector<CharChange> changes;
+    changes.reserve(text_.size());
+    std::vector<uint32_t> out;
+    for_each_char([&](uint32_t cp, size_t, size_t) {
+      out.clear();
+      expand_one(cp, out);
+      for (size_t i = 0; i < out.size(); ++i) changes.push_back(CharChange{out[i], i > 0 ? 1 : 0});
+    });
+    transform(changes, 0);
+  }
+
+  // Every match in `matches` (spans of the text, as a pattern gives them) replaced by `content`
+  // (HF's replace: the new characters are all inserted, aligned as the match's last byte).
+  void replace(const std::vector<MatchSpan>& matches, const std::string& content) {
+    std::string text;
+    std::vector<Span> alignments;
+    text.reserve(text_.size());
+    alignments.reserve(alignments_.size());
+    size_t last_end = 0;
+    for (const MatchSpan& m : matches) {
+      if (!m.is_match) continue;
+      text.append(text_, last_end, m.start - last_end);
+      alignments.insert(alignments.end(), alignments_.begin() + last_end, alignments_.begin() + m.start);
+      const Span align = m.end < 1 ? Span{original_.start, original_.start} : alignments_[m.end - 1];
+      text += content;
+      alignments.insert(alignments.end(), content.size(), align);
+      last_end = m.end;
+    }
+    text.append(text_, last_end, std::string::npos);
+    alignments.insert(alignments.end(), alignments_.begin() + last_end, alignments_.end());
+    text_ = std::move(text);
+    alignments_ = std::move(alignments);
+  }
+
+  // s in front of the text (HF's prepend; nothing when the text is empty).
+  void prepend(const std::string& s) {
+    if (text_.empty()) return;
+    std::vector<CharChange> changes;
+    const uint8_t* p = reinterpret_cast<const uint8_t*>(s.data());
+    for (size_t i = 0; i < s.size();) {
+      size_t len;
+      changes.push_back(CharChange{decode_utf8(p + i, s.size() - i, len), i > 0 ? 1 : 0});
+      i += len;
+    }
+    size_t first_len;
+    const uint32_t first = decode_utf8(reinterpret_cast<const uint8_t*>(text_.data()), text_.size(), first_len);
+    changes.push_back(CharChange{first, 1});
+    transform_range(0, first_len, changes, 0);
+  }
+
+  // Drops the whitespace characters (is_space) at the start and/or end (HF's lrstrip).
+  template <class IsSpace>
+  void strip(bool left, bool right, IsSpace&& is_space) {
+    std::vector<std::pair<uint32_t, size_t>> chars;  // code point, byte offset
+    for_each_char([&](uint32_t cp, size_t at, size_t) { chars.emplace_back(cp, at); });
+    size_t leading = 0, trailing = 0;
+    if (left)
+      while (leading < chars.size() && is_space(chars[leading].first)) ++leading;
+    if (right)
+      while (trailing < chars.size() && is_space(chars[chars.size() - 1 - trailing].first)) ++trailing;
+    if (leading == 0 && trailing == 0) return;
+    std::vector<CharChange> changes;
+    const size_t count = chars.size();
+    for (size_t i = 0; i < count; ++i) {
+      if (i < leading || i + trailing >= count) continue;
+      // HF compares with the byte length here; the change only differs on the last kept one
+      const bool last = text_.size() >= trailing + 1 && i == text_.size() - trailing - 1;
+      changes.push_back(CharChange{chars[i].first, last ? -int32_t(trailing) : 0});
+    }
+    transform(changes, leading);
+  }
+
+  // The piece of normalized bytes [start, end) (character boundaries), as HF's slice.
+  NormalizedText slice(size_t start, size_t end) const {
+    NormalizedText out;
+    out.text_.assign(text_, start, end - start);
+    out.alignments_.assign(alignments_.begin() + start, alignments_.begin() + end);
+    if (start < end) {
+      const uint32_t s = alignments_[start].start, e = alignments_[end - 1].end;
+      out.original_ = Span{s, e >= s ? e : s};  // HF: the original text is empty when they cross
+    } else {
+      out.original_ = Span{uint32_t(original_.start + start), uint32_t(original_.start + end)};
+    }
+    return out;
+  }
+
+  // The pieces of the text that `matches` (covering it, in order) leave by `behavior` (HF's
+  // NormalizedString::split), appended to out; empty pieces are kept (the caller drops them).
+  void split(const std::vector<MatchSpan>& matches, SplitBehavior behavior, std::vector<NormalizedText>& out) const {
+    struct Piece {
+      uint32_t start, end;
+      bool remove;
+    };
+    std::vector<Piece> pieces;
+    pieces.reserve(matches.size());
+    bool previous_match = false;
+    switch (behavior) {
+      case SplitBehavior::kIsolated:
+        for (const MatchSpan& m : matches) pieces.push_back(Piece{m.start, m.end, false});
+        break;
+      case SplitBehavior::kRemoved:
+        for (const MatchSpan& m : matches) pieces.push_back(Piece{m.start, m.end, m.is_match});
+        break;
+      case SplitBehavior::kContiguous:
+        for (const MatchSpan& m : matches) {
+          if (m.is_match == previous_match && !pieces.empty())
+            pieces.back().end = m.end;
+          else
+            pieces.push_back(Piece{m.start, m.end, false});
+          previous_match = m.is_match;
+        }
+        break;
+      case SplitBehavior::kMergedWithPrevious:
+        for (const MatchSpan& m : matches) {
+          if (m.is_match && !previous_match && !pieces.empty())
+            pieces.back().end = m.end;
+          else
+            pieces.push_back(Piece{m.start, m.end, false});
+          previous_match = m.is_match;
+        }
+        break;
+      case SplitBehavior::kMergedWithNext:
+        for (size_t i = matches.size(); i-- > 0;) {
+          const MatchSpan& m = matches[i];
+          if (m.is_match && !previous_match && !pieces.empty())
+            pieces.back().start = m.start;
+          else
+            pieces.push_back(Piece{m.start, m.end, false});
+          previous_match = m.is_match;
+        }
+        std::reverse(pieces.begin(), pieces.end());
+        break;
+    }
+    for (const Piece& p : pieces)
+      if (!p.remove) out.push_back(slice(p.start, p.end));
+  }
+
+ private:
+  size_t char_length(size_t at) const { return utf8_length(uint8_t(text_[at])); }
+
+  std::string text_;
+  std::vector<Span> alignments_;  // per byte of text_: the input bytes it came from
+  Span original_{0, 0};
+};
+
+// HF's Pattern::find_matches for a predicate on characters: each matching character is a match
+// of its own, the runs between them are not.
+template <class F>
+void find_char_matches(const std::string& s, F&& is_match, std::vector<MatchSpan>& out) {
+  out.clear();
+  if (s.empty()) {
+    out.push_back(MatchSpan{0, 0, false});
+    return;
+  }
+  const uint8_t* p = reinterpret_cast<const uint8_t*>(s.data());
+  uint32_t last = 0;
+  for (size_t i = 0; i < s.size();) {
+    size_t len;
+    const uint32_t cp = decode_utf8(p + i, s.size() - i, len);
+    if (is_match(cp)) {
+      if (last < i) out.push_back(MatchSpan{last, uint32_t(i), false});
+      out.push_back(MatchSpan{uint32_t(i), uint32_t(i + len), true});
+      last = uint32_t(i + len);
+    }
+    i += len;
+  }
+  if (last < s.size()) out.push_back(MatchSpan{last, uint32_t(s.size()), false});
+}
+
+// HF's find_matches for a literal string (a regex of the escaped string): leftmost matches that
+// do not overlap; an empty pattern matches the empty string at each character boundary.
+inline void find_string_matches(const std::string& s, const std::string& pattern, std::vector<MatchSpan>& out) {
+  out.clear();
+  if (s.empty()) {
+    out.push_back(MatchSpan{0, 0, false});
+    return;
+  }
+  uint32_t prev = 0;
+  auto push_match = [&](uint32_t start, uint32_t end) {
+    if (prev != start) out.push_back(MatchSpan{prev, start, false});
+    out.push_back(MatchSpan{start, end, true});
+    prev = end;
+  };
+  if (pattern.empty()) {
+    for (size_t i = 0; i <= s.size(); i += i < s.size() ? utf8_length(uint8_t(s[i])) : 1)
+      push_match(uint32_t(i), uint32_t(i));
+  } else {
+    for (size_t at = s.find(pattern); at != std::string::npos; at = s.find(pattern, at + pattern.size()))
+      push_match(uint32_t(at), uint32_t(at + pattern.size()));
+  }
+  if (prev != s.size()) out.push_back(MatchSpan{prev, uint32_t(s.size()), false});
+}
+
+}  // namespace tokenforge

@@ -1,0 +1,81 @@
+"""The general staged pipeline (native `pipelines/staged.h`): any tokenizer.json pipeline run
+stage by stage as HF tokenizers runs it, for the descriptions no fused kernel serves.
+
+`staged_description` turns a `PipelineSpec` into what `_core.Staged` takes: per stage a list of
+(type, options) as tokenizer.json spells them (a Sequence's parts flattened into the list; an
+empty list for no stage), the model's type, options and vocabulary apart. Components are
+tokenforge's records with `to_json()` (or tokenizer.json dicts as they are). `build_staged`
+builds the native pipeline, with the post-processor's template when it is a TemplateProcessing;
+the special-token policy stays the surface's business (pipeline.compile wires it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from .. import _core
+from .spec import PipelineSpec
+
+_SEQUENCE_KEYS = {"normalizer": "normalizers", "pre_tokenizer": "pretokenizers", "decoder": "decoders"}
+
+
+def _json_of(component: Any) -> dict[str, Any]:
+    if isinstance(component, Mapping):
+        return dict(component)
+    to_json = getattr(component, "to_json", None)
+    if to_json is None:
+        raise ValueError(f"{type(component).__name__} has no tokenizer.json form for the staged pipeline")
+    return dict(to_json())
+
+
+def stage_components(component: Any, stage: str) -> list[tuple[str, dict[str, Any]]]:
+    """[(type, options)] of one stage (None: []); a Sequence is its parts in order."""
+    if component is None:
+        return []
+    d = _json_of(component)
+    kind = d.pop("type", None)
+    if not isinstance(kind, str):
+        raise ValueError(f"the {stage} has no 'type'")
+    if kind == "Sequence" and set(d) == {_SEQUENCE_KEYS[stage]}:
+        out: list[tuple[str, dict[str, Any]]] = []
+        for part in d[_SEQUENCE_KEYS[stage]]:
+            out.extend(stage_components(part, stage))
+        return out
+    return [(kind, d)]
+
+
+def staged_description(spec: PipelineSpec) -> dict[str, Any]:
+    """The keyword arguments of `_core.Staged` for spec (names: vocabulary and added tokens)."""
+    model = _json_of(spec.model)
+    model_type = model.pop("type", None)
+    vocab = model.pop("vocab", None)
+    if not isinstance(model_type, str) or not isinstance(vocab, Mapping):
+        raise ValueError("the model needs a 'type' and a 'vocab' mapping token -> id")
+    size = max([*vocab.values(), *(t.id for t in spec.added_tokens)], default=-1) + 1
+    names = [""] * size
+    for token, i in vocab.items():
+        names[i] = token
+    for t in spec.added_tokens:
+        names[t.id] = t.content
+    return {
+        "normalizer": stage_components(spec.normalizer, "normalizer"),
+        "pre_tokenizer": stage_components(spec.pre_tokenizer, "pre_tokenizer"),
+        "model_type": model_type,
+        "model_options": model,
+        "vocab": list(vocab.items()),
+        "decoder": stage_components(spec.decoder, "decoder"),
+        "names": names,
+        "special_ids": [t.id for t in spec.added_tokens if t.special],
+    }
+
+
+def build_staged(spec: PipelineSpec) -> _core.Staged:
+    """The native staged pipeline for spec, with its template set when it has one."""
+    from ..processors.template import TemplateProcessing
+
+    staged = _core.Staged(**staged_description(spec))
+    post = spec.post_processor
+    if isinstance(post, TemplateProcessing):
+        staged.set_template(post.native_pieces(False), post.native_pieces(True))
+    return staged
