@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import ast
 import pathlib
+import pickle
 
 import pytest
 
 import tokenforge
-from conftest import DATA, REPO, SHARED
+from conftest import DATA, REPO, SHARED, corpus_files, read_sample
 from tokenforge.formats import detect, read_tokenizer_file
 from tokenforge.pipeline.compile import build_kernel, kernel_of
 from tokenforge.pipeline.spec import PipelineSpec
@@ -84,8 +85,12 @@ def test_each_file_gets_its_native_pipeline(path, kind, kernel):
 
 
 def test_a_description_no_pipeline_runs_is_refused_by_name():
-    with pytest.raises(ValueError, match=r"no native pipeline runs this tokenizer .*model dict"):
+    with pytest.raises(ValueError, match=r"no native pipeline runs this tokenizer \(model object\)"):
+        build_kernel(PipelineSpec(object()))
+    with pytest.raises(ValueError, match=r"the model needs a 'type' and a 'vocab'"):
         build_kernel(PipelineSpec({"type": "Unigram"}))
+    with pytest.raises(ValueError, match=r"Nonesuch"):
+        build_kernel(PipelineSpec({"type": "Nonesuch", "vocab": {"a": 0}}))
 
 
 def test_unknown_files_are_refused_with_the_kinds_there_are(tmp_path):
@@ -168,5 +173,46 @@ def test_options_belong_to_their_pipeline_and_change_all_or_nothing():
     assert bert.encode("a [MASK] b").tokens == ["[CLS]", "a", "[", "mask", "[SEP]"]
     with pytest.raises(TypeError, match="split_special_tokens: not options of a byte_level_bpe tokenizer"):
         tokenforge.Tokenizer(tokenforge.get_encoding("cl100k_base"), split_special_tokens=True)
-    with pytest.raises(AttributeError, match="Tokenizer.model is fixed once the tokenizer is built"):
+    with pytest.raises(AttributeError, match=r"Tokenizer\.model is fixed once the tokenizer is built"):
         bert.model = None
+
+
+BERT_SAMPLES = [
+    "Hello, world! Une phrase de plus, 日本語も。",
+    "  [CLS] spaced\tout\u00a0text [MASK]x [SEP]",
+    "Ünïcödé accents, ﬁ ligatures, e\u0301 and 한국어 and ру́сский",
+]
+
+
+def _rows(tok: tokenforge.Tokenizer, *texts: str) -> tuple:
+    e = tok.encode(*texts)
+    return e.ids, e.tokens, e.offsets, e.type_ids, e.special_tokens_mask, e.attention_mask
+
+
+@pytest.mark.parametrize("name", ["bert-base-uncased", "cased"])
+def test_fused_and_staged_kernels_agree(name):
+    """The general staged pipeline runs what the fused WordPiece kernel runs, row for row, and
+    decodes the same; a hypothesis version is in tests/test_staged.py."""
+    from dataclasses import replace
+
+    from tokenforge.formats.bert_vocab import read_bert
+
+    if name == "cased":
+        spec = read_bert(str(SHARED / "vocab" / "bert" / "vocab.txt"), do_lower_case=False)
+    else:
+        spec = tokenforge.get_tokenizer(name).spec
+    fused = tokenforge.Tokenizer.from_spec(spec)
+    staged = tokenforge.Tokenizer.from_spec(replace(spec, kernel="staged"))
+    assert (fused.kernel, staged.kernel) == ("wordpiece", "staged")
+    lines = [line for path in corpus_files() for line in read_sample(path, 4000).splitlines()[:30]]
+    for text in BERT_SAMPLES + lines:
+        assert _rows(staged, text) == _rows(fused, text), text
+        ids = fused.encode(text).ids
+        assert staged.decode(ids) == fused.decode(ids), text
+        assert staged.pre_tokenize(text) == fused.pre_tokenize(text), text
+    assert _rows(staged, BERT_SAMPLES[0], BERT_SAMPLES[1]) == _rows(fused, BERT_SAMPLES[0], BERT_SAMPLES[1])
+    staged.enable_truncation(7)
+    fused.enable_truncation(7)
+    assert _rows(staged, BERT_SAMPLES[2]) == _rows(fused, BERT_SAMPLES[2])
+    again = pickle.loads(pickle.dumps(staged))
+    assert again.kernel == "staged" and _rows(again, BERT_SAMPLES[2]) == _rows(fused, BERT_SAMPLES[2])

@@ -12,9 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import SHARED, corpus_files, read_sample
-from tokenforge import _core
+from tokenforge import Tokenizer, _core
 from tokenforge.formats.bert_vocab import read_bert
-from tokenforge.pipeline.compile import compile_pipeline
 from tokenforge.pipeline.staged import build_staged
 
 tokenizers = pytest.importorskip("tokenizers")
@@ -311,7 +310,7 @@ def test_unknown_types_and_options_are_errors():
 @pytest.fixture(scope="module")
 def bert():
     spec = read_bert(BERT_DIR / "vocab.txt")
-    fused = compile_pipeline(spec)
+    fused = Tokenizer.from_spec(spec)
     ours = build_staged(spec)
     matcher = _core.SpecialMatcher([(t.content.encode(), t.id) for t in spec.added_tokens])
     ours.set_policy(matcher, lambda *a: matcher)

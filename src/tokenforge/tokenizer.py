@@ -157,7 +157,8 @@ class Tokenizer:
 
     @property
     def kernel(self) -> str:
-        """The native pipeline that runs this tokenizer: "byte_level_bpe", "wordpiece" or "sentencepiece"."""
+        """The native pipeline that runs this tokenizer: "byte_level_bpe", "wordpiece",
+        "sentencepiece" (fused kernels) or "staged" (the general one)."""
         return self._kernel.name
 
     def _part(self, name: str) -> Any:
@@ -327,9 +328,10 @@ class Tokenizer:
         input code points it came from (added tokens are words of their own)."""
         if not isinstance(text, str):
             raise TypeError(f"pre_tokenize takes str, got {type(text).__name__}")
-        if not hasattr(self._native, "words"):
-            raise ValueError(f"a {self.kernel} tokenizer does not show its words (WordPiece pipelines do)")
-        return [(w, tuple(span)) for w, span in self._native.words(text, self._added("all", (), ()))]
+        words = getattr(self._native, "words", None) or getattr(self._native, "pre_tokenize", None)
+        if words is None:
+            raise ValueError(f"a {self.kernel} tokenizer does not show its words (WordPiece and staged pipelines do)")
+        return [(w, tuple(span)) for w, span in words(text, self._added("all", (), ()))]
 
     def _added(
         self, allowed_special: SpecialSet, disallowed_special: SpecialSet, texts: Sequence[str | None]

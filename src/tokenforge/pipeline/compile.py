@@ -1,12 +1,15 @@
 """From a pipeline description to the native pipeline that runs it: the only module that knows
 which native pipelines exist and which description each one runs.
 
-Today's native pipelines are fused kernels, each one pass per text (src/native/pipelines/):
+The native pipelines (src/native/pipelines/): three fused kernels, each one pass per text,
 - "byte_level_bpe": a byte-level BPE `Encoding` (GPT-2, cl100k, o200k splits), over the
   Encoding's own native model;
 - "wordpiece": a WordPiece model behind BERT's or llama.cpp WPM's normalizer and pre-tokenizer;
-- "sentencepiece": a sentencepiece model (its normalizer, BPE or Unigram).
-A description none of them runs is refused with the components it holds, never approximated.
+- "sentencepiece": a sentencepiece model (its normalizer, BPE or Unigram);
+and "staged", the general one (pipelines/staged.h): any tokenizer.json pipeline stage by stage,
+as HF tokenizers runs it, for what no fused kernel runs (pipeline/staged.py describes it). Where
+both run a description they give the same rows (tests/test_pipeline.py checks). A description
+none of them runs is refused with the components it holds, never approximated.
 
 `build_kernel(spec)` returns a `Kernel`: the native object and what the one `Tokenizer` surface
 needs to drive it (its special-token policy and defaults, token names, the components in
@@ -32,7 +35,7 @@ from .spec import PipelineSpec
 class Kernel:
     """One compiled pipeline."""
 
-    name: str  # "byte_level_bpe", "wordpiece" or "sentencepiece"
+    name: str  # one of KERNELS
     native: Any  # the _core pipeline: encode, encode_batch, decode, settings
     policy: SpecialPolicy  # the special tokens that text may contain, by name
     # allowed_special and disallowed_special when not given: "all" and () as HF matches added
@@ -49,23 +52,49 @@ class Kernel:
     denormalize: Callable[[str], str] | None = None  # applied to decoded text
 
 
-# The options each kernel reads from PipelineSpec.options.
+# The native pipelines, and the options each reads from PipelineSpec.options.
 OPTIONS = {
     "byte_level_bpe": frozenset(),
     "wordpiece": frozenset({"split_special_tokens"}),
     "sentencepiece": frozenset({"add_bos", "add_eos"}),
+    "staged": frozenset({"split_special_tokens"}),
 }
+KERNELS = tuple(OPTIONS)
+
+
+def _fused_wordpiece(spec: PipelineSpec) -> bool:
+    from ..normalizers.bert import BertNormalizer, WpmNormalizer
+    from ..pre_tokenizers.bert import BertPreTokenizer, WpmPreTokenizer
+
+    return (
+        isinstance(spec.model, WordPiece)
+        and (spec.normalizer is None or isinstance(spec.normalizer, (BertNormalizer, WpmNormalizer)))
+        and isinstance(spec.pre_tokenizer, (BertPreTokenizer, WpmPreTokenizer))
+    )
+
+
+def _staged_runs(spec: PipelineSpec) -> bool:
+    """Whether every component has a tokenizer.json form (a record with to_json, or the dict)."""
+    parts = (spec.model, spec.normalizer, spec.pre_tokenizer, spec.decoder)
+    return all(p is None or isinstance(p, Mapping) or hasattr(p, "to_json") for p in parts)
 
 
 def kernel_of(spec: PipelineSpec) -> str:
-    """The name of the native pipeline that runs `spec`: "byte_level_bpe", "wordpiece" or
-    "sentencepiece"; ValueError naming the components where none does."""
+    """The name of the native pipeline that runs `spec`: the one it names, else a fused kernel
+    where one fits ("byte_level_bpe", "wordpiece", "sentencepiece"), else "staged"; ValueError
+    naming the components where none does."""
+    if spec.kernel is not None:
+        if spec.kernel not in KERNELS:
+            raise ValueError(f"kernel {spec.kernel!r} is not one of {', '.join(KERNELS)}")
+        return spec.kernel
     if isinstance(spec.model, Encoding):
         return "byte_level_bpe"
-    if isinstance(spec.model, WordPiece):
-        return "wordpiece"
     if isinstance(spec.model, SentencePieceModel):
         return "sentencepiece"
+    if _fused_wordpiece(spec):
+        return "wordpiece"
+    if spec.model is not None and _staged_runs(spec):
+        return "staged"
     parts = ", ".join(
         f"{stage} {type(part).__name__}"
         for stage, part in (
@@ -90,6 +119,8 @@ def build_kernel(spec: PipelineSpec) -> Kernel:
         return _byte_level_bpe(spec)
     if kernel == "wordpiece":
         return _wordpiece(spec)
+    if kernel == "staged":
+        return _staged(spec)
     return _sentencepiece(spec)
 
 
@@ -268,4 +299,30 @@ def _sentencepiece(spec: PipelineSpec) -> Kernel:
         options={"add_bos": add_bos, "add_eos": add_eos},
         extras={"encoder": encoder, "bos_id": bos_id, "eos_id": eos_id, "pad_id": pad_id},
         denormalize=denormalize,
+    )
+
+
+# -- the staged pipeline ---------------------------------------------------------------------
+
+
+def _staged(spec: PipelineSpec) -> Kernel:
+    from .staged import staged_description
+
+    if not _staged_runs(spec):
+        raise ValueError("the staged pipeline runs tokenizer.json components: every part needs a to_json() form")
+    _check_post_processor(spec.post_processor)
+    split_special = _check_bool(spec.options.get("split_special_tokens", False), "split_special_tokens")
+    description = staged_description(spec)
+    native = _core.Staged(**description)
+    set_template(native, spec.post_processor)
+    policy = SpecialPolicy({a.content: a.id for a in spec.added_tokens})
+    return Kernel(
+        "staged",
+        native,
+        policy,
+        "all",
+        (),
+        None if split_special else policy.matcher(policy.names),
+        description["names"],
+        options={"split_special_tokens": split_special},
     )

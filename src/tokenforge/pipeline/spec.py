@@ -30,3 +30,6 @@ class PipelineSpec:
     # Settings as the surface's enable_truncation / enable_padding take them, or None.
     truncation: Mapping[str, Any] | None = None
     padding: Mapping[str, Any] | None = None
+    # The native pipeline to run it on (pipeline.compile.KERNELS); None: the fastest that runs it
+    # (a fused kernel where one fits, else "staged").
+    kernel: str | None = None
