@@ -389,3 +389,13 @@ class SpmTokenizer:
 
 def parse_tiktoken(data: bytes, rank_limit: int = 2**64 - 1) -> list[bytes]:
     """Parse a .tiktoken file's bytes into a list of token bytes indexed by rank."""
+
+def unicode_normalize(form: str, text: str) -> str:
+    """
+    `text` in Unicode normalization form `form` ("NFC", "NFD", "NFKC" or "NFKD"), as HF tokenizers' normalizers give it (Unicode 9.0.0).
+    """
+
+def unicode_normalize_changes(form: str, text: str) -> list:
+    """
+    The (character, change) pairs of `text` in form `form`, as unicode-normalization-alignments yields them for HF's NormalizedString: change 0 replaces one input character, +1 is inserted, -n replaces one and removes the n after it (a test hook).
+    """

@@ -26,4 +26,8 @@ void bind_pipelines(nanobind::module_& m);
 // _piece_ends, the built-in scanners' test hook, and parse_tiktoken (python/bind_tools.cpp).
 void bind_tools(nanobind::module_& m);
 
+// unicode_normalize (NFC, NFD, NFKC, NFKD as HF tokenizers gives them) and
+// unicode_normalize_changes, its alignments' test hook (python/bind_unicode_normalization.cpp).
+void bind_unicode_normalization(nanobind::module_& m);
+
 }  // namespace tokenforge::bindings
