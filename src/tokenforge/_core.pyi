@@ -395,7 +395,7 @@ def unicode_normalize(form: str, text: str) -> str:
     `text` in Unicode normalization form `form` ("NFC", "NFD", "NFKC" or "NFKD"), as HF tokenizers' normalizers give it (Unicode 9.0.0).
     """
 
-def unicode_normalize_changes(form: str, text: str) -> list:
+def unicode_normalize_changes(form: str, text: str) -> list[tuple[str, int]]:
     """
     The (character, change) pairs of `text` in form `form`, as unicode-normalization-alignments yields them for HF's NormalizedString: change 0 replaces one input character, +1 is inserted, -n replaces one and removes the n after it (a test hook).
     """

@@ -63,7 +63,7 @@ void bind_unicode_normalization(nb::module_& m) {
           if (!ch) throw nb::python_error();
           out.append(nb::make_tuple(ch, change));
         }
-        return out;
+        return nb::typed<nb::list, std::pair<nb::str, int>>(std::move(out));
       },
       nb::arg("form"), nb::arg("text"),
       "The (character, change) pairs of `text` in form `form`, as unicode-normalization-alignments "
