@@ -441,3 +441,13 @@ class Staged:
         """
 
     def encode_batch(self, texts: object, pairs: object | None, add_special_tokens: bool, added: SpecialMatcher | None, threads: int) -> list[Encoded]: ...
+
+def unicode_normalize(form: str, text: str) -> str:
+    """
+    `text` in Unicode normalization form `form` ("NFC", "NFD", "NFKC" or "NFKD"), as HF tokenizers' normalizers give it (Unicode 9.0.0).
+    """
+
+def unicode_normalize_changes(form: str, text: str) -> list[tuple[str, int]]:
+    """
+    The (character, change) pairs of `text` in form `form`, as unicode-normalization-alignments yields them for HF's NormalizedString: change 0 replaces one input character, +1 is inserted, -n replaces one and removes the n after it (a test hook).
+    """

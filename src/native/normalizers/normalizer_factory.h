@@ -1,6 +1,5 @@
 // Builds a staged-pipeline normalizer (normalizers/normalizer.h) from its tokenizer.json
-// description: the type name and options (pipelines/stage_options.h). The Unicode normalization
-// forms (NFC, NFD, NFKC, NFKD) are a hook for their tables: refused with a message until then.
+// description: the type name and options (pipelines/stage_options.h).
 #pragma once
 #include <memory>
 #include <string>
@@ -15,6 +14,7 @@
 #include "normalizers/replace.h"
 #include "normalizers/strip.h"
 #include "normalizers/strip_accents.h"
+#include "normalizers/unicode_forms.h"
 #include "pipelines/stage_options.h"
 
 namespace tokenforge {
@@ -56,9 +56,10 @@ inline std::unique_ptr<Normalizer> sequence(OptionReader& o) {
   for (const OptionValue& part : list.list) parts.push_back(make_normalizer(part));
   return std::make_unique<NormalizerSequence>(std::move(parts));
 }
-// The hook for the Unicode normalization forms.
-inline std::unique_ptr<Normalizer> unicode_form(OptionReader& o) {
-  o.fail("Unicode normalization forms (NFC, NFD, NFKC, NFKD) are not available in the staged pipeline yet");
+// The Unicode normalization forms.
+template <NormalForm form>
+std::unique_ptr<Normalizer> unicode_form(OptionReader&) {
+  return std::make_unique<UnicodeFormNormalizer>(form);
 }
 
 }  // namespace normalizer_makers
@@ -72,10 +73,10 @@ inline const ComponentFactory<Normalizer>& normalizer_factory() {
                                                                    {"Replace", replace},
                                                                    {"Prepend", prepend},
                                                                    {"Sequence", sequence},
-                                                                   {"NFC", unicode_form},
-                                                                   {"NFD", unicode_form},
-                                                                   {"NFKC", unicode_form},
-                                                                   {"NFKD", unicode_form}});
+                                                                   {"NFC", unicode_form<NormalForm::kNFC>},
+                                                                   {"NFD", unicode_form<NormalForm::kNFD>},
+                                                                   {"NFKC", unicode_form<NormalForm::kNFKC>},
+                                                                   {"NFKD", unicode_form<NormalForm::kNFKD>}});
   return factory;
 }
 

@@ -28,5 +28,8 @@ void bind_tools(nanobind::module_& m);
 
 // The staged pipeline: Staged (python/bind_staged.cpp).
 void bind_staged(nanobind::module_& m);
+// unicode_normalize (NFC, NFD, NFKC, NFKD as HF tokenizers gives them) and
+// unicode_normalize_changes, its alignments' test hook (python/bind_unicode_normalization.cpp).
+void bind_unicode_normalization(nanobind::module_& m);
 
 }  // namespace tokenforge::bindings

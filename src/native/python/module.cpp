@@ -30,4 +30,5 @@ NB_MODULE(_core, m) {
   bind_pipelines(m);
   bind_tools(m);
   bind_staged(m);
+  bind_unicode_normalization(m);
 }
