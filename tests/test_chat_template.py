@@ -296,25 +296,41 @@ def test_continue_final_message_fields_and_blocks(folders):
 @needs_hf
 def test_continue_final_message_errors(folders):
     partial = [*SIMPLE, {"role": "assistant", "content": "The answer"}]
-    # both flags
-    _compare(folders, "llama3", partial, continue_final_message=True, add_generation_prompt=True)
-    # a field the template never reads
-    _compare(folders, "llama3", partial, continue_final_message="reasoning_content")
-    # the final message lacks the field
-    _compare(folders, "qwen3", partial, continue_final_message="reasoning_content")
-    # the template drops the message (Llama 2 renders no system message after the first)
-    _compare(
-        folders, "llama2", [*SIMPLE[:2], {"role": "system", "content": "Late system"}], continue_final_message=True
+    errors = [
+        # both flags
+        _compare(folders, "llama3", partial, continue_final_message=True, add_generation_prompt=True),
+        # a field the template never reads
+        _compare(
+            folders,
+            "llama3",
+            [*SIMPLE, {"role": "assistant", "content": "x", "reasoning_content": "y"}],
+            continue_final_message="reasoning_content",
+        ),
+        # the final message lacks the field
+        _compare(folders, "qwen3", partial, continue_final_message="reasoning_content"),
+        # content blocks without text
+        _compare(
+            folders,
+            "gemma3",
+            [SIMPLE[0], {"role": "assistant", "content": [{"type": "image"}]}],
+            continue_final_message=True,
+        ),
+        # an empty conversation in a batch
+        _compare(folders, "llama3", [partial, []], continue_final_message=True),
+    ]
+    # the template drops the final message
+    template = "{{ messages[0].content }}"
+    errors.append(
+        _same(
+            lambda: _hf_with_template(template).apply_chat_template(
+                partial, tokenize=False, continue_final_message=True
+            ),
+            lambda: render_chat_template(template, partial, continue_final_message=True),
+        )
     )
-    # content blocks without text
-    _compare(
-        folders,
-        "gemma3",
-        [SIMPLE[0], {"role": "assistant", "content": [{"type": "image"}]}],
-        continue_final_message=True,
-    )
-    # an empty conversation in a batch
-    _compare(folders, "llama3", [partial, []], continue_final_message=True)
+    assert all(isinstance(error, Exception) for error in errors), errors
+    assert "not an accepted field" in str(errors[1])
+    assert "does not appear" in str(errors[-1])
 
 
 # --------------------------------------------------------------------------------------------------
@@ -339,10 +355,14 @@ def test_raise_exception_invalid_content(folders):
 
 @needs_hf
 def test_validation_errors(folders):
-    _compare(folders, "llama3", [])  # empty conversation
-    _compare(folders, "llama3", ["not a message"])  # TypeError
-    _compare(folders, "qwen3", SIMPLE, tools=["not a schema"])
-    _compare(folders, "qwen3", SIMPLE, documents=["not a dict"])  # TypeError
+    errors = [
+        _compare(folders, "llama3", []),  # empty conversation
+        _compare(folders, "llama3", ["not a message"]),  # TypeError
+        _compare(folders, "qwen3", SIMPLE, tools=["not a schema"]),
+        _compare(folders, "qwen3", SIMPLE, documents=["not a dict"]),  # TypeError
+        _compare(folders, "qwen3", [[]]),  # a batch of one empty conversation: the template fails
+    ]
+    assert all(isinstance(error, Exception) for error in errors), errors
 
 
 def test_our_messages_name_the_fix():

@@ -351,7 +351,6 @@ def render_chat_template(
     error: `raise_exception(message)` in the template gives exactly `message`. TypeError for
     messages or documents that are not dicts.
     """
-    compiled = template if isinstance(template, ChatTemplate) else compile_chat_template(template)
     if isinstance(conversation, (list, tuple)) and len(conversation) == 0:
         raise ChatTemplateError("cannot apply a chat template to an empty conversation: pass at least one message")
     batched = _is_batch(conversation)
@@ -367,6 +366,8 @@ def render_chat_template(
                 "continue_final_message cannot be combined with return_generation_spans: render without one of them"
             )
 
+    # checked in transformers' order: conversation, flags, template, tools, documents
+    compiled = template if isinstance(template, ChatTemplate) else compile_chat_template(template)
     tool_schemas: list[Any] | None = None
     if tools is not None:
         tool_schemas = []
