@@ -736,3 +736,19 @@ def test_model_config_defaults(tmp_path):
     assert config.chat_template is None and config.chat_templates == {}
     with pytest.raises(ChatTemplateError, match="no chat template"):
         config.render_chat(SIMPLE)
+
+
+def test_module_is_pure_python():
+    # the module (and what it imports from the package) never imports the native extension
+    import subprocess
+    import sys
+
+    src = pathlib.Path(__file__).resolve().parents[1] / "src"
+    code = (
+        "import sys, types; pkg = types.ModuleType('tokenforge'); pkg.__path__ = [sys.argv[1] + '/tokenforge'];"
+        "sys.modules['tokenforge'] = pkg; import tokenforge.chat_template as m;"
+        "assert 'tokenforge._core' not in sys.modules; print(m.render_chat_template('{{ messages[0].content }}',"
+        " [{'role': 'user', 'content': 'ok'}]))"
+    )
+    out = subprocess.run([sys.executable, "-c", code, str(src)], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "ok"
