@@ -1,0 +1,813 @@
+"""Chat templates as transformers renders them, and the model-folder settings that go with them.
+
+A model folder holds a tokenizer (tokenizer.json, read by `formats/`) and the settings around it:
+tokenizer_config.json, the legacy special_tokens_map.json, and the chat template(s) in
+chat_template.jinja, additional_chat_templates/*.jinja or inside tokenizer_config.json (a processor's
+legacy chat_template.json is the last fallback). `ModelConfig.from_folder` reads those settings with
+transformers' precedence; `render_chat_template` turns conversations into the prompt text
+`PreTrainedTokenizerBase.apply_chat_template(..., tokenize=False)` returns, character for character:
+the same Jinja environment (`compile_chat_template`: an ImmutableSandboxedEnvironment with
+trim_blocks, lstrip_blocks, loop controls, `{% generation %}`, transformers' `tojson`,
+`raise_exception`, `strftime_now`, `dict` and `namespace`), the same conversion of every input to
+plain JSON data, the same `continue_final_message` trimming and the same validation (our messages
+say what to change). Turning Python functions into tool schemas is left to transformers
+(`transformers.utils.get_json_schema`); tools are passed as JSON-schema dicts.
+
+The module is pure Python (jinja2 only, no native import). Neighbours: `tokenizer.py` (the surface
+that encodes the rendered text), `errors.py` (`FormatError`, raised here for malformed files),
+`added_tokens.py` (the tokens a template's special-token strings become when encoded).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import re
+import sys
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
+from datetime import datetime
+from functools import lru_cache
+from typing import Any, Union
+
+import jinja2
+import jinja2.ext
+import jinja2.nodes
+import jinja2.utils
+from jinja2.sandbox import ImmutableSandboxedEnvironment
+
+from .errors import FormatError
+
+__all__ = [
+    "ChatTemplate",
+    "ChatTemplateError",
+    "ModelConfig",
+    "compile_chat_template",
+    "render_chat_template",
+    "select_chat_template",
+]
+
+Message = dict[str, Any]
+Conversation = Sequence[Mapping[str, Any]]
+ChatTemplates = Union[str, dict[str, str]]
+
+# The file names transformers looks for (transformers.utils.hub).
+TOKENIZER_CONFIG_FILE = "tokenizer_config.json"
+SPECIAL_TOKENS_MAP_FILE = "special_tokens_map.json"
+CHAT_TEMPLATE_FILE = "chat_template.jinja"
+CHAT_TEMPLATE_DIR = "additional_chat_templates"
+LEGACY_CHAT_TEMPLATE_FILE = "chat_template.json"
+
+# The named special tokens of every transformers tokenizer, in its order (SPECIAL_TOKENS_ATTRIBUTES).
+SPECIAL_TOKEN_NAMES = ("bos_token", "eos_token", "unk_token", "sep_token", "pad_token", "cls_token", "mask_token")
+
+# transformers' model_max_length when a config gives none (VERY_LARGE_INTEGER).
+VERY_LARGE_INTEGER = int(1e30)
+
+# The names a message's reasoning is passed under; the first is the one templates read.
+_REASONING_FIELDS = ("reasoning_content", "thinking", "reasoning")
+_CONTINUE_TAG = "CONTINUE_FINAL_MESSAGE_TAG "
+
+
+class ChatTemplateError(ValueError):
+    """A chat template that cannot be compiled or rendered, or inputs it cannot render.
+
+    When a template calls `raise_exception(message)`, str() of the error is exactly that message
+    (transformers raises jinja2's TemplateError with it) and `from_template` is True."""
+
+    def __init__(self, message: str, *, from_template: bool = False) -> None:
+        super().__init__(message)
+        self.message = message
+        self.from_template = from_template
+
+
+class _RaisedByTemplate(jinja2.TemplateError):
+    """What `raise_exception` raises inside the sandbox; rendering turns it into ChatTemplateError."""
+
+
+# --------------------------------------------------------------------------------------------------
+# The Jinja environment (transformers.utils.chat_template_utils._cached_compile_jinja_template)
+
+
+class _GenerationTracker(jinja2.ext.Extension):
+    """`{% generation %}...{% endgeneration %}`: renders its body unchanged and, while a caller
+    tracks spans (`render_chat_template(..., return_generation_spans=True)`), records the body's
+    character span in the output as transformers' AssistantTracker does (its start is the length
+    of what the template has yielded so far)."""
+
+    tags = {"generation"}  # noqa: RUF012  (jinja2 reads this class attribute)
+
+    def __init__(self, environment: jinja2.Environment) -> None:
+        super().__init__(environment)
+        self._tracking: ContextVar[tuple[list[str], list[tuple[int, int]]] | None] = ContextVar(
+            "generation_tracker", default=None
+        )
+        environment.extend(track_generation=self.track)
+
+    def parse(self, parser: Any) -> jinja2.nodes.Node:
+        lineno = next(parser.stream).lineno
+        body = parser.parse_statements(("name:endgeneration",), drop_needle=True)
+        return jinja2.nodes.CallBlock(self.call_method("_generation", []), [], [], body).set_lineno(lineno)
+
+    def _generation(self, caller: Any) -> str:
+        text: str = caller()
+        tracking = self._tracking.get()
+        if tracking is not None:
+            blocks, spans = tracking
+            start = len("".join(blocks))
+            spans.append((start, start + len(text)))
+        return text
+
+    @contextmanager
+    def track(self, blocks: list[str], spans: list[tuple[int, int]]) -> Iterator[None]:
+        token = self._tracking.set((blocks, spans))
+        try:
+            yield
+        finally:
+            self._tracking.reset(token)
+
+
+def _raise_exception(message: Any) -> None:
+    raise _RaisedByTemplate(message)
+
+
+def _tojson(
+    x: Any, ensure_ascii: bool = False, indent: Any = None, separators: Any = None, sort_keys: bool = False
+) -> str:
+    # Jinja's own tojson escapes HTML characters and takes no options; transformers' does neither.
+    return json.dumps(x, ensure_ascii=ensure_ascii, indent=indent, separators=separators, sort_keys=sort_keys)
+
+
+def _strftime_now(format: str) -> str:
+    return datetime.now().strftime(format)
+
+
+class _TemplateDict:
+    """`dict(...)` and `dict.fromkeys(...)` in templates, without the type's other attributes."""
+
+    def __call__(self, *args: Any, **kwargs: Any) -> dict[Any, Any]:
+        return dict(*args, **kwargs)
+
+    def fromkeys(self, *args: Any, **kwargs: Any) -> dict[Any, Any]:
+        return dict.fromkeys(*args, **kwargs)
+
+
+class _TemplateNamespace(jinja2.utils.Namespace):
+    """`namespace(...)` refusing underscore-prefixed attributes (a way into CPython internals)."""
+
+    def __init__(*args: Any, **kwargs: Any) -> None:  # same signature trick as Jinja's Namespace
+        self, args = args[0], args[1:]
+        attrs = dict(*args, **kwargs)
+        for name in attrs:
+            _TemplateNamespace._check_name(name)
+        jinja2.utils.Namespace.__init__(self, attrs)
+
+    def __setitem__(self, name: str, value: Any) -> None:
+        _TemplateNamespace._check_name(name)
+        jinja2.utils.Namespace.__setitem__(self, name, value)
+
+    @staticmethod
+    def _check_name(name: Any) -> None:
+        if isinstance(name, str) and name.startswith("_"):
+            raise jinja2.exceptions.SecurityError(
+                f"Chat templates cannot store underscore-prefixed attributes on a namespace, but got {name!r}. "
+                "Please rename the attribute."
+            )
+
+
+def _environment() -> ImmutableSandboxedEnvironment:
+    env = ImmutableSandboxedEnvironment(
+        trim_blocks=True, lstrip_blocks=True, extensions=[_GenerationTracker, jinja2.ext.loopcontrols]
+    )
+    env.filters["tojson"] = _tojson
+    env.globals["raise_exception"] = _raise_exception
+    env.globals["strftime_now"] = _strftime_now
+    env.globals["dict"] = _TemplateDict()
+    env.globals["namespace"] = _TemplateNamespace
+    return env
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class ChatTemplate:
+    """A compiled chat template: its `source` (the continue_final_message check reads it) and the
+    Jinja template. Build one with `compile_chat_template`."""
+
+    source: str
+    template: jinja2.Template = dataclasses.field(repr=False)
+
+    @property
+    def has_generation_blocks(self) -> bool:
+        """Whether the template marks assistant text with {% generation %} (the pattern transformers checks)."""
+        return re.search(r"\{\%-?\s*generation\s*-?\%\}", self.source) is not None
+
+
+def _check_jinja_version() -> None:
+    # transformers refuses older versions: they have known sandbox escapes, and templates are untrusted code.
+    parts = re.findall(r"\d+", jinja2.__version__)[:3]
+    if tuple(int(p) for p in parts) < (3, 1, 6):
+        raise ImportError(
+            f"chat templates need jinja2>=3.1.6 (older versions have known sandbox escapes); "
+            f"installed is {jinja2.__version__}: pip install -U 'jinja2>=3.1.6'"
+        )
+
+
+@lru_cache(maxsize=64)
+def _compile(source: str) -> ChatTemplate:
+    _check_jinja_version()
+    try:
+        template = _environment().from_string(source)
+    except jinja2.TemplateSyntaxError as e:
+        raise ChatTemplateError(f"the chat template is not valid Jinja (line {e.lineno}): {e.message}") from e
+    return ChatTemplate(source, template)
+
+
+def compile_chat_template(source: str) -> ChatTemplate:
+    """Compile a chat template in transformers' Jinja environment (cached by source text).
+
+    Raises ChatTemplateError for a template that is not valid Jinja, TypeError for a non-str."""
+    if not isinstance(source, str):
+        raise TypeError(f"a chat template must be a str of Jinja source, got {type(source).__name__}")
+    return _compile(source)
+
+
+# --------------------------------------------------------------------------------------------------
+# Inputs as plain data (transformers: _message_objects_to_dicts, _normalize_chat_messages,
+# _plain_template_data, _alias_reasoning_fields)
+
+
+def _objects_to_dicts(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {key: _objects_to_dicts(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_objects_to_dicts(item) for item in value]
+    if isinstance(value, tuple):
+        return tuple(_objects_to_dicts(item) for item in value)
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {field.name: _objects_to_dicts(getattr(value, field.name)) for field in dataclasses.fields(value)}
+    if callable(getattr(value, "model_dump", None)):  # pydantic models, e.g. the OpenAI SDK's messages
+        return _objects_to_dicts(value.model_dump())
+    return value
+
+
+def _normalize_messages(conversation: Any) -> list[Message]:
+    """Message objects as dicts, without the keys whose value is None (templates handle a missing
+    key, but many render `content=None` as "None")."""
+    messages = _objects_to_dicts(getattr(conversation, "messages", conversation))
+    normalized = []
+    for message in messages:
+        if not isinstance(message, dict):
+            raise TypeError(
+                f"each chat message must be a dict (or a dataclass or pydantic model) such as "
+                f'{{"role": "user", "content": "..."}}, got {message!r}'
+            )
+        normalized.append({key: value for key, value in message.items() if value is not None})
+    return normalized
+
+
+def _is_numpy_scalar(value: Any) -> bool:
+    numpy = sys.modules.get("numpy")  # numpy scalars can only exist once numpy is imported
+    return numpy is not None and isinstance(value, numpy.generic)
+
+
+def _plain(value: Any) -> Any:
+    """`value` rebuilt from JSON types; anything else becomes "<TypeName>" (the sandbox does not
+    know which methods of rich objects are dangerous, and templates never read media values)."""
+    if value is None or type(value) in (str, int, float, bool):
+        return value
+    if isinstance(value, str):  # subclasses (enums, numpy strings) lose their extra methods
+        return str.__str__(value)
+    if isinstance(value, int):
+        return int.__int__(value)
+    if isinstance(value, float):
+        return float.__float__(value)
+    if isinstance(value, Mapping):
+        return {_plain(key): _plain(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_plain(item) for item in value]
+    if isinstance(value, tuple):
+        return tuple(_plain(item) for item in value)
+    if _is_numpy_scalar(value):
+        return _plain(value.item())
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {field.name: _plain(getattr(value, field.name)) for field in dataclasses.fields(value)}
+    if callable(getattr(value, "model_dump", None)):
+        return _plain(value.model_dump())
+    return f"<{type(value).__name__}>"
+
+
+def _alias_reasoning(chat: list[Any]) -> list[Any]:
+    """Reasoning given as `thinking` or `reasoning` is also `reasoning_content` (what templates
+    read), and `thinking` too (what gpt-oss templates read)."""
+    aliased = []
+    for message in chat:
+        if isinstance(message, dict):
+            reasoning = next((message[key] for key in _REASONING_FIELDS if message.get(key) is not None), None)
+            if reasoning is not None:
+                message = {"thinking": reasoning, **message, "reasoning_content": reasoning}
+        aliased.append(message)
+    return aliased
+
+
+def _is_batch(conversation: Any) -> bool:
+    return isinstance(conversation, (list, tuple)) and (
+        isinstance(conversation[0], (list, tuple)) or hasattr(conversation[0], "messages")
+    )
+
+
+# --------------------------------------------------------------------------------------------------
+# Rendering (transformers: apply_chat_template with tokenize=False, render_jinja_template)
+
+
+def render_chat_template(
+    template: str | ChatTemplate,
+    conversation: Any,
+    *,
+    add_generation_prompt: bool = False,
+    continue_final_message: bool | str = False,
+    tools: Sequence[Mapping[str, Any]] | None = None,
+    documents: Sequence[Mapping[str, Any]] | None = None,
+    return_generation_spans: bool = False,
+    **kwargs: Any,
+) -> Any:
+    """Render a conversation, or a batch of them, as transformers' `apply_chat_template(...,
+    tokenize=False)` does.
+
+    `template`: Jinja source or a `compile_chat_template` result. `conversation`: a list of
+    messages (dicts such as {"role": "user", "content": "..."}, dataclasses or pydantic models;
+    keys set to None are dropped), or a list of such lists for a batch (then a list of strings
+    comes back). `add_generation_prompt` and every keyword in `kwargs` are passed to the template,
+    the special-token strings among them (bos_token=..., eos_token=...; `ModelConfig.special_tokens`
+    gives a folder's). `continue_final_message` (True, or the name of the field to continue, such as
+    "reasoning_content") leaves the last message open: the text after it is cut off. `tools` are
+    JSON-schema dicts, `documents` dicts (e.g. with "title" and "text").
+
+    With `return_generation_spans`, returns (rendered, spans) where spans lists, per conversation,
+    the (start, end) character spans of the template's {% generation %} blocks (transformers'
+    assistant masks come from these); it cannot be combined with continue_final_message.
+
+    Raises ChatTemplateError (a ValueError) where transformers raises ValueError or a template
+    error: `raise_exception(message)` in the template gives exactly `message`. TypeError for
+    messages or documents that are not dicts.
+    """
+    if isinstance(conversation, (list, tuple)) and len(conversation) == 0:
+        raise ChatTemplateError("cannot apply a chat template to an empty conversation: pass at least one message")
+    batched = _is_batch(conversation)
+    conversations = [_normalize_messages(c) for c in (conversation if batched else [conversation])]
+    if continue_final_message:
+        if add_generation_prompt:
+            raise ChatTemplateError(
+                "continue_final_message and add_generation_prompt cannot both be set: use continue_final_message "
+                "to let the model continue the final message, add_generation_prompt to start a new assistant message"
+            )
+        if return_generation_spans:
+            raise ChatTemplateError(
+                "continue_final_message cannot be combined with return_generation_spans: render without one of them"
+            )
+
+    # checked in transformers' order: conversation, flags, template, tools, documents
+    compiled = template if isinstance(template, ChatTemplate) else compile_chat_template(template)
+    tool_schemas: list[Any] | None = None
+    if tools is not None:
+        tool_schemas = []
+        for tool in tools:
+            if not isinstance(tool, dict):
+                raise ChatTemplateError(
+                    f"each tool must be a JSON-schema dict such as {{'type': 'function', 'function': {{...}}}}, "
+                    f"got {type(tool).__name__}; convert Python functions with transformers.utils.get_json_schema"
+                )
+            tool_schemas.append(tool)
+    if documents is not None:
+        for document in documents:
+            if not isinstance(document, dict):
+                raise TypeError(
+                    f"documents must be a list of dicts such as {{'title': ..., 'text': ...}}, "
+                    f"got a {type(document).__name__}"
+                )
+    plain_tools = _plain(tool_schemas)
+    plain_documents = _plain(documents)
+    plain_kwargs = _plain(kwargs)
+
+    rendered: list[str] = []
+    all_spans: list[list[tuple[int, int]]] = []
+    for messages in conversations:
+        chat = _plain(messages)  # a fresh copy: the edits below never touch the caller's messages
+        chat = _alias_reasoning(chat)
+        final_message: Any = None
+        if continue_final_message:
+            if not isinstance(continue_final_message, str):
+                continue_final_message = "content"
+            final_message = _tag_final_message(compiled.source, chat, continue_final_message)
+        render_args = dict(
+            messages=chat,
+            tools=plain_tools,
+            documents=plain_documents,
+            add_generation_prompt=add_generation_prompt,
+            **plain_kwargs,
+        )
+        spans: list[tuple[int, int]] = []
+        try:
+            if return_generation_spans:
+                blocks: list[str] = []
+                with compiled.template.environment.track_generation(blocks, spans):  # type: ignore[attr-defined]
+                    for block in compiled.template.generate(**render_args):
+                        blocks.append(block)
+                text = "".join(blocks)
+            else:
+                text = compiled.template.render(**render_args)
+        except _RaisedByTemplate as e:
+            raise ChatTemplateError(e.message or "", from_template=True) from None
+        except jinja2.TemplateError as e:
+            raise ChatTemplateError(f"the chat template failed: {type(e).__name__}: {e.message}") from e
+        if continue_final_message:
+            text = _cut_after_final_message(text, final_message)
+        rendered.append(text)
+        all_spans.append(spans)
+    result: Any = rendered if batched else rendered[0]
+    if return_generation_spans:
+        return result, (all_spans if batched else all_spans[0])
+    return result
+
+
+def _tag_final_message(source: str, chat: list[Message], field: str) -> str:
+    """Append the continue tag to the final message's `field` (every copy of it, for reasoning
+    fields) and return the text to continue."""
+    if not chat:
+        raise ChatTemplateError(
+            "continue_final_message is set but the conversation is empty: add the message to continue"
+        )
+    final_message = chat[-1].get(field)
+    if final_message is None:
+        raise ChatTemplateError(
+            f'continue_final_message is set but the final message has no "{field}" to continue: '
+            f'give it a "{field}" or set continue_final_message to the field that holds the text'
+        )
+    fields = [field]
+    if field in _REASONING_FIELDS:  # reasoning is copied under several names; tag each copy
+        fields = [name for name in _REASONING_FIELDS if chat[-1].get(name) == final_message]
+    if not any(name in source for name in fields):
+        raise ChatTemplateError(
+            f'continue_final_message is set to "{field}" but this is not an accepted field in the chat_template: '
+            f"continue a field the template reads"
+        )
+    if isinstance(final_message, (list, tuple)):
+        for block in reversed(final_message):
+            if "text" in block:  # the last text block is the one to continue
+                final_message = block["text"]
+                block["text"] = block["text"] + _CONTINUE_TAG
+                break
+        else:
+            raise ChatTemplateError(
+                "continue_final_message is set but the final message has no text block to continue: "
+                'add a {"type": "text", "text": ...} block'
+            )
+    else:
+        for name in fields:
+            if not isinstance(chat[-1][name], str):
+                raise TypeError(
+                    f'continue_final_message needs the final message\'s "{name}" to be a str or a list of '
+                    f"content blocks, got {type(chat[-1][name]).__name__}"
+                )
+            chat[-1][name] = chat[-1][name] + _CONTINUE_TAG
+    if not isinstance(final_message, str):
+        raise TypeError(f"continue_final_message needs text to continue, got {type(final_message).__name__}")
+    return final_message
+
+
+def _cut_after_final_message(rendered: str, final_message: str) -> str:
+    tag = _CONTINUE_TAG.strip()
+    if final_message.strip() not in rendered or tag not in rendered:
+        raise ChatTemplateError(
+            "continue_final_message is set but the final message does not appear in the rendered chat: the "
+            "template deletes part of it, so it cannot be continued; render without continue_final_message or "
+            f"change the message.\nFinal message to continue: {final_message.strip()}\nRendered chat:\n{rendered}"
+        )
+    at = rendered.rindex(tag)
+    if rendered[at : at + len(_CONTINUE_TAG)] == _CONTINUE_TAG:
+        return rendered[:at]  # the template keeps spacing as it is
+    return rendered[:at].rstrip()  # the template trimmed the message's trailing space
+
+
+def select_chat_template(
+    templates: ChatTemplates | None, chat_template: str | None = None, tools: Sequence[Any] | None = None
+) -> str:
+    """The template source to render, as transformers' `get_chat_template` picks it.
+
+    `templates` is a model's template (str) or named templates (dict). `chat_template` is a name in
+    that dict, or else Jinja source used as it is. With named templates and no `chat_template`,
+    "tool_use" is picked when `tools` is given and the dict has one, else "default"."""
+    if isinstance(templates, dict):
+        if chat_template is not None and chat_template in templates:
+            return templates[chat_template]
+        if chat_template is None:
+            if tools is not None and "tool_use" in templates:
+                return templates["tool_use"]
+            if "default" in templates:
+                return templates["default"]
+            raise ChatTemplateError(
+                f"this model has several chat templates and none is named 'default': pass chat_template= with "
+                f"one of {sorted(templates)} or with a template's Jinja source"
+            )
+        return chat_template
+    if chat_template is not None:
+        return chat_template
+    if templates is None:
+        raise ChatTemplateError(
+            "no chat template: the model folder has none (tokenizer_config.json 'chat_template', "
+            "chat_template.jinja) and no chat_template= was passed; pass the template's Jinja source"
+        )
+    return templates
+
+
+# --------------------------------------------------------------------------------------------------
+# Model-folder configuration
+
+
+# Constructor defaults of the tokenizer classes whose folders tokenforge is checked against
+# (transformers 5: models/llama, gemma, qwen2 tokenization_*.py). A key the config leaves out
+# takes the class's default; an explicit null in the config means none.
+_CLASS_DEFAULTS: dict[str, dict[str, Any]] = {
+    "LlamaTokenizer": {"padding_side": "left", "unk_token": "<unk>", "bos_token": "<s>", "eos_token": "</s>"},
+    "GemmaTokenizer": {
+        "padding_side": "left",
+        "unk_token": "<unk>",
+        "bos_token": "<bos>",
+        "eos_token": "<eos>",
+        "pad_token": "<pad>",
+        "mask_token": "<mask>",
+    },
+    "Qwen2Tokenizer": {"unk_token": "<|endoftext|>", "eos_token": "<|endoftext|>", "pad_token": "<|endoftext|>"},
+}
+for _name in list(_CLASS_DEFAULTS):
+    _CLASS_DEFAULTS[_name + "Fast"] = _CLASS_DEFAULTS[_name]
+
+
+def _read_json(path: str) -> Any:
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    except json.JSONDecodeError as e:
+        raise FormatError(path, f"line {e.lineno} column {e.colno}", f"not valid JSON: {e.msg}") from None
+    except UnicodeDecodeError as e:
+        raise FormatError(path, f"byte {e.start}", "not UTF-8 text") from None
+
+
+def _read_text(path: str) -> str:
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read()
+    except UnicodeDecodeError as e:
+        raise FormatError(path, f"byte {e.start}", "not UTF-8 text") from None
+
+
+def _token_text(value: Any, path: str, field: str) -> str | None:
+    """A special token's text: a str, or an AddedToken as transformers serializes it (a dict with
+    "content"); None where the config says null."""
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, dict) and isinstance(value.get("content"), str):
+        return str(value["content"])
+    raise FormatError(
+        path, field, f'a special token must be a string or an object with a "content" string, got {value!r}'
+    )
+
+
+def _templates_from_config(value: Any, path: str, field: str) -> ChatTemplates | None:
+    """A config's chat_template: one template (str) or named ones ([{"name": ..., "template": ...}])."""
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        templates = {}
+        for i, entry in enumerate(value):
+            if not (
+                isinstance(entry, dict)
+                and isinstance(entry.get("name"), str)
+                and isinstance(entry.get("template"), str)
+            ):
+                raise FormatError(
+                    path,
+                    f"{field}[{i}]",
+                    f'a named chat template must be {{"name": str, "template": str}}, got {entry!r}',
+                )
+            templates[entry["name"]] = entry["template"]
+        return templates
+    raise FormatError(
+        path, field, f"must be a template string or a list of named templates, got {type(value).__name__}"
+    )
+
+
+@dataclasses.dataclass(frozen=True)
+class ModelConfig:
+    """The settings of a model folder that transformers reads beside tokenizer.json.
+
+    `special_tokens` maps the named special tokens set (bos_token, eos_token, unk_token,
+    sep_token, pad_token, cls_token, mask_token, then model-specific ones such as Gemma's
+    image_token) to their text: the keywords apply_chat_template passes to a template.
+    `add_bos_token` / `add_eos_token` are the config's values (None where absent; transformers 5
+    ignores them when tokenizer.json exists, whose post-processor decides). `chat_template` is
+    one template, named templates, or None."""
+
+    path: str
+    special_tokens: dict[str, str]
+    extra_special_tokens: tuple[str, ...] = ()
+    add_bos_token: bool | None = None
+    add_eos_token: bool | None = None
+    model_max_length: int = VERY_LARGE_INTEGER
+    padding_side: str = "right"
+    truncation_side: str = "right"
+    clean_up_tokenization_spaces: bool = False
+    chat_template: ChatTemplates | None = None
+    tokenizer_class: str | None = None
+    config: Mapping[str, Any] = dataclasses.field(default_factory=dict, repr=False)
+
+    @property
+    def bos_token(self) -> str | None:
+        return self.special_tokens.get("bos_token")
+
+    @property
+    def eos_token(self) -> str | None:
+        return self.special_tokens.get("eos_token")
+
+    @property
+    def pad_token(self) -> str | None:
+        return self.special_tokens.get("pad_token")
+
+    @property
+    def unk_token(self) -> str | None:
+        return self.special_tokens.get("unk_token")
+
+    @property
+    def chat_templates(self) -> dict[str, str]:
+        """Every template by name; a single template is named "default"."""
+        if self.chat_template is None:
+            return {}
+        if isinstance(self.chat_template, str):
+            return {"default": self.chat_template}
+        return dict(self.chat_template)
+
+    def get_chat_template(self, chat_template: str | None = None, tools: Sequence[Any] | None = None) -> str:
+        """The template source transformers would render (see `select_chat_template`)."""
+        return select_chat_template(self.chat_template, chat_template, tools)
+
+    def render_chat(
+        self,
+        conversation: Any,
+        *,
+        chat_template: str | None = None,
+        tools: Sequence[Mapping[str, Any]] | None = None,
+        documents: Sequence[Mapping[str, Any]] | None = None,
+        add_generation_prompt: bool = False,
+        continue_final_message: bool | str = False,
+        **kwargs: Any,
+    ) -> Any:
+        """`apply_chat_template(conversation, ..., tokenize=False)` for this folder: the template
+        picked by name or default, the special tokens as template variables (`kwargs` win)."""
+        source = self.get_chat_template(chat_template, tools)
+        return render_chat_template(
+            source,
+            conversation,
+            add_generation_prompt=add_generation_prompt,
+            continue_final_message=continue_final_message,
+            tools=tools,
+            documents=documents,
+            **{**self.special_tokens, **kwargs},
+        )
+
+    @classmethod
+    def from_folder(cls, folder: str | os.PathLike[str]) -> ModelConfig:
+        """Read a model folder's tokenizer_config.json, special_tokens_map.json and chat templates
+        with transformers' precedence:
+
+        - chat templates: chat_template.jinja ("default") and additional_chat_templates/*.jinja
+          (named by file) replace the config's "chat_template"; that is a string or a list of
+          {"name", "template"}; a processor's chat_template.json ({"chat_template": ...}) is used
+          only where neither gives one.
+        - special tokens: the config's values (strings or AddedToken objects), then, only when
+          the config has no "added_tokens_decoder" (older folders), special_tokens_map.json's
+          values over them; keys a config leaves out take the defaults of known tokenizer classes.
+
+        Raises FormatError naming the file and field for malformed JSON or wrong types, and
+        FileNotFoundError when `folder` is not a directory."""
+        folder = os.fspath(folder)
+        if not os.path.isdir(folder):
+            raise FileNotFoundError(f"{folder}: not a model folder (a directory with tokenizer_config.json)")
+        config_path = os.path.join(folder, TOKENIZER_CONFIG_FILE)
+        config: dict[str, Any] = {}
+        if os.path.isfile(config_path):
+            loaded = _read_json(config_path)
+            if not isinstance(loaded, dict):
+                raise FormatError(config_path, "", f"must be a JSON object, got {type(loaded).__name__}")
+            config = loaded
+
+        def field(name: str, types: tuple[type, ...], what: str) -> Any:
+            value = config.get(name)
+            if value is not None and (not isinstance(value, types) or (bool not in types and isinstance(value, bool))):
+                raise FormatError(config_path, name, f"must be {what}, got {value!r}")
+            return value
+
+        tokenizer_class = field("tokenizer_class", (str,), "a class name")
+        defaults = _CLASS_DEFAULTS.get(tokenizer_class or "", {})
+
+        # Named special tokens: the config, special_tokens_map.json for older folders, class defaults.
+        values: dict[str, Any] = dict(config)
+        where = dict.fromkeys(config, config_path)
+        if "additional_special_tokens" in values and not values.get("extra_special_tokens"):
+            values["extra_special_tokens"] = values.pop("additional_special_tokens")
+        map_path = os.path.join(folder, SPECIAL_TOKENS_MAP_FILE)
+        if "added_tokens_decoder" not in config and os.path.isfile(map_path):
+            special_map = _read_json(map_path)
+            if not isinstance(special_map, dict):
+                raise FormatError(map_path, "", f"must be a JSON object, got {type(special_map).__name__}")
+            for key, value in special_map.items():
+                if key in ("extra_special_tokens", "additional_special_tokens") and isinstance(value, list):
+                    merged = list(values.get("extra_special_tokens") or [])
+                    for token in value:
+                        if token not in merged:
+                            merged.append(token)
+                    values["extra_special_tokens"] = merged
+                else:
+                    values[key] = value
+                where[key] = map_path
+        special: dict[str, str] = {}
+        for name in SPECIAL_TOKEN_NAMES:
+            value = _token_text(values[name], where[name], name) if name in values else defaults.get(name)
+            if value is not None:
+                special[name] = value
+        extra = values.get("extra_special_tokens")
+        extra_list: list[str] = []
+        model_specific: dict[str, str] = {}
+        if isinstance(extra, dict):
+            for key, value in extra.items():
+                text = _token_text(value, where.get("extra_special_tokens", config_path), f"extra_special_tokens.{key}")
+                if text is not None:
+                    model_specific[key] = text
+        elif isinstance(extra, list):
+            for i, value in enumerate(extra):
+                text = _token_text(value, where.get("extra_special_tokens", config_path), f"extra_special_tokens[{i}]")
+                if text is not None:
+                    extra_list.append(text)
+        elif extra is not None:
+            raise FormatError(
+                config_path, "extra_special_tokens", f"must be a list or an object of tokens, got {extra!r}"
+            )
+        for key, value in values.items():
+            # other "*_token" strings are model-specific special tokens (Gemma's image_token, ...)
+            is_token = isinstance(value, str) or (isinstance(value, dict) and value.get("__type") == "AddedToken")
+            if is_token and key.endswith("_token") and key not in SPECIAL_TOKEN_NAMES and key not in model_specific:
+                model_specific[key] = _token_text(value, where[key], key) or ""
+        special.update(model_specific)
+
+        add_bos = field("add_bos_token", (bool,), "true or false")
+        add_eos = field("add_eos_token", (bool,), "true or false")
+        max_length = config.get("model_max_length", config.get("max_len"))
+        if max_length is not None:
+            if isinstance(max_length, float) and max_length.is_integer():
+                max_length = int(max_length)
+            if not isinstance(max_length, int) or isinstance(max_length, bool) or max_length < 0:
+                raise FormatError(
+                    config_path, "model_max_length", f"must be a non-negative integer, got {max_length!r}"
+                )
+        sides = {}
+        for name in ("padding_side", "truncation_side"):
+            side = config.get(name, defaults.get(name, "right"))
+            if side not in ("right", "left"):
+                raise FormatError(config_path, name, f'must be "right" or "left", got {side!r}')
+            sides[name] = side
+        clean_up = field("clean_up_tokenization_spaces", (bool,), "true or false")
+
+        templates = _templates_from_config(config.get("chat_template"), config_path, "chat_template")
+        from_files: dict[str, str] = {}
+        jinja_path = os.path.join(folder, CHAT_TEMPLATE_FILE)
+        if os.path.isfile(jinja_path):
+            from_files["default"] = _read_text(jinja_path)
+        template_dir = os.path.join(folder, CHAT_TEMPLATE_DIR)
+        if os.path.isdir(template_dir):
+            for name in sorted(os.listdir(template_dir)):
+                file = os.path.join(template_dir, name)
+                if name.endswith(".jinja") and os.path.isfile(file):
+                    from_files[name[: -len(".jinja")]] = _read_text(file)
+        if from_files:
+            templates = from_files["default"] if list(from_files) == ["default"] else from_files
+        elif templates is None:
+            legacy_path = os.path.join(folder, LEGACY_CHAT_TEMPLATE_FILE)
+            if os.path.isfile(legacy_path):
+                legacy = _read_json(legacy_path)
+                if not isinstance(legacy, dict) or "chat_template" not in legacy:
+                    raise FormatError(legacy_path, "chat_template", 'must be an object with a "chat_template" key')
+                templates = _templates_from_config(legacy["chat_template"], legacy_path, "chat_template")
+
+        return cls(
+            path=folder,
+            special_tokens=special,
+            extra_special_tokens=tuple(extra_list),
+            add_bos_token=add_bos,
+            add_eos_token=add_eos,
+            model_max_length=VERY_LARGE_INTEGER if max_length is None else max_length,
+            padding_side=sides["padding_side"],
+            truncation_side=sides["truncation_side"],
+            clean_up_tokenization_spaces=bool(clean_up) if clean_up is not None else False,
+            chat_template=templates,
+            tokenizer_class=tokenizer_class,
+            config=config,
+        )
