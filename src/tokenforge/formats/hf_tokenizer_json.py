@@ -1,5 +1,12 @@
-"""HF tokenizers' `tokenizer.json`: byte-level BPE vocabularies (writing) and WordPiece
-tokenizers (reading and writing).
+"""HF tokenizers' `tokenizer.json`: any tokenizer.json read into a pipeline description, and
+byte-level BPE vocabularies and WordPiece tokenizers written.
+
+Reading: BERT's components (BertNormalizer, BertPreTokenizer, WordPiece, its decoder, its
+templates) become tokenforge's records, which the fused WordPiece kernel runs; every other
+component stays the tokenizer.json dict it is (components as data), which the staged pipeline
+builds natively and checks (an unknown type or option is an error naming it). The model's
+vocabulary, the added tokens, the post-processor's tokens, truncation and padding are checked
+here, field by field.
 
 For byte-level BPE, the file holds the vocabulary in GPT-2's byte-to-unicode spelling, the merges recovered from
 the ranks, the split pattern as a `Split` pre-tokenizer followed by `ByteLevel`, and the
@@ -235,11 +242,10 @@ class _TokenizerJson:
         f, doc = self.f, self.doc
         if not isinstance(doc, dict) or not isinstance(doc.get("model"), dict):
             f.fail("model" if isinstance(doc, dict) else "", 'not a tokenizer.json (no "model" object)')
-        model = self.model(doc["model"])
-        self.tokens = model.tokens  # by id
+        model = self.model(doc["model"])  # sets self.tokens, the vocabulary by id
         added = self.added_tokens(doc.get("added_tokens"))
         # What each id shows (vocabulary, then added tokens beyond it), as the tokenizer builds it.
-        self.token_of: dict[int, str] = {**dict(enumerate(model.tokens)), **{a.id: a.content for a in added}}
+        self.token_of: dict[int, str] = {**dict(enumerate(self.tokens)), **{a.id: a.content for a in added}}
         normalizer = self.normalizer(doc.get("normalizer"))
         pre = self.pre_tokenizer(doc.get("pre_tokenizer"))
         post = self.post_processor(doc.get("post_processor"))
@@ -258,17 +264,41 @@ class _TokenizerJson:
     # -- the model -----------------------------------------------------------------------
 
     def model(self, m: dict[str, Any]) -> Any:
-        from ..models.wordpiece import WordPiece
-
+        """The model: a WordPiece record, or the model's dict (BPE, WordLevel, Unigram) after its
+        vocabulary is checked; sets self.tokens, the token text by id."""
         f = self.f
         kind = m.get("type", "WordPiece")
-        if kind != "WordPiece":
-            f.fail(
-                "model.type",
-                f"model type {kind!r} is not supported by Tokenizer yet (WordPiece is); "
-                "byte-level BPE files load with tokenforge.load_tiktoken or get_encoding",
-            )
+        if kind == "Unigram":
+            self.tokens = self.unigram_vocab(m.get("vocab"))
+            unk = m.get("unk_id")
+            if unk is not None:
+                f.integer(unk, "model.unk_id", 0, len(self.tokens) - 1, what=" (an index of model.vocab)")
+            return dict(m)
+        if kind not in ("WordPiece", "BPE", "WordLevel"):
+            self.unsupported("model.type", kind, "WordPiece, BPE, WordLevel, Unigram")
         vocab = f.obj(m.get("vocab"), "model.vocab")
+        self.tokens = self.vocab_tokens(vocab)
+        if kind != "WordPiece":
+            unk = m.get("unk_token")
+            if unk is not None and f.text(unk, "model.unk_token") not in vocab and kind == "WordLevel":
+                f.fail("model.unk_token", f"the vocabulary has no unknown token {unk!r}")
+            if kind == "BPE":
+                f.array(m.get("merges", []), "model.merges")
+            return dict(m)
+        from ..models.wordpiece import WordPiece
+
+        unk = f.text(m.get("unk_token", "[UNK]"), "model.unk_token")
+        if unk not in vocab:
+            f.fail("model.unk_token", f"the vocabulary has no unknown token {unk!r}")
+        prefix = f.text(m.get("continuing_subword_prefix", "##"), "model.continuing_subword_prefix")
+        limit = m.get("max_input_chars_per_word", 100)
+        if limit is not None:
+            f.integer(limit, "model.max_input_chars_per_word", 0, _UINT32_MAX - 1)
+        return WordPiece(self.tokens, unk, prefix, limit)
+
+    def vocab_tokens(self, vocab: dict[str, Any]) -> list[str]:
+        """The tokens of a {token: id} vocabulary by id, every id 0..n-1 given once."""
+        f = self.f
         if not vocab:
             f.fail("model.vocab", "the vocabulary is empty")
         n = len(vocab)
@@ -287,14 +317,24 @@ class _TokenizerJson:
             if tokens[i] is not None:
                 f.fail("model.vocab", f"id {i} is given to both {tokens[i]!r} and {token!r}")
             tokens[i] = token
-        unk = f.text(m.get("unk_token", "[UNK]"), "model.unk_token")
-        if unk not in vocab:
-            f.fail("model.unk_token", f"the vocabulary has no unknown token {unk!r}")
-        prefix = f.text(m.get("continuing_subword_prefix", "##"), "model.continuing_subword_prefix")
-        limit = m.get("max_input_chars_per_word", 100)
-        if limit is not None:
-            f.integer(limit, "model.max_input_chars_per_word", 0, _UINT32_MAX - 1)
-        return WordPiece(tokens, unk, prefix, limit)  # type: ignore[arg-type]  # every id filled above
+        return tokens  # type: ignore[return-value]  # every id filled above
+
+    def unigram_vocab(self, vocab: Any) -> list[str]:
+        """The pieces of a Unigram vocabulary ([[piece, score], ...]) by id."""
+        f = self.f
+        items = f.array(vocab, "model.vocab")
+        if not items:
+            f.fail("model.vocab", "the vocabulary is empty")
+        pieces = []
+        for k, item in enumerate(items):
+            where = f"model.vocab[{k}]"
+            if not isinstance(item, list) or len(item) != 2:
+                f.fail(where, "must be [piece, score]")
+            piece = f.text(item[0], f"{where}[0]")
+            if type(item[1]) not in (int, float):
+                f.fail(f"{where}[1]", f"a score must be a number, got {type(item[1]).__name__}")
+            pieces.append(piece)
+        return pieces
 
     def added_tokens(self, items: Any) -> list[Any]:
         from ..added_tokens import AddedToken
@@ -350,20 +390,22 @@ class _TokenizerJson:
 
     # -- the pipeline around it ------------------------------------------------------------
 
-    def component(self, part: Any, key: str, supported: tuple[str, ...]) -> dict[str, Any] | None:
+    def component(self, part: Any, key: str) -> dict[str, Any] | None:
+        """A stage's dict (None for none); its type must be a string (the staged pipeline checks
+        the type and options themselves)."""
         if part is None:
             return None
-        kind = part.get("type") if isinstance(part, dict) else None
-        if kind not in supported:
-            self.unsupported(f"{key}.type" if isinstance(part, dict) else key, kind, ", ".join(supported))
+        f = self.f
+        f.obj(part, key)
+        f.text(part.get("type"), f"{key}.type", nonempty=True)
         return part
 
     def normalizer(self, part: Any) -> Any:
         from ..normalizers.bert import BertNormalizer
 
-        d = self.component(part, "normalizer", ("BertNormalizer",))
-        if d is None:
-            return None
+        d = self.component(part, "normalizer")
+        if d is None or d["type"] != "BertNormalizer":
+            return d
         f = self.f
         strip = d.get("strip_accents")
         return BertNormalizer(
@@ -376,17 +418,15 @@ class _TokenizerJson:
     def pre_tokenizer(self, part: Any) -> Any:
         from ..pre_tokenizers.bert import BertPreTokenizer
 
-        if part is None:
-            self.f.fail("pre_tokenizer", "a WordPiece tokenizer needs a pre_tokenizer (BertPreTokenizer)")
-        self.component(part, "pre_tokenizer", ("BertPreTokenizer",))
-        return BertPreTokenizer()
+        d = self.component(part, "pre_tokenizer")
+        return BertPreTokenizer() if d is not None and d["type"] == "BertPreTokenizer" else d
 
     def decoder(self, part: Any) -> Any:
         from ..decoders.wordpiece import WordPieceDecoder
 
-        d = self.component(part, "decoder", ("WordPiece",))
-        if d is None:
-            return None
+        d = self.component(part, "decoder")
+        if d is None or d["type"] != "WordPiece":
+            return d
         return WordPieceDecoder(
             self.f.text(d.get("prefix", "##"), "decoder.prefix"),
             self.f.boolean(d.get("cleanup", True), "decoder.cleanup"),
@@ -407,17 +447,36 @@ class _TokenizerJson:
             f.fail(where, f"id {i} is {token_of[i]!r} in the vocabulary, not {token!r}")
         return i
 
-    def post_processor(self, part: Any) -> Any:
+    def post_processor(self, part: Any, at: str = "post_processor") -> Any:
+        """A TemplateProcessing record, or None where the post-processor adds nothing. ByteLevel
+        without trim_offsets changes nothing HF reports (a Sequence of it and a template is the
+        template); trimming offsets and RobertaProcessing are not supported yet."""
         from ..processors.template import TemplateProcessing
 
-        d = self.component(part, "post_processor", ("TemplateProcessing", "BertProcessing"))
+        d = self.component(part, at)
         if d is None:
             return None
         f = self.f
+        kind = d["type"]
+        if kind == "ByteLevel":
+            if f.boolean(d.get("trim_offsets", True), f"{at}.trim_offsets"):
+                f.fail(f"{at}.trim_offsets", "a ByteLevel post-processor that trims offsets is not supported yet")
+            return None
+        if kind == "Sequence":
+            parts = [
+                self.post_processor(p, f"{at}.processors[{k}]")
+                for k, p in enumerate(f.array(d.get("processors"), f"{at}.processors"))
+            ]
+            templates = [p for p in parts if p is not None]
+            if len(templates) > 1:
+                f.fail(f"{at}.processors", "more than one template in a Sequence is not supported")
+            return templates[0] if templates else None
+        if kind not in ("TemplateProcessing", "BertProcessing"):
+            self.unsupported(f"{at}.type", kind, "TemplateProcessing, BertProcessing, ByteLevel, Sequence")
         if d["type"] == "BertProcessing":
             pairs = []
             for key in ("cls", "sep"):
-                where = f"post_processor.{key}"
+                where = f"{at}.{key}"
                 item = f.array(d.get(key), where)
                 if len(item) != 2:
                     f.fail(where, f"must be [token, id], got an array of {len(item)}")
@@ -434,9 +493,9 @@ class _TokenizerJson:
             )
 
         specials: dict[str, list[int]] = {}
-        entries = f.obj(d.get("special_tokens", {}), "post_processor.special_tokens")
+        entries = f.obj(d.get("special_tokens", {}), f"{at}.special_tokens")
         for name, entry in entries.items():
-            where = key_path("post_processor.special_tokens", name)
+            where = key_path(f"{at}.special_tokens", name)
             f.utf8(name, where)
             f.obj(entry, where)
             if f.text(entry.get("id", name), f"{where}.id") != name:
@@ -454,8 +513,8 @@ class _TokenizerJson:
 
         def pieces(key: str) -> tuple[Any, ...]:
             out = []
-            for k, item in enumerate(f.array(d.get(key), f"post_processor.{key}")):
-                where = f"post_processor.{key}[{k}]"
+            for k, item in enumerate(f.array(d.get(key), f"{at}.{key}")):
+                where = f"{at}.{key}[{k}]"
                 f.obj(item, where)
                 if len(item) != 1 or not ({"Sequence", "SpecialToken"} & set(item)):
                     f.fail(where, 'must be {"Sequence": ...} or {"SpecialToken": ...}')
@@ -477,7 +536,7 @@ class _TokenizerJson:
 
         single, pair = pieces("single"), pieces("pair")
         if {p[1] for p in pair if p[0]} != {0, 1}:
-            f.fail("post_processor.pair", "the pair template must use both sequences ($A and $B)")
+            f.fail(f"{at}.pair", "the pair template must use both sequences ($A and $B)")
         return TemplateProcessing(single, pair, specials)
 
     # -- settings ------------------------------------------------------------------------
