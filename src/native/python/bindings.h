@@ -26,4 +26,7 @@ void bind_pipelines(nanobind::module_& m);
 // _piece_ends, the built-in scanners' test hook, and parse_tiktoken (python/bind_tools.cpp).
 void bind_tools(nanobind::module_& m);
 
+// BpeModel, HF tokenizers' BPE model (python/bind_bpe_model.cpp).
+void bind_bpe_model(nanobind::module_& m);
+
 }  // namespace tokenforge::bindings
