@@ -1,8 +1,8 @@
 // Binding for HF tokenizers' BPE model (models/bpe/hf_bpe_model.h): BpeModel, built from a
 // tokenizer.json model's vocabulary, merges and options (tokenforge/models/bpe.py reads and checks
 // them), tokenizing one piece or a batch of pieces. Offsets come back in code points of the
-// piece, converted from the model's byte offsets as HF's char offsets are (a byte token inside a
-// character starts and ends at that character). Conversions come from python/convert.h.
+// piece, converted from the model's byte offsets as HF's char offsets are (each byte token of
+// a character covers the whole character). Conversions come from python/convert.h.
 #include <Python.h>
 
 #include <cstdint>
@@ -76,25 +76,24 @@ HfBpeModel::Merges merges_of(nb::handle merges) {
 }
 
 // Turns the byte offsets of one piece's tokens (in order, each starting where the one before
-// ended) into code points, as HF's BytesToCharOffsetConverter: an offset is the index of the
-// character whose bytes hold it; the piece's end (or past it) is the number of characters.
+// ended) into code points, as HF's char offsets: a token starts at the character that holds its
+// first byte and ends after the one that holds its last (so each byte token of a character
+// covers the whole character); the piece's end, or past it, is the number of characters.
 void to_code_points(const uint8_t* s, size_t n, ModelToken* tokens, size_t count) {
   size_t at = 0;      // bytes counted so far
   uint32_t seen = 0;  // characters that start in s[0..at)
   const uint32_t total = count_characters(s, 0, n, n);
-  auto convert = [&](uint32_t x) -> uint32_t {
+  auto starts_before = [&](size_t x) -> uint32_t {  // characters that start in s[0..x)
     if (x >= n) return total;
-    if (x + 1 < at) {  // not monotone (cannot happen): count again
-      at = 0;
-      seen = 0;
-    }
-    seen += count_characters(s, at, x + 1, n);
-    at = x + 1;
-    return seen - 1;
+    if (x < at) at = 0, seen = 0;  // not in order (cannot happen): count again
+    seen += count_characters(s, at, x, n);
+    at = x;
+    return seen;
   };
   for (size_t i = 0; i < count; ++i) {
-    tokens[i].start = convert(tokens[i].start);
-    tokens[i].end = convert(tokens[i].end);
+    const uint32_t start = tokens[i].start >= n ? total : starts_before(size_t(tokens[i].start) + 1) - 1;
+    tokens[i].end = starts_before(tokens[i].end);
+    tokens[i].start = start;
   }
 }
 
@@ -147,6 +146,9 @@ void bind_bpe_model(nb::module_& m) {
           nb::arg("vocab"), nb::arg("merges"), nb::arg("unk_token").none(), nb::arg("continuing_subword_prefix").none(),
           nb::arg("end_of_word_suffix").none(), nb::arg("fuse_unk"), nb::arg("byte_fallback"), nb::arg("ignore_merges"),
           nb::arg("dropout").none(),
+          nb::sig("def __init__(self, vocab: dict[str, int], merges: Sequence[tuple[str, str]], unk_token: str | None, "
+                  "continuing_subword_prefix: str | None, end_of_word_suffix: str | None, fuse_unk: bool, "
+                  "byte_fallback: bool, ignore_merges: bool, dropout: float | None) -> None"),
           "Raises ValueError for a merge naming a token that is not in the vocabulary, or whose merged token is "
           "not.")
       .def(
@@ -168,6 +170,7 @@ void bind_bpe_model(nb::module_& m) {
             return token_list(out.data(), out.size());
           },
           nb::arg("piece"), nb::arg("seed").none() = nb::none(),
+          nb::sig("def tokenize(self, piece: str, seed: int | None = None) -> list[tuple[int, int, int]]"),
           "The tokens of one piece as (id, start, end), offsets in code points of the piece. With dropout, "
           "seed= makes the draws repeatable.")
       .def(
@@ -192,13 +195,17 @@ void bind_bpe_model(nb::module_& m) {
               PyList_SET_ITEM(lists.ptr(), i, token_list(out[i].data(), out[i].size()).release().ptr());
             return lists;
           },
-          nb::arg("pieces"), nb::arg("threads"), "tokenize for each piece, on up to `threads` threads.")
-      .def("token_to_id",
-           [](const HfBpeModel& model, const std::string& token) -> std::optional<uint32_t> {
-             const uint32_t id = model.token_id(token);
-             if (id == kNoToken) return std::nullopt;
-             return id;
-           })
+          nb::arg("pieces"), nb::arg("threads"),
+          nb::sig("def tokenize_batch(self, pieces: Sequence[str], threads: int) -> list[list[tuple[int, int, int]]]"),
+          "tokenize for each piece, on up to `threads` threads.")
+      .def(
+          "token_to_id",
+          [](const HfBpeModel& model, const std::string& token) -> std::optional<uint32_t> {
+            const uint32_t id = model.token_id(token);
+            if (id == kNoToken) return std::nullopt;
+            return id;
+          },
+          nb::arg("token"), "The id of a token string, or None.")
       .def_prop_ro("vocab_size", &HfBpeModel::vocab_size)
       .def_prop_ro("merge_count", &HfBpeModel::merge_count);
 }
