@@ -78,7 +78,11 @@ HfBpeModel::Merges merges_of(nb::handle merges) {
 // Turns the byte offsets of one piece's tokens (in order, each starting where the one before
 // ended) into code points, as HF's char offsets: a token starts at the character that holds its
 // first byte and ends after the one that holds its last (so each byte token of a character
-// covers the whole character); the piece's end, or past it, is the number of characters.
+// covers the whole character); the piece's end is the number of characters. Byte fallback with a
+// continuing prefix or end-of-word suffix gives the affix's bytes a byte each, so tokens may end
+// past the piece. HF's converter then does what this does (for a piece that is the whole text):
+// a token that starts past the piece keeps its byte offsets, one that starts inside it and ends
+// past it covers two characters from where it starts.
 void to_code_points(const uint8_t* s, size_t n, ModelToken* tokens, size_t count) {
   size_t at = 0;      // bytes counted so far
   uint32_t seen = 0;  // characters that start in s[0..at)
@@ -91,7 +95,14 @@ void to_code_points(const uint8_t* s, size_t n, ModelToken* tokens, size_t count
     return seen;
   };
   for (size_t i = 0; i < count; ++i) {
-    const uint32_t start = tokens[i].start >= n ? total : starts_before(size_t(tokens[i].start) + 1) - 1;
+    if (tokens[i].end > n) {  // past the piece (see above)
+      if (tokens[i].start < n) {
+        tokens[i].start = starts_before(size_t(tokens[i].start) + 1) - 1;
+        tokens[i].end = tokens[i].start + 2;
+      }
+      continue;
+    }
+    const uint32_t start = starts_before(size_t(tokens[i].start) + 1) - 1;
     tokens[i].end = starts_before(tokens[i].end);
     tokens[i].start = start;
   }
