@@ -19,8 +19,9 @@
 //     merged next; a queued pair is still good when the pair now at its place merges into the
 //     same token. The queue is the same (rank, place) order and the same check, so the result is
 //     HF's on every input, strange vocabularies included; a heap keeps a megabyte of one
-//     character at O(n log n). With dropout each merge is skipped with that probability (the
-//     skipped ones are queued again after the next merge that is made, as in HF), drawn from the
+//     character at O(n log n). Where no queued pair can be good but stale (regular_ says when),
+//     pieces of up to kScanSymbols symbols find the same next pair by a scan. With dropout each merge is skipped with
+//     that probability (the skipped ones are queued again after the next merge that is made, as in HF), drawn from the
 //     caller's generator or the thread's own.
 // The merged token of "a" "b" is the token a + b, less the first len(prefix) bytes of b (which
 // carries the prefix when it continues a word): with a prefix it is not the concatenation.
@@ -204,6 +205,32 @@ class MergeTable {
   size_t mask_ = 0;
 };
 
+// A thread's small direct-mapped memory of pair lookups in front of the MergeTable (which for a
+// large vocabulary lies beyond the core's caches): text looks up the same pairs again and again.
+class PairCache {
+ public:
+  // The merge of (a, b); rank kNoToken if none.
+  template <class Table>
+  TF_INLINE MergeTable::Merge find(uint32_t a, uint32_t b, const Table& table) {
+    const uint64_t key = uint64_t(a) << 32 | b;
+    Entry& e = entries_[(key * 0x9E3779B97F4A7C15ull) >> (64 - kLog)];
+    if (e.key != key) {
+      const MergeTable::Merge* m = table.find(a, b);
+      e.key = key;
+      e.merge = m ? *m : MergeTable::Merge{kNoToken, kNoToken};
+    }
+    return e.merge;
+  }
+
+ private:
+  static constexpr int kLog = 14;
+  struct Entry {
+    uint64_t key = ~uint64_t(0);  // no pair: ids are below kNoToken
+    MergeTable::Merge merge;
+  };
+  std::vector<Entry> entries_ = std::vector<Entry>(size_t(1) << kLog);
+};
+
 // A thread's memory of pieces and their tokens, keyed by the piece's exact bytes; it forgets
 // everything when full (it only saves time).
 class PieceMemo {
@@ -318,6 +345,9 @@ class HfBpeModel {
   // Longest piece: symbols are counted in int32 and offsets (the prefix's bytes may count with
   // byte_fallback) in uint32.
   static constexpr size_t kMaxPiece = size_t(1) << 30;
+  // Longest piece (in symbols) merged by a scan; longer ones go through the queue (the scan is
+  // quadratic, the queue n log n).
+  static constexpr size_t kScanSymbols = 128;
   struct Symbol {
     uint32_t id;
     int32_t prev, next;
@@ -333,6 +363,7 @@ class HfBpeModel {
     std::vector<Queued> queue, skipped;
     std::vector<ModelToken> tokens;
     hf_bpe::PieceMemo memo;
+    hf_bpe::PairCache pairs;
     std::mt19937_64 rng{std::random_device{}()};
     void trim() {
       release_if_large(symbols);
@@ -381,8 +412,14 @@ class HfBpeModel {
       const uint32_t m = tokens_.find(merged);
       if (m == kNoToken) fail("the merged token `" + merged + "` out of vocabulary");
       merge_table_.insert(a_id, b_id, {uint32_t(rank), m});
+      regular_ &= b.size() > prefix_.size();
     }
     merge_count_ = merges.size();
+    std::vector<uint32_t> ids;
+    ids.reserve(tokens_.size());
+    tokens_.each([&](std::string_view, uint32_t id) { ids.push_back(id); });
+    std::sort(ids.begin(), ids.end());
+    regular_ &= std::adjacent_find(ids.begin(), ids.end()) == ids.end();
   }
 
   [[noreturn]] TF_NOINLINE void missing_unk() const {
@@ -411,6 +448,8 @@ class HfBpeModel {
     split_characters(s, n, w.symbols);
     if (dropout_ > 0.0f)
       merge(w, rng ? rng : &w.rng);
+    else if (regular_ && w.symbols.size() <= kScanSymbols)
+      merge_by_scan(w);
     else
       merge(w, nullptr);
     const size_t first = out.size();
@@ -484,6 +523,43 @@ class HfBpeModel {
     return true;
   }
 
+  // Step 2 for a regular vocabulary (see index_merges) and a short piece, without dropout: the
+  // pair with the lowest rank, leftmost on ties, merges next, found by a scan over the pairs'
+  // ranks (kept in order, merged symbols removed) instead of a queue.
+  void merge_by_scan(Scratch& w) const {
+    std::vector<Symbol>& sym = w.symbols;
+    const size_t count = sym.size();
+    if (count < 2) return;
+    uint32_t ranks[kScanSymbols], merged[kScanSymbols], ids[kScanSymbols], lens[kScanSymbols];
+    auto pair_of = [&](size_t k) {
+      const auto m = w.pairs.find(ids[k], ids[k + 1], merge_table_);
+      ranks[k] = m.rank;
+      merged[k] = m.merged;
+    };
+    for (size_t k = 0; k < count; ++k) ids[k] = sym[k].id, lens[k] = sym[k].len;
+    size_t m = count;
+    for (size_t k = 0; k + 1 < m; ++k) pair_of(k);
+    for (;;) {
+      uint32_t best = kNoToken;
+      for (size_t k = 0; k + 1 < m; ++k) best = std::min(best, ranks[k]);
+      if (best == kNoToken) break;
+      size_t k = 0;
+      while (ranks[k] != best) ++k;
+      ids[k] = merged[k];
+      lens[k] += lens[k + 1];
+      const size_t tail = m - k - 2;  // entries after k + 1
+      std::memmove(ids + k + 1, ids + k + 2, tail * sizeof(uint32_t));
+      std::memmove(lens + k + 1, lens + k + 2, tail * sizeof(uint32_t));
+      std::memmove(ranks + k + 1, ranks + k + 2, tail * sizeof(uint32_t));
+      std::memmove(merged + k + 1, merged + k + 2, tail * sizeof(uint32_t));
+      --m;
+      if (k > 0) pair_of(k - 1);
+      if (k + 1 < m) pair_of(k);
+    }
+    sym.resize(m);
+    for (size_t k = 0; k < m; ++k) sym[k] = {ids[k], int32_t(k) - 1, -1, lens[k]};
+  }
+
   // Step 2: HF's Word::merge_all.
   void merge(Scratch& w, std::mt19937_64* rng) const {
     std::vector<Symbol>& sym = w.symbols;
@@ -491,8 +567,8 @@ class HfBpeModel {
     queue.clear();
     w.skipped.clear();
     for (size_t i = 0; i + 1 < sym.size(); ++i)
-      if (const auto* m = merge_table_.find(sym[i].id, sym[i + 1].id))
-        queue.push_back({uint64_t(m->rank) << 32 | i, m->merged});
+      if (const auto m = w.pairs.find(sym[i].id, sym[i + 1].id, merge_table_); m.rank != kNoToken)
+        queue.push_back({uint64_t(m.rank) << 32 | i, m.merged});
     std::make_heap(queue.begin(), queue.end(), std::greater<Queued>());
     auto push = [&](uint32_t place, const hf_bpe::MergeTable::Merge& m) {
       queue.push_back({uint64_t(m.rank) << 32 | place, m.merged});
@@ -518,17 +594,19 @@ class HfBpeModel {
       Symbol& left = sym[at];
       if (left.len == 0 || left.next < 0) continue;
       const Symbol right = sym[size_t(left.next)];
-      const auto* now = merge_table_.find(left.id, right.id);
-      if (!now || now->merged != top.merged) continue;  // the pair there has changed
+      const auto now = w.pairs.find(left.id, right.id, merge_table_);
+      if (now.rank == kNoToken || now.merged != top.merged) continue;  // the pair there has changed
       left.id = top.merged;
       left.len += right.len;
       sym[size_t(left.next)].len = 0;
       left.next = right.next;
       if (right.next >= 0) sym[size_t(right.next)].prev = int32_t(at);
       if (left.prev >= 0)
-        if (const auto* m = merge_table_.find(sym[size_t(left.prev)].id, left.id)) push(uint32_t(left.prev), *m);
+        if (const auto m = w.pairs.find(sym[size_t(left.prev)].id, left.id, merge_table_); m.rank != kNoToken)
+          push(uint32_t(left.prev), m);
       if (left.next >= 0)
-        if (const auto* m = merge_table_.find(left.id, sym[size_t(left.next)].id)) push(at, *m);
+        if (const auto m = w.pairs.find(left.id, sym[size_t(left.next)].id, merge_table_); m.rank != kNoToken)
+          push(at, m);
     }
   }
 
@@ -539,6 +617,11 @@ class HfBpeModel {
   uint32_t byte_ids_[256] = {};
   uint32_t unk_id_ = kNoToken;
   float dropout_ = 0.0f;
+  // No two tokens share an id and every merge's right token is longer than the continuing prefix.
+  // Then a merge makes the pair at a place merge into a longer token than before, so a queued
+  // pair is still good exactly when it is the pair there now: HF's queue merges the
+  // lowest-ranked pair, leftmost on ties, and a scan finds the same (merge_by_scan).
+  bool regular_ = true;
   hf_bpe::MergeTable merge_table_;
   size_t merge_count_ = 0;
   std::unique_ptr<Pool<Scratch>> scratch_;  // per-thread working state (a pointer: the model can move)
