@@ -318,6 +318,10 @@ def test_batch_matches_single(line_vocab):
     assert model.native().tokenize_batch(lines, 2) == [model.tokenize(line) for line in lines]
     with pytest.raises(TypeError):
         model.native().tokenize_batch(["a", 3], 1)
+    with pytest.raises(TypeError, match="one str"):
+        model.native().tokenize_batch("ab", 1)
+    with pytest.raises(UnicodeEncodeError):
+        model.tokenize("\ud800")
 
 
 # -- random vocabularies -----------------------------------------------------------------------

@@ -187,6 +187,7 @@ void bind_bpe_model(nb::module_& m) {
       .def(
           "tokenize_batch",
           [](const HfBpeModel& model, nb::handle pieces, size_t threads) {
+            if (PyUnicode_Check(pieces.ptr())) throw nb::type_error("pieces must be a list of str, got one str");
             const std::vector<Text> all = utf8_of_all(pieces);
             std::vector<std::vector<ModelToken>> out(all.size());
             {
