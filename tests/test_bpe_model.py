@@ -242,6 +242,16 @@ def test_tokens_sharing_an_id():
     vocab = {"a": 0, "b": 1, "c": 1, "ab": 2, "ac": 3, "x": 2}
     merges = [("a", "c"), ("a", "b")]
     _same(vocab, merges, ["ab", "ac", "abx", "xab", "acb"])
+    # A queued pair whose place now holds another pair merging into the same id still merges, at
+    # its old rank: HF's queue, not "the lowest-ranked pair now" ("bc" and "bcc" share id 6, so
+    # ("b", "c") of rank 1 merges "b" + "cc" before ("a", "b") of rank 2 can).
+    vocab = {"a": 0, "b": 1, "c": 2, "cc": 3, "bc": 6, "ab": 5, "bcc": 6}
+    merges = [("c", "c"), ("b", "c"), ("a", "b"), ("b", "cc")]
+    _same(vocab, merges, ["acbbabcc", "abcc", "abcabcc"])
+    assert [i for i, _, _ in _ours(vocab, merges).tokenize("abcc")] == [0, 6]
+    vocab = {"a": 0, "b": 1, "c": 2, "ca": 3, "cac": 4, "aca": 5, "caca": 4}
+    merges = [("c", "a"), ("ca", "c"), ("a", "ca"), ("ca", "ca")]
+    _same(vocab, merges, ["cbcacac", "cacac", "acacaca"])
 
 
 def test_unknown_characters_without_unk_are_dropped():
