@@ -451,3 +451,30 @@ def unicode_normalize_changes(form: str, text: str) -> list[tuple[str, int]]:
     """
     The (character, change) pairs of `text` in form `form`, as unicode-normalization-alignments yields them for HF's NormalizedString: change 0 replaces one input character, +1 is inserted, -n replaces one and removes the n after it (a test hook).
     """
+
+class BpeModel:
+    """
+    HF tokenizers' BPE model (tokenizer.json's "type": "BPE"): merges by rank over the characters of each piece.
+    """
+
+    def __init__(self, vocab: dict[str, int], merges: Sequence[tuple[str, str]], unk_token: str | None, continuing_subword_prefix: str | None, end_of_word_suffix: str | None, fuse_unk: bool, byte_fallback: bool, ignore_merges: bool, dropout: float | None) -> None:
+        """
+        Raises ValueError for a merge naming a token that is not in the vocabulary, or whose merged token is not.
+        """
+
+    def tokenize(self, piece: str, seed: int | None = None) -> list[tuple[int, int, int]]:
+        """
+        The tokens of one piece as (id, start, end), offsets in code points of the piece. With dropout, seed= makes the draws repeatable.
+        """
+
+    def tokenize_batch(self, pieces: Sequence[str], threads: int) -> list[list[tuple[int, int, int]]]:
+        """tokenize for each piece, on up to `threads` threads."""
+
+    def token_to_id(self, token: str) -> int | None:
+        """The id of a token string, or None."""
+
+    @property
+    def vocab_size(self) -> int: ...
+
+    @property
+    def merge_count(self) -> int: ...

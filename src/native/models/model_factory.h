@@ -1,6 +1,7 @@
 // Builds a staged-pipeline model (models/model.h) from its tokenizer.json description: the type
 // name, its options (pipelines/stage_options.h) without the vocabulary, and the vocabulary as
-// (token, id) pairs. Other model types (HF's BPE, Unigram) join the table as they come.
+// (token, id) pairs. WordPiece is models/wordpiece/wordpiece_stage.h, WordLevel
+// models/word_level.h, BPE models/bpe/bpe_stage.h.
 #pragma once
 #include <memory>
 #include <stdexcept>
@@ -8,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "models/bpe/bpe_stage.h"
 #include "models/model.h"
 #include "models/word_level.h"
 #include "models/wordpiece/wordpiece_stage.h"
@@ -29,9 +31,14 @@ inline std::unique_ptr<Model> word_level(OptionReader& o, const Vocabulary& voca
   return std::make_unique<WordLevelModel>(vocab, o.get_string("unk_token", "<unk>"));
 }
 
+inline std::unique_ptr<Model> bpe(OptionReader& o, const Vocabulary& vocab) {
+  HfBpeOptions options = BpeStage::options_of(o);
+  return std::make_unique<BpeStage>(vocab, BpeStage::merges_of(o), std::move(options));
+}
+
 inline const std::vector<std::pair<std::string, Maker>>& table() {
-  static const std::vector<std::pair<std::string, Maker>> makers = {{"WordPiece", wordpiece},
-                                                                    {"WordLevel", word_level}};
+  static const std::vector<std::pair<std::string, Maker>> makers = {
+      {"WordPiece", wordpiece}, {"WordLevel", word_level}, {"BPE", bpe}};
   return makers;
 }
 

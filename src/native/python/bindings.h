@@ -31,5 +31,7 @@ void bind_staged(nanobind::module_& m);
 // unicode_normalize (NFC, NFD, NFKC, NFKD as HF tokenizers gives them) and
 // unicode_normalize_changes, its alignments' test hook (python/bind_unicode_normalization.cpp).
 void bind_unicode_normalization(nanobind::module_& m);
+// BpeModel, HF tokenizers' BPE model (python/bind_bpe_model.cpp).
+void bind_bpe_model(nanobind::module_& m);
 
 }  // namespace tokenforge::bindings

@@ -31,4 +31,5 @@ NB_MODULE(_core, m) {
   bind_tools(m);
   bind_staged(m);
   bind_unicode_normalization(m);
+  bind_bpe_model(m);
 }

@@ -1,0 +1,630 @@
+// HF tokenizers' BPE model (tokenizers/src/models/bpe/model.rs and word.rs), the model that
+// tokenizer.json files call "type": "BPE": a vocabulary of token strings with ids, and merges
+// "a b" whose rank is their place in the list. It is not tiktoken's byte-level BPE
+// (models/bpe/bpe_model.h, which merges bytes by the rank of the merged token); HF's byte-level
+// models are this one behind the ByteLevel pre-tokenizer, and sentencepiece-style ones (Llama 2)
+// this one with byte_fallback.
+//
+// One piece of text (what the pre-tokenizer made; the staged pipeline, pipelines/staged.h, calls
+// tokenize once per piece) becomes tokens in two steps, exactly as HF's BPE::tokenize:
+//  1. Characters. Each character is looked up as a token: with continuing_subword_prefix before
+//     it unless it is the first, with end_of_word_suffix after it if it is the last. A character
+//     that is no token becomes its bytes' "<0xAB>" tokens (byte_fallback, when the vocabulary has
+//     every one of them, the prefix's and suffix's bytes included), else the unk token (one for a
+//     run of them with fuse_unk), else nothing. A token covers the bytes its parts covered, so
+//     offsets are running sums of lengths, as HF's (a dropped character shifts the ones after it;
+//     a byte token covers one byte, even one of the prefix's or suffix's, so with byte_fallback
+//     and an affix the last tokens may end past the piece: callers clamp).
+//  2. Merges. HF's priority queue: the pair with the lowest-ranked merge, leftmost on ties, is
+//     merged next; a queued pair is still good when the pair now at its place merges into the
+//     same token. The queue is the same (rank, place) order and the same check, so the result is
+//     HF's on every input, strange vocabularies included; a heap keeps a megabyte of one
+//     character at O(n log n). Where no queued pair can be good but stale (regular_ says when),
+//     pieces of up to kScanSymbols symbols find the same next pair by a scan. With dropout each merge is skipped with
+//     that probability (the skipped ones are queued again after the next merge that is made, as in HF), drawn from the
+//     caller's generator or the thread's own.
+// The merged token of "a" "b" is the token a + b, less the first len(prefix) bytes of b (which
+// carries the prefix when it continues a word): with a prefix it is not the concatenation.
+// ignore_merges: a piece that is a token whole is that token. Each thread remembers the pieces
+// (up to 256 bytes) it has tokenized, as HF's cache does (not with dropout).
+//
+// Neighbours: models/model_token.h (what tokenize emits), python/bind_bpe_model.cpp (the
+// binding), tokenforge/models/bpe.py (the tokenizer.json record).
+#pragma once
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <iterator>
+#include <memory>
+#include <optional>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "base/bytes.h"
+#include "base/hash_tables.h"
+#include "base/inline_hints.h"
+#include "base/pool.h"
+#include "models/model_token.h"
+
+namespace tokenforge {
+
+// HF's BPE options (tokenizer.json's names). A missing string option is the same as an empty one.
+struct HfBpeOptions {
+  std::optional<std::string> unk_token;
+  std::optional<std::string> continuing_subword_prefix;
+  std::optional<std::string> end_of_word_suffix;
+  bool fuse_unk = false;
+  bool byte_fallback = false;
+  bool ignore_merges = false;
+  std::optional<float> dropout;  // probability of skipping a merge, in [0, 1]
+};
+
+namespace hf_bpe {
+
+inline uint64_t hash_bytes(const uint8_t* p, size_t n) { return mix64(bytes_key(p, n) ^ (n * 0x9E3779B97F4A7C15ull)); }
+
+// The code point of the UTF-8 character at p[0..n) and its length; an invalid byte is a
+// character of its own with no code point (kNoToken), which no token is.
+inline std::pair<uint32_t, size_t> next_char(const uint8_t* p, size_t n) {
+  const uint8_t b = p[0];
+  if (b < 0x80) return {b, 1};
+  auto cont = [&](size_t i) { return i < n && (p[i] & 0xC0) == 0x80; };
+  if (b >= 0xC2 && b < 0xE0 && cont(1)) return {uint32_t(b & 0x1F) << 6 | (p[1] & 0x3F), 2};
+  if (b >= 0xE0 && b < 0xF0 && cont(1) && cont(2)) {
+    const uint32_t c = uint32_t(b & 0x0F) << 12 | uint32_t(p[1] & 0x3F) << 6 | (p[2] & 0x3F);
+    if (c >= 0x800 && (c < 0xD800 || c > 0xDFFF)) return {c, 3};
+  } else if (b >= 0xF0 && b < 0xF5 && cont(1) && cont(2) && cont(3)) {
+    const uint32_t c =
+        uint32_t(b & 0x07) << 18 | uint32_t(p[1] & 0x3F) << 12 | uint32_t(p[2] & 0x3F) << 6 | (p[3] & 0x3F);
+    if (c >= 0x10000 && c <= 0x10FFFF) return {c, 4};
+  }
+  return {kNoToken, 1};
+}
+
+// Token string -> id; a string inserted again takes the later id (as HF's vocabulary map).
+class TokenIds {
+ public:
+  void build(const std::vector<std::pair<std::string, uint32_t>>& vocab) {
+    size_t cap = 16;
+    while (cap < vocab.size() * 2) cap <<= 1;
+    slots_.assign(cap, Slot{});
+    mask_ = cap - 1;
+    size_t bytes = 0;
+    for (const auto& [token, id] : vocab) bytes += token.size();
+    if (bytes >= kEmpty) throw std::invalid_argument("the vocabulary's tokens take more than 4 GiB");
+    arena_.reserve(bytes);
+    for (const auto& [token, id] : vocab) {
+      const auto* p = reinterpret_cast<const uint8_t*>(token.data());
+      Slot& s = probe(p, token.size(), hash_bytes(p, token.size()));
+      if (s.off == kEmpty) {
+        s = Slot{hash_bytes(p, token.size()), uint32_t(arena_.size()), uint32_t(token.size()), id};
+        arena_ += token;
+        ++size_;
+      } else {
+        s.id = id;
+      }
+    }
+  }
+  uint32_t find(const uint8_t* p, size_t n) const {
+    const Slot& s = const_cast<TokenIds*>(this)->probe(p, n, hash_bytes(p, n));
+    return s.off == kEmpty ? kNoToken : s.id;
+  }
+  uint32_t find(std::string_view t) const { return find(reinterpret_cast<const uint8_t*>(t.data()), t.size()); }
+  size_t size() const { return size_; }
+  // Calls f(token, id) for each token.
+  template <class F>
+  void each(F f) const {
+    for (const Slot& s : slots_)
+      if (s.off != kEmpty) f(std::string_view(arena_.data() + s.off, s.len), s.id);
+  }
+
+ private:
+  static constexpr uint32_t kEmpty = 0xFFFFFFFFu;
+  struct Slot {
+    uint64_t hash = 0;
+    uint32_t off = kEmpty, len = 0, id = 0;
+  };
+  Slot& probe(const uint8_t* p, size_t n, uint64_t h) {
+    for (size_t i = h & mask_;; i = (i + 1) & mask_) {
+      Slot& s = slots_[i];
+      if (s.off == kEmpty) return s;
+      if (s.hash == h && s.len == n && std::memcmp(arena_.data() + s.off, p, n) == 0) return s;
+    }
+  }
+  std::vector<Slot> slots_;
+  size_t mask_ = 0, size_ = 0;
+  std::string arena_;
+};
+
+// Code point -> id of the token that is that character (with a given prefix and suffix).
+class CharIds {
+ public:
+  CharIds() : bmp_(size_t(1) << 16, kNoToken) {}
+  void set(uint32_t c, uint32_t id) {
+    if (c < bmp_.size())
+      bmp_[c] = id;
+    else
+      rest_[c] = id;
+  }
+  TF_INLINE uint32_t get(uint32_t c) const {
+    if (TF_LIKELY(c < bmp_.size())) return bmp_[c];
+    if (rest_.empty()) return kNoToken;
+    const auto it = rest_.find(c);
+    return it == rest_.end() ? kNoToken : it->second;
+  }
+
+ private:
+  std::vector<uint32_t> bmp_;
+  std::unordered_map<uint32_t, uint32_t> rest_;
+};
+
+// (left id, right id) -> (rank, merged id); a pair listed again takes the later rank and merged
+// token (as HF's merge map).
+class MergeTable {
+ public:
+  struct Merge {
+    uint32_t rank, merged;
+  };
+  void reserve(size_t n) {
+    size_t cap = 16;
+    while (cap < n * 2) cap <<= 1;
+    slots_.assign(cap, Slot{kEmptyKey, {0, 0}});
+    mask_ = cap - 1;
+  }
+  void insert(uint32_t a, uint32_t b, Merge m) {
+    const uint64_t key = uint64_t(a) << 32 | b;
+    size_t i = mix64(key) & mask_;
+    for (; slots_[i].key != kEmptyKey; i = (i + 1) & mask_)
+      if (slots_[i].key == key) break;
+    slots_[i] = Slot{key, m};
+  }
+  // The merge of (a, b), or nullptr.
+  TF_INLINE const Merge* find(uint32_t a, uint32_t b) const {
+    const uint64_t key = uint64_t(a) << 32 | b;
+    for (size_t i = mix64(key) & mask_;; i = (i + 1) & mask_) {
+      const Slot& s = slots_[i];
+      if (s.key == key) return &s.merge;
+      if (s.key == kEmptyKey) return nullptr;
+    }
+  }
+
+ private:
+  // Ids are below kNoToken, so no pair has this key.
+  static constexpr uint64_t kEmptyKey = ~uint64_t(0);
+  struct Slot {
+    uint64_t key;
+    Merge merge;
+  };
+  std::vector<Slot> slots_;
+  size_t mask_ = 0;
+};
+
+// A thread's small direct-mapped memory of pair lookups in front of the MergeTable (which for a
+// large vocabulary lies beyond the core's caches): text looks up the same pairs again and again.
+class PairCache {
+ public:
+  // The merge of (a, b); rank kNoToken if none.
+  template <class Table>
+  TF_INLINE MergeTable::Merge find(uint32_t a, uint32_t b, const Table& table) {
+    const uint64_t key = uint64_t(a) << 32 | b;
+    Entry& e = entries_[(key * 0x9E3779B97F4A7C15ull) >> (64 - kLog)];
+    if (e.key != key) {
+      const MergeTable::Merge* m = table.find(a, b);
+      e.key = key;
+      e.merge = m ? *m : MergeTable::Merge{kNoToken, kNoToken};
+    }
+    return e.merge;
+  }
+
+ private:
+  static constexpr int kLog = 14;
+  struct Entry {
+    uint64_t key = ~uint64_t(0);  // no pair: ids are below kNoToken
+    MergeTable::Merge merge;
+  };
+  std::vector<Entry> entries_ = std::vector<Entry>(size_t(1) << kLog);
+};
+
+// A thread's memory of pieces and their tokens, keyed by the piece's exact bytes; it forgets
+// everything when full (it only saves time).
+class PieceMemo {
+ public:
+  static constexpr size_t kMaxBytes = 256;  // HF's MAX_LENGTH: longer pieces are not remembered
+
+  bool get(const uint8_t* p, size_t n, uint64_t h, std::vector<ModelToken>& out) const {
+    if (slots_.empty()) return false;
+    for (size_t i = h & mask_;; i = (i + 1) & mask_) {
+      const Slot& s = slots_[i];
+      if (s.count == kEmpty) return false;
+      if (s.hash == h && s.len == n && std::memcmp(keys_.data() + s.key, p, n) == 0) {
+        out.insert(out.end(), tokens_.begin() + s.tokens, tokens_.begin() + s.tokens + s.count);
+        return true;
+      }
+    }
+  }
+  void put(const uint8_t* p, size_t n, uint64_t h, const ModelToken* tokens, size_t count) {
+    if ((size_ + 1) * 2 > slots_.size()) {
+      if (slots_.size() < kMaxSlots) {
+        grow();
+      } else {
+        slots_.assign(slots_.size(), Slot{});
+        keys_.clear();
+        tokens_.clear();
+        size_ = 0;
+      }
+    }
+    size_t i = h & mask_;
+    while (slots_[i].count != kEmpty) i = (i + 1) & mask_;
+    slots_[i] = Slot{h, uint32_t(keys_.size()), uint32_t(n), uint32_t(tokens_.size()), uint32_t(count)};
+    keys_.append(reinterpret_cast<const char*>(p), n);
+    tokens_.insert(tokens_.end(), tokens, tokens + count);
+    ++size_;
+  }
+
+ private:
+  static constexpr uint32_t kEmpty = 0xFFFFFFFFu;
+  static constexpr size_t kMinSlots = size_t(1) << 10, kMaxSlots = size_t(1) << 17;
+  struct Slot {
+    uint64_t hash = 0;
+    uint32_t key = 0, len = 0, tokens = 0, count = kEmpty;
+  };
+  void grow() {
+    std::vector<Slot> old = std::move(slots_);
+    slots_.assign(old.empty() ? kMinSlots : old.size() * 2, Slot{});
+    mask_ = slots_.size() - 1;
+    for (const Slot& s : old) {
+      if (s.count == kEmpty) continue;
+      size_t i = s.hash & mask_;
+      while (slots_[i].count != kEmpty) i = (i + 1) & mask_;
+      slots_[i] = s;
+    }
+  }
+  std::vector<Slot> slots_;
+  size_t mask_ = 0, size_ = 0;
+  std::string keys_;
+  std::vector<ModelToken> tokens_;
+};
+
+}  // namespace hf_bpe
+
+class HfBpeModel {
+ public:
+  using Vocab = std::vector<std::pair<std::string, uint32_t>>;
+  using Merges = std::vector<std::pair<std::string, std::string>>;  // in rank order
+
+  // Throws std::invalid_argument, as HF's builder fails: dropout outside [0, 1], a merge naming
+  // a token that is not in the vocabulary, or whose merged token is not. Ids must be below
+  // 2^32 - 1. An unk_token missing from the vocabulary is an error only when a piece needs it.
+  HfBpeModel(const Vocab& vocab, const Merges& merges, HfBpeOptions options)
+      : options_(std::move(options)), scratch_(std::make_unique<Pool<Scratch>>()) {
+    if (options_.dropout && !(*options_.dropout >= 0.0f && *options_.dropout <= 1.0f))
+      throw std::invalid_argument("dropout should be between 0 and 1, inclusive, got " +
+                                  std::to_string(*options_.dropout));
+    for (const auto& [token, id] : vocab)
+      if (id == kNoToken) throw std::invalid_argument("token id 4294967295 (of `" + token + "`) is too large");
+    tokens_.build(vocab);
+    prefix_ = options_.continuing_subword_prefix.value_or("");
+    suffix_ = options_.end_of_word_suffix.value_or("");
+    index_characters();
+    std::fill(std::begin(byte_ids_), std::end(byte_ids_), kNoToken);
+    if (options_.byte_fallback) {
+      for (int b = 0; b < 256; ++b) {
+        static const char* kHex = "0123456789ABCDEF";
+        const char name[7] = {'<', '0', 'x', kHex[b >> 4], kHex[b & 15], '>', 0};
+        byte_ids_[b] = tokens_.find(std::string_view(name, 6));
+      }
+    }
+    if (options_.unk_token) unk_id_ = tokens_.find(*options_.unk_token);
+    dropout_ = options_.dropout.value_or(0.0f);
+    index_merges(merges);
+  }
+
+  const HfBpeOptions& options() const { return options_; }
+  size_t vocab_size() const { return tokens_.size(); }
+  size_t merge_count() const { return merge_count_; }
+  // The id of a token string, or kNoToken.
+  uint32_t token_id(std::string_view token) const { return tokens_.find(token); }
+  // Whether tokenize's result is random (dropout above 0).
+  bool random() const { return dropout_ > 0.0f; }
+
+  // Appends the tokens of the piece s[0..n) (UTF-8), with byte offsets into it. Thread-safe.
+  // With dropout, the draws come from this thread's generator (seeded from std::random_device).
+  void tokenize(const char* s, size_t n, std::vector<ModelToken>& out) const { run(s, n, out, nullptr); }
+  // The same, drawing from rng: the same seed gives the same tokens.
+  void tokenize(const char* s, size_t n, std::vector<ModelToken>& out, std::mt19937_64& rng) const {
+    run(s, n, out, &rng);
+  }
+
+ private:
+  // Longest piece: symbols are counted in int32 and offsets (the prefix's bytes may count with
+  // byte_fallback) in uint32.
+  static constexpr size_t kMaxPiece = size_t(1) << 30;
+  // Longest piece (in symbols) merged by a scan; longer ones go through the queue (the scan is
+  // quadratic, the queue n log n).
+  static constexpr size_t kScanSymbols = 128;
+  struct Symbol {
+    uint32_t id;
+    int32_t prev, next;
+    uint32_t len;  // bytes covered; 0: merged into the symbol before it
+  };
+  struct Queued {
+    uint64_t key;  // rank << 32 | place: the smallest comes out first
+    uint32_t merged;
+    bool operator>(const Queued& o) const { return key > o.key; }
+  };
+  struct Scratch {
+    std::vector<Symbol> symbols;
+    std::vector<Queued> queue, skipped;
+    std::vector<ModelToken> tokens;
+    hf_bpe::PieceMemo memo;
+    hf_bpe::PairCache pairs;
+    std::mt19937_64 rng{std::random_device{}()};
+    void trim() {
+      release_if_large(symbols);
+      release_if_large(queue);
+      release_if_large(skipped);
+      release_if_large(tokens);
+    }
+  };
+
+  // Index of the character table for a character that is (not) first and (not) last.
+  int table_of(bool first, bool last) const { return (!first && !prefix_.empty()) * 2 + (last && !suffix_.empty()); }
+
+  void index_characters() {
+    for (int t = 0; t < 4; ++t) {
+      const bool prefixed = t & 2, suffixed = t & 1;
+      if ((prefixed && prefix_.empty()) || (suffixed && suffix_.empty())) continue;
+      const std::string_view pre = prefixed ? std::string_view(prefix_) : std::string_view();
+      const std::string_view suf = suffixed ? std::string_view(suffix_) : std::string_view();
+      chars_[t] = std::make_unique<hf_bpe::CharIds>();
+      tokens_.each([&](std::string_view token, uint32_t id) {
+        if (token.size() <= pre.size() + suf.size()) return;
+        if (token.substr(0, pre.size()) != pre || token.substr(token.size() - suf.size()) != suf) return;
+        const std::string_view middle = token.substr(pre.size(), token.size() - pre.size() - suf.size());
+        const auto [c, len] = hf_bpe::next_char(reinterpret_cast<const uint8_t*>(middle.data()), middle.size());
+        if (c != kNoToken && len == middle.size()) chars_[t]->set(c, id);
+      });
+    }
+  }
+
+  void index_merges(const Merges& merges) {
+    if (merges.size() >= kNoToken) throw std::invalid_argument("too many merges");
+    merge_table_.reserve(merges.size());
+    std::string merged;
+    for (size_t rank = 0; rank < merges.size(); ++rank) {
+      const auto& [a, b] = merges[rank];
+      auto fail = [&](const std::string& what) {
+        throw std::invalid_argument("merge " + std::to_string(rank) + " (`" + a + "` `" + b + "`): " + what);
+      };
+      const uint32_t a_id = tokens_.find(a);
+      if (a_id == kNoToken) fail("token `" + a + "` out of vocabulary");
+      const uint32_t b_id = tokens_.find(b);
+      if (b_id == kNoToken) fail("token `" + b + "` out of vocabulary");
+      if (b.size() < prefix_.size())
+        fail("the right token is shorter than continuing_subword_prefix `" + prefix_ + "`");
+      merged.assign(a).append(b, prefix_.size());
+      const uint32_t m = tokens_.find(merged);
+      if (m == kNoToken) fail("the merged token `" + merged + "` out of vocabulary");
+      merge_table_.insert(a_id, b_id, {uint32_t(rank), m});
+      regular_ &= b.size() > prefix_.size();
+    }
+    merge_count_ = merges.size();
+    std::vector<uint32_t> ids;
+    ids.reserve(tokens_.size());
+    tokens_.each([&](std::string_view, uint32_t id) { ids.push_back(id); });
+    std::sort(ids.begin(), ids.end());
+    regular_ &= std::adjacent_find(ids.begin(), ids.end()) == ids.end();
+  }
+
+  [[noreturn]] TF_NOINLINE void missing_unk() const {
+    throw std::invalid_argument("unk token `" + *options_.unk_token + "` not found in the vocabulary");
+  }
+
+  void run(const char* text, size_t n, std::vector<ModelToken>& out, std::mt19937_64* rng) const {
+    if (n == 0) return;
+    if (n >= kMaxPiece) throw std::length_error("a piece of 1 GiB or more");
+    const auto* s = reinterpret_cast<const uint8_t*>(text);
+    if (options_.ignore_merges) {
+      const uint32_t id = tokens_.find(s, n);
+      if (id != kNoToken) {
+        out.push_back({id, 0, uint32_t(n)});
+        return;
+      }
+    }
+    Pool<Scratch>::Lease lease(*scratch_);
+    Scratch& w = lease.get();
+    const bool remember = dropout_ <= 0.0f && n <= hf_bpe::PieceMemo::kMaxBytes;
+    uint64_t h = 0;
+    if (remember) {
+      h = hf_bpe::hash_bytes(s, n);
+      if (w.memo.get(s, n, h, out)) return;
+    }
+    split_characters(s, n, w.symbols);
+    if (dropout_ > 0.0f)
+      merge(w, rng ? rng : &w.rng);
+    else if (regular_ && w.symbols.size() <= kScanSymbols)
+      merge_by_scan(w);
+    else
+      merge(w, nullptr);
+    const size_t first = out.size();
+    uint32_t at = 0;
+    for (const Symbol& sym : w.symbols) {
+      if (sym.len == 0) continue;
+      out.push_back({sym.id, at, at + sym.len});
+      at += sym.len;
+    }
+    if (remember) w.memo.put(s, n, h, out.data() + first, out.size() - first);
+  }
+
+  // Step 1: the piece's characters as symbols (HF's BPE::merge_word before merge_all).
+  void split_characters(const uint8_t* s, size_t n, std::vector<Symbol>& symbols) const {
+    symbols.clear();
+    auto add = [&](uint32_t id, uint32_t len) {
+      const int32_t k = int32_t(symbols.size());
+      if (k > 0) symbols.back().next = k;
+      symbols.push_back({id, k - 1, -1, len});
+    };
+    bool pending = false;  // an unk token not yet added (fuse_unk extends it)
+    uint32_t unk_id = 0, unk_len = 0;
+    for (size_t i = 0; i < n;) {
+      const auto [c, len] = hf_bpe::next_char(s + i, n - i);
+      const bool first = i == 0, last = i + len >= n;
+      const uint32_t id = chars_[table_of(first, last)]->get(c);
+      if (TF_LIKELY(id != kNoToken)) {
+        if (pending) {
+          add(unk_id, unk_len);
+          pending = false;
+        }
+        add(id, uint32_t(len));
+        i += len;
+        continue;
+      }
+      if (options_.byte_fallback && add_bytes(s + i, len, first, last, add)) {
+        i += len;
+        continue;
+      }
+      if (options_.unk_token) {
+        if (pending && options_.fuse_unk) {
+          unk_len += uint32_t(len);
+        } else {
+          if (pending) add(unk_id, unk_len);
+          if (unk_id_ == kNoToken) missing_unk();
+          unk_id = unk_id_;
+          unk_len = uint32_t(len);
+          pending = true;
+        }
+      }
+      i += len;
+    }
+    if (pending) add(unk_id, unk_len);
+  }
+
+  // Byte fallback: adds the "<0xAB>" tokens of the character's bytes (the prefix's and suffix's
+  // too, one byte each, as HF) if the vocabulary has every one.
+  template <class Add>
+  bool add_bytes(const uint8_t* c, size_t len, bool first, bool last, Add& add) const {
+    const std::string_view pre = first ? std::string_view() : std::string_view(prefix_);
+    const std::string_view suf = last ? std::string_view(suffix_) : std::string_view();
+    auto each = [&](auto f) {
+      for (char b : pre) f(uint8_t(b));
+      for (size_t k = 0; k < len; ++k) f(c[k]);
+      for (char b : suf) f(uint8_t(b));
+    };
+    bool all = true;
+    each([&](uint8_t b) { all &= byte_ids_[b] != kNoToken; });
+    if (!all) return false;
+    each([&](uint8_t b) { add(byte_ids_[b], 1); });
+    return true;
+  }
+
+  // Step 2 for a regular vocabulary (see index_merges) and a short piece, without dropout: the
+  // pair with the lowest rank, leftmost on ties, merges next, found by a scan over the pairs'
+  // ranks (kept in order, merged symbols removed) instead of a queue.
+  void merge_by_scan(Scratch& w) const {
+    std::vector<Symbol>& sym = w.symbols;
+    const size_t count = sym.size();
+    if (count < 2) return;
+    uint32_t ranks[kScanSymbols], merged[kScanSymbols], ids[kScanSymbols], lens[kScanSymbols];
+    auto pair_of = [&](size_t k) {
+      const auto m = w.pairs.find(ids[k], ids[k + 1], merge_table_);
+      ranks[k] = m.rank;
+      merged[k] = m.merged;
+    };
+    for (size_t k = 0; k < count; ++k) ids[k] = sym[k].id, lens[k] = sym[k].len;
+    size_t m = count;
+    for (size_t k = 0; k + 1 < m; ++k) pair_of(k);
+    for (;;) {
+      uint32_t best = kNoToken;
+      for (size_t k = 0; k + 1 < m; ++k) best = std::min(best, ranks[k]);
+      if (best == kNoToken) break;
+      size_t k = 0;
+      while (ranks[k] != best) ++k;
+      ids[k] = merged[k];
+      lens[k] += lens[k + 1];
+      const size_t tail = m - k - 2;  // entries after k + 1
+      std::memmove(ids + k + 1, ids + k + 2, tail * sizeof(uint32_t));
+      std::memmove(lens + k + 1, lens + k + 2, tail * sizeof(uint32_t));
+      std::memmove(ranks + k + 1, ranks + k + 2, tail * sizeof(uint32_t));
+      std::memmove(merged + k + 1, merged + k + 2, tail * sizeof(uint32_t));
+      --m;
+      if (k > 0) pair_of(k - 1);
+      if (k + 1 < m) pair_of(k);
+    }
+    sym.resize(m);
+    for (size_t k = 0; k < m; ++k) sym[k] = {ids[k], int32_t(k) - 1, -1, lens[k]};
+  }
+
+  // Step 2: HF's Word::merge_all.
+  void merge(Scratch& w, std::mt19937_64* rng) const {
+    std::vector<Symbol>& sym = w.symbols;
+    std::vector<Queued>& queue = w.queue;
+    queue.clear();
+    w.skipped.clear();
+    for (size_t i = 0; i + 1 < sym.size(); ++i)
+      if (const auto m = w.pairs.find(sym[i].id, sym[i + 1].id, merge_table_); m.rank != kNoToken)
+        queue.push_back({uint64_t(m.rank) << 32 | i, m.merged});
+    std::make_heap(queue.begin(), queue.end(), std::greater<Queued>());
+    auto push = [&](uint32_t place, const hf_bpe::MergeTable::Merge& m) {
+      queue.push_back({uint64_t(m.rank) << 32 | place, m.merged});
+      std::push_heap(queue.begin(), queue.end(), std::greater<Queued>());
+    };
+    while (!queue.empty()) {
+      std::pop_heap(queue.begin(), queue.end(), std::greater<Queued>());
+      const Queued top = queue.back();
+      queue.pop_back();
+      if (rng) {
+        const float draw = float((*rng)() >> 40) * (1.0f / 16777216.0f);  // uniform in [0, 1)
+        if (draw < dropout_) {
+          w.skipped.push_back(top);
+          continue;
+        }
+        for (const Queued& q : w.skipped) {
+          queue.push_back(q);
+          std::push_heap(queue.begin(), queue.end(), std::greater<Queued>());
+        }
+        w.skipped.clear();
+      }
+      const uint32_t at = uint32_t(top.key);
+      Symbol& left = sym[at];
+      if (left.len == 0 || left.next < 0) continue;
+      const Symbol right = sym[size_t(left.next)];
+      const auto now = w.pairs.find(left.id, right.id, merge_table_);
+      if (now.rank == kNoToken || now.merged != top.merged) continue;  // the pair there has changed
+      left.id = top.merged;
+      left.len += right.len;
+      sym[size_t(left.next)].len = 0;
+      left.next = right.next;
+      if (right.next >= 0) sym[size_t(right.next)].prev = int32_t(at);
+      if (left.prev >= 0)
+        if (const auto m = w.pairs.find(sym[size_t(left.prev)].id, left.id, merge_table_); m.rank != kNoToken)
+          push(uint32_t(left.prev), m);
+      if (left.next >= 0)
+        if (const auto m = w.pairs.find(left.id, sym[size_t(left.next)].id, merge_table_); m.rank != kNoToken)
+          push(at, m);
+    }
+  }
+
+  HfBpeOptions options_;
+  std::string prefix_, suffix_;
+  hf_bpe::TokenIds tokens_;
+  std::unique_ptr<hf_bpe::CharIds> chars_[4];  // by table_of(first, last)
+  uint32_t byte_ids_[256] = {};
+  uint32_t unk_id_ = kNoToken;
+  float dropout_ = 0.0f;
+  // No two tokens share an id and every merge's right token is longer than the continuing prefix.
+  // Then a merge makes the pair at a place merge into a longer token than before, so a queued
+  // pair is still good exactly when it is the pair there now: HF's queue merges the
+  // lowest-ranked pair, leftmost on ties, and a scan finds the same (merge_by_scan).
+  bool regular_ = true;
+  hf_bpe::MergeTable merge_table_;
+  size_t merge_count_ = 0;
+  std::unique_ptr<Pool<Scratch>> scratch_;  // per-thread working state (a pointer: the model can move)
+};
+
+}  // namespace tokenforge

@@ -1,0 +1,118 @@
+"""Whole tokenizer.json files through `Tokenizer.from_file`, against HF tokenizers loading the
+same file: files the test builds with HF's own components and trainers (every run), and the real
+model folders in ../shared/vocab/hf where they are at hand. Ids, tokens, offsets, type ids and
+decode must be equal."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import tokenforge
+from conftest import WHOLE_CORPUS, corpus_files, read_sample
+
+tokenizers = pytest.importorskip("tokenizers")
+from tokenizers import decoders, models, normalizers, pre_tokenizers, processors, trainers  # noqa: E402
+
+LINES = [line for path in corpus_files() for line in read_sample(path, 6000).splitlines()[:40] if line.strip()]
+TRAIN = [read_sample(path, 40_000) for path in corpus_files()]
+
+
+def same(ours: tokenforge.Tokenizer, hf, text: str, pair: str | None = None) -> None:
+    a, b = ours.encode(text, pair), hf.encode(text, pair)
+    assert (a.ids, a.tokens, a.offsets, a.type_ids) == (b.ids, b.tokens, b.offsets, b.type_ids), text
+    assert ours.decode(a.ids) == hf.decode(b.ids), text
+    assert ours.decode(a.ids, skip_special_tokens=False) == hf.decode(b.ids, skip_special_tokens=False), text
+
+
+def llama2_style(tmp_path) -> str:
+    """A sentencepiece-style BPE as HF writes Llama 2's: Prepend + Replace normalizers, byte
+    fallback, Replace/ByteFallback/Fuse/Strip decoders, a <s> template."""
+    tok = tokenizers.Tokenizer(models.BPE(unk_token="<unk>", byte_fallback=True, fuse_unk=True))
+    tok.normalizer = normalizers.Sequence([normalizers.Prepend("▁"), normalizers.Replace(" ", "▁")])
+    special = ["<unk>", "<s>", "</s>"] + [f"<0x{b:02X}>" for b in range(256)]
+    tok.train_from_iterator(TRAIN, trainers.BpeTrainer(vocab_size=2000, special_tokens=special))
+    tok.decoder = decoders.Sequence(
+        [decoders.Replace("▁", " "), decoders.ByteFallback(), decoders.Fuse(), decoders.Strip(" ", 1, 0)]
+    )
+    tok.post_processor = processors.TemplateProcessing(
+        single="<s> $A", pair="<s> $A <s>:1 $B:1", special_tokens=[("<s>", tok.token_to_id("<s>"))]
+    )
+    path = str(tmp_path / "llama2_style.json")
+    tok.save(path)
+    return path
+
+
+def wordlevel_nfkc(tmp_path) -> str:
+    tok = tokenizers.Tokenizer(models.WordLevel(unk_token="[UNK]"))
+    tok.normalizer = normalizers.Sequence([normalizers.NFKC(), normalizers.Lowercase(), normalizers.StripAccents()])
+    tok.pre_tokenizer = pre_tokenizers.Sequence(
+        [pre_tokenizers.Whitespace(), pre_tokenizers.Digits(individual_digits=True)]
+    )
+    tok.train_from_iterator(
+        TRAIN, trainers.WordLevelTrainer(vocab_size=3000, special_tokens=["[UNK]", "[CLS]", "[SEP]"])
+    )
+    tok.post_processor = processors.TemplateProcessing(
+        single="[CLS] $A [SEP]", pair="[CLS] $A [SEP] $B:1 [SEP]:1", special_tokens=[("[CLS]", 1), ("[SEP]", 2)]
+    )
+    path = str(tmp_path / "wordlevel.json")
+    tok.save(path)
+    return path
+
+
+def metaspace_bpe(tmp_path) -> str:
+    tok = tokenizers.Tokenizer(models.BPE(unk_token="<unk>", continuing_subword_prefix="##"))
+    tok.normalizer = normalizers.NFD()
+    tok.pre_tokenizer = pre_tokenizers.Metaspace(replacement="▁", prepend_scheme="first")
+    tok.train_from_iterator(
+        TRAIN, trainers.BpeTrainer(vocab_size=1500, special_tokens=["<unk>"], continuing_subword_prefix="##")
+    )
+    tok.decoder = decoders.Metaspace(replacement="▁", prepend_scheme="first")
+    path = str(tmp_path / "metaspace.json")
+    tok.save(path)
+    return path
+
+
+@pytest.fixture(scope="module", params=[llama2_style, wordlevel_nfkc, metaspace_bpe])
+def built(request, tmp_path_factory):
+    path = request.param(tmp_path_factory.mktemp("hf"))
+    return tokenforge.Tokenizer.from_file(path), tokenizers.Tokenizer.from_file(path)
+
+
+def test_built_files_equal_hf(built):
+    ours, hf = built
+    assert ours.kernel == "staged"
+    for line in LINES:
+        same(ours, hf, line)
+    same(ours, hf, LINES[0], LINES[1])
+    batch = ours.encode_batch(LINES[:50])
+    assert [e.ids for e in batch] == [e.ids for e in hf.encode_batch(LINES[:50])]
+
+
+TEXT = st.text(
+    st.one_of(st.characters(blacklist_categories=("Cs",)), st.sampled_from(list(" \n\t  ▁éé日本ｶ\u0301ﬁ<s>"))),
+    max_size=60,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(text=TEXT)
+def test_built_files_equal_hf_on_any_text(built, text):
+    ours, hf = built
+    same(ours, hf, text)
+
+
+REAL = ["llama2", "gemma3"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", REAL)
+def test_real_model_folders_equal_hf(name):
+    if WHOLE_CORPUS is None:
+        pytest.skip("../shared is not at hand")
+    path = WHOLE_CORPUS.parent / "vocab" / "hf" / name / "tokenizer.json"
+    ours, hf = tokenforge.Tokenizer.from_file(path), tokenizers.Tokenizer.from_file(str(path))
+    for p in corpus_files(whole=True):
+        for line in read_sample(p, 200_000).splitlines()[:2000]:
+            same(ours, hf, line)
