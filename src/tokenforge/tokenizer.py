@@ -305,6 +305,97 @@ class Tokenizer:
             presets.wpm(tokens, converted=converted, unk_token=unk_token, cls_token=cls_token, sep_token=sep_token)
         )
 
+    @classmethod
+    def from_pretrained(cls, path: str | os.PathLike[str]) -> Tokenizer:
+        """A local model folder as transformers reads one, offline: its tokenizer.json (or,
+        without one, tokenizer.model or vocab.txt), and the settings of tokenizer_config.json,
+        special_tokens_map.json and chat_template.jinja (see `config`, `apply_chat_template`). A
+        hub cache folder (models--org--name) reads the snapshot its refs/main names."""
+        from .chat_template import ModelConfig
+
+        folder = _snapshot_folder(os.fspath(path))
+        for name in ("tokenizer.json", "tokenizer.model", "vocab.txt"):
+            file = os.path.join(folder, name)
+            if os.path.isfile(file):
+                break
+        else:
+            raise FileNotFoundError(
+                f"{folder}: no tokenizer.json, tokenizer.model or vocab.txt in it; give the folder a model's "
+                "tokenizer files are in"
+            )
+        from .formats import read_tokenizer_file
+
+        spec = read_tokenizer_file(file)
+        return cls.from_spec(dataclasses.replace(spec, config=ModelConfig.from_folder(folder)), source=file)
+
+    @property
+    def config(self) -> Any:
+        """The model folder's settings (tokenforge.chat_template.ModelConfig: special tokens, chat
+        templates, model_max_length, padding_side) where `from_pretrained` read a folder, else None."""
+        return self._spec.config
+
+    def apply_chat_template(
+        self,
+        conversation: Any,
+        *,
+        tools: Sequence[Any] | None = None,
+        documents: Sequence[Any] | None = None,
+        chat_template: str | None = None,
+        add_generation_prompt: bool = False,
+        continue_final_message: bool | str = False,
+        tokenize: bool = True,
+        return_dict: bool = True,
+        **kwargs: Any,
+    ) -> Any:
+        """A conversation (a list of {"role", "content"} messages; or a list of conversations)
+        rendered by the model's chat template exactly as transformers' apply_chat_template: the
+        text with tokenize=False; else its ids (encoded without adding special tokens, as
+        transformers does, the template having written them), as {"input_ids", "attention_mask"}
+        with return_dict=True (transformers 5's default) or as the list of ids. `chat_template`:
+        a template's name or Jinja source (required where the tokenizer has no model folder);
+        other keywords reach the template as variables."""
+        from .chat_template import ModelConfig, render_chat_template
+
+        _check_bool(tokenize, "tokenize")
+        _check_bool(return_dict, "return_dict")
+        config = self.config
+        if isinstance(config, ModelConfig):
+            rendered = config.render_chat(
+                conversation,
+                chat_template=chat_template,
+                tools=tools,
+                documents=documents,
+                add_generation_prompt=add_generation_prompt,
+                continue_final_message=continue_final_message,
+                **kwargs,
+            )
+        else:
+            if chat_template is None:
+                raise ValueError(
+                    "this tokenizer has no chat template (it was not read from a model folder): load the folder "
+                    "with Tokenizer.from_pretrained, or pass chat_template= with the template's Jinja source"
+                )
+            rendered = render_chat_template(
+                chat_template,
+                conversation,
+                tools=tools,
+                documents=documents,
+                add_generation_prompt=add_generation_prompt,
+                continue_final_message=continue_final_message,
+                **kwargs,
+            )
+        if not tokenize:
+            return rendered
+        batch = not isinstance(rendered, str)
+        texts = list(rendered) if batch else [rendered]
+        ids = [list(e.ids) for e in self.encode_batch(texts, add_special_tokens=False)]
+        if not return_dict:
+            return ids if batch else ids[0]
+        masks = [[1] * len(row) for row in ids]
+        return (
+            {"input_ids": ids, "attention_mask": masks} if batch else {"input_ids": ids[0], "attention_mask": masks[0]}
+        )
+
     def save(self, path: str | os.PathLike[str]) -> None:
         """Write the tokenizer (atomically) in the format `path` names: .json (HF tokenizer.json),
         .model (sentencepiece), .tiktoken (the ranks only) or .tokenforge (byte-level BPE), .txt
@@ -567,3 +658,21 @@ class Tokenizer:
                 p["pad_type_id"],
                 p["direction"] == "left",
             )
+
+
+def _snapshot_folder(path: str) -> str:
+    """`path`, or for a hub cache folder (models--org--name, with snapshots/ in it) the snapshot
+    that refs/main names (the only one, where there is no ref)."""
+    snapshots = os.path.join(path, "snapshots")
+    if not os.path.isdir(snapshots):
+        return path
+    ref = os.path.join(path, "refs", "main")
+    if os.path.isfile(ref):
+        with open(ref, encoding="utf-8") as f:
+            return os.path.join(snapshots, f.read().strip())
+    found = sorted(os.listdir(snapshots))
+    if len(found) != 1:
+        raise FileNotFoundError(
+            f"{path}: a hub cache folder with {len(found)} snapshots and no refs/main; give the snapshot folder"
+        )
+    return os.path.join(snapshots, found[0])

@@ -33,3 +33,6 @@ class PipelineSpec:
     # The native pipeline to run it on (pipeline.compile.KERNELS); None: the fastest that runs it
     # (a fused kernel where one fits, else "staged").
     kernel: str | None = None
+    # The model folder's settings around the tokenizer (chat_template.ModelConfig: special
+    # tokens, chat templates, model_max_length, padding_side), or None; no stage reads them.
+    config: Any = None
