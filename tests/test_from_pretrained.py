@@ -16,7 +16,7 @@ from conftest import REPO, corpus_files, read_sample
 
 tokenizers = pytest.importorskip("tokenizers")
 transformers = pytest.importorskip("transformers")
-from tokenizers import decoders, models, normalizers, processors, trainers  # noqa: E402
+from tokenizers import decoders, models, normalizers, pre_tokenizers, processors, trainers  # noqa: E402
 
 TEMPLATES = REPO / "tests" / "data" / "chat_templates"
 TRAIN = [read_sample(path, 30_000) for path in corpus_files()]
@@ -43,7 +43,11 @@ def make_folder(folder: pathlib.Path, family: str) -> pathlib.Path:
     if family == "gemma3":
         special += ["<mask>", "<start_of_turn>", "<end_of_turn>"]
     tok = tokenizers.Tokenizer(models.BPE(unk_token="<unk>", byte_fallback=True, fuse_unk=True))
-    tok.normalizer = normalizers.Sequence([normalizers.Prepend("▁"), normalizers.Replace(" ", "▁")])
+    if family == "llama2":
+        tok.normalizer = normalizers.Sequence([normalizers.Prepend("▁"), normalizers.Replace(" ", "▁")])
+    else:  # as Gemma's own tokenizer.json (and transformers' GemmaTokenizer) spell it
+        tok.normalizer = normalizers.Replace(" ", "▁")
+        tok.pre_tokenizer = pre_tokenizers.Split(" ", behavior="merged_with_previous")
     tok.train_from_iterator(
         TRAIN, trainers.BpeTrainer(vocab_size=1500, special_tokens=special + [f"<0x{b:02X}>" for b in range(256)])
     )
