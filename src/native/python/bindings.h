@@ -26,4 +26,7 @@ void bind_pipelines(nanobind::module_& m);
 // _piece_ends, the built-in scanners' test hook, and parse_tiktoken (python/bind_tools.cpp).
 void bind_tools(nanobind::module_& m);
 
+// Regex, the Oniguruma-run patterns of tokenizer files, as a test hook (python/bind_regex.cpp).
+void bind_regex(nanobind::module_& m);
+
 }  // namespace tokenforge::bindings

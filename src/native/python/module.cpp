@@ -29,4 +29,5 @@ NB_MODULE(_core, m) {
   bind_sentencepiece(m);
   bind_pipelines(m);
   bind_tools(m);
+  bind_regex(m);
 }
