@@ -74,7 +74,31 @@ def metaspace_bpe(tmp_path) -> str:
     return path
 
 
-@pytest.fixture(scope="module", params=[llama2_style, wordlevel_nfkc, metaspace_bpe])
+def byte_level_regex(tmp_path) -> str:
+    """A byte-level BPE as Llama 3's and Qwen's files spell it: a regex Split (a pattern no
+    built-in scanner has), then ByteLevel without its own regex; a regex Replace normalizer."""
+    tok = tokenizers.Tokenizer(models.BPE(ignore_merges=True))
+    tok.normalizer = normalizers.Sequence([normalizers.NFC(), normalizers.Replace(tokenizers.Regex(r"\s{3,}"), "  ")])
+    pattern = r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,2}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"
+    tok.pre_tokenizer = pre_tokenizers.Sequence(
+        [
+            pre_tokenizers.Split(tokenizers.Regex(pattern), behavior="isolated"),
+            pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
+        ]
+    )
+    tok.train_from_iterator(
+        TRAIN,
+        trainers.BpeTrainer(
+            vocab_size=2000, special_tokens=["<|end|>"], initial_alphabet=pre_tokenizers.ByteLevel.alphabet()
+        ),
+    )
+    tok.decoder = decoders.ByteLevel()
+    path = str(tmp_path / "byte_level_regex.json")
+    tok.save(path)
+    return path
+
+
+@pytest.fixture(scope="module", params=[llama2_style, wordlevel_nfkc, metaspace_bpe, byte_level_regex])
 def built(request, tmp_path_factory):
     path = request.param(tmp_path_factory.mktemp("hf"))
     return tokenforge.Tokenizer.from_file(path), tokenizers.Tokenizer.from_file(path)
@@ -103,7 +127,7 @@ def test_built_files_equal_hf_on_any_text(built, text):
     same(ours, hf, text)
 
 
-REAL = ["llama2", "gemma3"]
+REAL = ["llama2", "gemma3", "llama3", "qwen3"]
 
 
 @pytest.mark.slow

@@ -478,3 +478,23 @@ class BpeModel:
 
     @property
     def merge_count(self) -> int: ...
+
+class Regex:
+    """
+    A regex as HF tokenizers runs it (Oniguruma, its syntax and Unicode tables): the general path for Split and Replace patterns. A pattern Oniguruma rejects raises ValueError.
+    """
+
+    def __init__(self, pattern: str) -> None: ...
+
+    @property
+    def pattern(self) -> str: ...
+
+    def find_matches(self, text: str) -> list[tuple[int, int, bool]]:
+        """
+        The spans (start, end, is_match) of `text` in code points, in order and covering it, as HF's Pattern::find_matches gives them (an empty text gives [(0, 0, False)]). A search past Oniguruma's retry limits raises RuntimeError.
+        """
+
+    def find_iter(self, text: str) -> list[tuple[int, int, bool]]:
+        """
+        The matches alone, as find_matches finds them: the spans HF's Replace normalizer rewrites.
+        """

@@ -55,8 +55,8 @@ inline std::unique_ptr<Decoder> replace(OptionReader& o) {
   std::string pattern = o.get_pattern("pattern", is_regex);
   o.get("content", true);
   std::string content = o.get_string("content", "");
-  if (is_regex) o.fail("regex patterns are not supported yet (only {\"String\": ...})");
-  return std::make_unique<ReplaceDecoder>(std::move(pattern), std::move(content));
+  std::shared_ptr<const Regex> regex = is_regex ? std::make_shared<const Regex>(pattern) : nullptr;
+  return std::make_unique<ReplaceDecoder>(std::move(pattern), std::move(content), std::move(regex));
 }
 inline std::unique_ptr<Decoder> bpe(OptionReader& o) {
   return std::make_unique<BpeDecoder>(o.get_string("suffix", "</w>"));

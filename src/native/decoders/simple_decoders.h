@@ -6,11 +6,13 @@
 // space; empty tokens dropped).
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "decoders/decoder.h"
+#include "pre_tokenizers/regex.h"
 #include "decoders/wordpiece_stage_decoder.h"
 #include "unicode/unicode_classes.h"
 
@@ -63,14 +65,32 @@ class StripDecoder : public Decoder {
 
 class ReplaceDecoder : public Decoder {
  public:
-  ReplaceDecoder(std::string pattern, std::string content)
-      : pattern_(std::move(pattern)), content_(std::move(content)) {}
+  // regex: the compiled pattern when it is a regex (nullptr for a string pattern).
+  ReplaceDecoder(std::string pattern, std::string content, std::shared_ptr<const Regex> regex = nullptr)
+      : pattern_(std::move(pattern)), content_(std::move(content)), regex_(std::move(regex)) {}
   void decode_chain(std::vector<std::string>& tokens) const override {
-    for (std::string& t : tokens) t = rust_replace(t, pattern_, content_);
+    if (!regex_) {
+      for (std::string& t : tokens) t = rust_replace(t, pattern_, content_);
+      return;
+    }
+    std::vector<MatchSpan> spans;
+    for (std::string& t : tokens) {  // each match becomes content, the rest stays (HF's decode_chain)
+      spans.clear();
+      regex_->find_matches(t.data(), t.size(), spans);
+      std::string out;
+      for (const MatchSpan& m : spans) {
+        if (m.is_match)
+          out += content_;
+        else
+          out.append(t, m.start, m.end - m.start);
+      }
+      t = std::move(out);
+    }
   }
 
  private:
   std::string pattern_, content_;
+  std::shared_ptr<const Regex> regex_;
 };
 
 class BpeDecoder : public Decoder {

@@ -42,8 +42,8 @@ inline std::unique_ptr<Normalizer> replace(OptionReader& o) {
   std::string pattern = o.get_pattern("pattern", is_regex);
   std::string content = o.get_string("content", "");
   o.get("content", true);
-  if (is_regex) o.fail("regex patterns are not supported yet (only {\"String\": ...})");
-  return std::make_unique<ReplaceNormalizer>(std::move(pattern), std::move(content));
+  std::shared_ptr<const Regex> regex = is_regex ? std::make_shared<const Regex>(pattern) : nullptr;
+  return std::make_unique<ReplaceNormalizer>(std::move(pattern), std::move(content), std::move(regex));
 }
 inline std::unique_ptr<Normalizer> prepend(OptionReader& o) {
   o.get("prepend", true);

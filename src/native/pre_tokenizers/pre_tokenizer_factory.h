@@ -1,7 +1,6 @@
 // Builds a staged-pipeline pre-tokenizer (pre_tokenizers/pre_tokenizer.h) from its
 // tokenizer.json description: the type name and options (pipelines/stage_options.h). Split
-// with a regex pattern waits for a regex matcher (pre_tokenizers/regex.h) to plug into
-// SplitPreTokenizer: refused with a message until then.
+// with a regex pattern matches with pre_tokenizers/regex.h (Oniguruma, as HF).
 #pragma once
 #include <memory>
 #include <string>
@@ -17,6 +16,7 @@
 #include "pre_tokenizers/metaspace.h"
 #include "pre_tokenizers/pre_tokenizer.h"
 #include "pre_tokenizers/pre_tokenizer_sequence.h"
+#include "pre_tokenizers/regex.h"
 #include "pre_tokenizers/punctuation.h"
 #include "pre_tokenizers/split.h"
 #include "pre_tokenizers/whitespace.h"
@@ -81,7 +81,9 @@ inline std::unique_ptr<PreTokenizer> split(OptionReader& o) {
   o.get("behavior", true);
   const SplitBehavior b = behavior(o, "Removed");
   const bool invert = o.get_bool("invert", false);
-  if (is_regex) o.fail("regex patterns are not supported yet (only {\"String\": ...})");
+  if (is_regex)
+    return std::make_unique<SplitPreTokenizer>(SplitPreTokenizer::matcher_of(std::make_shared<const Regex>(pattern)), b,
+                                               invert);
   return std::make_unique<SplitPreTokenizer>(SplitPreTokenizer::string_matcher(std::move(pattern)), b, invert);
 }
 inline std::unique_ptr<PreTokenizer> fixed_length(OptionReader& o) {

@@ -33,5 +33,7 @@ void bind_staged(nanobind::module_& m);
 void bind_unicode_normalization(nanobind::module_& m);
 // BpeModel, HF tokenizers' BPE model (python/bind_bpe_model.cpp).
 void bind_bpe_model(nanobind::module_& m);
+// Regex, the Oniguruma-run patterns of tokenizer files, as a test hook (python/bind_regex.cpp).
+void bind_regex(nanobind::module_& m);
 
 }  // namespace tokenforge::bindings

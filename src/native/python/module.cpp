@@ -32,4 +32,5 @@ NB_MODULE(_core, m) {
   bind_staged(m);
   bind_unicode_normalization(m);
   bind_bpe_model(m);
+  bind_regex(m);
 }
