@@ -49,6 +49,8 @@ def _check_int(
     Otherwise TypeError (not an integer) or ValueError (out of range) naming `name`."""
     if value is None and none is not None:
         return None
+    if type(value) is int and (low is None or value >= low) and (high is None or value <= high):
+        return value  # the common case, before any message is made
     allowed = (f"None ({none}) or " if none is not None else "") + _int_range(low, high) + why
     if not isinstance(value, bool):
         try:

@@ -21,6 +21,53 @@ namespace bert_data {
 #include "normalizers/bert_tables.inc"
 }  // namespace bert_data
 
+// Lookups in the tables above, one home for the fused BERT rules (CharRules below) and the
+// staged pipeline's components (unicode/hf_chars.h).
+namespace bert_chars {
+
+inline uint16_t flags(uint32_t cp) {
+  if (cp >= 0x110000) return 0;
+  return bert_data::kFlags[(size_t(bert_data::kFlagBlocks[cp >> 8]) << 8) | (cp & 0xFF)];
+}
+
+// Appends the mapping of cp in a sorted {cp, offset, length} table, or cp itself.
+template <class Entry>
+void append_mapped(const Entry* table, size_t n, const uint32_t* data, uint32_t cp, std::vector<uint32_t>& out) {
+  const Entry* e = std::lower_bound(table, table + n, cp, [](const Entry& x, uint32_t c) { return x.cp < c; });
+  if (e == table + n || e->cp != cp) {
+    out.push_back(cp);
+    return;
+  }
+  out.insert(out.end(), data + e->offset, data + e->offset + e->length);
+}
+
+// Canonical decomposition (Unicode 9.0, as HF's NFD): Hangul syllables by formula.
+inline void decompose(uint32_t cp, std::vector<uint32_t>& out) {
+  if (cp >= 0xAC00 && cp <= 0xD7A3) {
+    const uint32_t s = cp - 0xAC00;
+    out.push_back(0x1100 + s / 588);
+    out.push_back(0x1161 + (s % 588) / 28);
+    if (s % 28) out.push_back(0x11A7 + s % 28);
+    return;
+  }
+  append_mapped(bert_data::kNfd, std::size(bert_data::kNfd), bert_data::kNfdData, cp, out);
+}
+
+inline uint32_t combining_class(uint32_t cp) {
+  const auto* e = std::lower_bound(std::begin(bert_data::kCcc), std::end(bert_data::kCcc), cp,
+                                   [](const bert_data::Pair& x, uint32_t c) { return x.cp < c; });
+  return e != std::end(bert_data::kCcc) && e->cp == cp ? e->to : 0;
+}
+
+// BERT's "Chinese character" ranges (CJK ideograph blocks), as HF and llama.cpp list them.
+inline bool is_cjk(uint32_t cp) {
+  return (cp >= 0x4E00 && cp <= 0x9FFF) || (cp >= 0x3400 && cp <= 0x4DBF) || (cp >= 0x20000 && cp <= 0x2A6DF) ||
+         (cp >= 0x2A700 && cp <= 0x2B73F) || (cp >= 0x2B740 && cp <= 0x2B81F) || (cp >= 0x2B920 && cp <= 0x2CEAF) ||
+         (cp >= 0xF900 && cp <= 0xFAFF) || (cp >= 0x2F800 && cp <= 0x2FA1F);
+}
+
+}  // namespace bert_chars
+
 enum class WordClass : uint8_t { kWord = 0, kSpace = 1, kIsolated = 2 };
 
 struct TextRules {
@@ -30,6 +77,10 @@ struct TextRules {
 };
 
 class CharRules {
+  // (the table lookups, by their short names)
+  static uint16_t flags(uint32_t cp) { return bert_chars::flags(cp); }
+  static bool is_cjk(uint32_t cp) { return bert_chars::is_cjk(cp); }
+
  public:
   static constexpr uint32_t kCodePoint = 0x1FFFFF;
   static constexpr int kClassShift = 24;
@@ -73,12 +124,12 @@ class CharRules {
       } else {
         const bool cjk = rules_.cjk_spaces && is_cjk(cp);
         if (cjk) seq.push_back(' ');
-        decompose(cp, seq);
+        bert_chars::decompose(cp, seq);
         if (cjk) seq.push_back(' ');
       }
       from.insert(from.end(), seq.size() - before, i);
     }
-    for (uint32_t c : seq) ccc.push_back(combining_class(c));
+    for (uint32_t c : seq) ccc.push_back(bert_chars::combining_class(c));
     for (size_t i = 0; i < seq.size();) {  // stable sort of each run of non-starters by class
       if (!ccc[i]) {
         ++i;
@@ -168,7 +219,7 @@ class CharRules {
     if (cjk) out.push_back(' ');
     const size_t first = out.size();
     if (rules_.strip_accents) {
-      decompose(cp, out);
+      bert_chars::decompose(cp, out);
       out.erase(
           std::remove_if(out.begin() + first, out.end(), [&](uint32_t c) { return (flags(c) & bert_data::kMn) != 0; }),
           out.end());
@@ -182,26 +233,10 @@ class CharRules {
   void lowercase(std::vector<uint32_t>& out, size_t first) const {
     std::vector<uint32_t> lowered;
     for (size_t i = first; i < out.size(); ++i)
-      append_mapped(bert_data::kLower, std::size(bert_data::kLower), bert_data::kLowerData, out[i], lowered);
+      bert_chars::append_mapped(bert_data::kLower, std::size(bert_data::kLower), bert_data::kLowerData, out[i],
+                                lowered);
     out.resize(first);
     out.insert(out.end(), lowered.begin(), lowered.end());
-  }
-
-  // Canonical decomposition (Unicode 9.0, as HF's NFD): Hangul syllables by formula.
-  static void decompose(uint32_t cp, std::vector<uint32_t>& out) {
-    if (cp >= 0xAC00 && cp <= 0xD7A3) {
-      const uint32_t s = cp - 0xAC00;
-      out.push_back(0x1100 + s / 588);
-      out.push_back(0x1161 + (s % 588) / 28);
-      if (s % 28) out.push_back(0x11A7 + s % 28);
-      return;
-    }
-    append_mapped(bert_data::kNfd, std::size(bert_data::kNfd), bert_data::kNfdData, cp, out);
-  }
-  static uint32_t combining_class(uint32_t cp) {
-    const auto* e = std::lower_bound(std::begin(bert_data::kCcc), std::end(bert_data::kCcc), cp,
-                                     [](const bert_data::Pair& x, uint32_t c) { return x.cp < c; });
-    return e != std::end(bert_data::kCcc) && e->cp == cp ? e->to : 0;
   }
 
   static WordClass bert_class(uint32_t cp) {
@@ -211,28 +246,6 @@ class CharRules {
     return WordClass::kWord;
   }
 
-  // BERT's "Chinese character" ranges (CJK ideograph blocks), as HF and llama.cpp list them.
-  static bool is_cjk(uint32_t cp) {
-    return (cp >= 0x4E00 && cp <= 0x9FFF) || (cp >= 0x3400 && cp <= 0x4DBF) || (cp >= 0x20000 && cp <= 0x2A6DF) ||
-           (cp >= 0x2A700 && cp <= 0x2B73F) || (cp >= 0x2B740 && cp <= 0x2B81F) || (cp >= 0x2B920 && cp <= 0x2CEAF) ||
-           (cp >= 0xF900 && cp <= 0xFAFF) || (cp >= 0x2F800 && cp <= 0x2FA1F);
-  }
-
-  static uint16_t flags(uint32_t cp) {
-    if (cp >= 0x110000) return 0;
-    return bert_data::kFlags[(size_t(bert_data::kFlagBlocks[cp >> 8]) << 8) | (cp & 0xFF)];
-  }
-  // Appends the mapping of cp in a sorted {cp, offset, length} table, or cp itself.
-  template <class Entry>
-  static void append_mapped(const Entry* table, size_t n, const uint32_t* data, uint32_t cp,
-                            std::vector<uint32_t>& out) {
-    const Entry* e = std::lower_bound(table, table + n, cp, [](const Entry& x, uint32_t c) { return x.cp < c; });
-    if (e == table + n || e->cp != cp) {
-      out.push_back(cp);
-      return;
-    }
-    out.insert(out.end(), data + e->offset, data + e->offset + e->length);
-  }
   static uint32_t wpm_nfd(uint32_t cp) {
     const auto* r = std::upper_bound(std::begin(bert_data::kWpmNfd), std::end(bert_data::kWpmNfd), cp,
                                      [](uint32_t c, const bert_data::Range& x) { return c < x.first; });

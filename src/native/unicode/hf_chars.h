@@ -29,22 +29,8 @@ inline bool in_ranges(const CodePointRange (&table)[N], uint32_t cp) {
   return it != std::begin(table) && cp <= std::prev(it)->last;
 }
 
-inline uint16_t flags(uint32_t cp) {
-  if (cp >= 0x110000) return 0;
-  return bert_data::kFlags[(size_t(bert_data::kFlagBlocks[cp >> 8]) << 8) | (cp & 0xFF)];
-}
-
-// Appends the mapping of cp in a sorted {cp, offset, length} table, or cp itself.
-inline void append_mapped(const bert_data::Mapping* table, size_t n, const uint32_t* data, uint32_t cp,
-                          std::vector<uint32_t>& out) {
-  const auto* e =
-      std::lower_bound(table, table + n, cp, [](const bert_data::Mapping& x, uint32_t c) { return x.cp < c; });
-  if (e == table + n || e->cp != cp) {
-    out.push_back(cp);
-    return;
-  }
-  out.insert(out.end(), data + e->offset, data + e->offset + e->length);
-}
+using bert_chars::append_mapped;
+using bert_chars::flags;
 
 }  // namespace hf_chars
 
@@ -57,11 +43,7 @@ inline bool hf_is_nonspacing_mark(uint32_t cp) { return hf_chars::flags(cp) & be
 // is_ascii_punctuation || unicode_categories' is_punctuation (P*, Unicode 8.0).
 inline bool hf_is_punctuation(uint32_t cp) { return hf_chars::flags(cp) & bert_data::kPunct; }
 // BERT's "Chinese characters".
-inline bool hf_is_cjk(uint32_t cp) {
-  return (cp >= 0x4E00 && cp <= 0x9FFF) || (cp >= 0x3400 && cp <= 0x4DBF) || (cp >= 0x20000 && cp <= 0x2A6DF) ||
-         (cp >= 0x2A700 && cp <= 0x2B73F) || (cp >= 0x2B740 && cp <= 0x2B81F) || (cp >= 0x2B920 && cp <= 0x2CEAF) ||
-         (cp >= 0xF900 && cp <= 0xFAFF) || (cp >= 0x2F800 && cp <= 0x2FA1F);
-}
+inline bool hf_is_cjk(uint32_t cp) { return bert_chars::is_cjk(cp); }
 // unicode-normalization-alignments' is_combining_mark (M*, Unicode 9.0): StripAccents'.
 inline bool hf_is_combining_mark(uint32_t cp) {
   return cp >= 0x300 && hf_chars::in_ranges(hf_chars::kCombiningMark, cp);
@@ -86,22 +68,8 @@ inline void hf_lowercase(uint32_t cp, std::vector<uint32_t>& out) {
   hf_chars::append_mapped(bert_data::kLower, std::size(bert_data::kLower), bert_data::kLowerData, cp, out);
 }
 
-// Canonical decomposition (Unicode 9.0, as HF's NFD), Hangul syllables by formula; and the
-// canonical combining class.
-inline void hf_decompose(uint32_t cp, std::vector<uint32_t>& out) {
-  if (cp >= 0xAC00 && cp <= 0xD7A3) {
-    const uint32_t s = cp - 0xAC00;
-    out.push_back(0x1100 + s / 588);
-    out.push_back(0x1161 + (s % 588) / 28);
-    if (s % 28) out.push_back(0x11A7 + s % 28);
-    return;
-  }
-  hf_chars::append_mapped(bert_data::kNfd, std::size(bert_data::kNfd), bert_data::kNfdData, cp, out);
-}
-inline uint32_t hf_combining_class(uint32_t cp) {
-  const auto* e = std::lower_bound(std::begin(bert_data::kCcc), std::end(bert_data::kCcc), cp,
-                                   [](const bert_data::Pair& x, uint32_t c) { return x.cp < c; });
-  return e != std::end(bert_data::kCcc) && e->cp == cp ? e->to : 0;
-}
+// Canonical decomposition (Unicode 9.0, as HF's NFD) and the canonical combining class.
+inline void hf_decompose(uint32_t cp, std::vector<uint32_t>& out) { bert_chars::decompose(cp, out); }
+inline uint32_t hf_combining_class(uint32_t cp) { return bert_chars::combining_class(cp); }
 
 }  // namespace tokenforge

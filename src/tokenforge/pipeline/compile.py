@@ -133,6 +133,13 @@ def set_template(native: Any, post: Any) -> None:
         native.set_template([(True, 0, 0, [])], [(True, 0, 0, []), (True, 1, 1, [])])
 
 
+def _added_tokens_policy(spec: PipelineSpec, split_special: bool) -> tuple[SpecialPolicy, Any]:
+    """The special-token policy over a pipeline's added tokens, and what its default matches:
+    every added token, as HF matches them (none with split_special_tokens)."""
+    policy = SpecialPolicy({a.content: a.id for a in spec.added_tokens})
+    return policy, None if split_special else policy.matcher(policy.names)
+
+
 def _check_post_processor(post: Any) -> None:
     from ..processors.template import TemplateProcessing
 
@@ -201,7 +208,7 @@ def _wordpiece(spec: PipelineSpec) -> Kernel:
                 f"added token {added.content!r} has id {added.id}, which the vocabulary gives to {token_of[added.id]!r}"
             )
         token_of[added.id] = added.content
-    policy = SpecialPolicy({a.content: a.id for a in spec.added_tokens})
+    policy, default_added = _added_tokens_policy(spec, split_special)
     special_ids = sorted({a.id for a in spec.added_tokens if a.special})
 
     rules = (spec.normalizer or BertNormalizer(False, False, False, False)).text_rules()
@@ -225,7 +232,7 @@ def _wordpiece(spec: PipelineSpec) -> Kernel:
         policy,
         "all",
         (),
-        None if split_special else policy.matcher(policy.names),
+        default_added,
         token_of,
         parts={"decoder": decoder},
         options={"split_special_tokens": split_special},
@@ -315,14 +322,14 @@ def _staged(spec: PipelineSpec) -> Kernel:
     description = staged_description(spec)
     native = _core.Staged(**description)
     set_template(native, spec.post_processor)
-    policy = SpecialPolicy({a.content: a.id for a in spec.added_tokens})
+    policy, default_added = _added_tokens_policy(spec, split_special)
     return Kernel(
         "staged",
         native,
         policy,
         "all",
         (),
-        None if split_special else policy.matcher(policy.names),
+        default_added,
         description["names"],
         options={"split_special_tokens": split_special},
     )
