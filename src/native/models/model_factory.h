@@ -1,6 +1,7 @@
 // Builds a staged-pipeline model (models/model.h) from its tokenizer.json description: the type
 // name, its options (pipelines/stage_options.h) without the vocabulary, and the vocabulary as
-// (token, id) pairs. Other model types (HF's BPE, Unigram) join the table as they come.
+// (token, id) pairs. Other model types (HF's BPE) join the table as they come; Unigram's vocabulary
+// is its "vocab" option ([[piece, score], ...], models/unigram/unigram_model.h).
 #pragma once
 #include <memory>
 #include <stdexcept>
@@ -9,6 +10,7 @@
 #include <vector>
 
 #include "models/model.h"
+#include "models/unigram/unigram_model.h"
 #include "models/word_level.h"
 #include "models/wordpiece/wordpiece_stage.h"
 #include "pipelines/stage_options.h"
@@ -30,8 +32,8 @@ inline std::unique_ptr<Model> word_level(OptionReader& o, const Vocabulary& voca
 }
 
 inline const std::vector<std::pair<std::string, Maker>>& table() {
-  static const std::vector<std::pair<std::string, Maker>> makers = {{"WordPiece", wordpiece},
-                                                                    {"WordLevel", word_level}};
+  static const std::vector<std::pair<std::string, Maker>> makers = {
+      {"WordPiece", wordpiece}, {"WordLevel", word_level}, {"Unigram", make_unigram}};
   return makers;
 }
 
