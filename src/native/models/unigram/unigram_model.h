@@ -13,7 +13,9 @@
 //     token, named through the vocabulary when the fused text is a piece; otherwise, with
 //     byte_fallback, as the <0xAB> pieces of its bytes (each with the whole run's offsets) when
 //     all of them exist, else the unknown id;
-//   - a piece listed twice has the id of its last entry (HF's token -> id map), with that score.
+//   - a piece listed twice has the id of its last entry (HF's token -> id map), with that score;
+//   - scores are the f64s HF reads from tokenizer.json's text (serde_json_f64 below), which are
+//     not always the nearest doubles.
 //
 // sentencepiece's own Unigram (models/sentencepiece/spm_unigram.h) differs in what matters for
 // ids: float sums rebased as they grow, user-defined pieces scored by length, no fused unknowns,
@@ -23,8 +25,10 @@
 // the trie once), so a megabyte-long piece takes milliseconds.
 #pragma once
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -216,6 +220,58 @@ class UnigramModel : public Model {
   mutable Pool<Scratch> scratch_;
 };
 
+// The f64 HF tokenizers has for a score written in tokenizer.json. serde_json (without its
+// float_roundtrip feature, as HF builds it) reads a number as its digits in a u64 (digits past
+// what fits are dropped, those before the point counted in the exponent), converted to f64 and
+// then multiplied or divided by 10^|exponent| (a table up to 1e308; beyond, divided by 1e308
+// first): two roundings, so about one score in ten is a unit in the last place off the nearest
+// double, enough to flip a tie of sums. The score comes here as the nearest double of its text
+// (Python's json); the text is taken to be its shortest form, which is what HF (ryu) and Python
+// write, and is read again as serde_json reads it.
+inline double serde_json_f64(double x) {
+  if (!std::isfinite(x)) return x;
+  static const std::vector<double> pow10 = [] {
+    std::vector<double> p;
+    for (int k = 0; k <= 308; ++k) p.push_back(std::strtod(("1e" + std::to_string(k)).c_str(), nullptr));
+    return p;
+  }();
+  char text[64];
+  const std::to_chars_result r = std::to_chars(text, text + sizeof(text), x);  // shortest round trip
+  const char* p = text;
+  const bool negative = *p == '-';
+  p += negative;
+  uint64_t significand = 0;
+  int exponent = 0;
+  bool full = false, point = false;
+  for (; p < r.ptr && *p != 'e'; ++p) {
+    if (*p == '.') {
+      point = true;
+      continue;
+    }
+    const uint64_t digit = uint64_t(*p - '0');
+    full = full || significand > (UINT64_MAX - digit) / 10;
+    if (full) {
+      exponent += !point;  // dropped: an integer digit still counts
+      continue;
+    }
+    significand = significand * 10 + digit;
+    exponent -= point;
+  }
+  if (p < r.ptr) exponent += std::atoi(p + 1);
+  double f = double(significand);
+  for (;;) {
+    const size_t a = size_t(exponent < 0 ? -int64_t(exponent) : exponent);
+    if (a < pow10.size()) {
+      f = exponent >= 0 ? f * pow10[a] : f / pow10[a];
+      break;
+    }
+    if (f == 0.0 || exponent >= 0) break;  // (a positive one overflows: serde_json refuses it)
+    f /= 1e308;
+    exponent += 308;
+  }
+  return negative ? -f : f;
+}
+
 // The model from tokenizer.json's options: "vocab" [[piece, score], ...] (required), "unk_id"
 // (an index, or null), "byte_fallback". `pairs`, the staged pipeline's (token, id) list, may be
 // empty; if given it must be each piece with its index.
@@ -230,7 +286,8 @@ inline std::unique_ptr<Model> make_unigram(OptionReader& o, const Vocabulary& pa
                         (e.list[1].kind == OptionValue::Kind::kFloat || e.list[1].kind == OptionValue::Kind::kInt);
     if (e.kind != OptionValue::Kind::kList || !number || e.list[0].kind != OptionValue::Kind::kString)
       o.fail("option 'vocab': entry " + std::to_string(i) + " is not [piece, score]");
-    const double score = e.list[1].kind == OptionValue::Kind::kFloat ? e.list[1].f : double(e.list[1].i);
+    const double score =
+        e.list[1].kind == OptionValue::Kind::kFloat ? serde_json_f64(e.list[1].f) : double(e.list[1].i);
     vocab.push_back(UnigramModel::Entry{e.list[0].s, score});
   }
   if (!pairs.empty()) {
