@@ -50,7 +50,7 @@ PIPELINES: dict[str, dict[str, Any]] = {
 }
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def trained() -> tuple[tuple[str, float], ...]:
     """[(piece, score)] of a Unigram model HF's UnigramTrainer learns from the samples."""
     tok = tokenizers.Tokenizer(tokenizers.models.Unigram())
@@ -103,7 +103,7 @@ def variant(name: str) -> dict[str, Any]:
     elif name == "repeats":  # a repeated piece has its last entry's id and score
         vocab = vocab + [[p, s + 0.75] for p, s in vocab[1::9]]
     elif name == "unk-last":  # <unk> not first, with a score of its own
-        vocab = vocab[1:] + [["<unk>", -3.5]]
+        vocab = [*vocab[1:], ["<unk>", -3.5]]
         unk_id = len(vocab) - 1
     else:
         assert name == "plain"
@@ -152,7 +152,7 @@ def pair_of(doc: dict[str, Any]) -> tuple[Any, Any]:
     return hf, build_staged(spec)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def built(model_name: str, pipeline: str) -> tuple[Any, Any]:
     return pair_of(tokenizer_json(variant(model_name), **PIPELINES[pipeline]))
 
@@ -160,7 +160,7 @@ def built(model_name: str, pipeline: str) -> tuple[Any, Any]:
 def check(hf: Any, ours: Any, text: str) -> None:
     try:
         expected = hf.encode(text)
-    except Exception as e:  # HF's "unknown token but `unk_id` is missing"
+    except Exception as e:  # noqa: BLE001 (HF raises a bare Exception: "unknown token but `unk_id` is missing")
         assert "unk_id" in str(e)
         with pytest.raises(RuntimeError, match="unk_id"):
             ours.encode(text)
