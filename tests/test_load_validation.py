@@ -698,13 +698,16 @@ def test_deeply_nested_tokenizer_json_is_a_format_error(tmp_path):
         (lambda d: d["model"].update(max_input_chars_per_word=-1), "model.max_input_chars_per_word"),
         (lambda d: d["model"].update(max_input_chars_per_word=2**64), "model.max_input_chars_per_word"),
         (lambda d: d["model"].update(continuing_subword_prefix=3), "model.continuing_subword_prefix"),
-        (lambda d: d["model"].update(type="Unigram"), "model.type"),
+        (lambda d: d["model"].update(type="Nonesuch"), "model.type"),
+        (lambda d: d["model"].update(type="Unigram"), "model.vocab"),
         (lambda d: d["normalizer"].update(lowercase="yes"), "normalizer.lowercase"),
         (lambda d: d["normalizer"].update(strip_accents=0), "normalizer.strip_accents"),
-        (lambda d: d.update(normalizer={"type": "NFC"}), "normalizer.type"),
+        (lambda d: d.update(normalizer={"type": 3}), "normalizer.type"),
         (lambda d: d.update(normalizer="BertNormalizer"), "normalizer"),
-        (lambda d: d.update(pre_tokenizer=None), "pre_tokenizer"),
-        (lambda d: d.update(pre_tokenizer={"type": "Whitespace"}), "pre_tokenizer.type"),
+        (lambda d: d.update(pre_tokenizer="Whitespace"), "pre_tokenizer"),
+        (lambda d: d.update(pre_tokenizer={"type": ""}), "pre_tokenizer.type"),
+        (lambda d: d.update(post_processor={"type": "ByteLevel", "trim_offsets": True}), "post_processor.trim_offsets"),
+        (lambda d: d.update(post_processor={"type": "Nope"}), "post_processor.type"),
         (lambda d: d.update(decoder={"type": "WordPiece", "prefix": None}), "decoder.prefix"),
         (lambda d: d.update(added_tokens={"id": 1}), "added_tokens"),
         (lambda d: d["added_tokens"].append(None), "added_tokens[5]"),
@@ -729,6 +732,25 @@ def test_tokenizer_json_fields_are_checked(tmp_path, edit, where):
     edit(doc)
     e = refused(load_json, write_json(tmp_path, doc), where)
     assert e.where == where, str(e)
+
+
+@pytest.mark.parametrize(
+    "stage, component",
+    [
+        ("normalizer", {"type": "Nope"}),
+        ("pre_tokenizer", {"type": "Split", "pattern": {"Regex": "(unclosed"}, "behavior": "Isolated"}),
+        ("pre_tokenizer", {"type": "Whitespace", "extra": 1}),
+        ("decoder", {"type": "Nope"}),
+    ],
+)
+def test_tokenizer_json_components_the_staged_pipeline_refuses(tmp_path, stage, component):
+    """Components are checked where they are built: an unknown type, an unknown option or a regex
+    that does not compile is a FormatError naming the file, the stage and what is wrong."""
+    doc = wordpiece_json()
+    doc[stage] = component
+    with pytest.raises(FormatError, match=r"tokenizer\.json: .*(Nope|unclosed|extra)") as e:
+        load_json(write_json(tmp_path, doc))
+    assert stage.replace("_", "-") in str(e.value) or stage in str(e.value)
 
 
 def test_tokenizer_json_that_is_not_json(tmp_path):

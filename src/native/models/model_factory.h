@@ -1,7 +1,8 @@
 // Builds a staged-pipeline model (models/model.h) from its tokenizer.json description: the type
 // name, its options (pipelines/stage_options.h) without the vocabulary, and the vocabulary as
 // (token, id) pairs. WordPiece is models/wordpiece/wordpiece_stage.h, WordLevel
-// models/word_level.h, BPE models/bpe/bpe_stage.h.
+// models/word_level.h, BPE models/bpe/bpe_stage.h, Unigram models/unigram/unigram_model.h (its
+// vocabulary is its "vocab" option, [[piece, score], ...]).
 #pragma once
 #include <memory>
 #include <stdexcept>
@@ -11,6 +12,7 @@
 
 #include "models/bpe/bpe_stage.h"
 #include "models/model.h"
+#include "models/unigram/unigram_model.h"
 #include "models/word_level.h"
 #include "models/wordpiece/wordpiece_stage.h"
 #include "pipelines/stage_options.h"
@@ -38,7 +40,7 @@ inline std::unique_ptr<Model> bpe(OptionReader& o, const Vocabulary& vocab) {
 
 inline const std::vector<std::pair<std::string, Maker>>& table() {
   static const std::vector<std::pair<std::string, Maker>> makers = {
-      {"WordPiece", wordpiece}, {"WordLevel", word_level}, {"BPE", bpe}};
+      {"WordPiece", wordpiece}, {"WordLevel", word_level}, {"BPE", bpe}, {"Unigram", make_unigram}};
   return makers;
 }
 
@@ -48,7 +50,7 @@ inline std::unique_ptr<Model> make_model(const std::string& type, const OptionVa
   for (const auto& [name, maker] : model_makers::table())
     if (name == type) {
       OptionReader reader("model " + type, options);
-      std::unique_ptr<Model> out = maker(reader, vocab);
+      std::unique_ptr<Model> out = build_named(reader, [&] { return maker(reader, vocab); });
       reader.finish();
       return out;
     }

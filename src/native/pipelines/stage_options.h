@@ -133,6 +133,19 @@ inline std::string type_of(const OptionValue& component, const std::string& what
   return t->s;
 }
 
+// Runs make(), naming the component (reader.what()) in an std::invalid_argument that does not
+// already name it (a regex that does not compile, a merge naming a missing token).
+template <class Make>
+auto build_named(const OptionReader& reader, Make&& make) -> decltype(make()) {
+  try {
+    return make();
+  } catch (const std::invalid_argument& e) {
+    const std::string message = e.what();
+    if (message.rfind(reader.what(), 0) == 0) throw;
+    throw std::invalid_argument(reader.what() + ": " + message);
+  }
+}
+
 // A table of constructors by type name (sentencepiece's model_factory shape): make() finds the
 // type, builds it from its options and refuses unknown types and options, naming them.
 template <class Component>
@@ -146,7 +159,7 @@ class ComponentFactory {
     for (const auto& [name, maker] : makers_)
       if (name == type) {
         OptionReader reader(stage_ + " " + type, options);
-        std::unique_ptr<Component> out = maker(reader);
+        std::unique_ptr<Component> out = build_named(reader, [&] { return maker(reader); });
         reader.finish();
         return out;
       }

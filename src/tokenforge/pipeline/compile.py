@@ -63,6 +63,7 @@ KERNELS = tuple(OPTIONS)
 
 
 def _fused_wordpiece(spec: PipelineSpec) -> bool:
+    from ..decoders.wordpiece import WordPieceDecoder, WpmDecoder
     from ..normalizers.bert import BertNormalizer, WpmNormalizer
     from ..pre_tokenizers.bert import BertPreTokenizer, WpmPreTokenizer
 
@@ -70,6 +71,7 @@ def _fused_wordpiece(spec: PipelineSpec) -> bool:
         isinstance(spec.model, WordPiece)
         and (spec.normalizer is None or isinstance(spec.normalizer, (BertNormalizer, WpmNormalizer)))
         and isinstance(spec.pre_tokenizer, (BertPreTokenizer, WpmPreTokenizer))
+        and (spec.decoder is None or isinstance(spec.decoder, (WordPieceDecoder, WpmDecoder)))
     )
 
 

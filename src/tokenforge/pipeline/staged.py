@@ -3,7 +3,8 @@ stage by stage as HF tokenizers runs it, for the descriptions no fused kernel se
 
 `staged_description` turns a `PipelineSpec` into what `_core.Staged` takes: per stage a list of
 (type, options) as tokenizer.json spells them (a Sequence's parts flattened into the list; an
-empty list for no stage), the model's type, options and vocabulary apart. Components are
+empty list for no stage), the model's type, options and vocabulary apart (but a Unigram model's
+[[piece, score], ...] stays in its options, with an empty (token, id) list). Components are
 tokenforge's records with `to_json()` (or tokenizer.json dicts as they are). `build_staged`
 builds the native pipeline, with the post-processor's template when it is a TemplateProcessing;
 the special-token policy stays the surface's business (pipeline.compile wires it).
@@ -50,10 +51,19 @@ def staged_description(spec: PipelineSpec) -> dict[str, Any]:
     model = _json_of(spec.model)
     model_type = model.pop("type", None)
     vocab = model.pop("vocab", None)
-    if not isinstance(model_type, str) or not isinstance(vocab, Mapping):
+    if model_type == "Unigram" and isinstance(vocab, (list, tuple)):
+        # [[piece, score], ...]: ids are indices, and the scores stay in the options
+        model["vocab"] = vocab
+        pieces = [entry[0] if isinstance(entry, (list, tuple)) and entry else "" for entry in vocab]
+        vocab = {}
+    elif not isinstance(model_type, str) or not isinstance(vocab, Mapping):
         raise ValueError("the model needs a 'type' and a 'vocab' mapping token -> id")
-    size = max([*vocab.values(), *(t.id for t in spec.added_tokens)], default=-1) + 1
+    else:
+        pieces = []
+    size = max([len(pieces) - 1, *vocab.values(), *(t.id for t in spec.added_tokens)], default=-1) + 1
     names = [""] * size
+    for i, piece in enumerate(pieces):
+        names[i] = piece if isinstance(piece, str) else ""
     for token, i in vocab.items():
         names[i] = token
     for t in spec.added_tokens:
