@@ -1,0 +1,135 @@
+"""Whole HF tokenizer.json files: tokenforge's `Tokenizer.from_file` against HF tokenizers,
+fastokens and tokie loading the same file, per file and per corpus, in one run.
+
+Each library encodes the corpus as 8 KB documents, without adding special tokens:
+- cold: the first pass over the documents after loading (caches empty);
+- warm: the best of three further passes, one document per call on one thread;
+- batch: the library's own batch call over all documents (its own threads).
+Ids are compared with HF tokenizers' for every document; a library whose ids differ is reported
+as "differs" rather than timed as if it were exact.
+
+    python bench/tokenizer_json.py [--folders DIR ...] [--corpus FILE ...] [--mb 2]
+
+Defaults: the model folders in ../shared/vocab/hf and a sample of each corpus there (English
+docs, Python code, ja, ru, zh_CN manuals), `--mb` megabytes of each.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "true")
+
+SHARED = Path(__file__).resolve().parents[2] / "shared"
+DOC_BYTES = 8192
+
+
+def documents(path: Path, megabytes: float) -> list[str]:
+    data = path.read_bytes()[: int(megabytes * 1e6)].decode("utf-8", "ignore")
+    return [data[i : i + DOC_BYTES] for i in range(0, len(data), DOC_BYTES)]
+
+
+def libraries(path: str) -> dict[str, tuple[Callable[[str], list[int]], Callable[[Sequence[str]], list[list[int]]]]]:
+    import tokenizers
+
+    import tokenforge
+
+    libs = {}
+    ours = tokenforge.Tokenizer.from_file(path)
+    libs[f"tokenforge ({ours.kernel})"] = (
+        lambda t: ours.encode(t, add_special_tokens=False).ids,
+        lambda ts: [e.ids for e in ours.encode_batch(list(ts), add_special_tokens=False)],
+    )
+    hf = tokenizers.Tokenizer.from_file(path)
+    libs["hf-tokenizers"] = (
+        lambda t: hf.encode(t, add_special_tokens=False).ids,
+        lambda ts: [e.ids for e in hf.encode_batch(list(ts), add_special_tokens=False)],
+    )
+    try:
+        import fastokens
+
+        fast = fastokens.Tokenizer.from_file(path)
+        libs["fastokens"] = (
+            lambda t: fast.encode(t, add_special_tokens=False).ids,
+            lambda ts: [e.ids for e in fast.encode_batch(list(ts), add_special_tokens=False)],
+        )
+    except Exception as e:  # not installed, or refuses the file
+        print(f"  fastokens: skipped ({type(e).__name__}: {str(e)[:80]})")
+    try:
+        import tokie
+
+        tk = tokie.Tokenizer.from_json(path)
+        libs["tokie"] = (
+            lambda t: tk.encode(t, add_special_tokens=False).ids,
+            lambda ts: [e.ids for e in tk.encode_batch(list(ts), add_special_tokens=False)],
+        )
+    except Exception as e:
+        print(f"  tokie: skipped ({type(e).__name__}: {str(e)[:80]})")
+    return libs
+
+
+def run(folder: Path, corpora: list[Path], megabytes: float) -> list[str]:
+    path = str(folder / "tokenizer.json")
+    rows = []
+    for corpus in corpora:
+        docs = documents(corpus, megabytes)
+        mb = sum(len(d.encode()) for d in docs) / 1e6
+        libs = libraries(path)  # fresh per corpus: the cold pass sees empty caches
+        expected = None
+        results = {}
+        for name, (encode, encode_batch) in libs.items():
+            start = time.perf_counter()
+            ids = [encode(d) for d in docs]
+            cold = time.perf_counter() - start
+            if expected is None and name == "hf-tokenizers":
+                expected = ids
+            warm = min(_timed(lambda: [encode(d) for d in docs]) for _ in range(3))
+            batch = min(_timed(lambda: encode_batch(docs)) for _ in range(2))
+            results[name] = (ids, cold, warm, batch)
+        for name, (ids, cold, warm, batch) in results.items():
+            exact = ids == expected
+            shown = (
+                f"{mb / cold:7.1f} | {mb / warm:7.1f} | {mb / batch:7.1f}" if exact else "differs | differs | differs"
+            )
+            rows.append(f"| {folder.name} | {corpus.stem} | {name} | {shown} |")
+    return rows
+
+
+def _timed(f: Callable[[], object]) -> float:
+    start = time.perf_counter()
+    f()
+    return time.perf_counter() - start
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--folders", nargs="*", type=Path, help="model folders with a tokenizer.json")
+    parser.add_argument("--corpus", nargs="*", type=Path, help="UTF-8 text files")
+    parser.add_argument("--mb", type=float, default=2.0, help="megabytes of each corpus (default 2)")
+    args = parser.parse_args()
+    folders = args.folders or sorted(p for p in (SHARED / "vocab" / "hf").iterdir() if p.is_dir())
+    corpus = SHARED / "corpus"
+    corpora = args.corpus or [
+        p
+        for p in [
+            corpus / "en-linuxdoc.txt",
+            corpus / "code-python-stdlib.txt",
+            corpus / "man" / "ja.txt",
+            corpus / "man" / "ru.txt",
+            corpus / "man" / "zh_CN.txt",
+        ]
+        if p.exists()
+    ]
+    print("| file | corpus | library | cold MB/s | warm MB/s | batch MB/s |")
+    print("| --- | --- | --- | --- | --- | --- |")
+    for folder in folders:
+        for row in run(folder, corpora, args.mb):
+            print(row, flush=True)
+
+
+if __name__ == "__main__":
+    main()
