@@ -140,3 +140,14 @@ def test_real_model_folders_equal_hf(name):
     for p in corpus_files(whole=True):
         for line in read_sample(p, 200_000).splitlines()[:2000]:
             same(ours, hf, line)
+
+
+def test_bad_ids_are_refused_by_every_kernel(built):
+    ours, _ = built
+    n = ours.get_vocab_size()
+    with pytest.raises(ValueError, match=rf"token id {n + 5} is not in this tokenizer's vocabulary"):
+        ours.decode([1, n + 5])
+    with pytest.raises(ValueError, match="token id -1 is not in this tokenizer's vocabulary"):
+        ours.decode([-1])
+    with pytest.raises(TypeError):
+        ours.decode(["a"])

@@ -91,20 +91,18 @@ class PyStaged : public PyPipeline<StagedPipeline> {
       if (id < special_.size()) special_[id] = 1;
   }
 
-  // HF's decode: ids without a token are skipped, special ones too with skip_special.
+  // HF's decode: ids without a token (gaps in the vocabulary) are skipped, special ones too with
+  // skip_special. An id outside the vocabulary raises ValueError, as every tokenforge decode
+  // does (HF skips it silently).
   nb::str decode(nb::handle ids_seq, bool skip_special) const {
     const std::shared_ptr<const TokenNames> names = this->names();
     const std::vector<std::string>& by_id = names->by_id;
-    std::vector<uint32_t> ids;
-    for (nb::handle item : ids_seq) {
-      if (!PyLong_Check(item.ptr())) throw nb::type_error("token ids must be ints");
-      const long long id = PyLong_AsLongLong(item.ptr());
-      if (id < 0 || uint64_t(id) >= by_id.size()) {
-        if (PyErr_Occurred()) PyErr_Clear();
-        continue;
-      }
-      ids.push_back(uint32_t(id));
-    }
+    const size_t size = by_id.size();
+    const std::vector<uint32_t> ids = ids_of(ids_seq, size, [size](size_t, nb::handle item) {
+      throw nb::value_error(("token id " + std::string(nb::str(item).c_str()) +
+                             " is not in this tokenizer's vocabulary (0.." + std::to_string(size - 1) + ")")
+                                .c_str());
+    });
     std::string text;
     {
       GilReleasedFor nogil(ids.size() * 8);
