@@ -174,13 +174,7 @@ def test_template_processing_is_checked(tmp_path, case, where):
     elif case == "pair without $B":
         post["pair"][3]["Sequence"]["id"] = "A"
     elif case == "unsupported processor":
-        doc["post_processor"] = {
-            "type": "RobertaProcessing",
-            "sep": ["[SEP]", 3],
-            "cls": ["[CLS]", 2],
-            "trim_offsets": True,
-            "add_prefix_space": False,
-        }
+        doc["post_processor"] = {"type": "ByteLevelProcessing", "trim_offsets": True}
     refused(load_json, write_json(tmp_path, doc), where)
 
 
@@ -706,7 +700,10 @@ def test_deeply_nested_tokenizer_json_is_a_format_error(tmp_path):
         (lambda d: d.update(normalizer="BertNormalizer"), "normalizer"),
         (lambda d: d.update(pre_tokenizer="Whitespace"), "pre_tokenizer"),
         (lambda d: d.update(pre_tokenizer={"type": ""}), "pre_tokenizer.type"),
-        (lambda d: d.update(post_processor={"type": "ByteLevel", "trim_offsets": True}), "post_processor.trim_offsets"),
+        (
+            lambda d: d.update(post_processor={"type": "ByteLevel", "trim_offsets": "yes"}),
+            "post_processor.trim_offsets",
+        ),
         (lambda d: d.update(post_processor={"type": "Nope"}), "post_processor.type"),
         (lambda d: d.update(decoder={"type": "WordPiece", "prefix": None}), "decoder.prefix"),
         (lambda d: d.update(added_tokens={"id": 1}), "added_tokens"),

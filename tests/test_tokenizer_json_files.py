@@ -98,7 +98,43 @@ def byte_level_regex(tmp_path) -> str:
     return path
 
 
-@pytest.fixture(scope="module", params=[llama2_style, wordlevel_nfkc, metaspace_bpe, byte_level_regex])
+def roberta_style(tmp_path) -> str:
+    """GPT-2's byte-level BPE as RoBERTa's file spells it: ByteLevel with its regex and a prefix
+    space, RobertaProcessing trimming the offsets."""
+    tok = tokenizers.Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=True)
+    tok.train_from_iterator(
+        TRAIN,
+        trainers.BpeTrainer(
+            vocab_size=1500, special_tokens=["<s>", "</s>"], initial_alphabet=pre_tokenizers.ByteLevel.alphabet()
+        ),
+    )
+    tok.post_processor = processors.RobertaProcessing(("</s>", 1), ("<s>", 0), trim_offsets=True, add_prefix_space=True)
+    tok.decoder = decoders.ByteLevel()
+    path = str(tmp_path / "roberta.json")
+    tok.save(path)
+    return path
+
+
+def gpt2_style(tmp_path) -> str:
+    """GPT-2's form: ByteLevel pre-tokenizer without a prefix space, a ByteLevel post-processor
+    that trims offsets."""
+    tok = tokenizers.Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.train_from_iterator(
+        TRAIN, trainers.BpeTrainer(vocab_size=1500, initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
+    )
+    tok.post_processor = processors.ByteLevel(trim_offsets=True)
+    tok.decoder = decoders.ByteLevel()
+    path = str(tmp_path / "gpt2.json")
+    tok.save(path)
+    return path
+
+
+@pytest.fixture(
+    scope="module",
+    params=[llama2_style, wordlevel_nfkc, metaspace_bpe, byte_level_regex, roberta_style, gpt2_style],
+)
 def built(request, tmp_path_factory):
     path = request.param(tmp_path_factory.mktemp("hf"))
     return tokenforge.Tokenizer.from_file(path), tokenizers.Tokenizer.from_file(path)

@@ -400,9 +400,9 @@ class Staged:
     The general staged pipeline: any HF tokenizer.json pipeline (normalizer, pre-tokenizer, model, decoder), stage by stage, as HF tokenizers runs it.
     """
 
-    def __init__(self, normalizer: object, pre_tokenizer: object, model_type: str, model_options: object, vocab: Sequence[tuple[str, int]], decoder: object, names: Sequence[str], special_ids: Sequence[int]) -> None:
+    def __init__(self, normalizer: object, pre_tokenizer: object, model_type: str, model_options: object, vocab: Sequence[tuple[str, int]], decoder: object, names: Sequence[str], special_ids: Sequence[int], trim_offsets: bool = False, trim_add_prefix_space: bool = False) -> None:
         """
-        Each stage: [(type, options)] as tokenizer.json spells them (several make a Sequence; [] for none); model_options without the vocabulary, vocab: [(token, id)]; names: the text shown for each id (added tokens included); special_ids: what skip_special_tokens drops.
+        trim_offsets, trim_add_prefix_space: the ByteLevel post-processor's (spaces come off each token's offsets). Each stage: [(type, options)] as tokenizer.json spells them (several make a Sequence; [] for none); model_options without the vocabulary, vocab: [(token, id)]; names: the text shown for each id (added tokens included); special_ids: what skip_special_tokens drops.
         """
 
     def decode(self, ids: object, skip_special_tokens: bool = True) -> str:

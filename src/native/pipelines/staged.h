@@ -43,6 +43,11 @@ struct StagedDescription {
   std::string model_type;
   OptionValue model_options;
   Vocabulary vocab;
+  // The ByteLevel (or RobertaProcessing) post-processor's trim_offsets: each token's offsets
+  // leave out the spaces its text starts and ends with (HF's process_offsets), except the one
+  // space add_prefix_space put before the first token. names: the token text by id.
+  bool trim_offsets = false, trim_add_prefix_space = false;
+  std::vector<std::string> names;
 };
 
 // Input byte offsets to code-point offsets, as HF's BytesToCharOffsetConverter (an end inside a
@@ -81,6 +86,11 @@ class StagedPipeline {
     if (d.pre_tokenizer.kind != OptionValue::Kind::kNull) pre_tokenizer_ = make_pre_tokenizer(d.pre_tokenizer);
     model_ = make_model(d.model_type, d.model_options, d.vocab);
     if (d.decoder.kind != OptionValue::Kind::kNull) decoder_ = make_decoder(d.decoder);
+    if (d.trim_offsets) {
+      trim_prefix_space_ = d.trim_add_prefix_space;
+      spaces_.resize(d.names.size());
+      for (size_t id = 0; id < d.names.size(); ++id) spaces_[id] = spaces_around(d.names[id]);
+    }
   }
 
   // The pipeline's contract (see pipelines/wordpiece_tokenizer.h): one text or a pair, through
@@ -115,7 +125,25 @@ class StagedPipeline {
         push_row(e.rows, t.id, 0, start, end, false);
       }
     }
+    if (!spaces_.empty()) trim_offsets(e.rows);
     return e;
+  }
+
+  // HF's process_offsets (processors/byte_level.rs) over one sequence's rows: the leading and
+  // trailing spaces of each token's text ("Ġ" or whitespace) come off its offsets, but a single
+  // leading space of the first token stays where add_prefix_space added it. (HF counts those
+  // characters against byte offsets; each is one byte and one code point here.)
+  void trim_offsets(TokenRows& rows) const {
+    for (size_t i = 0; i < rows.size(); ++i) {
+      Row& r = rows[i];
+      if (r.id >= spaces_.size()) continue;
+      uint32_t lead = spaces_[r.id].first, trail = spaces_[r.id].second;
+      if (lead > 0) {
+        if ((i == 0 || r.start == 0) && trim_prefix_space_ && lead == 1) lead = 0;
+        r.start = std::min(r.start + lead, r.end);
+      }
+      if (trail > 0 && r.end >= trail) r.end = std::max(r.end - trail, r.start);
+    }
   }
 
   // The pieces the model would see (added tokens split off, normalized, pre-tokenized).
@@ -155,6 +183,30 @@ class StagedPipeline {
   }
 
  private:
+  // Rust's char::is_whitespace (Unicode White_Space).
+  static bool is_white_space(uint32_t c) {
+    return (c >= 0x09 && c <= 0x0D) || c == 0x20 || c == 0x85 || c == 0xA0 || c == 0x1680 ||
+           (c >= 0x2000 && c <= 0x200A) || c == 0x2028 || c == 0x2029 || c == 0x202F || c == 0x205F || c == 0x3000;
+  }
+  // How many characters of `token` are spaces ("Ġ", GPT-2's byte-level space, or whitespace) at
+  // its start and at its end.
+  static std::pair<uint32_t, uint32_t> spaces_around(const std::string& token) {
+    std::vector<uint32_t> cps;
+    const uint8_t* p = reinterpret_cast<const uint8_t*>(token.data());
+    for (size_t i = 0; i < token.size();) {
+      size_t len;
+      cps.push_back(decode_utf8(p + i, token.size() - i, len));
+      i += len;
+    }
+    auto space = [](uint32_t c) { return c == 0x120 || is_white_space(c); };
+    uint32_t lead = 0, trail = 0;
+    while (lead < cps.size() && space(cps[lead])) ++lead;
+    while (trail < cps.size() && space(cps[cps.size() - 1 - trail])) ++trail;
+    return {lead, trail};
+  }
+
+  std::vector<std::pair<uint32_t, uint32_t>> spaces_;  // per id; empty: offsets not trimmed
+  bool trim_prefix_space_ = false;
   std::unique_ptr<Normalizer> normalizer_;
   std::unique_ptr<PreTokenizer> pre_tokenizer_;
   std::unique_ptr<Model> model_;

@@ -154,8 +154,12 @@ void bind_staged(nb::module_& m) {
           "__init__",
           [](PyStaged* self, nb::handle normalizer, nb::handle pre_tokenizer, const std::string& model_type,
              nb::handle model_options, const std::vector<std::pair<std::string, uint32_t>>& vocab, nb::handle decoder,
-             std::vector<std::string> names, const std::vector<uint32_t>& special_ids) {
+             std::vector<std::string> names, const std::vector<uint32_t>& special_ids, bool trim_offsets,
+             bool trim_add_prefix_space) {
             StagedDescription d;
+            d.trim_offsets = trim_offsets;
+            d.trim_add_prefix_space = trim_add_prefix_space;
+            if (trim_offsets) d.names = names;
             d.normalizer = stage_of(normalizer, "normalizer", "normalizers");
             d.pre_tokenizer = stage_of(pre_tokenizer, "pre-tokenizer", "pretokenizers");
             d.decoder = stage_of(decoder, "decoder", "decoders");
@@ -170,7 +174,9 @@ void bind_staged(nb::module_& m) {
           },
           nb::arg("normalizer"), nb::arg("pre_tokenizer"), nb::arg("model_type"), nb::arg("model_options"),
           nb::arg("vocab"), nb::arg("decoder"), nb::arg("names"), nb::arg("special_ids"),
-          "Each stage: [(type, options)] as tokenizer.json spells them (several make a Sequence; [] for "
+          nb::arg("trim_offsets") = false, nb::arg("trim_add_prefix_space") = false,
+          "trim_offsets, trim_add_prefix_space: the ByteLevel post-processor's (spaces come off each token's "
+          "offsets). Each stage: [(type, options)] as tokenizer.json spells them (several make a Sequence; [] for "
           "none); model_options without the vocabulary, vocab: [(token, id)]; names: the text shown for each "
           "id (added tokens included); special_ids: what skip_special_tokens drops.")
       .def("decode", &PyStaged::decode, nb::arg("ids"), nb::arg("skip_special_tokens") = true,

@@ -246,6 +246,7 @@ class _TokenizerJson:
         added = self.added_tokens(doc.get("added_tokens"))
         # What each id shows (vocabulary, then added tokens beyond it), as the tokenizer builds it.
         self.token_of: dict[int, str] = {**dict(enumerate(self.tokens)), **{a.id: a.content for a in added}}
+        self.trim_offsets: dict[str, bool] | None = None  # set by a post-processor that trims offsets
         normalizer = self.normalizer(doc.get("normalizer"))
         pre = self.pre_tokenizer(doc.get("pre_tokenizer"))
         post = self.post_processor(doc.get("post_processor"))
@@ -257,6 +258,7 @@ class _TokenizerJson:
             post,
             decoder,
             tuple(added),
+            options={} if self.trim_offsets is None else {"trim_offsets": self.trim_offsets},
             truncation=self.truncation(doc.get("truncation")),
             padding=self.padding(doc.get("padding")),
         )
@@ -450,7 +452,9 @@ class _TokenizerJson:
     def post_processor(self, part: Any, at: str = "post_processor") -> Any:
         """A TemplateProcessing record, or None where the post-processor adds nothing. ByteLevel
         without trim_offsets changes nothing HF reports (a Sequence of it and a template is the
-        template); trimming offsets and RobertaProcessing are not supported yet."""
+        template); with trim_offsets, the offsets of the tokens lose their spaces (the staged
+        pipeline's trim_offsets option). RobertaProcessing is BERT's template with </s> </s>
+        between the texts, every type id 0, and ByteLevel's trimming."""
         from ..processors.template import TemplateProcessing
 
         d = self.component(part, at)
@@ -458,10 +462,15 @@ class _TokenizerJson:
             return None
         f = self.f
         kind = d["type"]
-        if kind == "ByteLevel":
+        if kind in ("ByteLevel", "RobertaProcessing"):
             if f.boolean(d.get("trim_offsets", True), f"{at}.trim_offsets"):
-                f.fail(f"{at}.trim_offsets", "a ByteLevel post-processor that trims offsets is not supported yet")
-            return None
+                if self.trim_offsets is not None:
+                    f.fail(f"{at}.trim_offsets", "offsets are trimmed by two post-processors")
+                self.trim_offsets = {
+                    "add_prefix_space": f.boolean(d.get("add_prefix_space", True), f"{at}.add_prefix_space")
+                }
+            if kind == "ByteLevel":
+                return None
         if kind == "Sequence":
             parts = [
                 self.post_processor(p, f"{at}.processors[{k}]")
@@ -471,9 +480,11 @@ class _TokenizerJson:
             if len(templates) > 1:
                 f.fail(f"{at}.processors", "more than one template in a Sequence is not supported")
             return templates[0] if templates else None
-        if kind not in ("TemplateProcessing", "BertProcessing"):
-            self.unsupported(f"{at}.type", kind, "TemplateProcessing, BertProcessing, ByteLevel, Sequence")
-        if d["type"] == "BertProcessing":
+        if kind not in ("TemplateProcessing", "BertProcessing", "RobertaProcessing"):
+            self.unsupported(
+                f"{at}.type", kind, "TemplateProcessing, BertProcessing, RobertaProcessing, ByteLevel, Sequence"
+            )
+        if d["type"] in ("BertProcessing", "RobertaProcessing"):
             pairs = []
             for key in ("cls", "sep"):
                 where = f"{at}.{key}"
@@ -486,6 +497,12 @@ class _TokenizerJson:
             # BERT's template, built from pieces (its tokens may hold spaces or ':', which the
             # text form of a template cannot)
             cls_piece, sep_piece = (False, 0, 0, cls_token), (False, 0, 0, sep_token)
+            if d["type"] == "RobertaProcessing":  # <s> A </s> </s> B </s>, every type id 0
+                return TemplateProcessing(
+                    (cls_piece, (True, 0, 0, ""), sep_piece),
+                    (cls_piece, (True, 0, 0, ""), sep_piece, sep_piece, (True, 1, 0, ""), sep_piece),
+                    {cls_token: [cls_id], sep_token: [sep_id]},
+                )
             return TemplateProcessing(
                 (cls_piece, (True, 0, 0, ""), sep_piece),
                 (cls_piece, (True, 0, 0, ""), sep_piece, (True, 1, 1, ""), (False, 0, 1, sep_token)),

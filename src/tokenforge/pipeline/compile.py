@@ -57,7 +57,7 @@ OPTIONS = {
     "byte_level_bpe": frozenset(),
     "wordpiece": frozenset({"split_special_tokens"}),
     "sentencepiece": frozenset({"add_bos", "add_eos"}),
-    "staged": frozenset({"split_special_tokens"}),
+    "staged": frozenset({"split_special_tokens", "trim_offsets"}),
 }
 KERNELS = tuple(OPTIONS)
 
@@ -72,6 +72,7 @@ def _fused_wordpiece(spec: PipelineSpec) -> bool:
         and (spec.normalizer is None or isinstance(spec.normalizer, (BertNormalizer, WpmNormalizer)))
         and isinstance(spec.pre_tokenizer, (BertPreTokenizer, WpmPreTokenizer))
         and (spec.decoder is None or isinstance(spec.decoder, (WordPieceDecoder, WpmDecoder)))
+        and set(spec.options) <= OPTIONS["wordpiece"]
     )
 
 
@@ -321,8 +322,15 @@ def _staged(spec: PipelineSpec) -> Kernel:
         raise ValueError("the staged pipeline runs tokenizer.json components: every part needs a to_json() form")
     _check_post_processor(spec.post_processor)
     split_special = _check_bool(spec.options.get("split_special_tokens", False), "split_special_tokens")
+    trim = spec.options.get("trim_offsets")
+    if trim is not None and not (isinstance(trim, dict) and set(trim) == {"add_prefix_space"}):
+        raise ValueError(f"option trim_offsets must be {{'add_prefix_space': bool}} or None, got {trim!r}")
     description = staged_description(spec)
-    native = _core.Staged(**description)
+    native = _core.Staged(
+        **description,
+        trim_offsets=trim is not None,
+        trim_add_prefix_space=bool(trim and _check_bool(trim["add_prefix_space"], "trim_offsets.add_prefix_space")),
+    )
     set_template(native, spec.post_processor)
     policy, default_added = _added_tokens_policy(spec, split_special)
     return Kernel(
@@ -333,5 +341,5 @@ def _staged(spec: PipelineSpec) -> Kernel:
         (),
         default_added,
         description["names"],
-        options={"split_special_tokens": split_special},
+        options={"split_special_tokens": split_special, **({"trim_offsets": trim} if trim is not None else {})},
     )
