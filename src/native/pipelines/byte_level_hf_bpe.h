@@ -1,0 +1,358 @@
+// A byte-level BPE tokenizer.json (GPT-2, Llama 3, Qwen2/Qwen3 and their kin) as one fused
+// pass per text, exact to HF tokenizers and to the general staged pipeline (pipelines/staged.h)
+// that runs the same file stage by stage: ids, offsets, and the decoder's text.
+//
+// It runs the files whose stages are: the BPE model (models/bpe/hf_bpe_model.h) without unk
+// token, byte fallback, subword prefix or suffix, or dropout; the pre-tokenizer ByteLevel(use_regex)
+// or Sequence[Split(Regex P, Isolated), ByteLevel(use_regex=false)], add_prefix_space either
+// way; no normalizer or NFC; the ByteLevel decoder. tokenforge/pipeline/fused_hf_bpe.py decides
+// which files those are and describes them (ByteLevelHfBpeDescription).
+//
+// One text: added tokens are split off first (added_tokens/special_matcher.h, as every
+// pipeline); each stretch between them is cut into pieces by a built-in scanner where one
+// computes P exactly as Oniguruma reads it (pre_tokenizers/scanner.h: GPT-2's pattern, cl100k,
+// o200k, Llama 3, Qwen2), else by P itself through Oniguruma (pre_tokenizers/regex.h); with
+// add_prefix_space a space goes before the stretch (ByteLevel with its regex) or before each
+// piece (after a Split), unless it starts with one, as HF's ByteLevel does. Pieces stay in
+// input bytes: GPT-2's byte alphabet maps each byte to one character, so the vocabulary's
+// tokens are read back as the bytes they stand for and a piece's bytes key a per-thread memory
+// of pieces (models/bpe/piece_cache.h's tables: one probe for most pieces). A piece new to the
+// thread is spelled in the alphabet and merged by HfBpeModel itself (pair ranks, HF's order),
+// so the ids are HF's by construction, then remembered.
+//
+// Offsets are spans of input code points, as HF's: every byte of a character maps to the whole
+// character, so a token spans from the character holding its first byte to the one holding its
+// last; the prefix space maps to the stretch's (or piece's) first character. With NFC, a text
+// that passes the quick check (unicode/normalization.h) is its own NFC form and runs here; any
+// other runs through the staged pipeline (built on first need), which normalizes it.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "added_tokens/special_matcher.h"
+#include "base/pool.h"
+#include "base/utf8.h"
+#include "decoders/byte_level_decoder.h"
+#include "models/bpe/bpe_stage.h"
+#include "models/bpe/hf_bpe_model.h"
+#include "models/bpe/piece_cache.h"
+#include "pipelines/staged.h"
+#include "pre_tokenizers/byte_level.h"
+#include "pre_tokenizers/regex.h"
+#include "pre_tokenizers/scanner.h"
+#include "processors/post_processing.h"
+#include "unicode/normalization.h"
+
+namespace tokenforge {
+
+struct ByteLevelHfBpeDescription {
+  StagedDescription staged;  // the whole file, as the staged pipeline takes it (model, fallback)
+  int split = -1;            // a built-in scanner (Pattern), or -1: `pattern` through Oniguruma
+  std::string pattern;       // the Split's regex (unused with a scanner)
+  bool add_prefix_space = false;
+  bool prefix_each_piece = false;  // the space goes before each piece (a Split, then ByteLevel)
+  bool nfc = false;                // the NFC normalizer
+};
+
+class ByteLevelHfBpePipeline {
+ public:
+  // Throws std::invalid_argument for a description it does not run (the Python side checks
+  // first; this keeps a wrong call from giving wrong ids).
+  explicit ByteLevelHfBpePipeline(ByteLevelHfBpeDescription d)
+      : d_(std::move(d)), model_(make_model(d_.staged)), decoder_() {
+    if (d_.split < -1 || d_.split > int(Pattern::kQwen2)) throw std::invalid_argument("unknown scanner");
+    if (d_.split < 0) regex_ = std::make_unique<Regex>(d_.pattern);
+    const auto& alphabet = byte_level_code_points();
+    byte_of_.fill(-1);
+    for (int b = 0; b < 256; ++b) byte_of_[alphabet[b]] = int16_t(b);
+    for (const auto& [token, id] : d_.staged.vocab) {
+      if (id >= length_.size()) length_.resize(size_t(id) + 1, 0);
+      length_[id] = uint32_t(spelled_length(token));
+    }
+    if (!d_.nfc) d_.staged = StagedDescription{};  // no fallback needed: keep no second copy
+    for (int b = 0; b < 256; ++b) {
+      std::string ch;
+      append_utf8(alphabet[b], ch);
+      spelled_[b] = ch;
+      byte_id_[b] = model_.token_id(ch);
+      if (byte_id_[b] == kNoToken)
+        throw std::invalid_argument("the vocabulary has no token for byte " + std::to_string(b) + " (`" + ch +
+                                    "`), which a byte-level BPE needs");
+    }
+  }
+
+  Encoded encode(const uint8_t* a, size_t na, const uint8_t* b, size_t nb, bool pair, bool add_special,
+                 const SpecialMatcher* added, const PostProcessor& post) const {
+    Encoded first = encode_sequence(a, na, added);
+    if (!pair) return post.process(std::move(first), nullptr, add_special);
+    Encoded second = encode_sequence(b, nb, added);
+    return post.process(std::move(first), &second, add_special);
+  }
+
+  // The model's rows for one text, before post-processing.
+  Encoded encode_sequence(const uint8_t* s, size_t n, const SpecialMatcher* added) const {
+    if (d_.nfc && !is_normalized_quick(NormalForm::kNFC, std::string_view(reinterpret_cast<const char*>(s), n)))
+      return staged().encode_sequence(s, n, added);
+    Pool<Scratch>::Lease lease(scratch_);
+    Scratch& w = lease.get();
+    Encoded e;
+    e.rows.reserve(n / 3 + 8);
+    Rows rows{e.rows, s, n};
+    split_at_matches(
+        added, s, n, [&](size_t from, size_t to) { encode_stretch(s + from, to - from, from, rows, w); },
+        [&](const SpecialMatch& m) {
+          e.rows.push_back(Row{m.id, rows.char_of(m.pos), rows.char_of(m.pos + m.len - 1) + 1, 0, 0, 1});
+        });
+    return e;
+  }
+
+  // HF's ByteLevel decoder over the tokens' texts, joined.
+  std::string decode(std::vector<std::string> tokens) const {
+    decoder_.decode_chain(tokens);
+    std::string out;
+    for (const std::string& t : tokens) out += t;
+    return out;
+  }
+
+  // The pieces the model would see for a stretch without added tokens: (model bytes, first
+  // input byte), the prefix space included (a test hook).
+  std::vector<std::pair<std::string, size_t>> pieces(const uint8_t* s, size_t n) const {
+    std::vector<std::pair<std::string, size_t>> out;
+    Pool<Scratch>::Lease lease(scratch_);
+    each_piece(s, n, 0, lease.get(), [&](const uint8_t* p, size_t len, size_t orig, bool) {
+      out.emplace_back(std::string(reinterpret_cast<const char*>(p), len), orig);
+    });
+    return out;
+  }
+
+ private:
+  struct Scratch {
+    PieceCache cache;
+    std::string spelled, prefixed;
+    std::vector<ModelToken> tokens;
+    std::vector<uint32_t> ids;
+    std::vector<MatchSpan> spans;
+    void trim() {
+      cache.trim();
+      release_if_large(spelled);
+      release_if_large(prefixed);
+      release_if_large(tokens);
+      release_if_large(ids);
+      release_if_large(spans);
+    }
+  };
+
+  // Input byte -> code point index, for offsets; the bytes asked for never go back, so the
+  // count runs once over the text (ASCII text: the byte itself).
+  struct Rows {
+    TokenRows& rows;
+    const uint8_t* s;
+    size_t n;
+    bool ascii = count_characters(s, 0, n, n) == n;
+    size_t counted_to = 0;  // lead bytes in s[0..counted_to) are counted in `chars`
+    uint32_t chars = 0;
+    uint32_t char_of(size_t byte) {
+      if (ascii) return uint32_t(byte);
+      for (; counted_to <= byte; ++counted_to) chars += (s[counted_to] & 0xC0) != 0x80;
+      return chars - 1;
+    }
+  };
+
+  static HfBpeModel make_model(const StagedDescription& d) {
+    if (d.model_type != "BPE") throw std::invalid_argument("the model must be BPE, got " + d.model_type);
+    OptionReader o("model BPE", d.model_options);
+    HfBpeOptions options = BpeStage::options_of(o);
+    HfBpeModel::Merges merges = BpeStage::merges_of(o);
+    if (options.unk_token || options.byte_fallback || options.dropout ||
+        !options.continuing_subword_prefix.value_or("").empty() || !options.end_of_word_suffix.value_or("").empty())
+      throw std::invalid_argument(
+          "the fused byte-level BPE runs models without unk_token, byte_fallback, continuing_subword_prefix, "
+          "end_of_word_suffix and dropout");
+    return HfBpeModel(d.vocab, merges, options);
+  }
+
+  const StagedPipeline& staged() const {
+    std::call_once(staged_once_, [&] { staged_ = std::make_unique<StagedPipeline>(d_.staged); });
+    return *staged_;
+  }
+
+  // The token's length in bytes if every character is in the byte alphabet, else 0 (no piece
+  // can produce it).
+  size_t spelled_length(std::string_view token) const {
+    const auto* p = reinterpret_cast<const uint8_t*>(token.data());
+    size_t count = 0;
+    for (size_t i = 0; i < token.size(); ++count) {
+      size_t len;
+      const uint32_t cp = decode_utf8(p + i, token.size() - i, len);
+      if (cp >= byte_of_.size() || byte_of_[cp] < 0) return 0;
+      i += len;
+    }
+    return count;
+  }
+
+  static void append_utf8(uint32_t cp, std::string& out) {
+    if (cp < 0x80) {
+      out += char(cp);
+    } else {  // the alphabet ends at U+0143
+      out += char(0xC0 | (cp >> 6));
+      out += char(0x80 | (cp & 0x3F));
+    }
+  }
+
+  // Calls f(piece, length, first input byte, prefixed) for each piece of the stretch s[0..n)
+  // (at input byte `base`); `prefixed`: the piece starts with the added space, which maps to
+  // the input byte `first`.
+  template <class F>
+  void each_piece(const uint8_t* s, size_t n, size_t base, Scratch& w, F f) const {
+    if (n == 0) return;
+    if (!d_.add_prefix_space || s[0] == ' ' || d_.prefix_each_piece) return split(s, n, base, false, w, f);
+    // ByteLevel(use_regex, add_prefix_space): the space goes before the stretch, then it is cut.
+    w.prefixed.assign(1, ' ');
+    w.prefixed.append(reinterpret_cast<const char*>(s), n);
+    split(reinterpret_cast<const uint8_t*>(w.prefixed.data()), n + 1, base, true, w, f);
+  }
+
+  // Cuts t[0..m) (with a space added in front if `shifted`) into pieces.
+  template <class F>
+  void split(const uint8_t* t, size_t m, size_t base, bool shifted, Scratch& w, F& f) const {
+    auto piece = [&](size_t from, size_t to) {
+      const bool prefixed = shifted && from == 0;
+      const size_t orig = base + (shifted && from > 0 ? from - 1 : from);
+      if (d_.prefix_each_piece && d_.add_prefix_space && t[from] != ' ') {
+        std::string& p = w.prefixed;
+        p.assign(1, ' ');
+        p.append(reinterpret_cast<const char*>(t + from), to - from);
+        return f(reinterpret_cast<const uint8_t*>(p.data()), p.size(), orig, true);
+      }
+      f(t + from, to - from, orig, prefixed);
+    };
+    switch (d_.split) {
+      case int(Pattern::kGpt2):
+        return scan<Pattern::kGpt2>(t, m, piece);
+      case int(Pattern::kCl100k):
+        return scan<Pattern::kCl100k>(t, m, piece);
+      case int(Pattern::kO200k):
+        return scan<Pattern::kO200k>(t, m, piece);
+      case int(Pattern::kLlama3):
+        return scan<Pattern::kLlama3>(t, m, piece);
+      case int(Pattern::kQwen2):
+        return scan<Pattern::kQwen2>(t, m, piece);
+      default:
+        break;
+    }
+    // A Split with Behavior Isolated: every span, match or not, is a piece (empty ones dropped).
+    w.spans.clear();
+    regex_->find_matches(reinterpret_cast<const char*>(t), m, w.spans);
+    for (const MatchSpan& sp : w.spans)
+      if (sp.end > sp.start) piece(sp.start, sp.end);
+  }
+
+  template <Pattern P, class Piece>
+  static void scan(const uint8_t* t, size_t m, Piece& piece) {
+    Scanner scanner(t, m);
+    for (size_t p = 0; p < m;) {
+      size_t e;
+      if constexpr (P == Pattern::kGpt2)
+        e = scanner.gpt2(p);
+      else if constexpr (P == Pattern::kCl100k)
+        e = scanner.cl100k(p);
+      else if constexpr (P == Pattern::kO200k)
+        e = scanner.o200k(p);
+      else if constexpr (P == Pattern::kLlama3)
+        e = scanner.llama3(p);
+      else
+        e = scanner.qwen2(p);
+      piece(p, e);
+      p = e;
+    }
+  }
+
+  // One stretch between added tokens, s[0..n) at input byte `base`: its rows.
+  void encode_stretch(const uint8_t* s, size_t n, size_t base, Rows& rows, Scratch& w) const {
+    std::vector<uint32_t>& ids = w.ids;
+    each_piece(s, n, base, w, [&](const uint8_t* p, size_t len, size_t orig, bool prefixed) {
+      ids.clear();
+      encode_piece(p, len, ids, w);
+      // Model byte k of the piece is input byte orig + k - prefixed (the space: orig).
+      size_t at = 0;
+      for (uint32_t id : ids) {
+        const size_t end = at + length_[id];
+        const size_t first = orig + (at > 0 ? at - prefixed : 0);
+        const size_t last = orig + (end - 1 > 0 ? end - 1 - prefixed : 0);
+        rows.rows.push_back(Row{id, rows.char_of(first), rows.char_of(last) + 1, 0, 0, 1});
+        at = end;
+      }
+    });
+  }
+
+  // The ids of one piece (model bytes p[0..n), n >= 1), appended to ids.
+  void encode_piece(const uint8_t* p, size_t n, std::vector<uint32_t>& ids, Scratch& w) const {
+    if (n == 1) return ids.push_back(byte_id_[p[0]]);
+    PieceCache& cache = w.cache;
+    uint32_t buf[kMediumPiece + 8];
+    if (n <= kShortPiece) {
+      const ShortKey key = short_key(p, n, p, p + n);
+      const uint64_t h = key.hash();
+      if (const ShortPieceTable::Entry* e = cache.shorts.find(key, h)) {
+        uint32_t* end = cache.shorts.emit(*e, buf);
+        ids.insert(ids.end(), buf, end);
+        return;
+      }
+      const size_t before = ids.size();
+      merge(p, n, ids, w);
+      cache.shorts.insert(key, h, ids.data() + before, ids.size() - before);
+      return;
+    }
+    if (n <= kMediumPiece) {
+      const MediumKey key = medium_key(p, n);
+      const uint64_t h = key.hash();
+      if (const MediumPieceTable::Entry* e = cache.mediums.find(key, h)) {
+        uint32_t* end = cache.mediums.emit(*e, buf);
+        ids.insert(ids.end(), buf, end);
+        return;
+      }
+      const size_t before = ids.size();
+      merge(p, n, ids, w);
+      cache.mediums.insert(key, h, ids.data() + before, ids.size() - before);
+      return;
+    }
+    const bool remembered = n <= PieceCache::kMaxBytes;
+    const uint64_t key = remembered ? bytes_key(p, n) : 0;
+    if (remembered && cache.get_long(p, n, key, ids)) return;
+    const size_t before = ids.size();
+    merge(p, n, ids, w);
+    if (remembered) cache.put_long(p, n, key, ids.data() + before, ids.size() - before);
+  }
+
+  // A piece new to this thread: spelled in the byte alphabet and merged by HF's model.
+  void merge(const uint8_t* p, size_t n, std::vector<uint32_t>& ids, Scratch& w) const {
+    std::string& spelled = w.spelled;
+    spelled.clear();
+    for (size_t i = 0; i < n; ++i) spelled += spelled_[p[i]];
+    w.tokens.clear();
+    model_.tokenize(spelled.data(), spelled.size(), w.tokens);
+    for (const ModelToken& t : w.tokens) ids.push_back(t.id);
+  }
+
+  ByteLevelHfBpeDescription d_;
+  HfBpeModel model_;
+  ByteLevelDecoder decoder_;
+  std::unique_ptr<Regex> regex_;
+  std::array<int16_t, 0x144> byte_of_;  // code point of the alphabet -> byte, or -1
+  std::string spelled_[256];            // byte -> its character's UTF-8
+  uint32_t byte_id_[256];               // byte -> the id of its character's token
+  std::vector<uint32_t> length_;        // id -> its token's length in input bytes (0: none)
+  mutable Pool<Scratch> scratch_;
+  mutable std::once_flag staged_once_;
+  mutable std::unique_ptr<StagedPipeline> staged_;
+};
+
+}  // namespace tokenforge
