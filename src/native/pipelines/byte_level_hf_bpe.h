@@ -38,6 +38,7 @@
 #include <vector>
 
 #include "added_tokens/special_matcher.h"
+#include "base/inline_hints.h"
 #include "base/pool.h"
 #include "base/utf8.h"
 #include "decoders/byte_level_decoder.h"
@@ -259,17 +260,7 @@ class ByteLevelHfBpePipeline {
   static void scan(const uint8_t* t, size_t m, Piece& piece) {
     Scanner scanner(t, m);
     for (size_t p = 0; p < m;) {
-      size_t e;
-      if constexpr (P == Pattern::kGpt2)
-        e = scanner.gpt2(p);
-      else if constexpr (P == Pattern::kCl100k)
-        e = scanner.cl100k(p);
-      else if constexpr (P == Pattern::kO200k)
-        e = scanner.o200k(p);
-      else if constexpr (P == Pattern::kLlama3)
-        e = scanner.llama3(p);
-      else
-        e = scanner.qwen2(p);
+      const size_t e = next_end<P>(scanner, p);
       piece(p, e);
       p = e;
     }
@@ -277,6 +268,145 @@ class ByteLevelHfBpePipeline {
 
   // One stretch between added tokens, s[0..n) at input byte `base`: its rows.
   void encode_stretch(const uint8_t* s, size_t n, size_t base, Rows& rows, Scratch& w) const {
+    if (n == 0) return;
+    if (!d_.add_prefix_space) {  // the pieces tile the stretch: the fast pass
+      switch (d_.split) {
+        case int(Pattern::kGpt2):
+          return fast_stretch<Pattern::kGpt2>(s, n, base, rows, w);
+        case int(Pattern::kCl100k):
+          return fast_stretch<Pattern::kCl100k>(s, n, base, rows, w);
+        case int(Pattern::kO200k):
+          return fast_stretch<Pattern::kO200k>(s, n, base, rows, w);
+        case int(Pattern::kLlama3):
+          return fast_stretch<Pattern::kLlama3>(s, n, base, rows, w);
+        case int(Pattern::kQwen2):
+          return fast_stretch<Pattern::kQwen2>(s, n, base, rows, w);
+        default:
+          break;
+      }
+    }
+    piece_by_piece(s, n, base, rows, w);
+  }
+
+  // Pieces are found a batch at a time, and the piece-table slots of the next batch are
+  // prefetched while this one is encoded (as pipelines/encoder.h does); the ids go to a reused
+  // buffer, then become rows: without a prefix space the tokens' lengths add up to the stretch.
+  static constexpr size_t kBatch = 32;
+  struct Batch {
+    size_t count = 0;
+    size_t bounds[kBatch + 1];  // piece i is [bounds[i], bounds[i + 1])
+    ShortKey keys[kBatch];
+    MediumKey medium_keys[kBatch];
+    uint64_t hashes[kBatch];
+  };
+
+  template <Pattern P>
+  void fast_stretch(const uint8_t* s, size_t n, size_t base, Rows& rows, Scratch& w) const {
+    Scanner scanner(s, n);
+    PieceCache& cache = w.cache;
+    auto find_batch = [&](size_t p, Batch& b) {
+      size_t m = 0;
+      b.bounds[0] = p;
+      for (; m < kBatch && b.bounds[m] < n; ++m) b.bounds[m + 1] = next_end<P>(scanner, b.bounds[m]);
+      b.count = m;
+      for (size_t i = 0; i < m; ++i) {
+        const size_t len = b.bounds[i + 1] - b.bounds[i];
+        if (len < 2 || len > kMediumPiece) continue;
+        if (len <= kShortPiece) {
+          b.keys[i] = short_key(s + b.bounds[i], len, s, s + n);
+          b.hashes[i] = b.keys[i].hash();
+          cache.shorts.prefetch(b.hashes[i]);
+        } else {
+          b.medium_keys[i] = medium_key(s + b.bounds[i], len);
+          b.hashes[i] = b.medium_keys[i].hash();
+          cache.mediums.prefetch(b.hashes[i]);
+        }
+      }
+    };
+    // At most one id a byte, and a table hit writes its inline slots whole (up to 7 past the
+    // last id), so a stretch of n bytes needs n + 8 slots.
+    IdBuffer& buf = cache.out;
+    buf.reserve(n + 8);
+    uint32_t* out = buf.begin();
+    std::vector<uint32_t>& ids = w.ids;
+    Batch batches[2];
+    find_batch(0, batches[0]);
+    for (int cur = 0; batches[cur].count; cur ^= 1) {
+      const Batch& b = batches[cur];
+      find_batch(b.bounds[b.count], batches[cur ^ 1]);
+      for (size_t i = 0; i < b.count; ++i) {
+        const uint8_t* piece = s + b.bounds[i];
+        const size_t len = b.bounds[i + 1] - b.bounds[i];
+        if (len == 1) {
+          *out++ = byte_id_[piece[0]];
+        } else if (len <= kShortPiece) {
+          if (const ShortPieceTable::Entry* e = cache.shorts.find(b.keys[i], b.hashes[i])) {
+            out = cache.shorts.emit(*e, out);
+          } else {
+            ids.clear();
+            merge(piece, len, ids, w);
+            cache.shorts.insert(b.keys[i], b.hashes[i], ids.data(), ids.size());
+            std::memcpy(out, ids.data(), ids.size() * sizeof(uint32_t));
+            out += ids.size();
+          }
+        } else if (len <= kMediumPiece) {
+          if (const MediumPieceTable::Entry* e = cache.mediums.find(b.medium_keys[i], b.hashes[i])) {
+            out = cache.mediums.emit(*e, out);
+          } else {
+            ids.clear();
+            merge(piece, len, ids, w);
+            cache.mediums.insert(b.medium_keys[i], b.hashes[i], ids.data(), ids.size());
+            std::memcpy(out, ids.data(), ids.size() * sizeof(uint32_t));
+            out += ids.size();
+          }
+        } else {
+          ids.clear();
+          encode_piece(piece, len, ids, w);
+          std::memcpy(out, ids.data(), ids.size() * sizeof(uint32_t));
+          out += ids.size();
+        }
+      }
+    }
+    // Rows: token [at, end) spans from the character holding byte `at` to the one holding end - 1.
+    const uint32_t* id = buf.begin();
+    const size_t count = size_t(out - id);
+    TokenRows& r = rows.rows;
+    const size_t first = r.size();
+    r.resize(first + count);
+    Row* row = r.data() + first;
+    size_t at = base;
+    if (rows.ascii) {
+      for (size_t k = 0; k < count; ++k) {
+        const size_t end = at + length_[id[k]];
+        row[k] = Row{id[k], uint32_t(at), uint32_t(end), 0, 0, 1};
+        at = end;
+      }
+      return;
+    }
+    for (size_t k = 0; k < count; ++k) {
+      const size_t end = at + length_[id[k]];
+      const uint32_t start = rows.char_of(at);
+      row[k] = Row{id[k], start, rows.char_of(end - 1) + 1, 0, 0, 1};
+      at = end;
+    }
+  }
+
+  template <Pattern P>
+  static TF_INLINE size_t next_end(Scanner& scanner, size_t p) {
+    if constexpr (P == Pattern::kGpt2)
+      return scanner.gpt2(p);
+    else if constexpr (P == Pattern::kCl100k)
+      return scanner.cl100k(p);
+    else if constexpr (P == Pattern::kO200k)
+      return scanner.o200k(p);
+    else if constexpr (P == Pattern::kLlama3)
+      return scanner.llama3(p);
+    else
+      return scanner.qwen2(p);
+  }
+
+  // The general pass: each piece on its own (a prefix space, or the pattern through Oniguruma).
+  void piece_by_piece(const uint8_t* s, size_t n, size_t base, Rows& rows, Scratch& w) const {
     std::vector<uint32_t>& ids = w.ids;
     each_piece(s, n, base, w, [&](const uint8_t* p, size_t len, size_t orig, bool prefixed) {
       ids.clear();
