@@ -97,8 +97,10 @@ def main() -> None:
             t = timed(encode, docs, args.repeat)
             rates[label] = mb / min(t)
             print(f"{name + ' ' + label:28s} {mb / min(t):8.1f} MB/s ({mb / t[0]:.1f})")
-        print(f"{name}: fused / HF = {rates['fused'] / rates['HF tokenizers']:.1f}x, "
-              f"fused / staged = {rates['fused'] / rates['staged']:.1f}x")
+        print(
+            f"{name}: fused / HF = {rates['fused'] / rates['HF tokenizers']:.1f}x, "
+            f"fused / staged = {rates['fused'] / rates['staged']:.1f}x"
+        )
 
 
 if __name__ == "__main__":

@@ -142,14 +142,14 @@ def fused_description(spec: PipelineSpec) -> dict[str, Any] | None:
 
 def build_fused_hf_bpe(spec: PipelineSpec) -> _core.ByteLevelHfBpe:
     """The fused native pipeline for spec (ValueError where fused_description refuses it), with
-    its template set when it has one."""
-    from ..processors.template import TemplateProcessing
-
+    its template set (without one: the sequences as they are, B with type id 1)."""
     description = fused_description(spec)
     if description is None:
         raise ValueError("not a byte-level BPE tokenizer.json of the shape the fused kernel runs")
     native = _core.ByteLevelHfBpe(**description)
     post = spec.post_processor
-    if isinstance(post, TemplateProcessing):
+    if post is not None:
         native.set_template(post.native_pieces(False), post.native_pieces(True))
+    else:
+        native.set_template([(True, 0, 0, [])], [(True, 0, 0, []), (True, 1, 1, [])])
     return native
