@@ -1,6 +1,7 @@
 """One-thread encode throughput of byte-level BPE tokenizer.json files (Llama 3, Qwen3 from
 /work/shared/vocab/hf): the fused kernel (pipeline/fused_hf_bpe.py) against the staged pipeline
-and HF tokenizers on the same file, and tokenforge's cl100k_base `Encoding`, in one run.
+and HF tokenizers on the same file, and tokenforge's cl100k_base `Encoding` (encode_ordinary: ids only) and `Tokenizer`
+over it (rows with offsets, as the others), in one run.
 
     python bench/fused_hf_bpe.py [--shared /work/shared] [--docs 200] [--repeat 3] [--names llama3,qwen3]
 
@@ -16,6 +17,7 @@ import argparse
 import dataclasses
 import functools
 import gc
+import itertools
 import os
 import pathlib
 import time
@@ -26,18 +28,18 @@ REPO = pathlib.Path(__file__).resolve().parent.parent
 def documents(limit: int) -> list[str]:
     corpus = REPO / "tests" / "data" / "corpus"
     paths = [corpus / "en-linuxdoc.txt", corpus / "code-python-stdlib.txt", *sorted((corpus / "man").glob("*.txt"))]
-    docs = []
+    per_file = []
     for path in paths:
-        data = path.read_bytes()
-        for at in range(0, len(data), 8192):
-            chunk = data[at : at + 8192]
-            while True:
-                try:
-                    docs.append(chunk.decode("utf-8"))
-                    break
-                except UnicodeDecodeError:
-                    chunk = chunk[:-1]
-    # Round-robin over the files so a prefix still covers every language.
+        data, docs, at = path.read_bytes(), [], 0
+        while at < len(data):
+            end = min(at + 8192, len(data))
+            while end < len(data) and (data[end] & 0xC0) == 0x80:  # back off to a character start
+                end -= 1
+            docs.append(data[at:end].decode("utf-8"))
+            at = end
+        per_file.append(docs)
+    # Round-robin over the files, so that a prefix still covers every language.
+    docs = [d for group in itertools.zip_longest(*per_file) for d in group if d is not None]
     return docs[:limit] if limit else docs
 
 
@@ -73,8 +75,12 @@ def main() -> None:
     mb = sum(len(d.encode()) for d in docs) / 1e6
     print(f"{len(docs)} documents, {mb:.2f} MB, one thread, best of {args.repeat} (1st run)")
     enc = get_encoding("cl100k_base")
-    t = timed(enc.encode_ordinary, docs, args.repeat)
-    print(f"{'cl100k_base Encoding':28s} {mb / min(t):8.1f} MB/s ({mb / t[0]:.1f})")
+    for label, encode in (
+        ("cl100k_base Encoding", enc.encode_ordinary),
+        ("cl100k_base Tokenizer", functools.partial(Tokenizer(enc).encode, add_special_tokens=False)),
+    ):
+        t = timed(encode, docs, args.repeat)
+        print(f"{label:28s} {mb / min(t):8.1f} MB/s ({mb / t[0]:.1f})")
     for name in args.names.split(","):
         path = pathlib.Path(args.shared) / "vocab" / "hf" / name / "tokenizer.json"
         spec = read_tokenizer_file(path)

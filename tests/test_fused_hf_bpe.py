@@ -23,7 +23,15 @@ from conftest import WHOLE_CORPUS, corpus_files, read_sample
 from tokenforge import Tokenizer, _core
 from tokenforge.formats import read_tokenizer_file
 from tokenforge.formats.hf_tokenizer_json import hf_split_pattern
-from tokenforge.pipeline.fused_hf_bpe import HF_GPT2, LLAMA3, QWEN2, SCANNERS, build_fused_hf_bpe, fused_description
+from tokenforge.pipeline.fused_hf_bpe import (
+    BYTE_CHARS,
+    HF_GPT2,
+    LLAMA3,
+    QWEN2,
+    SCANNERS,
+    build_fused_hf_bpe,
+    fused_description,
+)
 from tokenforge.pre_tokenizers.patterns import CL100K, O200K
 from tokenforge.tokenizer import _resolve_policy
 
@@ -47,6 +55,8 @@ EDGE = [
     "emoji 👍🏽 and 𝔘𝔫𝔦𝔠𝔬𝔡𝔢",
     "<|endoftext|>hello world<|endoftext|>  hello world  <|fim|>",
     "a<|endoftext|> <|endoftext|>\n<|endoftext|>",
+    "a" * 700 + " " + "日本" * 300 + " " * 300 + "x" + "1" * 50 + "\n" * 40 + "  ",
+    "Ω" * 40 + " " + "ab" * 20 + " \u0301" * 30,
 ]
 
 TEXT = st.lists(
@@ -93,7 +103,7 @@ def same_split(pattern: str, scanner: int, text: str) -> None:
     for windowed in (True, False):
         got = scanner_ends(scanner, text, windowed)
         if got != want:
-            k = next(i for i, (a, b) in enumerate(zip(got + [-1], want + [-1])) if a != b)
+            k = next(i for i, (a, b) in enumerate(zip([*got, -1], [*want, -1])) if a != b)
             at = want[k - 1] if k else 0
             raise AssertionError(
                 f"scanner {scanner} (windowed={windowed}) vs Oniguruma on {pattern!r}: from code point {at} "
@@ -271,6 +281,17 @@ def test_fused_equals_hf_on_samples(tmp_path_factory, shape, add_prefix_space, i
 @given(text=TEXT, pair=st.none() | TEXT)
 def test_fused_equals_hf_on_any_text(tmp_path_factory, shape, add_prefix_space, ignore_merges, text, pair):
     trio(tmp_path_factory, shape, add_prefix_space, ignore_merges).check(text, pair)
+
+
+@pytest.mark.parametrize(("shape", "add_prefix_space", "ignore_merges"), CASES)
+def test_pieces_are_hf_pre_tokenizer_pieces(tmp_path_factory, shape, add_prefix_space, ignore_merges):
+    t = trio(tmp_path_factory, shape, add_prefix_space, ignore_merges)
+    for text in [*EDGE[:8], *LINES[:300:3]]:
+        if "<|" in text:
+            continue
+        want = [p for p, _ in t.hf.pre_tokenizer.pre_tokenize_str(text)]
+        got = ["".join(BYTE_CHARS[b] for b in piece) for piece, _ in t.fused.pieces(text)]
+        assert got == want, text
 
 
 def test_batches_equal_single_encodes(tmp_path_factory):
