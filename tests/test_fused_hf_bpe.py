@@ -290,8 +290,38 @@ def test_pieces_are_hf_pre_tokenizer_pieces(tmp_path_factory, shape, add_prefix_
         if "<|" in text:
             continue
         want = [p for p, _ in t.hf.pre_tokenizer.pre_tokenize_str(text)]
-        got = ["".join(BYTE_CHARS[b] for b in piece) for piece, _ in t.fused.pieces(text)]
-        assert got == want, text
+        assert spelled_pieces(t.fused, text) == want, text
+
+
+def spelled_pieces(fused: _core.ByteLevelHfBpe, text: str) -> list[str]:
+    """The pieces of text as the model sees them, in the byte alphabet."""
+    return ["".join(BYTE_CHARS[b] for b in piece) for piece, _ in fused.pieces(text)]
+
+
+def test_a_wrong_scanner_is_caught(tmp_path_factory):
+    # cl100k's scanner keeps whitespace after a newline at the end of the text whole; Llama 3's
+    # pattern splits it after the newline: the checks here must see that.
+    t = trio(tmp_path_factory, "llama3", False, True)
+    wrong = _core.ByteLevelHfBpe(**{**t.description, "split": SCANNERS[hf_split_pattern(CL100K)]})
+    wrong.set_template([(True, 0, 0, [])], [(True, 0, 0, []), (True, 1, 1, [])])
+    text = "a\n \n  "
+    want = [p for p, _ in t.hf.pre_tokenizer.pre_tokenize_str(text)]
+    assert spelled_pieces(t.fused, text) == want
+    assert spelled_pieces(wrong, text) != want
+
+
+def test_bad_descriptions_raise(tmp_path_factory):
+    d = trio(tmp_path_factory, "custom", False, False).description
+    with pytest.raises(ValueError, match="scanner"):
+        _core.ByteLevelHfBpe(**{**d, "split": 9})
+    with pytest.raises(ValueError):
+        _core.ByteLevelHfBpe(**{**d, "split": -1, "pattern": "(unclosed"})
+    with pytest.raises(ValueError, match="byte"):
+        _core.ByteLevelHfBpe(**{**d, "vocab": [(t, i) for t, i in d["vocab"] if t != BYTE_CHARS[0xF8]]})
+    with pytest.raises(ValueError, match="two tokens"):
+        _core.ByteLevelHfBpe(**{**d, "vocab": [*d["vocab"], ("zzzq", 0)]})
+    with pytest.raises(ValueError, match="BPE"):
+        _core.ByteLevelHfBpe(**{**d, "model_type": "WordLevel"})
 
 
 def test_batches_equal_single_encodes(tmp_path_factory):

@@ -74,8 +74,11 @@ class ByteLevelHfBpePipeline {
     const auto& alphabet = byte_level_code_points();
     byte_of_.fill(-1);
     for (int b = 0; b < 256; ++b) byte_of_[alphabet[b]] = int16_t(b);
+    std::vector<bool> seen;
     for (const auto& [token, id] : d_.staged.vocab) {
-      if (id >= length_.size()) length_.resize(size_t(id) + 1, 0);
+      if (id >= length_.size()) length_.resize(size_t(id) + 1, 0), seen.resize(size_t(id) + 1, false);
+      if (seen[id]) throw std::invalid_argument("id " + std::to_string(id) + " is given to two tokens");
+      seen[id] = true;
       length_[id] = uint32_t(spelled_length(token));
     }
     if (!d_.nfc) d_.staged = StagedDescription{};  // no fallback needed: keep no second copy
