@@ -293,6 +293,16 @@ def test_pieces_are_hf_pre_tokenizer_pieces(tmp_path_factory, shape, add_prefix_
         assert spelled_pieces(t.fused, text) == want, text
 
 
+def test_pre_tokenize_and_normalize_are_the_staged_pipelines(tmp_path_factory):
+    t = trio(tmp_path_factory, "qwen2", True, True)
+    staged = t.staged._native
+    added = t.staged._kernel.default_added
+    for text in [*EDGE, *LINES[:100:7]]:
+        assert t.fused.pre_tokenize(text, added) == staged.pre_tokenize(text, added)
+        assert t.fused.pre_tokenize(text) == staged.pre_tokenize(text)
+        assert t.fused.normalize(text) == staged.normalize(text)
+
+
 def spelled_pieces(fused: _core.ByteLevelHfBpe, text: str) -> list[str]:
     """The pieces of text as the model sees them, in the byte alphabet."""
     return ["".join(BYTE_CHARS[b] for b in piece) for piece, _ in fused.pieces(text)]
@@ -322,6 +332,8 @@ def test_bad_descriptions_raise(tmp_path_factory):
         _core.ByteLevelHfBpe(**{**d, "vocab": [*d["vocab"], ("zzzq", 0)]})
     with pytest.raises(ValueError, match="BPE"):
         _core.ByteLevelHfBpe(**{**d, "model_type": "WordLevel"})
+    with pytest.raises(ValueError, match="surrogate"):
+        _core.ByteLevelHfBpe(**{**d, "decoder": [("ByteLevel", {"trim_offsets": "\ud800"})]})
 
 
 def test_batches_equal_single_encodes(tmp_path_factory):

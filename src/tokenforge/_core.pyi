@@ -514,6 +514,14 @@ class ByteLevelHfBpe:
         The decoder's text for ids (HF's decode: ids without a token are skipped).
         """
 
+    def pre_tokenize(self, text: object, added: SpecialMatcher | None = None) -> list[tuple[str, tuple[int, int]]]:
+        """
+        [(piece, (start, end))]: the pieces the model would see, spans in input code points (HF's pre_tokenize_str after the normalizer).
+        """
+
+    def normalize(self, text: object) -> str:
+        """The normalizer's text (HF's normalize_str)."""
+
     def pieces(self, text: object) -> list[tuple[bytes, int]]:
         """
         [(piece bytes, first input byte)]: the pieces of a text without added tokens as the model sees them, the prefix space included (a test hook).

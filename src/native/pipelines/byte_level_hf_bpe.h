@@ -24,7 +24,8 @@
 // character, so a token spans from the character holding its first byte to the one holding its
 // last; the prefix space maps to the stretch's (or piece's) first character. With NFC, a text
 // that passes the quick check (unicode/normalization.h) is its own NFC form and runs here; any
-// other runs through the staged pipeline (built on first need), which normalizes it.
+// other runs through the staged pipeline (built on first need), which normalizes it; the
+// staged pipeline also answers the pre_tokenize and normalize hooks.
 #pragma once
 #include <array>
 #include <cstdint>
@@ -81,7 +82,6 @@ class ByteLevelHfBpePipeline {
       seen[id] = true;
       length_[id] = uint32_t(spelled_length(token));
     }
-    if (!d_.nfc) d_.staged = StagedDescription{};  // no fallback needed: keep no second copy
     for (int b = 0; b < 256; ++b) {
       std::string ch;
       append_utf8(alphabet[b], ch);
@@ -124,6 +124,13 @@ class ByteLevelHfBpePipeline {
     std::string out;
     for (const std::string& t : tokens) out += t;
     return out;
+  }
+
+  // The staged pipeline of the same description, built on first need (texts NFC changes, the
+  // pre_tokenize and normalize hooks).
+  const StagedPipeline& staged() const {
+    std::call_once(staged_once_, [&] { staged_ = std::make_unique<StagedPipeline>(d_.staged); });
+    return *staged_;
   }
 
   // The pieces the model would see for a stretch without added tokens: (model bytes, first
@@ -181,11 +188,6 @@ class ByteLevelHfBpePipeline {
           "the fused byte-level BPE runs models without unk_token, byte_fallback, continuing_subword_prefix, "
           "end_of_word_suffix and dropout");
     return HfBpeModel(d.vocab, merges, options);
-  }
-
-  const StagedPipeline& staged() const {
-    std::call_once(staged_once_, [&] { staged_ = std::make_unique<StagedPipeline>(d_.staged); });
-    return *staged_;
   }
 
   // The token's length in bytes if every character is in the byte alphabet, else 0 (no piece

@@ -2,8 +2,10 @@
 // _core.ByteLevelHfBpe, built from the staged pipeline's description (python/stage_convert.h
 // converts the stages) plus the split the fused pass runs, hosted by PyPipeline
 // (python/py_pipeline.h) for encode, batches, template, truncation, padding and the
-// special-token policy; decode is HF's (the ByteLevel decoder over the ids' tokens); pieces and
-// _hf_split_ends are test hooks (the pieces the model sees; a built-in scanner's piece ends).
+// special-token policy; decode is HF's (the ByteLevel decoder over the ids' tokens);
+// pre_tokenize and normalize answer as _core.Staged's (the staged pipeline of the same file);
+// pieces and _hf_split_ends are test hooks (the pieces the fused pass cuts; a built-in scanner's
+// piece ends).
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -57,6 +59,31 @@ class PyByteLevelHfBpe : public PyPipeline<ByteLevelHfBpePipeline> {
       text = tok_.decode(std::move(tokens));
     }
     return nb::str(text.data(), text.size());
+  }
+
+  // HF's pre_tokenize_str and normalize_str, from the staged pipeline (as _core.Staged's).
+  std::vector<std::pair<std::string, std::pair<uint32_t, uint32_t>>> pre_tokenize(nb::handle text,
+                                                                                  const SpecialMatcher* added) const {
+    const Text t = utf8_of(text);
+    nb::gil_scoped_release nogil;
+    const PreTokenizedText pieces = tok_.staged().pre_tokenized(t.data, t.size, added);
+    const CharOffsets chars(t.data, t.size);
+    std::vector<std::pair<std::string, std::pair<uint32_t, uint32_t>>> out;
+    for (const TextPiece& p : pieces.pieces()) {
+      const NormalizedText::Span span = p.text.original();
+      out.push_back({p.text.text(), chars.convert(span.start, span.end)});
+    }
+    return out;
+  }
+
+  nb::str normalize(nb::handle text) const {
+    const Text t = utf8_of(text);
+    std::string out;
+    {
+      nb::gil_scoped_release nogil;
+      out = tok_.staged().normalized(t.data, t.size);
+    }
+    return nb::str(out.data(), out.size());
   }
 
   std::vector<std::pair<nb::bytes, size_t>> pieces(nb::handle text) const {
@@ -115,6 +142,10 @@ void bind_byte_level_hf_bpe(nb::module_& m) {
        "normalizer.")
       .def("decode", &PyByteLevelHfBpe::decode, nb::arg("ids"), nb::arg("skip_special_tokens") = true,
            "The decoder's text for ids (HF's decode: ids without a token are skipped).")
+      .def("pre_tokenize", &PyByteLevelHfBpe::pre_tokenize, nb::arg("text"), nb::arg("added").none() = nb::none(),
+           "[(piece, (start, end))]: the pieces the model would see, spans in input code points "
+           "(HF's pre_tokenize_str after the normalizer).")
+      .def("normalize", &PyByteLevelHfBpe::normalize, nb::arg("text"), "The normalizer's text (HF's normalize_str).")
       .def("pieces", &PyByteLevelHfBpe::pieces, nb::arg("text"),
            "[(piece bytes, first input byte)]: the pieces of a text without added tokens as the model sees "
            "them, the prefix space included (a test hook).");

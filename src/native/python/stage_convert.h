@@ -15,6 +15,17 @@
 namespace tokenforge::bindings {
 
 // A Python value (None, bool, int, float, str, list, tuple, dict with str keys) as an OptionValue.
+// A str's UTF-8; ValueError naming `where` for one that has none (a lone surrogate).
+inline std::string utf8_string(nb::handle h, const std::string& where) {
+  Py_ssize_t size = 0;
+  const char* data = PyUnicode_AsUTF8AndSize(h.ptr(), &size);
+  if (!data) {
+    PyErr_Clear();
+    throw nb::value_error((where + ": a string that is not valid Unicode (a lone surrogate)").c_str());
+  }
+  return std::string(data, size_t(size));
+}
+
 inline OptionValue option_of(nb::handle h, const std::string& where) {
   OptionValue v;
   if (h.is_none()) return v;
@@ -29,7 +40,7 @@ inline OptionValue option_of(nb::handle h, const std::string& where) {
     v.f = nb::cast<double>(h);
   } else if (PyUnicode_Check(h.ptr())) {
     v.kind = OptionValue::Kind::kString;
-    v.s = nb::cast<std::string>(h);
+    v.s = utf8_string(h, where);
   } else if (PyList_Check(h.ptr()) || PyTuple_Check(h.ptr())) {
     v.kind = OptionValue::Kind::kList;
     for (nb::handle item : h) v.list.push_back(option_of(item, where));
@@ -37,7 +48,7 @@ inline OptionValue option_of(nb::handle h, const std::string& where) {
     v.kind = OptionValue::Kind::kDict;
     for (auto [key, value] : nb::cast<nb::dict>(h)) {
       if (!PyUnicode_Check(key.ptr())) throw nb::type_error((where + ": option names must be str").c_str());
-      v.dict.emplace_back(nb::cast<std::string>(key), option_of(value, where));
+      v.dict.emplace_back(utf8_string(key, where), option_of(value, where));
     }
   } else {
     throw nb::type_error((where + ": unsupported option value " + std::string(nb::repr(h).c_str())).c_str());
@@ -52,13 +63,13 @@ inline OptionValue stage_of(nb::handle components, const char* stage, const char
   for (nb::handle item : components) {
     nb::tuple t = nb::cast<nb::tuple>(item);
     if (t.size() != 2) throw nb::value_error((std::string(stage) + ": each component is (type, options)").c_str());
-    OptionValue part = option_of(t[1], std::string(stage) + " " + nb::cast<std::string>(t[0]));
+    OptionValue part = option_of(t[1], std::string(stage) + " " + utf8_string(t[0], stage));
     if (part.kind == OptionValue::Kind::kNull) part.kind = OptionValue::Kind::kDict;
     if (part.kind != OptionValue::Kind::kDict)
       throw nb::type_error((std::string(stage) + ": options must be a dict").c_str());
     OptionValue type;
     type.kind = OptionValue::Kind::kString;
-    type.s = nb::cast<std::string>(t[0]);
+    type.s = utf8_string(t[0], stage);
     part.dict.insert(part.dict.begin(), {"type", std::move(type)});
     parts.push_back(std::move(part));
   }

@@ -77,7 +77,7 @@ def _split(pre_tokenizer: Any) -> dict[str, Any] | None:
     """The split arguments (split, pattern, add_prefix_space, prefix_each_piece), or None."""
     try:
         parts = stage_components(pre_tokenizer, "pre_tokenizer")
-    except ValueError:
+    except (ValueError, TypeError, AttributeError):  # not a tokenizer.json stage: the staged pipeline says why
         return None
     if len(parts) == 1 and parts[0][0] == "ByteLevel":
         prefix = _byte_level(parts[0][1], True)
@@ -111,6 +111,18 @@ def _split(pre_tokenizer: Any) -> dict[str, Any] | None:
 def fused_description(spec: PipelineSpec) -> dict[str, Any] | None:
     """The keyword arguments of `_core.ByteLevelHfBpe` for spec, or None where spec is not of
     the shape the fused kernel runs (the staged pipeline runs it then)."""
+    split = fused_split(spec)
+    return None if split is None else {**staged_description(spec), **split}
+
+
+def runs_fused(spec: PipelineSpec) -> bool:
+    """Whether the fused kernel runs spec (cheap: no description is made)."""
+    return fused_split(spec) is not None
+
+
+def fused_split(spec: PipelineSpec) -> dict[str, Any] | None:
+    """What the fused pass adds to the staged description (split, pattern, add_prefix_space,
+    prefix_each_piece, nfc), or None where spec is not of its shape."""
     from ..processors.template import TemplateProcessing
 
     model = _as_dict(spec.model)
@@ -130,14 +142,12 @@ def fused_description(spec: PipelineSpec) -> dict[str, Any] | None:
     try:
         normalizer = stage_components(spec.normalizer, "normalizer")
         decoder = stage_components(spec.decoder, "decoder")
-    except ValueError:
+    except (ValueError, TypeError, AttributeError):  # not a tokenizer.json stage: the staged pipeline says why
         return None
     if normalizer not in ([], [("NFC", {})]) or [kind for kind, _ in decoder] != ["ByteLevel"]:
         return None
     split = _split(spec.pre_tokenizer)
-    if split is None:
-        return None
-    return {**staged_description(spec), **split, "nfc": bool(normalizer)}
+    return None if split is None else {**split, "nfc": bool(normalizer)}
 
 
 def build_fused_hf_bpe(spec: PipelineSpec) -> _core.ByteLevelHfBpe:
