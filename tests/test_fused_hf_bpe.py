@@ -336,6 +336,23 @@ def test_bad_descriptions_raise(tmp_path_factory):
         _core.ByteLevelHfBpe(**{**d, "decoder": [("ByteLevel", {"trim_offsets": "\ud800"})]})
 
 
+def test_tokens_no_merge_reaches(tmp_path_factory):
+    # With ignore_merges a piece that is a token is that token even where no merge makes it (as
+    # Llama 3's tiktoken-born file has many); the same bytes as part of a longer run, cut where
+    # no token crosses, are merged. Tokens here: a CJK word and a Cyrillic one, no merges.
+    doc = trained_doc("llama3", False, True, False)
+    vocab = doc["model"]["vocab"]
+    words = ("日本語", "テキスト", "Привет", "語の")
+    for added in doc["added_tokens"]:  # those past the vocabulary move up to make room
+        if added["id"] >= len(vocab):
+            added["id"] += len(words)
+    for word in words:
+        vocab["".join(BYTE_CHARS[b] for b in word.encode())] = len(vocab)
+    t = Trio(doc, tmp_path_factory.mktemp("unreached") / "tokenizer.json")
+    for text in ["日本語", "日本語のテキスト", "x日本語のテキスト日本語。テキスト", "Привет Приветы", "の語の語の"]:
+        t.check(text)
+
+
 def test_batches_equal_single_encodes(tmp_path_factory):
     t = trio(tmp_path_factory, "qwen2", False, False)
     texts = [*EDGE, *LINES[:200]]

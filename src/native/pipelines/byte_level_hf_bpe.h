@@ -46,6 +46,8 @@
 #include "models/bpe/bpe_stage.h"
 #include "models/bpe/hf_bpe_model.h"
 #include "models/bpe/piece_cache.h"
+#include "models/bpe/split_points.h"
+#include "models/bpe/whole_chars.h"
 #include "pipelines/staged.h"
 #include "pre_tokenizers/byte_level.h"
 #include "pre_tokenizers/regex.h"
@@ -76,12 +78,26 @@ class ByteLevelHfBpePipeline {
     byte_of_.fill(-1);
     for (int b = 0; b < 256; ++b) byte_of_[alphabet[b]] = int16_t(b);
     std::vector<bool> seen;
+    std::string raw;  // the tokens' bytes, for the split points
+    std::vector<std::pair<size_t, size_t>> spans;
     for (const auto& [token, id] : d_.staged.vocab) {
       if (id >= length_.size()) length_.resize(size_t(id) + 1, 0), seen.resize(size_t(id) + 1, false);
       if (seen[id]) throw std::invalid_argument("id " + std::to_string(id) + " is given to two tokens");
       seen[id] = true;
       length_[id] = uint32_t(spelled_length(token));
+      if (length_[id] == 0) continue;
+      spans.emplace_back(raw.size(), length_[id]);
+      const auto* p = reinterpret_cast<const uint8_t*>(token.data());
+      for (size_t i = 0; i < token.size();) {
+        size_t len;
+        raw += char(byte_of_[decode_utf8(p + i, token.size() - i, len)]);
+        i += len;
+      }
     }
+    std::vector<std::pair<const uint8_t*, size_t>> views;
+    views.reserve(spans.size());
+    for (const auto& [at, len] : spans) views.emplace_back(reinterpret_cast<const uint8_t*>(raw.data()) + at, len);
+    split_points_.build(views);
     for (int b = 0; b < 256; ++b) {
       std::string ch;
       append_utf8(alphabet[b], ch);
@@ -151,6 +167,8 @@ class ByteLevelHfBpePipeline {
     std::vector<ModelToken> tokens;
     std::vector<uint32_t> ids;
     std::vector<MatchSpan> spans;
+    std::vector<size_t> cuts;
+    ShortPieceTable parts{10, 18, HugePages::kLater};  // parts of cut pieces (see merge)
     void trim() {
       cache.trim();
       release_if_large(spelled);
@@ -158,6 +176,7 @@ class ByteLevelHfBpePipeline {
       release_if_large(tokens);
       release_if_large(ids);
       release_if_large(spans);
+      release_if_large(cuts);
     }
   };
 
@@ -467,13 +486,68 @@ class ByteLevelHfBpePipeline {
     if (remembered) cache.put_long(p, n, key, ids.data() + before, ids.size() - before);
   }
 
-  // A piece new to this thread: spelled in the byte alphabet and merged by HF's model.
+  // A piece new to this thread: spelled in the byte alphabet and merged by HF's model. A long
+  // run of non-ASCII characters is cut where no token holds bytes on both sides
+  // (models/bpe/split_points.h): no merge crosses such a cut, so the piece's merge is its parts'
+  // merges (the piece is no token then, so ignore_merges has nothing to find whole), and short
+  // parts, which recur where whole runs do not (CJK), come from a table of their own.
   void merge(const uint8_t* p, size_t n, std::vector<uint32_t>& ids, Scratch& w) const {
+    if (n >= 6) {
+      std::vector<size_t>& cuts = w.cuts;  // part boundaries: 0, ..., n
+      cuts.assign(1, 0);
+      uint32_t prev = kNoToken;  // the previous character if non-ASCII
+      for (size_t i = 0; i < n;) {
+        if (p[i] < 0x80) {
+          prev = kNoToken;
+          ++i;
+          continue;
+        }
+        const size_t len = WholeCharacters::utf8_length(p[i]);
+        if (len == 0 || i + len > n) {  // not a character's start (a cut character): no cuts
+          cuts.resize(1);
+          break;
+        }
+        size_t decoded;
+        const uint32_t cp = decode_utf8(p + i, len, decoded);
+        if (prev != kNoToken && !split_points_.may_join(prev, cp, unsigned(p[i - 1]) << 8 | p[i])) cuts.push_back(i);
+        prev = cp;
+        i += len;
+      }
+      if (cuts.size() > 1) {
+        cuts.push_back(n);
+        for (size_t k = 0; k + 1 < cuts.size(); ++k) merge_part(p + cuts[k], cuts[k + 1] - cuts[k], ids, w);
+        return;
+      }
+    }
+    spell_and_merge(p, n, ids, w, /*whole_token=*/true);
+  }
+
+  // A part of a cut piece: its merges alone (a part that is a token may still not be that
+  // token's merge), remembered apart from whole pieces.
+  void merge_part(const uint8_t* p, size_t n, std::vector<uint32_t>& ids, Scratch& w) const {
+    if (n > kShortPiece) return spell_and_merge(p, n, ids, w, false);
+    const ShortKey key = short_key(p, n, p, p + n);
+    const uint64_t h = key.hash();
+    if (const ShortPieceTable::Entry* e = w.parts.find(key, h)) {
+      uint32_t buf[kShortPiece + 8];
+      uint32_t* end = w.parts.emit(*e, buf);
+      ids.insert(ids.end(), buf, end);
+      return;
+    }
+    const size_t before = ids.size();
+    spell_and_merge(p, n, ids, w, false);
+    w.parts.insert(key, h, ids.data() + before, ids.size() - before);
+  }
+
+  void spell_and_merge(const uint8_t* p, size_t n, std::vector<uint32_t>& ids, Scratch& w, bool whole_token) const {
     std::string& spelled = w.spelled;
     spelled.clear();
     for (size_t i = 0; i < n; ++i) spelled += spelled_[p[i]];
     w.tokens.clear();
-    model_.tokenize(spelled.data(), spelled.size(), w.tokens);
+    if (whole_token)
+      model_.tokenize(spelled.data(), spelled.size(), w.tokens);
+    else
+      model_.tokenize_merges(spelled.data(), spelled.size(), w.tokens);
     for (const ModelToken& t : w.tokens) ids.push_back(t.id);
   }
 
@@ -485,6 +559,7 @@ class ByteLevelHfBpePipeline {
   std::string spelled_[256];            // byte -> its character's UTF-8
   uint32_t byte_id_[256];               // byte -> the id of its character's token
   std::vector<uint32_t> length_;        // id -> its token's length in input bytes (0: none)
+  SplitPoints split_points_;            // where no token holds bytes on both sides
   mutable Pool<Scratch> scratch_;
   mutable std::once_flag staged_once_;
   mutable std::unique_ptr<StagedPipeline> staged_;
