@@ -353,6 +353,15 @@ def test_tokens_no_merge_reaches(tmp_path_factory):
         t.check(text)
 
 
+def test_an_unk_token_is_never_used(tmp_path_factory):
+    doc = trained_doc("gpt2", False, False, False)
+    doc["model"]["unk_token"] = "<|endoftext|>"
+    t = Trio(doc, tmp_path_factory.mktemp("unk") / "tokenizer.json")
+    assert t.description is not None
+    for text in EDGE:
+        t.check(text)
+
+
 def test_batches_equal_single_encodes(tmp_path_factory):
     t = trio(tmp_path_factory, "qwen2", False, False)
     texts = [*EDGE, *LINES[:200]]

@@ -2,8 +2,9 @@
 // pass per text, exact to HF tokenizers and to the general staged pipeline (pipelines/staged.h)
 // that runs the same file stage by stage: ids, offsets, and the decoder's text.
 //
-// It runs the files whose stages are: the BPE model (models/bpe/hf_bpe_model.h) without unk
-// token, byte fallback, subword prefix or suffix, or dropout; the pre-tokenizer ByteLevel(use_regex)
+// It runs the files whose stages are: the BPE model (models/bpe/hf_bpe_model.h) without byte
+// fallback, subword prefix or suffix, or dropout, whose vocabulary has every byte's character
+// (so its unk token, if any, is never used); the pre-tokenizer ByteLevel(use_regex)
 // or Sequence[Split(Regex P, Isolated), ByteLevel(use_regex=false)], add_prefix_space either
 // way; no normalizer or NFC; the ByteLevel decoder. tokenforge/pipeline/fused_hf_bpe.py decides
 // which files those are and describes them (ByteLevelHfBpeDescription).
@@ -201,10 +202,10 @@ class ByteLevelHfBpePipeline {
     OptionReader o("model BPE", d.model_options);
     HfBpeOptions options = BpeStage::options_of(o);
     HfBpeModel::Merges merges = BpeStage::merges_of(o);
-    if (options.unk_token || options.byte_fallback || options.dropout ||
-        !options.continuing_subword_prefix.value_or("").empty() || !options.end_of_word_suffix.value_or("").empty())
+    if (options.byte_fallback || options.dropout || !options.continuing_subword_prefix.value_or("").empty() ||
+        !options.end_of_word_suffix.value_or("").empty())
       throw std::invalid_argument(
-          "the fused byte-level BPE runs models without unk_token, byte_fallback, continuing_subword_prefix, "
+          "the fused byte-level BPE runs models without byte_fallback, continuing_subword_prefix, "
           "end_of_word_suffix and dropout");
     return HfBpeModel(d.vocab, merges, options);
   }
