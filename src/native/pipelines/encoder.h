@@ -45,6 +45,8 @@ class Encoder {
         return run<Pattern::kCl100k>(s, n, out, cache);
       case Pattern::kO200k:
         return run<Pattern::kO200k>(s, n, out, cache);
+      default:  // the tokenizer.json patterns (pipelines/byte_level_hf_bpe.h)
+        break;
     }
     throw std::logic_error("no built-in pre-tokenizer for this pattern");
   }

@@ -20,6 +20,9 @@
 //    slashes; this "tail" is found with one add), unless it is one P that prefixes a word;
 //  - a whitespace run starts a piece, then after its last newline, then at its last character
 //    when something follows; at the end of the text cl100k keeps the whole run as one piece.
+// Llama 3's pattern is cl100k's with o200k's whitespace rules (\s*[\r\n]+|\s+(?!\S)|\s+: at
+// the end of the text too the run splits after its last newline), kEndSplit; Qwen2's is Llama
+// 3's with single digits (\p{N} for \p{N}{1,3}), kOneDigit.
 #pragma once
 #include <cstdint>
 #include <cstring>
@@ -134,8 +137,10 @@ struct WindowStarts {
   size_t length = 0;    // bytes the masks covered (up to the first stop byte)
 };
 
-// o200k: case-split words and slashes in the punctuation tail; else cl100k.
-template <bool kO200k>
+// o200k: case-split words and slashes in the punctuation tail; else cl100k. kEndSplit: a
+// whitespace run at the end of the text splits after its last newline (o200k, Llama 3);
+// kOneDigit: each digit is a piece (Qwen2).
+template <bool kO200k, bool kEndSplit = kO200k, bool kOneDigit = false>
 inline WindowStarts window_starts(const uint8_t* s, size_t p, size_t n) {
   AsciiMasks m;
   uint8_t buf[64];
@@ -180,10 +185,13 @@ inline WindowStarts window_starts(const uint8_t* s, size_t p, size_t n) {
   uint64_t words = letter & ~(letter << 1);
   if (kO200k) words |= m.upper & (m.lower << 1);
   words = (words & ~(prefixes << 1)) | prefixes;
-  // Digits: groups of three from the start of each run.
-  const uint64_t three = m.digit & (m.digit << 1) & (m.digit << 2);
-  uint64_t digits = m.digit & ~(m.digit << 1);
-  for (uint64_t grown; (grown = digits | ((digits << 3) & three)) != digits;) digits = grown;
+  // Digits: groups of three from the start of each run (kOneDigit: each digit alone).
+  uint64_t digits = m.digit;
+  if (!kOneDigit) {
+    const uint64_t three = m.digit & (m.digit << 1) & (m.digit << 2);
+    digits = m.digit & ~(m.digit << 1);
+    for (uint64_t grown; (grown = digits | ((digits << 3) & three)) != digits;) digits = grown;
+  }
   // Whitespace: the run's start, its last character when a non-space follows in the window.
   const uint64_t space_starts = (space & ~(space << 1)) | (space & ~newline & ~(space >> 1) & (valid >> 1));
   uint64_t starts = words | digits | punct_starts | space_starts;
@@ -197,7 +205,7 @@ inline WindowStarts window_starts(const uint8_t* s, size_t p, size_t n) {
     if (j < lim) {
       if (!(newline >> j & 1)) starts |= uint64_t(1) << i;  // no newline later in the run
     } else if (at_end) {
-      if (kO200k) starts |= uint64_t(1) << i;  // cl100k: \s++$ keeps the run whole
+      if (kEndSplit) starts |= uint64_t(1) << i;  // cl100k: \s++$ keeps the run whole
     } else {
       cut &= (uint64_t(1) << i) - 1;  // the run may go on past the window with a newline
     }

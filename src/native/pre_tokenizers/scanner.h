@@ -3,7 +3,16 @@
 // Each scanner returns the end of the piece that starts at `p`, reproducing the leftmost-first,
 // backtracking semantics of the pattern it replaces (alternatives are tried in order; within one,
 // greedy quantifiers give characters back only as far as the rest of it needs). Every character
-// belongs to some piece for these three patterns, so pieces tile the text.
+// belongs to some piece for these patterns, so pieces tile the text.
+//
+// Two more are one step from cl100k's, the patterns HF tokenizer.json files of Llama 3 and Qwen2
+// (Qwen2.5, Qwen3) carry, run by Oniguruma there (pipelines/byte_level_hf_bpe.h runs them):
+//  Llama 3: (?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*
+//           |\s*[\r\n]+|\s+(?!\S)|\s+
+//  Qwen2:   the same with \p{N} for \p{N}{1,3}.
+// Greedy where cl100k is possessive changes nothing (nothing after those quantifiers can fail);
+// the whitespace alternatives are o200k's, which differ from cl100k's only at the end of the
+// text: a run there with a newline splits after its last newline instead of staying whole.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -33,7 +42,7 @@ struct ByteKinds {
 };
 inline constexpr ByteKinds kKinds{};
 
-enum class Pattern : int { kGpt2 = 0, kCl100k = 1, kO200k = 2 };
+enum class Pattern : int { kGpt2 = 0, kCl100k = 1, kO200k = 2, kLlama3 = 3, kQwen2 = 4 };
 
 class Scanner {
  public:
@@ -47,12 +56,33 @@ class Scanner {
         return gpt2(p);
       case Pattern::kCl100k:
         return cl100k(p);
+      case Pattern::kLlama3:
+        return llama3(p);
+      case Pattern::kQwen2:
+        return qwen2(p);
       default:
         return o200k(p);
     }
   }
   size_t cl100k(size_t p) { return windowed<false>(p); }
   size_t o200k(size_t p) { return windowed<true>(p); }
+  size_t llama3(size_t p) { return windowed<false, true, false>(p); }
+  size_t qwen2(size_t p) { return windowed<false, true, true>(p); }
+  // The character-by-character scanner alone, for tests.
+  size_t scalar(Pattern pat, size_t p) const {
+    switch (pat) {
+      case Pattern::kGpt2:
+        return gpt2(p);
+      case Pattern::kCl100k:
+        return cl100k_scalar(p);
+      case Pattern::kLlama3:
+        return cl100k_scalar<true, false>(p);
+      case Pattern::kQwen2:
+        return cl100k_scalar<true, true>(p);
+      default:
+        return o200k_scalar(p);
+    }
+  }
 
   // r50k/p50k/gpt2: '(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s
   size_t gpt2(size_t p) const {
@@ -73,8 +103,10 @@ class Scanner {
 
   // cl100k: '(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+|
   //         ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s
+  // kEndSplit: Llama 3's whitespace (\s*[\r\n]+|\s+(?!\S)|\s+); kOneDigit: \p{N} (Qwen2).
+  template <bool kEndSplit = false, bool kOneDigit = false>
   size_t cl100k_scalar(size_t p) const {
-    const size_t fast = cl100k_ascii(p);
+    const size_t fast = cl100k_ascii<kOneDigit ? 1 : 3>(p);
     if (fast) return fast;
     size_t l0;
     const uint8_t c0 = at(p, l0);
@@ -84,9 +116,10 @@ class Scanner {
     }
     if (c0 & kLetter) return run_of(p, kLetter);
     if (is_prefix(c0, s_[p]) && p + l0 < n_ && (at(p + l0) & kLetter)) return run_of(p + l0, kLetter);
-    if (c0 & kNumber) return up_to_three_numbers(p);
+    if (c0 & kNumber) return kOneDigit ? p + l0 : up_to_three_numbers(p);
     size_t q = (s_[p] == ' ' && p + 1 < n_ && is_other(at(p + 1))) ? p + 1 : p;
     if (is_other(at(q))) return run_newlines(run_other(q), /*slash=*/false);
+    if (kEndSplit) return whitespace_split(p);
     return whitespace(p, l0, /*newline_alternative=*/true);
   }
 
@@ -112,12 +145,7 @@ class Scanner {
     if (c0 & kNumber) return up_to_three_numbers(p);
     size_t q = (s_[p] == ' ' && p + 1 < n_ && is_other(at(p + 1))) ? p + 1 : p;
     if (is_other(at(q))) return run_newlines(run_other(q), /*slash=*/true);
-    // Whitespace: \s*[\r\n]+ | \s+(?!\S) | \s+
-    WhitespaceRun w = scan_whitespace(p);
-    if (w.after_last_newline) return w.after_last_newline;
-    if (w.end == n_) return w.end;
-    if (w.last_start > p) return w.last_start;
-    return w.end;
+    return whitespace_split(p);
   }
 
  private:
@@ -129,11 +157,11 @@ class Scanner {
   size_t window_ = 0, handed_ = ~size_t(0), retry_at_ = 0;
   uint64_t pending_ = 0;
 
-  template <bool kO200k>
+  template <bool kO200k, bool kEndSplit = kO200k, bool kOneDigit = false>
   TF_INLINE size_t windowed(size_t p) {
     if (p == handed_ && pending_) return hand_out();
     if (p >= retry_at_ && !wide_ahead(p)) {
-      const WindowStarts w = window_starts<kO200k>(s_, p, n_);
+      const WindowStarts w = window_starts<kO200k, kEndSplit, kOneDigit>(s_, p, n_);
       if (w.starts) {
         window_ = p;
         pending_ = w.starts;
@@ -141,7 +169,7 @@ class Scanner {
       }
       retry_at_ = p + w.length + 1;  // past what stopped it (a stop byte, or one long piece)
     }
-    return kO200k ? o200k_scalar(p) : cl100k_scalar(p);
+    return kO200k ? o200k_scalar(p) : cl100k_scalar<kEndSplit, kOneDigit>(p);
   }
   // Whether a character of three or more bytes (CJK, say) is close ahead. Runs of those are
   // long pieces (words without spaces), so a window would rarely find a start among them.
@@ -225,6 +253,14 @@ class Scanner {
     if (w.last_start > p) return w.last_start;
     return p + l0;
   }
+  // \s*[\r\n]+ | \s+(?!\S) | \s+ (o200k, Llama 3)
+  size_t whitespace_split(size_t p) const {
+    WhitespaceRun w = scan_whitespace(p);
+    if (w.after_last_newline) return w.after_last_newline;
+    if (w.end == n_) return w.end;
+    if (w.last_start > p) return w.last_start;
+    return w.end;
+  }
 
   uint8_t kind(size_t p) const { return kKinds.of[s_[p]]; }
   size_t skip(size_t p, uint8_t kinds) const {
@@ -246,10 +282,11 @@ class Scanner {
     return lower_end > upper_end ? lower_end : upper_end;
   }
 
+  template <int kDigits = 3>
   size_t cl100k_ascii(size_t p) const {
     if (s_[p] == '\'') return 0;  // contractions come first
     size_t q;
-    const size_t e = ascii_front(p, /*slash=*/false, q);
+    const size_t e = ascii_front<kDigits>(p, /*slash=*/false, q);
     if (e != kNone) return e;
     q = skip(q, kUp | kLow);
     return q < n_ && (kind(q) & kHigh) ? 0 : q;
@@ -258,10 +295,12 @@ class Scanner {
   // What the cl100k and o200k fast paths share: the end of a punctuation run (then newlines, and
   // with `slash` slashes) or of digits; 0 to defer; or kNone with `word` set where an ASCII word
   // starts (at p or after a one-character prefix), which each pattern splits its own way.
+  template <int kDigits = 3>
   TF_INLINE size_t ascii_front(size_t p, bool slash, size_t& word) const {
     const uint8_t k0 = kind(p);
     word = p;
-    if (!(k0 & (kBlank | kPunct))) return k0 & kDigit ? ascii_digits(p) : k0 & (kUp | kLow) ? kNone : 0;
+    if (!(k0 & (kBlank | kPunct)))
+      return k0 & kDigit ? (kDigits == 1 ? p + 1 : ascii_digits(p)) : k0 & (kUp | kLow) ? kNone : 0;
     if (p + 1 >= n_) return 0;
     const uint8_t k1 = kind(p + 1);
     if (k1 & (kUp | kLow)) {

@@ -16,71 +16,11 @@
 #include "python/bindings.h"
 #include "python/convert.h"
 #include "python/py_pipeline.h"
+#include "python/stage_convert.h"
 
 namespace tokenforge::bindings {
 
 namespace {
-
-// A Python value (None, bool, int, float, str, list, tuple, dict with str keys) as an OptionValue.
-OptionValue option_of(nb::handle h, const std::string& where) {
-  OptionValue v;
-  if (h.is_none()) return v;
-  if (PyBool_Check(h.ptr())) {
-    v.kind = OptionValue::Kind::kBool;
-    v.b = h.ptr() == Py_True;
-  } else if (PyLong_Check(h.ptr())) {
-    v.kind = OptionValue::Kind::kInt;
-    v.i = nb::cast<int64_t>(h);
-  } else if (PyFloat_Check(h.ptr())) {
-    v.kind = OptionValue::Kind::kFloat;
-    v.f = nb::cast<double>(h);
-  } else if (PyUnicode_Check(h.ptr())) {
-    v.kind = OptionValue::Kind::kString;
-    v.s = nb::cast<std::string>(h);
-  } else if (PyList_Check(h.ptr()) || PyTuple_Check(h.ptr())) {
-    v.kind = OptionValue::Kind::kList;
-    for (nb::handle item : h) v.list.push_back(option_of(item, where));
-  } else if (PyDict_Check(h.ptr())) {
-    v.kind = OptionValue::Kind::kDict;
-    for (auto [key, value] : nb::cast<nb::dict>(h)) {
-      if (!PyUnicode_Check(key.ptr())) throw nb::type_error((where + ": option names must be str").c_str());
-      v.dict.emplace_back(nb::cast<std::string>(key), option_of(value, where));
-    }
-  } else {
-    throw nb::type_error((where + ": unsupported option value " + std::string(nb::repr(h).c_str())).c_str());
-  }
-  return v;
-}
-
-// A stage from [(type, options), ...]: none, one component, or a Sequence of them under
-// `list_key` ("normalizers", "pretokenizers", "decoders").
-OptionValue stage_of(nb::handle components, const char* stage, const char* list_key) {
-  std::vector<OptionValue> parts;
-  for (nb::handle item : components) {
-    nb::tuple t = nb::cast<nb::tuple>(item);
-    if (t.size() != 2) throw nb::value_error((std::string(stage) + ": each component is (type, options)").c_str());
-    OptionValue part = option_of(t[1], std::string(stage) + " " + nb::cast<std::string>(t[0]));
-    if (part.kind == OptionValue::Kind::kNull) part.kind = OptionValue::Kind::kDict;
-    if (part.kind != OptionValue::Kind::kDict)
-      throw nb::type_error((std::string(stage) + ": options must be a dict").c_str());
-    OptionValue type;
-    type.kind = OptionValue::Kind::kString;
-    type.s = nb::cast<std::string>(t[0]);
-    part.dict.insert(part.dict.begin(), {"type", std::move(type)});
-    parts.push_back(std::move(part));
-  }
-  if (parts.empty()) return OptionValue{};
-  if (parts.size() == 1) return std::move(parts[0]);
-  OptionValue seq, type, list;
-  seq.kind = OptionValue::Kind::kDict;
-  type.kind = OptionValue::Kind::kString;
-  type.s = "Sequence";
-  list.kind = OptionValue::Kind::kList;
-  list.list = std::move(parts);
-  seq.dict.emplace_back("type", std::move(type));
-  seq.dict.emplace_back(list_key, std::move(list));
-  return seq;
-}
 
 class PyStaged : public PyPipeline<StagedPipeline> {
  public:

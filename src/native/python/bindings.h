@@ -35,5 +35,8 @@ void bind_unicode_normalization(nanobind::module_& m);
 void bind_bpe_model(nanobind::module_& m);
 // Regex, the Oniguruma-run patterns of tokenizer files, as a test hook (python/bind_regex.cpp).
 void bind_regex(nanobind::module_& m);
+// ByteLevelHfBpe, the fused byte-level BPE of tokenizer.json files, and _hf_split_ends, its
+// scanners' test hook (python/bind_byte_level_hf_bpe.cpp).
+void bind_byte_level_hf_bpe(nanobind::module_& m);
 
 }  // namespace tokenforge::bindings

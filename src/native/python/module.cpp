@@ -33,4 +33,5 @@ NB_MODULE(_core, m) {
   bind_unicode_normalization(m);
   bind_bpe_model(m);
   bind_regex(m);
+  bind_byte_level_hf_bpe(m);
 }

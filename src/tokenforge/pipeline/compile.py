@@ -6,6 +6,8 @@ The native pipelines (src/native/pipelines/): three fused kernels, each one pass
   Encoding's own native model;
 - "wordpiece": a WordPiece model behind BERT's or llama.cpp WPM's normalizer and pre-tokenizer;
 - "sentencepiece": a sentencepiece model (its normalizer, BPE or Unigram);
+- "byte_level_hf_bpe": a byte-level BPE tokenizer.json (GPT-2, Llama 3, Qwen: HF's merges,
+  a built-in scanner or Oniguruma for the split; pipeline/fused_hf_bpe.py says which files);
 and "staged", the general one (pipelines/staged.h): any tokenizer.json pipeline stage by stage,
 as HF tokenizers runs it, for what no fused kernel runs (pipeline/staged.py describes it). Where
 both run a description they give the same rows (tests/test_pipeline.py checks). A description
@@ -57,6 +59,7 @@ OPTIONS = {
     "byte_level_bpe": frozenset(),
     "wordpiece": frozenset({"split_special_tokens"}),
     "sentencepiece": frozenset({"add_bos", "add_eos"}),
+    "byte_level_hf_bpe": frozenset({"split_special_tokens"}),
     "staged": frozenset({"split_special_tokens", "trim_offsets"}),
 }
 KERNELS = tuple(OPTIONS)
@@ -96,6 +99,11 @@ def kernel_of(spec: PipelineSpec) -> str:
         return "sentencepiece"
     if _fused_wordpiece(spec):
         return "wordpiece"
+    if set(spec.options) <= OPTIONS["byte_level_hf_bpe"]:
+        from .fused_hf_bpe import runs_fused
+
+        if runs_fused(spec):
+            return "byte_level_hf_bpe"
     if spec.model is not None and _staged_runs(spec):
         return "staged"
     parts = ", ".join(
@@ -124,6 +132,8 @@ def build_kernel(spec: PipelineSpec) -> Kernel:
         return _wordpiece(spec)
     if kernel == "staged":
         return _staged(spec)
+    if kernel == "byte_level_hf_bpe":
+        return _byte_level_hf_bpe(spec)
     return _sentencepiece(spec)
 
 
@@ -342,4 +352,30 @@ def _staged(spec: PipelineSpec) -> Kernel:
         default_added,
         description["names"],
         options={"split_special_tokens": split_special, **({"trim_offsets": trim} if trim is not None else {})},
+    )
+
+
+# -- byte-level BPE tokenizer.json files ---------------------------------------------------
+
+
+def _byte_level_hf_bpe(spec: PipelineSpec) -> Kernel:
+    from .fused_hf_bpe import fused_description
+
+    _check_post_processor(spec.post_processor)
+    split_special = _check_bool(spec.options.get("split_special_tokens", False), "split_special_tokens")
+    description = fused_description(spec)
+    if description is None:
+        raise ValueError("not a byte-level BPE tokenizer.json of the shape the fused kernel runs (use the staged one)")
+    native = _core.ByteLevelHfBpe(**description)
+    set_template(native, spec.post_processor)
+    policy, default_added = _added_tokens_policy(spec, split_special)
+    return Kernel(
+        "byte_level_hf_bpe",
+        native,
+        policy,
+        "all",
+        (),
+        default_added,
+        description["names"],
+        options={"split_special_tokens": split_special},
     )

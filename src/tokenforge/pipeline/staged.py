@@ -39,8 +39,11 @@ def stage_components(component: Any, stage: str) -> list[tuple[str, dict[str, An
     if not isinstance(kind, str):
         raise ValueError(f"the {stage} has no 'type'")
     if kind == "Sequence" and set(d) == {_SEQUENCE_KEYS[stage]}:
+        parts = d[_SEQUENCE_KEYS[stage]]
+        if not isinstance(parts, (list, tuple)):
+            raise ValueError(f"the {stage} Sequence's {_SEQUENCE_KEYS[stage]!r} must be a list")
         out: list[tuple[str, dict[str, Any]]] = []
-        for part in d[_SEQUENCE_KEYS[stage]]:
+        for part in parts:
             out.extend(stage_components(part, stage))
         return out
     return [(kind, d)]

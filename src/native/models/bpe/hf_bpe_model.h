@@ -336,6 +336,11 @@ class HfBpeModel {
   // Appends the tokens of the piece s[0..n) (UTF-8), with byte offsets into it. Thread-safe.
   // With dropout, the draws come from this thread's generator (seeded from std::random_device).
   void tokenize(const char* s, size_t n, std::vector<ModelToken>& out) const { run(s, n, out, nullptr); }
+  // The merges alone, even with ignore_merges (for a part of a piece that no merge crosses into
+  // or out of: pipelines/byte_level_hf_bpe.h cuts long pieces so). Without dropout.
+  void tokenize_merges(const char* s, size_t n, std::vector<ModelToken>& out) const {
+    run(s, n, out, nullptr, /*whole_token=*/false);
+  }
   // The same, drawing from rng: the same seed gives the same tokens.
   void tokenize(const char* s, size_t n, std::vector<ModelToken>& out, std::mt19937_64& rng) const {
     run(s, n, out, &rng);
@@ -426,11 +431,12 @@ class HfBpeModel {
     throw std::invalid_argument("unk token `" + *options_.unk_token + "` not found in the vocabulary");
   }
 
-  void run(const char* text, size_t n, std::vector<ModelToken>& out, std::mt19937_64* rng) const {
+  void run(const char* text, size_t n, std::vector<ModelToken>& out, std::mt19937_64* rng,
+           bool whole_token = true) const {
     if (n == 0) return;
     if (n >= kMaxPiece) throw std::length_error("a piece of 1 GiB or more");
     const auto* s = reinterpret_cast<const uint8_t*>(text);
-    if (options_.ignore_merges) {
+    if (options_.ignore_merges && whole_token) {
       const uint32_t id = tokens_.find(s, n);
       if (id != kNoToken) {
         out.push_back({id, 0, uint32_t(n)});

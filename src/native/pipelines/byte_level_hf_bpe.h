@@ -1,0 +1,569 @@
+// A byte-level BPE tokenizer.json (GPT-2, Llama 3, Qwen2/Qwen3 and their kin) as one fused
+// pass per text, exact to HF tokenizers and to the general staged pipeline (pipelines/staged.h)
+// that runs the same file stage by stage: ids, offsets, and the decoder's text.
+//
+// It runs the files whose stages are: the BPE model (models/bpe/hf_bpe_model.h) without byte
+// fallback, subword prefix or suffix, or dropout, whose vocabulary has every byte's character
+// (so its unk token, if any, is never used); the pre-tokenizer ByteLevel(use_regex)
+// or Sequence[Split(Regex P, Isolated), ByteLevel(use_regex=false)], add_prefix_space either
+// way; no normalizer or NFC; the ByteLevel decoder. tokenforge/pipeline/fused_hf_bpe.py decides
+// which files those are and describes them (ByteLevelHfBpeDescription).
+//
+// One text: added tokens are split off first (added_tokens/special_matcher.h, as every
+// pipeline); each stretch between them is cut into pieces by a built-in scanner where one
+// computes P exactly as Oniguruma reads it (pre_tokenizers/scanner.h: GPT-2's pattern, cl100k,
+// o200k, Llama 3, Qwen2), else by P itself through Oniguruma (pre_tokenizers/regex.h); with
+// add_prefix_space a space goes before the stretch (ByteLevel with its regex) or before each
+// piece (after a Split), unless it starts with one, as HF's ByteLevel does. Pieces stay in
+// input bytes: GPT-2's byte alphabet maps each byte to one character, so the vocabulary's
+// tokens are read back as the bytes they stand for and a piece's bytes key a per-thread memory
+// of pieces (models/bpe/piece_cache.h's tables: one probe for most pieces). A piece new to the
+// thread is spelled in the alphabet and merged by HfBpeModel itself (pair ranks, HF's order),
+// so the ids are HF's by construction, then remembered.
+//
+// Offsets are spans of input code points, as HF's: every byte of a character maps to the whole
+// character, so a token spans from the character holding its first byte to the one holding its
+// last; the prefix space maps to the stretch's (or piece's) first character. With NFC, a text
+// that passes the quick check (unicode/normalization.h) is its own NFC form and runs here; any
+// other runs through the staged pipeline (built on first need), which normalizes it; the
+// staged pipeline also answers the pre_tokenize and normalize hooks.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "added_tokens/special_matcher.h"
+#include "base/inline_hints.h"
+#include "base/pool.h"
+#include "base/utf8.h"
+#include "decoders/byte_level_decoder.h"
+#include "models/bpe/bpe_stage.h"
+#include "models/bpe/hf_bpe_model.h"
+#include "models/bpe/piece_cache.h"
+#include "models/bpe/split_points.h"
+#include "models/bpe/whole_chars.h"
+#include "pipelines/staged.h"
+#include "pre_tokenizers/byte_level.h"
+#include "pre_tokenizers/regex.h"
+#include "pre_tokenizers/scanner.h"
+#include "processors/post_processing.h"
+#include "unicode/normalization.h"
+
+namespace tokenforge {
+
+struct ByteLevelHfBpeDescription {
+  StagedDescription staged;  // the whole file, as the staged pipeline takes it (model, fallback)
+  int split = -1;            // a built-in scanner (Pattern), or -1: `pattern` through Oniguruma
+  std::string pattern;       // the Split's regex (unused with a scanner)
+  bool add_prefix_space = false;
+  bool prefix_each_piece = false;  // the space goes before each piece (a Split, then ByteLevel)
+  bool nfc = false;                // the NFC normalizer
+};
+
+class ByteLevelHfBpePipeline {
+ public:
+  // Throws std::invalid_argument for a description it does not run (the Python side checks
+  // first; this keeps a wrong call from giving wrong ids).
+  explicit ByteLevelHfBpePipeline(ByteLevelHfBpeDescription d)
+      : d_(std::move(d)), model_(make_model(d_.staged)), decoder_() {
+    if (d_.split < -1 || d_.split > int(Pattern::kQwen2)) throw std::invalid_argument("unknown scanner");
+    if (d_.split < 0) regex_ = std::make_unique<Regex>(d_.pattern);
+    const auto& alphabet = byte_level_code_points();
+    byte_of_.fill(-1);
+    for (int b = 0; b < 256; ++b) byte_of_[alphabet[b]] = int16_t(b);
+    std::vector<bool> seen;
+    std::string raw;  // the tokens' bytes, for the split points
+    std::vector<std::pair<size_t, size_t>> spans;
+    for (const auto& [token, id] : d_.staged.vocab) {
+      if (id >= length_.size()) length_.resize(size_t(id) + 1, 0), seen.resize(size_t(id) + 1, false);
+      if (seen[id]) throw std::invalid_argument("id " + std::to_string(id) + " is given to two tokens");
+      seen[id] = true;
+      length_[id] = uint32_t(spelled_length(token));
+      if (length_[id] == 0) continue;
+      spans.emplace_back(raw.size(), length_[id]);
+      const auto* p = reinterpret_cast<const uint8_t*>(token.data());
+      for (size_t i = 0; i < token.size();) {
+        size_t len;
+        raw += char(byte_of_[decode_utf8(p + i, token.size() - i, len)]);
+        i += len;
+      }
+    }
+    std::vector<std::pair<const uint8_t*, size_t>> views;
+    views.reserve(spans.size());
+    for (const auto& [at, len] : spans) views.emplace_back(reinterpret_cast<const uint8_t*>(raw.data()) + at, len);
+    split_points_.build(views);
+    for (int b = 0; b < 256; ++b) {
+      std::string ch;
+      append_utf8(alphabet[b], ch);
+      spelled_[b] = ch;
+      byte_id_[b] = model_.token_id(ch);
+      if (byte_id_[b] == kNoToken)
+        throw std::invalid_argument("the vocabulary has no token for byte " + std::to_string(b) + " (`" + ch +
+                                    "`), which a byte-level BPE needs");
+    }
+  }
+
+  Encoded encode(const uint8_t* a, size_t na, const uint8_t* b, size_t nb, bool pair, bool add_special,
+                 const SpecialMatcher* added, const PostProcessor& post) const {
+    Encoded first = encode_sequence(a, na, added);
+    if (!pair) return post.process(std::move(first), nullptr, add_special);
+    Encoded second = encode_sequence(b, nb, added);
+    return post.process(std::move(first), &second, add_special);
+  }
+
+  // The model's rows for one text, before post-processing.
+  Encoded encode_sequence(const uint8_t* s, size_t n, const SpecialMatcher* added) const {
+    if (d_.nfc && !is_normalized_quick(NormalForm::kNFC, std::string_view(reinterpret_cast<const char*>(s), n)))
+      return staged().encode_sequence(s, n, added);
+    Pool<Scratch>::Lease lease(scratch_);
+    Scratch& w = lease.get();
+    Encoded e;
+    e.rows.reserve(n / 3 + 8);
+    Rows rows{e.rows, s, n};
+    split_at_matches(
+        added, s, n, [&](size_t from, size_t to) { encode_stretch(s + from, to - from, from, rows, w); },
+        [&](const SpecialMatch& m) {
+          e.rows.push_back(Row{m.id, rows.char_of(m.pos), rows.char_of(m.pos + m.len - 1) + 1, 0, 0, 1});
+        });
+    return e;
+  }
+
+  // HF's ByteLevel decoder over the tokens' texts, joined.
+  std::string decode(std::vector<std::string> tokens) const {
+    decoder_.decode_chain(tokens);
+    std::string out;
+    for (const std::string& t : tokens) out += t;
+    return out;
+  }
+
+  // The staged pipeline of the same description, built on first need (texts NFC changes, the
+  // pre_tokenize and normalize hooks).
+  const StagedPipeline& staged() const {
+    std::call_once(staged_once_, [&] { staged_ = std::make_unique<StagedPipeline>(d_.staged); });
+    return *staged_;
+  }
+
+  // The pieces the model would see for a stretch without added tokens: (model bytes, first
+  // input byte), the prefix space included (a test hook).
+  std::vector<std::pair<std::string, size_t>> pieces(const uint8_t* s, size_t n) const {
+    std::vector<std::pair<std::string, size_t>> out;
+    Pool<Scratch>::Lease lease(scratch_);
+    each_piece(s, n, 0, lease.get(), [&](const uint8_t* p, size_t len, size_t orig, bool) {
+      out.emplace_back(std::string(reinterpret_cast<const char*>(p), len), orig);
+    });
+    return out;
+  }
+
+ private:
+  struct Scratch {
+    PieceCache cache;
+    std::string spelled, prefixed;
+    std::vector<ModelToken> tokens;
+    std::vector<uint32_t> ids;
+    std::vector<MatchSpan> spans;
+    std::vector<size_t> cuts;
+    ShortPieceTable parts{10, 18, HugePages::kLater};  // parts of cut pieces (see merge)
+    void trim() {
+      cache.trim();
+      release_if_large(spelled);
+      release_if_large(prefixed);
+      release_if_large(tokens);
+      release_if_large(ids);
+      release_if_large(spans);
+      release_if_large(cuts);
+    }
+  };
+
+  // Input byte -> code point index, for offsets; the bytes asked for never go back, so the
+  // count runs once over the text (ASCII text: the byte itself).
+  struct Rows {
+    TokenRows& rows;
+    const uint8_t* s;
+    size_t n;
+    bool ascii = count_characters(s, 0, n, n) == n;
+    size_t counted_to = 0;  // lead bytes in s[0..counted_to) are counted in `chars`
+    uint32_t chars = 0;
+    uint32_t char_of(size_t byte) {
+      if (ascii) return uint32_t(byte);
+      for (; counted_to <= byte; ++counted_to) chars += (s[counted_to] & 0xC0) != 0x80;
+      return chars - 1;
+    }
+  };
+
+  static HfBpeModel make_model(const StagedDescription& d) {
+    if (d.model_type != "BPE") throw std::invalid_argument("the model must be BPE, got " + d.model_type);
+    OptionReader o("model BPE", d.model_options);
+    HfBpeOptions options = BpeStage::options_of(o);
+    HfBpeModel::Merges merges = BpeStage::merges_of(o);
+    if (options.byte_fallback || options.dropout || !options.continuing_subword_prefix.value_or("").empty() ||
+        !options.end_of_word_suffix.value_or("").empty())
+      throw std::invalid_argument(
+          "the fused byte-level BPE runs models without byte_fallback, continuing_subword_prefix, "
+          "end_of_word_suffix and dropout");
+    return HfBpeModel(d.vocab, merges, options);
+  }
+
+  // The token's length in bytes if every character is in the byte alphabet, else 0 (no piece
+  // can produce it).
+  size_t spelled_length(std::string_view token) const {
+    const auto* p = reinterpret_cast<const uint8_t*>(token.data());
+    size_t count = 0;
+    for (size_t i = 0; i < token.size(); ++count) {
+      size_t len;
+      const uint32_t cp = decode_utf8(p + i, token.size() - i, len);
+      if (cp >= byte_of_.size() || byte_of_[cp] < 0) return 0;
+      i += len;
+    }
+    return count;
+  }
+
+  static void append_utf8(uint32_t cp, std::string& out) {
+    if (cp < 0x80) {
+      out += char(cp);
+    } else {  // the alphabet ends at U+0143
+      out += char(0xC0 | (cp >> 6));
+      out += char(0x80 | (cp & 0x3F));
+    }
+  }
+
+  // Calls f(piece, length, first input byte, prefixed) for each piece of the stretch s[0..n)
+  // (at input byte `base`); `prefixed`: the piece starts with the added space, which maps to
+  // the input byte `first`.
+  template <class F>
+  void each_piece(const uint8_t* s, size_t n, size_t base, Scratch& w, F f) const {
+    if (n == 0) return;
+    if (!d_.add_prefix_space || s[0] == ' ' || d_.prefix_each_piece) return split(s, n, base, false, w, f);
+    // ByteLevel(use_regex, add_prefix_space): the space goes before the stretch, then it is cut.
+    w.prefixed.assign(1, ' ');
+    w.prefixed.append(reinterpret_cast<const char*>(s), n);
+    split(reinterpret_cast<const uint8_t*>(w.prefixed.data()), n + 1, base, true, w, f);
+  }
+
+  // Cuts t[0..m) (with a space added in front if `shifted`) into pieces.
+  template <class F>
+  void split(const uint8_t* t, size_t m, size_t base, bool shifted, Scratch& w, F& f) const {
+    auto piece = [&](size_t from, size_t to) {
+      const bool prefixed = shifted && from == 0;
+      const size_t orig = base + (shifted && from > 0 ? from - 1 : from);
+      if (d_.prefix_each_piece && d_.add_prefix_space && t[from] != ' ') {
+        std::string& p = w.prefixed;
+        p.assign(1, ' ');
+        p.append(reinterpret_cast<const char*>(t + from), to - from);
+        return f(reinterpret_cast<const uint8_t*>(p.data()), p.size(), orig, true);
+      }
+      f(t + from, to - from, orig, prefixed);
+    };
+    switch (d_.split) {
+      case int(Pattern::kGpt2):
+        return scan<Pattern::kGpt2>(t, m, piece);
+      case int(Pattern::kCl100k):
+        return scan<Pattern::kCl100k>(t, m, piece);
+      case int(Pattern::kO200k):
+        return scan<Pattern::kO200k>(t, m, piece);
+      case int(Pattern::kLlama3):
+        return scan<Pattern::kLlama3>(t, m, piece);
+      case int(Pattern::kQwen2):
+        return scan<Pattern::kQwen2>(t, m, piece);
+      default:
+        break;
+    }
+    // A Split with Behavior Isolated: every span, match or not, is a piece (empty ones dropped).
+    w.spans.clear();
+    regex_->find_matches(reinterpret_cast<const char*>(t), m, w.spans);
+    for (const MatchSpan& sp : w.spans)
+      if (sp.end > sp.start) piece(sp.start, sp.end);
+  }
+
+  template <Pattern P, class Piece>
+  static void scan(const uint8_t* t, size_t m, Piece& piece) {
+    Scanner scanner(t, m);
+    for (size_t p = 0; p < m;) {
+      const size_t e = next_end<P>(scanner, p);
+      piece(p, e);
+      p = e;
+    }
+  }
+
+  // One stretch between added tokens, s[0..n) at input byte `base`: its rows.
+  void encode_stretch(const uint8_t* s, size_t n, size_t base, Rows& rows, Scratch& w) const {
+    if (n == 0) return;
+    if (!d_.add_prefix_space) {  // the pieces tile the stretch: the fast pass
+      switch (d_.split) {
+        case int(Pattern::kGpt2):
+          return fast_stretch<Pattern::kGpt2>(s, n, base, rows, w);
+        case int(Pattern::kCl100k):
+          return fast_stretch<Pattern::kCl100k>(s, n, base, rows, w);
+        case int(Pattern::kO200k):
+          return fast_stretch<Pattern::kO200k>(s, n, base, rows, w);
+        case int(Pattern::kLlama3):
+          return fast_stretch<Pattern::kLlama3>(s, n, base, rows, w);
+        case int(Pattern::kQwen2):
+          return fast_stretch<Pattern::kQwen2>(s, n, base, rows, w);
+        default:
+          break;
+      }
+    }
+    piece_by_piece(s, n, base, rows, w);
+  }
+
+  // Pieces are found a batch at a time, and the piece-table slots of the next batch are
+  // prefetched while this one is encoded (as pipelines/encoder.h does); the ids go to a reused
+  // buffer, then become rows: without a prefix space the tokens' lengths add up to the stretch.
+  static constexpr size_t kBatch = 32;
+  struct Batch {
+    size_t count = 0;
+    size_t bounds[kBatch + 1];  // piece i is [bounds[i], bounds[i + 1])
+    ShortKey keys[kBatch];
+    MediumKey medium_keys[kBatch];
+    uint64_t hashes[kBatch];
+  };
+
+  template <Pattern P>
+  void fast_stretch(const uint8_t* s, size_t n, size_t base, Rows& rows, Scratch& w) const {
+    Scanner scanner(s, n);
+    PieceCache& cache = w.cache;
+    auto find_batch = [&](size_t p, Batch& b) {
+      size_t m = 0;
+      b.bounds[0] = p;
+      for (; m < kBatch && b.bounds[m] < n; ++m) b.bounds[m + 1] = next_end<P>(scanner, b.bounds[m]);
+      b.count = m;
+      for (size_t i = 0; i < m; ++i) {
+        const size_t len = b.bounds[i + 1] - b.bounds[i];
+        if (len < 2 || len > kMediumPiece) continue;
+        if (len <= kShortPiece) {
+          b.keys[i] = short_key(s + b.bounds[i], len, s, s + n);
+          b.hashes[i] = b.keys[i].hash();
+          cache.shorts.prefetch(b.hashes[i]);
+        } else {
+          b.medium_keys[i] = medium_key(s + b.bounds[i], len);
+          b.hashes[i] = b.medium_keys[i].hash();
+          cache.mediums.prefetch(b.hashes[i]);
+        }
+      }
+    };
+    // At most one id a byte, and a table hit writes its inline slots whole (up to 7 past the
+    // last id), so a stretch of n bytes needs n + 8 slots.
+    IdBuffer& buf = cache.out;
+    buf.reserve(n + 8);
+    uint32_t* out = buf.begin();
+    std::vector<uint32_t>& ids = w.ids;
+    Batch batches[2];
+    find_batch(0, batches[0]);
+    for (int cur = 0; batches[cur].count; cur ^= 1) {
+      const Batch& b = batches[cur];
+      find_batch(b.bounds[b.count], batches[cur ^ 1]);
+      for (size_t i = 0; i < b.count; ++i) {
+        const uint8_t* piece = s + b.bounds[i];
+        const size_t len = b.bounds[i + 1] - b.bounds[i];
+        if (len == 1) {
+          *out++ = byte_id_[piece[0]];
+        } else if (len <= kShortPiece) {
+          if (const ShortPieceTable::Entry* e = cache.shorts.find(b.keys[i], b.hashes[i])) {
+            out = cache.shorts.emit(*e, out);
+          } else {
+            ids.clear();
+            merge(piece, len, ids, w);
+            cache.shorts.insert(b.keys[i], b.hashes[i], ids.data(), ids.size());
+            std::memcpy(out, ids.data(), ids.size() * sizeof(uint32_t));
+            out += ids.size();
+          }
+        } else if (len <= kMediumPiece) {
+          if (const MediumPieceTable::Entry* e = cache.mediums.find(b.medium_keys[i], b.hashes[i])) {
+            out = cache.mediums.emit(*e, out);
+          } else {
+            ids.clear();
+            merge(piece, len, ids, w);
+            cache.mediums.insert(b.medium_keys[i], b.hashes[i], ids.data(), ids.size());
+            std::memcpy(out, ids.data(), ids.size() * sizeof(uint32_t));
+            out += ids.size();
+          }
+        } else {
+          ids.clear();
+          encode_piece(piece, len, ids, w);
+          std::memcpy(out, ids.data(), ids.size() * sizeof(uint32_t));
+          out += ids.size();
+        }
+      }
+    }
+    // Rows: token [at, end) spans from the character holding byte `at` to the one holding end - 1.
+    const uint32_t* id = buf.begin();
+    const size_t count = size_t(out - id);
+    TokenRows& r = rows.rows;
+    const size_t first = r.size();
+    r.resize(first + count);
+    Row* row = r.data() + first;
+    size_t at = base;
+    if (rows.ascii) {
+      for (size_t k = 0; k < count; ++k) {
+        const size_t end = at + length_[id[k]];
+        row[k] = Row{id[k], uint32_t(at), uint32_t(end), 0, 0, 1};
+        at = end;
+      }
+      return;
+    }
+    for (size_t k = 0; k < count; ++k) {
+      const size_t end = at + length_[id[k]];
+      const uint32_t start = rows.char_of(at);
+      row[k] = Row{id[k], start, rows.char_of(end - 1) + 1, 0, 0, 1};
+      at = end;
+    }
+  }
+
+  template <Pattern P>
+  static TF_INLINE size_t next_end(Scanner& scanner, size_t p) {
+    if constexpr (P == Pattern::kGpt2)
+      return scanner.gpt2(p);
+    else if constexpr (P == Pattern::kCl100k)
+      return scanner.cl100k(p);
+    else if constexpr (P == Pattern::kO200k)
+      return scanner.o200k(p);
+    else if constexpr (P == Pattern::kLlama3)
+      return scanner.llama3(p);
+    else
+      return scanner.qwen2(p);
+  }
+
+  // The general pass: each piece on its own (a prefix space, or the pattern through Oniguruma).
+  void piece_by_piece(const uint8_t* s, size_t n, size_t base, Rows& rows, Scratch& w) const {
+    std::vector<uint32_t>& ids = w.ids;
+    each_piece(s, n, base, w, [&](const uint8_t* p, size_t len, size_t orig, bool prefixed) {
+      ids.clear();
+      encode_piece(p, len, ids, w);
+      // Model byte k of the piece is input byte orig + k - prefixed (the space: orig).
+      size_t at = 0;
+      for (uint32_t id : ids) {
+        const size_t end = at + length_[id];
+        const size_t first = orig + (at > 0 ? at - prefixed : 0);
+        const size_t last = orig + (end - 1 > 0 ? end - 1 - prefixed : 0);
+        rows.rows.push_back(Row{id, rows.char_of(first), rows.char_of(last) + 1, 0, 0, 1});
+        at = end;
+      }
+    });
+  }
+
+  // The ids of one piece (model bytes p[0..n), n >= 1), appended to ids.
+  void encode_piece(const uint8_t* p, size_t n, std::vector<uint32_t>& ids, Scratch& w) const {
+    if (n == 1) return ids.push_back(byte_id_[p[0]]);
+    PieceCache& cache = w.cache;
+    uint32_t buf[kMediumPiece + 8];
+    if (n <= kShortPiece) {
+      const ShortKey key = short_key(p, n, p, p + n);
+      const uint64_t h = key.hash();
+      if (const ShortPieceTable::Entry* e = cache.shorts.find(key, h)) {
+        uint32_t* end = cache.shorts.emit(*e, buf);
+        ids.insert(ids.end(), buf, end);
+        return;
+      }
+      const size_t before = ids.size();
+      merge(p, n, ids, w);
+      cache.shorts.insert(key, h, ids.data() + before, ids.size() - before);
+      return;
+    }
+    if (n <= kMediumPiece) {
+      const MediumKey key = medium_key(p, n);
+      const uint64_t h = key.hash();
+      if (const MediumPieceTable::Entry* e = cache.mediums.find(key, h)) {
+        uint32_t* end = cache.mediums.emit(*e, buf);
+        ids.insert(ids.end(), buf, end);
+        return;
+      }
+      const size_t before = ids.size();
+      merge(p, n, ids, w);
+      cache.mediums.insert(key, h, ids.data() + before, ids.size() - before);
+      return;
+    }
+    const bool remembered = n <= PieceCache::kMaxBytes;
+    const uint64_t key = remembered ? bytes_key(p, n) : 0;
+    if (remembered && cache.get_long(p, n, key, ids)) return;
+    const size_t before = ids.size();
+    merge(p, n, ids, w);
+    if (remembered) cache.put_long(p, n, key, ids.data() + before, ids.size() - before);
+  }
+
+  // A piece new to this thread: spelled in the byte alphabet and merged by HF's model. A long
+  // run of non-ASCII characters is cut where no token holds bytes on both sides
+  // (models/bpe/split_points.h): no merge crosses such a cut, so the piece's merge is its parts'
+  // merges (the piece is no token then, so ignore_merges has nothing to find whole), and short
+  // parts, which recur where whole runs do not (CJK), come from a table of their own.
+  void merge(const uint8_t* p, size_t n, std::vector<uint32_t>& ids, Scratch& w) const {
+    if (n >= 6) {
+      std::vector<size_t>& cuts = w.cuts;  // part boundaries: 0, ..., n
+      cuts.assign(1, 0);
+      uint32_t prev = kNoToken;  // the previous character if non-ASCII
+      for (size_t i = 0; i < n;) {
+        if (p[i] < 0x80) {
+          prev = kNoToken;
+          ++i;
+          continue;
+        }
+        const size_t len = WholeCharacters::utf8_length(p[i]);
+        if (len == 0 || i + len > n) {  // not a character's start (a cut character): no cuts
+          cuts.resize(1);
+          break;
+        }
+        size_t decoded;
+        const uint32_t cp = decode_utf8(p + i, len, decoded);
+        if (prev != kNoToken && !split_points_.may_join(prev, cp, unsigned(p[i - 1]) << 8 | p[i])) cuts.push_back(i);
+        prev = cp;
+        i += len;
+      }
+      if (cuts.size() > 1) {
+        cuts.push_back(n);
+        for (size_t k = 0; k + 1 < cuts.size(); ++k) merge_part(p + cuts[k], cuts[k + 1] - cuts[k], ids, w);
+        return;
+      }
+    }
+    spell_and_merge(p, n, ids, w, /*whole_token=*/true);
+  }
+
+  // A part of a cut piece: its merges alone (a part that is a token may still not be that
+  // token's merge), remembered apart from whole pieces.
+  void merge_part(const uint8_t* p, size_t n, std::vector<uint32_t>& ids, Scratch& w) const {
+    if (n > kShortPiece) return spell_and_merge(p, n, ids, w, false);
+    const ShortKey key = short_key(p, n, p, p + n);
+    const uint64_t h = key.hash();
+    if (const ShortPieceTable::Entry* e = w.parts.find(key, h)) {
+      uint32_t buf[kShortPiece + 8];
+      uint32_t* end = w.parts.emit(*e, buf);
+      ids.insert(ids.end(), buf, end);
+      return;
+    }
+    const size_t before = ids.size();
+    spell_and_merge(p, n, ids, w, false);
+    w.parts.insert(key, h, ids.data() + before, ids.size() - before);
+  }
+
+  void spell_and_merge(const uint8_t* p, size_t n, std::vector<uint32_t>& ids, Scratch& w, bool whole_token) const {
+    std::string& spelled = w.spelled;
+    spelled.clear();
+    for (size_t i = 0; i < n; ++i) spelled += spelled_[p[i]];
+    w.tokens.clear();
+    if (whole_token)
+      model_.tokenize(spelled.data(), spelled.size(), w.tokens);
+    else
+      model_.tokenize_merges(spelled.data(), spelled.size(), w.tokens);
+    for (const ModelToken& t : w.tokens) ids.push_back(t.id);
+  }
+
+  ByteLevelHfBpeDescription d_;
+  HfBpeModel model_;
+  ByteLevelDecoder decoder_;
+  std::unique_ptr<Regex> regex_;
+  std::array<int16_t, 0x144> byte_of_;  // code point of the alphabet -> byte, or -1
+  std::string spelled_[256];            // byte -> its character's UTF-8
+  uint32_t byte_id_[256];               // byte -> the id of its character's token
+  std::vector<uint32_t> length_;        // id -> its token's length in input bytes (0: none)
+  SplitPoints split_points_;            // where no token holds bytes on both sides
+  mutable Pool<Scratch> scratch_;
+  mutable std::once_flag staged_once_;
+  mutable std::unique_ptr<StagedPipeline> staged_;
+};
+
+}  // namespace tokenforge

@@ -1,0 +1,176 @@
+// Binding for the fused byte-level BPE of tokenizer.json files (pipelines/byte_level_hf_bpe.h):
+// _core.ByteLevelHfBpe, built from the staged pipeline's description (python/stage_convert.h
+// converts the stages) plus the split the fused pass runs, hosted by PyPipeline
+// (python/py_pipeline.h) for encode, batches, template, truncation, padding and the
+// special-token policy; decode is HF's (the ByteLevel decoder over the ids' tokens);
+// pre_tokenize and normalize answer as _core.Staged's (the staged pipeline of the same file);
+// pieces and _hf_split_ends are test hooks (the pieces the fused pass cuts; a built-in scanner's
+// piece ends).
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/pair.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include "pipelines/byte_level_hf_bpe.h"
+#include "python/bindings.h"
+#include "python/convert.h"
+#include "python/py_pipeline.h"
+#include "python/stage_convert.h"
+
+namespace tokenforge::bindings {
+
+namespace {
+
+class PyByteLevelHfBpe : public PyPipeline<ByteLevelHfBpePipeline> {
+ public:
+  PyByteLevelHfBpe(ByteLevelHfBpeDescription d, std::vector<std::string> names,
+                   const std::vector<uint32_t>& special_ids)
+      : PyPipeline(std::move(names), SpecialDefault::kAllowAll, std::move(d)) {
+    special_.assign(names_->by_id.size(), 0);
+    for (uint32_t id : special_ids)
+      if (id < special_.size()) special_[id] = 1;
+  }
+
+  // HF's decode: ids without a token are skipped, special ones too with skip_special.
+  nb::str decode(nb::handle ids_seq, bool skip_special) const {
+    const std::shared_ptr<const TokenNames> names = this->names();
+    const std::vector<std::string>& by_id = names->by_id;
+    std::vector<uint32_t> ids;
+    for (nb::handle item : ids_seq) {
+      if (!PyLong_Check(item.ptr())) throw nb::type_error("token ids must be ints");
+      const long long id = PyLong_AsLongLong(item.ptr());
+      if (id < 0 || uint64_t(id) >= by_id.size()) {
+        if (PyErr_Occurred()) PyErr_Clear();
+        continue;
+      }
+      ids.push_back(uint32_t(id));
+    }
+    std::string text;
+    {
+      GilReleasedFor nogil(ids.size() * 8);
+      std::vector<std::string> tokens;
+      tokens.reserve(ids.size());
+      for (uint32_t id : ids)
+        if (!by_id[id].empty() && !(skip_special && special_[id])) tokens.push_back(by_id[id]);
+      text = tok_.decode(std::move(tokens));
+    }
+    return nb::str(text.data(), text.size());
+  }
+
+  // HF's pre_tokenize_str and normalize_str, from the staged pipeline (as _core.Staged's).
+  std::vector<std::pair<std::string, std::pair<uint32_t, uint32_t>>> pre_tokenize(nb::handle text,
+                                                                                  const SpecialMatcher* added) const {
+    const Text t = utf8_of(text);
+    nb::gil_scoped_release nogil;
+    const PreTokenizedText pieces = tok_.staged().pre_tokenized(t.data, t.size, added);
+    const CharOffsets chars(t.data, t.size);
+    std::vector<std::pair<std::string, std::pair<uint32_t, uint32_t>>> out;
+    for (const TextPiece& p : pieces.pieces()) {
+      const NormalizedText::Span span = p.text.original();
+      out.push_back({p.text.text(), chars.convert(span.start, span.end)});
+    }
+    return out;
+  }
+
+  nb::str normalize(nb::handle text) const {
+    const Text t = utf8_of(text);
+    std::string out;
+    {
+      nb::gil_scoped_release nogil;
+      out = tok_.staged().normalized(t.data, t.size);
+    }
+    return nb::str(out.data(), out.size());
+  }
+
+  std::vector<std::pair<nb::bytes, size_t>> pieces(nb::handle text) const {
+    const Text t = utf8_of(text);
+    std::vector<std::pair<std::string, size_t>> found;
+    {
+      nb::gil_scoped_release nogil;
+      found = tok_.pieces(t.data, t.size);
+    }
+    std::vector<std::pair<nb::bytes, size_t>> out;
+    for (const auto& [bytes, at] : found) out.emplace_back(nb::bytes(bytes.data(), bytes.size()), at);
+    return out;
+  }
+
+ private:
+  std::vector<uint8_t> special_;
+};
+
+}  // namespace
+
+void bind_byte_level_hf_bpe(nb::module_& m) {
+  nb::class_<PyByteLevelHfBpe> c(m, "ByteLevelHfBpe",
+                                 "A byte-level BPE tokenizer.json (GPT-2, Llama 3, Qwen2 shapes) in one fused pass, "
+                                 "exact to HF tokenizers and to the staged pipeline.");
+  c.def(
+       "__init__",
+       [](PyByteLevelHfBpe* self, nb::handle normalizer, nb::handle pre_tokenizer, const std::string& model_type,
+          nb::handle model_options, const std::vector<std::pair<std::string, uint32_t>>& vocab, nb::handle decoder,
+          std::vector<std::string> names, const std::vector<uint32_t>& special_ids, int split,
+          const std::string& pattern, bool add_prefix_space, bool prefix_each_piece, bool nfc) {
+         ByteLevelHfBpeDescription d;
+         d.staged.normalizer = stage_of(normalizer, "normalizer", "normalizers");
+         d.staged.pre_tokenizer = stage_of(pre_tokenizer, "pre-tokenizer", "pretokenizers");
+         d.staged.decoder = stage_of(decoder, "decoder", "decoders");
+         d.staged.model_type = model_type;
+         d.staged.model_options = option_of(model_options, "model " + model_type);
+         d.staged.vocab = vocab;
+         d.split = split;
+         d.pattern = pattern;
+         d.add_prefix_space = add_prefix_space;
+         d.prefix_each_piece = prefix_each_piece;
+         d.nfc = nfc;
+         try {
+           new (self) PyByteLevelHfBpe(std::move(d), std::move(names), special_ids);
+         } catch (const std::invalid_argument& e) {
+           throw nb::value_error(e.what());
+         }
+       },
+       nb::arg("normalizer"), nb::arg("pre_tokenizer"), nb::arg("model_type"), nb::arg("model_options"),
+       nb::arg("vocab"), nb::arg("decoder"), nb::arg("names"), nb::arg("special_ids"), nb::arg("split"),
+       nb::arg("pattern"), nb::arg("add_prefix_space"), nb::arg("prefix_each_piece"), nb::arg("nfc"),
+       "The staged pipeline's description (as _core.Staged takes it; its stages run texts the fused pass "
+       "does not: NFC texts that fail the quick check) and the fused pass's split: split, a built-in "
+       "scanner (0 GPT-2, 1 cl100k, 2 o200k, 3 Llama 3, 4 Qwen2) or -1 for `pattern` through Oniguruma; "
+       "add_prefix_space before each stretch, or before each piece with prefix_each_piece; nfc: the NFC "
+       "normalizer.")
+      .def("decode", &PyByteLevelHfBpe::decode, nb::arg("ids"), nb::arg("skip_special_tokens") = true,
+           "The decoder's text for ids (HF's decode: ids without a token are skipped).")
+      .def("pre_tokenize", &PyByteLevelHfBpe::pre_tokenize, nb::arg("text"), nb::arg("added").none() = nb::none(),
+           "[(piece, (start, end))]: the pieces the model would see, spans in input code points "
+           "(HF's pre_tokenize_str after the normalizer).")
+      .def("normalize", &PyByteLevelHfBpe::normalize, nb::arg("text"), "The normalizer's text (HF's normalize_str).")
+      .def("pieces", &PyByteLevelHfBpe::pieces, nb::arg("text"),
+           "[(piece bytes, first input byte)]: the pieces of a text without added tokens as the model sees "
+           "them, the prefix space included (a test hook).");
+  bind_pipeline(c, nb::str("all"),
+                "Encode a text, or a pair of texts, with truncation, template and padding as set. Added tokens in "
+                "the text become their ids when in allowed_special (default all, as HF matches them), raise when "
+                "in disallowed_special, and are plain text otherwise.");
+
+  m.def(
+      "_hf_split_ends",
+      [](nb::handle text, int pattern, bool windowed) {
+        if (pattern < 0 || pattern > int(Pattern::kQwen2)) throw nb::value_error("no built-in scanner has that id");
+        Text t = utf8_of(text);
+        const Pattern pat = Pattern(pattern);
+        Scanner scan(t.data, t.size);
+        std::vector<size_t> ends;
+        for (size_t p = 0; p < t.size;) {
+          p = windowed ? scan.next(pat, p) : scan.scalar(pat, p);
+          ends.push_back(p);
+        }
+        return ends;
+      },
+      nb::arg("text"), nb::arg("pattern"), nb::arg("windowed"),
+      "Byte offsets where the built-in scanner `pattern` (0 GPT-2, 1 cl100k, 2 o200k, 3 Llama 3, 4 Qwen2) ends "
+      "each piece of `text`; windowed=False uses only the character-by-character scanner (for tests).");
+}
+
+}  // namespace tokenforge::bindings

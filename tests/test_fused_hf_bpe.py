@@ -1,0 +1,408 @@
+"""The fused byte-level BPE of tokenizer.json files (pipeline/fused_hf_bpe.py,
+native pipelines/byte_level_hf_bpe.h) against HF tokenizers 0.23.3 and the staged pipeline.
+
+The scanners it picks for a Split pattern against Oniguruma (`_core.Regex`, HF's engine) on the
+corpus samples, every code point and hypothesis strings; then files trained here with HF's
+trainers (GPT-2's ByteLevel with its regex, Llama-3-style and Qwen-style Splits with NFC,
+tiktoken's patterns as tokenforge writes them, a pattern no scanner covers; add_prefix_space,
+ignore_merges, added tokens, templates): fused == staged == HF on ids, tokens, offsets and
+decode. The real Llama 3 and Qwen3 files are a slow test (../shared)."""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import json
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from conftest import WHOLE_CORPUS, corpus_files, read_sample
+from tokenforge import Tokenizer, _core
+from tokenforge.formats import read_tokenizer_file
+from tokenforge.formats.hf_tokenizer_json import hf_split_pattern
+from tokenforge.pipeline.fused_hf_bpe import (
+    BYTE_CHARS,
+    HF_GPT2,
+    LLAMA3,
+    QWEN2,
+    SCANNERS,
+    build_fused_hf_bpe,
+    fused_description,
+)
+from tokenforge.pre_tokenizers.patterns import CL100K, O200K
+from tokenforge.tokenizer import _resolve_policy
+
+tokenizers = pytest.importorskip("tokenizers")
+
+SAMPLE_TEXTS = [read_sample(p, 30_000) for p in corpus_files()]
+LINES = [line for text in SAMPLE_TEXTS for line in text.splitlines(keepends=True)]
+
+EDGE = [
+    "",
+    " ",
+    "  \n  ",
+    "\n\n",
+    "a\n \n  ",
+    "x  \r\n\t ",
+    "Hello world!  It's  'S 'LL 'll 'Ve I'd ſ 'ſ",
+    "1234567 ١٢٣٤ 12a34",
+    "e\u0301 cafe\u0301 caf\u00e9 \u1e9b\u0323",  # NFC changes the first ones
+    "日本語のテキスト、です。 Привет мир",
+    "tab\there  \u3000 \u00a0nbsp\u2028x",
+    "emoji 👍🏽 and 𝔘𝔫𝔦𝔠𝔬𝔡𝔢",
+    "<|endoftext|>hello world<|endoftext|>  hello world  <|fim|>",
+    "a<|endoftext|> <|endoftext|>\n<|endoftext|>",
+    "a" * 700 + " " + "日本" * 300 + " " * 300 + "x" + "1" * 50 + "\n" * 40 + "  ",
+    "Ω" * 40 + " " + "ab" * 20 + " \u0301" * 30,
+]
+
+TEXT = st.lists(
+    st.one_of(
+        st.characters(blacklist_categories=("Cs",)),
+        st.sampled_from(
+            [
+                *" \t\n\r  ,.!'-_abSLVEDTM12٣é日本かカ\u0301\u0323\u00a0\u3000👍",
+                "'s",
+                "'LL",
+                "<|endoftext|>",
+                "hello world",
+            ]
+        ),
+    ),
+    max_size=30,
+).map("".join)
+
+
+# -- the scanners against Oniguruma ------------------------------------------------------------
+
+
+def regex_ends(pattern: _core.Regex, text: str) -> list[int]:
+    """Piece ends in code points as HF's Split(Isolated) cuts text (empty pieces dropped)."""
+    return [end for start, end, _ in pattern.find_matches(text) if end > start]
+
+
+def scanner_ends(scanner: int, text: str, windowed: bool) -> list[int]:
+    data = text.encode()
+    char_of = [0] * (len(data) + 1)
+    chars = 0
+    for i, b in enumerate(data):
+        char_of[i] = chars
+        chars += (b & 0xC0) != 0x80
+    char_of[len(data)] = chars
+    return [char_of[e] for e in _core._hf_split_ends(text, scanner, windowed)]
+
+
+PATTERNS = sorted(SCANNERS.items(), key=lambda kv: kv[1])
+
+
+def same_split(pattern: str, scanner: int, text: str) -> None:
+    want = regex_ends(_regex(pattern), text)
+    for windowed in (True, False):
+        got = scanner_ends(scanner, text, windowed)
+        if got != want:
+            k = next(i for i, (a, b) in enumerate(zip([*got, -1], [*want, -1])) if a != b)
+            at = want[k - 1] if k else 0
+            raise AssertionError(
+                f"scanner {scanner} (windowed={windowed}) vs Oniguruma on {pattern!r}: from code point {at} "
+                f"{text[at : at + 30]!r}: ends {got[k : k + 3]} != {want[k : k + 3]}"
+            )
+
+
+@functools.cache
+def _regex(pattern: str) -> _core.Regex:
+    return _core.Regex(pattern)
+
+
+@pytest.mark.parametrize(("pattern", "scanner"), PATTERNS)
+def test_scanner_equals_oniguruma_on_samples(pattern, scanner):
+    for text in [*SAMPLE_TEXTS, *EDGE]:
+        same_split(pattern, scanner, text)
+
+
+@pytest.mark.parametrize(("pattern", "scanner"), PATTERNS)
+def test_scanner_equals_oniguruma_on_every_code_point(pattern, scanner):
+    # Each code point alone, doubled, between letters, after a space, an apostrophe, a digit and
+    # a newline, and before whitespace: every class it could fall in shows.
+    chunk: list[str] = []
+    for cp in range(0x110000):
+        if 0xD800 <= cp < 0xE000:
+            continue
+        c = chr(cp)
+        chunk.append(f"{c}{c}a{c} {c}'{c}1{c}\n{c}  ")
+        if len(chunk) == 8192:
+            same_split(pattern, scanner, "".join(chunk))
+            chunk = []
+    same_split(pattern, scanner, "".join(chunk))
+
+
+@pytest.mark.parametrize(("pattern", "scanner"), PATTERNS)
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=TEXT)
+def test_scanner_equals_oniguruma_on_any_text(pattern, scanner, text):
+    same_split(pattern, scanner, text)
+
+
+def test_pattern_choice():
+    assert SCANNERS[LLAMA3] == 3 and SCANNERS[QWEN2] == 4 and SCANNERS[HF_GPT2] == 0
+    assert SCANNERS[hf_split_pattern(CL100K)] == 1 and SCANNERS[hf_split_pattern(O200K)] == 2
+
+
+# -- files trained with HF's trainers -------------------------------------------------------------
+
+CUSTOM = r"\w+|[^\w\s]+|\s+"  # no scanner: Oniguruma inside the fused pass
+
+# name -> (normalizer NFC?, pre-tokenizer kind or Split pattern)
+SHAPES = {
+    "gpt2": (False, None),
+    "llama3": (False, LLAMA3),
+    "qwen2": (True, QWEN2),
+    "cl100k": (False, hf_split_pattern(CL100K)),
+    "o200k": (False, hf_split_pattern(O200K)),
+    "custom": (True, CUSTOM),
+}
+CASES = [
+    ("gpt2", False, False),
+    ("gpt2", True, True),
+    ("llama3", False, True),
+    ("llama3", True, False),
+    ("qwen2", False, False),
+    ("qwen2", True, True),
+    ("cl100k", False, False),
+    ("o200k", False, True),
+    ("custom", False, False),
+    ("custom", True, True),
+]
+
+
+def trained_doc(shape: str, add_prefix_space: bool, ignore_merges: bool, template: bool) -> dict[str, Any]:
+    from tokenizers import AddedToken, Regex, decoders, models, normalizers, pre_tokenizers, processors, trainers
+
+    nfc, split = SHAPES[shape]
+    tok = tokenizers.Tokenizer(models.BPE())
+    if split is None:
+        tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=add_prefix_space, use_regex=True)
+    else:
+        tok.pre_tokenizer = pre_tokenizers.Sequence(
+            [
+                pre_tokenizers.Split(Regex(split), behavior="isolated", invert=False),
+                pre_tokenizers.ByteLevel(add_prefix_space=add_prefix_space, use_regex=False),
+            ]
+        )
+    if nfc:
+        tok.normalizer = normalizers.NFC()
+    tok.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(
+        vocab_size=1500,
+        special_tokens=["<|endoftext|>", "<|fim|>"],
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        show_progress=False,
+    )
+    tok.train_from_iterator(LINES[::3], trainer)
+    tok.add_tokens([AddedToken("hello world", normalized=False), AddedToken(" xyz", normalized=False)])
+    if template:
+        tok.post_processor = processors.TemplateProcessing(
+            single="<|endoftext|> $A",
+            pair="<|endoftext|> $A <|fim|> $B:1",
+            special_tokens=[("<|endoftext|>", 0), ("<|fim|>", 1)],
+        )
+    else:
+        tok.post_processor = processors.ByteLevel(trim_offsets=False)
+    doc = json.loads(tok.to_str())
+    doc["model"]["ignore_merges"] = ignore_merges
+    return doc
+
+
+class Trio:
+    """One file as HF, the staged pipeline and the fused kernel run it."""
+
+    def __init__(self, doc: dict[str, Any], path) -> None:
+        path.write_text(json.dumps(doc))
+        self.hf = tokenizers.Tokenizer.from_file(str(path))
+        self.spec = read_tokenizer_file(path)
+        self.staged = Tokenizer.from_spec(dataclasses.replace(self.spec, kernel="staged"))
+        self.description = fused_description(self.spec)
+        self.fused = build_fused_hf_bpe(self.spec)
+        k = self.staged._kernel
+        self.fused.set_policy(k.default_added, functools.partial(_resolve_policy, k.policy))
+
+    def check(self, text: str, pair: str | None = None) -> None:
+        h = self.hf.encode(text) if pair is None else self.hf.encode(text, pair)
+        f = self.fused.encode(text, pair)
+        s = self.staged.encode(text, pair)
+        where = f"on {text!r}" + ("" if pair is None else f" + {pair!r}")
+        assert f.ids == h.ids, where
+        assert f.tokens == h.tokens, where
+        assert [tuple(o) for o in f.offsets] == [tuple(o) for o in h.offsets], where
+        assert f.type_ids == h.type_ids and f.special_tokens_mask == h.special_tokens_mask, where
+        assert s.ids == f.ids and [tuple(o) for o in s.offsets] == [tuple(o) for o in f.offsets], where
+        for skip in (False, True):
+            assert self.fused.decode(f.ids, skip) == self.hf.decode(h.ids, skip_special_tokens=skip), where
+
+
+_TRIOS: dict[tuple, Trio] = {}
+
+
+def trio(tmp_path_factory, shape: str, add_prefix_space: bool, ignore_merges: bool) -> Trio:
+    key = (shape, add_prefix_space, ignore_merges)
+    if key not in _TRIOS:
+        template = add_prefix_space  # half the cases with a template, half with ByteLevel's
+        doc = trained_doc(shape, add_prefix_space, ignore_merges, template)
+        _TRIOS[key] = Trio(doc, tmp_path_factory.mktemp("fused") / "tokenizer.json")
+    return _TRIOS[key]
+
+
+@pytest.mark.parametrize(("shape", "add_prefix_space", "ignore_merges"), CASES)
+def test_trained_files_choose_the_fused_kernel(tmp_path_factory, shape, add_prefix_space, ignore_merges):
+    t = trio(tmp_path_factory, shape, add_prefix_space, ignore_merges)
+    d = t.description
+    assert d is not None
+    assert d["split"] == (0 if shape == "gpt2" else SCANNERS.get(SHAPES[shape][1], -1))
+    assert d["add_prefix_space"] is add_prefix_space and d["nfc"] is SHAPES[shape][0]
+
+
+@pytest.mark.parametrize(("shape", "add_prefix_space", "ignore_merges"), CASES)
+def test_fused_equals_hf_on_samples(tmp_path_factory, shape, add_prefix_space, ignore_merges):
+    t = trio(tmp_path_factory, shape, add_prefix_space, ignore_merges)
+    for text in EDGE:
+        t.check(text)
+    for line in LINES[::5]:
+        t.check(line)
+    for text in SAMPLE_TEXTS:
+        t.check(text[:4000])
+    t.check(EDGE[6], EDGE[9])
+    t.check(LINES[1], "<|endoftext|> x")
+
+
+@pytest.mark.parametrize(("shape", "add_prefix_space", "ignore_merges"), CASES)
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=TEXT, pair=st.none() | TEXT)
+def test_fused_equals_hf_on_any_text(tmp_path_factory, shape, add_prefix_space, ignore_merges, text, pair):
+    trio(tmp_path_factory, shape, add_prefix_space, ignore_merges).check(text, pair)
+
+
+@pytest.mark.parametrize(("shape", "add_prefix_space", "ignore_merges"), CASES)
+def test_pieces_are_hf_pre_tokenizer_pieces(tmp_path_factory, shape, add_prefix_space, ignore_merges):
+    t = trio(tmp_path_factory, shape, add_prefix_space, ignore_merges)
+    for text in [*EDGE[:8], *LINES[:300:3]]:
+        if "<|" in text:
+            continue
+        want = [p for p, _ in t.hf.pre_tokenizer.pre_tokenize_str(text)]
+        assert spelled_pieces(t.fused, text) == want, text
+
+
+def test_pre_tokenize_and_normalize_are_the_staged_pipelines(tmp_path_factory):
+    t = trio(tmp_path_factory, "qwen2", True, True)
+    staged = t.staged._native
+    added = t.staged._kernel.default_added
+    for text in [*EDGE, *LINES[:100:7]]:
+        assert t.fused.pre_tokenize(text, added) == staged.pre_tokenize(text, added)
+        assert t.fused.pre_tokenize(text) == staged.pre_tokenize(text)
+        assert t.fused.normalize(text) == staged.normalize(text)
+
+
+def spelled_pieces(fused: _core.ByteLevelHfBpe, text: str) -> list[str]:
+    """The pieces of text as the model sees them, in the byte alphabet."""
+    return ["".join(BYTE_CHARS[b] for b in piece) for piece, _ in fused.pieces(text)]
+
+
+def test_a_wrong_scanner_is_caught(tmp_path_factory):
+    # cl100k's scanner keeps whitespace after a newline at the end of the text whole; Llama 3's
+    # pattern splits it after the newline: the checks here must see that.
+    t = trio(tmp_path_factory, "llama3", False, True)
+    wrong = _core.ByteLevelHfBpe(**{**t.description, "split": SCANNERS[hf_split_pattern(CL100K)]})
+    wrong.set_template([(True, 0, 0, [])], [(True, 0, 0, []), (True, 1, 1, [])])
+    text = "a\n \n  "
+    want = [p for p, _ in t.hf.pre_tokenizer.pre_tokenize_str(text)]
+    assert spelled_pieces(t.fused, text) == want
+    assert spelled_pieces(wrong, text) != want
+
+
+def test_bad_descriptions_raise(tmp_path_factory):
+    d = trio(tmp_path_factory, "custom", False, False).description
+    with pytest.raises(ValueError, match="scanner"):
+        _core.ByteLevelHfBpe(**{**d, "split": 9})
+    with pytest.raises(ValueError):
+        _core.ByteLevelHfBpe(**{**d, "split": -1, "pattern": "(unclosed"})
+    with pytest.raises(ValueError, match="byte"):
+        _core.ByteLevelHfBpe(**{**d, "vocab": [(t, i) for t, i in d["vocab"] if t != BYTE_CHARS[0xF8]]})
+    with pytest.raises(ValueError, match="two tokens"):
+        _core.ByteLevelHfBpe(**{**d, "vocab": [*d["vocab"], ("zzzq", 0)]})
+    with pytest.raises(ValueError, match="BPE"):
+        _core.ByteLevelHfBpe(**{**d, "model_type": "WordLevel"})
+    with pytest.raises(ValueError, match="surrogate"):
+        _core.ByteLevelHfBpe(**{**d, "decoder": [("ByteLevel", {"trim_offsets": "\ud800"})]})
+
+
+def test_tokens_no_merge_reaches(tmp_path_factory):
+    # With ignore_merges a piece that is a token is that token even where no merge makes it (as
+    # Llama 3's tiktoken-born file has many); the same bytes as part of a longer run, cut where
+    # no token crosses, are merged. Tokens here: a CJK word and a Cyrillic one, no merges.
+    doc = trained_doc("llama3", False, True, False)
+    vocab = doc["model"]["vocab"]
+    words = ("日本語", "テキスト", "Привет", "語の")
+    for added in doc["added_tokens"]:  # those past the vocabulary move up to make room
+        if added["id"] >= len(vocab):
+            added["id"] += len(words)
+    for word in words:
+        vocab["".join(BYTE_CHARS[b] for b in word.encode())] = len(vocab)
+    t = Trio(doc, tmp_path_factory.mktemp("unreached") / "tokenizer.json")
+    for text in ["日本語", "日本語のテキスト", "x日本語のテキスト日本語。テキスト", "Привет Приветы", "の語の語の"]:
+        t.check(text)
+
+
+def test_an_unk_token_is_never_used(tmp_path_factory):
+    doc = trained_doc("gpt2", False, False, False)
+    doc["model"]["unk_token"] = "<|endoftext|>"
+    t = Trio(doc, tmp_path_factory.mktemp("unk") / "tokenizer.json")
+    assert t.description is not None
+    for text in EDGE:
+        t.check(text)
+
+
+def test_batches_equal_single_encodes(tmp_path_factory):
+    t = trio(tmp_path_factory, "qwen2", False, False)
+    texts = [*EDGE, *LINES[:200]]
+    batch = t.fused.encode_batch(texts, None, True, t.staged._kernel.default_added, 2)
+    assert [e.ids for e in batch] == [t.fused.encode(x).ids for x in texts]
+
+
+def test_other_shapes_are_left_to_the_staged_pipeline(tmp_path_factory):
+    t = trio(tmp_path_factory, "llama3", False, True)
+    spec = t.spec
+    model = dict(spec.model)
+    assert fused_description(dataclasses.replace(spec, model={**model, "byte_fallback": True})) is None
+    assert fused_description(dataclasses.replace(spec, model={**model, "dropout": 0.1})) is None
+    assert fused_description(dataclasses.replace(spec, model={**model, "continuing_subword_prefix": "##"})) is None
+    vocab = dict(model["vocab"])
+    del vocab["Ġ"]
+    assert fused_description(dataclasses.replace(spec, model={**model, "vocab": vocab})) is None
+    assert fused_description(dataclasses.replace(spec, normalizer={"type": "Lowercase"})) is None
+    assert fused_description(dataclasses.replace(spec, decoder={"type": "Fuse"})) is None
+    removed = json.loads(json.dumps(spec.pre_tokenizer))
+    removed["pretokenizers"][0]["behavior"] = "Removed"
+    assert fused_description(dataclasses.replace(spec, pre_tokenizer=removed)) is None
+    with pytest.raises(ValueError):
+        build_fused_hf_bpe(dataclasses.replace(spec, normalizer={"type": "Lowercase"}))
+
+
+# -- the real files ---------------------------------------------------------------------------------
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["llama3", "qwen3"])
+def test_real_files_fused_equals_hf(tmp_path, name):
+    if WHOLE_CORPUS is None:
+        pytest.skip("../shared is not at hand")
+    path = WHOLE_CORPUS.parent / "vocab" / "hf" / name / "tokenizer.json"
+    t = Trio(json.loads(path.read_text()), tmp_path / "tokenizer.json")
+    assert t.description is not None and t.description["split"] == {"llama3": 3, "qwen3": 4}[name]
+    for text in EDGE:
+        t.check(text)
+    for p in corpus_files(whole=True):
+        text = read_sample(p, 300_000)
+        t.check(text)
+        for line in text.splitlines()[:1500]:
+            t.check(line)
