@@ -131,18 +131,52 @@ def gpt2_style(tmp_path) -> str:
     return path
 
 
+def llama3_style(tmp_path) -> str:
+    """Llama 3's shape, which the fused byte-level kernel runs: Split with its regex, ByteLevel
+    without one, ignore_merges, a special token and a template."""
+    tok = tokenizers.Tokenizer(models.BPE(ignore_merges=True))
+    pattern = (
+        r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*"
+        r"|\s*[\r\n]+|\s+(?!\S)|\s+"
+    )
+    tok.pre_tokenizer = pre_tokenizers.Sequence(
+        [
+            pre_tokenizers.Split(tokenizers.Regex(pattern), behavior="isolated"),
+            pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
+        ]
+    )
+    tok.train_from_iterator(
+        TRAIN,
+        trainers.BpeTrainer(
+            vocab_size=2000, special_tokens=["<|begin|>"], initial_alphabet=pre_tokenizers.ByteLevel.alphabet()
+        ),
+    )
+    tok.post_processor = processors.TemplateProcessing(
+        single="<|begin|> $A", pair="<|begin|> $A <|begin|>:1 $B:1", special_tokens=[("<|begin|>", 0)]
+    )
+    tok.decoder = decoders.ByteLevel()
+    path = str(tmp_path / "llama3_style.json")
+    tok.save(path)
+    return path
+
+
 @pytest.fixture(
     scope="module",
-    params=[llama2_style, wordlevel_nfkc, metaspace_bpe, byte_level_regex, roberta_style, gpt2_style],
+    params=[llama2_style, wordlevel_nfkc, metaspace_bpe, byte_level_regex, roberta_style, gpt2_style, llama3_style],
 )
 def built(request, tmp_path_factory):
     path = request.param(tmp_path_factory.mktemp("hf"))
     return tokenforge.Tokenizer.from_file(path), tokenizers.Tokenizer.from_file(path)
 
 
+def test_byte_level_files_of_llama3_shape_run_fused(tmp_path):
+    assert tokenforge.Tokenizer.from_file(llama3_style(tmp_path)).kernel == "byte_level_hf_bpe"
+    assert tokenforge.Tokenizer.from_file(byte_level_regex(tmp_path)).kernel == "staged"  # a regex Replace
+
+
 def test_built_files_equal_hf(built):
     ours, hf = built
-    assert ours.kernel == "staged"
+    assert ours.kernel in ("staged", "byte_level_hf_bpe")
     for line in LINES:
         same(ours, hf, line)
     same(ours, hf, LINES[0], LINES[1])

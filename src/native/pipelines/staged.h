@@ -146,6 +146,9 @@ class StagedPipeline {
     }
   }
 
+  // Itself: the staged pipeline of its file (as the fused kernels built on it answer staged()).
+  const StagedPipeline& staged() const { return *this; }
+
   // The pieces the model would see (added tokens split off, normalized, pre-tokenized).
   PreTokenizedText pre_tokenized(const uint8_t* s, size_t n, const SpecialMatcher* added) const {
     PreTokenizedText pieces;

@@ -18,6 +18,7 @@
 #include "pipelines/byte_level_hf_bpe.h"
 #include "python/bindings.h"
 #include "python/convert.h"
+#include "python/py_json_pipeline.h"
 #include "python/py_pipeline.h"
 #include "python/stage_convert.h"
 
@@ -25,66 +26,11 @@ namespace tokenforge::bindings {
 
 namespace {
 
-class PyByteLevelHfBpe : public PyPipeline<ByteLevelHfBpePipeline> {
+class PyByteLevelHfBpe : public PyJsonPipeline<ByteLevelHfBpePipeline> {
  public:
   PyByteLevelHfBpe(ByteLevelHfBpeDescription d, std::vector<std::string> names,
                    const std::vector<uint32_t>& special_ids)
-      : PyPipeline(std::move(names), SpecialDefault::kAllowAll, std::move(d)) {
-    special_.assign(names_->by_id.size(), 0);
-    for (uint32_t id : special_ids)
-      if (id < special_.size()) special_[id] = 1;
-  }
-
-  // HF's decode: ids without a token are skipped, special ones too with skip_special.
-  nb::str decode(nb::handle ids_seq, bool skip_special) const {
-    const std::shared_ptr<const TokenNames> names = this->names();
-    const std::vector<std::string>& by_id = names->by_id;
-    std::vector<uint32_t> ids;
-    for (nb::handle item : ids_seq) {
-      if (!PyLong_Check(item.ptr())) throw nb::type_error("token ids must be ints");
-      const long long id = PyLong_AsLongLong(item.ptr());
-      if (id < 0 || uint64_t(id) >= by_id.size()) {
-        if (PyErr_Occurred()) PyErr_Clear();
-        continue;
-      }
-      ids.push_back(uint32_t(id));
-    }
-    std::string text;
-    {
-      GilReleasedFor nogil(ids.size() * 8);
-      std::vector<std::string> tokens;
-      tokens.reserve(ids.size());
-      for (uint32_t id : ids)
-        if (!by_id[id].empty() && !(skip_special && special_[id])) tokens.push_back(by_id[id]);
-      text = tok_.decode(std::move(tokens));
-    }
-    return nb::str(text.data(), text.size());
-  }
-
-  // HF's pre_tokenize_str and normalize_str, from the staged pipeline (as _core.Staged's).
-  std::vector<std::pair<std::string, std::pair<uint32_t, uint32_t>>> pre_tokenize(nb::handle text,
-                                                                                  const SpecialMatcher* added) const {
-    const Text t = utf8_of(text);
-    nb::gil_scoped_release nogil;
-    const PreTokenizedText pieces = tok_.staged().pre_tokenized(t.data, t.size, added);
-    const CharOffsets chars(t.data, t.size);
-    std::vector<std::pair<std::string, std::pair<uint32_t, uint32_t>>> out;
-    for (const TextPiece& p : pieces.pieces()) {
-      const NormalizedText::Span span = p.text.original();
-      out.push_back({p.text.text(), chars.convert(span.start, span.end)});
-    }
-    return out;
-  }
-
-  nb::str normalize(nb::handle text) const {
-    const Text t = utf8_of(text);
-    std::string out;
-    {
-      nb::gil_scoped_release nogil;
-      out = tok_.staged().normalized(t.data, t.size);
-    }
-    return nb::str(out.data(), out.size());
-  }
+      : PyJsonPipeline(std::move(names), special_ids, std::move(d)) {}
 
   std::vector<std::pair<nb::bytes, size_t>> pieces(nb::handle text) const {
     const Text t = utf8_of(text);
@@ -97,9 +43,6 @@ class PyByteLevelHfBpe : public PyPipeline<ByteLevelHfBpePipeline> {
     for (const auto& [bytes, at] : found) out.emplace_back(nb::bytes(bytes.data(), bytes.size()), at);
     return out;
   }
-
- private:
-  std::vector<uint8_t> special_;
 };
 
 }  // namespace

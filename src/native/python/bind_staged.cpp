@@ -15,6 +15,7 @@
 #include "pipelines/staged.h"
 #include "python/bindings.h"
 #include "python/convert.h"
+#include "python/py_json_pipeline.h"
 #include "python/py_pipeline.h"
 #include "python/stage_convert.h"
 
@@ -22,65 +23,10 @@ namespace tokenforge::bindings {
 
 namespace {
 
-class PyStaged : public PyPipeline<StagedPipeline> {
+class PyStaged : public PyJsonPipeline<StagedPipeline> {
  public:
   PyStaged(const StagedDescription& d, std::vector<std::string> names, const std::vector<uint32_t>& special_ids)
-      : PyPipeline(std::move(names), SpecialDefault::kAllowAll, d) {
-    special_.assign(names_->by_id.size(), 0);
-    for (uint32_t id : special_ids)
-      if (id < special_.size()) special_[id] = 1;
-  }
-
-  // HF's decode: ids without a token (gaps in the vocabulary) are skipped, special ones too with
-  // skip_special. An id outside the vocabulary raises ValueError, as every tokenforge decode
-  // does (HF skips it silently).
-  nb::str decode(nb::handle ids_seq, bool skip_special) const {
-    const std::shared_ptr<const TokenNames> names = this->names();
-    const std::vector<std::string>& by_id = names->by_id;
-    const size_t size = by_id.size();
-    const std::vector<uint32_t> ids = ids_of(ids_seq, size, [size](size_t, nb::handle item) {
-      throw nb::value_error(("token id " + std::string(nb::str(item).c_str()) +
-                             " is not in this tokenizer's vocabulary (0.." + std::to_string(size - 1) + ")")
-                                .c_str());
-    });
-    std::string text;
-    {
-      GilReleasedFor nogil(ids.size() * 8);
-      std::vector<std::string> tokens;
-      tokens.reserve(ids.size());
-      for (uint32_t id : ids)
-        if (!by_id[id].empty() && !(skip_special && special_[id])) tokens.push_back(by_id[id]);
-      text = tok_.decode(std::move(tokens));
-    }
-    return nb::str(text.data(), text.size());
-  }
-
-  std::vector<std::pair<std::string, std::pair<uint32_t, uint32_t>>> pre_tokenize(nb::handle text,
-                                                                                  const SpecialMatcher* added) const {
-    const Text t = utf8_of(text);
-    nb::gil_scoped_release nogil;
-    const PreTokenizedText pieces = tok_.pre_tokenized(t.data, t.size, added);
-    const CharOffsets chars(t.data, t.size);
-    std::vector<std::pair<std::string, std::pair<uint32_t, uint32_t>>> out;
-    for (const TextPiece& p : pieces.pieces()) {
-      const NormalizedText::Span span = p.text.original();
-      out.push_back({p.text.text(), chars.convert(span.start, span.end)});
-    }
-    return out;
-  }
-
-  nb::str normalize(nb::handle text) const {
-    const Text t = utf8_of(text);
-    std::string out;
-    {
-      nb::gil_scoped_release nogil;
-      out = tok_.normalized(t.data, t.size);
-    }
-    return nb::str(out.data(), out.size());
-  }
-
- private:
-  std::vector<uint8_t> special_;
+      : PyJsonPipeline(std::move(names), special_ids, d) {}
 };
 
 }  // namespace

@@ -1,0 +1,86 @@
+// What the pipelines built from tokenizer.json components share in Python (python/bind_staged.cpp's
+// Staged, python/bind_byte_level_hf_bpe.cpp's ByteLevelHfBpe): on top of PyPipeline
+// (python/py_pipeline.h), HF's decode (the ids named, the file's decoder over them), and the test
+// hooks pre_tokenize and normalize (HF's pre_tokenize_str and normalize_str), all answered by
+// the staged pipeline (pipelines/staged.h) of the file: Pipeline::staged() gives it.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+#include <nanobind/nanobind.h>
+
+#include "pipelines/staged.h"
+#include "python/convert.h"
+#include "python/py_pipeline.h"
+
+namespace tokenforge::bindings {
+
+template <class Pipeline>
+class PyJsonPipeline : public PyPipeline<Pipeline> {
+ public:
+  // special_ids: what skip_special_tokens drops; pipeline_args build the Pipeline.
+  template <class... Args>
+  PyJsonPipeline(std::vector<std::string> names, const std::vector<uint32_t>& special_ids, Args&&... pipeline_args)
+      : PyPipeline<Pipeline>(std::move(names), SpecialDefault::kAllowAll, std::forward<Args>(pipeline_args)...) {
+    special_.assign(this->names_->by_id.size(), 0);
+    for (uint32_t id : special_ids)
+      if (id < special_.size()) special_[id] = 1;
+  }
+
+  // HF's decode: ids without a token (gaps in the vocabulary) are skipped, special ones too with
+  // skip_special. An id outside the vocabulary raises ValueError, as every tokenforge decode
+  // does (HF skips it silently).
+  nb::str decode(nb::handle ids_seq, bool skip_special) const {
+    const std::shared_ptr<const TokenNames> names = this->names();
+    const std::vector<std::string>& by_id = names->by_id;
+    const size_t size = by_id.size();
+    const std::vector<uint32_t> ids = ids_of(ids_seq, size, [size](size_t, nb::handle item) {
+      throw nb::value_error(("token id " + std::string(nb::str(item).c_str()) +
+                             " is not in this tokenizer's vocabulary (0.." + std::to_string(size - 1) + ")")
+                                .c_str());
+    });
+    std::string text;
+    {
+      GilReleasedFor nogil(ids.size() * 8);
+      std::vector<std::string> tokens;
+      tokens.reserve(ids.size());
+      for (uint32_t id : ids)
+        if (!by_id[id].empty() && !(skip_special && special_[id])) tokens.push_back(by_id[id]);
+      text = this->tok_.staged().decode(std::move(tokens));
+    }
+    return nb::str(text.data(), text.size());
+  }
+
+  // [(piece, (start, end))]: the pieces the model would see, spans in input code points.
+  std::vector<std::pair<std::string, std::pair<uint32_t, uint32_t>>> pre_tokenize(nb::handle text,
+                                                                                  const SpecialMatcher* added) const {
+    const Text t = utf8_of(text);
+    nb::gil_scoped_release nogil;
+    const PreTokenizedText pieces = this->tok_.staged().pre_tokenized(t.data, t.size, added);
+    const CharOffsets chars(t.data, t.size);
+    std::vector<std::pair<std::string, std::pair<uint32_t, uint32_t>>> out;
+    for (const TextPiece& p : pieces.pieces()) {
+      const NormalizedText::Span span = p.text.original();
+      out.push_back({p.text.text(), chars.convert(span.start, span.end)});
+    }
+    return out;
+  }
+
+  // The normalizer's text.
+  nb::str normalize(nb::handle text) const {
+    const Text t = utf8_of(text);
+    std::string out;
+    {
+      nb::gil_scoped_release nogil;
+      out = this->tok_.staged().normalized(t.data, t.size);
+    }
+    return nb::str(out.data(), out.size());
+  }
+
+ private:
+  std::vector<uint8_t> special_;
+};
+
+}  // namespace tokenforge::bindings
