@@ -1,8 +1,8 @@
 // What the pipelines built from tokenizer.json components share in Python (python/bind_staged.cpp's
 // Staged, python/bind_byte_level_hf_bpe.cpp's ByteLevelHfBpe): on top of PyPipeline
-// (python/py_pipeline.h), HF's decode (the ids named, the file's decoder over them), and the test
-// hooks pre_tokenize and normalize (HF's pre_tokenize_str and normalize_str), all answered by
-// the staged pipeline (pipelines/staged.h) of the file: Pipeline::staged() gives it.
+// (python/py_pipeline.h), HF's decode (the ids named, the pipeline's decoder over them), and the
+// test hooks pre_tokenize and normalize (HF's pre_tokenize_str and normalize_str), answered by the
+// staged pipeline (pipelines/staged.h) of the file: Pipeline::staged() gives it.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -48,7 +48,7 @@ class PyJsonPipeline : public PyPipeline<Pipeline> {
       tokens.reserve(ids.size());
       for (uint32_t id : ids)
         if (!by_id[id].empty() && !(skip_special && special_[id])) tokens.push_back(by_id[id]);
-      text = this->tok_.staged().decode(std::move(tokens));
+      text = this->tok_.decode(std::move(tokens));
     }
     return nb::str(text.data(), text.size());
   }

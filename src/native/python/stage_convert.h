@@ -34,7 +34,9 @@ inline OptionValue option_of(nb::handle h, const std::string& where) {
     v.b = h.ptr() == Py_True;
   } else if (PyLong_Check(h.ptr())) {
     v.kind = OptionValue::Kind::kInt;
-    v.i = nb::cast<int64_t>(h);
+    int overflow = 0;
+    v.i = PyLong_AsLongLongAndOverflow(h.ptr(), &overflow);
+    if (overflow) throw nb::value_error((where + ": an integer past 64 bits").c_str());
   } else if (PyFloat_Check(h.ptr())) {
     v.kind = OptionValue::Kind::kFloat;
     v.f = nb::cast<double>(h);
