@@ -550,3 +550,8 @@ class ByteLevelHfBpe:
         """
 
     def encode_batch(self, texts: object, pairs: object | None, add_special_tokens: bool, added: SpecialMatcher | None, threads: int) -> list[Encoded]: ...
+
+def grapheme_clusters(text: str) -> list[str]:
+    """
+    The extended grapheme clusters of `text`, as the Rust crate unicode-segmentation (HF tokenizers' Precompiled normalizer) cuts them (Unicode 17.0.0; a test hook).
+    """

@@ -6,10 +6,14 @@
 #include <utility>
 #include <vector>
 
+#include "formats/tiktoken_file.h"
 #include "normalizers/bert_normalizer.h"
+#include "normalizers/byte_level.h"
 #include "normalizers/lowercase.h"
+#include "normalizers/nmt.h"
 #include "normalizers/normalizer.h"
 #include "normalizers/normalizer_sequence.h"
+#include "normalizers/precompiled.h"
 #include "normalizers/prepend.h"
 #include "normalizers/replace.h"
 #include "normalizers/strip.h"
@@ -56,6 +60,16 @@ inline std::unique_ptr<Normalizer> sequence(OptionReader& o) {
   for (const OptionValue& part : list.list) parts.push_back(make_normalizer(part));
   return std::make_unique<NormalizerSequence>(std::move(parts));
 }
+inline std::unique_ptr<Normalizer> nmt(OptionReader&) { return std::make_unique<NmtNormalizer>(); }
+inline std::unique_ptr<Normalizer> byte_level(OptionReader&) { return std::make_unique<ByteLevelNormalizer>(); }
+// The character map in base64, as HF writes it.
+inline std::unique_ptr<Normalizer> precompiled(OptionReader& o) {
+  o.get("precompiled_charsmap", true);
+  const std::string encoded = o.get_string("precompiled_charsmap", "");
+  std::string charsmap;
+  if (!encoded.empty() && !decode_base64(encoded, charsmap)) o.fail("option 'precompiled_charsmap' is not base64");
+  return std::make_unique<PrecompiledNormalizer>(charsmap);
+}
 // The Unicode normalization forms.
 template <NormalForm form>
 std::unique_ptr<Normalizer> unicode_form(OptionReader&) {
@@ -72,6 +86,9 @@ inline const ComponentFactory<Normalizer>& normalizer_factory() {
                                                                    {"StripAccents", strip_accents},
                                                                    {"Replace", replace},
                                                                    {"Prepend", prepend},
+                                                                   {"Nmt", nmt},
+                                                                   {"ByteLevel", byte_level},
+                                                                   {"Precompiled", precompiled},
                                                                    {"Sequence", sequence},
                                                                    {"NFC", unicode_form<NormalForm::kNFC>},
                                                                    {"NFD", unicode_form<NormalForm::kNFD>},

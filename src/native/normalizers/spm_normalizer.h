@@ -1,6 +1,5 @@
-// sentencepiece's normalizer. The rule (nmt_nfkc, nfkc, ...) is a precompiled character map: a
-// 4-byte size, a double-array trie (darts-clone units) over UTF-8 byte strings, then the
-// replacement strings, NUL-terminated. At each position the longest key that prefixes the rest
+// sentencepiece's normalizer. The rule (nmt_nfkc, nfkc, ...) is a precompiled character map
+// (normalizers/spm_charsmap.h reads it). At each position the longest key that prefixes the rest
 // of the text is replaced; without one the character stays (identity has no map). Around that:
 // leading, trailing and repeated spaces go (remove_extra_whitespaces), a space goes in front
 // (add_dummy_prefix) or at the end (treat_whitespace_as_suffix), and spaces become "▁"
@@ -18,6 +17,7 @@
 
 #include "base/bytes.h"
 #include "base/inline_hints.h"
+#include "normalizers/spm_charsmap.h"
 #include "unicode/unicode_classes.h"
 #if defined(__SSSE3__)
 #include <tmmintrin.h>
@@ -41,32 +41,31 @@ class SpmNormalizer {
   // user_defined: the model's user-defined symbols, which pass through unchanged (sentencepiece's
   // prefix matcher).
   SpmNormalizer(std::string_view charsmap, Options options, std::vector<std::string> user_defined = {})
-      : options_(options), user_defined_(std::move(user_defined)) {
+      : options_(options), user_defined_(std::move(user_defined)), map_(charsmap) {
     std::sort(user_defined_.begin(), user_defined_.end(),
               [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
-    load_charsmap(charsmap);
-    for (size_t b = 0; b < 256; ++b) copy_rule_[b] = units_.empty() || b < 0x80 ? kCopy : kWhole;
+    for (size_t b = 0; b < 256; ++b) copy_rule_[b] = units().empty() || b < 0x80 ? kCopy : kWhole;
     // With a map, a character outside ASCII (of the Basic Multilingual Plane) is copied as it is
     // where no key starts with it, or where no key goes on with the next character's first byte.
-    if (!units_.empty()) {
+    if (!units().empty()) {
       next_class_.assign(0x10000, 0);
       next_sets_.assign(1, {});  // class 0: no key starts with the character
       for (uint32_t c = 0x80; c < 0x10000; ++c) {
         if (c >= 0xD800 && c < 0xE000) continue;
         uint8_t bytes[4];
         const size_t len = encode_utf8(c, bytes);
-        size_t node = offset(units_[0]), i = 0;
+        size_t node = offset(units()[0]), i = 0;
         bool leaf = false;
         for (; i < len; ++i) {
           node ^= bytes[i];
-          if (node >= units_.size() || label(units_[node]) != bytes[i]) break;
-          leaf |= has_leaf(units_[node]);
-          node ^= offset(units_[node]);
+          if (node >= units().size() || label(units()[node]) != bytes[i]) break;
+          leaf |= has_leaf(units()[node]);
+          node ^= offset(units()[node]);
         }
         if (i < len) continue;
         std::array<uint64_t, 4> next{};  // the bytes keys go on with after c
         for (uint32_t b = 0; b < 256; ++b)
-          if ((node ^ b) < units_.size() && label(units_[node ^ b]) == b) next[b >> 6] |= uint64_t(1) << (b & 63);
+          if ((node ^ b) < units().size() && label(units()[node ^ b]) == b) next[b >> 6] |= uint64_t(1) << (b & 63);
         mark_followers(node, 0, 0);
         const auto known = std::find(next_sets_.begin() + 1, next_sets_.end(), next);
         if (leaf || (known == next_sets_.end() && next_sets_.size() == kNeverPlain)) {
@@ -81,19 +80,20 @@ class SpmNormalizer {
     // key that does goes on with a byte outside ASCII and the next byte is in it (letters start
     // keys with combining marks).
     // A byte that is a key alone, replaced by " " (tab, newline: nmt_nfkc), is blank: copied as a space.
-    for (uint32_t b = 0; b < 0x80 && !units_.empty(); ++b) {
-      const uint32_t node = offset(units_[0]) ^ b;
-      if (node >= units_.size() || label(units_[node]) != b) continue;
+    for (uint32_t b = 0; b < 0x80 && !units().empty(); ++b) {
+      const uint32_t node = offset(units()[0]) ^ b;
+      if (node >= units().size() || label(units()[node]) != b) continue;
       copy_rule_[b] = kAsciiNext;
-      const uint32_t children = node ^ offset(units_[node]);
-      if (has_leaf(units_[node])) copy_rule_[b] = kStop;
+      const uint32_t children = node ^ offset(units()[node]);
+      if (has_leaf(units()[node])) copy_rule_[b] = kStop;
       bool longer = false;  // a longer key starts with b
       for (uint32_t c = 0; c < 0x100; ++c) {
-        if ((children ^ c) >= units_.size() || label(units_[children ^ c]) != c) continue;
+        if ((children ^ c) >= units().size() || label(units()[children ^ c]) != c) continue;
         longer = true;
         if (c < 0x80) copy_rule_[b] = kStop;
       }
-      if (has_leaf(units_[node]) && !longer && children < units_.size() && replaced_by_space(value(units_[children]))) {
+      if (has_leaf(units()[node]) && !longer && children < units().size() &&
+          replaced_by_space(value(units()[children]))) {
         blank_[b] = true;
         copy_rule_[b] = kCopy;
       }
@@ -125,7 +125,7 @@ class SpmNormalizer {
   // as escaping() says: no character map and no whitespace removed. Models may then read the
   // text as it is.
   bool escapes_only() const {
-    return units_.empty() && !options_.remove_extra_whitespaces && !options_.whitespace_as_suffix;
+    return units().empty() && !options_.remove_extra_whitespaces && !options_.whitespace_as_suffix;
   }
   SpmEscaping escaping() const { return {options_.add_dummy_prefix, options_.escape_whitespaces}; }
 
@@ -238,28 +238,12 @@ class SpmNormalizer {
   static constexpr std::string_view kSpace = "\xE2\x96\x81";
   static constexpr size_t kSlack = 16;  // bytes copy_plain() may write past what it keeps
 
-  void load_charsmap(std::string_view charsmap) {
-    if (charsmap.empty()) return;
-    if (charsmap.size() < 4) throw std::invalid_argument("precompiled_charsmap: shorter than its 4-byte header");
-    uint32_t trie_size;
-    std::memcpy(&trie_size, charsmap.data(), 4);
-    if (trie_size == 0 || trie_size % 4 || size_t(trie_size) + 4 > charsmap.size())
-      throw std::invalid_argument("precompiled_charsmap: trie size " + std::to_string(trie_size) +
-                                  " does not fit the " + std::to_string(charsmap.size()) + "-byte map (corrupt model)");
-    units_.resize(trie_size / 4);
-    std::memcpy(units_.data(), charsmap.data() + 4, trie_size);
-    replacements_.assign(charsmap.data() + 4 + trie_size, charsmap.size() - 4 - trie_size);
-  }
-
-  // darts-clone unit fields
-  static uint32_t offset(uint32_t u) { return (u >> 10) << ((u & (1u << 9)) >> 6); }
-  static bool has_leaf(uint32_t u) { return (u >> 8) & 1; }
-  static uint32_t label(uint32_t u) { return u & ((1u << 31) | 0xFF); }
-  static uint32_t value(uint32_t u) { return u & ((1u << 31) - 1); }
-
-  static std::invalid_argument corrupt(const std::string& what) {
-    return std::invalid_argument("precompiled_charsmap: " + what + " (corrupt model)");
-  }
+  // The map's trie and its darts-clone unit fields
+  const std::vector<uint32_t>& units() const { return map_.units(); }
+  static uint32_t offset(uint32_t u) { return SpmCharsmap::offset(u); }
+  static bool has_leaf(uint32_t u) { return SpmCharsmap::has_leaf(u); }
+  static uint32_t label(uint32_t u) { return SpmCharsmap::label(u); }
+  static uint32_t value(uint32_t u) { return SpmCharsmap::value(u); }
 
   // Copies the input up to the first byte that needs prefix() (see copy_rule_: one that may
   // start a key of the map or a user-defined symbol, a space after a space where extra
@@ -437,9 +421,7 @@ class SpmNormalizer {
       if (blank_[uint8_t(w[pos])]) w[pos] = ' ';
   }
 
-  bool replaced_by_space(uint32_t at) const {
-    return at + 1 < replacements_.size() && replacements_[at] == ' ' && replacements_[at + 1] == '\0';
-  }
+  bool replaced_by_space(uint32_t at) const { return map_.replaced_by_space(at); }
 
   // Marks in followers_ the characters that keys go on with from trie node `node`, reached by
   // `bytes` bytes of such a character (whose bits so far are `code`).
@@ -455,11 +437,11 @@ class SpmNormalizer {
     }
     for (uint32_t b = bytes == 0 ? 0 : 0x80; b < (bytes == 0 ? 256u : 0xC0u); ++b) {
       const size_t child = node ^ b;
-      if (child >= units_.size() || label(units_[child]) != b) continue;
+      if (child >= units().size() || label(units()[child]) != b) continue;
       const uint32_t next = code | (b << (24 - 8 * bytes));
-      if (has_leaf(units_[child]) && bytes + 1 < utf8_length(uint8_t(next >> 24)))
+      if (has_leaf(units()[child]) && bytes + 1 < utf8_length(uint8_t(next >> 24)))
         any_follows_ = true;  // a key ends inside a character
-      mark_followers(child ^ offset(units_[child]), bytes + 1, next);
+      mark_followers(child ^ offset(units()[child]), bytes + 1, next);
     }
   }
 
@@ -473,11 +455,11 @@ class SpmNormalizer {
 
   // Whether a key of the map starts s[0..n): prefix() replaces something there.
   bool key_at(const uint8_t* s, size_t n) const {
-    size_t node = offset(units_[0]);
+    size_t node = offset(units()[0]);
     for (size_t i = 0; i < n; ++i) {
       node ^= s[i];
-      if (node >= units_.size()) return false;
-      const uint32_t u = units_[node];
+      if (node >= units().size()) return false;
+      const uint32_t u = units()[node];
       if (label(u) != s[i]) return false;
       if (has_leaf(u)) return true;
       node ^= offset(u);
@@ -492,29 +474,8 @@ class SpmNormalizer {
       for (const std::string& u : user_defined_)  // longest first
         if (!u.empty() && s.substr(0, u.size()) == u) return {s.substr(0, u.size()), u.size()};
     size_t best_len = 0;
-    uint32_t best_value = 0;
-    if (!units_.empty()) {
-      size_t node = offset(units_[0]);
-      for (size_t i = 0; i < s.size(); ++i) {
-        const uint8_t c = uint8_t(s[i]);
-        node ^= c;
-        if (node >= units_.size()) break;
-        const uint32_t u = units_[node];
-        if (label(u) != c) break;
-        node ^= offset(u);
-        if (has_leaf(u)) {
-          if (node >= units_.size()) throw corrupt("a leaf points outside the trie");
-          best_len = i + 1;
-          best_value = value(units_[node]);
-        }
-      }
-    }
-    if (best_len) {
-      if (best_value >= replacements_.size()) throw corrupt("a replacement starts past the map");
-      const size_t end = replacements_.find('\0', best_value);
-      if (end == std::string::npos) throw corrupt("a replacement runs past the map");
-      return {std::string_view(replacements_).substr(best_value, end - best_value), best_len};
-    }
+    std::string_view replacement;
+    if (map_.longest_key(s, best_len, replacement)) return {replacement, best_len};
     const uint8_t b = uint8_t(s[0]);
     const size_t len = std::min(utf8_length(b), s.size());
     return {s.substr(0, len), len};
@@ -561,8 +522,7 @@ class SpmNormalizer {
   bool any_follows_ = false;  // followers_ does not apply: the map has keys that end inside a character
   static constexpr uint8_t kNeverPlain = 255;
   bool copies_all_ = true;
-  std::vector<uint32_t> units_;
-  std::string replacements_;
+  SpmCharsmap map_;
 };
 
 }  // namespace tokenforge

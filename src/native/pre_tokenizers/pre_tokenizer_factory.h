@@ -19,6 +19,7 @@
 #include "pre_tokenizers/regex.h"
 #include "pre_tokenizers/punctuation.h"
 #include "pre_tokenizers/split.h"
+#include "pre_tokenizers/unicode_scripts.h"
 #include "pre_tokenizers/whitespace.h"
 
 namespace tokenforge {
@@ -89,6 +90,9 @@ inline std::unique_ptr<PreTokenizer> split(OptionReader& o) {
 inline std::unique_ptr<PreTokenizer> fixed_length(OptionReader& o) {
   return std::make_unique<FixedLengthPreTokenizer>(size_t(o.get_int("length", 5, 1)));
 }
+inline std::unique_ptr<PreTokenizer> unicode_scripts(OptionReader&) {
+  return std::make_unique<UnicodeScriptsPreTokenizer>();
+}
 inline std::unique_ptr<PreTokenizer> sequence(OptionReader& o) {
   const OptionValue& list = o.get("pretokenizers", true);
   if (list.kind != OptionValue::Kind::kList) o.fail("option 'pretokenizers' must be a list");
@@ -111,6 +115,7 @@ inline const ComponentFactory<PreTokenizer>& pre_tokenizer_factory() {
                                                                         {"ByteLevel", byte_level},
                                                                         {"Split", split},
                                                                         {"FixedLength", fixed_length},
+                                                                        {"UnicodeScripts", unicode_scripts},
                                                                         {"Sequence", sequence}});
   return factory;
 }

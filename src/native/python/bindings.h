@@ -38,5 +38,7 @@ void bind_regex(nanobind::module_& m);
 // ByteLevelHfBpe, the fused byte-level BPE of tokenizer.json files, and _hf_split_ends, its
 // scanners' test hook (python/bind_byte_level_hf_bpe.cpp).
 void bind_byte_level_hf_bpe(nanobind::module_& m);
+// grapheme_clusters, the extended grapheme clusters' test hook (python/bind_graphemes.cpp).
+void bind_graphemes(nanobind::module_& m);
 
 }  // namespace tokenforge::bindings

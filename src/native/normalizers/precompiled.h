@@ -1,0 +1,135 @@
+// HF's Precompiled normalizer (normalizers/precompiled.rs over the spm_precompiled crate): a
+// sentencepiece character map (normalizers/spm_charsmap.h; tokenizer.json carries it in base64,
+// as T5, ALBERT, XLNet, mBART, Pegasus and Marian files do) applied as HF applies it, which is
+// not quite as sentencepiece does. The text is read one extended grapheme cluster at a time
+// (unicode/graphemes.h, unicode-segmentation's clusters): a cluster under 6 bytes is looked up
+// whole, and where the map has a key for it, the first key the trie's search finds (the
+// shortest prefix of the cluster) replaces the whole cluster; otherwise each character of the
+// cluster is looked up alone (its shortest key, else it stays). The changes go through HF's
+// `replace` bookkeeping: the new characters take change 0, the last (new - old) of them +1 when
+// the replacement is longer, and when it is shorter the change of the last character written so
+// far (which may be an earlier cluster's) drops by the difference; the text is only transformed
+// when some lookup hit. As HF, a map must not be empty and its replacements must be UTF-8.
+#pragma once
+#include <array>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "normalizers/normalizer.h"
+#include "normalizers/spm_charsmap.h"
+#include "unicode/graphemes.h"
+
+namespace tokenforge {
+
+class PrecompiledNormalizer : public Normalizer {
+ public:
+  explicit PrecompiledNormalizer(std::string_view charsmap) : map_(charsmap) {
+    if (map_.empty()) throw std::invalid_argument("precompiled_charsmap: empty (HF cannot parse it either)");
+    if (!valid_utf8(map_.replacements()))
+      throw std::invalid_argument("precompiled_charsmap: its replacement strings are not valid UTF-8");
+    // Whether a key starts with each byte: a character that starts with no such byte is never
+    // looked up.
+    const std::vector<uint32_t>& units = map_.units();
+    for (uint32_t b = 0; b < 256; ++b) {
+      const size_t node = SpmCharsmap::offset(units[0]) ^ b;
+      key_starts_[b] = node < units.size() && SpmCharsmap::label(units[node]) == b;
+    }
+  }
+
+  void normalize(NormalizedText& text) const override {
+    if (text.empty()) return;
+    const std::string& s = text.text();
+    const uint8_t* p = reinterpret_cast<const uint8_t*>(s.data());
+    // The changes are only written from the first hit on (the characters before it then).
+    std::vector<CharChange> changes;
+    bool modified = false;
+    auto hit = [&](size_t at, std::string_view old_part, std::string_view new_part) {
+      if (!modified) {
+        modified = true;
+        changes.reserve(s.size());
+        for (size_t k = 0; k < at;) {
+          size_t len;
+          changes.push_back(CharChange{decode_utf8(p + k, at - k, len), 0});
+          k += len;
+        }
+      }
+      replace(changes, old_part, new_part);
+    };
+    std::string_view norm;
+    GraphemeCursor clusters(p, s.size());
+    for (size_t start = 0; start < s.size();) {
+      const size_t end = clusters.next();
+      const std::string_view cluster(s.data() + start, end - start);
+      if (cluster.size() < 6 && key_starts_[p[start]] && map_.first_key(cluster, norm)) {
+        hit(start, cluster, norm);
+      } else {
+        for (size_t at = start; at < end;) {
+          size_t len;
+          const uint32_t cp = decode_utf8(p + at, end - at, len);
+          const std::string_view part(s.data() + at, len);
+          if (key_starts_[p[at]] && map_.first_key(part, norm))
+            hit(at, part, norm);
+          else if (modified)
+            changes.push_back(CharChange{cp, 0});
+          at += len;
+        }
+      }
+      start = end;
+    }
+    if (modified) text.transform(changes, 0);
+  }
+
+ private:
+  // Whether s is UTF-8 as Rust's String::from_utf8 takes it (no overlong forms, surrogates or
+  // code points past U+10FFFF).
+  static bool valid_utf8(std::string_view s) {
+    const uint8_t* p = reinterpret_cast<const uint8_t*>(s.data());
+    for (size_t i = 0, n = s.size(); i < n;) {
+      const uint8_t b = p[i];
+      if (b < 0x80) {
+        ++i;
+        continue;
+      }
+      const size_t len = b >= 0xC2 && b < 0xE0 ? 2 : b >= 0xE0 && b < 0xF0 ? 3 : b >= 0xF0 && b < 0xF5 ? 4 : 0;
+      if (len == 0 || i + len > n) return false;
+      for (size_t k = 1; k < len; ++k)
+        if ((p[i + k] & 0xC0) != 0x80) return false;
+      size_t ignored;
+      const uint32_t cp = decode_utf8(p + i, len, ignored);
+      if ((len == 3 && (cp < 0x800 || (cp >= 0xD800 && cp < 0xE000))) || (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)))
+        return false;
+      i += len;
+    }
+    return true;
+  }
+
+  static size_t count_chars(std::string_view s) {
+    size_t n = 0;
+    for (const char c : s) n += (uint8_t(c) & 0xC0) != 0x80;
+    return n;
+  }
+
+  // HF's replace(): old_part's characters become new_part's.
+  static void replace(std::vector<CharChange>& changes, std::string_view old_part, std::string_view new_part) {
+    const int64_t diff = int64_t(count_chars(new_part)) - int64_t(count_chars(old_part));
+    const uint8_t* p = reinterpret_cast<const uint8_t*>(new_part.data());
+    for (size_t at = 0; at < new_part.size();) {
+      size_t len;
+      changes.push_back(CharChange{decode_utf8(p + at, new_part.size() - at, len), 0});
+      at += len;
+    }
+    if (diff > 0) {
+      for (size_t k = 0; k < size_t(diff); ++k) changes[changes.size() - 1 - k].change = 1;
+    } else if (diff < 0 && !changes.empty()) {
+      changes.back().change += int32_t(diff);
+    }
+  }
+
+  SpmCharsmap map_;
+  std::array<bool, 256> key_starts_{};
+};
+
+}  // namespace tokenforge
