@@ -29,6 +29,7 @@ import tokenforge
 from conftest import SHARED, corpus_files, read_sample
 from test_staged import hf_tokenizer, staged
 from tokenforge import _core
+from tokenforge.errors import FormatError
 
 tokenizers = pytest.importorskip("tokenizers")
 spm = pytest.importorskip("sentencepiece")
@@ -463,3 +464,34 @@ def test_t5_style_files_on_samples(t5_tokenizers):
 def test_t5_style_files_hypothesis(t5_tokenizers, text):
     for ours, hf, unk_id in t5_tokenizers:
         same_encoding(ours, hf, text, unk_id)
+
+
+def test_files_name_what_they_get_wrong(charsmaps, tmp_path):
+    """Through the tokenizer.json reader: an unknown option, or a charsmap that is not base64,
+    is an error naming the component and the option."""
+    vocab = [["<unk>", 0.0], ["a", -1.0], ["▁", -2.0]]
+    good = {
+        "normalizer": {"type": "Sequence", "normalizers": [precompiled(charsmaps["nfkc"]), {"type": "Nmt"}]},
+        "pre_tokenizer": {"type": "UnicodeScripts"},
+    }
+    bad = [
+        (
+            {"normalizer": {**precompiled(charsmaps["nfkc"]), "extra": 1}},
+            "normalizer Precompiled: unknown option 'extra'",
+        ),
+        ({"normalizer": precompiled("@@@@")}, "normalizer Precompiled: option 'precompiled_charsmap' is not base64"),
+        ({"normalizer": {"type": "Nmt", "x": 1}}, "normalizer Nmt: unknown option 'x'"),
+        ({"normalizer": {"type": "ByteLevel", "x": 1}}, "normalizer ByteLevel: unknown option 'x'"),
+        ({"pre_tokenizer": {"type": "UnicodeScripts", "x": 2}}, "pre-tokenizer UnicodeScripts: unknown option 'x'"),
+    ]
+    for change, message in [(good, None), *bad]:
+        doc = {"version": "1.0", "added_tokens": [], "model": {"type": "Unigram", "unk_id": 0, "vocab": vocab}}
+        doc.update({**good, **change})
+        path = tmp_path / "tokenizer.json"
+        path.write_text(json.dumps(doc))
+        if message is None:
+            hf = tokenizers.Tokenizer.from_file(str(path))
+            same_encoding(tokenforge.Tokenizer.from_file(path), hf, "a\u00e9\u65e5 a\u0301\t\u30a2", 0)
+        else:
+            with pytest.raises(FormatError, match=message.replace("(", r"\(")):
+                tokenforge.Tokenizer.from_file(path)
