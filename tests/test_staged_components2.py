@@ -220,6 +220,37 @@ def test_grapheme_clusters_cover_the_text():
 # ---------------------------------------------------------------------------- Precompiled
 
 
+def marking_charsmap() -> str:
+    """A map of every code point from U+0021 to U+1FFFF and of plane 14 to itself followed by
+    "|". HF looks a cluster under 6 bytes up whole and keeps only its first character's
+    replacement, so the output shows which short clusters HF's graphemes join."""
+    cps = [c for c in range(0x21, 0x20000) if not 0xD800 <= c <= 0xDFFF] + list(range(0xE0000, 0xE1000))
+    with tempfile.TemporaryDirectory() as tmp:
+        tsv = pathlib.Path(tmp) / "marking.tsv"
+        tsv.write_text("".join(f"{c:X}\t{c:X} 7C\n" for c in cps))
+        out = io.BytesIO()
+        spm.SentencePieceTrainer.train(
+            sentence_iterator=iter(["hello world", "abc def"] * 50),
+            model_writer=out,
+            vocab_size=30,
+            model_type="char",
+            normalization_rule_tsv=str(tsv),
+            minloglevel=2,
+        )
+    return base64.b64encode(model_proto(out.getvalue()).normalizer_spec.precompiled_charsmap).decode()
+
+
+def test_precompiled_clusters_of_every_code_point():
+    """Every code point after a letter, before one and doubled, through a map that marks each
+    character: the clusters HF's Precompiled reads (its unicode-segmentation tables, whatever
+    their Unicode version) are the ones unicode/graphemes.h cuts."""
+    hf, ours = pair([precompiled(marking_charsmap())])
+    cps = [c for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF]
+    for at in range(0, len(cps), 20_000):
+        text = " ".join("a" + chr(c) + " " + chr(c) + "a " + chr(c) + chr(c) for c in cps[at : at + 20_000])
+        assert ours.normalize(text) == hf.normalizer.normalize_str(text), hex(cps[at])
+
+
 @pytest.mark.parametrize("rule", RULES)
 def test_precompiled_on_samples(charsmaps, rule):
     hf, ours = pair([precompiled(charsmaps[rule])], [{"type": "WhitespaceSplit"}])
