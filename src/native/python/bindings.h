@@ -38,5 +38,7 @@ void bind_regex(nanobind::module_& m);
 // ByteLevelHfBpe, the fused byte-level BPE of tokenizer.json files, and _hf_split_ends, its
 // scanners' test hook (python/bind_byte_level_hf_bpe.cpp).
 void bind_byte_level_hf_bpe(nanobind::module_& m);
+// SpmHfBpe, the fused sentencepiece-style BPE of tokenizer.json files (python/bind_spm_hf_bpe.cpp).
+void bind_spm_hf_bpe(nanobind::module_& m);
 
 }  // namespace tokenforge::bindings

@@ -34,4 +34,5 @@ NB_MODULE(_core, m) {
   bind_bpe_model(m);
   bind_regex(m);
   bind_byte_level_hf_bpe(m);
+  bind_spm_hf_bpe(m);
 }
