@@ -206,6 +206,13 @@ class SpmHfBpePipeline {
       const uint32_t id = model_->token_id(*options.unk_token);
       if (id != kNoToken) length_[id] = 0;
     }
+    char_ids_.assign(size_t(1) << 16, kNoToken);
+    for (const auto& [token, id] : d_.staged.vocab) {
+      if (token.empty() || token.size() > 3) continue;
+      size_t len;
+      const uint32_t c = decode_utf8(reinterpret_cast<const uint8_t*>(token.data()), token.size(), len);
+      if (len == token.size() && c < char_ids_.size()) char_ids_[c] = model_->token_id(token);
+    }
   }
 
   // Which characters some token holds right before a "▁" (a cut there could split a merge), and
@@ -248,6 +255,13 @@ class SpmHfBpePipeline {
     const bool dropping = !all_bytes && (!options.unk_token || model_->token_id(*options.unk_token) == kNoToken);
     cut_ = !odd && !dropping;
     inner_cuts_ = cut_ && all_bytes;
+    if (all_bytes)
+      for (int b = 0; b < 256; ++b) {
+        static const char* kHex = "0123456789ABCDEF";
+        const char name[6] = {'<', '0', 'x', kHex[b >> 4], kHex[b & 15], '>'};
+        byte_ids_[b] = model_->token_id(std::string_view(name, 6));
+      }
+    all_bytes_ = all_bytes;
     if (inner_cuts_) {
       std::vector<std::pair<const uint8_t*, size_t>> views;
       views.reserve(d_.staged.vocab.size());
@@ -376,6 +390,15 @@ class SpmHfBpePipeline {
       const uint32_t id = model_->token_id(std::string_view(reinterpret_cast<const char*>(p), len));
       if (id != kNoToken) return row(id, a, b);
     }
+    if (len <= 3 && utf8_length(p[0]) == len) {  // one character of the BMP: its token, or its bytes'
+      size_t decoded;
+      const uint32_t id = char_ids_[decode_utf8(p, len, decoded)];
+      if (id != kNoToken) return row(id, a, b);
+      if (all_bytes_) {
+        for (size_t k = 0; k < len; ++k) row(byte_ids_[p[k]], a + k, a + k + 1);
+        return;
+      }
+    }
     PieceCache& cache = w.cache;
     uint32_t buf[kMediumPiece + 8];
     auto from_ids = [&](const uint32_t* ids, const uint32_t* end) {
@@ -432,6 +455,9 @@ class SpmHfBpePipeline {
   bool ignore_merges_ = false;
   bool cut_ = false;         // a whole stretch may be cut before a "▁" (see index_cuts)
   bool inner_cuts_ = false;  // a segment may be cut between non-ASCII characters no token joins
+  bool all_bytes_ = false;   // byte_fallback with a token for every byte (byte_ids_)
+  uint32_t byte_ids_[256] = {};
+  std::vector<uint32_t> char_ids_;  // BMP code point -> the id of its token alone, or kNoToken
   SplitPoints split_points_;
   std::vector<uint8_t> joins_;        // BMP code point -> some token holds it right before a "▁"
   std::vector<uint32_t> joins_rest_;  // the same beyond the BMP, sorted
