@@ -334,3 +334,53 @@ def test_real_files_fused_equals_hf(tmp_path, name):
         t.check(text)
         for line in text.splitlines()[:1500]:
             t.check(line)
+
+
+def test_without_unk_or_byte_fallback_characters_are_dropped_as_hf(tmp_path_factory):
+    # No unk token and no byte fallback: HF drops unknown characters and its offsets run on over
+    # the whole piece, so the fused pass does not cut whole stretches.
+    for shape in ("llama2", "meta_always_whole", "meta_first"):
+        doc = spm_doc(shape, True, False, False)
+        doc["model"]["unk_token"] = None
+        doc["added_tokens"] = [a for a in doc["added_tokens"] if a["content"] != "<unk>"]
+        t = Trio(doc, tmp_path_factory.mktemp("fused_spm") / "tokenizer.json")
+        assert t.kernel.name == "spm_hf_bpe"
+        for text in [*EDGE, *LINES[:300:7]]:
+            t.check(text)
+
+
+def test_merges_of_byte_tokens_keep_stretches_whole(tmp_path_factory):
+    # A merge of byte-fallback tokens, and one of a byte token with "▁": symbols that are no
+    # character of the text merge, so no cut is safe; the pass must still be HF's.
+    vocab = {"<unk>": 0, SPACE: 1, "a": 2, "b": 3, SPACE + "a": 4, "ab": 5}
+    for b in range(256):
+        vocab[f"<0x{b:02X}>"] = len(vocab)
+    merges = [[SPACE, "a"], ["a", "b"], ["<0xE6>", "<0x97>"], ["<0x97>", SPACE], ["<0xA5>", SPACE + "a"]]
+    for left, right in merges:
+        vocab.setdefault(left + right, len(vocab))
+    doc = {
+        "version": "1.0",
+        "truncation": None,
+        "padding": None,
+        "added_tokens": [],
+        "normalizer": SHAPES["llama2"][0],
+        "pre_tokenizer": None,
+        "post_processor": None,
+        "decoder": DECODE_LLAMA,
+        "model": {
+            "type": "BPE",
+            "dropout": None,
+            "unk_token": "<unk>",
+            "continuing_subword_prefix": None,
+            "end_of_word_suffix": None,
+            "fuse_unk": True,
+            "byte_fallback": True,
+            "ignore_merges": False,
+            "vocab": vocab,
+            "merges": merges,
+        },
+    }
+    t = Trio(doc, tmp_path_factory.mktemp("fused_spm") / "tokenizer.json")
+    assert t.kernel.name == "spm_hf_bpe"
+    for text in ["日 a", "日a ab", "ab 日日 a 日本 ab", "a\u2581\u2581 ab日", *EDGE]:
+        t.check(text)
