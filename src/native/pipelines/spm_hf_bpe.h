@@ -151,14 +151,26 @@ class SpmHfBpePipeline {
  private:
   static constexpr const char* kSpace = "\xE2\x96\x81";  // "▁"
 
+  // A segment of the model's text, [a, b), with its piece-table key once prepared.
+  struct Segment {
+    size_t a, b;
+    uint64_t hash = 0;
+    ShortKey short_key = {};
+    MediumKey medium_key = {};
+    Segment(size_t from, size_t to) : a(from), b(to) {}
+  };
+  static constexpr size_t kBatch = 16;
+
   struct Scratch {
     PieceCache cache;
-    std::string text;  // the model's text of one stretch
+    std::vector<Segment> segments;  // one stretch's segments and parts, in order
+    std::string text;               // the model's text of one stretch
     std::vector<ModelToken> tokens;
     void trim() {
       cache.trim();
       release_if_large(text);
       release_if_large(tokens);
+      release_if_large(segments);
     }
   };
 
@@ -345,10 +357,44 @@ class SpmHfBpePipeline {
         return;
       }
     }
+    std::vector<Segment>& segs = w.segments;
+    segs.clear();
     each_segment(m, n, [&](size_t a, size_t b) {
-      if (!inner_cuts_ || b - a <= kShortPiece) return encode_segment(m, n, a, b, mc, rows, w);
-      each_part(m, a, b, [&](size_t x, size_t y) { encode_segment(m, n, x, y, mc, rows, w); });
+      if (!inner_cuts_ || b - a <= kShortPiece)
+        segs.emplace_back(a, b);
+      else
+        each_part(m, a, b, [&](size_t x, size_t y) { segs.emplace_back(x, y); });
     });
+    // The table slots of the next kBatch segments are prefetched while these are encoded (as
+    // pipelines/encoder.h does): the tables lie beyond the core's caches.
+    const size_t count = segs.size();
+    for (size_t i = 0; i < count && i < kBatch; ++i) prepare(m, n, segs[i], w);
+    for (size_t i = 0; i < count; ++i) {
+      if (i % kBatch == 0)
+        for (size_t k = i + kBatch; k < count && k < i + 2 * kBatch; ++k) prepare(m, n, segs[k], w);
+      encode_segment(m, segs[i], mc, rows, w);
+    }
+  }
+
+  // A segment's key and hash in the piece tables, its slot prefetched (not for one character that
+  // encode_segment finds in char_ids_ or spells in byte tokens).
+  void prepare(const uint8_t* m, size_t n, Segment& s, Scratch& w) const {
+    const uint8_t* p = m + s.a;
+    const size_t len = s.b - s.a;
+    if (len <= 3 && utf8_length(p[0]) == len) {  // one character: its token, most likely
+      size_t decoded;
+      const uint32_t id = char_ids_[decode_utf8(p, len, decoded)];
+      if (id != kNoToken || all_bytes_) return;
+    }
+    if (len >= 2 && len <= kShortPiece) {
+      s.short_key = short_key(p, len, m, m + n);
+      s.hash = s.short_key.hash();
+      w.cache.shorts.prefetch(s.hash);
+    } else if (len > kShortPiece && len <= kMediumPiece) {
+      s.medium_key = medium_key(p, len);
+      s.hash = s.medium_key.hash();
+      w.cache.mediums.prefetch(s.hash);
+    }
   }
 
   // Calls f(from, to) for the parts of segment m[a..b): cut between two non-ASCII characters no
@@ -376,9 +422,9 @@ class SpmHfBpePipeline {
     f(start, b);
   }
 
-  // The rows of segment m[a..b) of the model's text m[0..n).
-  void encode_segment(const uint8_t* m, size_t n, size_t a, size_t b, ModelChars& mc, TokenRows& rows,
-                      Scratch& w) const {
+  // The rows of segment s of the model's text m (prepared: its key and hash).
+  void encode_segment(const uint8_t* m, const Segment& s, ModelChars& mc, TokenRows& rows, Scratch& w) const {
+    const size_t a = s.a, b = s.b;
     const uint8_t* p = m + a;
     const size_t len = b - a;
     auto row = [&](uint32_t id, size_t start, size_t end) {  // model bytes [start, end) of the text
@@ -409,13 +455,13 @@ class SpmHfBpePipeline {
       }
     };
     if (len >= 2 && len <= kShortPiece) {
-      const ShortKey key = short_key(p, len, m, m + n);
-      const uint64_t h = key.hash();
+      const ShortKey& key = s.short_key;
+      const uint64_t h = s.hash;
       if (const ShortPieceTable::Entry* e = cache.shorts.find(key, h)) return from_ids(buf, cache.shorts.emit(*e, buf));
       if (merge(p, len, w)) cache.shorts.insert(key, h, cache.ids.data(), cache.ids.size());
     } else if (len > kShortPiece && len <= kMediumPiece) {
-      const MediumKey key = medium_key(p, len);
-      const uint64_t h = key.hash();
+      const MediumKey& key = s.medium_key;
+      const uint64_t h = s.hash;
       if (const MediumPieceTable::Entry* e = cache.mediums.find(key, h))
         return from_ids(buf, cache.mediums.emit(*e, buf));
       if (merge(p, len, w)) cache.mediums.insert(key, h, cache.ids.data(), cache.ids.size());
