@@ -18,9 +18,13 @@
 // The model's text is cut into segments that merge independently: with Metaspace's split before
 // every "▁" (HF's pieces), else before each "▁" that follows a character no token holds right
 // before a "▁" (no merge can cross there: a merge forms a token of the vocabulary; see
-// split_points.h for the argument). Each segment's ids come from a per-thread memory keyed by
-// its bytes (models/bpe/piece_cache.h's tables; most segments are a "▁word"), or, new to the
-// thread, from HfBpeModel's merges, so they are HF's by construction; a segment is remembered
+// split_points.h for the argument); a segment of over 31 bytes is cut again between two non-ASCII
+// characters no token holds together (SplitPoints: CJK runs). These cuts are off where a
+// byte-fallback or unk symbol is part of a merge, or characters may be dropped (index_cuts). A
+// segment of one character takes its token (or its bytes' tokens) from a table; any other's ids
+// come from a per-thread memory keyed by its bytes (models/bpe/piece_cache.h's tables, slots
+// prefetched 16 segments ahead; most segments are a "▁word"), or, new to the thread, from
+// HfBpeModel's merges, so they are HF's by construction; a segment is remembered
 // only where its tokens' lengths are the ones the ids say (an unk token's length varies), so a
 // remembered segment gives the same rows again. With ignore_merges a piece that is a token whole
 // (HF's pieces, or the whole stretch without split) is that token.
@@ -360,7 +364,7 @@ class SpmHfBpePipeline {
     std::vector<Segment>& segs = w.segments;
     segs.clear();
     each_segment(m, n, [&](size_t a, size_t b) {
-      if (!inner_cuts_ || b - a <= kShortPiece)
+      if (!inner_cuts_ || b - a <= kMediumPiece)  // the piece tables hold it whole
         segs.emplace_back(a, b);
       else
         each_part(m, a, b, [&](size_t x, size_t y) { segs.emplace_back(x, y); });
