@@ -40,5 +40,7 @@ void bind_regex(nanobind::module_& m);
 void bind_byte_level_hf_bpe(nanobind::module_& m);
 // grapheme_clusters, the extended grapheme clusters' test hook (python/bind_graphemes.cpp).
 void bind_graphemes(nanobind::module_& m);
+// SpmHfBpe, the fused sentencepiece-style BPE of tokenizer.json files (python/bind_spm_hf_bpe.cpp).
+void bind_spm_hf_bpe(nanobind::module_& m);
 
 }  // namespace tokenforge::bindings

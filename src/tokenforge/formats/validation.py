@@ -17,6 +17,7 @@ file itself holds.
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 from typing import Any, Callable, NoReturn
@@ -64,6 +65,10 @@ def read_json(
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
         raise FormatError(path, where, f"not {what}: not UTF-8 text (invalid byte at offset {e.start})") from None
+    # The parse makes only containers that hold no cycles, millions for a big vocabulary: the
+    # cyclic collector, which would run over them again and again, is paused meanwhile.
+    collecting = gc.isenabled()
+    gc.disable()
     try:
         return json.loads(text, object_pairs_hook=pairs_hook)
     except json.JSONDecodeError as e:
@@ -76,6 +81,9 @@ def read_json(
         raise
     except ValueError as e:  # integers longer than Python converts (sys.set_int_max_str_digits)
         raise FormatError(path, where, f"not {what}: {e}") from None
+    finally:
+        if collecting:
+            gc.enable()
 
 
 def _kind(value: Any) -> str:

@@ -1,13 +1,15 @@
 """From a pipeline description to the native pipeline that runs it: the only module that knows
 which native pipelines exist and which description each one runs.
 
-The native pipelines (src/native/pipelines/): three fused kernels, each one pass per text,
+The native pipelines (src/native/pipelines/): fused kernels, each one pass per text,
 - "byte_level_bpe": a byte-level BPE `Encoding` (GPT-2, cl100k, o200k splits), over the
   Encoding's own native model;
 - "wordpiece": a WordPiece model behind BERT's or llama.cpp WPM's normalizer and pre-tokenizer;
 - "sentencepiece": a sentencepiece model (its normalizer, BPE or Unigram);
 - "byte_level_hf_bpe": a byte-level BPE tokenizer.json (GPT-2, Llama 3, Qwen: HF's merges,
   a built-in scanner or Oniguruma for the split; pipeline/fused_hf_bpe.py says which files);
+- "spm_hf_bpe": a sentencepiece-style BPE tokenizer.json (Llama 2, Mistral, Gemma: HF's merges
+  with byte fallback behind Metaspace or Replace(" " -> "▁"); pipeline/fused_spm.py says which);
 and "staged", the general one (pipelines/staged.h): any tokenizer.json pipeline stage by stage,
 as HF tokenizers runs it, for what no fused kernel runs (pipeline/staged.py describes it). Where
 both run a description they give the same rows (tests/test_pipeline.py checks). A description
@@ -60,6 +62,7 @@ OPTIONS = {
     "wordpiece": frozenset({"split_special_tokens"}),
     "sentencepiece": frozenset({"add_bos", "add_eos"}),
     "byte_level_hf_bpe": frozenset({"split_special_tokens"}),
+    "spm_hf_bpe": frozenset({"split_special_tokens"}),
     "staged": frozenset({"split_special_tokens", "trim_offsets"}),
 }
 KERNELS = tuple(OPTIONS)
@@ -104,6 +107,11 @@ def kernel_of(spec: PipelineSpec) -> str:
 
         if runs_fused(spec):
             return "byte_level_hf_bpe"
+    if set(spec.options) <= OPTIONS["spm_hf_bpe"]:
+        from .fused_spm import runs_fused_spm
+
+        if runs_fused_spm(spec):
+            return "spm_hf_bpe"
     if spec.model is not None and _staged_runs(spec):
         return "staged"
     parts = ", ".join(
@@ -134,6 +142,8 @@ def build_kernel(spec: PipelineSpec) -> Kernel:
         return _staged(spec)
     if kernel == "byte_level_hf_bpe":
         return _byte_level_hf_bpe(spec)
+    if kernel == "spm_hf_bpe":
+        return _spm_hf_bpe(spec)
     return _sentencepiece(spec)
 
 
@@ -371,6 +381,34 @@ def _byte_level_hf_bpe(spec: PipelineSpec) -> Kernel:
     policy, default_added = _added_tokens_policy(spec, split_special)
     return Kernel(
         "byte_level_hf_bpe",
+        native,
+        policy,
+        "all",
+        (),
+        default_added,
+        description["names"],
+        options={"split_special_tokens": split_special},
+    )
+
+
+# -- sentencepiece-style BPE tokenizer.json files --------------------------------------------
+
+
+def _spm_hf_bpe(spec: PipelineSpec) -> Kernel:
+    from .fused_spm import fused_spm_description
+
+    _check_post_processor(spec.post_processor)
+    split_special = _check_bool(spec.options.get("split_special_tokens", False), "split_special_tokens")
+    description = fused_spm_description(spec)
+    if description is None:
+        raise ValueError(
+            "not a sentencepiece-style BPE tokenizer.json of the shape the fused kernel runs (use the staged one)"
+        )
+    native = _core.SpmHfBpe(**description)
+    set_template(native, spec.post_processor)
+    policy, default_added = _added_tokens_policy(spec, split_special)
+    return Kernel(
+        "spm_hf_bpe",
         native,
         policy,
         "all",

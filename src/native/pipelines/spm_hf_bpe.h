@@ -1,0 +1,520 @@
+// A sentencepiece-style BPE tokenizer.json (Llama 2, Mistral, Gemma 1-3 and their kin) as one
+// fused pass per text, exact to HF tokenizers and to the general staged pipeline
+// (pipelines/staged.h) that runs the same file stage by stage: ids, offsets, and the decoder's
+// text.
+//
+// It runs the files whose stages are: HF's BPE model (models/bpe/hf_bpe_model.h: merges by rank,
+// byte_fallback, unk_token, fuse_unk, ignore_merges; no dropout, subword prefix or suffix) with a
+// token for "▁"; and either the Metaspace pre-tokenizer (replacement "▁", any prepend_scheme,
+// split or not) without a normalizer, or the normalizer Replace(" " -> "▁") with or without a
+// Prepend("▁") before it and no pre-tokenizer (or a Split on " ", which finds nothing once the
+// spaces are gone). tokenforge/pipeline/fused_spm.py decides which files those are. Any decoder:
+// decode runs the staged pipeline's own (decoders/decoder_factory.h).
+//
+// One text: added tokens are split off first (added_tokens/special_matcher.h, as every
+// pipeline); each stretch between them becomes the model's text — the "▁" prefix where the
+// file's rule puts one (Prepend: every non-empty stretch; Metaspace always: unless it starts with
+// a space or "▁"; first: that, and only the stretch at the text's start), and each space as "▁".
+// The model's text is cut into segments that merge independently: with Metaspace's split before
+// every "▁" (HF's pieces), else before each "▁" that follows a character no token holds right
+// before a "▁" (no merge can cross there: a merge forms a token of the vocabulary; see
+// split_points.h for the argument); a segment of over 31 bytes is cut again between two non-ASCII
+// characters no token holds together (SplitPoints: CJK runs). These cuts are off where a
+// byte-fallback or unk symbol is part of a merge, or characters may be dropped (index_cuts). A
+// segment of one character takes its token (or its bytes' tokens) from a table; any other's ids
+// come from a per-thread memory keyed by its bytes (models/bpe/piece_cache.h's tables, slots
+// prefetched 16 segments ahead; most segments are a "▁word"), or, new to the thread, from
+// HfBpeModel's merges, so they are HF's by construction; a segment is remembered
+// only where its tokens' lengths are the ones the ids say (an unk token's length varies), so a
+// remembered segment gives the same rows again. With ignore_merges a piece that is a token whole
+// (HF's pieces, or the whole stretch without split) is that token.
+//
+// Offsets are spans of input code points, as HF's: each character of the model's text stands for
+// one input character (a "▁" for its space, the prefix for the stretch's first character), and a
+// token spans from the character holding its first byte to the one holding its last.
+#pragma once
+#include <algorithm>
+#include <cctype>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "added_tokens/special_matcher.h"
+#include "base/pool.h"
+#include "base/utf8.h"
+#include "decoders/decoder.h"
+#include "decoders/decoder_factory.h"
+#include "models/bpe/bpe_stage.h"
+#include "models/bpe/hf_bpe_model.h"
+#include "models/bpe/piece_cache.h"
+#include "models/bpe/split_points.h"
+#include "pipelines/staged.h"
+#include "processors/post_processing.h"
+
+namespace tokenforge {
+
+struct SpmHfBpeDescription {
+  StagedDescription staged;  // the whole file, as the staged pipeline takes it (model, decoder, hooks)
+  // Where the "▁" prefix goes: 0 never, 1 Metaspace "first", 2 Metaspace "always", 3 the Prepend
+  // normalizer (every non-empty stretch, even one that starts with "▁").
+  int prepend = 0;
+  bool split = false;  // Metaspace's split: a piece before every "▁"
+};
+
+class SpmHfBpePipeline {
+ public:
+  enum Prepend { kNever = 0, kFirst = 1, kAlways = 2, kEvery = 3 };
+
+  // Throws std::invalid_argument for a description it does not run (the Python side checks
+  // first; this keeps a wrong call from giving wrong ids).
+  explicit SpmHfBpePipeline(SpmHfBpeDescription d) : d_(std::move(d)) {
+    if (d_.prepend < kNever || d_.prepend > kEvery) throw std::invalid_argument("prepend must be 0..3");
+    const StagedDescription& s = d_.staged;
+    if (s.model_type != "BPE") throw std::invalid_argument("the model must be BPE, got " + s.model_type);
+    OptionReader o("model BPE", s.model_options);
+    const HfBpeOptions options = BpeStage::options_of(o);
+    const HfBpeModel::Merges merges = BpeStage::merges_of(o);
+    o.finish();
+    if (options.dropout || !options.continuing_subword_prefix.value_or("").empty() ||
+        !options.end_of_word_suffix.value_or("").empty())
+      throw std::invalid_argument(
+          "the fused sentencepiece-style BPE runs models without continuing_subword_prefix, end_of_word_suffix "
+          "and dropout");
+    model_ = std::make_unique<HfBpeModel>(s.vocab, merges, options);
+    ignore_merges_ = options.ignore_merges;
+    if (model_->token_id(kSpace) == kNoToken)
+      throw std::invalid_argument("the vocabulary has no token \"\xE2\x96\x81\", which the fused pass needs");
+    if (s.decoder.kind != OptionValue::Kind::kNull) decoder_ = make_decoder(s.decoder);
+    index_lengths(options);
+    index_cuts(options, merges);
+  }
+
+  Encoded encode(const uint8_t* a, size_t na, const uint8_t* b, size_t nb, bool pair, bool add_special,
+                 const SpecialMatcher* added, const PostProcessor& post) const {
+    Encoded first = encode_sequence(a, na, added);
+    if (!pair) return post.process(std::move(first), nullptr, add_special);
+    Encoded second = encode_sequence(b, nb, added);
+    return post.process(std::move(first), &second, add_special);
+  }
+
+  // The model's rows for one text, before post-processing.
+  Encoded encode_sequence(const uint8_t* s, size_t n, const SpecialMatcher* added) const {
+    Pool<Scratch>::Lease lease(scratch_);
+    Scratch& w = lease.get();
+    Encoded e;
+    e.rows.reserve(n / 4 + 8);
+    InputChars chars{s};
+    split_at_matches(
+        added, s, n, [&](size_t from, size_t to) { encode_stretch(s, from, to, chars, e.rows, w); },
+        [&](const SpecialMatch& m) {
+          const uint32_t start = chars.char_of(m.pos);
+          push_row(e.rows, m.id, 0, start, chars.char_of(m.pos + m.len - 1) + 1, false);
+        });
+    return e;
+  }
+
+  // The decoder over the tokens' texts, joined (as the staged pipeline's decode).
+  std::string decode(std::vector<std::string> tokens) const {
+    std::string out;
+    if (!decoder_) {
+      for (size_t i = 0; i < tokens.size(); ++i) (i ? out += " " : out) += tokens[i];
+      return out;
+    }
+    decoder_->decode_chain(tokens);
+    for (const std::string& t : tokens) out += t;
+    return out;
+  }
+
+  // The staged pipeline of the same description, built on first need (the pre_tokenize and
+  // normalize hooks).
+  const StagedPipeline& staged() const {
+    std::call_once(staged_once_, [&] { staged_ = std::make_unique<StagedPipeline>(d_.staged); });
+    return *staged_;
+  }
+
+  // The segments a stretch without added tokens is cut into: (model bytes, first model byte),
+  // the prefix included (a test hook).
+  std::vector<std::pair<std::string, size_t>> segments(const uint8_t* s, size_t n) const {
+    Pool<Scratch>::Lease lease(scratch_);
+    Scratch& w = lease.get();
+    std::vector<std::pair<std::string, size_t>> out;
+    const bool prefixed = model_text(s, 0, n, w.text);
+    (void)prefixed;
+    const auto* m = reinterpret_cast<const uint8_t*>(w.text.data());
+    each_segment(m, w.text.size(),
+                 [&](size_t from, size_t to) { out.emplace_back(std::string(w.text.data() + from, to - from), from); });
+    return out;
+  }
+
+ private:
+  static constexpr const char* kSpace = "\xE2\x96\x81";  // "▁"
+
+  // A segment of the model's text, [a, b), with its piece-table key once prepared.
+  struct Segment {
+    size_t a, b;
+    uint64_t hash = 0;
+    ShortKey short_key = {};
+    MediumKey medium_key = {};
+    Segment(size_t from, size_t to) : a(from), b(to) {}
+  };
+  static constexpr size_t kBatch = 16;
+
+  struct Scratch {
+    PieceCache cache;
+    std::vector<Segment> segments;  // one stretch's segments and parts, in order
+    std::string text;               // the model's text of one stretch
+    std::vector<ModelToken> tokens;
+    void trim() {
+      cache.trim();
+      release_if_large(text);
+      release_if_large(tokens);
+      release_if_large(segments);
+    }
+  };
+
+  // Input byte -> code point index; the bytes asked for never go back, so the count runs once.
+  struct InputChars {
+    const uint8_t* s;
+    size_t counted_to = 0;  // lead bytes in s[0..counted_to) are counted in `chars`
+    uint32_t chars = 0;
+    uint32_t char_of(size_t byte) {
+      for (; counted_to <= byte; ++counted_to) chars += (s[counted_to] & 0xC0) != 0x80;
+      return chars - 1;
+    }
+  };
+
+  // Model byte -> input code point index within one stretch (the same, counted over the model's
+  // text; the prefix and the first character are both the stretch's first character).
+  struct ModelChars {
+    const uint8_t* m;
+    uint32_t base;  // the stretch's first character
+    bool prefixed;
+    size_t counted_to = 0;
+    uint32_t chars = 0;
+    uint32_t char_of(size_t byte) {
+      for (; counted_to <= byte; ++counted_to) chars += (m[counted_to] & 0xC0) != 0x80;
+      return base + chars - 1 - (prefixed && byte >= 3);
+    }
+  };
+
+  // id -> the bytes its token covers when made from the text's own characters (a "<0xAB>" byte
+  // token: one); 0 where that may vary (the unk token).
+  void index_lengths(const HfBpeOptions& options) {
+    for (const auto& [token, id] : d_.staged.vocab) {
+      if (id >= length_.size()) length_.resize(size_t(id) + 1, 0);
+      length_[id] = uint32_t(token.size());
+    }
+    if (options.byte_fallback) {
+      static const char* kHex = "0123456789ABCDEF";
+      for (int b = 0; b < 256; ++b) {
+        const char name[6] = {'<', '0', 'x', kHex[b >> 4], kHex[b & 15], '>'};
+        const uint32_t id = model_->token_id(std::string_view(name, 6));
+        if (id != kNoToken) length_[id] = 1;
+      }
+    }
+    if (options.unk_token) {
+      const uint32_t id = model_->token_id(*options.unk_token);
+      if (id != kNoToken) length_[id] = 0;
+    }
+    char_ids_.assign(size_t(1) << 16, kNoToken);
+    for (const auto& [token, id] : d_.staged.vocab) {
+      if (token.empty() || token.size() > 3) continue;
+      size_t len;
+      const uint32_t c = decode_utf8(reinterpret_cast<const uint8_t*>(token.data()), token.size(), len);
+      if (len == token.size() && c < char_ids_.size()) char_ids_[c] = model_->token_id(token);
+    }
+  }
+
+  // Which characters some token holds right before a "▁" (a cut there could split a merge), and
+  // which pairs of non-ASCII characters some token holds (models/bpe/split_points.h).
+  // Cutting is off where a symbol that is no character of the text (a byte-fallback or unk
+  // token) is part of a merge, and where characters may be dropped (no unk token, no byte
+  // fallback for every byte: HF's offsets then run on over the whole piece); cuts between two
+  // non-ASCII characters are off where an unk token may stand for a character (fuse_unk could
+  // join unk characters across the cut).
+  void index_cuts(const HfBpeOptions& options, const HfBpeModel::Merges& merges) {
+    joins_.assign(size_t(1) << 16, 0);
+    bool odd = false;
+    for (const auto& [token, id] : d_.staged.vocab) {
+      for (size_t at = token.find(kSpace, 1); at != std::string::npos; at = token.find(kSpace, at + 1)) {
+        size_t k = at - 1;
+        while (k > 0 && (uint8_t(token[k]) & 0xC0) == 0x80) --k;
+        size_t len;
+        const uint32_t c = decode_utf8(reinterpret_cast<const uint8_t*>(token.data()) + k, at - k, len);
+        if (c < joins_.size())
+          joins_[c] = 1;
+        else
+          joins_rest_.push_back(c);
+      }
+    }
+    std::sort(joins_rest_.begin(), joins_rest_.end());
+    auto is_byte_token = [&](const std::string& t) {
+      return options.byte_fallback && t.size() == 6 && t.compare(0, 3, "<0x") == 0 && t[5] == '>' &&
+             std::isxdigit(uint8_t(t[3])) && std::isxdigit(uint8_t(t[4])) && !std::islower(uint8_t(t[3])) &&
+             !std::islower(uint8_t(t[4]));
+    };
+    for (const auto& [a, b] : merges)
+      odd |= is_byte_token(a) || is_byte_token(b) ||
+             (options.unk_token && (a == *options.unk_token || b == *options.unk_token));
+    bool all_bytes = options.byte_fallback;
+    for (int b = 0; b < 256 && all_bytes; ++b) {
+      static const char* kHex = "0123456789ABCDEF";
+      const char name[6] = {'<', '0', 'x', kHex[b >> 4], kHex[b & 15], '>'};
+      all_bytes = model_->token_id(std::string_view(name, 6)) != kNoToken;
+    }
+    const bool dropping = !all_bytes && (!options.unk_token || model_->token_id(*options.unk_token) == kNoToken);
+    cut_ = !odd && !dropping;
+    inner_cuts_ = cut_ && all_bytes;
+    if (all_bytes)
+      for (int b = 0; b < 256; ++b) {
+        static const char* kHex = "0123456789ABCDEF";
+        const char name[6] = {'<', '0', 'x', kHex[b >> 4], kHex[b & 15], '>'};
+        byte_ids_[b] = model_->token_id(std::string_view(name, 6));
+      }
+    all_bytes_ = all_bytes;
+    if (inner_cuts_) {
+      std::vector<std::pair<const uint8_t*, size_t>> views;
+      views.reserve(d_.staged.vocab.size());
+      for (const auto& [token, id] : d_.staged.vocab)
+        views.emplace_back(reinterpret_cast<const uint8_t*>(token.data()), token.size());
+      split_points_.build(views);
+    }
+  }
+
+  bool joins_space(uint32_t c) const {
+    if (c < joins_.size()) return joins_[c];
+    return std::binary_search(joins_rest_.begin(), joins_rest_.end(), c);
+  }
+
+  // The model's text of the stretch s[from..to) into `out`; whether it has the prefix.
+  bool model_text(const uint8_t* s, size_t from, size_t to, std::string& out) const {
+    const uint8_t* t = s + from;
+    const size_t n = to - from;
+    out.clear();
+    if (n == 0) return false;
+    const bool starts = t[0] == ' ' || (n >= 3 && std::memcmp(t, kSpace, 3) == 0);
+    const bool prefixed =
+        d_.prepend == kEvery || (d_.prepend == kAlways && !starts) || (d_.prepend == kFirst && !starts && from == 0);
+    out.reserve(3 * n + 3);
+    if (prefixed) out.append(kSpace, 3);
+    for (size_t i = 0; i < n;) {
+      const void* hit = std::memchr(t + i, ' ', n - i);
+      const size_t end = hit ? size_t(static_cast<const uint8_t*>(hit) - t) : n;
+      out.append(reinterpret_cast<const char*>(t + i), end - i);
+      if (end == n) break;
+      out.append(kSpace, 3);
+      i = end + 1;
+    }
+    return prefixed;
+  }
+
+  // Calls f(from, to) for each segment of the model's text m[0..n).
+  template <class F>
+  void each_segment(const uint8_t* m, size_t n, F f) const {
+    if (!d_.split && !cut_) return f(0, n);
+    size_t start = 0;
+    for (size_t i = 1; i + 3 <= n;) {
+      const void* hit = std::memchr(m + i, 0xE2, n - i);
+      if (!hit) break;
+      const size_t at = size_t(static_cast<const uint8_t*>(hit) - m);
+      if (at + 3 > n) break;
+      if (m[at + 1] != 0x96 || m[at + 2] != 0x81) {
+        i = at + 1;
+        continue;
+      }
+      if (at > start) {
+        bool cut = d_.split;
+        if (!cut) {
+          size_t k = at - 1;
+          while (k > 0 && (m[k] & 0xC0) == 0x80) --k;
+          size_t len;
+          cut = !joins_space(decode_utf8(m + k, at - k, len));
+        }
+        if (cut) {
+          f(start, at);
+          start = at;
+        }
+      }
+      i = at + 3;
+    }
+    f(start, n);
+  }
+
+  // One stretch between added tokens, s[from..to): its rows.
+  void encode_stretch(const uint8_t* s, size_t from, size_t to, InputChars& chars, TokenRows& rows, Scratch& w) const {
+    if (to == from) return;
+    const bool prefixed = model_text(s, from, to, w.text);
+    const auto* m = reinterpret_cast<const uint8_t*>(w.text.data());
+    const size_t n = w.text.size();
+    ModelChars mc{m, chars.char_of(from), prefixed};
+    if (ignore_merges_ && !d_.split) {  // the whole stretch is HF's one piece
+      const uint32_t id = model_->token_id(std::string_view(w.text));
+      if (id != kNoToken) {
+        const uint32_t start = mc.char_of(0);
+        push_row(rows, id, 0, start, mc.char_of(n - 1) + 1, false);
+        return;
+      }
+    }
+    std::vector<Segment>& segs = w.segments;
+    segs.clear();
+    each_segment(m, n, [&](size_t a, size_t b) {
+      if (!inner_cuts_ || b - a <= kMediumPiece)  // the piece tables hold it whole
+        segs.emplace_back(a, b);
+      else
+        each_part(m, a, b, [&](size_t x, size_t y) { segs.emplace_back(x, y); });
+    });
+    // The table slots of the next kBatch segments are prefetched while these are encoded (as
+    // pipelines/encoder.h does): the tables lie beyond the core's caches.
+    const size_t count = segs.size();
+    for (size_t i = 0; i < count && i < kBatch; ++i) prepare(m, n, segs[i], w);
+    for (size_t i = 0; i < count; ++i) {
+      if (i % kBatch == 0)
+        for (size_t k = i + kBatch; k < count && k < i + 2 * kBatch; ++k) prepare(m, n, segs[k], w);
+      encode_segment(m, segs[i], mc, rows, w);
+    }
+  }
+
+  // A segment's key and hash in the piece tables, its slot prefetched (not for one character that
+  // encode_segment finds in char_ids_ or spells in byte tokens).
+  void prepare(const uint8_t* m, size_t n, Segment& s, Scratch& w) const {
+    const uint8_t* p = m + s.a;
+    const size_t len = s.b - s.a;
+    if (len <= 3 && utf8_length(p[0]) == len) {  // one character: its token, most likely
+      size_t decoded;
+      const uint32_t id = char_ids_[decode_utf8(p, len, decoded)];
+      if (id != kNoToken || all_bytes_) return;
+    }
+    if (len >= 2 && len <= kShortPiece) {
+      s.short_key = short_key(p, len, m, m + n);
+      s.hash = s.short_key.hash();
+      w.cache.shorts.prefetch(s.hash);
+    } else if (len > kShortPiece && len <= kMediumPiece) {
+      s.medium_key = medium_key(p, len);
+      s.hash = s.medium_key.hash();
+      w.cache.mediums.prefetch(s.hash);
+    }
+  }
+
+  // Calls f(from, to) for the parts of segment m[a..b): cut between two non-ASCII characters no
+  // token holds together (split_points.h), so long runs of CJK become short, frequent parts.
+  template <class F>
+  void each_part(const uint8_t* m, size_t a, size_t b, F f) const {
+    size_t start = a;
+    uint32_t prev = kNoToken;  // the previous character if non-ASCII
+    for (size_t i = a; i < b;) {
+      if (m[i] < 0x80) {
+        prev = kNoToken;
+        ++i;
+        continue;
+      }
+      size_t len;
+      const uint32_t cp = decode_utf8(m + i, b - i, len);
+      if (len == 0) len = 1;
+      if (prev != kNoToken && !split_points_.may_join(prev, cp, unsigned(m[i - 1]) << 8 | m[i])) {
+        f(start, i);
+        start = i;
+      }
+      prev = cp;
+      i += len;
+    }
+    f(start, b);
+  }
+
+  // The rows of segment s of the model's text m (prepared: its key and hash).
+  void encode_segment(const uint8_t* m, const Segment& s, ModelChars& mc, TokenRows& rows, Scratch& w) const {
+    const size_t a = s.a, b = s.b;
+    const uint8_t* p = m + a;
+    const size_t len = b - a;
+    auto row = [&](uint32_t id, size_t start, size_t end) {  // model bytes [start, end) of the text
+      const uint32_t first = mc.char_of(start);
+      const uint32_t last = end > start ? mc.char_of(end - 1) + 1 : first;
+      push_row(rows, id, 0, first, last, false);
+    };
+    if (ignore_merges_ && d_.split) {  // a piece of HF's that is a token whole
+      const uint32_t id = model_->token_id(std::string_view(reinterpret_cast<const char*>(p), len));
+      if (id != kNoToken) return row(id, a, b);
+    }
+    if (len <= 3 && utf8_length(p[0]) == len) {  // one character of the BMP: its token, or its bytes'
+      size_t decoded;
+      const uint32_t id = char_ids_[decode_utf8(p, len, decoded)];
+      if (id != kNoToken) return row(id, a, b);
+      if (all_bytes_) {
+        for (size_t k = 0; k < len; ++k) row(byte_ids_[p[k]], a + k, a + k + 1);
+        return;
+      }
+    }
+    PieceCache& cache = w.cache;
+    uint32_t buf[kMediumPiece + 8];
+    auto from_ids = [&](const uint32_t* ids, const uint32_t* end) {
+      size_t at = a;
+      for (; ids != end; ++ids) {
+        row(*ids, at, at + length_[*ids]);
+        at += length_[*ids];
+      }
+    };
+    if (len >= 2 && len <= kShortPiece) {
+      const ShortKey& key = s.short_key;
+      const uint64_t h = s.hash;
+      if (const ShortPieceTable::Entry* e = cache.shorts.find(key, h)) return from_ids(buf, cache.shorts.emit(*e, buf));
+      if (merge(p, len, w)) cache.shorts.insert(key, h, cache.ids.data(), cache.ids.size());
+    } else if (len > kShortPiece && len <= kMediumPiece) {
+      const MediumKey& key = s.medium_key;
+      const uint64_t h = s.hash;
+      if (const MediumPieceTable::Entry* e = cache.mediums.find(key, h))
+        return from_ids(buf, cache.mediums.emit(*e, buf));
+      if (merge(p, len, w)) cache.mediums.insert(key, h, cache.ids.data(), cache.ids.size());
+    } else if (len > kMediumPiece && len <= PieceCache::kMaxBytes) {
+      const uint64_t key = bytes_key(p, len);
+      cache.ids.clear();
+      if (cache.get_long(p, len, key, cache.ids))
+        return from_ids(cache.ids.data(), cache.ids.data() + cache.ids.size());
+      if (merge(p, len, w)) cache.put_long(p, len, key, cache.ids.data(), cache.ids.size());
+    } else {
+      merge(p, len, w);
+    }
+    for (const ModelToken& t : w.tokens) row(t.id, a + t.start, a + t.end);
+  }
+
+  // A segment new to the thread: its merges (w.tokens, offsets in the segment) and ids
+  // (cache.ids); whether the ids give its rows again (every token as long as length_ says, and
+  // together the whole segment).
+  bool merge(const uint8_t* p, size_t len, Scratch& w) const {
+    w.tokens.clear();
+    model_->tokenize_merges(reinterpret_cast<const char*>(p), len, w.tokens);
+    std::vector<uint32_t>& ids = w.cache.ids;
+    ids.clear();
+    uint32_t at = 0;
+    bool exact = true;
+    for (const ModelToken& t : w.tokens) {
+      ids.push_back(t.id);
+      exact &= t.start == at && t.end - t.start == length_[t.id] && length_[t.id] > 0;
+      at = t.end;
+    }
+    return exact && at == len;
+  }
+
+  SpmHfBpeDescription d_;
+  std::unique_ptr<HfBpeModel> model_;
+  std::unique_ptr<Decoder> decoder_;
+  bool ignore_merges_ = false;
+  bool cut_ = false;         // a whole stretch may be cut before a "▁" (see index_cuts)
+  bool inner_cuts_ = false;  // a segment may be cut between non-ASCII characters no token joins
+  bool all_bytes_ = false;   // byte_fallback with a token for every byte (byte_ids_)
+  uint32_t byte_ids_[256] = {};
+  std::vector<uint32_t> char_ids_;  // BMP code point -> the id of its token alone, or kNoToken
+  SplitPoints split_points_;
+  std::vector<uint8_t> joins_;        // BMP code point -> some token holds it right before a "▁"
+  std::vector<uint32_t> joins_rest_;  // the same beyond the BMP, sorted
+  std::vector<uint32_t> length_;      // id -> its token's length in the model's bytes (0: varies)
+  mutable Pool<Scratch> scratch_;
+  mutable std::once_flag staged_once_;
+  mutable std::unique_ptr<StagedPipeline> staged_;
+};
+
+}  // namespace tokenforge
