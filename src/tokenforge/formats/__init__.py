@@ -159,4 +159,4 @@ def write_tokenizer_file(spec: PipelineSpec, path: str | os.PathLike[str]) -> No
 
         save_tokenizer_json(spec, path)
     else:
-        raise ValueError(f"{name}: give a path ending in .json (tokenizer.json holds every tokenizer)")
+        raise ValueError(f"{name}: give a path ending in .json, .tiktoken or .tokenforge")

@@ -21,10 +21,19 @@ The pieces, in sentencepiece's order (normalizer.cc, bpe_model.cc, unigram_model
 
 What HF's components cannot say is refused with a ValueError naming the option:
 treat_whitespace_as_suffix, unused pieces, a denormalizer with a map, user-defined pieces with
-spaces or that the charsmap would change. Known differences left (as in transformers' form): a
-Unigram model with byte_fallback matches a literal "<0xNN>" in the text as that byte piece (HF's
-Unigram looks every piece up); BPE ties between two different merges giving one piece go by
-merge order in HF, by position in sentencepiece.
+spaces or that the charsmap would change. Known differences left, each HF's own (transformers'
+form has them too; tests/test_save_convert.py checks that nothing else differs):
+- HF's Precompiled normalizer maps whole graphemes where it can, sentencepiece maps the longest
+  match at each character: a combining mark after a space or an unknown character can differ;
+- Unigram: where two segmentations score exactly the same, HF's Viterbi and sentencepiece's
+  may pick different ones ("#" "##" against "##" "#");
+- a Unigram model with byte_fallback matches a literal "<0xNN>" in the text as that byte piece
+  (HF's Unigram looks every piece up);
+- BPE ties between two different merges giving one piece go by merge order in HF, by position
+  in sentencepiece;
+- decoding: the unknown piece is an added token in HF (dropped with skip_special_tokens, else
+  "<unk>"), sentencepiece writes " ⁇ "; and sentencepiece strips a "▁" from each leading piece
+  while the text is empty, HF only the first space.
 """
 
 from __future__ import annotations
