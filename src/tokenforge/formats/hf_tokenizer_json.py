@@ -341,7 +341,7 @@ class _TokenizerJson:
         if kind not in ("WordPiece", "BPE", "WordLevel"):
             self.unsupported("model.type", kind, "WordPiece, BPE, WordLevel, Unigram")
         vocab = f.obj(m.get("vocab"), "model.vocab")
-        self.tokens = self.vocab_tokens(vocab)
+        self.tokens = self.vocab_tokens(vocab, gaps=kind != "WordPiece")
         if kind != "WordPiece":
             unk = m.get("unk_token")
             if unk is not None and f.text(unk, "model.unk_token") not in vocab and kind == "WordLevel":
@@ -360,12 +360,20 @@ class _TokenizerJson:
             f.integer(limit, "model.max_input_chars_per_word", 0, _UINT32_MAX - 1)
         return WordPiece(self.tokens, unk, prefix, limit)
 
-    def vocab_tokens(self, vocab: dict[str, Any]) -> list[str]:
-        """The tokens of a {token: id} vocabulary by id, every id 0..n-1 given once."""
+    def vocab_tokens(self, vocab: dict[str, Any], gaps: bool = False) -> list[str]:
+        """The tokens of a {token: id} vocabulary by id, every id 0..n-1 given once; with `gaps`
+        (BPE, WordLevel: HF's maps allow them, e.g. tiktoken's cl100k special-token ids), ids may
+        skip numbers, up to validation.id_limit, and a skipped id shows as ""."""
         f = self.f
         if not vocab:
             f.fail("model.vocab", "the vocabulary is empty")
         n = len(vocab)
+        if gaps:
+            top = max((i for i in vocab.values() if type(i) is int and 0 <= i < id_limit(n)), default=-1)
+            n = max(n, top + 1)
+            what = f" (ids are below {id_limit(len(vocab))}: twice the {len(vocab)} tokens, plus 65536)"
+        else:
+            what = f" (ids are 0..{n - 1}, one per token)"
         tokens: list[str | None] = [None] * n
         try:
             "".join(vocab).encode("utf-8")
@@ -377,10 +385,12 @@ class _TokenizerJson:
                 where = key_path("model.vocab", token)
                 if not token:
                     f.fail(where, "a token must not be empty")
-                f.integer(i, where, 0, n - 1, what=f" (ids are 0..{n - 1}, one per token)")
+                f.integer(i, where, 0, n - 1, what=what)
             if tokens[i] is not None:
                 f.fail("model.vocab", f"id {i} is given to both {tokens[i]!r} and {token!r}")
             tokens[i] = token
+        if gaps and len(vocab) < n:
+            return [t or "" for t in tokens]
         return tokens  # type: ignore[return-value]  # every id filled above
 
     def unigram_vocab(self, vocab: Any) -> list[str]:
