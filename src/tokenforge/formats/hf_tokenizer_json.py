@@ -255,6 +255,10 @@ def _pipeline_json(spec: PipelineSpec) -> dict[str, Any]:
     }
 
 
+# The WordPiece pipeline's document (BERT's form) is the general one.
+_wordpiece_json = _pipeline_json
+
+
 def _model_names(model: Mapping[str, Any]) -> dict[int, str]:
     """Token text by id of a tokenizer.json model."""
     vocab = model.get("vocab")
