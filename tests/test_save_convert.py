@@ -376,6 +376,10 @@ def test_tokenizer_json_saves_back(hf_files, tmp_path, name):
     again = Tokenizer.from_file(out)
     assert again.truncation == ours.truncation and again.padding == ours.padding
     assert [list(again.encode(t).ids) for t in SAMPLES[:50]] == [list(ours.encode(t).ids) for t in SAMPLES[:50]]
+    ours.no_truncation()
+    ours.no_padding()
+    ours.save(tmp_path / "plain.json")  # transformers too (it sets its own truncation and padding)
+    _same(ours, tmp_path / "plain.json", SAMPLES[:60])
 
 
 # -- trainers --------------------------------------------------------------------------------------

@@ -78,7 +78,9 @@ def convert(src: str | os.PathLike[str], dst: str | os.PathLike[str], *, to: str
     spec = read_tokenizer_file(src)
     target = for_format(spec, fmt)
     written = _write_checked(target, spec, dst, fmt)
-    return Converted(src, dst, detect(src), fmt, type(target.model).__name__, written)
+    model = target.model
+    name = str(model.get("type")) if isinstance(model, Mapping) else type(model).__name__
+    return Converted(src, dst, detect(src), fmt, name, written)
 
 
 def for_format(spec: PipelineSpec, fmt: str) -> PipelineSpec:
@@ -129,10 +131,16 @@ def for_format(spec: PipelineSpec, fmt: str) -> PipelineSpec:
 
 
 def _kind(spec: PipelineSpec) -> str:
+    """The kind of tokenizer spec is, in words."""
     model = spec.model
     if isinstance(model, Mapping):
         return f"a {model.get('type')} tokenizer.json pipeline"
-    return f"a {type(model).__name__} model"
+    names = {
+        "Encoding": "a byte-level BPE (tiktoken's form)",
+        "SentencePieceModel": "a sentencepiece model",
+        "WordPiece": "a WordPiece model",
+    }
+    return names.get(type(model).__name__, f"a {type(model).__name__} model")
 
 
 def encoding_of(spec: PipelineSpec) -> Any:
