@@ -259,6 +259,20 @@ def test_sentencepiece_precompiled_reloads_in_tokenforge(spm_models, tmp_path, n
         assert list(again.encode(text).ids) == list(ours.encode(text, allowed_special="all").ids)
 
 
+@pytest.mark.parametrize("name", ["bpe-identity-bytes-symbols", "unigram-nmt"])
+def test_sentencepiece_without_escaped_spaces(spm_models, tmp_path, name):
+    """escape_whitespaces off (spaces stay " ", the dummy prefix is a space): the same ids."""
+    model = SentencePieceModel.read(spm_models[name])
+    model.normalizer_spec["escape_whitespaces"] = False
+    model.write(tmp_path / "t.model")
+    ours = Tokenizer.from_file(tmp_path / "t.model")
+    sp = spm.SentencePieceProcessor(model_file=str(tmp_path / "t.model"))
+    assert [ours.encode(t, add_special_tokens=False).ids for t in SAMPLES[:30]] == [sp.encode(t) for t in SAMPLES[:30]]
+    ours.save(tmp_path / "t.json")
+    texts = _spm_texts(spm_models[name])
+    assert _same_spm(ours, tmp_path / "t.json", model, texts) <= len(texts) // 100
+
+
 def test_sentencepiece_refusals(tmp_path):
     path = _train_spm(tmp_path, "suffix", model_type="bpe", treat_whitespace_as_suffix=True)
     with pytest.raises(ValueError, match="treat_whitespace_as_suffix"):

@@ -17,7 +17,8 @@ The pieces, in sentencepiece's order (normalizer.cc, bpe_model.cc, unigram_model
   they are found whole); or Unigram with the scores.
 - added tokens: the control and unknown pieces, special, matched in raw text.
 - post-processor: bos/eos around each text as the add_bos/add_eos options say.
-- decoder: "▁" -> " ", byte fallback, fused, the dummy prefix's space stripped.
+- decoder: "▁" -> " ", byte fallback, fused, the dummy prefix's space stripped (where it was
+  a "▁": unescaped, sentencepiece keeps it).
 
 What HF's components cannot say is refused with a ValueError naming the option:
 treat_whitespace_as_suffix, unused pieces, a denormalizer with a map, user-defined pieces with
@@ -122,7 +123,7 @@ def spm_document(model: SentencePieceModel, options: Mapping[str, Any] | None = 
     if byte_fallback:
         decoders.append({"type": "ByteFallback"})
     decoders.append({"type": "Fuse"})
-    if norm["add_dummy_prefix"]:
+    if norm["add_dummy_prefix"] and escape:  # sentencepiece drops a leading "▁", never a space
         decoders.append({"type": "Strip", "content": " ", "start": 1, "stop": 0})
 
     added = [
