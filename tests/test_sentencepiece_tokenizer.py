@@ -6,6 +6,7 @@ pairs, the special-token policy, batches, bad ids, decoding arbitrary id sequenc
 
 from __future__ import annotations
 
+import json
 import shutil
 
 import pytest
@@ -289,8 +290,8 @@ def test_files(tmp_path):
         Tokenizer.from_file(tmp_path / "minbpe.model")
     with pytest.raises(TypeError, match="add_eos"):
         Tokenizer.from_file(SHARED / "vocab" / "bert" / "tokenizer.json", add_eos=True)
-    with pytest.raises(ValueError, match=r"tokenizer\.json"):
-        tokenforge.save_tokenizer_json(tok, tmp_path / "tokenizer.json")
+    tokenforge.save_tokenizer_json(tok, tmp_path / "tokenizer.json")  # HF's form: tests/test_save_convert.py
+    assert json.loads((tmp_path / "tokenizer.json").read_text(encoding="utf-8"))["model"]["type"] == "BPE"
 
 
 def test_cli():

@@ -70,10 +70,9 @@ def test_parts_are_fixed_once_built(kind, tmp_path):
     assert tok.encode("hello").ids == _load(kind).encode("hello").ids
 
 
-def test_sentencepiece_does_not_save_as_json(tmp_path):
+def test_sentencepiece_saves_as_json_and_model(tmp_path):
     tok = _load("sentencepiece")
-    with pytest.raises(ValueError, match=r"\.model"):
-        tok.save(tmp_path / "tokenizer.json")
-    assert not (tmp_path / "tokenizer.json").exists()
+    tok.save(tmp_path / "tokenizer.json")  # HF's form of the model (tests/test_save_convert.py)
+    assert tokenforge.Tokenizer.from_file(tmp_path / "tokenizer.json").encode("hello").ids == tok.encode("hello").ids
     tok.save(tmp_path / "x.model")
     assert tokenforge.Tokenizer.from_file(tmp_path / "x.model").encode("hello").ids == tok.encode("hello").ids

@@ -397,10 +397,12 @@ class Tokenizer:
         )
 
     def save(self, path: str | os.PathLike[str]) -> None:
-        """Write the tokenizer (atomically) in the format `path` names: .json (HF tokenizer.json),
-        .model (sentencepiece), .tiktoken (the ranks only) or .tokenforge (byte-level BPE), .txt
-        (a WordPiece vocab.txt); any other name gets the model's own format (tokenizer.json for
-        WordPiece, .model for sentencepiece)."""
+        """Write the tokenizer (atomically) in the format `path` names: .json (HF tokenizer.json,
+        for every tokenizer, with its truncation and padding as set: HF tokenizers loads it to the
+        same ids), .model (sentencepiece), .tiktoken (the ranks only) or .tokenforge (byte-level
+        BPE), .txt (a WordPiece vocab.txt); any other name gets the model's own format
+        (tokenizer.json for WordPiece and tokenizer.json pipelines, .model for sentencepiece).
+        ValueError where the format cannot hold the tokenizer, naming why."""
         from .formats import write_tokenizer_file
 
         write_tokenizer_file(self.spec, path)

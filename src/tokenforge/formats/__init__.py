@@ -2,13 +2,15 @@
 
 `detect` is the one place that tells tokenizer files apart; `read_tokenizer_file` reads any of
 them into a pipeline description (tokenforge.pipeline.spec.PipelineSpec), which a `Tokenizer`
-compiles, and `write_tokenizer_file` writes a description in the format a path names. The
-modules here never import the tokenizer surface.
+compiles, and `write_tokenizer_file` writes a description in the format a path names;
+`convert` (convert.py) turns one file into another format, or says why it cannot. The modules
+here never import the tokenizer surface.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -73,6 +75,15 @@ def read_tokenizer_file(path: str | os.PathLike[str], *, wpm: bool = False, **op
     return read_bert(path)
 
 
+def convert(src: str | os.PathLike[str], dst: str | os.PathLike[str], *, to: str | None = None) -> Any:
+    """Convert tokenizer file `src` into `dst` (format `to`, or the one dst's name says); see
+    convert.convert. Returns a convert.Converted summary; ValueError where the target format
+    cannot express the model."""
+    from .convert import convert as _convert
+
+    return _convert(src, dst, to=to)
+
+
 def read_byte_level_bpe(path: str | os.PathLike[str], **options: Any) -> PipelineSpec:
     """A byte-level BPE: a .tiktoken file (options of load_tiktoken: pat_str, special_tokens,
     name), a .tokenforge file, or GPT-2's encoder.json (vocab.bpe beside it) or their folder."""
@@ -108,11 +119,11 @@ def read_sentencepiece(
 
 
 def write_tokenizer_file(spec: PipelineSpec, path: str | os.PathLike[str]) -> None:
-    """Write `spec` (atomically) in the format `path` names: .json (HF tokenizer.json), .model
-    (sentencepiece), .tiktoken (a byte-level BPE's ranks only: its pattern and special tokens
+    """Write `spec` (atomically) in the format `path` names: .json (HF tokenizer.json, any
+    tokenizer: see hf_tokenizer_json.document), .model (sentencepiece), .tiktoken (a byte-level BPE's ranks only: its pattern and special tokens
     are not in that format), .tokenforge (a byte-level BPE, whole), .txt (a WordPiece
-    vocab.txt). Any other name gets the model's own format: tokenizer.json for WordPiece,
-    .model for sentencepiece. ValueError where the format cannot hold the model."""
+    vocab.txt). Any other name gets the model's own format: tokenizer.json for WordPiece and
+    pipelines read from one, .model for sentencepiece. ValueError where the format cannot hold the model."""
     from ..encoding import Encoding
     from ..models.wordpiece import WordPiece
     from .sentencepiece_model import SentencePieceModel
@@ -121,11 +132,6 @@ def write_tokenizer_file(spec: PipelineSpec, path: str | os.PathLike[str]) -> No
     model = spec.model
     kind = type(model).__name__
     if name.endswith(".json"):
-        if isinstance(model, SentencePieceModel):
-            raise ValueError(
-                f"{name}: a sentencepiece tokenizer saves as a .model file (sentencepiece's binary format), "
-                "not as tokenizer.json; give a path ending in .model"
-            )
         from .hf_tokenizer_json import save_tokenizer_json
 
         save_tokenizer_json(spec, path)
@@ -140,13 +146,15 @@ def write_tokenizer_file(spec: PipelineSpec, path: str | os.PathLike[str]) -> No
             from .tokenforge_file import save_encoding
 
             save_encoding(model, path)
+    elif name.endswith(".model") and not isinstance(model, SentencePieceModel):
+        raise ValueError(f"{name}: a .model file holds sentencepiece models, not a {kind} model")
     elif name.endswith(".txt") and isinstance(model, WordPiece):
         from .bert_vocab import write_vocab_txt
 
         write_vocab_txt(model.tokens, path)
     elif isinstance(model, SentencePieceModel):
         model.write(path)
-    elif isinstance(model, WordPiece):
+    elif isinstance(model, (WordPiece, Mapping)):  # WordPiece, or a pipeline read from a tokenizer.json
         from .hf_tokenizer_json import save_tokenizer_json
 
         save_tokenizer_json(spec, path)

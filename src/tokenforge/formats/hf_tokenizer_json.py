@@ -1,5 +1,6 @@
-"""HF tokenizers' `tokenizer.json`: any tokenizer.json read into a pipeline description, and
-byte-level BPE vocabularies and WordPiece tokenizers written.
+"""HF tokenizers' `tokenizer.json`: any tokenizer.json read into a pipeline description, and any
+pipeline written (`document`): byte-level BPE vocabularies, sentencepiece models (their own
+module, spm_tokenizer_json.py), and pipelines of tokenizer.json components written back as read.
 
 Reading: BERT's components (BertNormalizer, BertPreTokenizer, WordPiece, its decoder, its
 templates) become tokenforge's records, which the fused WordPiece kernel runs; every other
@@ -11,13 +12,16 @@ here, field by field.
 For byte-level BPE, the file holds the vocabulary in GPT-2's byte-to-unicode spelling, the merges recovered from
 the ranks, the split pattern as a `Split` pre-tokenizer followed by `ByteLevel`, and the
 special tokens as added tokens. HF's BPE then gives tiktoken's ids: `ignore_merges` makes it
-look a whole piece up first, as tiktoken does.
+look a whole piece up first, as tiktoken does. A pipeline read from a tokenizer.json is written
+with its components as they were read (BERT's records through their to_json), its added
+tokens, template and trimming post-processor, and the truncation and padding set now.
 """
 
 from __future__ import annotations
 
 import json
 import os
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from .. import _core
@@ -121,15 +125,18 @@ def tokenizer_json(
 
 
 def save_tokenizer_json(tokenizer: Any, path: str | os.PathLike[str]) -> None:
-    """Write `tokenizer` (a `Tokenizer`, a `PipelineSpec`, or a byte-level BPE `Encoding`) as an
-    HF tokenizer.json, atomically."""
+    """Write `tokenizer` (a `Tokenizer`, a `PipelineSpec`, a byte-level BPE `Encoding`, or a
+    `SentencePieceModel` as read or trained) as an HF tokenizer.json, atomically."""
     from ..encoding import Encoding
     from ..pipeline.spec import PipelineSpec
+    from .sentencepiece_model import SentencePieceModel
 
     if isinstance(tokenizer, PipelineSpec):
         spec = tokenizer
+    elif isinstance(tokenizer, (Encoding, SentencePieceModel)):
+        spec = PipelineSpec(tokenizer)
     else:
-        spec = PipelineSpec(tokenizer) if isinstance(tokenizer, Encoding) else tokenizer.spec
+        spec = tokenizer.spec
     write_files_atomically([(os.fspath(path), json.dumps(document(spec), ensure_ascii=False).encode("utf-8"))])
 
 
@@ -138,24 +145,48 @@ _STRATEGY = {"longest_first": "LongestFirst", "only_first": "OnlyFirst", "only_s
 
 
 def document(spec: PipelineSpec) -> dict[str, Any]:
-    """The tokenizer.json document of a pipeline: a WordPiece pipeline (BERT's form) or a
-    byte-level BPE; ValueError for what the format cannot hold yet."""
+    """The tokenizer.json document of a pipeline: a byte-level BPE `Encoding`, a sentencepiece
+    model (formats.spm_tokenizer_json), or a pipeline of tokenizer.json components (WordPiece's
+    records, or the dicts a tokenizer.json was read into: the staged and fused kernels'
+    descriptions), with its added tokens, template, truncation and padding as set. HF tokenizers
+    reloads it to the same ids. ValueError for what the format cannot hold."""
     from ..encoding import Encoding
-    from ..models.wordpiece import WordPiece
+    from .sentencepiece_model import SentencePieceModel
 
     model = spec.model
+    names: dict[int, str]
     if isinstance(model, Encoding):
         doc = tokenizer_json(model._mergeable_ranks, model._pat_str, model._special_tokens)
         names = {i: t for t, i in model._special_tokens.items()}
-    elif isinstance(model, WordPiece):
-        doc = _wordpiece_json(spec)
-        names = dict(enumerate(model.tokens))
-    else:  # one this format cannot hold yet: a value error, not a type error
+    elif isinstance(model, SentencePieceModel):
+        from .spm_tokenizer_json import spm_document
+
+        if spec.post_processor is not None:
+            raise ValueError("a sentencepiece tokenizer's template comes from its add_bos and add_eos options")
+        doc = spm_document(model, spec.options)
+        names = {i: p.piece for i, p in enumerate(model.pieces)}
+    else:
+        doc = _pipeline_json(spec)
+        names = {**_model_names(doc["model"]), **{a.id: a.content for a in spec.added_tokens}}
+    if spec.options.get("split_special_tokens"):
         raise ValueError(
-            f"a {type(model).__name__} model cannot be written as tokenizer.json yet (save() writes its own format)"
+            "split_special_tokens: tokenizer.json has no field for it (it is a setting of the tokenizer that "
+            "loads the file); save with split_special_tokens off"
         )
     if spec.post_processor is not None:
         doc["post_processor"] = spec.post_processor.to_json(names)
+    trim = spec.options.get("trim_offsets")
+    if trim is not None:  # read from a ByteLevel or RobertaProcessing post-processor: written back as ByteLevel
+        byte_level = {
+            "type": "ByteLevel",
+            "add_prefix_space": bool(trim["add_prefix_space"]),
+            "trim_offsets": True,
+            "use_regex": True,
+        }
+        template = doc["post_processor"]
+        doc["post_processor"] = (
+            byte_level if template is None else {"type": "Sequence", "processors": [byte_level, template]}
+        )
     t, p = spec.truncation, spec.padding
     doc["truncation"] = t and {
         "direction": _DIRECTION[t["direction"]],
@@ -174,33 +205,68 @@ def document(spec: PipelineSpec) -> dict[str, Any]:
     return doc
 
 
-def _wordpiece_json(spec: PipelineSpec) -> dict[str, Any]:
-    from ..decoders.wordpiece import WordPieceDecoder
+def _component_json(component: Any, stage: str) -> dict[str, Any] | None:
+    """One stage as tokenizer.json holds it: a tokenforge record's to_json(), or the dict it was
+    read as; None for none."""
+    if component is None:
+        return None
+    if isinstance(component, Mapping):
+        return dict(component)
+    to_json = getattr(component, "to_json", None)
+    if to_json is None:
+        raise ValueError(
+            f"the {stage} {type(component).__name__} has no tokenizer.json form "
+            "(llama.cpp's WPM preprocessing: save it as vocab.txt)"
+        )
+    return dict(to_json())
 
-    if spec.normalizer is not None and not hasattr(spec.normalizer, "to_json"):
-        raise ValueError("tokenizer.json cannot hold llama.cpp's WPM preprocessing; save it as vocab.txt")
+
+def _added_token_json(a: Any) -> dict[str, Any]:
+    """An added token as HF writes it (the matching flags where the record has them)."""
+    return {
+        "id": a.id,
+        "content": a.content,
+        "single_word": bool(getattr(a, "single_word", False)),
+        "lstrip": bool(getattr(a, "lstrip", False)),
+        "rstrip": bool(getattr(a, "rstrip", False)),
+        "normalized": bool(getattr(a, "normalized", False)),
+        "special": a.special,
+    }
+
+
+def _pipeline_json(spec: PipelineSpec) -> dict[str, Any]:
+    """A pipeline of tokenizer.json components written back as they are."""
+    normalizer = _component_json(spec.normalizer, "normalizer")
+    pre_tokenizer = _component_json(spec.pre_tokenizer, "pre-tokenizer")
+    decoder = _component_json(spec.decoder, "decoder")
+    model = _component_json(spec.model, "model")
+    if model is None or not isinstance(model.get("type"), str):
+        raise ValueError("the pipeline has no model with a tokenizer.json form")
     return {
         "version": "1.0",
         "truncation": None,
         "padding": None,
-        "added_tokens": [
-            {
-                "id": a.id,
-                "content": a.content,
-                "single_word": False,
-                "lstrip": False,
-                "rstrip": False,
-                "normalized": False,
-                "special": a.special,
-            }
-            for a in spec.added_tokens
-        ],
-        "normalizer": spec.normalizer and spec.normalizer.to_json(),
-        "pre_tokenizer": spec.pre_tokenizer.to_json(),
+        "added_tokens": [_added_token_json(a) for a in spec.added_tokens],
+        "normalizer": normalizer,
+        "pre_tokenizer": pre_tokenizer,
         "post_processor": None,
-        "decoder": spec.decoder.to_json() if isinstance(spec.decoder, WordPieceDecoder) else None,
-        "model": spec.model.to_json(),
+        "decoder": decoder,
+        "model": model,
     }
+
+
+# The WordPiece pipeline's document (BERT's form) is the general one.
+_wordpiece_json = _pipeline_json
+
+
+def _model_names(model: Mapping[str, Any]) -> dict[int, str]:
+    """Token text by id of a tokenizer.json model."""
+    vocab = model.get("vocab")
+    if isinstance(vocab, Mapping):
+        return {i: t for t, i in vocab.items()}
+    if isinstance(vocab, (list, tuple)):  # Unigram: [[piece, score], ...]
+        return {i: entry[0] for i, entry in enumerate(vocab)}
+    return {}
 
 
 # ---------------------------------------------------------------------------- loading
@@ -279,7 +345,7 @@ class _TokenizerJson:
         if kind not in ("WordPiece", "BPE", "WordLevel"):
             self.unsupported("model.type", kind, "WordPiece, BPE, WordLevel, Unigram")
         vocab = f.obj(m.get("vocab"), "model.vocab")
-        self.tokens = self.vocab_tokens(vocab)
+        self.tokens = self.vocab_tokens(vocab, gaps=kind != "WordPiece")
         if kind != "WordPiece":
             unk = m.get("unk_token")
             if unk is not None and f.text(unk, "model.unk_token") not in vocab and kind == "WordLevel":
@@ -298,12 +364,20 @@ class _TokenizerJson:
             f.integer(limit, "model.max_input_chars_per_word", 0, _UINT32_MAX - 1)
         return WordPiece(self.tokens, unk, prefix, limit)
 
-    def vocab_tokens(self, vocab: dict[str, Any]) -> list[str]:
-        """The tokens of a {token: id} vocabulary by id, every id 0..n-1 given once."""
+    def vocab_tokens(self, vocab: dict[str, Any], gaps: bool = False) -> list[str]:
+        """The tokens of a {token: id} vocabulary by id, every id 0..n-1 given once; with `gaps`
+        (BPE, WordLevel: HF's maps allow them, e.g. tiktoken's cl100k special-token ids), ids may
+        skip numbers, up to validation.id_limit, and a skipped id shows as ""."""
         f = self.f
         if not vocab:
             f.fail("model.vocab", "the vocabulary is empty")
         n = len(vocab)
+        if gaps:
+            top = max((i for i in vocab.values() if type(i) is int and 0 <= i < id_limit(n)), default=-1)
+            n = max(n, top + 1)
+            what = f" (ids are below {id_limit(len(vocab))}: twice the {len(vocab)} tokens, plus 65536)"
+        else:
+            what = f" (ids are 0..{n - 1}, one per token)"
         tokens: list[str | None] = [None] * n
         try:
             "".join(vocab).encode("utf-8")
@@ -315,10 +389,12 @@ class _TokenizerJson:
                 where = key_path("model.vocab", token)
                 if not token:
                     f.fail(where, "a token must not be empty")
-                f.integer(i, where, 0, n - 1, what=f" (ids are 0..{n - 1}, one per token)")
+                f.integer(i, where, 0, n - 1, what=what)
             if tokens[i] is not None:
                 f.fail("model.vocab", f"id {i} is given to both {tokens[i]!r} and {token!r}")
             tokens[i] = token
+        if gaps and len(vocab) < n:
+            return [t or "" for t in tokens]
         return tokens  # type: ignore[return-value]  # every id filled above
 
     def unigram_vocab(self, vocab: Any) -> list[str]:
