@@ -248,7 +248,6 @@ def test_sentencepiece_tokenizer_json_reloads_in_tokenforge(spm_models, tmp_path
         assert ids == want or _known_difference(model, text, want, ids), text
 
 
-@pytest.mark.xfail(reason="tokenforge loads HF's Precompiled normalizer only after that merge", strict=False)
 @pytest.mark.parametrize("name", ["bpe-nmt", "unigram-nmt"])
 def test_sentencepiece_precompiled_reloads_in_tokenforge(spm_models, tmp_path, name):
     ours = Tokenizer.from_file(spm_models[name])

@@ -555,3 +555,55 @@ def grapheme_clusters(text: str) -> list[str]:
     """
     The extended grapheme clusters of `text`, as the Rust crate unicode-segmentation (HF tokenizers' Precompiled normalizer) cuts them (Unicode 17.0.0; a test hook).
     """
+
+class SpmHfBpe:
+    """
+    A sentencepiece-style BPE tokenizer.json (Llama 2, Mistral, Gemma shapes) in one fused pass, exact to HF tokenizers and to the staged pipeline.
+    """
+
+    def __init__(self, normalizer: object, pre_tokenizer: object, model_type: str, model_options: object, vocab: Sequence[tuple[str, int]], decoder: object, names: Sequence[str], special_ids: Sequence[int], prepend: int, split: bool) -> None:
+        """
+        The staged pipeline's description (as _core.Staged takes it: the model and decoder run here, the stages answer the hooks) and the fused pass's text rules: prepend, where the "▁" prefix goes (0 never, 1 Metaspace first, 2 Metaspace always, 3 the Prepend normalizer); split, Metaspace's split.
+        """
+
+    def decode(self, ids: object, skip_special_tokens: bool = True) -> str:
+        """
+        The decoder's text for ids (HF's decode: ids without a token are skipped).
+        """
+
+    def pre_tokenize(self, text: object, added: SpecialMatcher | None = None) -> list[tuple[str, tuple[int, int]]]:
+        """
+        [(piece, (start, end))]: the pieces the model would see, spans in input code points (HF's pre_tokenize_str after the normalizer).
+        """
+
+    def normalize(self, text: object) -> str:
+        """The normalizer's text (HF's normalize_str)."""
+
+    def segments(self, text: object) -> list[tuple[bytes, int]]:
+        """
+        [(segment bytes, first model byte)]: the segments the fused pass merges apart for a text without added tokens, in the model's text (spaces as "▁", the prefix included; a test hook).
+        """
+
+    def set_pad_token(self, pad_token: str) -> None: ...
+
+    def set_template(self, single: object, pair: object) -> None:
+        """
+        Pieces [(is_sequence, sequence 0|1, type_id, [special ids])] for one and for two texts.
+        """
+
+    def set_truncation(self, enabled: bool, max_length: int = 0, stride: int = 0, strategy: int = 0, from_left: bool = False) -> None:
+        """strategy: 0 longest first, 1 only first, 2 only second."""
+
+    def set_padding(self, enabled: bool, length: int = 0, multiple_of: int = 0, pad_id: int = 0, pad_type_id: int = 0, left: bool = False) -> None:
+        """length 0: the longest of a batch."""
+
+    def added_tokens(self, pair: bool) -> int: ...
+
+    def set_policy(self, default_added: object | None, resolver: object) -> None: ...
+
+    def encode(self, sequence: object, pair: object | None = None, add_special_tokens: object = True, *, allowed_special: object = 'all', disallowed_special: object = ()) -> Encoded:
+        """
+        Encode a text, or a pair of texts, with truncation, template and padding as set. Added tokens in the text become their ids when in allowed_special (default all, as HF matches them), raise when in disallowed_special, and are plain text otherwise.
+        """
+
+    def encode_batch(self, texts: object, pairs: object | None, add_special_tokens: bool, added: SpecialMatcher | None, threads: int) -> list[Encoded]: ...
