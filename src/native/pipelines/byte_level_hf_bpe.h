@@ -130,7 +130,8 @@ class ByteLevelHfBpePipeline {
     split_at_matches(
         added, s, n, [&](size_t from, size_t to) { encode_stretch(s + from, to - from, from, rows, w); },
         [&](const SpecialMatch& m) {
-          e.rows.push_back(token_row(m.id, rows.char_of(m.pos), rows.char_of(m.pos + m.len - 1) + 1, rows.word++));
+          const uint32_t start = rows.char_of(m.pos);  // before the end: char_of only goes forward
+          e.rows.push_back(token_row(m.id, start, rows.char_of(m.pos + m.len - 1) + 1, rows.word++));
         });
     return e;
   }
@@ -453,7 +454,8 @@ class ByteLevelHfBpePipeline {
         const size_t end = at + length_[id];
         const size_t first = orig + (at > 0 ? at - prefixed : 0);
         const size_t last = orig + (end - 1 > 0 ? end - 1 - prefixed : 0);
-        rows.rows.push_back(token_row(id, rows.char_of(first), rows.char_of(last) + 1, rows.word));
+        const uint32_t start = rows.char_of(first);  // before the end: char_of only goes forward
+        rows.rows.push_back(token_row(id, start, rows.char_of(last) + 1, rows.word));
         at = end;
       }
       ++rows.word;

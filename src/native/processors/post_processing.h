@@ -88,6 +88,7 @@ struct Encoded {
         last -= step;
       }
     }
+    for (Row& r : rows) r.sequence = kNoSequence;  // HF's truncate clears the sequence ranges
     Encoded result;
     for (size_t i = 0; i < parts.size(); ++i) {
       Encoded part;
@@ -134,20 +135,26 @@ struct Encoded {
   // HF's Encoding accessors. A sequence index that names no sequence of the encoding (or any,
   // where none were set) means all of it, as HF's sequence_range. Misses are nullopt.
   size_t n_sequences() const { return sequences ? size_t(__builtin_popcount(sequences)) : 1; }
+  bool has_range(size_t sequence) const { return sequence < 7 && (sequences >> sequence & 1); }
+  // HF's sequence_ids: for s in 0..n_sequences, the tokens of s's range (all of them where s
+  // has none) are of s, later ones over earlier.
   std::optional<uint32_t> sequence_of(size_t token) const {
     if (token >= size()) return std::nullopt;
-    if (!sequences) return 0;
-    const uint8_t s = rows[token].sequence;
-    return s == kNoSequence ? std::nullopt : std::optional<uint32_t>(s);
+    std::optional<uint32_t> out;
+    for (size_t s = 0; s < n_sequences(); ++s)
+      if (!has_range(s) || rows[token].sequence == s) out = uint32_t(s);
+    return out;
   }
-  // HF's token_to_sequence: also Some(0) one past the end where no ranges were set.
+  // HF's token_to_sequence: the sequence whose range holds the token (0 where none were set,
+  // one past the end too).
   std::optional<uint32_t> token_to_sequence(size_t token) const {
     if (token > size()) return std::nullopt;
     if (!sequences) return 0;
-    return sequence_of(token);
+    if (token == size() || !has_range(rows[token].sequence)) return std::nullopt;
+    return rows[token].sequence;
   }
   std::pair<size_t, size_t> sequence_range(size_t sequence) const {
-    if (sequence >= 7 || !(sequences >> sequence & 1)) return {0, size()};
+    if (!has_range(sequence)) return {0, size()};
     size_t first = 0;
     while (first < size() && rows[first].sequence != sequence) ++first;
     size_t last = first;
@@ -214,9 +221,9 @@ struct PaddingParams {
 struct PostProcessor {
   std::vector<TemplatePiece> single, pair;
   bool truncate = false, pad = false;
-  // false: there is no post-processor, and HF's default_process leaves one text (not a pair)
-  // without sequence ranges.
-  bool single_ranges = true;
+  // true: there is no post-processor, and HF's default_process runs instead: one text keeps no
+  // sequence ranges, a pair's texts get theirs but their overflowing parts do not.
+  bool default_process = false;
   TruncationParams truncation;
   PaddingParams padding;
 
@@ -230,9 +237,9 @@ struct PostProcessor {
   // Truncates, applies the template and pads one encoding (a batch pads again to its longest).
   Encoded process(Encoded a, Encoded* b, bool add_special) const {
     if (truncate) truncate_pair(a, b, add_special);
-    if (b || single_ranges) {  // HF's set_sequence_id, on each text and its overflowing parts
-      set_sequence(a, 0);
-      if (b) set_sequence(*b, 1);
+    if (b || !default_process) {  // HF's set_sequence_id, on each text (and its overflowing parts)
+      set_sequence(a, 0, !default_process);
+      if (b) set_sequence(*b, 1, !default_process);
     }
     const std::vector<TemplatePiece>& pieces = b ? pair : single;
     Encoded out;
@@ -316,10 +323,11 @@ struct PostProcessor {
   }
 
  private:
-  static void set_sequence(Encoded& e, uint32_t sequence) {
+  static void set_sequence(Encoded& e, uint32_t sequence, bool parts) {
     for (Row& r : e.rows) r.sequence = uint8_t(sequence) & 0x7F;
     e.sequences = uint8_t(e.sequences | 1u << sequence);
-    for (Encoded& o : e.overflowing) set_sequence(o, sequence);
+    if (parts)
+      for (Encoded& o : e.overflowing) set_sequence(o, sequence, false);
   }
   static void set_type_ids(Encoded& e, uint32_t type_id) {
     for (Row& r : e.rows) r.type_id = uint16_t(type_id);

@@ -194,17 +194,17 @@ void bind_pipeline(nb::class_<Py>& c, nb::object default_allowed, const char* en
        "set_pad_token", [](Py& t, const std::string& pad) { t.set_pad_token(pad); }, nb::arg("pad_token"))
       .def(
           "set_template",
-          [](Py& t, nb::handle single, nb::handle pair, bool single_ranges) {
+          [](Py& t, nb::handle single, nb::handle pair, bool default_process) {
             std::vector<TemplatePiece> one = template_of(single), two = template_of(pair);
             t.change_post([&](PostProcessor& p) {
               p.single = std::move(one);
               p.pair = std::move(two);
-              p.single_ranges = single_ranges;
+              p.default_process = default_process;
             });
           },
-          nb::arg("single"), nb::arg("pair"), nb::arg("single_ranges") = true,
+          nb::arg("single"), nb::arg("pair"), nb::arg("default_process") = false,
           "Pieces [(is_sequence, sequence 0|1, type_id, [special ids])] for one and for two texts; "
-          "single_ranges=False where there is no post-processor (one text then has no sequence ranges, as HF).")
+          "default_process=True where there is no post-processor (sequence ranges as HF's default_process).")
       .def(
           "set_truncation",
           [](Py& t, bool enabled, size_t max_length, size_t stride, int strategy, bool from_left) {

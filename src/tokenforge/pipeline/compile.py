@@ -143,7 +143,7 @@ def set_template(native: Any, post: Any) -> None:
     if post is not None:
         native.set_template(post.native_pieces(False), post.native_pieces(True))
     else:
-        native.set_template([(True, 0, 0, [])], [(True, 0, 0, []), (True, 1, 1, [])], single_ranges=False)
+        native.set_template([(True, 0, 0, [])], [(True, 0, 0, []), (True, 1, 1, [])], default_process=True)
 
 
 def _added_tokens_policy(spec: PipelineSpec, split_special: bool) -> tuple[SpecialPolicy, Any]:
