@@ -314,3 +314,37 @@ def test_decode_stream_cost_stays_in_the_window(tmp_path_factory):
     text = "".join(stream.step(i) or "" for i in ids)
     assert text == hf.decode(ids)
     assert max(seen) <= 8
+
+
+# --- the sentencepiece kernel ----------------------------------------------------------------
+
+
+def test_sentencepiece_kernel_words_and_stream():
+    """A Llama-style BPE .model: transformers converts it to Metaspace(split=False) with no other
+    splitting, so each stretch between added tokens is one word and each added token one more;
+    the stream's chunks join to the decode of the whole (sentencepiece's decoder)."""
+    from conftest import SHARED
+
+    tok = Tokenizer.from_file(SHARED / "vocab" / "mistral-7b-v0.1.model")
+    assert tok.kernel == "sentencepiece"
+    for text in SAMPLES[:30]:
+        e = tok.encode(f"{text}</s>{text[::-1]}", f"b {text}", allowed_special={"</s>"})
+        eos = tok.token_to_id("</s>")
+        expected: list[int | None] = []
+        word, previous, sequence = -1, None, None
+        for i, s in zip(e.ids, e.sequence_ids):
+            if s is None:
+                expected.append(None)
+                continue
+            if s != sequence:
+                word, previous, sequence = -1, None, s
+            kind = "added" if i == eos else "text"
+            word += kind == "added" or previous != "text"
+            expected.append(word)
+            previous = kind
+        assert e.word_ids == expected, text
+        assert e.n_sequences == 2 and set(e.sequence_ids) <= {None, 0, 1}
+        for skip in (True, False):
+            ids = tok.encode(text).ids
+            stream = tok.decode_stream(skip_special_tokens=skip)
+            assert "".join(stream.step(i) or "" for i in ids) == tok.decode(ids, skip), text
