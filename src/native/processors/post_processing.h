@@ -134,7 +134,11 @@ struct Encoded {
 
   // HF's Encoding accessors. A sequence index that names no sequence of the encoding (or any,
   // where none were set) means all of it, as HF's sequence_range. Misses are nullopt.
-  size_t n_sequences() const { return sequences ? size_t(__builtin_popcount(sequences)) : 1; }
+  size_t n_sequences() const {
+    size_t n = 0;
+    for (uint8_t bits = sequences; bits; bits &= uint8_t(bits - 1)) ++n;
+    return n ? n : 1;
+  }
   bool has_range(size_t sequence) const { return sequence < 7 && (sequences >> sequence & 1); }
   // HF's sequence_ids: for s in 0..n_sequences, the tokens of s's range (all of them where s
   // has none) are of s, later ones over earlier.
