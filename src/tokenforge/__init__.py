@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from ._core import UNICODE_VERSION
 from .added_tokens import AddedToken
-from .decoders.streaming import StreamDecoder
+from .decoders.streaming import DecodeStream, StreamDecoder
 from .encoding import Encoding, InvalidTokenError, TokenOffsets
 from .formats.gpt2_files import bytes_to_unicode, load_gpt2_files, save_gpt2_files
 from .formats.hf_tokenizer_json import save_tokenizer_json
@@ -37,6 +37,7 @@ __version__ = "0.1.0"
 __all__ = [
     "UNICODE_VERSION",
     "AddedToken",
+    "DecodeStream",
     "DisallowedSpecialTokenError",
     "Encoded",
     "Encoding",

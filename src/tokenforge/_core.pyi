@@ -257,6 +257,53 @@ class Encoded:
     @property
     def overflowing(self) -> list[Encoded]: ...
 
+    @property
+    def word_ids(self) -> list:
+        """
+        Each token's word: the index of the pre-tokenized piece it came from in its text (an added token in the text is a word of its own); None for the special tokens the template adds and padding.
+        """
+
+    @property
+    def words(self) -> list:
+        """word_ids (deprecated, as HF's)."""
+
+    @property
+    def sequence_ids(self) -> list:
+        """
+        Each token's text: 0 (the first), 1 (the pair), None for template special tokens and padding.
+        """
+
+    @property
+    def n_sequences(self) -> int:
+        """How many texts were encoded."""
+
+    def word_to_tokens(self, word_index: object, sequence_index: object = 0) -> object:
+        """(first token, last token + 1) of the word in the given text, or None."""
+
+    def word_to_chars(self, word_index: object, sequence_index: object = 0) -> object:
+        """The word's span of input code points in the given text, or None."""
+
+    def token_to_sequence(self, token_index: object) -> object:
+        """The text the token is of (0 or 1), or None."""
+
+    def token_to_chars(self, token_index: object) -> object:
+        """
+        The token's span of input code points, or None (template specials, padding).
+        """
+
+    def token_to_word(self, token_index: object) -> object:
+        """The token's word in its text, or None."""
+
+    def char_to_token(self, char_pos: object, sequence_index: object = 0) -> object:
+        """
+        The token holding the input code point char_pos of the given text, or None.
+        """
+
+    def char_to_word(self, char_pos: object, sequence_index: object = 0) -> object:
+        """
+        The word holding the input code point char_pos of the given text, or None.
+        """
+
     def __repr__(self) -> str: ...
 
 class WordPiece:
@@ -283,9 +330,9 @@ class WordPiece:
 
     def set_pad_token(self, pad_token: str) -> None: ...
 
-    def set_template(self, single: object, pair: object) -> None:
+    def set_template(self, single: object, pair: object, default_process: bool = False) -> None:
         """
-        Pieces [(is_sequence, sequence 0|1, type_id, [special ids])] for one and for two texts.
+        Pieces [(is_sequence, sequence 0|1, type_id, [special ids])] for one and for two texts; default_process=True where there is no post-processor (sequence ranges as HF's default_process).
         """
 
     def set_truncation(self, enabled: bool, max_length: int = 0, stride: int = 0, strategy: int = 0, from_left: bool = False) -> None:
@@ -327,9 +374,9 @@ class ByteLevelBpe:
 
     def set_pad_token(self, pad_token: str) -> None: ...
 
-    def set_template(self, single: object, pair: object) -> None:
+    def set_template(self, single: object, pair: object, default_process: bool = False) -> None:
         """
-        Pieces [(is_sequence, sequence 0|1, type_id, [special ids])] for one and for two texts.
+        Pieces [(is_sequence, sequence 0|1, type_id, [special ids])] for one and for two texts; default_process=True where there is no post-processor (sequence ranges as HF's default_process).
         """
 
     def set_truncation(self, enabled: bool, max_length: int = 0, stride: int = 0, strategy: int = 0, from_left: bool = False) -> None:
@@ -370,9 +417,9 @@ class SpmTokenizer:
 
     def set_pad_token(self, pad_token: str) -> None: ...
 
-    def set_template(self, single: object, pair: object) -> None:
+    def set_template(self, single: object, pair: object, default_process: bool = False) -> None:
         """
-        Pieces [(is_sequence, sequence 0|1, type_id, [special ids])] for one and for two texts.
+        Pieces [(is_sequence, sequence 0|1, type_id, [special ids])] for one and for two texts; default_process=True where there is no post-processor (sequence ranges as HF's default_process).
         """
 
     def set_truncation(self, enabled: bool, max_length: int = 0, stride: int = 0, strategy: int = 0, from_left: bool = False) -> None:
@@ -420,9 +467,9 @@ class Staged:
 
     def set_pad_token(self, pad_token: str) -> None: ...
 
-    def set_template(self, single: object, pair: object) -> None:
+    def set_template(self, single: object, pair: object, default_process: bool = False) -> None:
         """
-        Pieces [(is_sequence, sequence 0|1, type_id, [special ids])] for one and for two texts.
+        Pieces [(is_sequence, sequence 0|1, type_id, [special ids])] for one and for two texts; default_process=True where there is no post-processor (sequence ranges as HF's default_process).
         """
 
     def set_truncation(self, enabled: bool, max_length: int = 0, stride: int = 0, strategy: int = 0, from_left: bool = False) -> None:
@@ -529,9 +576,9 @@ class ByteLevelHfBpe:
 
     def set_pad_token(self, pad_token: str) -> None: ...
 
-    def set_template(self, single: object, pair: object) -> None:
+    def set_template(self, single: object, pair: object, default_process: bool = False) -> None:
         """
-        Pieces [(is_sequence, sequence 0|1, type_id, [special ids])] for one and for two texts.
+        Pieces [(is_sequence, sequence 0|1, type_id, [special ids])] for one and for two texts; default_process=True where there is no post-processor (sequence ranges as HF's default_process).
         """
 
     def set_truncation(self, enabled: bool, max_length: int = 0, stride: int = 0, strategy: int = 0, from_left: bool = False) -> None:

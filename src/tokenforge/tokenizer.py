@@ -35,6 +35,7 @@ from .arguments import (
     _token_id,
     _token_ids,
 )
+from .decoders.streaming import DecodeStream
 from .pipeline.spec import PipelineSpec
 from .special import SpecialPolicy, SpecialSet
 from .threads import resolve_threads
@@ -528,6 +529,12 @@ class Tokenizer:
             # Integers that are not Python ints are read here; any other item raises a
             # TypeError that names what it is.
             return self._native.decode([_token_id(i) for i in ids], skip_special_tokens)  # type: ignore[no-any-return]
+
+    def decode_stream(self, skip_special_tokens: bool = True) -> DecodeStream:
+        """A DecodeStream over this tokenizer's decode, as HF's `tokenizers.decoders.DecodeStream`:
+        `step(id)` returns the text the id adds once it is whole (no trailing U+FFFD), else None."""
+        _check_bool(skip_special_tokens, "skip_special_tokens")
+        return DecodeStream(self.decode, skip_special_tokens)
 
     def decode_batch(self, batch: Sequence[Sequence[int]], skip_special_tokens: bool = True) -> list[str]:
         """`decode` of each id sequence (or each row of a 2-D NumPy integer array)."""

@@ -56,21 +56,32 @@ class ByteLevelBpePipeline {
   Encoded encode(const uint8_t* a, size_t na, const uint8_t* b, size_t nb, bool pair, bool add_special,
                  const SpecialMatcher* added, const PostProcessor& post) const {
     Pool<Scratch>::Lease scratch(scratch_);
-    Encoded first = encode_sequence(a, na, added, scratch.get().ids);
+    Encoded first = encode_sequence(a, na, added, scratch.get());
     if (!pair) return post.process(std::move(first), nullptr, add_special);
-    Encoded second = encode_sequence(b, nb, added, scratch.get().ids);
+    Encoded second = encode_sequence(b, nb, added, scratch.get());
     return post.process(std::move(first), &second, add_special);
   }
 
  private:
   struct Scratch {
     std::vector<uint32_t> ids;
-    void trim() { release_if_large(ids); }
+    std::vector<size_t> ends;  // the pieces' ends, for word ids
+    void trim() {
+      release_if_large(ids);
+      release_if_large(ends);
+    }
   };
 
-  Encoded encode_sequence(const uint8_t* s, size_t n, const SpecialMatcher* added, std::vector<uint32_t>& ids) const {
+  Encoded encode_sequence(const uint8_t* s, size_t n, const SpecialMatcher* added, Scratch& scratch) const {
+    std::vector<uint32_t>& ids = scratch.ids;
     ids.clear();
     encoder_.encode(s, n, added, ids);
+    // Word ids (HF's: the index of the pre-tokenizer's piece, or of the added token): the
+    // pieces are found again, and a token's word is the piece its first byte is in.
+    std::vector<size_t>& ends = scratch.ends;
+    ends.clear();
+    encoder_.piece_ends(s, n, added, ends);
+    uint32_t word = 0;
     Encoded e;
     e.rows.reserve(ids.size() + 2);  // room for a template's tokens too
     e.rows.resize(ids.size());
@@ -79,7 +90,8 @@ class ByteLevelBpePipeline {
     if (count_characters(s, 0, n, n) == n) {  // ASCII: characters are bytes
       for (uint32_t id : ids) {
         const size_t end = at + length(id);
-        *row++ = Row{id, uint32_t(at), uint32_t(end), 0, 0, 1};
+        while (ends[word] <= at) ++word;
+        *row++ = token_row(id, uint32_t(at), uint32_t(end), word);
         at = end;
       }
       return e;
@@ -92,7 +104,8 @@ class ByteLevelBpePipeline {
       const size_t end = at + length(id);
       const uint32_t first_char = chars - ((s[at] & 0xC0) == 0x80);
       for (size_t i = at; i < end; ++i) chars += (s[i] & 0xC0) != 0x80;
-      *row++ = Row{id, first_char, chars, 0, 0, 1};
+      while (ends[word] <= at) ++word;
+      *row++ = token_row(id, first_char, chars, word);
       at = end;
     }
     return e;

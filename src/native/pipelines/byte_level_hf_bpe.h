@@ -130,7 +130,8 @@ class ByteLevelHfBpePipeline {
     split_at_matches(
         added, s, n, [&](size_t from, size_t to) { encode_stretch(s + from, to - from, from, rows, w); },
         [&](const SpecialMatch& m) {
-          e.rows.push_back(Row{m.id, rows.char_of(m.pos), rows.char_of(m.pos + m.len - 1) + 1, 0, 0, 1});
+          const uint32_t start = rows.char_of(m.pos);  // before the end: char_of only goes forward
+          e.rows.push_back(token_row(m.id, start, rows.char_of(m.pos + m.len - 1) + 1, rows.word++));
         });
     return e;
   }
@@ -169,6 +170,7 @@ class ByteLevelHfBpePipeline {
     std::vector<uint32_t> ids;
     std::vector<MatchSpan> spans;
     std::vector<size_t> cuts;
+    std::vector<uint32_t> piece_ends;
     ShortPieceTable parts{10, 18, HugePages::kLater};  // parts of cut pieces (see merge)
     void trim() {
       cache.trim();
@@ -178,6 +180,7 @@ class ByteLevelHfBpePipeline {
       release_if_large(ids);
       release_if_large(spans);
       release_if_large(cuts);
+      release_if_large(piece_ends);
     }
   };
 
@@ -190,6 +193,7 @@ class ByteLevelHfBpePipeline {
     bool ascii = count_characters(s, 0, n, n) == n;
     size_t counted_to = 0;  // lead bytes in s[0..counted_to) are counted in `chars`
     uint32_t chars = 0;
+    uint32_t word = 0;  // the next piece's word id (pieces and added tokens, in order)
     uint32_t char_of(size_t byte) {
       if (ascii) return uint32_t(byte);
       for (; counted_to <= byte; ++counted_to) chars += (s[counted_to] & 0xC0) != 0x80;
@@ -354,6 +358,8 @@ class ByteLevelHfBpePipeline {
     buf.reserve(n + 8);
     uint32_t* out = buf.begin();
     std::vector<uint32_t>& ids = w.ids;
+    std::vector<uint32_t>& ends = w.piece_ends;  // ids before the end of each piece
+    ends.clear();
     Batch batches[2];
     find_batch(0, batches[0]);
     for (int cur = 0; batches[cur].count; cur ^= 1) {
@@ -390,6 +396,7 @@ class ByteLevelHfBpePipeline {
           std::memcpy(out, ids.data(), ids.size() * sizeof(uint32_t));
           out += ids.size();
         }
+        ends.push_back(uint32_t(out - buf.begin()));
       }
     }
     // Rows: token [at, end) spans from the character holding byte `at` to the one holding end - 1.
@@ -400,10 +407,14 @@ class ByteLevelHfBpePipeline {
     r.resize(first + count);
     Row* row = r.data() + first;
     size_t at = base;
+    const uint32_t word = rows.word;
+    rows.word += uint32_t(ends.size());
+    size_t piece = 0;  // the piece of token k: the first whose end is past k
     if (rows.ascii) {
       for (size_t k = 0; k < count; ++k) {
         const size_t end = at + length_[id[k]];
-        row[k] = Row{id[k], uint32_t(at), uint32_t(end), 0, 0, 1};
+        while (ends[piece] <= k) ++piece;
+        row[k] = token_row(id[k], uint32_t(at), uint32_t(end), word + uint32_t(piece));
         at = end;
       }
       return;
@@ -411,7 +422,8 @@ class ByteLevelHfBpePipeline {
     for (size_t k = 0; k < count; ++k) {
       const size_t end = at + length_[id[k]];
       const uint32_t start = rows.char_of(at);
-      row[k] = Row{id[k], start, rows.char_of(end - 1) + 1, 0, 0, 1};
+      while (ends[piece] <= k) ++piece;
+      row[k] = token_row(id[k], start, rows.char_of(end - 1) + 1, word + uint32_t(piece));
       at = end;
     }
   }
@@ -442,9 +454,11 @@ class ByteLevelHfBpePipeline {
         const size_t end = at + length_[id];
         const size_t first = orig + (at > 0 ? at - prefixed : 0);
         const size_t last = orig + (end - 1 > 0 ? end - 1 - prefixed : 0);
-        rows.rows.push_back(Row{id, rows.char_of(first), rows.char_of(last) + 1, 0, 0, 1});
+        const uint32_t start = rows.char_of(first);  // before the end: char_of only goes forward
+        rows.rows.push_back(token_row(id, start, rows.char_of(last) + 1, rows.word));
         at = end;
       }
+      ++rows.word;
     });
   }
 

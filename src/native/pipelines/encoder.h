@@ -59,6 +59,33 @@ class Encoder {
         [&](const SpecialMatch& m) { out.push_back(m.id); });
   }
 
+  // Where each piece encode() cuts s[0..n) into ends (input bytes, appended to ends): the
+  // pattern's pieces of each stretch between allowed special tokens, and each special token.
+  // (A token never crosses a piece, so a token's piece is HF's word id.)
+  void piece_ends(const uint8_t* s, size_t n, const SpecialMatcher* allowed, std::vector<size_t>& ends) const {
+    split_at_matches(
+        allowed, s, n,
+        [&](size_t from, size_t to) {
+          Scanner scan(s + from, to - from);
+          for (size_t p = 0; p < to - from;) {
+            switch (Pattern(pattern_)) {
+              case Pattern::kGpt2:
+                p = scan.gpt2(p);
+                break;
+              case Pattern::kCl100k:
+                p = scan.cl100k(p);
+                break;
+              case Pattern::kO200k:
+                p = scan.o200k(p);
+                break;
+              default:
+                throw std::logic_error("no built-in pre-tokenizer for this pattern");
+            }
+            ends.push_back(from + p);
+          }
+        },
+        [&](const SpecialMatch& m) { ends.push_back(m.pos + m.len); });
+  }
   // Pieces already split by the caller (patterns without a built-in scanner).
   void encode_pieces(const std::vector<std::pair<const uint8_t*, size_t>>& pieces, std::vector<uint32_t>& out) const {
     PieceCachePool::Lease cache(caches_);

@@ -4,6 +4,11 @@
 // sentencepiece's (a token spans the input from where its first normalized byte came from to
 // where the byte after its last came from), in code points of the input. Then the template
 // (bos/eos), truncation and padding.
+//
+// Word ids are those of the tokenizer.json transformers converts the model to: a BPE model
+// (Llama's) has no splitting pre-tokenizer there, so each stretch between added tokens is one
+// word; a Unigram model gets Metaspace(split=True), so a word starts at each piece that starts
+// with "▁" (and at each stretch's first piece). Added tokens are words of their own.
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -111,8 +116,10 @@ class SpmEncoder {
 
 class SpmPipeline {
  public:
-  SpmPipeline(const SpmNormalizer& normalizer, SpmEncoder::Model model, SpmReads reads)
-      : encoder_(normalizer, std::move(model), reads) {}
+  // word_starts: by id, whether the piece starts a word ("▁..."); empty: one word a stretch.
+  SpmPipeline(const SpmNormalizer& normalizer, SpmEncoder::Model model, SpmReads reads,
+              std::vector<uint8_t> word_starts = {})
+      : encoder_(normalizer, std::move(model), reads), word_starts_(std::move(word_starts)) {}
 
   // One text, or a pair, through the template; `added` (may be null) finds allowed special tokens;
   // `post` is the post-processor (a snapshot the caller keeps alive, see WordPieceTokenizer).
@@ -137,31 +144,40 @@ class SpmPipeline {
   Encoded encode_sequence(const uint8_t* s, size_t n, const SpecialMatcher* added, Scratch& scratch) const {
     Encoded e;
     uint32_t chars = 0;  // code points before the stretch at hand
+    uint32_t word = 0;   // the next word's id
     split_at_matches(
-        added, s, n, [&](size_t from, size_t to) { chars = encode_text(s + from, to - from, chars, scratch, e.rows); },
+        added, s, n,
+        [&](size_t from, size_t to) { chars = encode_text(s + from, to - from, chars, word, scratch, e.rows); },
         [&](const SpecialMatch& m) {
           const uint32_t end = chars + count_characters(s, m.pos, m.pos + m.len, n);
-          push_row(e.rows, m.id, 0, chars, end, false);
+          push_row(e.rows, m.id, chars, end, word++);
           chars = end;
         });
     return e;
   }
 
-  // Rows for s[0..n), whose first character is number `chars` of the input; returns the number
-  // after its last.
-  uint32_t encode_text(const uint8_t* s, size_t n, uint32_t chars, Scratch& scratch, TokenRows& rows) const {
+  // Rows for s[0..n), whose first character is number `chars` of the input and first word
+  // `word` (advanced past its words); returns the number after its last character.
+  uint32_t encode_text(const uint8_t* s, size_t n, uint32_t chars, uint32_t& word, Scratch& scratch,
+                       TokenRows& rows) const {
     scratch.ids.clear();
     encoder_.encode(s, n, scratch.ids, &scratch.bounds);
     const size_t count = scratch.ids.size(), at = rows.size();
     if (count) {
       if (at == 0) rows.reserve(count + 2);  // a whole text, mostly: room for bos and eos too
       const uint32_t* b = scratch.bounds.data();
-      for (size_t i = 0; i < count; ++i) push_row(rows, scratch.ids[i], 0, chars + b[i], chars + b[i + 1], false);
+      const uint32_t* ids = scratch.ids.data();
+      for (size_t i = 0; i < count; ++i) {
+        if (i > 0 && ids[i] < word_starts_.size() && word_starts_[ids[i]]) ++word;
+        push_row(rows, ids[i], chars + b[i], chars + b[i + 1], word);
+      }
+      ++word;
     }
     return chars + count_characters(s, 0, n, n);
   }
 
   SpmEncoder encoder_;
+  std::vector<uint8_t> word_starts_;
   mutable Pool<Scratch> scratch_;
 };
 

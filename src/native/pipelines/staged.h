@@ -110,11 +110,12 @@ class StagedPipeline {
     Encoded e;
     e.rows.reserve(n / 4 + 8);
     std::vector<ModelToken> tokens;
+    uint32_t word = 0;  // HF's word id: the piece's index (into_encoding)
     for (const TextPiece& piece : pieces.pieces()) {
       if (piece.is_added) {
         const NormalizedText::Span span = piece.text.original();
         const auto [start, end] = chars.convert(span.start, span.end);
-        push_row(e.rows, piece.added_id, 0, start, end, false);
+        push_row(e.rows, piece.added_id, start, end, word++);
         continue;
       }
       tokens.clear();
@@ -122,8 +123,9 @@ class StagedPipeline {
       for (const ModelToken& t : tokens) {
         const NormalizedText::Span span = piece.text.to_original(t.start, t.end);
         const auto [start, end] = chars.convert(span.start, span.end);
-        push_row(e.rows, t.id, 0, start, end, false);
+        push_row(e.rows, t.id, start, end, word);
       }
+      ++word;
     }
     if (!spaces_.empty()) trim_offsets(e.rows);
     return e;

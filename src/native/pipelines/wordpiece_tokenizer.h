@@ -207,6 +207,7 @@ class WordPieceTokenizer {
     }
 
     bool collect = false;  // keep the words (for words()) instead of splitting them
+    uint32_t word = 0;     // the next word's index (HF's word id; added tokens count as words)
     std::vector<std::pair<std::string, std::pair<uint32_t, uint32_t>>> collected;
 
     // Processes s[0..n) whose first character is number `chars`; returns the count after it.
@@ -215,6 +216,7 @@ class WordPieceTokenizer {
       const uint32_t first_char = chars;
       rows_start_ = rows_.size();
       collected_start_ = collected.size();
+      word_start_ = word;
       for (size_t i = 0; i < n;) {
         const uint8_t b = s[i];
         if (b < 0x80) {
@@ -257,6 +259,7 @@ class WordPieceTokenizer {
     uint32_t exact(const uint8_t* s, size_t n, uint32_t first_char) {
       rows_.resize(rows_start_);
       collected.resize(collected_start_);
+      word = word_start_;
       word_.clear();
       std::vector<uint32_t> cps, out, origin;
       for (size_t i = 0; i < n;) {
@@ -283,7 +286,7 @@ class WordPieceTokenizer {
           // A word of one character (punctuation, CJK): its token comes from a table.
           const uint32_t id = cp < 0x10000 && !collect ? t_.isolated_[cp] : kNoToken;
           if (id != kNoToken) {
-            push_row(rows_, id, 0, origin, origin + 1, false);
+            push_row(rows_, id, origin, origin + 1, word++);
             return;
           }
           if (cp < 0x80)
@@ -341,10 +344,11 @@ class WordPieceTokenizer {
         collected.push_back({std::string(reinterpret_cast<const char*>(word_.data()) + skip, n - skip),
                              {origin(0), origin(n - 1) + 1}});
       } else if (word_chars_ > model.max_chars()) {
-        push_row(rows_, model.unk_id(), 0, origin(0), origin(n - 1) + 1, false);
+        push_row(rows_, model.unk_id(), origin(0), origin(n - 1) + 1, word);
       } else {
         split(model, n);
       }
+      ++word;
       word_.clear();
       origin_.clear();
     }
@@ -357,12 +361,12 @@ class WordPieceTokenizer {
         slot = &cache_.slot(k0, k1, n);
         if (slot->len == n && slot->k0 == k0 && slot->k1 == k1) {
           if (slot->n == 0) {
-            push_row(rows_, model.unk_id(), 0, origin(0), origin(n - 1) + 1, false);
+            push_row(rows_, model.unk_id(), origin(0), origin(n - 1) + 1, word);
             return;
           }
           uint32_t start = 0;
           for (uint8_t i = 0; i < slot->n; ++i) {
-            push_row(rows_, slot->ids[i], 0, origin(start), origin(slot->ends[i] - 1) + 1, false);
+            push_row(rows_, slot->ids[i], origin(start), origin(slot->ends[i] - 1) + 1, word);
             start = slot->ends[i];
           }
           return;
@@ -370,8 +374,8 @@ class WordPieceTokenizer {
       }
       pieces_.clear();
       const bool ok = model.split(word_.data(), n, pieces_);
-      if (!ok) push_row(rows_, model.unk_id(), 0, origin(0), origin(n - 1) + 1, false);
-      for (const auto& p : pieces_) push_row(rows_, p.id, 0, origin(p.start), origin(p.end - 1) + 1, false);
+      if (!ok) push_row(rows_, model.unk_id(), origin(0), origin(n - 1) + 1, word);
+      for (const auto& p : pieces_) push_row(rows_, p.id, origin(p.start), origin(p.end - 1) + 1, word);
       if (slot && pieces_.size() <= WordCache::kMaxPieces) {
         slot->k0 = k0;
         slot->k1 = k1;
@@ -394,6 +398,7 @@ class WordPieceTokenizer {
     bool implied_ = true;
     size_t word_chars_ = 0;
     size_t rows_start_ = 0, collected_start_ = 0;  // rows and words before the current span
+    uint32_t word_start_ = 0;                      // `word` at the current span's start
   };
 
   // Splits s at added tokens: the text between goes to `words`, each added token to on_added.
@@ -414,7 +419,7 @@ class WordPieceTokenizer {
     e.rows.reserve(n / 5 + 8);  // ~ the tokens of typical text; rows grow past it when needed
     Words words(*this, scratch, e.rows);
     run(words, s, n, added, [&](uint32_t id, uint32_t start, uint32_t end, const uint8_t*, size_t) {
-      push_row(e.rows, id, 0, start, end, false);
+      push_row(e.rows, id, start, end, words.word++);
     });
     return e;
   }

@@ -1,10 +1,13 @@
 // What comes after the model, as HF tokenizers does it: truncation (with stride and
 // overflowing parts), a template that adds special tokens around one or two sequences, and
-// padding. Tokens carry ids, type ids, offsets and masks side by side; parts that truncation
-// cuts off travel along as `overflowing` encodings and get the same template and padding.
+// padding. Tokens carry ids, type ids, offsets, masks, word and sequence indices side by side;
+// parts that truncation cuts off travel along as `overflowing` encodings and get the same
+// template and padding. The accessors HF's Encoding has over these (word_to_tokens,
+// char_to_token, ...) are at the end of Encoded, with HF's semantics (tokenizer/encoding.rs).
 #pragma once
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -12,24 +15,44 @@
 
 namespace tokenforge {
 
-// One token: its id, span of input code points, type id and masks, in 16 bytes (an encoding
-// of a large text holds one per token; type ids past kMaxTypeId are refused where set).
+constexpr uint32_t kNoWord = 0xFFFFFFFF;  // a token of no word: template specials, padding
+constexpr uint8_t kNoSequence = 0x7F;     // a token of no sequence: template specials, padding
+
+// One token: its id, span of input code points, word (HF's word id: the index of the
+// pre-tokenized piece it came from in its sequence; an added token matched in the text is a
+// piece of its own), type id, masks and sequence (0: the first text, 1: the pair), in 20 bytes
+// (an encoding of a large text holds one per token; type ids past kMaxTypeId are refused where
+// set).
 struct Row {
-  uint32_t id, start, end;
+  uint32_t id, start, end, word;
   uint16_t type_id;
-  uint8_t special, attention;
+  uint8_t special;
+  uint8_t attention : 1;
+  uint8_t sequence : 7;
 };
-static_assert(sizeof(Row) == 16, "Row is meant to pack into 16 bytes");
+static_assert(sizeof(Row) == 20, "Row is meant to pack into 20 bytes");
 constexpr uint32_t kMaxTypeId = 0xFFFF;
 using TokenRows = std::vector<Row>;
 
-inline void push_row(TokenRows& rows, uint32_t id, uint32_t type_id, uint32_t start, uint32_t end, bool special) {
-  rows.push_back(Row{id, start, end, uint16_t(type_id), uint8_t(special), 1});
+// A token the model made from the text (sequence 0 until the post-processor says otherwise).
+inline Row token_row(uint32_t id, uint32_t start, uint32_t end, uint32_t word) {
+  return Row{id, start, end, word, 0, 0, 1, 0};
+}
+inline void push_row(TokenRows& rows, uint32_t id, uint32_t start, uint32_t end, uint32_t word) {
+  rows.push_back(token_row(id, start, end, word));
+}
+// A special token the template adds: no span, word or sequence.
+inline Row special_row(uint32_t id, uint32_t type_id) {
+  return Row{id, 0, 0, kNoWord, uint16_t(type_id), 1, 1, kNoSequence};
 }
 
 struct Encoded {
   TokenRows rows;
   std::vector<Encoded> overflowing;
+  // HF's sequence_ranges, as the set of sequences that have one (bit s: sequence s; the rows
+  // say which tokens): 0 where none were set (one text without a post-processor: every token,
+  // padding included, is of sequence 0). A pair's empty text still has its (empty) range.
+  uint8_t sequences = 0;
 
   size_t size() const { return rows.size(); }
 
@@ -65,6 +88,7 @@ struct Encoded {
         last -= step;
       }
     }
+    for (Row& r : rows) r.sequence = kNoSequence;  // HF's truncate clears the sequence ranges
     Encoded result;
     for (size_t i = 0; i < parts.size(); ++i) {
       Encoded part;
@@ -97,13 +121,83 @@ struct Encoded {
       combined.push_back(std::move(c));
     }
     rows.insert(rows.end(), next.rows.begin(), next.rows.end());
+    sequences |= next.sequences;
     overflowing = std::move(combined);
   }
 
   void pad(size_t length, uint32_t pad_id, uint32_t pad_type_id, bool left) {
     for (Encoded& o : overflowing) o.pad(length, pad_id, pad_type_id, left);
     if (size() >= length) return;
-    rows.insert(left ? rows.begin() : rows.end(), length - size(), Row{pad_id, 0, 0, uint16_t(pad_type_id), 1, 0});
+    rows.insert(left ? rows.begin() : rows.end(), length - size(),
+                Row{pad_id, 0, 0, kNoWord, uint16_t(pad_type_id), 1, 0, kNoSequence});
+  }
+
+  // HF's Encoding accessors. A sequence index that names no sequence of the encoding (or any,
+  // where none were set) means all of it, as HF's sequence_range. Misses are nullopt.
+  size_t n_sequences() const {
+    size_t n = 0;
+    for (uint8_t bits = sequences; bits; bits &= uint8_t(bits - 1)) ++n;
+    return n ? n : 1;
+  }
+  bool has_range(size_t sequence) const { return sequence < 7 && (sequences >> sequence & 1); }
+  // HF's sequence_ids: for s in 0..n_sequences, the tokens of s's range (all of them where s
+  // has none) are of s, later ones over earlier.
+  std::optional<uint32_t> sequence_of(size_t token) const {
+    if (token >= size()) return std::nullopt;
+    std::optional<uint32_t> out;
+    for (size_t s = 0; s < n_sequences(); ++s)
+      if (!has_range(s) || rows[token].sequence == s) out = uint32_t(s);
+    return out;
+  }
+  // HF's token_to_sequence: the sequence whose range holds the token (0 where none were set,
+  // one past the end too).
+  std::optional<uint32_t> token_to_sequence(size_t token) const {
+    if (token > size()) return std::nullopt;
+    if (!sequences) return 0;
+    if (token == size() || !has_range(rows[token].sequence)) return std::nullopt;
+    return rows[token].sequence;
+  }
+  std::pair<size_t, size_t> sequence_range(size_t sequence) const {
+    if (!has_range(sequence)) return {0, size()};
+    size_t first = 0;
+    while (first < size() && rows[first].sequence != sequence) ++first;
+    size_t last = first;
+    while (last < size() && rows[last].sequence == sequence) ++last;
+    return {first, last};
+  }
+  std::optional<std::pair<size_t, size_t>> word_to_tokens(uint32_t word, size_t sequence) const {
+    const auto [from, to] = sequence_range(sequence);
+    size_t start = to, end = 0;
+    for (size_t i = from; i < to; ++i) {
+      const uint32_t w = rows[i].word;
+      if (w != kNoWord && w > word) break;  // HF's take_while (None sorts first)
+      if (w == word) start = std::min(start, i), end = i + 1;
+    }
+    if (end == 0) return std::nullopt;
+    return std::make_pair(start, end);
+  }
+  std::optional<std::pair<uint32_t, uint32_t>> word_to_chars(uint32_t word, size_t sequence) const {
+    const auto tokens = word_to_tokens(word, sequence);
+    if (!tokens) return std::nullopt;
+    return std::make_pair(rows[tokens->first].start, rows[tokens->second - 1].end);
+  }
+  std::optional<size_t> char_to_token(size_t pos, size_t sequence) const {
+    const auto [from, to] = sequence_range(sequence);
+    for (size_t i = from; i < to; ++i)
+      if (pos >= rows[i].start && pos < rows[i].end) return i;
+    return std::nullopt;
+  }
+  std::optional<uint32_t> token_to_word(size_t token) const {
+    if (!token_to_sequence(token) || token >= size() || rows[token].word == kNoWord) return std::nullopt;
+    return rows[token].word;
+  }
+  std::optional<std::pair<uint32_t, uint32_t>> token_to_chars(size_t token) const {
+    if (!token_to_sequence(token) || token >= size()) return std::nullopt;
+    return std::make_pair(rows[token].start, rows[token].end);
+  }
+  std::optional<uint32_t> char_to_word(size_t pos, size_t sequence) const {
+    const auto token = char_to_token(pos, sequence);
+    return token ? token_to_word(*token) : std::nullopt;
   }
 };
 
@@ -131,6 +225,9 @@ struct PaddingParams {
 struct PostProcessor {
   std::vector<TemplatePiece> single, pair;
   bool truncate = false, pad = false;
+  // true: there is no post-processor, and HF's default_process runs instead: one text keeps no
+  // sequence ranges, a pair's texts get theirs but their overflowing parts do not.
+  bool default_process = false;
   TruncationParams truncation;
   PaddingParams padding;
 
@@ -144,6 +241,10 @@ struct PostProcessor {
   // Truncates, applies the template and pads one encoding (a batch pads again to its longest).
   Encoded process(Encoded a, Encoded* b, bool add_special) const {
     if (truncate) truncate_pair(a, b, add_special);
+    if (b || !default_process) {  // HF's set_sequence_id, on each text (and its overflowing parts)
+      set_sequence(a, 0, !default_process);
+      if (b) set_sequence(*b, 1, !default_process);
+    }
     const std::vector<TemplatePiece>& pieces = b ? pair : single;
     Encoded out;
     if (!b && a.overflowing.empty()) {
@@ -168,9 +269,9 @@ struct PostProcessor {
         } else if (add_special) {
           for (uint32_t id : p.special_ids) {
             if (seen)
-              push_row(rows, id, p.type_id, 0, 0, true);
+              rows.push_back(special_row(id, p.type_id));
             else
-              rows[at++] = Row{id, 0, 0, uint16_t(p.type_id), 1, 1};
+              rows[at++] = special_row(id, p.type_id);
           }
         }
       }
@@ -188,9 +289,10 @@ struct PostProcessor {
             out.rows.push_back(r);
           }
         } else if (add_special) {
-          for (uint32_t id : p.special_ids) push_row(out.rows, id, p.type_id, 0, 0, true);
+          for (uint32_t id : p.special_ids) out.rows.push_back(special_row(id, p.type_id));
         }
       }
+      out.sequences = uint8_t(a.sequences | (b ? b->sequences : 0));
     } else {
       for (const TemplatePiece& p : pieces) {
         if (p.is_sequence) {
@@ -199,7 +301,7 @@ struct PostProcessor {
           out.merge_with(seq);
         } else if (add_special) {
           Encoded special;
-          for (uint32_t id : p.special_ids) push_row(special.rows, id, p.type_id, 0, 0, true);
+          for (uint32_t id : p.special_ids) special.rows.push_back(special_row(id, p.type_id));
           out.merge_with(special);
         }
       }
@@ -225,6 +327,12 @@ struct PostProcessor {
   }
 
  private:
+  static void set_sequence(Encoded& e, uint32_t sequence, bool parts) {
+    for (Row& r : e.rows) r.sequence = uint8_t(sequence) & 0x7F;
+    e.sequences = uint8_t(e.sequences | 1u << sequence);
+    if (parts)
+      for (Encoded& o : e.overflowing) set_sequence(o, sequence, false);
+  }
   static void set_type_ids(Encoded& e, uint32_t type_id) {
     for (Row& r : e.rows) r.type_id = uint16_t(type_id);
     for (Encoded& o : e.overflowing) set_type_ids(o, type_id);

@@ -9,6 +9,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -153,7 +154,7 @@ class PySpmTokenizer : public PyPipeline<SpmPipeline> {
   template <class Model>
   PySpmTokenizer(const SpmNormalizer& normalizer, const Model& model, SpmDecoder::Options options)
       : PyPipeline(pieces_of(model.vocab()), SpecialDefault::kPlainText, normalizer, spm_model_function(model),
-                   spm_reads(model)),
+                   spm_reads(model), word_starts(model)),
         decoder_(model.vocab(), std::move(options)) {}
 
   nb::str decode(nb::handle ids_seq, bool skip_control) const {
@@ -172,6 +173,15 @@ class PySpmTokenizer : public PyPipeline<SpmPipeline> {
   }
 
  private:
+  // Which pieces start a word, as the tokenizer.json transformers converts the model to splits
+  // them (see pipelines/spm_tokenizer.h): none for BPE (a stretch is a word), "▁..." for Unigram.
+  static std::vector<uint8_t> word_starts(const SpmBpeModel&) { return {}; }
+  static std::vector<uint8_t> word_starts(const SpmUnigramModel& model) {
+    const SpmVocab& vocab = model.vocab();
+    std::vector<uint8_t> starts(vocab.size(), 0);
+    for (uint32_t id = 0; id < vocab.size(); ++id) starts[id] = vocab.text(id).rfind("\xE2\x96\x81", 0) == 0;
+    return starts;
+  }
   static std::vector<std::string> pieces_of(const SpmVocab& vocab) {
     std::vector<std::string> pieces;
     pieces.reserve(vocab.size());
@@ -197,6 +207,105 @@ void def_spm_init(nb::class_<PySpmTokenizer>& c) {
       "unk_surface, add_dummy_prefix, remove_extra_whitespaces: the model's, for decoding.");
 }
 
+// A Python int as an index (HF's usize / u32 arguments): OverflowError when negative or past
+// `max`, TypeError when not an integer.
+uint64_t index_of(nb::handle value, uint64_t max) {
+  PyObject* index = PyNumber_Index(value.ptr());
+  if (!index) throw nb::python_error();
+  const unsigned long long v = PyLong_AsUnsignedLongLong(index);
+  Py_DECREF(index);
+  if (v == (unsigned long long)-1 && PyErr_Occurred()) throw nb::python_error();
+  if (v > max) {
+    PyErr_SetString(PyExc_OverflowError, "index out of range");
+    throw nb::python_error();
+  }
+  return v;
+}
+constexpr uint64_t kAnyIndex = ~uint64_t(0);
+
+template <class T>
+nb::object maybe(const std::optional<T>& v) {
+  return v ? nb::cast(*v) : nb::none();
+}
+template <class T>
+nb::object maybe_pair(const std::optional<std::pair<T, T>>& v) {
+  return v ? nb::object(nb::make_tuple(v->first, v->second)) : nb::none();
+}
+
+// HF Encoding's word and sequence accessors (tokenizer/encoding.rs, with its Python binding's
+// names and defaults): misses are None, as HF's.
+void bind_encoded_accessors(nb::class_<PyEncoded>& c) {
+  auto word_ids = [](const PyEncoded& o) {
+    nb::list out;
+    for (const Row& r : o.e.rows) out.append(r.word == kNoWord ? nb::none() : nb::cast(r.word));
+    return out;
+  };
+  c.def_prop_ro("word_ids", word_ids,
+                "Each token's word: the index of the pre-tokenized piece it came from in its text (an added token "
+                "in the text is a word of its own); None for the special tokens the template adds and padding.")
+      .def_prop_ro(
+          "words",
+          [word_ids](const PyEncoded& o) {
+            if (PyErr_WarnEx(PyExc_DeprecationWarning,
+                             "Encoding.words is deprecated, please use Encoding.word_ids instead.", 1) < 0)
+              throw nb::python_error();
+            return word_ids(o);
+          },
+          "word_ids (deprecated, as HF's).")
+      .def_prop_ro(
+          "sequence_ids",
+          [](const PyEncoded& o) {
+            nb::list out;
+            for (size_t i = 0; i < o.e.size(); ++i) out.append(maybe(o.e.sequence_of(i)));
+            return out;
+          },
+          "Each token's text: 0 (the first), 1 (the pair), None for template special tokens and padding.")
+      .def_prop_ro(
+          "n_sequences", [](const PyEncoded& o) { return o.e.n_sequences(); }, "How many texts were encoded.")
+      .def(
+          "word_to_tokens",
+          [](const PyEncoded& o, nb::handle word, nb::handle sequence) {
+            return maybe_pair(o.e.word_to_tokens(uint32_t(index_of(word, UINT32_MAX)), index_of(sequence, kAnyIndex)));
+          },
+          nb::arg("word_index"), nb::arg("sequence_index") = 0,
+          "(first token, last token + 1) of the word in the given text, or None.")
+      .def(
+          "word_to_chars",
+          [](const PyEncoded& o, nb::handle word, nb::handle sequence) {
+            return maybe_pair(o.e.word_to_chars(uint32_t(index_of(word, UINT32_MAX)), index_of(sequence, kAnyIndex)));
+          },
+          nb::arg("word_index"), nb::arg("sequence_index") = 0,
+          "The word's span of input code points in the given text, or None.")
+      .def(
+          "token_to_sequence",
+          [](const PyEncoded& o, nb::handle token) { return maybe(o.e.token_to_sequence(index_of(token, kAnyIndex))); },
+          nb::arg("token_index"), "The text the token is of (0 or 1), or None.")
+      .def(
+          "token_to_chars",
+          [](const PyEncoded& o, nb::handle token) {
+            return maybe_pair(o.e.token_to_chars(index_of(token, kAnyIndex)));
+          },
+          nb::arg("token_index"), "The token's span of input code points, or None (template specials, padding).")
+      .def(
+          "token_to_word",
+          [](const PyEncoded& o, nb::handle token) { return maybe(o.e.token_to_word(index_of(token, kAnyIndex))); },
+          nb::arg("token_index"), "The token's word in its text, or None.")
+      .def(
+          "char_to_token",
+          [](const PyEncoded& o, nb::handle pos, nb::handle sequence) {
+            return maybe(o.e.char_to_token(index_of(pos, kAnyIndex), index_of(sequence, kAnyIndex)));
+          },
+          nb::arg("char_pos"), nb::arg("sequence_index") = 0,
+          "The token holding the input code point char_pos of the given text, or None.")
+      .def(
+          "char_to_word",
+          [](const PyEncoded& o, nb::handle pos, nb::handle sequence) {
+            return maybe(o.e.char_to_word(index_of(pos, kAnyIndex), index_of(sequence, kAnyIndex)));
+          },
+          nb::arg("char_pos"), nb::arg("sequence_index") = 0,
+          "The word holding the input code point char_pos of the given text, or None.");
+}
+
 }  // namespace
 
 void bind_pipelines(nb::module_& m) {
@@ -210,15 +319,18 @@ void bind_pipelines(nb::module_& m) {
           nb::arg("clean_text"), nb::arg("cjk_spaces"), nb::arg("strip_accents"), nb::arg("lowercase"),
           nb::arg("wpm") = false);
 
-  nb::class_<PyEncoded>(m, "Encoded",
-                        "One text (or pair) encoded: ids, tokens, offsets (code-point spans of the input; (0, 0) "
-                        "for special tokens the template adds), type ids, attention mask, special-tokens mask, and "
-                        "the overflowing parts that truncation cut off.")
-      .def("__len__", [](const PyEncoded& o) { return o.e.size(); })
-      .def_prop_ro("ids", [](const PyEncoded& o) { return row_ints(o.e, &Row::id); })
-      .def_prop_ro("type_ids", [](const PyEncoded& o) { return row_ints(o.e, &Row::type_id); })
-      .def_prop_ro("special_tokens_mask", [](const PyEncoded& o) { return row_ints(o.e, &Row::special); })
-      .def_prop_ro("attention_mask", [](const PyEncoded& o) { return row_ints(o.e, &Row::attention); })
+  nb::class_<PyEncoded> encoded(
+      m, "Encoded",
+      "One text (or pair) encoded: ids, tokens, offsets (code-point spans of the input; (0, 0) "
+      "for special tokens the template adds), type ids, attention mask, special-tokens mask, and "
+      "the overflowing parts that truncation cut off.");
+  encoded.def("__len__", [](const PyEncoded& o) { return o.e.size(); })
+      .def_prop_ro("ids", [](const PyEncoded& o) { return row_ints(o.e, [](const Row& r) { return r.id; }); })
+      .def_prop_ro("type_ids", [](const PyEncoded& o) { return row_ints(o.e, [](const Row& r) { return r.type_id; }); })
+      .def_prop_ro("special_tokens_mask",
+                   [](const PyEncoded& o) { return row_ints(o.e, [](const Row& r) { return r.special; }); })
+      .def_prop_ro("attention_mask",
+                   [](const PyEncoded& o) { return row_ints(o.e, [](const Row& r) { return r.attention; }); })
       .def_prop_ro("offsets",
                    [](const PyEncoded& o) {
                      nb::list out;
@@ -239,16 +351,16 @@ void bind_pipelines(nb::module_& m) {
                      }
                      return out;
                    })
-      .def_prop_ro("overflowing",
-                   [](const PyEncoded& o) {
-                     std::vector<PyEncoded> out;
-                     for (const Encoded& part : o.e.overflowing) out.push_back(PyEncoded{part, o.names});
-                     return out;
-                   })
-      .def("__repr__", [](const PyEncoded& o) {
-        return "Encoded(" + std::to_string(o.e.size()) + " tokens, " + std::to_string(o.e.overflowing.size()) +
-               " overflowing)";
+      .def_prop_ro("overflowing", [](const PyEncoded& o) {
+        std::vector<PyEncoded> out;
+        for (const Encoded& part : o.e.overflowing) out.push_back(PyEncoded{part, o.names});
+        return out;
       });
+  bind_encoded_accessors(encoded);
+  encoded.def("__repr__", [](const PyEncoded& o) {
+    return "Encoded(" + std::to_string(o.e.size()) + " tokens, " + std::to_string(o.e.overflowing.size()) +
+           " overflowing)";
+  });
 
   nb::class_<PyWordPiece> wordpiece(m, "WordPiece");
   wordpiece

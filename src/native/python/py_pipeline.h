@@ -43,11 +43,11 @@ struct PyEncoded {
   std::shared_ptr<const TokenNames> names;
 };
 
-// One field of every row as a list of ints.
+// One field of every row (field(row)) as a list of ints.
 template <class Field>
-nb::object row_ints(const Encoded& e, Field Row::* field) {
+nb::object row_ints(const Encoded& e, Field field) {
   const Row* rows = e.rows.data();
-  return IdInts::instance().list_of(e.rows.size(), [rows, field](size_t i) { return uint32_t(rows[i].*field); });
+  return IdInts::instance().list_of(e.rows.size(), [rows, field](size_t i) { return uint32_t(field(rows[i])); });
 }
 
 // A native Tokenizer pipeline (WordPiece, sentencepiece) as Python sees it: encode with the
@@ -194,15 +194,17 @@ void bind_pipeline(nb::class_<Py>& c, nb::object default_allowed, const char* en
        "set_pad_token", [](Py& t, const std::string& pad) { t.set_pad_token(pad); }, nb::arg("pad_token"))
       .def(
           "set_template",
-          [](Py& t, nb::handle single, nb::handle pair) {
+          [](Py& t, nb::handle single, nb::handle pair, bool default_process) {
             std::vector<TemplatePiece> one = template_of(single), two = template_of(pair);
             t.change_post([&](PostProcessor& p) {
               p.single = std::move(one);
               p.pair = std::move(two);
+              p.default_process = default_process;
             });
           },
-          nb::arg("single"), nb::arg("pair"),
-          "Pieces [(is_sequence, sequence 0|1, type_id, [special ids])] for one and for two texts.")
+          nb::arg("single"), nb::arg("pair"), nb::arg("default_process") = false,
+          "Pieces [(is_sequence, sequence 0|1, type_id, [special ids])] for one and for two texts; "
+          "default_process=True where there is no post-processor (sequence ranges as HF's default_process).")
       .def(
           "set_truncation",
           [](Py& t, bool enabled, size_t max_length, size_t stride, int strategy, bool from_left) {

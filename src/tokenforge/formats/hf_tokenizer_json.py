@@ -277,6 +277,13 @@ _UINT32_MAX = 2**32 - 1  # token ids
 _MAX_TYPE_ID = _core.MAX_TYPE_ID  # type ids: what the native pipeline holds (HF's files use 0 and 1)
 
 
+def _plain_template() -> Any:
+    """The template of a post-processor that adds no tokens: "$A", "$A $B:1"."""
+    from ..processors.template import TemplateProcessing
+
+    return TemplateProcessing.from_templates("$A", "$A $B:1", [])
+
+
 def read_tokenizer_json(path: str | os.PathLike[str]) -> PipelineSpec:
     """The pipeline of an HF tokenizer.json with a WordPiece model (BERT's form).
 
@@ -526,8 +533,9 @@ class _TokenizerJson:
         return i
 
     def post_processor(self, part: Any, at: str = "post_processor") -> Any:
-        """A TemplateProcessing record, or None where the post-processor adds nothing. ByteLevel
-        without trim_offsets changes nothing HF reports (a Sequence of it and a template is the
+        """A TemplateProcessing record, or None where there is no post-processor. ByteLevel
+        without trim_offsets changes nothing HF reports but the sequence ranges any post-processor
+        sets: it is the plain template "$A" / "$A $B:1" (a Sequence of it and a template is the
         template); with trim_offsets, the offsets of the tokens lose their spaces (the staged
         pipeline's trim_offsets option). RobertaProcessing is BERT's template with </s> </s>
         between the texts, every type id 0, and ByteLevel's trimming."""
@@ -545,17 +553,18 @@ class _TokenizerJson:
                 self.trim_offsets = {
                     "add_prefix_space": f.boolean(d.get("add_prefix_space", True), f"{at}.add_prefix_space")
                 }
-            if kind == "ByteLevel":
-                return None
+            if kind == "ByteLevel":  # adds nothing, but gives HF's sequence ranges, as this template
+                return _plain_template()
         if kind == "Sequence":
             parts = [
                 self.post_processor(p, f"{at}.processors[{k}]")
                 for k, p in enumerate(f.array(d.get("processors"), f"{at}.processors"))
             ]
-            templates = [p for p in parts if p is not None]
+            plain = _plain_template()
+            templates = [p for p in parts if p is not None and p != plain]
             if len(templates) > 1:
                 f.fail(f"{at}.processors", "more than one template in a Sequence is not supported")
-            return templates[0] if templates else None
+            return templates[0] if templates else plain if parts else None
         if kind not in ("TemplateProcessing", "BertProcessing", "RobertaProcessing"):
             self.unsupported(
                 f"{at}.type", kind, "TemplateProcessing, BertProcessing, RobertaProcessing, ByteLevel, Sequence"

@@ -149,11 +149,11 @@ def build_kernel(spec: PipelineSpec) -> Kernel:
 
 def set_template(native: Any, post: Any) -> None:
     """The post-processor's template on `native`; without one, the sequences as they are, B
-    with type id 1."""
+    with type id 1, and one text without sequence ranges (HF's default_process)."""
     if post is not None:
         native.set_template(post.native_pieces(False), post.native_pieces(True))
     else:
-        native.set_template([(True, 0, 0, [])], [(True, 0, 0, []), (True, 1, 1, [])])
+        native.set_template([(True, 0, 0, [])], [(True, 0, 0, []), (True, 1, 1, [])], default_process=True)
 
 
 def _added_tokens_policy(spec: PipelineSpec, split_special: bool) -> tuple[SpecialPolicy, Any]:

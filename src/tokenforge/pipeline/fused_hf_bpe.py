@@ -167,5 +167,5 @@ def build_fused_hf_bpe(spec: PipelineSpec) -> _core.ByteLevelHfBpe:
     if post is not None:
         native.set_template(post.native_pieces(False), post.native_pieces(True))
     else:
-        native.set_template([(True, 0, 0, [])], [(True, 0, 0, []), (True, 1, 1, [])])
+        native.set_template([(True, 0, 0, [])], [(True, 0, 0, []), (True, 1, 1, [])], default_process=True)
     return native
