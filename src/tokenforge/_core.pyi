@@ -633,9 +633,9 @@ class SpmHfBpe:
 
     def set_pad_token(self, pad_token: str) -> None: ...
 
-    def set_template(self, single: object, pair: object) -> None:
+    def set_template(self, single: object, pair: object, default_process: bool = False) -> None:
         """
-        Pieces [(is_sequence, sequence 0|1, type_id, [special ids])] for one and for two texts.
+        Pieces [(is_sequence, sequence 0|1, type_id, [special ids])] for one and for two texts; default_process=True where there is no post-processor (sequence ranges as HF's default_process).
         """
 
     def set_truncation(self, enabled: bool, max_length: int = 0, stride: int = 0, strategy: int = 0, from_left: bool = False) -> None:

@@ -110,11 +110,12 @@ class SpmHfBpePipeline {
     Encoded e;
     e.rows.reserve(n / 4 + 8);
     InputChars chars{s};
+    uint32_t word = 0;  // HF's word index: added tokens and pre-tokenized pieces, in order
     split_at_matches(
-        added, s, n, [&](size_t from, size_t to) { encode_stretch(s, from, to, chars, e.rows, w); },
+        added, s, n, [&](size_t from, size_t to) { encode_stretch(s, from, to, chars, e.rows, w, word); },
         [&](const SpecialMatch& m) {
           const uint32_t start = chars.char_of(m.pos);
-          push_row(e.rows, m.id, 0, start, chars.char_of(m.pos + m.len - 1) + 1, false);
+          push_row(e.rows, m.id, start, chars.char_of(m.pos + m.len - 1) + 1, word++);
         });
     return e;
   }
@@ -158,10 +159,11 @@ class SpmHfBpePipeline {
   // A segment of the model's text, [a, b), with its piece-table key once prepared.
   struct Segment {
     size_t a, b;
+    uint32_t word;  // HF's pre-tokenized piece (word index) the segment lies in
     uint64_t hash = 0;
     ShortKey short_key = {};
     MediumKey medium_key = {};
-    Segment(size_t from, size_t to) : a(from), b(to) {}
+    Segment(size_t from, size_t to, uint32_t w) : a(from), b(to), word(w) {}
   };
   static constexpr size_t kBatch = 16;
 
@@ -346,8 +348,10 @@ class SpmHfBpePipeline {
     f(start, n);
   }
 
-  // One stretch between added tokens, s[from..to): its rows.
-  void encode_stretch(const uint8_t* s, size_t from, size_t to, InputChars& chars, TokenRows& rows, Scratch& w) const {
+  // One stretch between added tokens, s[from..to): its rows. `word` is the next word index: the
+  // stretch is one word, or with Metaspace's split one per piece that starts at a "▁".
+  void encode_stretch(const uint8_t* s, size_t from, size_t to, InputChars& chars, TokenRows& rows, Scratch& w,
+                      uint32_t& word) const {
     if (to == from) return;
     const bool prefixed = model_text(s, from, to, w.text);
     const auto* m = reinterpret_cast<const uint8_t*>(w.text.data());
@@ -357,18 +361,22 @@ class SpmHfBpePipeline {
       const uint32_t id = model_->token_id(std::string_view(w.text));
       if (id != kNoToken) {
         const uint32_t start = mc.char_of(0);
-        push_row(rows, id, 0, start, mc.char_of(n - 1) + 1, false);
+        push_row(rows, id, start, mc.char_of(n - 1) + 1, word++);
         return;
       }
     }
     std::vector<Segment>& segs = w.segments;
     segs.clear();
+    const uint32_t first_word = word;
     each_segment(m, n, [&](size_t a, size_t b) {
+      // Without split the stretch is one word; with it, each piece cut before a "▁" is one.
+      const uint32_t at = d_.split ? word++ : first_word;
       if (!inner_cuts_ || b - a <= kMediumPiece)  // the piece tables hold it whole
-        segs.emplace_back(a, b);
+        segs.emplace_back(a, b, at);
       else
-        each_part(m, a, b, [&](size_t x, size_t y) { segs.emplace_back(x, y); });
+        each_part(m, a, b, [&](size_t x, size_t y) { segs.emplace_back(x, y, at); });
     });
+    if (!d_.split) ++word;
     // The table slots of the next kBatch segments are prefetched while these are encoded (as
     // pipelines/encoder.h does): the tables lie beyond the core's caches.
     const size_t count = segs.size();
@@ -434,7 +442,7 @@ class SpmHfBpePipeline {
     auto row = [&](uint32_t id, size_t start, size_t end) {  // model bytes [start, end) of the text
       const uint32_t first = mc.char_of(start);
       const uint32_t last = end > start ? mc.char_of(end - 1) + 1 : first;
-      push_row(rows, id, 0, first, last, false);
+      push_row(rows, id, first, last, s.word);
     };
     if (ignore_merges_ && d_.split) {  // a piece of HF's that is a token whole
       const uint32_t id = model_->token_id(std::string_view(reinterpret_cast<const char*>(p), len));
