@@ -1,13 +1,12 @@
 // The general staged pipeline: any HF tokenizer.json pipeline, stage by stage, as HF tokenizers
-// runs it (tokenizer/mod.rs, encode_single_sequence): added tokens are matched in the raw text
-// first (added_tokens/special_matcher.h, split_at_matches, as the fused pipelines do); each
-// stretch between them is normalized (normalizers/normalizer.h) into a NormalizedText
-// (text/normalized_text.h) that remembers, per byte, the input bytes it came from; the
-// pre-tokenizer (pre_tokenizers/pre_tokenizer.h) cuts the pieces (text/pre_tokenized_text.h);
-// the model (models/model.h) turns each piece into tokens, whose offsets map back through the
-// alignments to input bytes and then to input code points (HF's BytesToCharOffsetConverter).
-// The post-processor (processors/post_processing.h) then adds the template, truncates and pads;
-// decode() runs the decoder (decoders/decoder.h) over the tokens' texts.
+// runs it (tokenizer/mod.rs, encode_single_sequence): added tokens are matched as HF's
+// AddedVocabulary does (added_tokens/special_matcher.h: the raw ones in the raw text, then the
+// normalized ones in the normalized stretches between them); each stretch is normalized (normalizers/normalizer.h) into
+// a NormalizedText (text/normalized_text.h) that remembers, per byte, the input bytes it came from; the pre-tokenizer
+// (pre_tokenizers/pre_tokenizer.h) cuts the pieces (text/pre_tokenized_text.h); the model (models/model.h) turns each
+// piece into tokens, whose offsets map back through the alignments to input bytes and then to input code points (HF's
+// BytesToCharOffsetConverter). The post-processor (processors/post_processing.h) then adds the template, truncates and
+// pads; decode() runs the decoder (decoders/decoder.h) over the tokens' texts.
 //
 // The fused pipelines (wordpiece_tokenizer.h, byte_level_bpe.h, spm_tokenizer.h) are the fast
 // paths for their families; this one runs the rest, and where both apply they agree. Each stage
@@ -149,18 +148,32 @@ class StagedPipeline {
   // Itself: the staged pipeline of its file (as the fused kernels built on it answer staged()).
   const StagedPipeline& staged() const { return *this; }
 
-  // The pieces the model would see (added tokens split off, normalized, pre-tokenized).
+  // The pieces the model would see: HF's AddedVocabulary::extract_and_normalize (the raw
+  // tokens matched in the input, the stretches between them normalized, the normalized tokens
+  // matched in those), then pre-tokenized.
   PreTokenizedText pre_tokenized(const uint8_t* s, size_t n, const SpecialMatcher* added) const {
     PreTokenizedText pieces;
     const char* text = reinterpret_cast<const char*>(s);
-    split_at_matches(
-        added, s, n,
-        [&](size_t from, size_t to) {
-          NormalizedText t(text + from, to - from, uint32_t(from));
-          if (normalizer_) normalizer_->normalize(t);
-          pieces.add_text(std::move(t));
-        },
-        [&](const SpecialMatch& m) { pieces.add_token(NormalizedText(text + m.pos, m.len, uint32_t(m.pos)), m.id); });
+    auto add_text = [&](size_t from, size_t to) {
+      NormalizedText t(text + from, to - from, uint32_t(from));
+      if (normalizer_) normalizer_->normalize(t);
+      if (!added || added->normalized().empty()) {
+        pieces.add_text(std::move(t));
+        return;
+      }
+      const std::string& normalized = t.text();
+      find_added(
+          added->normalized(), reinterpret_cast<const uint8_t*>(normalized.data()), normalized.size(),
+          [&](size_t a, size_t b) { pieces.add_text(t.slice(a, b)); },
+          [&](const SpecialMatch& m) { pieces.add_token(t.slice(m.pos, m.pos + m.len), m.id); });
+    };
+    if (added && !added->raw().empty()) {
+      find_added(added->raw(), s, n, add_text, [&](const SpecialMatch& m) {
+        pieces.add_token(NormalizedText(text + m.pos, m.len, uint32_t(m.pos)), m.id);
+      });
+    } else if (n > 0) {
+      add_text(0, n);
+    }
     if (pre_tokenizer_) pre_tokenizer_->pre_tokenize(pieces);
     return pieces;
   }
