@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 tokenizers = pytest.importorskip("tokenizers")
 from tokenizers import AddedToken as HfAddedToken  # noqa: E402
-from tokenizers import decoders, models, normalizers, pre_tokenizers, trainers  # noqa: E402
+from tokenizers import decoders, models, normalizers, pre_tokenizers, processors, trainers  # noqa: E402
 
 import tokenforge  # noqa: E402
 from tokenforge import Tokenizer  # noqa: E402
@@ -287,3 +287,37 @@ def test_add_tokens_keeps_settings(tmp_path):
     assert ours.token_to_id("qq") == ours.get_vocab_size(False)
     with pytest.raises(TypeError):
         ours.add_tokens("qq")
+
+
+@pytest.mark.parametrize("add_prefix_space", [False, True])
+def test_roberta_mask(tmp_path, add_prefix_space):
+    """RoBERTa's form: byte-level BPE, <mask> with lstrip, RobertaProcessing trimming offsets (the
+    space <mask> took comes off its offsets, as HF trims the text it matched)."""
+    hf = _hf_tokenizer("bpe")
+    hf.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=add_prefix_space)
+    hf.add_special_tokens(["<s>", "</s>", "<pad>", HfAddedToken("<mask>", lstrip=True, special=True)])
+    hf.post_processor = processors.RobertaProcessing(
+        ("</s>", hf.token_to_id("</s>")), ("<s>", hf.token_to_id("<s>")), add_prefix_space=add_prefix_space
+    )
+    path = tmp_path / "tokenizer.json"
+    path.write_text(hf.to_str(), encoding="utf-8")
+    ours = Tokenizer.from_file(path)
+    for text in ["<mask>", " <mask>", "a <mask> b", "a  <mask>", "hello<mask>world", "x \n<mask>  <mask>"]:
+        for pair in (None, " <mask> y"):
+            expected, got = hf.encode(text, pair), ours.encode(text, pair)
+            assert list(got.ids) == expected.ids, text
+            assert list(got.offsets) == [tuple(o) for o in expected.offsets], text
+            assert ours.decode(expected.ids, False) == hf.decode(expected.ids, False)
+            assert ours.decode(expected.ids) == hf.decode(expected.ids)
+
+
+def test_batch_and_pairs(pair):
+    hf, ours = pair
+    texts = EDGES[1:]
+    pairs = list(zip(texts, reversed(texts)))
+    expected = hf.encode_batch(pairs)
+    got = ours.encode_batch(pairs)
+    for e, g in zip(expected, got):
+        assert list(g.ids) == e.ids
+        assert list(g.offsets) == [tuple(o) for o in e.offsets]
+        assert list(g.type_ids) == e.type_ids

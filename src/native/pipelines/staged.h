@@ -109,10 +109,14 @@ class StagedPipeline {
     Encoded e;
     e.rows.reserve(n / 4 + 8);
     std::vector<ModelToken> tokens;
+    // An added token's text is what it matched (the whitespace lstrip and rstrip took included),
+    // which trim_offsets trims as HF does: (row, its spaces) for each, in row order.
+    std::vector<std::pair<size_t, std::pair<uint32_t, uint32_t>>> added_spaces;
     for (const TextPiece& piece : pieces.pieces()) {
       if (piece.is_added) {
         const NormalizedText::Span span = piece.text.original();
         const auto [start, end] = chars.convert(span.start, span.end);
+        if (!spaces_.empty()) added_spaces.push_back({e.rows.size(), spaces_around(piece.text.text())});
         push_row(e.rows, piece.added_id, 0, start, end, false);
         continue;
       }
@@ -124,7 +128,7 @@ class StagedPipeline {
         push_row(e.rows, t.id, 0, start, end, false);
       }
     }
-    if (!spaces_.empty()) trim_offsets(e.rows);
+    if (!spaces_.empty()) trim_offsets(e.rows, added_spaces);
     return e;
   }
 
@@ -132,11 +136,20 @@ class StagedPipeline {
   // trailing spaces of each token's text ("Ġ" or whitespace) come off its offsets, but a single
   // leading space of the first token stays where add_prefix_space added it. (HF counts those
   // characters against byte offsets; each is one byte and one code point here.)
-  void trim_offsets(TokenRows& rows) const {
+  // added_spaces: the spaces of the added tokens' rows, by row (in row order).
+  void trim_offsets(TokenRows& rows,
+                    const std::vector<std::pair<size_t, std::pair<uint32_t, uint32_t>>>& added_spaces) const {
+    size_t next_added = 0;
     for (size_t i = 0; i < rows.size(); ++i) {
       Row& r = rows[i];
-      if (r.id >= spaces_.size()) continue;
-      uint32_t lead = spaces_[r.id].first, trail = spaces_[r.id].second;
+      std::pair<uint32_t, uint32_t> spaces;
+      if (next_added < added_spaces.size() && added_spaces[next_added].first == i) {
+        spaces = added_spaces[next_added++].second;
+      } else {
+        if (r.id >= spaces_.size()) continue;
+        spaces = spaces_[r.id];
+      }
+      uint32_t lead = spaces.first, trail = spaces.second;
       if (lead > 0) {
         if ((i == 0 || r.start == 0) && trim_prefix_space_ && lead == 1) lead = 0;
         r.start = std::min(r.start + lead, r.end);

@@ -10,8 +10,11 @@ The native pipelines (src/native/pipelines/): three fused kernels, each one pass
   a built-in scanner or Oniguruma for the split; pipeline/fused_hf_bpe.py says which files);
 and "staged", the general one (pipelines/staged.h): any tokenizer.json pipeline stage by stage,
 as HF tokenizers runs it, for what no fused kernel runs (pipeline/staged.py describes it). Where
-both run a description they give the same rows (tests/test_pipeline.py checks). A description
-none of them runs is refused with the components it holds, never approximated.
+both run a description they give the same rows (tests/test_pipeline.py checks). Added tokens
+run in every kernel's split loop with HF's flags (added_tokens/special_matcher.h); tokens
+matched by their normalized form behind a normalizer need the normalizer first, so such a file
+runs staged. A description none of them runs is refused with the components it holds, never
+approximated.
 
 `build_kernel(spec)` returns a `Kernel`: the native object and what the one `Tokenizer` surface
 needs to drive it (its special-token policy and defaults, token names, the components in
