@@ -321,3 +321,17 @@ def test_batch_and_pairs(pair):
         assert list(g.ids) == e.ids
         assert list(g.offsets) == [tuple(o) for o in e.offsets]
         assert list(g.type_ids) == e.type_ids
+
+
+@pytest.mark.parametrize("kind", ["bpe", "wordpiece", "wordlevel"])
+def test_rstrip_then_token_starting_with_space(kind, tmp_path):
+    """An rstrip token takes the whitespace the next token starts with: HF's spans then overlap."""
+    hf = _hf_tokenizer(kind)
+    hf.add_tokens([HfAddedToken("[A]", rstrip=True, normalized=False), HfAddedToken(" bb", normalized=False)])
+    path = tmp_path / "tokenizer.json"
+    path.write_text(hf.to_str(), encoding="utf-8")
+    ours = Tokenizer.from_file(path)
+    for text in ["[A] bb x", "[A]  bb", "x[A] bbb", "é[A] bbé ü"]:
+        expected, got = hf.encode(text), ours.encode(text)
+        assert list(got.ids) == expected.ids, text
+        assert list(got.offsets) == [tuple(o) for o in expected.offsets], text
