@@ -262,7 +262,7 @@ def test_sparse_added_token_ids_within_the_margin_load(tmp_path):
         (lambda a: a.update(content=""), "added_tokens[5].content"),
         (lambda a: a.update(content=7), "added_tokens[5].content"),
         (lambda a: a.update(special="yes"), "added_tokens[5].special"),
-        (lambda a: a.update(lstrip=True), "added_tokens[5].lstrip"),
+        (lambda a: a.update(lstrip="yes"), "added_tokens[5].lstrip"),
     ],
 )
 def test_added_tokens_are_checked(tmp_path, change, where):

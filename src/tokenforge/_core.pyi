@@ -13,7 +13,9 @@ MAX_TYPE_ID: int = 65535
 
 class SpecialMatcher:
     def __init__(self, tokens: object) -> None:
-        """tokens: [(utf-8 bytes, id), ...]"""
+        """
+        tokens: [(utf-8 bytes, id), ...] or [(utf-8 bytes, id, flags), ...]; flags: single_word 1, lstrip 2, rstrip 4, normalized 8 (the bytes are the normalized content), skip 16 (found but left as text)
+        """
 
     def find(self, arg: str, /) -> bytes | None:
         """The first special-token text found in `text` (as UTF-8 bytes), or None."""

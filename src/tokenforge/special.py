@@ -7,10 +7,13 @@ such as "<|endoftext|>" coming from a user cannot silently turn into a control t
 
 from __future__ import annotations
 
-from collections.abc import Collection
-from typing import Literal, Union
+from collections.abc import Collection, Sequence
+from typing import TYPE_CHECKING, Literal, Union
 
 from . import _core
+
+if TYPE_CHECKING:
+    from .added_tokens import AddedToken
 
 SpecialSet = Union[Literal["all"], Collection[str]]
 
@@ -31,14 +34,28 @@ class DisallowedSpecialTokenError(ValueError):
 
 
 class SpecialPolicy:
-    """Turns (allowed_special, disallowed_special) arguments into native matchers, cached."""
+    """Turns (allowed_special, disallowed_special) arguments into native matchers, cached.
+
+    `added` (the added tokens of a tokenizer.json pipeline, by content) makes the matchers of
+    allowed tokens HF's: every added token is searched for with its flags (single_word, lstrip,
+    rstrip, normalized: by its normalized text `patterns` gives), and those not allowed are found
+    but left as text (as HF's split_special_tokens leaves special tokens), so that they hide the
+    tokens overlapping them as in HF."""
 
     _CACHE_LIMIT = 64
 
-    def __init__(self, special_tokens: dict[str, int]) -> None:
+    def __init__(
+        self,
+        special_tokens: dict[str, int],
+        added: Sequence[AddedToken] | None = None,
+        patterns: dict[str, str] | None = None,
+    ) -> None:
         self.special_tokens = dict(special_tokens)
         self.names = frozenset(special_tokens)
+        self._added = None if added is None else {a.content: a for a in added}
+        self._patterns = patterns or {}
         self._matchers: dict[frozenset[str], _core.SpecialMatcher | None] = {}
+        self._added_matchers: dict[frozenset[str], _core.SpecialMatcher | None] = {}
         self.default = (None, self.matcher(self.names))
 
     def matcher(self, tokens: frozenset[str], name: str = "special tokens") -> _core.SpecialMatcher | None:
@@ -58,6 +75,26 @@ class SpecialPolicy:
             self._matchers[tokens] = found
         return found
 
+    def allowed_matcher(self, tokens: frozenset[str], name: str = "allowed_special") -> _core.SpecialMatcher | None:
+        """The matcher that emits `tokens` (names of this policy): `matcher`'s, or with `added`,
+        every added token with its flags, those not in `tokens` found but skipped."""
+        if self._added is None:
+            return self.matcher(tokens, name)
+        if not tokens:
+            return None
+        found = self._added_matchers.get(tokens)
+        if found is None:
+            if len(self._added_matchers) >= self._CACHE_LIMIT:
+                self._added_matchers.clear()
+            entries = []
+            for content, a in self._added.items():
+                flags = a.flags | (0 if content in tokens else 16)
+                text = self._patterns.get(content, content) if a.normalized else content
+                entries.append((text.encode("utf-8", "surrogatepass"), a.id, flags))
+            found = _core.SpecialMatcher(entries)
+            self._added_matchers[tokens] = found
+        return found
+
     def resolve(
         self, allowed_special: SpecialSet, disallowed_special: SpecialSet
     ) -> tuple[_core.SpecialMatcher | None, _core.SpecialMatcher | None]:
@@ -75,7 +112,7 @@ class SpecialPolicy:
         else:
             _check_collection(disallowed_special, "disallowed_special")
             disallowed = frozenset(disallowed_special)
-        return self.matcher(allowed, "allowed_special"), self.matcher(disallowed, "disallowed_special")
+        return self.allowed_matcher(allowed), self.matcher(disallowed, "disallowed_special")
 
     @staticmethod
     def check(text: str, disallowed: _core.SpecialMatcher | None) -> None:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from . import _core
@@ -113,7 +113,7 @@ class Tokenizer:
         d["_kernel"] = kernel
         if kernel.token_of is not None:
             d["_token_of"] = kernel.token_of
-            d["_vocab"] = {t: i for i, t in enumerate(kernel.token_of) if t}
+            d["_vocab"] = _vocab_of(kernel.token_of, spec.added_tokens)
         d["truncation"] = d["padding"] = None
         self._native = kernel.native
         # The resolver holds the policy, not the tokenizer: the native object must not point back here.
@@ -142,7 +142,7 @@ class Tokenizer:
         if name in ("_token_of", "_vocab"):
             token_of = list(self._native.token_names())
             self.__dict__["_token_of"] = token_of
-            self.__dict__["_vocab"] = {t: i for i, t in enumerate(token_of) if t}
+            self.__dict__["_vocab"] = _vocab_of(token_of, self._spec.added_tokens)
             return self.__dict__[name]
         extras = self._kernel.extras
         if name in extras:
@@ -553,11 +553,92 @@ class Tokenizer:
         i = _token_id(token_id, "token_id")
         return self._token_of[i] if 0 <= i < len(self._token_of) and self._token_of[i] else None
 
-    def get_vocab_size(self) -> int:
-        return len(self._vocab)
+    def get_vocab_size(self, with_added_tokens: bool = True) -> int:
+        """The number of tokens: the model's, and with_added_tokens the added tokens it lacks (HF's)."""
+        if _check_bool(with_added_tokens, "with_added_tokens"):
+            model = self._model_vocab()
+            return len(model) + sum(1 for a in self._spec.added_tokens if a.content not in model)
+        return len(self._model_vocab())
 
-    def get_vocab(self) -> dict[str, int]:
-        return dict(self._vocab)
+    def get_vocab(self, with_added_tokens: bool = True) -> dict[str, int]:
+        """token -> id: the model's vocabulary, and with_added_tokens the added tokens (HF's)."""
+        if _check_bool(with_added_tokens, "with_added_tokens"):
+            return dict(self._vocab)
+        return self._model_vocab()
+
+    def _model_vocab(self) -> dict[str, int]:
+        """The model's own vocabulary, without the added tokens it does not hold."""
+        model = self._spec.model
+        tokens = getattr(model, "tokens", None)  # WordPiece
+        if isinstance(tokens, (list, tuple)):
+            return {t: i for i, t in enumerate(tokens)}
+        if isinstance(model, Mapping):
+            vocab = model.get("vocab")
+            if isinstance(vocab, Mapping):
+                return dict(vocab)
+            if isinstance(vocab, (list, tuple)):  # Unigram: [[piece, score], ...]
+                return {entry[0]: i for i, entry in enumerate(vocab)}
+        added = {a.content: a.id for a in self._spec.added_tokens}
+        return {t: i for t, i in self._vocab.items() if added.get(t) != i}
+
+    def get_added_tokens_decoder(self) -> dict[int, AddedToken]:
+        """id -> AddedToken of every added token (HF's)."""
+        return {a.id: a for a in sorted(self._spec.added_tokens, key=lambda a: a.id)}
+
+    def add_tokens(self, tokens: Sequence[Any]) -> int:
+        """Add tokens as HF's add_tokens: each a str (not special, normalized) or an AddedToken
+        (tokenforge's, whose id is ignored, or tokenizers'); a token the vocabulary holds keeps its
+        id, a new one gets the next id. Returns how many were added or changed. The pipeline is
+        compiled again and swapped in at once."""
+        return self._add(tokens, special=False)
+
+    def add_special_tokens(self, tokens: Sequence[Any]) -> int:
+        """add_tokens for special tokens (a str is special and not normalized; an AddedToken is
+        made special, as HF's)."""
+        return self._add(tokens, special=True)
+
+    def _add(self, tokens: Sequence[Any], special: bool) -> int:
+        if isinstance(tokens, str) or not isinstance(tokens, Sequence):
+            raise TypeError("tokens must be a list of str or AddedToken")
+        model = self._model_vocab()
+        added = {a.id: a for a in self._spec.added_tokens}
+        by_content = {a.content: a.id for a in self._spec.added_tokens}
+        size = len(model)
+        top = max(added, default=None)
+        next_id = size if top is None or (top < size and size > 0) else top + 1
+        count = 0
+        for token in tokens:
+            content: Any
+            flags: dict[str, Any]
+            if isinstance(token, str):
+                content, flags = token, {"special": special, "normalized": not special}
+            else:
+                content = getattr(token, "content", None)
+                if not isinstance(content, str):
+                    raise TypeError(f"tokens must be str or AddedToken, got {type(token).__name__}")
+                flags = {k: getattr(token, k) for k in ("special", "single_word", "lstrip", "rstrip", "normalized")}
+                if special:
+                    flags["special"] = True
+            if not content:
+                continue
+            i = by_content.get(content, model.get(content))
+            if i is None:
+                i, next_id = next_id, next_id + 1
+            new = AddedToken(content, i, **flags)
+            if added.get(i) == new and by_content.get(content) == i:
+                continue
+            old = added.get(i)
+            if old is not None and old.content != content:
+                by_content.pop(old.content, None)
+            added[i], by_content[content] = new, i
+            count += 1
+        if count:
+            spec = self.spec
+            rebuilt = Tokenizer.from_spec(dataclasses.replace(spec, added_tokens=tuple(added.values())))
+            self.__dict__.update(rebuilt.__dict__)
+            for stale in self.__dict__.keys() - rebuilt.__dict__.keys():
+                del self.__dict__[stale]
+        return count
 
     # -- truncation and padding ----------------------------------------------------------
 
@@ -667,6 +748,15 @@ class Tokenizer:
                 p["pad_type_id"],
                 p["direction"] == "left",
             )
+
+
+def _vocab_of(token_of: list[str], added: Sequence[AddedToken]) -> dict[str, int]:
+    """token -> id of every named id, the added tokens by their content (a normalized one is
+    named by its normalized content, as HF's id_to_token shows it)."""
+    renamed = {a.id for a in added if a.id < len(token_of) and token_of[a.id] != a.content}
+    vocab = {t: i for i, t in enumerate(token_of) if t and i not in renamed}
+    vocab.update((a.content, a.id) for a in added)
+    return vocab
 
 
 def _snapshot_folder(path: str) -> str:

@@ -1,6 +1,12 @@
-// Finds special-token text (e.g. "<|endoftext|>") in a string: leftmost occurrence, longest
-// token on ties. Built once per set of tokens and reused across calls; split_at_matches cuts a
-// text at them for the pipelines.
+// Finds added-token text (e.g. "<|endoftext|>", "<mask>", user words) in a string, as HF's
+// AddedVocabulary (tokenizer/added_vocabulary.rs) does: leftmost occurrence, longest token on
+// ties, matches never overlapping. Each token carries HF's flags: single_word (kept only where
+// no word character touches it), lstrip and rstrip (the whitespace before / after it joins its
+// span), normalized (matched by its normalized text in the normalized text, after the others:
+// the second of HF's two passes), and skip (found, so that it hides what overlaps it, but left
+// as text: HF's split_special_tokens, and tokenforge's allowed_special). Built once per set of
+// tokens and reused across calls; split_at_matches cuts a text at them for the fused pipelines,
+// and pipelines/staged.h runs find_added's two passes around its normalizer.
 #pragma once
 #include <algorithm>
 #include <cstdint>
@@ -8,7 +14,11 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
+
+#include "unicode/hf_chars.h"
+#include "unicode/unicode_classes.h"
 
 namespace tokenforge {
 
@@ -17,27 +27,48 @@ struct SpecialMatch {
   uint32_t id;
 };
 
-class SpecialMatcher {
+// An added token's flags (HF's AddedToken fields, plus kSkip).
+enum AddedTokenFlags : uint8_t {
+  kAddedSingleWord = 1,
+  kAddedLstrip = 2,
+  kAddedRstrip = 4,
+  kAddedNormalized = 8,
+  kAddedSkip = 16,
+};
+
+struct AddedTokenSpec {
+  std::string text;  // what is searched for: the content, or for a normalized token its normalized content
+  uint32_t id = 0;
+  uint8_t flags = 0;
+};
+
+// One set of token texts: leftmost-longest search (HF's Aho-Corasick in MatchKind::LeftmostLongest).
+class AddedTokenSet {
  public:
-  explicit SpecialMatcher(std::vector<std::pair<std::string, uint32_t>> tokens) : tokens_(std::move(tokens)) {
-    for (const auto& [text, id] : tokens_) {
-      if (text.empty()) continue;
-      by_text_.emplace(std::string_view(text), id);
-      lengths_.push_back(text.size());
-      first_[uint8_t(text[0])] = true;
-      shared_first_ = (shared_first_ == -1 || shared_first_ == uint8_t(text[0])) ? uint8_t(text[0]) : -2;
+  struct Found {
+    size_t pos, len;
+    const AddedTokenSpec* token;  // null: none
+  };
+
+  explicit AddedTokenSet(std::vector<AddedTokenSpec> tokens) : tokens_(std::move(tokens)) {
+    for (const AddedTokenSpec& t : tokens_) {
+      if (t.text.empty()) continue;
+      by_text_.emplace(std::string_view(t.text), &t);  // the first of equal texts wins
+      lengths_.push_back(t.text.size());
+      first_[uint8_t(t.text[0])] = true;
+      shared_first_ = (shared_first_ == -1 || shared_first_ == uint8_t(t.text[0])) ? uint8_t(t.text[0]) : -2;
     }
     std::sort(lengths_.rbegin(), lengths_.rend());
     lengths_.erase(std::unique(lengths_.begin(), lengths_.end()), lengths_.end());
   }
-  SpecialMatcher(const SpecialMatcher&) = delete;
-  SpecialMatcher& operator=(const SpecialMatcher&) = delete;
+  AddedTokenSet(const AddedTokenSet&) = delete;
+  AddedTokenSet& operator=(const AddedTokenSet&) = delete;
 
   bool empty() const { return by_text_.empty(); }
 
   // The first match starting at or after `from`; pos == n when there is none.
-  SpecialMatch find(const uint8_t* s, size_t n, size_t from) const {
-    if (by_text_.empty()) return {n, 0, 0};
+  Found find(const uint8_t* s, size_t n, size_t from) const {
+    if (by_text_.empty()) return {n, 0, nullptr};
     for (size_t p = from; p < n; ++p) {
       if (shared_first_ >= 0) {
         const void* hit = std::memchr(s + p, shared_first_, n - p);
@@ -52,34 +83,160 @@ class SpecialMatcher {
         if (it != by_text_.end()) return {p, len, it->second};
       }
     }
-    return {n, 0, 0};
+    return {n, 0, nullptr};
   }
 
  private:
-  std::vector<std::pair<std::string, uint32_t>> tokens_;  // owns the text by_text_ views
-  std::unordered_map<std::string_view, uint32_t> by_text_;
+  std::vector<AddedTokenSpec> tokens_;  // owns the text by_text_ views (never resized after)
+  std::unordered_map<std::string_view, const AddedTokenSpec*> by_text_;
   std::vector<size_t> lengths_;  // distinct token lengths, longest first
   bool first_[256] = {};
   int shared_first_ = -1;  // the one first byte all tokens share, or -2
 };
 
-// Cuts s[0..n) at the matches of `added` (null: none), leftmost first: on_text(from, to) for each
-// non-empty stretch of text between them and on_match(match) for each match, in text order. The
-// one split loop of every pipeline (pipelines/): what lies between matches is encoded as a text
-// of its own.
+class SpecialMatcher {
+ public:
+  // Tokens without flags: all matched in the raw text (tiktoken's special tokens, and checks).
+  explicit SpecialMatcher(const std::vector<std::pair<std::string, uint32_t>>& tokens)
+      : SpecialMatcher(with_no_flags(tokens)) {}
+  explicit SpecialMatcher(const std::vector<AddedTokenSpec>& tokens)
+      : raw_(select(tokens, false)), normalized_(select(tokens, true)) {}
+  SpecialMatcher(const SpecialMatcher&) = delete;
+  SpecialMatcher& operator=(const SpecialMatcher&) = delete;
+
+  bool empty() const { return raw_.empty() && normalized_.empty(); }
+  // The tokens matched in the raw text (HF's first pass), and those matched in the normalized
+  // text between them (the second).
+  const AddedTokenSet& raw() const { return raw_; }
+  const AddedTokenSet& normalized() const { return normalized_; }
+
+  // The first text of any token (either set, flags ignored) at or after `from`, leftmost then
+  // longest; pos == n when there is none.
+  SpecialMatch find(const uint8_t* s, size_t n, size_t from) const {
+    AddedTokenSet::Found a = raw_.find(s, n, from), b = normalized_.find(s, n, from);
+    if (b.pos < a.pos || (b.pos == a.pos && b.len > a.len)) a = b;
+    return {a.pos, a.len, a.token ? a.token->id : 0};
+  }
+
+ private:
+  static std::vector<AddedTokenSpec> with_no_flags(const std::vector<std::pair<std::string, uint32_t>>& tokens) {
+    std::vector<AddedTokenSpec> out;
+    for (const auto& [text, id] : tokens) out.push_back({text, id, 0});
+    return out;
+  }
+  static std::vector<AddedTokenSpec> select(const std::vector<AddedTokenSpec>& tokens, bool normalized) {
+    std::vector<AddedTokenSpec> out;
+    for (const AddedTokenSpec& t : tokens)
+      if (bool(t.flags & kAddedNormalized) == normalized) out.push_back(t);
+    return out;
+  }
+  AddedTokenSet raw_, normalized_;
+};
+
+namespace added_tokens_detail {
+
+// The code point that ends at s[end) (end > 0), and where it starts.
+inline uint32_t code_point_before(const uint8_t* s, size_t end, size_t& start) {
+  start = end - 1;
+  while (start > 0 && (s[start] & 0xC0) == 0x80 && end - start < 4) --start;
+  size_t len;
+  return decode_utf8(s + start, end - start, len);
+}
+
+// Rust regex's \w$ on s[0..end): the last character is a word character.
+inline bool ends_with_word(const uint8_t* s, size_t end) {
+  size_t start;
+  return end > 0 && hf_is_regex_word(code_point_before(s, end, start));
+}
+
+// Rust regex's ^\w on s[0..n).
+inline bool starts_with_word(const uint8_t* s, size_t n) {
+  size_t len;
+  return n > 0 && hf_is_regex_word(decode_utf8(s, n, len));
+}
+
+// Where the whitespace (\s) that ends s[0..end) starts.
+inline size_t space_run_start(const uint8_t* s, size_t end) {
+  while (end > 0) {
+    size_t start;
+    if (!hf_is_regex_space(code_point_before(s, end, start))) break;
+    end = start;
+  }
+  return end;
+}
+
+// How many bytes of whitespace (\s) start s[0..n).
+inline size_t space_run_length(const uint8_t* s, size_t n) {
+  size_t i = 0;
+  while (i < n) {
+    size_t len;
+    if (!hf_is_regex_space(decode_utf8(s + i, n - i, len))) break;
+    i += len;
+  }
+  return i;
+}
+
+}  // namespace added_tokens_detail
+
+// HF's AddedVocabulary::find_matches: cuts s[0..n) at the matches of `set`. on_text(from, to)
+// for each non-empty stretch between them, on_match(match) for each kept match (its span grown
+// by lstrip and rstrip), in text order. A match of a skipped token, or of a single_word token
+// inside a word, is dropped but still hides the matches that overlap it (the search goes on
+// after it), as HF's. (As HF's, an rstrip token's span may reach into the next match's, which
+// then starts before the previous one ends; only a token that starts with whitespace does that.)
 template <class OnText, class OnMatch>
-void split_at_matches(const SpecialMatcher* added, const uint8_t* s, size_t n, OnText&& on_text, OnMatch&& on_match) {
-  size_t pos = 0;
-  if (added && !added->empty()) {
-    while (pos < n) {
-      const SpecialMatch m = added->find(s, n, pos);
+void find_added(const AddedTokenSet& set, const uint8_t* s, size_t n, OnText&& on_text, OnMatch&& on_match) {
+  using namespace added_tokens_detail;
+  size_t start_offset = 0, at = 0;
+  if (!set.empty()) {
+    while (at < n) {
+      const AddedTokenSet::Found m = set.find(s, n, at);
       if (m.pos >= n) break;
-      if (m.pos > pos) on_text(pos, m.pos);
-      on_match(m);
-      pos = m.pos + m.len;
+      at = m.pos + m.len;
+      const uint8_t flags = m.token->flags;
+      if (flags & kAddedSkip) continue;
+      size_t start = m.pos, stop = m.pos + m.len;
+      if ((flags & kAddedSingleWord) &&
+          ((start > 0 && ends_with_word(s, start)) || (stop < n && starts_with_word(s + stop, n - stop))))
+        continue;
+      if (flags & kAddedLstrip) start = std::max(space_run_start(s, start), start_offset);
+      if (flags & kAddedRstrip) stop += space_run_length(s + stop, n - stop);
+      if (start_offset < start) on_text(start_offset, start);
+      on_match(SpecialMatch{start, stop - start, m.token->id});
+      start_offset = stop;
     }
   }
-  if (pos < n) on_text(pos, n);
+  if (start_offset < n) on_text(start_offset, n);
+}
+
+// Cuts s[0..n) at the matches of `added` (null: none) as HF does where the normalizer leaves
+// the text as it is (no normalizer; pipeline/compile.py sends a file whose normalized tokens
+// need a real normalizer to the staged pipeline): the raw tokens first, then the normalized
+// tokens in each stretch between them. on_text(from, to) for each non-empty stretch of text
+// and on_match(match) for each match, in text order. The one split loop of the fused pipelines
+// (pipelines/): what lies between matches is encoded as a text of its own.
+template <class OnText, class OnMatch>
+void split_at_matches(const SpecialMatcher* added, const uint8_t* s, size_t n, OnText&& on_text, OnMatch&& on_match) {
+  if (!added || added->empty()) {
+    if (n > 0) on_text(size_t(0), n);
+    return;
+  }
+  const AddedTokenSet& second = added->normalized();
+  find_added(
+      added->raw(), s, n,
+      [&](size_t from, size_t to) {
+        if (second.empty()) {
+          on_text(from, to);
+          return;
+        }
+        find_added(
+            second, s + from, to - from, [&](size_t a, size_t b) { on_text(from + a, from + b); },
+            [&](SpecialMatch m) {
+              m.pos += from;
+              on_match(m);
+            });
+      },
+      on_match);
 }
 
 }  // namespace tokenforge

@@ -1,13 +1,12 @@
 // The general staged pipeline: any HF tokenizer.json pipeline, stage by stage, as HF tokenizers
-// runs it (tokenizer/mod.rs, encode_single_sequence): added tokens are matched in the raw text
-// first (added_tokens/special_matcher.h, split_at_matches, as the fused pipelines do); each
-// stretch between them is normalized (normalizers/normalizer.h) into a NormalizedText
-// (text/normalized_text.h) that remembers, per byte, the input bytes it came from; the
-// pre-tokenizer (pre_tokenizers/pre_tokenizer.h) cuts the pieces (text/pre_tokenized_text.h);
-// the model (models/model.h) turns each piece into tokens, whose offsets map back through the
-// alignments to input bytes and then to input code points (HF's BytesToCharOffsetConverter).
-// The post-processor (processors/post_processing.h) then adds the template, truncates and pads;
-// decode() runs the decoder (decoders/decoder.h) over the tokens' texts.
+// runs it (tokenizer/mod.rs, encode_single_sequence): added tokens are matched as HF's
+// AddedVocabulary does (added_tokens/special_matcher.h: the raw ones in the raw text, then the
+// normalized ones in the normalized stretches between them); each stretch is normalized (normalizers/normalizer.h) into
+// a NormalizedText (text/normalized_text.h) that remembers, per byte, the input bytes it came from; the pre-tokenizer
+// (pre_tokenizers/pre_tokenizer.h) cuts the pieces (text/pre_tokenized_text.h); the model (models/model.h) turns each
+// piece into tokens, whose offsets map back through the alignments to input bytes and then to input code points (HF's
+// BytesToCharOffsetConverter). The post-processor (processors/post_processing.h) then adds the template, truncates and
+// pads; decode() runs the decoder (decoders/decoder.h) over the tokens' texts.
 //
 // The fused pipelines (wordpiece_tokenizer.h, byte_level_bpe.h, spm_tokenizer.h) are the fast
 // paths for their families; this one runs the rest, and where both apply they agree. Each stage
@@ -111,10 +110,14 @@ class StagedPipeline {
     e.rows.reserve(n / 4 + 8);
     std::vector<ModelToken> tokens;
     uint32_t word = 0;  // HF's word id: the piece's index (into_encoding)
+    // An added token's text is what it matched (the whitespace lstrip and rstrip took included),
+    // which trim_offsets trims as HF does: (row, its spaces) for each, in row order.
+    std::vector<std::pair<size_t, std::pair<uint32_t, uint32_t>>> added_spaces;
     for (const TextPiece& piece : pieces.pieces()) {
       if (piece.is_added) {
         const NormalizedText::Span span = piece.text.original();
         const auto [start, end] = chars.convert(span.start, span.end);
+        if (!spaces_.empty()) added_spaces.push_back({e.rows.size(), spaces_around(piece.text.text())});
         push_row(e.rows, piece.added_id, start, end, word++);
         continue;
       }
@@ -127,7 +130,7 @@ class StagedPipeline {
       }
       ++word;
     }
-    if (!spaces_.empty()) trim_offsets(e.rows);
+    if (!spaces_.empty()) trim_offsets(e.rows, added_spaces);
     return e;
   }
 
@@ -135,11 +138,20 @@ class StagedPipeline {
   // trailing spaces of each token's text ("Ġ" or whitespace) come off its offsets, but a single
   // leading space of the first token stays where add_prefix_space added it. (HF counts those
   // characters against byte offsets; each is one byte and one code point here.)
-  void trim_offsets(TokenRows& rows) const {
+  // added_spaces: the spaces of the added tokens' rows, by row (in row order).
+  void trim_offsets(TokenRows& rows,
+                    const std::vector<std::pair<size_t, std::pair<uint32_t, uint32_t>>>& added_spaces) const {
+    size_t next_added = 0;
     for (size_t i = 0; i < rows.size(); ++i) {
       Row& r = rows[i];
-      if (r.id >= spaces_.size()) continue;
-      uint32_t lead = spaces_[r.id].first, trail = spaces_[r.id].second;
+      std::pair<uint32_t, uint32_t> spaces;
+      if (next_added < added_spaces.size() && added_spaces[next_added].first == i) {
+        spaces = added_spaces[next_added++].second;
+      } else {
+        if (r.id >= spaces_.size()) continue;
+        spaces = spaces_[r.id];
+      }
+      uint32_t lead = spaces.first, trail = spaces.second;
       if (lead > 0) {
         if ((i == 0 || r.start == 0) && trim_prefix_space_ && lead == 1) lead = 0;
         r.start = std::min(r.start + lead, r.end);
@@ -151,18 +163,32 @@ class StagedPipeline {
   // Itself: the staged pipeline of its file (as the fused kernels built on it answer staged()).
   const StagedPipeline& staged() const { return *this; }
 
-  // The pieces the model would see (added tokens split off, normalized, pre-tokenized).
+  // The pieces the model would see: HF's AddedVocabulary::extract_and_normalize (the raw
+  // tokens matched in the input, the stretches between them normalized, the normalized tokens
+  // matched in those), then pre-tokenized.
   PreTokenizedText pre_tokenized(const uint8_t* s, size_t n, const SpecialMatcher* added) const {
     PreTokenizedText pieces;
     const char* text = reinterpret_cast<const char*>(s);
-    split_at_matches(
-        added, s, n,
-        [&](size_t from, size_t to) {
-          NormalizedText t(text + from, to - from, uint32_t(from));
-          if (normalizer_) normalizer_->normalize(t);
-          pieces.add_text(std::move(t));
-        },
-        [&](const SpecialMatch& m) { pieces.add_token(NormalizedText(text + m.pos, m.len, uint32_t(m.pos)), m.id); });
+    auto add_text = [&](size_t from, size_t to) {
+      NormalizedText t(text + from, to - from, uint32_t(from));
+      if (normalizer_) normalizer_->normalize(t);
+      if (!added || added->normalized().empty()) {
+        pieces.add_text(std::move(t));
+        return;
+      }
+      const std::string& normalized = t.text();
+      find_added(
+          added->normalized(), reinterpret_cast<const uint8_t*>(normalized.data()), normalized.size(),
+          [&](size_t a, size_t b) { pieces.add_text(t.slice(a, b)); },
+          [&](const SpecialMatch& m) { pieces.add_token(t.slice(m.pos, m.pos + m.len), m.id); });
+    };
+    if (added && !added->raw().empty()) {
+      find_added(added->raw(), s, n, add_text, [&](const SpecialMatch& m) {
+        pieces.add_token(NormalizedText(text + m.pos, m.len, uint32_t(m.pos)), m.id);
+      });
+    } else if (n > 0) {
+      add_text(0, n);
+    }
     if (pre_tokenizer_) pre_tokenizer_->pre_tokenize(pieces);
     return pieces;
   }

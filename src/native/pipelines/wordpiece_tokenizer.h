@@ -404,13 +404,25 @@ class WordPieceTokenizer {
   // Splits s at added tokens: the text between goes to `words`, each added token to on_added.
   template <class OnAdded>
   void run(Words& words, const uint8_t* s, size_t n, const SpecialMatcher* added, OnAdded on_added) const {
-    uint32_t chars = 0;  // code points before the stretch at hand
+    uint32_t chars = 0;  // code points in s[0..at)
+    size_t at = 0;
+    // Code points before byte p (a match may start before the previous one ends: an rstrip
+    // token's span can take the whitespace a next token starts with, as in HF).
+    auto chars_at = [&](size_t p) {
+      return p >= at ? chars + uint32_t(count_characters(s, at, p, n))
+                     : chars - uint32_t(count_characters(s, p, at, n));
+    };
     split_at_matches(
-        added, s, n, [&](size_t from, size_t to) { chars = words.text(s + from, to - from, chars); },
+        added, s, n,
+        [&](size_t from, size_t to) {
+          chars = words.text(s + from, to - from, chars_at(from));
+          at = to;
+        },
         [&](const SpecialMatch& m) {
-          const uint32_t end = chars + count_characters(s, m.pos, m.pos + m.len, n);
-          on_added(m.id, chars, end, s + m.pos, m.len);
+          const uint32_t start = chars_at(m.pos), end = start + count_characters(s, m.pos, m.pos + m.len, n);
+          on_added(m.id, start, end, s + m.pos, m.len);
           chars = end;
+          at = m.pos + m.len;
         });
   }
 

@@ -119,8 +119,11 @@ nb::object PyEncoder::find(nb::bytes b) const {
 void bind_encoding(nb::module_& m) {
   nb::class_<SpecialMatcher>(m, "SpecialMatcher")
       .def(
-          "__init__", [](SpecialMatcher* self, nb::handle tokens) { new (self) SpecialMatcher(special_list(tokens)); },
-          nb::arg("tokens"), "tokens: [(utf-8 bytes, id), ...]")
+          "__init__",
+          [](SpecialMatcher* self, nb::handle tokens) { new (self) SpecialMatcher(added_token_list(tokens)); },
+          nb::arg("tokens"),
+          "tokens: [(utf-8 bytes, id), ...] or [(utf-8 bytes, id, flags), ...]; flags: single_word 1, lstrip 2, "
+          "rstrip 4, normalized 8 (the bytes are the normalized content), skip 16 (found but left as text)")
       .def(
           "find",
           [](const SpecialMatcher& self, nb::handle text) -> nb::object {

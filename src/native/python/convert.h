@@ -21,6 +21,7 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include "added_tokens/special_matcher.h"
 #include "base/parallel.h"
 
 namespace tokenforge::bindings {
@@ -230,6 +231,24 @@ inline std::vector<std::pair<std::string, uint32_t>> special_list(nb::handle seq
   for (nb::handle item : seq) {
     nb::tuple pair = nb::cast<nb::tuple>(item);
     out.emplace_back(bytes_of(pair[0], "special token"), nb::cast<uint32_t>(pair[1]));
+  }
+  return out;
+}
+
+// Added tokens as Python gives them: [(utf-8 bytes, id), ...] or [(utf-8 bytes, id, flags), ...]
+// (flags: added_tokens/special_matcher.h's AddedTokenFlags).
+inline std::vector<AddedTokenSpec> added_token_list(nb::handle seq) {
+  std::vector<AddedTokenSpec> out;
+  for (nb::handle item : seq) {
+    nb::tuple t = nb::cast<nb::tuple>(item);
+    if (t.size() != 2 && t.size() != 3) throw nb::value_error("an added token is (bytes, id) or (bytes, id, flags)");
+    AddedTokenSpec spec{bytes_of(t[0], "added token"), nb::cast<uint32_t>(t[1]), 0};
+    if (t.size() == 3) {
+      const uint32_t flags = nb::cast<uint32_t>(t[2]);
+      if (flags > 31) throw nb::value_error("an added token's flags are 0..31");
+      spec.flags = uint8_t(flags);
+    }
+    out.push_back(std::move(spec));
   }
   return out;
 }

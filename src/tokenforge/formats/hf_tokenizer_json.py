@@ -221,19 +221,6 @@ def _component_json(component: Any, stage: str) -> dict[str, Any] | None:
     return dict(to_json())
 
 
-def _added_token_json(a: Any) -> dict[str, Any]:
-    """An added token as HF writes it (the matching flags where the record has them)."""
-    return {
-        "id": a.id,
-        "content": a.content,
-        "single_word": bool(getattr(a, "single_word", False)),
-        "lstrip": bool(getattr(a, "lstrip", False)),
-        "rstrip": bool(getattr(a, "rstrip", False)),
-        "normalized": bool(getattr(a, "normalized", False)),
-        "special": a.special,
-    }
-
-
 def _pipeline_json(spec: PipelineSpec) -> dict[str, Any]:
     """A pipeline of tokenizer.json components written back as they are."""
     normalizer = _component_json(spec.normalizer, "normalizer")
@@ -246,7 +233,7 @@ def _pipeline_json(spec: PipelineSpec) -> dict[str, Any]:
         "version": "1.0",
         "truncation": None,
         "padding": None,
-        "added_tokens": [_added_token_json(a) for a in spec.added_tokens],
+        "added_tokens": [a.to_json() for a in spec.added_tokens],
         "normalizer": normalizer,
         "pre_tokenizer": pre_tokenizer,
         "post_processor": None,
@@ -446,11 +433,16 @@ class _TokenizerJson:
                 what=f" (below {limit}: twice the {vocab_size + len(items)} tokens the file defines, plus 65536)",
             )
             special = f.boolean(a.get("special", False), f"{where}.special")
-            for flag in ("lstrip", "rstrip", "single_word", "normalized"):
-                if f.boolean(a.get(flag, False), f"{where}.{flag}"):
-                    f.fail(
-                        f"{where}.{flag}", f"added token {content!r} sets {flag}, which tokenforge does not support yet"
-                    )
+            # HF's defaults where a flag is left out: false, and normalized = not special.
+            flags = {
+                flag: f.boolean(a.get(flag, default), f"{where}.{flag}")
+                for flag, default in (
+                    ("single_word", False),
+                    ("lstrip", False),
+                    ("rstrip", False),
+                    ("normalized", not special),
+                )
+            }
             if i < vocab_size and tokens[i] != content:
                 f.fail(
                     f"{where}.id", f"added token {content!r} has id {i}, which the vocabulary gives to {tokens[i]!r}"
@@ -464,10 +456,10 @@ class _TokenizerJson:
                 f.fail(f"{where}.id", f"id {i} is given to both {by_id[i]!r} and {content!r}")
             if by_content.get(content, i) != i:
                 f.fail(f"{where}.id", f"added token {content!r} appears with ids {by_content[content]} and {i}")
-            token = AddedToken(content, i, special)
+            token = AddedToken(content, i, special, **flags)
             if i in by_id:  # listed again: the same token (as HF, which adds a token once), or a contradiction
                 if token not in added:
-                    f.fail(f"{where}.special", f"added token {content!r} is listed twice, special and not")
+                    f.fail(f"{where}.special", f"added token {content!r} is listed twice, with different flags")
                 continue
             by_id[i], by_content[content] = content, i
             added.append(token)

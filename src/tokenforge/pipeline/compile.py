@@ -12,8 +12,11 @@ The native pipelines (src/native/pipelines/): fused kernels, each one pass per t
   with byte fallback behind Metaspace or Replace(" " -> "▁"); pipeline/fused_spm.py says which);
 and "staged", the general one (pipelines/staged.h): any tokenizer.json pipeline stage by stage,
 as HF tokenizers runs it, for what no fused kernel runs (pipeline/staged.py describes it). Where
-both run a description they give the same rows (tests/test_pipeline.py checks). A description
-none of them runs is refused with the components it holds, never approximated.
+both run a description they give the same rows (tests/test_pipeline.py checks). Added tokens
+run in every kernel's split loop with HF's flags (added_tokens/special_matcher.h); tokens
+matched by their normalized form behind a normalizer need the normalizer first, so such a file
+runs staged. A description none of them runs is refused with the components it holds, never
+approximated.
 
 `build_kernel(spec)` returns a `Kernel`: the native object and what the one `Tokenizer` surface
 needs to drive it (its special-token policy and defaults, token names, the components in
@@ -100,9 +103,9 @@ def kernel_of(spec: PipelineSpec) -> str:
         return "byte_level_bpe"
     if isinstance(spec.model, SentencePieceModel):
         return "sentencepiece"
-    if _fused_wordpiece(spec):
+    if _fused_wordpiece(spec) and not _normalized_added(spec):
         return "wordpiece"
-    if set(spec.options) <= OPTIONS["byte_level_hf_bpe"]:
+    if set(spec.options) <= OPTIONS["byte_level_hf_bpe"] and not _normalized_added(spec):
         from .fused_hf_bpe import runs_fused
 
         if runs_fused(spec):
@@ -156,11 +159,22 @@ def set_template(native: Any, post: Any) -> None:
         native.set_template([(True, 0, 0, [])], [(True, 0, 0, []), (True, 1, 1, [])], default_process=True)
 
 
-def _added_tokens_policy(spec: PipelineSpec, split_special: bool) -> tuple[SpecialPolicy, Any]:
+def _added_tokens_policy(
+    spec: PipelineSpec, split_special: bool, patterns: dict[str, str] | None = None
+) -> tuple[SpecialPolicy, Any]:
     """The special-token policy over a pipeline's added tokens, and what its default matches:
-    every added token, as HF matches them (none with split_special_tokens)."""
-    policy = SpecialPolicy({a.content: a.id for a in spec.added_tokens})
-    return policy, None if split_special else policy.matcher(policy.names)
+    every added token with its flags, as HF matches them (with split_special_tokens, the special
+    ones are found but left as text, as HF's). `patterns`: a normalized token's normalized
+    content, where the normalizer changes it."""
+    policy = SpecialPolicy({a.content: a.id for a in spec.added_tokens}, spec.added_tokens, patterns)
+    matched = policy.names - {a.content for a in spec.added_tokens if a.special} if split_special else policy.names
+    return policy, policy.allowed_matcher(frozenset(matched))
+
+
+def _normalized_added(spec: PipelineSpec) -> bool:
+    """Whether an added token is matched by its normalized form behind a normalizer, which only
+    the staged pipeline runs (the fused kernels match tokens in the text as it is)."""
+    return spec.normalizer is not None and any(a.normalized for a in spec.added_tokens)
 
 
 def _check_post_processor(post: Any) -> None:
@@ -346,13 +360,33 @@ def _staged(spec: PipelineSpec) -> Kernel:
     if trim is not None and not (isinstance(trim, dict) and set(trim) == {"add_prefix_space"}):
         raise ValueError(f"option trim_offsets must be {{'add_prefix_space': bool}} or None, got {trim!r}")
     description = staged_description(spec)
-    native = _core.Staged(
-        **description,
-        trim_offsets=trim is not None,
-        trim_add_prefix_space=bool(trim and _check_bool(trim["add_prefix_space"], "trim_offsets.add_prefix_space")),
-    )
+
+    def build() -> Any:
+        return _core.Staged(
+            **description,
+            trim_offsets=trim is not None,
+            trim_add_prefix_space=bool(trim and _check_bool(trim["add_prefix_space"], "trim_offsets.add_prefix_space")),
+        )
+
+    native = build()
+    # A normalized token is matched, named and decoded by its normalized content (HF's
+    # normalized_cache); a special one so changed is no longer skipped by decode, as in HF.
+    patterns = {a.content: native.normalize(a.content) for a in spec.added_tokens if a.normalized}
+    patterns = {k: v for k, v in patterns.items() if v != k}
+    if patterns:
+        names = list(description["names"])
+        for a in spec.added_tokens:
+            if a.content in patterns:
+                names[a.id] = patterns[a.content]
+        changed = {a.id for a in spec.added_tokens if a.content in patterns}
+        description = {
+            **description,
+            "names": names,
+            "special_ids": [i for i in description["special_ids"] if i not in changed],
+        }
+        native = build()
     set_template(native, spec.post_processor)
-    policy, default_added = _added_tokens_policy(spec, split_special)
+    policy, default_added = _added_tokens_policy(spec, split_special, patterns)
     return Kernel(
         "staged",
         native,

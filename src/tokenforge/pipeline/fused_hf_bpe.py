@@ -146,6 +146,8 @@ def fused_split(spec: PipelineSpec) -> dict[str, Any] | None:
         return None
     if normalizer not in ([], [("NFC", {})]) or [kind for kind, _ in decoder] != ["ByteLevel"]:
         return None
+    if normalizer and any(a.normalized for a in spec.added_tokens):  # matched normalized: the staged pipeline
+        return None
     # The fused pass decodes with ByteLevel's fixed behaviour: its options must be well formed
     # (the staged pipeline refuses the others, naming them, when it is built).
     if not set(decoder[0][1]) <= {"add_prefix_space", "trim_offsets", "use_regex"} or not all(
