@@ -250,12 +250,18 @@ def test_sentencepiece_tokenizer_json_reloads_in_tokenforge(spm_models, tmp_path
 
 @pytest.mark.parametrize("name", ["bpe-nmt", "unigram-nmt"])
 def test_sentencepiece_precompiled_reloads_in_tokenforge(spm_models, tmp_path, name):
+    """With a charsmap the saved file runs Precompiled in tokenforge's staged pipeline: HF's ids
+    exactly, and sentencepiece's but where HF itself differs from it."""
     ours = Tokenizer.from_file(spm_models[name])
     out = tmp_path / "t.json"
     ours.save(out)
     again = Tokenizer.from_file(out)
+    theirs, model = _hf(out), SentencePieceModel.read(spm_models[name])
     for text in SAMPLES:
-        assert list(again.encode(text).ids) == list(ours.encode(text, allowed_special="all").ids)
+        ids = list(again.encode(text).ids)
+        assert ids == theirs.encode(text).ids, text
+        want = list(ours.encode(text, allowed_special="all").ids)
+        assert ids == want or _known_difference(model, text, want, ids), text
 
 
 @pytest.mark.parametrize("name", ["bpe-identity-bytes-symbols", "unigram-nmt"])
