@@ -13,10 +13,10 @@
 #include <cstring>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
+#include "base/byte_trie.h"
 #include "unicode/hf_chars.h"
 #include "unicode/unicode_classes.h"
 
@@ -51,24 +51,26 @@ class AddedTokenSet {
   };
 
   explicit AddedTokenSet(std::vector<AddedTokenSpec> tokens) : tokens_(std::move(tokens)) {
-    for (const AddedTokenSpec& t : tokens_) {
-      if (t.text.empty()) continue;
-      by_text_.emplace(std::string_view(t.text), &t);  // the first of equal texts wins
-      lengths_.push_back(t.text.size());
-      first_[uint8_t(t.text[0])] = true;
-      shared_first_ = (shared_first_ == -1 || shared_first_ == uint8_t(t.text[0])) ? uint8_t(t.text[0]) : -2;
+    for (uint32_t i = 0; i < tokens_.size(); ++i) {
+      const std::string& t = tokens_[i].text;
+      if (t.empty()) continue;
+      // The first of equal texts wins (insert refuses the later ones).
+      if (trie_.insert(reinterpret_cast<const uint8_t*>(t.data()), t.size(), i)) ++count_;
+      first_[uint8_t(t[0])] = true;
+      shared_first_ = (shared_first_ == -1 || shared_first_ == uint8_t(t[0])) ? uint8_t(t[0]) : -2;
     }
-    std::sort(lengths_.rbegin(), lengths_.rend());
-    lengths_.erase(std::unique(lengths_.begin(), lengths_.end()), lengths_.end());
   }
   AddedTokenSet(const AddedTokenSet&) = delete;
   AddedTokenSet& operator=(const AddedTokenSet&) = delete;
 
-  bool empty() const { return by_text_.empty(); }
+  bool empty() const { return count_ == 0; }
 
-  // The first match starting at or after `from`; pos == n when there is none.
+  // The first match starting at or after `from`; pos == n when there is none. At each position
+  // that starts a token, one walk down the trie finds the longest token there (files such as
+  // Gemma's hold thousands of added tokens: the walk costs what the matched text is long, not
+  // a lookup per distinct token length).
   Found find(const uint8_t* s, size_t n, size_t from) const {
-    if (by_text_.empty()) return {n, 0, nullptr};
+    if (count_ == 0) return {n, 0, nullptr};
     for (size_t p = from; p < n; ++p) {
       if (shared_first_ >= 0) {
         const void* hit = std::memchr(s + p, shared_first_, n - p);
@@ -77,19 +79,23 @@ class AddedTokenSet {
       } else if (!first_[s[p]]) {
         continue;
       }
-      for (size_t len : lengths_) {
-        if (len > n - p) continue;
-        auto it = by_text_.find(std::string_view(reinterpret_cast<const char*>(s + p), len));
-        if (it != by_text_.end()) return {p, len, it->second};
+      uint32_t node = ByteTrie::kRoot, best = kNoToken;
+      size_t best_len = 0;
+      for (size_t q = p; q < n; ++q) {
+        node = trie_.child(node, s[q]);
+        if (node == ByteTrie::kNone) break;
+        const uint32_t v = trie_.value(node);
+        if (v != kNoToken) best = v, best_len = q + 1 - p;
       }
+      if (best != kNoToken) return {p, best_len, &tokens_[best]};
     }
     return {n, 0, nullptr};
   }
 
  private:
-  std::vector<AddedTokenSpec> tokens_;  // owns the text by_text_ views (never resized after)
-  std::unordered_map<std::string_view, const AddedTokenSpec*> by_text_;
-  std::vector<size_t> lengths_;  // distinct token lengths, longest first
+  std::vector<AddedTokenSpec> tokens_;  // the trie's values index it
+  ByteTrie trie_;
+  size_t count_ = 0;  // distinct non-empty texts
   bool first_[256] = {};
   int shared_first_ = -1;  // the one first byte all tokens share, or -2
 };
