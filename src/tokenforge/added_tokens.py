@@ -33,14 +33,21 @@ class AddedToken:
             raise TypeError(f"an added token's content must be a str, got {type(self.content).__name__}")
         if not self.content:
             raise ValueError("an added token's content must not be empty")
-        # frozen: the checked values (NumPy integers read as ints) are set past the dataclass guard
-        object.__setattr__(
-            self, "id", _check_int(self.id, f"the id of added token {self.content!r}", 0, UINT32_MAX - 1)
-        )
-        object.__setattr__(self, "special", _check_bool(self.special, f"special (of added token {self.content!r})"))
+        # frozen: the checked values (NumPy integers read as ints) are set past the dataclass guard;
+        # plain ints and bools in range (what a file gives) need no conversion
+        if not (type(self.id) is int and 0 <= self.id < UINT32_MAX):
+            object.__setattr__(
+                self, "id", _check_int(self.id, f"the id of added token {self.content!r}", 0, UINT32_MAX - 1)
+            )
+        if type(self.special) is not bool:
+            object.__setattr__(
+                self, "special", _check_bool(self.special, f"special (of added token {self.content!r})")
+            )
         if self.normalized is None:
             object.__setattr__(self, "normalized", not self.special)
         for flag in ("single_word", "lstrip", "rstrip", "normalized"):
+            if type(getattr(self, flag)) is bool:
+                continue
             object.__setattr__(
                 self, flag, _check_bool(getattr(self, flag), f"{flag} (of added token {self.content!r})")
             )

@@ -367,7 +367,8 @@ class _TokenizerJson:
             f.fail("model.vocab", "the vocabulary is empty")
         n = len(vocab)
         if gaps:
-            top = max((i for i in vocab.values() if type(i) is int and 0 <= i < id_limit(n)), default=-1)
+            limit = id_limit(n)
+            top = max((i for i in vocab.values() if type(i) is int and 0 <= i < limit), default=-1)
             n = max(n, top + 1)
             what = f" (ids are below {id_limit(len(vocab))}: twice the {len(vocab)} tokens, plus 65536)"
         else:
