@@ -40,9 +40,7 @@ class AddedToken:
                 self, "id", _check_int(self.id, f"the id of added token {self.content!r}", 0, UINT32_MAX - 1)
             )
         if type(self.special) is not bool:
-            object.__setattr__(
-                self, "special", _check_bool(self.special, f"special (of added token {self.content!r})")
-            )
+            object.__setattr__(self, "special", _check_bool(self.special, f"special (of added token {self.content!r})"))
         if self.normalized is None:
             object.__setattr__(self, "normalized", not self.special)
         for flag in ("single_word", "lstrip", "rstrip", "normalized"):

@@ -473,8 +473,8 @@ class Tokenizer:
         """Encode many inputs on threads, each a text (str) or a pair ((str, str) or [str, str]),
         mixed as HF allows; with padding set, all are padded to the longest (or to the fixed
         length). Special tokens as in `encode`.
-        `num_threads`: None for a thread per 64 texts up to every core, else an int >= 1 (capped
-        at tokenforge.threads.MAX_THREADS)."""
+        `num_threads`: None for a thread per 64 texts or 32 K characters up to every core, else an
+        int >= 1 (capped at tokenforge.threads.MAX_THREADS)."""
         _check_bool(add_special_tokens, "add_special_tokens")
         if isinstance(inputs, str):
             raise TypeError("encode_batch takes a list of str or a list of (str, str) pairs, got a single str")
@@ -490,10 +490,13 @@ class Tokenizer:
             if pairs is None:
                 pairs = [None] * len(texts)
             texts[i], pairs[i] = item
-        # By default, a thread per 64 texts up to every core: small batches skip the thread start-up.
-        threads = (
-            min(len(texts) // 64 + 1, resolve_threads(None)) if num_threads is None else resolve_threads(num_threads)
-        )
+        # By default, a thread per 64 texts or per 32 K characters, up to every core: small batches
+        # skip the thread start-up, and a few long documents still share the cores.
+        if num_threads is None:
+            size = sum(len(t) for t in texts if isinstance(t, str))
+            threads = min(max(len(texts) // 64, size // 32768) + 1, resolve_threads(None))
+        else:
+            threads = resolve_threads(num_threads)
         allowed = self._kernel.default_allowed if allowed_special is None else allowed_special
         disallowed = self._kernel.default_disallowed if disallowed_special is None else disallowed_special
         added = self._added(allowed, disallowed, texts + [p for p in pairs or () if p is not None])

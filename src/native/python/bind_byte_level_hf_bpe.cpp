@@ -33,15 +33,7 @@ class PyByteLevelHfBpe : public PyJsonPipeline<ByteLevelHfBpePipeline> {
       : PyJsonPipeline(std::move(names), special_ids, std::move(d)) {}
 
   std::vector<std::pair<nb::bytes, size_t>> pieces(nb::handle text) const {
-    const Text t = utf8_of(text);
-    std::vector<std::pair<std::string, size_t>> found;
-    {
-      nb::gil_scoped_release nogil;
-      found = tok_.pieces(t.data, t.size);
-    }
-    std::vector<std::pair<nb::bytes, size_t>> out;
-    for (const auto& [bytes, at] : found) out.emplace_back(nb::bytes(bytes.data(), bytes.size()), at);
-    return out;
+    return this->cut_into_bytes(text, [](const auto& tok, const uint8_t* s, size_t n) { return tok.pieces(s, n); });
   }
 };
 

@@ -1,8 +1,8 @@
 // What the pipelines built from tokenizer.json components share in Python (python/bind_staged.cpp's
-// Staged, python/bind_byte_level_hf_bpe.cpp's ByteLevelHfBpe): on top of PyPipeline
-// (python/py_pipeline.h), HF's decode (the ids named, the pipeline's decoder over them), and the
-// test hooks pre_tokenize and normalize (HF's pre_tokenize_str and normalize_str), answered by the
-// staged pipeline (pipelines/staged.h) of the file: Pipeline::staged() gives it.
+// Staged, python/bind_byte_level_hf_bpe.cpp's ByteLevelHfBpe, python/bind_spm_hf_bpe.cpp's SpmHfBpe): on top of
+// PyPipeline (python/py_pipeline.h), HF's decode (the ids named, the pipeline's decoder over them), and the test hooks
+// pre_tokenize and normalize (HF's pre_tokenize_str and normalize_str), answered by the staged pipeline
+// (pipelines/staged.h) of the file: Pipeline::staged() gives it.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -65,6 +65,21 @@ class PyJsonPipeline : public PyPipeline<Pipeline> {
       const NormalizedText::Span span = p.text.original();
       out.push_back({p.text.text(), chars.convert(span.start, span.end)});
     }
+    return out;
+  }
+
+  // A fused kernel's test hook: [(bytes, first byte)] of what `cut` (the pipeline's pieces or
+  // segments of one text, found without the GIL) returns.
+  template <class Cut>
+  std::vector<std::pair<nb::bytes, size_t>> cut_into_bytes(nb::handle text, Cut cut) const {
+    const Text t = utf8_of(text);
+    std::vector<std::pair<std::string, size_t>> found;
+    {
+      nb::gil_scoped_release nogil;
+      found = cut(this->tok_, t.data, t.size);
+    }
+    std::vector<std::pair<nb::bytes, size_t>> out;
+    for (const auto& [bytes, at] : found) out.emplace_back(nb::bytes(bytes.data(), bytes.size()), at);
     return out;
   }
 
