@@ -405,16 +405,29 @@ def _staged(spec: PipelineSpec) -> Kernel:
 def _byte_level_hf_bpe(spec: PipelineSpec) -> Kernel:
     from .fused_hf_bpe import fused_description
 
+    return _fused_json_kernel(spec, "byte_level_hf_bpe", fused_description, _core.ByteLevelHfBpe, "byte-level BPE")
+
+
+def _fused_json_kernel(
+    spec: PipelineSpec,
+    name: str,
+    describe: Callable[[PipelineSpec], dict[str, Any] | None],
+    native_class: Any,
+    shape: str,
+) -> Kernel:
+    """A fused kernel for a tokenizer.json file: `describe(spec)` (None: the file is not of the
+    kernel's shape) gives the arguments of `native_class`; template and added tokens as the staged
+    kernel has them."""
     _check_post_processor(spec.post_processor)
     split_special = _check_bool(spec.options.get("split_special_tokens", False), "split_special_tokens")
-    description = fused_description(spec)
+    description = describe(spec)
     if description is None:
-        raise ValueError("not a byte-level BPE tokenizer.json of the shape the fused kernel runs (use the staged one)")
-    native = _core.ByteLevelHfBpe(**description)
+        raise ValueError(f"not a {shape} tokenizer.json of the shape the fused kernel runs (use the staged one)")
+    native = native_class(**description)
     set_template(native, spec.post_processor)
     policy, default_added = _added_tokens_policy(spec, split_special)
     return Kernel(
-        "byte_level_hf_bpe",
+        name,
         native,
         policy,
         "all",
@@ -431,23 +444,4 @@ def _byte_level_hf_bpe(spec: PipelineSpec) -> Kernel:
 def _spm_hf_bpe(spec: PipelineSpec) -> Kernel:
     from .fused_spm import fused_spm_description
 
-    _check_post_processor(spec.post_processor)
-    split_special = _check_bool(spec.options.get("split_special_tokens", False), "split_special_tokens")
-    description = fused_spm_description(spec)
-    if description is None:
-        raise ValueError(
-            "not a sentencepiece-style BPE tokenizer.json of the shape the fused kernel runs (use the staged one)"
-        )
-    native = _core.SpmHfBpe(**description)
-    set_template(native, spec.post_processor)
-    policy, default_added = _added_tokens_policy(spec, split_special)
-    return Kernel(
-        "spm_hf_bpe",
-        native,
-        policy,
-        "all",
-        (),
-        default_added,
-        description["names"],
-        options={"split_special_tokens": split_special},
-    )
+    return _fused_json_kernel(spec, "spm_hf_bpe", fused_spm_description, _core.SpmHfBpe, "sentencepiece-style BPE")
