@@ -311,7 +311,10 @@ class Tokenizer:
         """A local model folder as transformers reads one, offline: its tokenizer.json (or,
         without one, tokenizer.model or vocab.txt), and the settings of tokenizer_config.json,
         special_tokens_map.json and chat_template.jinja (see `config`, `apply_chat_template`). A
-        hub cache folder (models--org--name) reads the snapshot its refs/main names."""
+        hub cache folder (models--org--name) reads the snapshot its refs/main names. Where the
+        config names a class transformers 5 rebuilds (LlamaTokenizer, GemmaTokenizer,
+        Qwen2Tokenizer, T5Tokenizer, ...), the file's normalizer, pre-tokenizer, decoder and model
+        options are those the class builds (formats/transformers_classes.py), as in transformers."""
         from .chat_template import ModelConfig
 
         folder = _snapshot_folder(os.fspath(path))
@@ -324,10 +327,19 @@ class Tokenizer:
                 f"{folder}: no tokenizer.json, tokenizer.model or vocab.txt in it; give the folder a model's "
                 "tokenizer files are in"
             )
-        from .formats import read_tokenizer_file
+        config = ModelConfig.from_folder(folder)
+        if name == "tokenizer.json":
+            from .formats.hf_tokenizer_json import read_tokenizer_json
+            from .formats.transformers_classes import rebuild_for_class
 
-        spec = read_tokenizer_file(file)
-        return cls.from_spec(dataclasses.replace(spec, config=ModelConfig.from_folder(folder)), source=file)
+            spec = read_tokenizer_json(
+                file, lambda doc, data: rebuild_for_class(doc, config.config, data.decode("utf-8"))
+            )
+        else:
+            from .formats import read_tokenizer_file
+
+            spec = read_tokenizer_file(file)
+        return cls.from_spec(dataclasses.replace(spec, config=config), source=file)
 
     @property
     def config(self) -> Any:

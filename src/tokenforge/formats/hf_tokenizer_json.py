@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from .. import _core
@@ -271,17 +271,22 @@ def _plain_template() -> Any:
     return TemplateProcessing.from_templates("$A", "$A $B:1", [])
 
 
-def read_tokenizer_json(path: str | os.PathLike[str]) -> PipelineSpec:
+def read_tokenizer_json(
+    path: str | os.PathLike[str], rebuild: Callable[[Any, bytes], Any] | None = None
+) -> PipelineSpec:
     """The pipeline of an HF tokenizer.json with a WordPiece model (BERT's form).
 
     Every field is checked before it is used: a value of the wrong kind, an id that is not one
     of the vocabulary's (or its added tokens'), an added token or post-processor token whose id
     disagrees with the vocabulary, or an id beyond `validation.id_limit` raises FormatError
-    naming the file and the field (e.g. `post_processor.special_tokens['[CLS]'].ids[0]`)."""
+    naming the file and the field (e.g. `post_processor.special_tokens['[CLS]'].ids[0]`).
+    `rebuild(doc, data)`, where given, may rewrite the parsed document (from its bytes) first."""
     path = os.fspath(path)
     with open(path, "rb") as f:
         data = f.read()
     doc = read_json(path, data, "a tokenizer.json")
+    if rebuild is not None:  # the document as a loader rewrites it (transformers' class rebuild)
+        doc = rebuild(doc, data)
     return _TokenizerJson(path, doc).read()
 
 

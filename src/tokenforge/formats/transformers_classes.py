@@ -1,0 +1,335 @@
+"""transformers 5's per-class rebuild of a model folder's tokenizer.json.
+
+`transformers.AutoTokenizer.from_pretrained(folder)` (5.x) does not always run the folder's
+tokenizer.json as written. When tokenizer_config.json names a class with its own constructor
+(LlamaTokenizer, GemmaTokenizer, Qwen2Tokenizer, GPT2Tokenizer, T5Tokenizer, ...), it takes only
+the vocabulary (and merges) from the file, keeps the file's post-processor, padding, truncation
+and added tokens, and builds the normalizer, pre-tokenizer, decoder and model options the class
+hard-codes, from the config's settings (`legacy`, `add_prefix_space`, `do_lower_case`, ...).
+A Llama-2 folder whose file spells the dummy prefix as a Prepend normalizer thus runs with
+Metaspace, which does not prefix a text that already starts with a space: " hi" gives "▁hi",
+not "▁▁hi". Two routing rules come first: a folder whose class is LlamaTokenizer but whose
+tokenizer.json is byte-level (Llama 3 and DeepSeek declare it so) keeps its file, and classes
+without a constructor of their own (PreTrainedTokenizerFast, TokenizersBackend) keep it too.
+
+`rebuild_for_class` applies that to the parsed document, so `Tokenizer.from_pretrained` gives
+the ids transformers gives. Classes are a table (`_CLASSES`): each entry says, in tokenizer.json
+terms, what that class's constructor builds. A class missing from the table keeps its file (the
+documented limit: transformers' hub-id and config.json model_type exceptions are not followed).
+The neighbours: chat_template.py reads the rest of the folder (ModelConfig), tokenizer.py's
+`from_pretrained` calls this, hf_tokenizer_json.py reads the rebuilt document.
+"""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Callable, Mapping
+from typing import Any
+
+SPACE = "\u2581"
+_QWEN2_PATTERN = (
+    r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"
+)
+
+
+def _text(value: Any, default: str | None) -> str | None:
+    """A config token value (a string or an AddedToken object) as its text."""
+    if isinstance(value, dict) and isinstance(value.get("content"), str):
+        return str(value["content"])
+    if isinstance(value, str):
+        return value
+    return default
+
+
+def _flag(config: Mapping[str, Any], name: str, default: Any) -> Any:
+    value = config.get(name)
+    return default if value is None else value
+
+
+def _bpe(doc: Mapping[str, Any], **options: Any) -> dict[str, Any]:
+    """tokenizers' BPE(vocab=, merges=, **options) as tokenizer.json spells it."""
+    model = doc["model"]
+    out: dict[str, Any] = {
+        "type": "BPE",
+        "dropout": None,
+        "unk_token": None,
+        "continuing_subword_prefix": None,
+        "end_of_word_suffix": None,
+        "fuse_unk": False,
+        "byte_fallback": False,
+        "ignore_merges": False,
+        "vocab": model["vocab"],
+        "merges": model.get("merges", []),
+    }
+    out.update(options)
+    return out
+
+
+def _metaspace(prepend_scheme: str, split: bool = True) -> dict[str, Any]:
+    return {"type": "Metaspace", "replacement": SPACE, "prepend_scheme": prepend_scheme, "split": split}
+
+
+def _byte_level(add_prefix_space: bool, trim_offsets: bool = True, use_regex: bool = True) -> dict[str, Any]:
+    return {
+        "type": "ByteLevel",
+        "add_prefix_space": add_prefix_space,
+        "trim_offsets": trim_offsets,
+        "use_regex": use_regex,
+    }
+
+
+_BYTE_LEVEL_DECODER = {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True, "use_regex": True}
+_SPM_DECODERS = [
+    {"type": "Replace", "pattern": {"String": SPACE}, "content": " "},
+    {"type": "ByteFallback"},
+    {"type": "Fuse"},
+]
+_STRIP_ONE = {"type": "Strip", "content": " ", "start": 1, "stop": 0}
+
+
+def _charsmap(doc: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The file's Precompiled normalizer (transformers passes its charsmap to Unigram classes)."""
+    normalizer = doc.get("normalizer")
+    items = (
+        normalizer.get("normalizers", [])
+        if isinstance(normalizer, dict) and normalizer.get("type") == "Sequence"
+        else [normalizer]
+    )
+    for item in items:
+        if isinstance(item, dict) and item.get("type") == "Precompiled" and "precompiled_charsmap" in item:
+            charsmap = item["precompiled_charsmap"]
+            if isinstance(charsmap, str) and base64.b64decode(charsmap):
+                return {"type": "Precompiled", "precompiled_charsmap": charsmap}
+    return None
+
+
+def _token_id(doc: Mapping[str, Any], token: str | None) -> int | None:
+    """The id `token` gets in the rebuilt tokenizer (its added token's, else the vocabulary's)."""
+    if token is None:
+        return None
+    for added in doc.get("added_tokens") or ():
+        if isinstance(added, dict) and added.get("content") == token and isinstance(added.get("id"), int):
+            return int(added["id"])
+    vocab = doc["model"].get("vocab")
+    if isinstance(vocab, dict):
+        i = vocab.get(token)
+        return i if isinstance(i, int) else None
+    if isinstance(vocab, list):
+        for i, entry in enumerate(vocab):
+            if isinstance(entry, list) and entry and entry[0] == token:
+                return i
+    return None
+
+
+def _template(doc: Mapping[str, Any], single: str, pair: str, specials: dict[str, int | None]) -> dict[str, Any] | None:
+    """tokenizers' TemplateProcessing(single=, pair=, special_tokens=) as tokenizer.json spells
+    it; None where a special token has no id (the class would fail; the file's stays)."""
+    if any(i is None for i in specials.values()):
+        return None
+
+    def pieces(template: str) -> list[dict[str, Any]]:
+        out: list[dict[str, Any]] = []
+        for word in template.split():
+            name, _, type_id = word.rpartition(":") if ":" in word else (word, "", "0")
+            if name in ("$A", "$B"):
+                out.append({"Sequence": {"id": name[1], "type_id": int(type_id)}})
+            else:
+                out.append({"SpecialToken": {"id": name, "type_id": int(type_id)}})
+        return out
+
+    return {
+        "type": "TemplateProcessing",
+        "single": pieces(single),
+        "pair": pieces(pair),
+        "special_tokens": {t: {"id": t, "ids": [i], "tokens": [t]} for t, i in specials.items()},
+    }
+
+
+def _unigram(doc: Mapping[str, Any], unk_id: int) -> dict[str, Any]:
+    return {"type": "Unigram", "unk_id": unk_id, "vocab": doc["model"]["vocab"], "byte_fallback": False}
+
+
+def _llama(doc: Mapping[str, Any], config: Mapping[str, Any]) -> dict[str, Any]:
+    add_prefix_space = bool(_flag(config, "add_prefix_space", True))
+    scheme = ("always" if config.get("legacy", False) else "first") if add_prefix_space else "never"
+    return {
+        "model": _bpe(doc, fuse_unk=True, byte_fallback=True),
+        "normalizer": None,
+        "pre_tokenizer": _metaspace(scheme, split=False),
+        "decoder": {"type": "Sequence", "decoders": _SPM_DECODERS + ([_STRIP_ONE] if add_prefix_space else [])},
+    }
+
+
+def _code_llama(doc: Mapping[str, Any], config: Mapping[str, Any]) -> dict[str, Any]:
+    add_prefix_space = bool(_flag(config, "add_prefix_space", True))
+    unk = _text(config.get("unk_token"), "<unk>")
+    return {
+        "model": _bpe(doc, fuse_unk=True, byte_fallback=True, unk_token=unk),
+        "pre_tokenizer": _metaspace("first" if add_prefix_space else "never", split=False),
+        "decoder": {"type": "Sequence", "decoders": [*_SPM_DECODERS, _STRIP_ONE]},
+    }
+
+
+def _gemma(doc: Mapping[str, Any], config: Mapping[str, Any]) -> dict[str, Any]:
+    unk = _text(config.get("unk_token"), "<unk>")
+    return {
+        "model": _bpe(doc, fuse_unk=True, byte_fallback=True, unk_token=unk),
+        "normalizer": {"type": "Replace", "pattern": {"String": " "}, "content": SPACE},
+        "pre_tokenizer": {
+            "type": "Split",
+            "pattern": {"String": " "},
+            "behavior": "MergedWithPrevious",
+            "invert": False,
+        },
+        "decoder": {"type": "Sequence", "decoders": _SPM_DECODERS},
+    }
+
+
+def _qwen2(doc: Mapping[str, Any], config: Mapping[str, Any]) -> dict[str, Any]:
+    split = {"type": "Split", "pattern": {"Regex": _QWEN2_PATTERN}, "behavior": "Isolated", "invert": False}
+    level = _byte_level(bool(_flag(config, "add_prefix_space", False)), use_regex=False)
+    return {
+        "model": _bpe(doc, continuing_subword_prefix="", end_of_word_suffix=""),
+        "normalizer": {"type": "NFC"},
+        "pre_tokenizer": {"type": "Sequence", "pretokenizers": [split, level]},
+        "decoder": _BYTE_LEVEL_DECODER,
+    }
+
+
+def _gpt2(doc: Mapping[str, Any], config: Mapping[str, Any]) -> dict[str, Any]:
+    return {
+        "model": _bpe(doc, continuing_subword_prefix="", end_of_word_suffix=""),
+        "pre_tokenizer": _byte_level(bool(_flag(config, "add_prefix_space", False))),
+        "decoder": _BYTE_LEVEL_DECODER,
+    }
+
+
+def _roberta(doc: Mapping[str, Any], config: Mapping[str, Any]) -> dict[str, Any]:
+    add_prefix_space = bool(_flag(config, "add_prefix_space", False))
+    built = _gpt2(doc, config)
+    sep, cls = _text(config.get("sep_token"), "</s>"), _text(config.get("cls_token"), "<s>")
+    sep_id, cls_id = _token_id(doc, sep), _token_id(doc, cls)
+    if sep_id is not None and cls_id is not None:
+        built["post_processor"] = {
+            "type": "RobertaProcessing",
+            "sep": [sep, sep_id],
+            "cls": [cls, cls_id],
+            "trim_offsets": bool(_flag(config, "trim_offsets", True)),
+            "add_prefix_space": add_prefix_space,
+        }
+    return built
+
+
+def _gpt_neox(doc: Mapping[str, Any], config: Mapping[str, Any]) -> dict[str, Any]:
+    # add_bos_token / add_eos_token never reach the class where tokenizer.json exists, so its
+    # update_post_processor() writes the bare template over the file's.
+    return {
+        "model": _bpe(doc, continuing_subword_prefix="", end_of_word_suffix=""),
+        "normalizer": {"type": "NFC"},
+        "pre_tokenizer": _byte_level(
+            bool(_flag(config, "add_prefix_space", False)), bool(_flag(config, "trim_offsets", True))
+        ),
+        "decoder": _BYTE_LEVEL_DECODER,
+        "post_processor": _template(doc, "$A:0", "$A:0 $B:1", {}),
+    }
+
+
+def _bert(doc: Mapping[str, Any], config: Mapping[str, Any]) -> dict[str, Any]:
+    model = doc["model"]
+    cls, sep = _text(config.get("cls_token"), "[CLS]") or "", _text(config.get("sep_token"), "[SEP]") or ""
+    cls_id, sep_id = _token_id(doc, cls), _token_id(doc, sep)
+    cls_id, sep_id = 2 if cls_id is None else cls_id, 3 if sep_id is None else sep_id
+    return {
+        "model": {
+            "type": "WordPiece",
+            "unk_token": _text(config.get("unk_token"), "[UNK]"),
+            "continuing_subword_prefix": "##",
+            "max_input_chars_per_word": 100,
+            "vocab": model["vocab"],
+        },
+        "normalizer": {
+            "type": "BertNormalizer",
+            "clean_text": True,
+            "handle_chinese_chars": bool(_flag(config, "tokenize_chinese_chars", True)),
+            "strip_accents": config.get("strip_accents"),
+            "lowercase": bool(_flag(config, "do_lower_case", True)),
+        },
+        "pre_tokenizer": {"type": "BertPreTokenizer"},
+        "decoder": {"type": "WordPiece", "prefix": "##", "cleanup": True},
+        "post_processor": _template(
+            doc, f"{cls}:0 $A:0 {sep}:0", f"{cls}:0 $A:0 {sep}:0 $B:1 {sep}:1", {cls: cls_id, sep: sep_id}
+        ),
+    }
+
+
+def _t5(doc: Mapping[str, Any], config: Mapping[str, Any]) -> dict[str, Any]:
+    eos = _text(config.get("eos_token"), "</s>")
+    return {
+        "model": _unigram(doc, 2),
+        "normalizer": _charsmap(doc),
+        "pre_tokenizer": {"type": "Sequence", "pretokenizers": [{"type": "WhitespaceSplit"}, _metaspace("always")]},
+        "decoder": _metaspace("always"),
+        "post_processor": _template(doc, "$A </s>", "$A </s> $B </s>", {"</s>": _token_id(doc, eos)}),
+    }
+
+
+def _xlm_roberta(doc: Mapping[str, Any], config: Mapping[str, Any]) -> dict[str, Any]:
+    scheme = "always" if _flag(config, "add_prefix_space", True) else "never"
+    bos, eos = _text(config.get("bos_token"), "<s>") or "", _text(config.get("eos_token"), "</s>") or ""
+    return {
+        "model": _unigram(doc, 3),
+        "normalizer": _charsmap(doc),
+        "pre_tokenizer": {"type": "Sequence", "pretokenizers": [{"type": "WhitespaceSplit"}, _metaspace(scheme)]},
+        "decoder": _metaspace(scheme),
+        "post_processor": _template(
+            doc,
+            f"{bos} $A {eos}",
+            f"{bos} $A {eos} {eos} $B {eos}",
+            {bos: _token_id(doc, bos), eos: _token_id(doc, eos)},
+        ),
+    }
+
+
+# class name (without "Fast") -> (the model type it needs in the file, its constructor's build)
+_CLASSES: dict[str, tuple[str, Callable[[Mapping[str, Any], Mapping[str, Any]], dict[str, Any]]]] = {
+    "LlamaTokenizer": ("BPE", _llama),
+    "CodeLlamaTokenizer": ("BPE", _code_llama),
+    "GemmaTokenizer": ("BPE", _gemma),
+    "Qwen2Tokenizer": ("BPE", _qwen2),
+    "GPT2Tokenizer": ("BPE", _gpt2),
+    "RobertaTokenizer": ("BPE", _roberta),
+    "GPTNeoXTokenizer": ("BPE", _gpt_neox),
+    "BertTokenizer": ("WordPiece", _bert),
+    "T5Tokenizer": ("Unigram", _t5),
+    "XLMRobertaTokenizer": ("Unigram", _xlm_roberta),
+}
+
+
+def transformers_class(config: Mapping[str, Any]) -> str | None:
+    """The class name transformers would build for a tokenizer_config.json (without "Fast")."""
+    name = config.get("tokenizer_class")
+    return name.removesuffix("Fast") if isinstance(name, str) else None
+
+
+def rebuild_for_class(doc: dict[str, Any], config: Mapping[str, Any], source: str) -> dict[str, Any]:
+    """`doc` (a parsed tokenizer.json) as transformers 5 runs it for the folder's
+    tokenizer_config.json `config`; `source` is the file's text (the byte-level routing rule
+    looks for '"ByteLevel"' in it, as transformers does). The document is returned unchanged
+    where transformers keeps the file."""
+    name = transformers_class(config)
+    entry = _CLASSES.get(name or "")
+    model = doc.get("model")
+    if entry is None or not isinstance(model, dict):
+        return doc
+    model_type, build = entry
+    if name == "LlamaTokenizer" and '"ByteLevel"' in source:
+        return doc  # AutoTokenizer loads a byte-level "LlamaTokenizer" as TokenizersBackend
+    if model.get("type", model_type) != model_type or "vocab" not in model:
+        return doc  # the class could not take this file's vocabulary; keep what the file says
+    rebuilt = dict(doc)
+    rebuilt.update({"normalizer": None, "pre_tokenizer": None, "decoder": None})
+    built = build(doc, config)
+    if built.get("post_processor", doc.get("post_processor")) is None:
+        built.pop("post_processor", None)  # a class template without its tokens' ids: the file's stays
+    rebuilt.update(built)
+    return rebuilt

@@ -1,0 +1,166 @@
+"""`Tokenizer.from_pretrained` against transformers 5's AutoTokenizer on folders whose
+tokenizer_config.json names a class that rebuilds the pipeline (formats/transformers_classes.py).
+
+Each folder holds a tokenizer.json trained here whose own pipeline differs from what the named
+class builds (a Prepend-normalizer Llama file, a byte-level file without NFC, a lowercasing
+BERT file beside do_lower_case=false, a Unigram file without WhitespaceSplit), so the test
+fails if the rebuild is skipped or wrong: ids and decode must equal transformers' on the corpus
+samples in every language and on edge texts, and at least one text per family must differ from
+HF tokenizers running the file as written."""
+
+from __future__ import annotations
+
+import functools
+import json
+import pathlib
+from typing import Any
+
+import pytest
+
+import tokenforge
+from conftest import corpus_files, read_sample
+
+tokenizers = pytest.importorskip("tokenizers")
+transformers = pytest.importorskip("transformers")
+from tokenizers import decoders, models, normalizers, pre_tokenizers, processors, trainers  # noqa: E402
+
+TRAIN = [read_sample(path, 20_000) for path in corpus_files()]
+SAMPLES = [read_sample(path, 4_000) for path in corpus_files()]
+EDGE = [
+    "",
+    " ",
+    " leading space",
+    "  two leading",
+    "trailing  ",
+    "Hello World  HELLO\n\n\tx",
+    "<s> after a special</s>  and <unk>",
+    "Ünïcödé café ﬁ ① ｆｕｌｌ",
+    "日本語 テキスト 中文",
+    "a\u00a0b \u2581c \u3000d",
+    "it's 1234567 $$ x",
+    "emoji 👍🏽 done",
+    "de\u0301composed n\u0303 A\u030a",
+]
+
+
+@functools.cache
+def _trained(family: str) -> str:
+    """A tokenizer.json (as text) of the family, trained on the samples."""
+    if family == "spm_bpe":
+        special = ["<unk>", "<s>", "</s>"]
+        tok = tokenizers.Tokenizer(models.BPE(unk_token="<unk>", byte_fallback=True, fuse_unk=True))
+        tok.normalizer = normalizers.Sequence([normalizers.Prepend("\u2581"), normalizers.Replace(" ", "\u2581")])
+        trainer = trainers.BpeTrainer(
+            vocab_size=1200, special_tokens=special + [f"<0x{b:02X}>" for b in range(256)], show_progress=False
+        )
+        tok.train_from_iterator(TRAIN, trainer)
+        tok.decoder = decoders.Sequence([decoders.Replace("\u2581", " "), decoders.ByteFallback(), decoders.Fuse()])
+        bos = tok.token_to_id("<s>")
+        tok.post_processor = processors.TemplateProcessing(
+            single="<s> $A", pair="<s> $A <s>:1 $B:1", special_tokens=[("<s>", bos)]
+        )
+    elif family == "byte_bpe":
+        tok = tokenizers.Tokenizer(models.BPE())
+        tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+        trainer = trainers.BpeTrainer(
+            vocab_size=1200,
+            special_tokens=["<|endoftext|>", "<s>", "</s>", "<unk>", "<pad>", "<mask>"],
+            initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+            show_progress=False,
+        )
+        tok.train_from_iterator(TRAIN, trainer)
+        tok.decoder = decoders.ByteLevel()
+    elif family == "wordpiece":
+        tok = tokenizers.Tokenizer(models.WordPiece(unk_token="[UNK]"))
+        tok.normalizer = normalizers.BertNormalizer(lowercase=True)
+        tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+        trainer = trainers.WordPieceTrainer(
+            vocab_size=1500, special_tokens=["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"], show_progress=False
+        )
+        tok.train_from_iterator(TRAIN, trainer)
+        tok.decoder = decoders.WordPiece()
+    else:  # unigram: T5's ids (<unk> = 2) or XLM-R's (<unk> = 3)
+        special = ["<pad>", "</s>", "<unk>"] if family == "unigram_t5" else ["<s>", "<pad>", "</s>", "<unk>"]
+        tok = tokenizers.Tokenizer(models.Unigram())
+        tok.pre_tokenizer = pre_tokenizers.Metaspace()
+        trainer = trainers.UnigramTrainer(
+            vocab_size=1200, special_tokens=special, unk_token="<unk>", show_progress=False
+        )
+        tok.train_from_iterator(TRAIN, trainer)
+        tok.decoder = decoders.Metaspace()
+    return tok.to_str()
+
+
+# (class, family, config settings)
+CASES = [
+    ("LlamaTokenizer", "spm_bpe", {"legacy": True}),
+    ("LlamaTokenizerFast", "spm_bpe", {"legacy": False}),
+    ("LlamaTokenizer", "spm_bpe", {"legacy": False, "add_prefix_space": False}),
+    ("CodeLlamaTokenizer", "spm_bpe", {}),
+    ("GemmaTokenizer", "spm_bpe", {}),
+    ("Qwen2Tokenizer", "byte_bpe", {}),
+    ("GPT2Tokenizer", "byte_bpe", {"add_prefix_space": True}),
+    ("RobertaTokenizer", "byte_bpe", {}),
+    ("GPTNeoXTokenizerFast", "byte_bpe", {}),
+    ("BertTokenizer", "wordpiece", {"do_lower_case": False}),
+    ("BertTokenizerFast", "wordpiece", {"do_lower_case": True, "strip_accents": False}),
+    ("T5Tokenizer", "unigram_t5", {"extra_ids": 0}),
+    ("XLMRobertaTokenizer", "unigram_xlmr", {}),
+    ("XLMRobertaTokenizer", "unigram_xlmr", {"add_prefix_space": False}),
+]
+_SPECIALS = {
+    "spm_bpe": {"bos_token": "<s>", "eos_token": "</s>", "unk_token": "<unk>"},
+    "byte_bpe": {"bos_token": "<s>", "eos_token": "</s>", "unk_token": "<unk>", "pad_token": "<pad>"},
+    "wordpiece": {"unk_token": "[UNK]", "cls_token": "[CLS]", "sep_token": "[SEP]", "pad_token": "[PAD]"},
+    "unigram_t5": {"eos_token": "</s>", "unk_token": "<unk>", "pad_token": "<pad>"},
+    "unigram_xlmr": {"bos_token": "<s>", "eos_token": "</s>", "unk_token": "<unk>", "pad_token": "<pad>"},
+}
+
+
+def make_folder(folder: pathlib.Path, cls: str, family: str, settings: dict[str, Any]) -> pathlib.Path:
+    folder.mkdir(parents=True)
+    (folder / "tokenizer.json").write_text(_trained(family), encoding="utf-8")
+    config = {"tokenizer_class": cls, **_SPECIALS[family], **settings}
+    (folder / "tokenizer_config.json").write_text(json.dumps(config), encoding="utf-8")
+    return folder
+
+
+@pytest.fixture(scope="module", params=CASES, ids=lambda c: f"{c[0]}-{c[1]}-{'-'.join(map(str, c[2].values()))}")
+def loaded(request, tmp_path_factory):
+    cls, family, settings = request.param
+    folder = make_folder(tmp_path_factory.mktemp("classes") / "model", cls, family, settings)
+    return (
+        family,
+        transformers.AutoTokenizer.from_pretrained(str(folder)),
+        tokenforge.Tokenizer.from_pretrained(folder),
+        tokenizers.Tokenizer.from_file(str(folder / "tokenizer.json")),
+    )
+
+
+def test_ids_and_decode_equal_transformers(loaded):
+    family, theirs, ours, _ = loaded
+    for text in SAMPLES + EDGE:
+        expected = theirs(text)["input_ids"]
+        assert ours.encode(text).ids == expected, (family, text[:80])
+        assert ours.encode(text, add_special_tokens=False).ids == theirs(text, add_special_tokens=False)["input_ids"]
+        for skip in (False, True):
+            assert ours.decode(expected, skip_special_tokens=skip) == theirs.decode(expected, skip_special_tokens=skip)
+
+
+def test_the_rebuild_matters(loaded):
+    """Some text differs between transformers and the file run as written: the rebuild is what
+    makes the ids equal (a test that cannot pass by reading the file alone)."""
+    family, theirs, _, as_written = loaded
+    differs = [t for t in SAMPLES + EDGE if theirs(t)["input_ids"] != as_written.encode(t).ids]
+    assert differs, f"{family}: no text tells the class's pipeline from the file's"
+
+
+def test_byte_level_llama_folders_keep_their_file(tmp_path):
+    """A LlamaTokenizer class over a byte-level tokenizer.json (Llama 3, DeepSeek) is loaded as
+    the file says, by transformers and by tokenforge."""
+    folder = make_folder(tmp_path / "m", "LlamaTokenizerFast", "byte_bpe", {})
+    theirs = transformers.AutoTokenizer.from_pretrained(str(folder))
+    ours = tokenforge.Tokenizer.from_pretrained(folder)
+    as_written = tokenizers.Tokenizer.from_file(str(folder / "tokenizer.json"))
+    for text in EDGE + SAMPLES[:3]:
+        assert ours.encode(text).ids == theirs(text)["input_ids"] == as_written.encode(text).ids
