@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import http.client
 import json
+import re
 import subprocess
 import sys
 import threading
@@ -212,3 +213,45 @@ def test_serve_command_line():
     assert port.returncode == 2 and "--port" in port.stderr
     missing = _cli("serve", "no/such/tokenizer.json", "--port", "0")
     assert missing.returncode == 2 and "no/such/tokenizer.json" in missing.stderr
+
+
+def test_compare_command_line(tmp_path):
+    text = "Hello world, tokenization of 日本語 and   spaces 12345678"
+    out = _cli("compare", "-e", "cl100k_base", "-e", "gpt2", "--text", text, "--json")
+    assert out.returncode == 0, out.stderr
+    report = json.loads(out.stdout)
+    counts = [row["tokens"] for row in report["tokenizers"]]
+    assert counts == [len(tokenforge.get_encoding(n).encode_ordinary(text)) for n in ("cl100k_base", "gpt2")]
+    assert report["tokenizers"][1]["relative_to_first"] == counts[1] / counts[0]
+    first = report["differences"][0]
+    data = text.encode()
+    for pieces in first["splits"].values():  # each tokenizer's pieces of one stretch, joined, are the stretch
+        joined = b"".join(
+            bytes.fromhex(chunk) if i % 2 else chunk.encode()
+            for piece in pieces
+            for i, chunk in enumerate(re.split(r"<([0-9A-F ]+)>", piece))
+        )
+        assert joined == data[first["start"] : first["end"]]
+    assert data[first["start"] : first["end"]].decode("utf-8", "replace") == first["text"]
+    assert {tuple(p) for p in first["splits"].values()} != {tuple(next(iter(first["splits"].values())))}
+    path = tmp_path / "a.txt"
+    path.write_text(text, encoding="utf-8")
+    table = _cli("compare", "-e", "cl100k_base", "-e", "o200k_base", str(path))
+    assert table.returncode == 0 and "o200k_base" in table.stdout and "where they split differently" in table.stdout
+    piped = subprocess.run(
+        [sys.executable, "-m", "tokenforge", "compare", "--json"],
+        input=text,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert [r["name"] for r in json.loads(piped.stdout)["tokenizers"]] == ["cl100k_base", "o200k_base"]
+    for bad, says in (
+        (["-e", "cl100k_base", "--text", "x"], "two or more"),
+        (["--text", "x", str(path)], "not both"),
+        (["-e", "cl100k_base", "-e", "nope", "--text", "x"], "nope"),
+        ([str(tmp_path / "missing.txt")], "missing.txt"),
+        (["--differences", "-1", "--text", "x"], "--differences"),
+    ):
+        proc = _cli("compare", *bad)
+        assert proc.returncode == 2 and says in proc.stderr, (bad, proc.stderr)

@@ -17,10 +17,11 @@ to the text's bytes; special-token text is plain text unless `special="match"`) 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["TokenView", "spelled", "token_view"]
+__all__ = ["TokenView", "differences", "shown", "spelled", "token_ends", "token_view"]
 
 
 @dataclass
@@ -160,3 +161,49 @@ def spelled(view: TokenView) -> bytes:
             elif kind == "b":
                 out += bytes.fromhex(value)
     return bytes(out)
+
+
+def shown(data: bytes) -> str:
+    """`data` as text, with bytes that are not whole characters as <E8 AA>."""
+    return "".join(value if kind == "t" else f"<{value}>" for kind, value in _byte_parts(data))
+
+
+def token_ends(view: TokenView) -> list[int]:
+    """The byte offset in the text where each token of `view` ends (a token covering no text of
+    its own ends where the one before it does)."""
+    ends: list[int] = []
+    at = 0
+    for item in view.items:
+        if "gap" in item:
+            at += len(item["gap"].encode("utf-8"))
+            continue
+        for kind, value in item["parts"]:
+            if kind == "t":
+                at += len(value.encode("utf-8"))
+            elif kind == "b":
+                at += len(bytes.fromhex(value))
+        ends.append(at)
+    return ends
+
+
+def differences(views: Sequence[TokenView], text: str, limit: int = 20) -> list[dict[str, Any]]:
+    """Where the tokenizers of `views` (all of the same `text`) split differently: the stretches
+    between the token boundaries they all share, in which some of them cut elsewhere; each as
+    {"start", "end" (bytes), "text", "splits": {name: [piece, ...]}}, the first `limit`.
+    Pieces holding part of a character show those bytes in hex (see `shown`)."""
+    data = text.encode("utf-8")
+    cuts = [sorted(set(token_ends(v)) | {0, len(data)}) for v in views]
+    shared = sorted(set.intersection(*(set(c) for c in cuts))) if cuts else []
+    found: list[dict[str, Any]] = []
+    for start, end in zip(shared, shared[1:]):
+        inside = [[c for c in cut if start < c < end] for cut in cuts]
+        if all(i == inside[0] for i in inside):
+            continue
+        splits = {}
+        for view, points in zip(views, inside):
+            edges = [start, *points, end]
+            splits[view.name] = [shown(data[a:b]) for a, b in zip(edges, edges[1:])]
+        found.append({"start": start, "end": end, "text": data[start:end].decode("utf-8", "replace"), "splits": splits})
+        if len(found) >= limit:
+            break
+    return found
