@@ -45,6 +45,11 @@ class Encoder:
 
     def encode_pieces(self, pieces: Sequence[str]) -> list[int]: ...
 
+    def encode_byte_piece(self, piece: bytes) -> object:
+        """
+        The merges of one piece of raw bytes (any bytes, not split by the pattern): tiktoken's byte_pair_encode.
+        """
+
     def decode_bytes(self, ids: object) -> bytes: ...
 
     def token_bytes(self, id: int) -> bytes | None: ...

@@ -221,6 +221,25 @@ class Encoding:
         self._check(text, disallowed)
         return self._encode(text, allowed)
 
+    def encode_with_unstable(
+        self,
+        text: str,
+        *,
+        allowed_special: SpecialSet = frozenset(),
+        disallowed_special: SpecialSet = "all",
+    ) -> tuple[list[int], list[list[int]]]:
+        """The stable ids of `text` and the id sequences its unsettled last piece could still
+        become (tiktoken's; see tokenforge.unstable): the stable ids spell a prefix of `text`,
+        and the stable ids plus any completion spell a text that starts with `text`.
+
+        >>> stable, completions = get_encoding("gpt2").encode_with_unstable("hello fanta")
+        >>> stable, [5113, 265] in completions
+        ([31373], True)
+        """
+        from .unstable import encode_with_unstable
+
+        return encode_with_unstable(self, text, allowed_special, disallowed_special)
+
     def encode_to_numpy(
         self,
         text: str,

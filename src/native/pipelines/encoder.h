@@ -86,6 +86,8 @@ class Encoder {
         },
         [&](const SpecialMatch& m) { ends.push_back(m.pos + m.len); });
   }
+  // Raw bytes, not split and not necessarily UTF-8: tiktoken's byte_pair_encode.
+  void encode_bytes(const uint8_t* p, size_t n, std::vector<uint32_t>& out) const { model_.encode_bytes(p, n, out); }
   // Pieces already split by the caller (patterns without a built-in scanner).
   void encode_pieces(const std::vector<std::pair<const uint8_t*, size_t>>& pieces, std::vector<uint32_t>& out) const {
     PieceCachePool::Lease cache(caches_);

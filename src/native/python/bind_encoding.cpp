@@ -90,6 +90,12 @@ nb::object PyEncoder::encode_pieces(nb::handle pieces) const {
   return ints_.list(ids);
 }
 
+nb::object PyEncoder::encode_byte_piece(nb::bytes piece) const {
+  std::vector<uint32_t> ids;
+  enc_.encode_bytes(reinterpret_cast<const uint8_t*>(piece.c_str()), piece.size(), ids);
+  return ints_.list(ids);
+}
+
 nb::bytes PyEncoder::decode_bytes(nb::handle ids_seq) const {
   std::vector<uint32_t> ids = ids_of(ids_seq);
   std::string out;
@@ -178,6 +184,9 @@ void bind_encoding(nb::module_& m) {
       .def("encode_to_numpy", &PyEncoder::encode_to_numpy, nb::arg("text"), nb::arg("allowed").none())
       .def("encode_with_offsets", &PyEncoder::encode_with_offsets, nb::arg("text"), nb::arg("allowed").none())
       .def("encode_pieces", &PyEncoder::encode_pieces, nb::arg("pieces"))
+      .def("encode_byte_piece", &PyEncoder::encode_byte_piece, nb::arg("piece"),
+           "The merges of one piece of raw bytes (any bytes, not split by the pattern): "
+           "tiktoken's byte_pair_encode.")
       .def("decode_bytes", &PyEncoder::decode_bytes, nb::arg("ids"))
       .def("token_bytes", &PyEncoder::token_bytes, nb::arg("id"))
       .def("find", &PyEncoder::find, nb::arg("token"))

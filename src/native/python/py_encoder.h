@@ -38,6 +38,7 @@ class PyEncoder {
 
   // Pieces already split by the caller's pattern (for patterns without a built-in scanner).
   nb::object encode_pieces(nb::handle pieces) const;
+  nb::object encode_byte_piece(nb::bytes piece) const;
 
   nb::bytes decode_bytes(nb::handle ids_seq) const;
   nb::object token_bytes(uint32_t id) const;

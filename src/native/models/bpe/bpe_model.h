@@ -153,6 +153,18 @@ class BytePairModel {
     if (remembered) cache.put_long(p, n, key, out.data() + before, out.size() - before);
   }
 
+  // Raw bytes that need not be UTF-8 (tiktoken's byte_pair_encode, for the unstable-token
+  // search): the rank-ordered merge from single bytes, without WholeCharacters' shortcut (it
+  // assumes UTF-8 around each character) and without the caches. Appends its ids to out.
+  void encode_bytes(const uint8_t* p, size_t n, std::vector<uint32_t>& out) const {
+    if (n == 0) return;
+    if (const uint32_t whole = table_.find(p, n); whole != kNoToken) return out.push_back(whole);
+    auto merged = [&](uint32_t a, uint32_t b) { return pairs_.find(a, b); };
+    if (n <= kSmallPiece) return merge_small<false>(p, n, out, merged);
+    MergeScratch scratch;
+    merge_large<false>(p, n, out, merged, scratch);
+  }
+
   // Any piece: appends its ids to out.
   void encode_piece(const uint8_t* p, size_t n, std::vector<uint32_t>& out, PieceCache& cache) const {
     if (n == 0) return;
@@ -272,11 +284,11 @@ class BytePairModel {
   // Short pieces: rescan for the lowest-ranked pair each round. O(n^2), but the scan is a
   // vectorized min over a few cache lines, which beats a heap's bookkeeping up to ~100 bytes.
   // Parts merged away stay in the arrays as tombstones (rank kNoToken), so nothing shifts.
-  template <class Merged>
+  template <bool kWhole = true, class Merged>
   void merge_small(const uint8_t* p, size_t n, std::vector<uint32_t>& out, Merged merged) const {
     uint32_t ids[kSmallPiece], ranks[kSmallPiece + 3];  // ranks[i]: of the pair (i, next[i])
     uint8_t next[kSmallPiece], prev[kSmallPiece];
-    n = initial_parts(p, n, ids);  // from here on, n counts parts
+    n = initial_parts(p, n, ids, kWhole);  // from here on, n counts parts
     for (size_t i = 0; i < n; ++i) {
       next[i] = uint8_t(i + 1);
       prev[i] = uint8_t(i - 1);
@@ -304,11 +316,11 @@ class BytePairModel {
   }
 
   // The parts a merge of p[0..n) starts from: single bytes, or a whole character where
-  // WholeCharacters proves that equivalent. Writes ids[0..count) and returns count.
-  size_t initial_parts(const uint8_t* p, size_t n, uint32_t* ids) const {
+  // WholeCharacters proves that equivalent (where `whole`). Writes ids[0..count) and returns count.
+  size_t initial_parts(const uint8_t* p, size_t n, uint32_t* ids, bool whole) const {
     size_t m = 0;
     for (size_t i = 0; i < n;) {
-      if (p[i] >= 0xC0 && !whole_chars_.empty()) {
+      if (whole && p[i] >= 0xC0 && !whole_chars_.empty()) {
         const size_t len = WholeCharacters::utf8_length(p[i]);
         const uint32_t c = len && i + len <= n ? whole_chars_.at(p, n, i, len) : kNoToken;
         if (c != kNoToken) {
@@ -351,13 +363,13 @@ class BytePairModel {
   // Longer pieces: a min-heap of (rank, position) over a linked list of parts, O(n log n), so
   // no input (a megabyte of one letter, say) makes encoding quadratic. Equal ranks pop in
   // position order, which is tiktoken's leftmost-first tie-break.
-  template <class Merged>
+  template <bool kWhole = true, class Merged>
   void merge_large(const uint8_t* p, size_t n, std::vector<uint32_t>& out, Merged merged, MergeScratch& scratch) const {
     constexpr uint32_t kEnd = kNoToken;
     auto& parts = scratch.parts;
     auto& heap = scratch.heap;
     scratch.ids.resize(n);
-    n = initial_parts(p, n, scratch.ids.data());  // from here on, n counts parts
+    n = initial_parts(p, n, scratch.ids.data(), kWhole);  // from here on, n counts parts
     parts.resize(n);
     heap.clear();
     const auto later = std::greater<uint64_t>();
