@@ -41,6 +41,11 @@ class Encoder:
 
     def encode_to_numpy(self, text: object, allowed: SpecialMatcher | None) -> Annotated[NDArray[numpy.uint32], dict(shape=(None,))]: ...
 
+    def encode_batch_padded(self, texts: object, allowed: SpecialMatcher | None, threads: int, max_length: int, pad_id: int, pad_left: bool) -> tuple:
+        """
+        (ids[n, width] uint32, mask[n, width] uint8, lengths[n] uint32): each text's ids (its first max_length; 0: all) padded with pad_id to the longest row, on the left if pad_left.
+        """
+
     def encode_with_offsets(self, text: str, allowed: SpecialMatcher | None) -> tuple[bytes, bytes, bytes]: ...
 
     def encode_pieces(self, pieces: Sequence[str]) -> list[int]: ...

@@ -4,6 +4,7 @@
 // the test hook of the character classes (unicode/unicode_classes.h). Conversions come from
 // python/convert.h; python/module.cpp calls bind_encoding first. parse_tiktoken and the scanner's
 // test hook are in python/bind_tools.cpp.
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -55,6 +56,54 @@ nb::ndarray<nb::numpy, uint32_t, nb::ndim<1>> PyEncoder::encode_to_numpy(nb::han
   }
   nb::capsule owner(ids, [](void* p) noexcept { delete static_cast<std::vector<uint32_t>*>(p); });
   return nb::ndarray<nb::numpy, uint32_t, nb::ndim<1>>(ids->data(), {ids->size()}, owner);
+}
+
+// A batch as a model takes it: ids[n, width] and mask[n, width] (1 for a token, 0 for padding),
+// each row the text's first `max_length` ids (0: no limit) padded with pad_id on the right, or on
+// the left; width is the longest row. lengths[n] holds each row's tokens. The arrays are made and
+// filled here, with the GIL released: no Python list on the way.
+nb::tuple PyEncoder::encode_batch_padded(nb::handle texts, const SpecialMatcher* allowed, size_t threads,
+                                         size_t max_length, uint32_t pad_id, bool pad_left) const {
+  std::vector<Text> all = utf8_of_all(texts);
+  const size_t n = all.size();
+  std::vector<std::vector<uint32_t>> rows(n);
+  auto* lengths = new std::vector<uint32_t>(n);
+  auto* ids = new std::vector<uint32_t>();
+  auto* mask = new std::vector<uint8_t>();
+  size_t width = 0;
+  try {
+    nb::gil_scoped_release nogil;
+    parallel_for(
+        n, threads,
+        [&](size_t i) {
+          enc_.encode(all[i].data, all[i].size, allowed, rows[i]);
+          if (max_length && rows[i].size() > max_length) rows[i].resize(max_length);
+        },
+        SignalPoll());
+    for (size_t i = 0; i < n; ++i) {
+      (*lengths)[i] = uint32_t(rows[i].size());
+      width = std::max(width, rows[i].size());
+    }
+    ids->assign(n * width, pad_id);
+    mask->assign(n * width, 0);
+    for (size_t i = 0; i < n; ++i) {
+      const size_t at = i * width + (pad_left ? width - rows[i].size() : 0);
+      std::copy(rows[i].begin(), rows[i].end(), ids->begin() + ptrdiff_t(at));
+      std::fill(mask->begin() + ptrdiff_t(at), mask->begin() + ptrdiff_t(at + rows[i].size()), uint8_t(1));
+      std::vector<uint32_t>().swap(rows[i]);
+    }
+  } catch (...) {
+    delete lengths;
+    delete ids;
+    delete mask;
+    throw;
+  }
+  nb::capsule own_ids(ids, [](void* p) noexcept { delete static_cast<std::vector<uint32_t>*>(p); });
+  nb::capsule own_mask(mask, [](void* p) noexcept { delete static_cast<std::vector<uint8_t>*>(p); });
+  nb::capsule own_lengths(lengths, [](void* p) noexcept { delete static_cast<std::vector<uint32_t>*>(p); });
+  return nb::make_tuple(nb::ndarray<nb::numpy, uint32_t, nb::ndim<2>>(ids->data(), {n, width}, own_ids),
+                        nb::ndarray<nb::numpy, uint8_t, nb::ndim<2>>(mask->data(), {n, width}, own_mask),
+                        nb::ndarray<nb::numpy, uint32_t, nb::ndim<1>>(lengths->data(), {n}, own_lengths));
 }
 
 nb::tuple PyEncoder::encode_with_offsets(nb::handle text, const SpecialMatcher* allowed) const {
@@ -182,6 +231,10 @@ void bind_encoding(nb::module_& m) {
       .def("encode", &PyEncoder::encode, nb::arg("text"), nb::arg("allowed").none())
       .def("encode_batch", &PyEncoder::encode_batch, nb::arg("texts"), nb::arg("allowed").none(), nb::arg("threads"))
       .def("encode_to_numpy", &PyEncoder::encode_to_numpy, nb::arg("text"), nb::arg("allowed").none())
+      .def("encode_batch_padded", &PyEncoder::encode_batch_padded, nb::arg("texts"), nb::arg("allowed").none(),
+           nb::arg("threads"), nb::arg("max_length"), nb::arg("pad_id"), nb::arg("pad_left"),
+           "(ids[n, width] uint32, mask[n, width] uint8, lengths[n] uint32): each text's ids (its first "
+           "max_length; 0: all) padded with pad_id to the longest row, on the left if pad_left.")
       .def("encode_with_offsets", &PyEncoder::encode_with_offsets, nb::arg("text"), nb::arg("allowed").none())
       .def("encode_pieces", &PyEncoder::encode_pieces, nb::arg("pieces"))
       .def("encode_byte_piece", &PyEncoder::encode_byte_piece, nb::arg("piece"),

@@ -29,6 +29,8 @@ class PyEncoder {
   nb::object encode(nb::handle text, const SpecialMatcher* allowed) const;
   nb::object encode_batch(nb::handle texts, const SpecialMatcher* allowed, size_t threads) const;
   nb::ndarray<nb::numpy, uint32_t, nb::ndim<1>> encode_to_numpy(nb::handle text, const SpecialMatcher* allowed) const;
+  nb::tuple encode_batch_padded(nb::handle texts, const SpecialMatcher* allowed, size_t threads, size_t max_length,
+                                uint32_t pad_id, bool pad_left) const;
 
   // ids plus, for each token, the index of the character holding its first byte and the byte
   // offset of that first byte: three bytes objects of native uint32 values (4 bytes a token: a
