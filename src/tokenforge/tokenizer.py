@@ -231,7 +231,7 @@ class Tokenizer:
 
     @property
     def add_bos(self) -> bool:
-        """sentencepiece models: bos before each text."""
+        """sentencepiece and tekken models: bos before each text."""
         return bool(self._option("add_bos"))
 
     @add_bos.setter
@@ -240,12 +240,25 @@ class Tokenizer:
 
     @property
     def add_eos(self) -> bool:
-        """sentencepiece models: eos after each text."""
+        """sentencepiece and tekken models: eos after each text."""
         return bool(self._option("add_eos"))
 
     @add_eos.setter
     def add_eos(self, value: bool) -> None:
         self._set_option("add_eos", value)
+
+    @property
+    def special_token_policy(self) -> str:
+        """tekken models: what decode does with special ids when skip_special_tokens is true, as
+        mistral-common's SpecialTokenPolicy: "ignore" (drop them, the default), "keep" (their
+        text) or "raise" (ValueError). skip_special_tokens=False always keeps them."""
+        return str(self._option("special_token_policy"))
+
+    @special_token_policy.setter
+    def special_token_policy(self, value: Any) -> None:
+        from .models.tekken import special_token_policy
+
+        self._set_option("special_token_policy", special_token_policy(value))
 
     # -- copying and pickling ------------------------------------------------------------
 

@@ -10,6 +10,7 @@ Each subcommand is one module of this package, and each has the same shape:
     train.py        tokenforge train: a vocabulary trained on text files
     count.py        tokenforge count: the number of tokens of files
     convert.py      tokenforge convert: a tokenizer file written in another format
+    inspect.py      tokenforge inspect: what a tokenizer file holds (tokenforge.inspect gathers it)
     list_names.py   tokenforge list: the names -e accepts
 
 common.py holds what several commands share: -e loading, UTF-8 input, output in pieces, the
@@ -33,12 +34,12 @@ from typing import NoReturn
 # Loading (common.load) calls get_encoding and get_tokenizer through this module, where a test
 # can replace them.
 from ..registry import get_encoding, get_tokenizer
-from . import convert, count, decode, encode, list_names, train
+from . import convert, count, decode, encode, inspect, list_names, train
 from .common import EXIT_ERROR, EXIT_STATUS, FORMATTER, run_guarded
 
 __all__ = ["COMMANDS", "build_parser", "get_encoding", "get_tokenizer", "main"]
 
-COMMANDS = (encode, decode, train, count, convert, list_names)  # in the order `tokenforge --help` lists them
+COMMANDS = (encode, decode, train, count, convert, inspect, list_names)  # in the order `tokenforge --help` lists them
 
 
 class _Parser(argparse.ArgumentParser):
