@@ -107,11 +107,14 @@ def _check_rank_tree(node, ref):
 def test_token_merges_against_tiktoken_ranks(reference):
     ref = reference("cl100k_base")
     world = ref.encode_single_token(b" world")
-    info = inspect_json("cl100k_base", "--token", str(world), "--token", " tokenization", "--token", "<|endoftext|>")
+    long_word = next(
+        t for t in (ref.decode_single_token_bytes(i) for i in range(60000, 100000)) if len(t) > 9 and t.isascii()
+    ).decode()
+    info = inspect_json("cl100k_base", "--token", str(world), "--token", long_word, "--token", "<|endoftext|>")
     first, second, special = info["tokens"]
     assert first["id"] == world and first["bytes"] == b" world".hex(" ")
     _check_rank_tree(first["merges"], ref)
-    assert second["id"] == ref.encode_single_token(b" tokenization")
+    assert second["id"] == ref.encode_single_token(long_word.encode())
     _check_rank_tree(second["merges"], ref)
     assert special["special"] and special["id"] == 100257 and special["merges"] is None
     _, out, _ = run("cl100k_base", "--token", " world")
@@ -170,12 +173,27 @@ def test_sentencepiece_model_against_sentencepiece():
     assert info["add_bos"] is True and info["add_eos"] is False
     control = {s["id"] for s in info["special_tokens"] if s["control"]}
     assert control == {i for i in range(ref.get_piece_size()) if ref.is_control(i)}
+    # a BPE piece's merges: each part a piece that scores higher (merges earlier) than what it makes
+    info = inspect_json(SPM, "--token", "\u2581world", "--longest", "0")
+
+    def check(node) -> str:
+        if isinstance(node, str):
+            return node
+        text = check(node["left"]) + check(node["right"])
+        assert text == node["token"]
+        for side in ("left", "right"):
+            part = node[side] if isinstance(node[side], str) else node[side]["token"]
+            if len(part) > 1:
+                assert ref.get_score(ref.piece_to_id(part)) > ref.get_score(ref.piece_to_id(text))
+        return text
+
+    assert check(info["tokens"][0]["merges"]) == "\u2581world"
 
 
 def test_tekken_against_mistral_common(tekken_file):
     tekken = pytest.importorskip("mistral_common.tokens.tokenizers.tekken")
     ref = tekken.Tekkenizer.from_file(str(tekken_file))
-    info = inspect_json(tekken_file, "--token", "Hello")
+    info = inspect_json(tekken_file, "--token", " the")
     assert info["kernel"] == "tekken"
     assert info["model"]["version"] == "v7" and info["model"]["num_special_tokens"] == 100
     assert info["vocab_size"] == ref.n_words
@@ -183,8 +201,8 @@ def test_tekken_against_mistral_common(tekken_file):
     assert [s["token"] for s in info["special_tokens"]] == [ref.id_to_piece(i) for i in range(100)]
     assert info["add_bos"] is True and info["add_eos"] is False
     (token,) = info["tokens"]
-    assert token["id"] == ref.encode("Hello", bos=False, eos=False)[0]
-    assert _leaves(token["merges"]) == b"Hello"
+    assert [token["id"]] == ref.encode(" the", bos=False, eos=False)
+    assert _leaves(token["merges"]) == b" the"
 
 
 def test_gguf(tmp_path):

@@ -7,7 +7,8 @@ vocabulary size, the special and control tokens with their ids, add_bos / add_eo
 longest tokens by bytes. `describe_token` gives one token: its id, text and bytes, and for a BPE
 the merges that build it, down to single bytes or characters: for tiktoken-style ranks (byte-level
 `Encoding`, tekken) the merge the rank order makes (the token's bytes merged with the ranks below
-its own), for a tokenizer.json BPE the first listed merge that yields it.
+its own), for a sentencepiece BPE the same in its score order, for a tokenizer.json BPE the first
+listed merge that yields it.
 
 It works on a `Tokenizer` of any kernel or on a byte-level `Encoding` (tiktoken's surface), and
 reads only what the loaded objects hold.
@@ -354,6 +355,11 @@ def describe_token(tokenizer: Any, token_id: int) -> dict[str, Any]:
     if view.encoding is not None:
         ranks = view.encoding._mergeable_ranks
         result["merges"] = _rank_tree(data, ranks, 0)
+    elif _is_spm_bpe(view.model):
+        name = view.name_of(token_id)
+        ranks = _score_ranks(view.model)
+        if name in ranks:
+            result["merges"] = _rank_tree(name, ranks, 0)
     elif isinstance(view.model, Mapping) and view.model.get("type") == "BPE":
         name = view.name_of(token_id)
         assert name is not None
@@ -361,11 +367,22 @@ def describe_token(tokenizer: Any, token_id: int) -> dict[str, Any]:
     return result
 
 
-def _rank_tree(data: bytes, ranks: dict[bytes, int], depth: int) -> Any:
-    """How tiktoken's rank order builds `data`: merge its bytes with the ranks below its own;
-    the last merge joins two tokens, each built the same way."""
+def _is_spm_bpe(model: Any) -> bool:
+    from .formats.sentencepiece_model import ModelType, SentencePieceModel
+
+    return isinstance(model, SentencePieceModel) and model.trainer_spec["model_type"] == ModelType.BPE
+
+
+def _show(part: bytes | str) -> str:
+    return part.decode("utf-8", "replace") if isinstance(part, bytes) else part
+
+
+def _rank_tree(data: Any, ranks: Mapping[Any, int], depth: int) -> Any:
+    """How a rank-ordered BPE builds `data` (bytes with tiktoken's ranks, or a sentencepiece
+    piece's text with its score order): merge its units with the ranks below its own; the last
+    merge joins two tokens, each built the same way."""
     if len(data) == 1 or depth >= _MAX_DEPTH:
-        return data.decode("utf-8", "replace") if len(data) == 1 else {"token": data.decode("utf-8", "replace")}
+        return _show(data) if len(data) == 1 else {"token": _show(data)}
     limit = ranks[data]
     parts = [data[i : i + 1] for i in range(len(data))]
     while len(parts) > 1:
@@ -379,16 +396,27 @@ def _rank_tree(data: bytes, ranks: dict[bytes, int], depth: int) -> Any:
         parts[at : at + 2] = [parts[at] + parts[at + 1]]
     if len(parts) != 2:
         return {
-            "token": data.decode("utf-8", "replace"),
+            "token": _show(data),
             "note": f"no single merge of lower-ranked tokens makes it; the ranks below it give {len(parts)} parts",
-            "parts": [p.decode("utf-8", "replace") for p in parts],
+            "parts": [_show(p) for p in parts],
         }
     return {
-        "token": data.decode("utf-8", "replace"),
+        "token": _show(data),
         "rank": limit,
         "left": _rank_tree(parts[0], ranks, depth + 1),
         "right": _rank_tree(parts[1], ranks, depth + 1),
     }
+
+
+def _score_ranks(model: Any) -> dict[str, int]:
+    """A sentencepiece BPE's pieces ranked as it merges them: by score, highest first (normal
+    and user-defined pieces; the rest never come out of a merge)."""
+    from .formats.sentencepiece_model import PieceType
+
+    order = sorted(
+        (i for i, p in enumerate(model.pieces) if p.type == PieceType.NORMAL), key=lambda i: (-model.pieces[i].score, i)
+    )
+    return {model.pieces[i].piece: rank for rank, i in enumerate(order)}
 
 
 def _merge_index(model: Mapping[str, Any]) -> dict[str, tuple[str, str, int]]:

@@ -127,7 +127,7 @@ def _text(path: str, info: dict[str, Any], tokens: list[dict[str, Any]]) -> str:
         if s is None:
             lines.append(f"    ... {len(special) - 30} more (--json lists them all)")
         else:
-            kind = "control" if s["control"] else "user"
+            kind = s.get("kind") or ("control" if s["control"] else "user-defined")
             lines.append(f"    {s['id']:>8}  {s['token']!r}  {kind}")
     if info["longest_tokens"]:
         lines.append("  longest tokens:")
