@@ -353,13 +353,12 @@ def describe_token(tokenizer: Any, token_id: int) -> dict[str, Any]:
     if token_id in special or data is None:
         return result
     if view.encoding is not None:
-        ranks = view.encoding._mergeable_ranks
-        result["merges"] = _rank_tree(data, ranks, 0)
+        result["merges"] = _rank_tree(data, view.encoding._mergeable_ranks, 0)
     elif _is_spm_bpe(view.model):
         name = view.name_of(token_id)
-        ranks = _score_ranks(view.model)
-        if name in ranks:
-            result["merges"] = _rank_tree(name, ranks, 0)
+        scored = _score_ranks(view.model)
+        if name in scored:
+            result["merges"] = _rank_tree(name, scored, 0)
     elif isinstance(view.model, Mapping) and view.model.get("type") == "BPE":
         name = view.name_of(token_id)
         assert name is not None
