@@ -370,6 +370,26 @@ def test_save_round_trip(tmp_path, files, loaded):
         tok.save(tmp_path / "x.tiktoken")
 
 
+def test_save_tokenizer_json(tmp_path, files, loaded):
+    """Saved as tokenizer.json (the byte-level BPE form: ranks as merges, the pattern as a Split,
+    bos as a template), HF tokenizers and tokenforge read it to the Tekkenizer's ids on text
+    without special-token strings (in a tokenizer.json those are matched, as HF matches added
+    tokens; tekken reads them as text)."""
+    tokenizers = pytest.importorskip("tokenizers")
+    _, ref = files["v13"]
+    out = tmp_path / "tokenizer.json"
+    loaded["v13"].save(out)
+    hf = tokenizers.Tokenizer.from_file(str(out))
+    again = Tokenizer.from_file(out)
+    for text in texts():
+        want = ref.encode(text, bos=True, eos=False)
+        assert hf.encode(text).ids == want
+        assert list(again.encode(text).ids) == want
+        assert hf.decode(want) == ref.decode(want)
+    assert hf.encode("[INST]").ids == [1, 3]  # the documented difference
+    assert ref.encode("[INST]", bos=True, eos=False) != [1, 3]
+
+
 def test_options(files, loaded):
     _, ref = files["v13"]
     tok = Tokenizer.from_spec(dataclasses.replace(loaded["v13"].spec, options={"add_bos": False, "add_eos": True}))

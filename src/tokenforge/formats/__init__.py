@@ -130,7 +130,8 @@ def read_sentencepiece(
 
 def write_tokenizer_file(spec: PipelineSpec, path: str | os.PathLike[str]) -> None:
     """Write `spec` (atomically) in the format `path` names: .json (HF tokenizer.json, any
-    tokenizer: see hf_tokenizer_json.document; a tekken model: its tekken.json), .model (sentencepiece), .tiktoken (a byte-level BPE's ranks only: its pattern and special tokens
+    tokenizer: see hf_tokenizer_json.document; a tekken model: a tekken.json where the name has
+    "tekken" in it, else tokenizer.json, see tekken.as_encoding_spec), .model (sentencepiece), .tiktoken (a byte-level BPE's ranks only: its pattern and special tokens
     are not in that format), .tokenforge (a byte-level BPE, whole), .txt (a WordPiece
     vocab.txt). Any other name gets the model's own format: tokenizer.json for WordPiece and
     pipelines read from one, .model for sentencepiece. ValueError where the format cannot hold the model."""
@@ -144,10 +145,17 @@ def write_tokenizer_file(spec: PipelineSpec, path: str | os.PathLike[str]) -> No
     kind = type(model).__name__
     if isinstance(model, Tekken):
         if not name.endswith(".json"):
-            raise ValueError(f"{name}: a tekken model is written as a tekken.json file; give a path ending in .json")
-        from .tekken import write_tekken
+            raise ValueError(
+                f"{name}: a tekken model is written as a tekken.json or a tokenizer.json; end the name in .json"
+            )
+        from .tekken import as_encoding_spec, write_tekken
 
-        write_tekken(model, path)
+        if "tekken" in os.path.basename(name):
+            write_tekken(model, path)
+        else:
+            from .hf_tokenizer_json import save_tokenizer_json
+
+            save_tokenizer_json(as_encoding_spec(spec), path)
     elif name.endswith(".json"):
         from .hf_tokenizer_json import save_tokenizer_json
 

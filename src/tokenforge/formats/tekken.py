@@ -16,7 +16,9 @@ Every check mistral-common makes is made here, as a FormatError naming the field
 Tekkenizer looks special tokens up both ways and files always agree).
 
 `detect_tekken` tells a tekken.json from a tokenizer.json by its name (mistral-common's rule: the
-name has "tekken" in it) or by its first key. `write_tekken` writes a `Tekken` back.
+name has "tekken" in it) or by its first key. `write_tekken` writes a `Tekken` back;
+`as_encoding_spec` gives the byte-level BPE form a tokenizer.json holds (see its doc for what
+that form reads differently).
 """
 
 from __future__ import annotations
@@ -259,6 +261,23 @@ def _vocab_entry(rank: int, token: bytes) -> dict[str, Any]:
     except UnicodeDecodeError:
         text = None
     return {"rank": rank, "token_bytes": base64.b64encode(token).decode("ascii"), "token_str": text}
+
+
+def as_encoding_spec(spec: PipelineSpec) -> PipelineSpec:
+    """A tekken pipeline as a byte-level BPE `Encoding` pipeline (the same ranks and ids, its
+    special tokens as the Encoding's, bos / eos as a template), the form a tokenizer.json holds
+    (hf_tokenizer_json.document). What that form cannot say: tekken reads special-token text in
+    the input as plain text, while a tokenizer.json's special tokens are matched in it (HF
+    tokenizers' added tokens; transformers' own conversions of tekken files do the same), and
+    the decode policy is the loader's skip_special_tokens."""
+    from ..pipeline.spec import PipelineSpec
+
+    model: Tekken = spec.model
+    add_bos = spec.options.get("add_bos")
+    add_bos = model.bos_id is not None if add_bos is None else bool(add_bos)
+    add_eos = bool(spec.options.get("add_eos", False))
+    post = model.template(add_bos, add_eos) if add_bos or add_eos else None
+    return PipelineSpec(model.encoding, post_processor=post, truncation=spec.truncation, padding=spec.padding)
 
 
 def write_tekken(model: Tekken, path: str | os.PathLike[str]) -> None:

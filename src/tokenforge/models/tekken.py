@@ -80,3 +80,19 @@ class Tekken:
     @property
     def unk_id(self) -> int | None:
         return self.special_id("<unk>")
+
+    def template(self, add_bos: bool, add_eos: bool) -> Any:
+        """The TemplateProcessing that puts bos / eos around each text (and around each of a
+        pair), as the tekken kernel runs it and a tokenizer.json holds it."""
+        from ..processors.template import Piece, TemplateProcessing
+
+        bos_id, eos_id, names = self.bos_id, self.eos_id, self.special_tokens
+
+        def around(sequence: int) -> list[Piece]:
+            bos = [(False, 0, sequence, names[bos_id])] if add_bos and bos_id is not None else []
+            eos = [(False, 0, sequence, names[eos_id])] if add_eos and eos_id is not None else []
+            return [*bos, (True, sequence, sequence, ""), *eos]
+
+        return TemplateProcessing(
+            tuple(around(0)), tuple(around(0) + around(1)), {names[i]: [i] for i in (bos_id, eos_id) if i is not None}
+        )

@@ -282,8 +282,6 @@ class TekkenNative:
 
 
 def _tekken(spec: PipelineSpec) -> Kernel:
-    from ..processors.template import Piece, TemplateProcessing
-
     if spec.normalizer is not None or spec.pre_tokenizer is not None or spec.decoder is not None or spec.added_tokens:
         raise ValueError("a tekken model carries its own split and special tokens: give the model alone")
     if spec.post_processor is not None:
@@ -304,15 +302,7 @@ def _tekken(spec: PipelineSpec) -> Kernel:
         raise ValueError("this tekken model has no </s> special token for add_eos")
     policy = special_token_policy(spec.options.get("special_token_policy", "ignore"))
     names = model.special_tokens
-
-    def around(sequence: int) -> list[Piece]:
-        bos = [(False, 0, sequence, names[bos_id])] if add_bos and bos_id is not None else []
-        eos = [(False, 0, sequence, names[eos_id])] if add_eos and eos_id is not None else []
-        return [*bos, (True, sequence, sequence, ""), *eos]
-
-    post = TemplateProcessing(
-        tuple(around(0)), tuple(around(0) + around(1)), {names[i]: [i] for i in (bos_id, eos_id) if i is not None}
-    )
+    post = model.template(add_bos, add_eos)
     native = _core.ByteLevelBpe(encoding._core)
     set_template(native, post)
     return Kernel(
