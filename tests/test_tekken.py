@@ -390,6 +390,19 @@ def test_save_tokenizer_json(tmp_path, files, loaded):
     assert ref.encode("[INST]", bos=True, eos=False) != [1, 3]
 
 
+def test_convert(tmp_path, files):
+    from tokenforge.formats import convert
+
+    path, ref = files["v11-image-audio"]
+    done = convert(path, tmp_path / "out.json")
+    assert (done.source_format, done.format) == ("tekken", "tokenizer.json")
+    tok = Tokenizer.from_file(tmp_path / "out.json")
+    text = texts()[0]
+    assert list(tok.encode(text).ids) == ref.encode(text, bos=True, eos=False)
+    with pytest.raises(ValueError, match="Tekken model"):
+        convert(path, tmp_path / "out.tokenforge")
+
+
 def test_options(files, loaded):
     _, ref = files["v13"]
     tok = Tokenizer.from_spec(dataclasses.replace(loaded["v13"].spec, options={"add_bos": False, "add_eos": True}))
