@@ -31,9 +31,10 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from .atomic import write_files_atomically
-from .validation import Fields, FormatError, read_json
+from .validation import Fields, read_json
 
 if TYPE_CHECKING:
+    from ..encoding import Encoding
     from ..models.tekken import Tekken
     from ..pipeline.spec import PipelineSpec
 
@@ -95,7 +96,6 @@ def read_tekken(path: str | os.PathLike[str]) -> PipelineSpec:
 
 
 def read_tekken_model(path: str | os.PathLike[str]) -> Tekken:
-    from ..encoding import Encoding
     from ..models.tekken import Tekken
 
     path = os.fspath(path)
@@ -179,38 +179,11 @@ def read_tekken_model(path: str | os.PathLike[str]) -> Tekken:
             f"is {vocab_size}: it must lie between the {num_special} special tokens and those plus the "
             f"{len(vocab)} vocab entries ({num_special + len(vocab)})",
         )
-    ranks: dict[bytes, int] = {}
-    for i in range(inner):
-        entry = vocab[i]
-        where = f"vocab[{i}]"
-        if not isinstance(entry, dict) or entry.keys() != {"rank", "token_bytes", "token_str"}:
-            check.fail(where, "must be an object with exactly rank, token_bytes and token_str")
-        if entry["rank"] != i or type(entry["rank"]) is not int:
-            check.fail(f"{where}.rank", f"must be {i} (its position), got {entry['rank']!r}")
-        encoded = entry["token_bytes"]
-        if not isinstance(encoded, str):
-            check.fail(f"{where}.token_bytes", "must be a base64 string")
-        try:
-            data = base64.b64decode(encoded)
-        except (binascii.Error, ValueError) as e:
-            check.fail(f"{where}.token_bytes", f"not base64 ({e})")
-        if i < 256 and data != bytes([i]):
-            check.fail(f"{where}.token_bytes", f"rank {i} must be the single byte {bytes([i])!r}, got {data!r}")
-        if not data:
-            check.fail(f"{where}.token_bytes", "must not be empty")
-        if data in ranks:
-            check.fail(f"{where}.token_bytes", f"{data!r} is also rank {ranks[data] - num_special}")
-        ranks[data] = i + num_special
     name = os.path.basename(path).replace(".json", "")
-    try:
-        encoding = Encoding(
-            name,
-            pat_str=pattern,
-            mergeable_ranks=ranks,
-            special_tokens={t: i for i, t in enumerate(specials)},
-        )
-    except ValueError as e:
-        raise FormatError(path, "", str(e)) from None
+    special_ids = {t: i for i, t in enumerate(specials)}
+    encoding = _fast_encoding(name, pattern, vocab[:inner], num_special, special_ids)
+    if encoding is None:  # something to report (or base64 only Python's lenient decoder reads)
+        encoding = _checked_encoding(check, name, pattern, vocab, inner, num_special, special_ids)
     known = {"config", "vocab", "special_tokens", "image", "multimodal", "audio"}
     return Tekken(
         encoding,
@@ -225,6 +198,69 @@ def read_tekken_model(path: str | os.PathLike[str]) -> Tekken:
         extra={k: v for k, v in doc.items() if k not in known},
         name=name,
     )
+
+
+def _fast_encoding(
+    name: str, pattern: str, entries: list[Any], num_special: int, specials: dict[str, int]
+) -> Encoding | None:
+    """The Encoding of well-formed vocab entries, parsed natively as a .tiktoken body (ranks
+    shifted past the special ids); None where any entry is not plainly well formed, for
+    `_checked_encoding` to read entry by entry and name the field."""
+    from ..encoding import Encoding
+
+    if not all(
+        type(e) is dict
+        and len(e) == 3
+        and "token_str" in e
+        and type(e.get("rank")) is int
+        and type(e.get("token_bytes")) is str
+        for e in entries
+    ):
+        return None
+    if [e["rank"] for e in entries] != list(range(len(entries))):
+        return None
+    try:
+        if any(binascii.a2b_base64(entries[i]["token_bytes"]) != bytes([i]) for i in range(min(256, len(entries)))):
+            return None
+        data = "\n".join([f"{e['token_bytes']} {i}" for i, e in enumerate(entries, num_special)]).encode("ascii")
+        return Encoding._from_tiktoken_data(name, pattern, data, specials)
+    except (ValueError, binascii.Error):  # bad base64, a repeated token, non-ASCII: checked one by one
+        return None
+
+
+def _checked_encoding(
+    check: Fields, name: str, pattern: str, vocab: list[Any], inner: int, num_special: int, specials: dict[str, int]
+) -> Encoding:
+    """The Encoding of the first `inner` vocab entries, each checked as mistral-common checks it
+    (FormatError naming the entry's field)."""
+    from ..encoding import Encoding
+
+    ranks: dict[bytes, int] = {}
+    for i in range(inner):
+        entry = vocab[i]
+        where = f"vocab[{i}]"
+        if not isinstance(entry, dict) or entry.keys() != {"rank", "token_bytes", "token_str"}:
+            check.fail(where, "must be an object with exactly rank, token_bytes and token_str")
+        if entry["rank"] != i or type(entry["rank"]) is not int:
+            check.fail(f"{where}.rank", f"must be {i} (its position), got {entry['rank']!r}")
+        encoded = entry["token_bytes"]
+        if not isinstance(encoded, str):
+            check.fail(f"{where}.token_bytes", "must be a base64 string")
+        try:
+            data = binascii.a2b_base64(encoded)
+        except (binascii.Error, ValueError) as e:
+            check.fail(f"{where}.token_bytes", f"not base64 ({e})")
+        if i < 256 and data != bytes([i]):
+            check.fail(f"{where}.token_bytes", f"rank {i} must be the single byte {bytes([i])!r}, got {data!r}")
+        if not data:
+            check.fail(f"{where}.token_bytes", "must not be empty")
+        if data in ranks:
+            check.fail(f"{where}.token_bytes", f"{data!r} is also rank {ranks[data] - num_special}")
+        ranks[data] = i + num_special
+    try:
+        return Encoding(name, pat_str=pattern, mergeable_ranks=ranks, special_tokens=specials)
+    except ValueError as e:
+        check.fail("", str(e))
 
 
 def tekken_document(model: Tekken) -> dict[str, Any]:
