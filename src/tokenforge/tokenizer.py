@@ -274,8 +274,8 @@ class Tokenizer:
     def from_file(cls, path: str | os.PathLike[str], *, wpm: bool = False, **options: Any) -> Tokenizer:
         """A tokenizer from an HF tokenizer.json (*.json), a BERT vocab.txt (*.txt, with the
         tokenizer_config.json beside it if there is one), a GGUF model file (*.gguf), a
-        sentencepiece model (*.model, or any file that is one; options: add_bos, add_eos), or a
-        byte-level BPE: a .tiktoken file (options: pat_str, special_tokens, as load_tiktoken), a
+        sentencepiece model (*.model, or any file that is one; options: add_bos, add_eos), Mistral's
+        tekken.json (as mistral-common's Tekkenizer: formats/tekken.py), or a byte-level BPE: a .tiktoken file (options: pat_str, special_tokens, as load_tiktoken), a
         .tokenforge file, or GPT-2's encoder.json (vocab.bpe beside it) or their folder.
         wpm=True reads a BERT vocab.txt as llama.cpp's WPM tokenizer does."""
         from .formats import read_tokenizer_file
