@@ -303,7 +303,7 @@ def _tekken(spec: PipelineSpec) -> Kernel:
     policy = special_token_policy(spec.options.get("special_token_policy", "ignore"))
     names = model.special_tokens
     post = model.template(add_bos, add_eos)
-    native = _core.ByteLevelBpe(encoding._core)
+    native = _core.ByteLevelBpe(encoding._core, plain_text=True)
     set_template(native, post)
     return Kernel(
         "tekken",
