@@ -269,6 +269,14 @@ def test_unreadable_and_corrupt_files(tmp_path):
     junk.write_bytes(b"\xff\xfe not json")
     code, _, err = run(junk, ok=False)
     assert code == 2 and "tokenizer.json" in err
+    junk_model = tmp_path / "junk.model"
+    junk_model.write_bytes(b"\x0a\xff\xff\xff\xff\x0f garbage")
+    code, _, err = run(junk_model, ok=False)
+    assert code == 2 and "junk.model" in err
+    truncated = tmp_path / "cut.gguf"
+    truncated.write_bytes(b"GGUF\x03\x00\x00\x00" + b"\x00" * 20)
+    code, _, err = run(truncated, ok=False)
+    assert code == 2 and "cut.gguf" in err
     if os.geteuid() != 0:  # root reads every file
         locked = tmp_path / "locked.json"
         locked.write_text("{}")
