@@ -158,8 +158,9 @@ class Tokenizer:
 
     @property
     def kernel(self) -> str:
-        """The native pipeline that runs this tokenizer: "byte_level_bpe", "wordpiece",
-        "sentencepiece" (fused kernels) or "staged" (the general one)."""
+        """The native pipeline that runs this tokenizer: "byte_level_bpe", "tekken" (Mistral's
+        tekken.json on the byte-level kernel), "wordpiece", "sentencepiece", "byte_level_hf_bpe",
+        "spm_hf_bpe" (fused kernels) or "staged" (the general one)."""
         return self._kernel.name
 
     def _part(self, name: str) -> Any:
