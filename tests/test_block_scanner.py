@@ -12,9 +12,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tokenforge import _core
-from tokenforge.pre_tokenizers.patterns import CL100K, O200K, scanner_id
+from tokenforge.pre_tokenizers.patterns import CL100K, O200K, TEKKEN, scanner_id
 
-PATTERNS = {"cl100k": scanner_id(CL100K), "o200k": scanner_id(O200K)}
+PATTERNS = {"cl100k": scanner_id(CL100K), "o200k": scanner_id(O200K), "tekken": scanner_id(TEKKEN)}
 
 # Each atom exercises a rule: whitespace runs before letters, digits and punctuation (prefixes,
 # the space before a punctuation run, \s+(?!\S)), newlines and slashes after punctuation (the

@@ -369,9 +369,9 @@ class ByteLevelBpe:
     A byte-level BPE Encoder as a Tokenizer pipeline: offsets, pairs, template, truncation and padding around the Encoder's own ids.
     """
 
-    def __init__(self, encoder: Encoder) -> None:
+    def __init__(self, encoder: Encoder, plain_text: bool = False) -> None:
         """
-        encoder: the Encoding's native Encoder (needs a built-in split pattern).
+        encoder: the Encoding's native Encoder (needs a built-in split pattern); plain_text: the default policy (allowed_special=(), disallowed_special=()) reads special-token text as plain text without a call back into Python (tekken's default; encode's own defaults stay tiktoken's).
         """
 
     def token_names(self) -> list[str]:

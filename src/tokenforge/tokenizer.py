@@ -158,8 +158,9 @@ class Tokenizer:
 
     @property
     def kernel(self) -> str:
-        """The native pipeline that runs this tokenizer: "byte_level_bpe", "wordpiece",
-        "sentencepiece" (fused kernels) or "staged" (the general one)."""
+        """The native pipeline that runs this tokenizer: "byte_level_bpe", "tekken" (Mistral's
+        tekken.json on the byte-level kernel), "wordpiece", "sentencepiece", "byte_level_hf_bpe",
+        "spm_hf_bpe" (fused kernels) or "staged" (the general one)."""
         return self._kernel.name
 
     def _part(self, name: str) -> Any:
@@ -231,7 +232,7 @@ class Tokenizer:
 
     @property
     def add_bos(self) -> bool:
-        """sentencepiece models: bos before each text."""
+        """sentencepiece and tekken models: bos before each text."""
         return bool(self._option("add_bos"))
 
     @add_bos.setter
@@ -240,12 +241,25 @@ class Tokenizer:
 
     @property
     def add_eos(self) -> bool:
-        """sentencepiece models: eos after each text."""
+        """sentencepiece and tekken models: eos after each text."""
         return bool(self._option("add_eos"))
 
     @add_eos.setter
     def add_eos(self, value: bool) -> None:
         self._set_option("add_eos", value)
+
+    @property
+    def special_token_policy(self) -> str:
+        """tekken models: what decode does with special ids when skip_special_tokens is true, as
+        mistral-common's SpecialTokenPolicy: "ignore" (drop them, the default), "keep" (their
+        text) or "raise" (ValueError). skip_special_tokens=False always keeps them."""
+        return str(self._option("special_token_policy"))
+
+    @special_token_policy.setter
+    def special_token_policy(self, value: Any) -> None:
+        from .models.tekken import special_token_policy
+
+        self._set_option("special_token_policy", special_token_policy(value))
 
     # -- copying and pickling ------------------------------------------------------------
 
@@ -261,8 +275,8 @@ class Tokenizer:
     def from_file(cls, path: str | os.PathLike[str], *, wpm: bool = False, **options: Any) -> Tokenizer:
         """A tokenizer from an HF tokenizer.json (*.json), a BERT vocab.txt (*.txt, with the
         tokenizer_config.json beside it if there is one), a GGUF model file (*.gguf), a
-        sentencepiece model (*.model, or any file that is one; options: add_bos, add_eos), or a
-        byte-level BPE: a .tiktoken file (options: pat_str, special_tokens, as load_tiktoken), a
+        sentencepiece model (*.model, or any file that is one; options: add_bos, add_eos), Mistral's
+        tekken.json (as mistral-common's Tekkenizer: formats/tekken.py), or a byte-level BPE: a .tiktoken file (options: pat_str, special_tokens, as load_tiktoken), a
         .tokenforge file, or GPT-2's encoder.json (vocab.bpe beside it) or their folder.
         wpm=True reads a BERT vocab.txt as llama.cpp's WPM tokenizer does."""
         from .formats import read_tokenizer_file

@@ -45,6 +45,8 @@ class Encoder {
         return run<Pattern::kCl100k>(s, n, out, cache);
       case Pattern::kO200k:
         return run<Pattern::kO200k>(s, n, out, cache);
+      case Pattern::kTekken:
+        return run<Pattern::kTekken>(s, n, out, cache);
       default:  // the tokenizer.json patterns (pipelines/byte_level_hf_bpe.h)
         break;
     }
@@ -77,6 +79,9 @@ class Encoder {
                 break;
               case Pattern::kO200k:
                 p = scan.o200k(p);
+                break;
+              case Pattern::kTekken:
+                p = scan.tekken(p);
                 break;
               default:
                 throw std::logic_error("no built-in pre-tokenizer for this pattern");
@@ -169,6 +174,8 @@ class Encoder {
           b.bounds[m + 1] = scan.gpt2(b.bounds[m]);
         else if constexpr (P == Pattern::kCl100k)
           b.bounds[m + 1] = scan.cl100k(b.bounds[m]);
+        else if constexpr (P == Pattern::kTekken)
+          b.bounds[m + 1] = scan.tekken(b.bounds[m]);
         else
           b.bounds[m + 1] = scan.o200k(b.bounds[m]);
       }

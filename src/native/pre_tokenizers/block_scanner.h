@@ -22,7 +22,8 @@
 //    when something follows; at the end of the text cl100k keeps the whole run as one piece.
 // Llama 3's pattern is cl100k's with o200k's whitespace rules (\s*[\r\n]+|\s+(?!\S)|\s+: at
 // the end of the text too the run splits after its last newline), kEndSplit; Qwen2's is Llama
-// 3's with single digits (\p{N} for \p{N}{1,3}), kOneDigit.
+// 3's with single digits (\p{N} for \p{N}{1,3}), kOneDigit. tekken's is o200k's with single
+// digits and no contractions (kContractions false: every apostrophe is punctuation).
 #pragma once
 #include <cstdint>
 #include <cstring>
@@ -140,7 +141,7 @@ struct WindowStarts {
 // o200k: case-split words and slashes in the punctuation tail; else cl100k. kEndSplit: a
 // whitespace run at the end of the text splits after its last newline (o200k, Llama 3);
 // kOneDigit: each digit is a piece (Qwen2).
-template <bool kO200k, bool kEndSplit = kO200k, bool kOneDigit = false>
+template <bool kO200k, bool kEndSplit = kO200k, bool kOneDigit = false, bool kContractions = true>
 inline WindowStarts window_starts(const uint8_t* s, size_t p, size_t n) {
   AsciiMasks m;
   uint8_t buf[64];
@@ -152,7 +153,12 @@ inline WindowStarts window_starts(const uint8_t* s, size_t p, size_t n) {
     w = buf;
   }
   m = ascii_masks(w);
-  if (m.quote) settle_quotes(w, avail, m);
+  if (m.quote) {
+    if (kContractions)
+      settle_quotes(w, avail, m);
+    else
+      m.stop &= ~m.quote;
+  }
   if (m.stop && w[__builtin_ctzll(m.stop)] >= 0x80) classify_letters(w, avail, m);
   // o200k: [Upper]* gives characters back to [Lower]+ when a caseless letter comes before an
   // uppercase one, which the rules below do not model: such a window ends there.

@@ -10,6 +10,9 @@
 //  Llama 3: (?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*
 //           |\s*[\r\n]+|\s+(?!\S)|\s+
 //  Qwen2:   the same with \p{N} for \p{N}{1,3}.
+// And one step from o200k's, the pattern of Mistral's tekken.json files (and of the tokenizer.json
+// files converted from them):
+//  tekken:  o200k's without the contraction suffixes, with \p{N} for \p{N}{1,3}.
 // Greedy where cl100k is possessive changes nothing (nothing after those quantifiers can fail);
 // the whitespace alternatives are o200k's, which differ from cl100k's only at the end of the
 // text: a run there with a newline splits after its last newline instead of staying whole.
@@ -42,7 +45,7 @@ struct ByteKinds {
 };
 inline constexpr ByteKinds kKinds{};
 
-enum class Pattern : int { kGpt2 = 0, kCl100k = 1, kO200k = 2, kLlama3 = 3, kQwen2 = 4 };
+enum class Pattern : int { kGpt2 = 0, kCl100k = 1, kO200k = 2, kLlama3 = 3, kQwen2 = 4, kTekken = 5 };
 
 class Scanner {
  public:
@@ -60,6 +63,8 @@ class Scanner {
         return llama3(p);
       case Pattern::kQwen2:
         return qwen2(p);
+      case Pattern::kTekken:
+        return tekken(p);
       default:
         return o200k(p);
     }
@@ -68,6 +73,7 @@ class Scanner {
   size_t o200k(size_t p) { return windowed<true>(p); }
   size_t llama3(size_t p) { return windowed<false, true, false>(p); }
   size_t qwen2(size_t p) { return windowed<false, true, true>(p); }
+  size_t tekken(size_t p) { return windowed<true, true, true, false>(p); }
   // The character-by-character scanner alone, for tests.
   size_t scalar(Pattern pat, size_t p) const {
     switch (pat) {
@@ -79,6 +85,8 @@ class Scanner {
         return cl100k_scalar<true, false>(p);
       case Pattern::kQwen2:
         return cl100k_scalar<true, true>(p);
+      case Pattern::kTekken:
+        return o200k_scalar<false, true>(p);
       default:
         return o200k_scalar(p);
     }
@@ -126,8 +134,10 @@ class Scanner {
   // o200k: [^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?
   //       |[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?
   //       |\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+
+  // kContractions false, kOneDigit true: tekken's (no contraction suffixes, single digits).
+  template <bool kContractions = true, bool kOneDigit = false>
   size_t o200k_scalar(size_t p) const {
-    const size_t fast = o200k_ascii(p);
+    const size_t fast = o200k_ascii<kContractions, kOneDigit>(p);
     if (fast) return fast;
     size_t l0;
     const uint8_t c0 = at(p, l0);
@@ -137,12 +147,12 @@ class Scanner {
     size_t e;
     if ((c0 & kLetterish) || (prefix && (at(p + l0) & kLetterish))) {
       // The optional prefix is greedy: each alternative first tries with it, then without.
-      if (prefix && (e = upper_then_lower(p + l0)) != kNone) return e;
-      if ((e = upper_then_lower(p)) != kNone) return e;
-      if (prefix && (e = upper_run_then_lower(p + l0)) != kNone) return e;
-      if ((e = upper_run_then_lower(p)) != kNone) return e;
+      if (prefix && (e = upper_then_lower<kContractions>(p + l0)) != kNone) return e;
+      if ((e = upper_then_lower<kContractions>(p)) != kNone) return e;
+      if (prefix && (e = upper_run_then_lower<kContractions>(p + l0)) != kNone) return e;
+      if ((e = upper_run_then_lower<kContractions>(p)) != kNone) return e;
     }
-    if (c0 & kNumber) return up_to_three_numbers(p);
+    if (c0 & kNumber) return kOneDigit ? p + l0 : up_to_three_numbers(p);
     size_t q = (s_[p] == ' ' && p + 1 < n_ && is_other(at(p + 1))) ? p + 1 : p;
     if (is_other(at(q))) return run_newlines(run_other(q), /*slash=*/true);
     return whitespace_split(p);
@@ -157,11 +167,11 @@ class Scanner {
   size_t window_ = 0, handed_ = ~size_t(0), retry_at_ = 0;
   uint64_t pending_ = 0;
 
-  template <bool kO200k, bool kEndSplit = kO200k, bool kOneDigit = false>
+  template <bool kO200k, bool kEndSplit = kO200k, bool kOneDigit = false, bool kContractions = true>
   TF_INLINE size_t windowed(size_t p) {
     if (p == handed_ && pending_) return hand_out();
     if (p >= retry_at_ && !wide_ahead(p)) {
-      const WindowStarts w = window_starts<kO200k, kEndSplit, kOneDigit>(s_, p, n_);
+      const WindowStarts w = window_starts<kO200k, kEndSplit, kOneDigit, kContractions>(s_, p, n_);
       if (w.starts) {
         window_ = p;
         pending_ = w.starts;
@@ -169,7 +179,7 @@ class Scanner {
       }
       retry_at_ = p + w.length + 1;  // past what stopped it (a stop byte, or one long piece)
     }
-    return kO200k ? o200k_scalar(p) : cl100k_scalar<kEndSplit, kOneDigit>(p);
+    return kO200k ? o200k_scalar<kContractions, kOneDigit>(p) : cl100k_scalar<kEndSplit, kOneDigit>(p);
   }
   // Whether a character of three or more bytes (CJK, say) is close ahead. Runs of those are
   // long pieces (words without spaces), so a window would rarely find a start among them.
@@ -272,13 +282,15 @@ class Scanner {
   // prefix, runs of punctuation (optionally after a space), and digits. Each returns what the
   // general path would; 0 defers to it (a non-ASCII byte or an apostrophe where it matters,
   // whitespace).
+  // kContractions false: an apostrophe after a word is only punctuation (tekken).
+  template <bool kContractions = true, bool kOneDigit = false>
   size_t o200k_ascii(size_t p) const {
     size_t q;
-    const size_t e = ascii_front(p, /*slash=*/true, q);
+    const size_t e = ascii_front<kOneDigit ? 1 : 3>(p, /*slash=*/true, q);
     if (e != kNone) return e;
     // [Upper]*[Lower]+ if there is a lowercase run, else [Upper]+ (no [Lower] can follow).
     const size_t upper_end = skip(q, kUp), lower_end = skip(upper_end, kLow);
-    if (lower_end < n_ && ((kind(lower_end) & kHigh) || s_[lower_end] == '\'')) return 0;
+    if (lower_end < n_ && ((kind(lower_end) & kHigh) || (kContractions && s_[lower_end] == '\''))) return 0;
     return lower_end > upper_end ? lower_end : upper_end;
   }
 
@@ -328,6 +340,7 @@ class Scanner {
   }
 
   // o200k's first alternative after the optional prefix: [Upper]*[Lower]+ then a contraction.
+  template <bool kContractions = true>
   size_t upper_then_lower(size_t q) const {
     size_t p = q, last_lower_end = kNone;
     for (;;) {
@@ -348,13 +361,15 @@ class Scanner {
     } else {
       return kNone;
     }
-    return contraction_or_self(end);
+    return kContractions ? contraction_or_self(end) : end;
   }
   // o200k's second alternative after the optional prefix: [Upper]+[Lower]* then a contraction.
+  template <bool kContractions = true>
   size_t upper_run_then_lower(size_t q) const {
     const size_t a = run_of(q, kUpperish);
     if (a == q) return kNone;
-    return contraction_or_self(run_of(a, kLowerish));
+    const size_t end = run_of(a, kLowerish);
+    return kContractions ? contraction_or_self(end) : end;
   }
   size_t contraction_or_self(size_t p) const {
     if (p < n_ && s_[p] == '\'') {

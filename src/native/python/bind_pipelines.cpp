@@ -107,8 +107,10 @@ class PyWordPiece : public PyPipeline<WordPieceTokenizer> {
 // Encoder alive. Decoding is the Encoder's (Encoding.decode).
 class PyByteLevelBpe : public PyPipeline<ByteLevelBpePipeline> {
  public:
-  explicit PyByteLevelBpe(const PyEncoder& encoder)
-      : PyPipeline(ByteLevelBpePipeline(encoder.encoder()).names(), SpecialDefault::kRefuse, encoder.encoder()),
+  // plain_text: special-token text is plain text by default (tekken), instead of refused (tiktoken).
+  explicit PyByteLevelBpe(const PyEncoder& encoder, bool plain_text = false)
+      : PyPipeline(ByteLevelBpePipeline(encoder.encoder()).names(),
+                   plain_text ? SpecialDefault::kPlainText : SpecialDefault::kRefuse, encoder.encoder()),
         encoder_(encoder.encoder()) {}
 
   const std::vector<std::string>& token_names() const { return names()->by_id; }
@@ -395,8 +397,11 @@ void bind_pipelines(nb::module_& m) {
                                             "A byte-level BPE Encoder as a Tokenizer pipeline: offsets, pairs, "
                                             "template, truncation and padding around the Encoder's own ids.");
   byte_level_bpe
-      .def(nb::init<const PyEncoder&>(), nb::arg("encoder"), nb::keep_alive<1, 2>(),
-           "encoder: the Encoding's native Encoder (needs a built-in split pattern).")
+      .def(nb::init<const PyEncoder&, bool>(), nb::arg("encoder"), nb::arg("plain_text") = false,
+           nb::keep_alive<1, 2>(),
+           "encoder: the Encoding's native Encoder (needs a built-in split pattern); plain_text: the default "
+           "policy (allowed_special=(), disallowed_special=()) reads special-token text as plain text without "
+           "a call back into Python (tekken's default; encode's own defaults stay tiktoken's).")
       .def("token_names", &PyByteLevelBpe::token_names,
            "Each id's token as HF shows byte-level BPE tokens (GPT-2's alphabet, 'Ġhello'); special tokens "
            "as their text, '' for ids without a token.")

@@ -23,10 +23,7 @@ void bind_tools(nb::module_& m) {
         Scanner scan(t.data, t.size);
         std::vector<size_t> ends;
         for (size_t p = 0; p < t.size;) {
-          if (windowed || pat == Pattern::kGpt2)
-            p = scan.next(pat, p);
-          else
-            p = pat == Pattern::kCl100k ? scan.cl100k_scalar(p) : scan.o200k_scalar(p);
+          p = windowed ? scan.next(pat, p) : scan.scalar(pat, p);
           ends.push_back(p);
         }
         return ends;

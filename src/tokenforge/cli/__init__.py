@@ -12,6 +12,7 @@ Each subcommand is one module of this package, and each has the same shape:
     compare.py      tokenforge compare: several tokenizers on the same text
     analyze.py      tokenforge analyze: analyses of token quirks (tokenforge.analysis)
     convert.py      tokenforge convert: a tokenizer file written in another format
+    inspect.py      tokenforge inspect: what a tokenizer file holds (tokenforge.inspect gathers it)
     serve.py        tokenforge serve: the token visualizer web page
     list_names.py   tokenforge list: the names -e accepts
 
@@ -36,22 +37,23 @@ from typing import NoReturn
 # Loading (common.load) calls get_encoding and get_tokenizer through this module, where a test
 # can replace them.
 from ..registry import get_encoding, get_tokenizer
-from . import analyze, compare, convert, count, decode, encode, list_names, serve, train
+from . import analyze, compare, convert, count, decode, encode, inspect, list_names, serve, train
 from .common import EXIT_ERROR, EXIT_STATUS, FORMATTER, run_guarded
 
 __all__ = ["COMMANDS", "build_parser", "get_encoding", "get_tokenizer", "main"]
 
-COMMANDS = (
+COMMANDS = (  # in the order `tokenforge --help` lists them
     encode,
     decode,
     train,
     count,
     compare,
     analyze,
+    inspect,
     convert,
     serve,
     list_names,
-)  # in the order `tokenforge --help` lists them
+)
 
 
 class _Parser(argparse.ArgumentParser):

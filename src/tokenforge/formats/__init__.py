@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
 # What each kind of tokenizer file is called in messages.
 KINDS = (
-    "an HF tokenizer.json (*.json), a BERT vocab.txt (*.txt), a GGUF file (*.gguf), a sentencepiece model "
+    "an HF tokenizer.json (*.json), Mistral's tekken.json, a BERT vocab.txt (*.txt), a GGUF file (*.gguf), a sentencepiece model "
     "(*.model), a .tiktoken or .tokenforge file, or GPT-2's encoder.json with vocab.bpe beside it"
 )
 
@@ -26,7 +26,8 @@ KINDS = (
 def detect(path: str) -> str:
     """The kind of tokenizer file at `path`: "byte_level_bpe" (.tiktoken, .tokenforge, GPT-2's
     encoder.json or its folder), "sentencepiece" (.model, or any file that starts as one),
-    "tokenizer.json", "vocab.txt" or "gguf"; ValueError for anything else."""
+    "tekken" (a .json named *tekken* or starting as one: tekken.detect_tekken), "tokenizer.json",
+    "vocab.txt" or "gguf"; ValueError for anything else."""
     from .sentencepiece_model import is_sentencepiece_model
 
     if (
@@ -37,6 +38,11 @@ def detect(path: str) -> str:
         return "byte_level_bpe"
     if path.endswith(".model") or (not path.endswith((".json", ".txt", ".gguf")) and is_sentencepiece_model(path)):
         return "sentencepiece"
+    if path.endswith(".json"):
+        from .tekken import detect_tekken
+
+        if detect_tekken(path):
+            return "tekken"
     for suffix, kind in ((".json", "tokenizer.json"), (".txt", "vocab.txt"), (".gguf", "gguf")):
         if path.endswith(suffix):
             return kind
@@ -66,6 +72,10 @@ def read_tokenizer_file(path: str | os.PathLike[str], *, wpm: bool = False, **op
         from .hf_tokenizer_json import read_tokenizer_json
 
         return read_tokenizer_json(path)
+    if kind == "tekken":
+        from .tekken import read_tekken
+
+        return read_tekken(path)
     if kind == "gguf":
         from .gguf import read_gguf_tokenizer
 
@@ -120,18 +130,33 @@ def read_sentencepiece(
 
 def write_tokenizer_file(spec: PipelineSpec, path: str | os.PathLike[str]) -> None:
     """Write `spec` (atomically) in the format `path` names: .json (HF tokenizer.json, any
-    tokenizer: see hf_tokenizer_json.document), .model (sentencepiece), .tiktoken (a byte-level BPE's ranks only: its pattern and special tokens
+    tokenizer: see hf_tokenizer_json.document; a tekken model: a tekken.json where the name has
+    "tekken" in it, else tokenizer.json, see tekken.as_encoding_spec), .model (sentencepiece), .tiktoken (a byte-level BPE's ranks only: its pattern and special tokens
     are not in that format), .tokenforge (a byte-level BPE, whole), .txt (a WordPiece
     vocab.txt). Any other name gets the model's own format: tokenizer.json for WordPiece and
     pipelines read from one, .model for sentencepiece. ValueError where the format cannot hold the model."""
     from ..encoding import Encoding
+    from ..models.tekken import Tekken
     from ..models.wordpiece import WordPiece
     from .sentencepiece_model import SentencePieceModel
 
     name = os.fspath(path)
     model = spec.model
     kind = type(model).__name__
-    if name.endswith(".json"):
+    if isinstance(model, Tekken):
+        if not name.endswith(".json"):
+            raise ValueError(
+                f"{name}: a tekken model is written as a tekken.json or a tokenizer.json; end the name in .json"
+            )
+        from .tekken import as_encoding_spec, write_tekken
+
+        if "tekken" in os.path.basename(name):
+            write_tekken(model, path)
+        else:
+            from .hf_tokenizer_json import save_tokenizer_json
+
+            save_tokenizer_json(as_encoding_spec(spec), path)
+    elif name.endswith(".json"):
         from .hf_tokenizer_json import save_tokenizer_json
 
         save_tokenizer_json(spec, path)

@@ -145,14 +145,20 @@ _STRATEGY = {"longest_first": "LongestFirst", "only_first": "OnlyFirst", "only_s
 
 
 def document(spec: PipelineSpec) -> dict[str, Any]:
-    """The tokenizer.json document of a pipeline: a byte-level BPE `Encoding`, a sentencepiece
+    """The tokenizer.json document of a pipeline: a byte-level BPE `Encoding` (or a tekken model in
+    that form), a sentencepiece
     model (formats.spm_tokenizer_json), or a pipeline of tokenizer.json components (WordPiece's
     records, or the dicts a tokenizer.json was read into: the staged and fused kernels'
     descriptions), with its added tokens, template, truncation and padding as set. HF tokenizers
     reloads it to the same ids. ValueError for what the format cannot hold."""
     from ..encoding import Encoding
+    from ..models.tekken import Tekken
     from .sentencepiece_model import SentencePieceModel
 
+    if isinstance(spec.model, Tekken):  # its byte-level BPE form (see tekken.as_encoding_spec)
+        from .tekken import as_encoding_spec
+
+        spec = as_encoding_spec(spec)
     model = spec.model
     names: dict[int, str]
     if isinstance(model, Encoding):

@@ -4,6 +4,8 @@ which native pipelines exist and which description each one runs.
 The native pipelines (src/native/pipelines/): fused kernels, each one pass per text,
 - "byte_level_bpe": a byte-level BPE `Encoding` (GPT-2, cl100k, o200k splits), over the
   Encoding's own native model;
+- "tekken": Mistral's tekken model (models/tekken.py) on the same native pipeline, with bos/eos
+  options and the Tekkenizer's special-token policy on decode;
 - "wordpiece": a WordPiece model behind BERT's or llama.cpp WPM's normalizer and pre-tokenizer;
 - "sentencepiece": a sentencepiece model (its normalizer, BPE or Unigram);
 - "byte_level_hf_bpe": a byte-level BPE tokenizer.json (GPT-2, Llama 3, Qwen: HF's merges,
@@ -33,6 +35,7 @@ from .. import _core
 from ..arguments import _check_bool
 from ..encoding import Encoding
 from ..formats.sentencepiece_model import PieceType, SentencePieceModel
+from ..models.tekken import Tekken, special_token_policy
 from ..models.wordpiece import WordPiece
 from ..special import SpecialPolicy, SpecialSet
 from .spec import PipelineSpec
@@ -62,6 +65,7 @@ class Kernel:
 # The native pipelines, and the options each reads from PipelineSpec.options.
 OPTIONS = {
     "byte_level_bpe": frozenset(),
+    "tekken": frozenset({"add_bos", "add_eos", "special_token_policy"}),
     "wordpiece": frozenset({"split_special_tokens"}),
     "sentencepiece": frozenset({"add_bos", "add_eos"}),
     "byte_level_hf_bpe": frozenset({"split_special_tokens"}),
@@ -101,6 +105,8 @@ def kernel_of(spec: PipelineSpec) -> str:
         return spec.kernel
     if isinstance(spec.model, Encoding):
         return "byte_level_bpe"
+    if isinstance(spec.model, Tekken):
+        return "tekken"
     if isinstance(spec.model, SentencePieceModel):
         return "sentencepiece"
     if _fused_wordpiece(spec) and not _normalized_added(spec):
@@ -139,6 +145,8 @@ def build_kernel(spec: PipelineSpec) -> Kernel:
         raise TypeError(f"{', '.join(unknown)}: not options of a {kernel} tokenizer (its options: {known})")
     if kernel == "byte_level_bpe":
         return _byte_level_bpe(spec)
+    if kernel == "tekken":
+        return _tekken(spec)
     if kernel == "wordpiece":
         return _wordpiece(spec)
     if kernel == "staged":
@@ -210,6 +218,113 @@ def _byte_level_bpe(spec: PipelineSpec) -> Kernel:
         None,
         parts={"post_processor": spec.post_processor},
         extras={"encoding": encoding},
+    )
+
+
+# -- tekken --------------------------------------------------------------------------------
+
+
+class TekkenNative:
+    """The byte-level BPE pipeline of a tekken model, encoding and decoding as mistral-common's
+    Tekkenizer: special-token text is plain text unless allowed_special names it (the native
+    pipeline's own default refuses it, as tiktoken's), and decode takes special ids (below
+    num_special) by the policy ("ignore" drops them, "keep" writes their text, "raise" refuses
+    them), each run of ordinary ids decoded on its own. Everything else is the wrapped native
+    pipeline's."""
+
+    def __init__(self, native: Any, special_tokens: tuple[str, ...], policy: str) -> None:
+        self._native = native
+        self._special = special_tokens
+        self._policy = policy
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._native, name)
+
+    def encode(
+        self,
+        sequence: Any,
+        pair: Any = None,
+        add_special_tokens: Any = True,
+        *,
+        allowed_special: SpecialSet = (),
+        disallowed_special: SpecialSet = (),
+    ) -> Any:
+        """Tokenizer.encode: one text (and a pair), special-token text plain unless allowed."""
+        return self._native.encode(
+            sequence, pair, add_special_tokens, allowed_special=allowed_special, disallowed_special=disallowed_special
+        )
+
+    def decode(self, ids: Any, skip_special_tokens: bool) -> str:
+        n = len(self._special)
+        if not ids or min(ids) >= n:  # no special id: one run (min raises TypeError on non-integers)
+            return self._native.decode(ids, True)  # type: ignore[no-any-return]
+        policy = self._policy if skip_special_tokens else "keep"
+        parts: list[str] = []
+        run: list[int] = []
+        for i in ids:
+            if 0 <= i < n:
+                if run:
+                    parts.append(self._native.decode(run, True))
+                    run = []
+                if policy == "keep":
+                    parts.append(self._special[i])
+                elif policy == "raise":
+                    raise ValueError(
+                        f"special token id {i} ({self._special[i]!r}) in ids to decode, and the special token "
+                        "policy is 'raise'; set the tokenizer's special_token_policy to 'ignore' or 'keep', or "
+                        "decode with skip_special_tokens=False"
+                    )
+            else:
+                run.append(i)
+        if run:
+            parts.append(self._native.decode(run, True))
+        return "".join(parts)
+
+
+def _tekken(spec: PipelineSpec) -> Kernel:
+    if spec.normalizer is not None or spec.pre_tokenizer is not None or spec.decoder is not None or spec.added_tokens:
+        raise ValueError("a tekken model carries its own split and special tokens: give the model alone")
+    if spec.post_processor is not None:
+        raise ValueError("a tekken tokenizer's template is made from its add_bos and add_eos options")
+    model: Tekken = spec.model
+    encoding = model.encoding
+    if not encoding._core.has_scanner:
+        raise ValueError(
+            f"{model.name}: its pattern has no native scanner (tekken's own pattern has one); pattern {model.pattern!r}"
+        )
+    bos_id, eos_id = model.bos_id, model.eos_id
+    add_bos = spec.options.get("add_bos")
+    add_bos = bos_id is not None if add_bos is None else _check_bool(add_bos, "add_bos")
+    add_eos = _check_bool(spec.options.get("add_eos", False), "add_eos")
+    if add_bos and bos_id is None:
+        raise ValueError("this tekken model has no <s> special token for add_bos")
+    if add_eos and eos_id is None:
+        raise ValueError("this tekken model has no </s> special token for add_eos")
+    policy = special_token_policy(spec.options.get("special_token_policy", "ignore"))
+    names = model.special_tokens
+    post = model.template(add_bos, add_eos)
+    native = _core.ByteLevelBpe(encoding._core, plain_text=True)
+    set_template(native, post)
+    return Kernel(
+        "tekken",
+        TekkenNative(native, names, policy),
+        encoding._policy,
+        (),
+        (),
+        None,
+        None,
+        parts={"post_processor": post},
+        options={"add_bos": add_bos, "add_eos": add_eos, "special_token_policy": policy},
+        extras={
+            "encoding": encoding,
+            "tekken": model,
+            "bos_id": bos_id,
+            "eos_id": eos_id,
+            "pad_id": model.pad_id,
+            "unk_id": model.unk_id,
+            "version": model.version,
+            "num_special_tokens": model.num_special_tokens,
+        },
     )
 
 

@@ -1,4 +1,4 @@
-"""The split patterns of OpenAI's encodings, and which of them have a native scanner.
+"""The split patterns of OpenAI's encodings and Mistral's tekken, and which have a native scanner.
 
 The strings are tiktoken's, character for character: an `Encoding` built with one of them runs
 the hand-written scanner in `src/native/pre_tokenizers/scanner.h`; any other pattern is split with the
@@ -26,13 +26,26 @@ O200K = "|".join(
     ]
 )
 
+# Mistral's tekken.json pattern: o200k's without the contraction suffixes, with single digits.
+TEKKEN = "|".join(
+    [
+        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+""",
+        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*""",
+        r"""\p{N}""",
+        r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""",
+        r"""\s*[\r\n]+""",
+        r"""\s+(?!\S)""",
+        r"""\s+""",
+    ]
+)
+
 # No split: each text is one chunk (minbpe's BasicTokenizer).
 WHOLE_TEXT = r"[\s\S]+"
 
 BY_NAME = {"gpt2": GPT2, "r50k": GPT2, "p50k": GPT2, "cl100k": CL100K, "o200k": O200K}
 
 # Pattern text -> native scanner id (see `Pattern` in src/native/pre_tokenizers/scanner.h).
-NATIVE_SCANNERS = {GPT2: 0, CL100K: 1, O200K: 2}
+NATIVE_SCANNERS = {GPT2: 0, CL100K: 1, O200K: 2, TEKKEN: 5}
 
 
 def scanner_id(pattern: str) -> int:
