@@ -595,9 +595,10 @@ class Tokenizer:
             return dict(self._vocab)
         return self._model_vocab()
 
-    def _model_vocab(self) -> dict[str, int]:
-        """The model's own vocabulary, without the added tokens it does not hold."""
-        model = self._spec.model
+    def _model_vocab(self, model: Any = None) -> dict[str, int]:
+        """The model's own vocabulary, without the added tokens it does not hold (of `model`, a
+        tokenizer.json model in place of this tokenizer's own, where given)."""
+        model = self._spec.model if model is None else model
         tokens = getattr(model, "tokens", None)  # WordPiece
         if isinstance(tokens, (list, tuple)):
             return {t: i for i, t in enumerate(tokens)}
@@ -629,9 +630,14 @@ class Tokenizer:
     def _add(self, tokens: Sequence[Any], special: bool) -> int:
         if isinstance(tokens, str) or not isinstance(tokens, Sequence):
             raise TypeError("tokens must be a list of str or AddedToken")
-        model = self._model_vocab()
-        added = {a.id: a for a in self._spec.added_tokens}
-        by_content = {a.content: a.id for a in self._spec.added_tokens}
+        from .formats.convert import tokenizer_json_form
+
+        # An Encoding or a sentencepiece model takes added tokens in its tokenizer.json form (as
+        # HF tokenizers on the file tokenforge saves for it; its own special tokens are added ones there).
+        spec = tokenizer_json_form(self.spec)
+        model = self._model_vocab(spec.model)
+        added = {a.id: a for a in spec.added_tokens}
+        by_content = {a.content: a.id for a in spec.added_tokens}
         size = len(model)
         top = max(added, default=None)
         next_id = size if top is None or (top < size and size > 0) else top + 1
@@ -662,7 +668,6 @@ class Tokenizer:
             added[i], by_content[content] = new, i
             count += 1
         if count:
-            spec = self.spec
             rebuilt = Tokenizer.from_spec(dataclasses.replace(spec, added_tokens=tuple(added.values())))
             self.__dict__.update(rebuilt.__dict__)
             for stale in self.__dict__.keys() - rebuilt.__dict__.keys():

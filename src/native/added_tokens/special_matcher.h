@@ -25,6 +25,9 @@ namespace tokenforge {
 struct SpecialMatch {
   size_t pos, len;
   uint32_t id;
+  // Whether lstrip or rstrip took whitespace into the span: HF's token is then the text the
+  // span covers, not the token's content (Encoded::names).
+  bool grown = false;
 };
 
 // An added token's flags (HF's AddedToken fields, plus kSkip).
@@ -208,7 +211,7 @@ void find_added(const AddedTokenSet& set, const uint8_t* s, size_t n, OnText&& o
       if (flags & kAddedLstrip) start = std::max(space_run_start(s, start), start_offset);
       if (flags & kAddedRstrip) stop += space_run_length(s + stop, n - stop);
       if (start_offset < start) on_text(start_offset, start);
-      on_match(SpecialMatch{start, stop - start, m.token->id});
+      on_match(SpecialMatch{start, stop - start, m.token->id, start != m.pos || stop != m.pos + m.len});
       start_offset = stop;
     }
   }

@@ -73,14 +73,14 @@ class ByteLevelBpePipeline {
   };
 
   Encoded encode_sequence(const uint8_t* s, size_t n, const SpecialMatcher* added, Scratch& scratch) const {
+    // Word ids (HF's: the index of the pre-tokenizer's piece, or of the added token): the scan
+    // that encodes also says where each piece ends, and a token's word is the piece its first
+    // byte is in.
     std::vector<uint32_t>& ids = scratch.ids;
-    ids.clear();
-    encoder_.encode(s, n, added, ids);
-    // Word ids (HF's: the index of the pre-tokenizer's piece, or of the added token): the
-    // pieces are found again, and a token's word is the piece its first byte is in.
     std::vector<size_t>& ends = scratch.ends;
+    ids.clear();
     ends.clear();
-    encoder_.piece_ends(s, n, added, ends);
+    encoder_.encode_with_ends(s, n, added, ids, ends);
     uint32_t word = 0;
     Encoded e;
     e.rows.reserve(ids.size() + 2);  // room for a template's tokens too

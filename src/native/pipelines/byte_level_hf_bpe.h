@@ -132,6 +132,7 @@ class ByteLevelHfBpePipeline {
         [&](const SpecialMatch& m) {
           const uint32_t start = rows.char_of(m.pos);  // before the end: char_of only goes forward
           e.rows.push_back(token_row(m.id, start, rows.char_of(m.pos + m.len - 1) + 1, rows.word++));
+          if (m.grown) e.rows.back().name = e.name_slot(std::string(reinterpret_cast<const char*>(s) + m.pos, m.len));
         });
     return e;
   }

@@ -38,19 +38,7 @@ class Encoder {
 
   // Ordinary text only: special-token text is encoded like any other text.
   void encode_ordinary(const uint8_t* s, size_t n, std::vector<uint32_t>& out, PieceCache& cache) const {
-    switch (Pattern(pattern_)) {
-      case Pattern::kGpt2:
-        return run<Pattern::kGpt2>(s, n, out, cache);
-      case Pattern::kCl100k:
-        return run<Pattern::kCl100k>(s, n, out, cache);
-      case Pattern::kO200k:
-        return run<Pattern::kO200k>(s, n, out, cache);
-      case Pattern::kTekken:
-        return run<Pattern::kTekken>(s, n, out, cache);
-      default:  // the tokenizer.json patterns (pipelines/byte_level_hf_bpe.h)
-        break;
-    }
-    throw std::logic_error("no built-in pre-tokenizer for this pattern");
+    run_pattern<false>(s, n, out, cache, nullptr, 0);
   }
 
   // Text with the allowed special tokens (if any) turned into their ids.
@@ -61,35 +49,20 @@ class Encoder {
         [&](const SpecialMatch& m) { out.push_back(m.id); });
   }
 
-  // Where each piece encode() cuts s[0..n) into ends (input bytes, appended to ends): the
+  // encode(), and where each piece ends in the same scan (input bytes, appended to ends): the
   // pattern's pieces of each stretch between allowed special tokens, and each special token.
-  // (A token never crosses a piece, so a token's piece is HF's word id.)
-  void piece_ends(const uint8_t* s, size_t n, const SpecialMatcher* allowed, std::vector<size_t>& ends) const {
+  // (A token never crosses a piece, so a token's piece is HF's word id: pipelines/byte_level_bpe.h.)
+  // encode() itself is compiled without this bookkeeping (run's kEnds).
+  void encode_with_ends(const uint8_t* s, size_t n, const SpecialMatcher* allowed, std::vector<uint32_t>& out,
+                        std::vector<size_t>& ends) const {
+    PieceCachePool::Lease cache(caches_);
     split_at_matches(
         allowed, s, n,
-        [&](size_t from, size_t to) {
-          Scanner scan(s + from, to - from);
-          for (size_t p = 0; p < to - from;) {
-            switch (Pattern(pattern_)) {
-              case Pattern::kGpt2:
-                p = scan.gpt2(p);
-                break;
-              case Pattern::kCl100k:
-                p = scan.cl100k(p);
-                break;
-              case Pattern::kO200k:
-                p = scan.o200k(p);
-                break;
-              case Pattern::kTekken:
-                p = scan.tekken(p);
-                break;
-              default:
-                throw std::logic_error("no built-in pre-tokenizer for this pattern");
-            }
-            ends.push_back(from + p);
-          }
-        },
-        [&](const SpecialMatch& m) { ends.push_back(m.pos + m.len); });
+        [&](size_t from, size_t to) { run_pattern<true>(s + from, to - from, out, cache.get(), &ends, from); },
+        [&](const SpecialMatch& m) {
+          out.push_back(m.id);
+          ends.push_back(m.pos + m.len);
+        });
   }
   // Raw bytes, not split and not necessarily UTF-8: tiktoken's byte_pair_encode.
   void encode_bytes(const uint8_t* p, size_t n, std::vector<uint32_t>& out) const { model_.encode_bytes(p, n, out); }
@@ -163,8 +136,30 @@ class Encoder {
     uint64_t hashes[kBatch];
   };
 
-  template <Pattern P>
-  void run(const uint8_t* s, size_t n, std::vector<uint32_t>& out, PieceCache& cache) const {
+  // run() for this encoder's pattern.
+  template <bool kEnds>
+  void run_pattern(const uint8_t* s, size_t n, std::vector<uint32_t>& out, PieceCache& cache, std::vector<size_t>* ends,
+                   size_t base) const {
+    switch (Pattern(pattern_)) {
+      case Pattern::kGpt2:
+        return run<Pattern::kGpt2, kEnds>(s, n, out, cache, ends, base);
+      case Pattern::kCl100k:
+        return run<Pattern::kCl100k, kEnds>(s, n, out, cache, ends, base);
+      case Pattern::kO200k:
+        return run<Pattern::kO200k, kEnds>(s, n, out, cache, ends, base);
+      case Pattern::kTekken:
+        return run<Pattern::kTekken, kEnds>(s, n, out, cache, ends, base);
+      default:  // the tokenizer.json patterns (pipelines/byte_level_hf_bpe.h)
+        break;
+    }
+    throw std::logic_error("no built-in pre-tokenizer for this pattern");
+  }
+
+  // Encodes s[0..n) with pattern P; with kEnds, also appends base + the end of each piece to
+  // *ends (the bounds the scan finds anyway, a batch at a time).
+  template <Pattern P, bool kEnds>
+  void run(const uint8_t* s, size_t n, std::vector<uint32_t>& out, PieceCache& cache, std::vector<size_t>* ends,
+           size_t base) const {
     Scanner scan(s, n);
     auto find_batch = [&](size_t p, Batch& b) {
       size_t m = 0;
@@ -211,6 +206,8 @@ class Encoder {
         w = buf.begin();
       }
       find_batch(b.bounds[b.count], batches[cur ^ 1]);
+      if constexpr (kEnds)
+        for (size_t i = 1; i <= b.count; ++i) ends->push_back(base + b.bounds[i]);
       for (size_t i = 0; i < b.count; ++i) {
         const uint8_t* piece = s + b.bounds[i];
         const size_t len = b.bounds[i + 1] - b.bounds[i];

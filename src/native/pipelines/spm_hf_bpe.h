@@ -116,6 +116,7 @@ class SpmHfBpePipeline {
         [&](const SpecialMatch& m) {
           const uint32_t start = chars.char_of(m.pos);
           push_row(e.rows, m.id, start, chars.char_of(m.pos + m.len - 1) + 1, word++);
+          if (m.grown) e.rows.back().name = e.name_slot(std::string(reinterpret_cast<const char*>(s) + m.pos, m.len));
         });
     return e;
   }

@@ -85,6 +85,8 @@ class StagedPipeline {
     if (d.pre_tokenizer.kind != OptionValue::Kind::kNull) pre_tokenizer_ = make_pre_tokenizer(d.pre_tokenizer);
     model_ = make_model(d.model_type, d.model_options, d.vocab);
     if (d.decoder.kind != OptionValue::Kind::kNull) decoder_ = make_decoder(d.decoder);
+    name_size_.resize(d.names.size());
+    for (size_t id = 0; id < d.names.size(); ++id) name_size_[id] = uint32_t(d.names[id].size());
     if (d.trim_offsets) {
       trim_prefix_space_ = d.trim_add_prefix_space;
       spaces_.resize(d.names.size());
@@ -119,6 +121,10 @@ class StagedPipeline {
         const auto [start, end] = chars.convert(span.start, span.end);
         if (!spaces_.empty()) added_spaces.push_back({e.rows.size(), spaces_around(piece.text.text())});
         push_row(e.rows, piece.added_id, start, end, word++);
+        // HF's token is the text matched: where lstrip / rstrip took whitespace in, not the name.
+        const std::string& matched = piece.text.text();
+        if (piece.added_id >= name_size_.size() || matched.size() != name_size_[piece.added_id])
+          e.rows.back().name = e.name_slot(matched);
         continue;
       }
       tokens.clear();
@@ -237,6 +243,7 @@ class StagedPipeline {
   }
 
   std::vector<std::pair<uint32_t, uint32_t>> spaces_;  // per id; empty: offsets not trimmed
+  std::vector<uint32_t> name_size_;                    // per id: the bytes of its name
   bool trim_prefix_space_ = false;
   std::unique_ptr<Normalizer> normalizer_;
   std::unique_ptr<PreTokenizer> pre_tokenizer_;

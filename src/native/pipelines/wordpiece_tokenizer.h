@@ -142,7 +142,7 @@ class WordPieceTokenizer {
     Pool<Scratch>::Lease lease(scratch_);
     Words words(*this, lease.get(), unused);
     words.collect = true;
-    run(words, s, n, added, [&](uint32_t, uint32_t start, uint32_t end, const uint8_t* text, size_t len) {
+    run(words, s, n, added, [&](uint32_t, uint32_t start, uint32_t end, const uint8_t* text, size_t len, bool) {
       words.collected.push_back({std::string(reinterpret_cast<const char*>(text), len), {start, end}});
     });
     return std::move(words.collected);
@@ -401,7 +401,8 @@ class WordPieceTokenizer {
     uint32_t word_start_ = 0;                      // `word` at the current span's start
   };
 
-  // Splits s at added tokens: the text between goes to `words`, each added token to on_added.
+  // Splits s at added tokens: the text between goes to `words`, each added token to on_added
+  // (id, its span in code points and bytes, whether lstrip / rstrip grew it).
   template <class OnAdded>
   void run(Words& words, const uint8_t* s, size_t n, const SpecialMatcher* added, OnAdded on_added) const {
     uint32_t chars = 0;  // code points in s[0..at)
@@ -420,7 +421,7 @@ class WordPieceTokenizer {
         },
         [&](const SpecialMatch& m) {
           const uint32_t start = chars_at(m.pos), end = start + count_characters(s, m.pos, m.pos + m.len, n);
-          on_added(m.id, start, end, s + m.pos, m.len);
+          on_added(m.id, start, end, s + m.pos, m.len, m.grown);
           chars = end;
           at = m.pos + m.len;
         });
@@ -430,9 +431,11 @@ class WordPieceTokenizer {
     Encoded e;
     e.rows.reserve(n / 5 + 8);  // ~ the tokens of typical text; rows grow past it when needed
     Words words(*this, scratch, e.rows);
-    run(words, s, n, added, [&](uint32_t id, uint32_t start, uint32_t end, const uint8_t*, size_t) {
-      push_row(e.rows, id, start, end, words.word++);
-    });
+    run(words, s, n, added,
+        [&](uint32_t id, uint32_t start, uint32_t end, const uint8_t* text, size_t len, bool grown) {
+          push_row(e.rows, id, start, end, words.word++);
+          if (grown) e.rows.back().name = e.name_slot(std::string(reinterpret_cast<const char*>(text), len));
+        });
     return e;
   }
 

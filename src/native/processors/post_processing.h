@@ -22,13 +22,16 @@ constexpr uint8_t kNoSequence = 0x7F;     // a token of no sequence: template sp
 // pre-tokenized piece it came from in its sequence; an added token matched in the text is a
 // piece of its own), type id, masks and sequence (0: the first text, 1: the pair), in 20 bytes
 // (an encoding of a large text holds one per token; type ids past kMaxTypeId are refused where
-// set).
+// set). `name`: 0 where the token shows as its id's name; k where it shows as its encoding's
+// names[k - 1] (an added token matched with whitespace its lstrip / rstrip took in: HF's token
+// is the text it covers).
 struct Row {
   uint32_t id, start, end, word;
   uint16_t type_id;
-  uint8_t special;
-  uint8_t attention : 1;
-  uint8_t sequence : 7;
+  uint16_t special : 1;
+  uint16_t attention : 1;
+  uint16_t sequence : 7;
+  uint16_t name : 7;
 };
 static_assert(sizeof(Row) == 20, "Row is meant to pack into 20 bytes");
 constexpr uint32_t kMaxTypeId = 0xFFFF;
@@ -36,14 +39,14 @@ using TokenRows = std::vector<Row>;
 
 // A token the model made from the text (sequence 0 until the post-processor says otherwise).
 inline Row token_row(uint32_t id, uint32_t start, uint32_t end, uint32_t word) {
-  return Row{id, start, end, word, 0, 0, 1, 0};
+  return Row{id, start, end, word, 0, 0, 1, 0, 0};
 }
 inline void push_row(TokenRows& rows, uint32_t id, uint32_t start, uint32_t end, uint32_t word) {
   rows.push_back(token_row(id, start, end, word));
 }
 // A special token the template adds: no span, word or sequence.
 inline Row special_row(uint32_t id, uint32_t type_id) {
-  return Row{id, 0, 0, kNoWord, uint16_t(type_id), 1, 1, kNoSequence};
+  return Row{id, 0, 0, kNoWord, uint16_t(type_id), 1, 1, kNoSequence, 0};
 }
 
 struct Encoded {
@@ -53,8 +56,26 @@ struct Encoded {
   // say which tokens): 0 where none were set (one text without a post-processor: every token,
   // padding included, is of sequence 0). A pair's empty text still has its (empty) range.
   uint8_t sequences = 0;
+  // The texts rows show in place of their id's name (Row::name; empty for almost every text).
+  std::vector<std::string> names;
 
   size_t size() const { return rows.size(); }
+
+  // Row::name for `text`: its slot in names (added once; shared by equal texts), or 0 where
+  // all kMaxNames slots are taken (the row then shows its id's name).
+  static constexpr size_t kMaxNames = 127;
+  uint16_t name_slot(const std::string& text) {
+    for (size_t k = 0; k < names.size(); ++k)
+      if (names[k] == text) return uint16_t(k + 1);
+    if (names.size() >= kMaxNames) return 0;
+    names.push_back(text);
+    return uint16_t(names.size());
+  }
+  // Appends `r`, a row of `from`, with its name carried over.
+  void push_row_of(const Encoded& from, Row r) {
+    if (r.name) r.name = name_slot(from.names[r.name - 1]) & 0x7F;
+    rows.push_back(r);
+  }
 
   // Keeps the first (or last) max_len tokens; the rest become overflowing parts of max_len
   // tokens, each repeating the previous part's last `stride` tokens.
@@ -93,6 +114,7 @@ struct Encoded {
     for (size_t i = 0; i < parts.size(); ++i) {
       Encoded part;
       part.rows.assign(rows.begin() + parts[i].first, rows.begin() + parts[i].second);
+      part.names = names;
       if (i == 0)
         result = std::move(part);
       else
@@ -120,7 +142,10 @@ struct Encoded {
       c.merge_with(theirs);
       combined.push_back(std::move(c));
     }
-    rows.insert(rows.end(), next.rows.begin(), next.rows.end());
+    if (next.names.empty())
+      rows.insert(rows.end(), next.rows.begin(), next.rows.end());
+    else
+      for (const Row& r : next.rows) push_row_of(next, r);
     sequences |= next.sequences;
     overflowing = std::move(combined);
   }
@@ -129,7 +154,7 @@ struct Encoded {
     for (Encoded& o : overflowing) o.pad(length, pad_id, pad_type_id, left);
     if (size() >= length) return;
     rows.insert(left ? rows.begin() : rows.end(), length - size(),
-                Row{pad_id, 0, 0, kNoWord, uint16_t(pad_type_id), 1, 0, kNoSequence});
+                Row{pad_id, 0, 0, kNoWord, uint16_t(pad_type_id), 1, 0, kNoSequence, 0});
   }
 
   // HF's Encoding accessors. A sequence index that names no sequence of the encoding (or any,
@@ -284,9 +309,10 @@ struct PostProcessor {
       out.rows.reserve(n);
       for (const TemplatePiece& p : pieces) {
         if (p.is_sequence) {
-          for (Row r : (p.sequence == 0 ? a : *b).rows) {
+          const Encoded& seq = p.sequence == 0 ? a : *b;
+          for (Row r : seq.rows) {
             r.type_id = uint16_t(p.type_id);
-            out.rows.push_back(r);
+            out.push_row_of(seq, r);
           }
         } else if (add_special) {
           for (uint32_t id : p.special_ids) out.rows.push_back(special_row(id, p.type_id));

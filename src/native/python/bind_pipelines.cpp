@@ -346,6 +346,8 @@ void bind_pipelines(nb::module_& m) {
                      for (const Row& r : o.e.rows) {
                        if (!r.attention)
                          out.append(nb::str(o.names->pad.c_str()));
+                       else if (r.name && r.name <= o.e.names.size())
+                         out.append(nb::str(o.e.names[r.name - 1].data(), o.e.names[r.name - 1].size()));
                        else if (r.id < by_id.size())
                          out.append(nb::str(by_id[r.id].c_str()));
                        else

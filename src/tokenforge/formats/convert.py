@@ -130,6 +130,26 @@ def for_format(spec: PipelineSpec, fmt: str) -> PipelineSpec:
     return spec
 
 
+def tokenizer_json_form(spec: PipelineSpec) -> PipelineSpec:
+    """`spec` as the pipeline of the tokenizer.json tokenforge writes for it (`document`, read
+    back as HF tokenizers would load the file): a byte-level BPE `Encoding` becomes HF's BPE
+    behind Split and ByteLevel with its special tokens as special added tokens, a sentencepiece
+    model HF's form of it (spm_tokenizer_json); any other pipeline stays as it is. Its
+    truncation, padding and model folder settings are kept. This is how a
+    tokenizer whose model carries its own split and special tokens takes added tokens: as HF
+    tokenizers does, on the converted file."""
+    from ..encoding import Encoding
+    from .hf_tokenizer_json import _TokenizerJson, document
+    from .sentencepiece_model import SentencePieceModel
+
+    if not isinstance(spec.model, (Encoding, SentencePieceModel)):
+        return spec
+    doc = document(replace(spec, truncation=None, padding=None))
+    name = f"<the tokenizer.json form of {_kind(spec)}>"
+    read = _TokenizerJson(name, json.loads(json.dumps(doc))).read()
+    return replace(read, truncation=spec.truncation, padding=spec.padding, config=spec.config)
+
+
 def _kind(spec: PipelineSpec) -> str:
     """The kind of tokenizer spec is, in words."""
     model = spec.model

@@ -116,7 +116,7 @@ def kernel_of(spec: PipelineSpec) -> str:
 
         if runs_fused(spec):
             return "byte_level_hf_bpe"
-    if set(spec.options) <= OPTIONS["spm_hf_bpe"]:
+    if set(spec.options) <= OPTIONS["spm_hf_bpe"] and not _normalized_added(spec):
         from .fused_spm import runs_fused_spm
 
         if runs_fused_spm(spec):
