@@ -337,9 +337,10 @@ class HfBpeModel {
   // With dropout, the draws come from this thread's generator (seeded from std::random_device).
   void tokenize(const char* s, size_t n, std::vector<ModelToken>& out) const { run(s, n, out, nullptr); }
   // The merges alone, even with ignore_merges (for a part of a piece that no merge crosses into
-  // or out of: pipelines/byte_level_hf_bpe.h cuts long pieces so). Without dropout.
-  void tokenize_merges(const char* s, size_t n, std::vector<ModelToken>& out) const {
-    run(s, n, out, nullptr, /*whole_token=*/false);
+  // or out of: pipelines/byte_level_hf_bpe.h cuts long pieces so). Without dropout. remember:
+  // whether the thread's memory of pieces is asked and fed (a caller with its own may say no).
+  void tokenize_merges(const char* s, size_t n, std::vector<ModelToken>& out, bool remember = true) const {
+    run(s, n, out, nullptr, /*whole_token=*/false, remember);
   }
   // The same, drawing from rng: the same seed gives the same tokens.
   void tokenize(const char* s, size_t n, std::vector<ModelToken>& out, std::mt19937_64& rng) const {
@@ -431,8 +432,8 @@ class HfBpeModel {
     throw std::invalid_argument("unk token `" + *options_.unk_token + "` not found in the vocabulary");
   }
 
-  void run(const char* text, size_t n, std::vector<ModelToken>& out, std::mt19937_64* rng,
-           bool whole_token = true) const {
+  void run(const char* text, size_t n, std::vector<ModelToken>& out, std::mt19937_64* rng, bool whole_token = true,
+           bool memo = true) const {
     if (n == 0) return;
     if (n >= kMaxPiece) throw std::length_error("a piece of 1 GiB or more");
     const auto* s = reinterpret_cast<const uint8_t*>(text);
@@ -445,7 +446,7 @@ class HfBpeModel {
     }
     Pool<Scratch>::Lease lease(*scratch_);
     Scratch& w = lease.get();
-    const bool remember = dropout_ <= 0.0f && n <= hf_bpe::PieceMemo::kMaxBytes;
+    const bool remember = memo && dropout_ <= 0.0f && n <= hf_bpe::PieceMemo::kMaxBytes;
     uint64_t h = 0;
     if (remember) {
       h = hf_bpe::hash_bytes(s, n);
