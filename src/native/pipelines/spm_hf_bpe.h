@@ -538,6 +538,15 @@ class SpmHfBpePipeline {
     }
     if (cuts.empty()) return merge(p, len, w);
     cuts.push_back(uint32_t(len));
+    uint32_t start = 0;  // the parts' table slots are asked for together, ahead of the lookups
+    for (const uint32_t end : cuts) {
+      const size_t n = end - start;
+      if (n >= 2 && n <= kShortPiece)
+        w.cache.shorts.prefetch(short_key(p + start, n, p, p + len).hash());
+      else if (n > kShortPiece && n <= kMediumPiece)
+        w.cache.mediums.prefetch(medium_key(p + start, n).hash());
+      start = end;
+    }
     w.part_tokens.clear();
     w.part_ids.clear();
     bool exact = true;

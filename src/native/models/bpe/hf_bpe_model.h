@@ -184,6 +184,10 @@ class MergeTable {
       if (slots_[i].key == key) break;
     slots_[i] = Slot{key, m};
   }
+  // Asks the memory for the slot of (a, b) ahead of a find.
+  TF_INLINE void prefetch(uint32_t a, uint32_t b) const {
+    __builtin_prefetch(&slots_[mix64(uint64_t(a) << 32 | b) & mask_]);
+  }
   // The merge of (a, b), or nullptr.
   TF_INLINE const Merge* find(uint32_t a, uint32_t b) const {
     const uint64_t key = uint64_t(a) << 32 | b;
@@ -220,6 +224,15 @@ class PairCache {
       e.merge = m ? *m : MergeTable::Merge{kNoToken, kNoToken};
     }
     return e.merge;
+  }
+  // Asks the memory for (a, b)'s entry here and its slot in the table, ahead of a find: the
+  // lookups of a new piece's pairs then wait for the memory together, not one after another.
+  template <class Table>
+  TF_INLINE void prefetch(uint32_t a, uint32_t b, const Table& table) const {
+    const uint64_t key = uint64_t(a) << 32 | b;
+    const Entry& e = entries_[(key * 0x9E3779B97F4A7C15ull) >> (64 - kLog)];
+    __builtin_prefetch(&e);
+    table.prefetch(a, b);
   }
 
  private:
@@ -545,6 +558,7 @@ class HfBpeModel {
     };
     for (size_t k = 0; k < count; ++k) ids[k] = sym[k].id, lens[k] = sym[k].len;
     size_t m = count;
+    for (size_t k = 0; k + 1 < m; ++k) w.pairs.prefetch(ids[k], ids[k + 1], merge_table_);
     for (size_t k = 0; k + 1 < m; ++k) pair_of(k);
     for (;;) {
       uint32_t best = kNoToken;
@@ -560,6 +574,8 @@ class HfBpeModel {
       std::memmove(ranks + k + 1, ranks + k + 2, tail * sizeof(uint32_t));
       std::memmove(merged + k + 1, merged + k + 2, tail * sizeof(uint32_t));
       --m;
+      if (k > 0) w.pairs.prefetch(ids[k - 1], ids[k], merge_table_);
+      if (k + 1 < m) w.pairs.prefetch(ids[k], ids[k + 1], merge_table_);
       if (k > 0) pair_of(k - 1);
       if (k + 1 < m) pair_of(k);
     }
