@@ -384,3 +384,19 @@ def test_merges_of_byte_tokens_keep_stretches_whole(tmp_path_factory):
     assert t.kernel.name == "spm_hf_bpe"
     for text in ["日 a", "日a ab", "ab 日日 a 日本 ab", "a\u2581\u2581 ab日", *EDGE]:
         t.check(text)
+
+
+@pytest.mark.parametrize("case", [("llama2", True, True, False), ("gemma", False, True, False)])
+def test_new_segments_merge_part_by_part_as_hf(tmp_path_factory, case):
+    # A segment new to a thread is cut where no token holds the characters on both sides and its
+    # parts come from the thread's tables or are merged apart: fresh kernels that meet the same
+    # parts in either order (known part in a new segment, new part in a known one) are HF's.
+    doc = spm_doc(*case)
+    words = ["return", "self", "data", "the", "of", "日本", "Привет", "x1", "__init__", "👍🏽"]
+    glue = ["(", ")", ".", ",", ":", "\n", "\t", "  ", "'", '"', "[", "]", "=", "-", "\u00a0"]
+    texts = [f"{g}{w}{h}{v}" for w in words for g in glue for h in glue[::3] for v in words[::4]]
+    for order in (texts, texts[::-1]):
+        t = Trio(doc, tmp_path_factory.mktemp("fused_spm") / "tokenizer.json")
+        for text in order:
+            t.check(text)
+        t.check(" ".join(order))

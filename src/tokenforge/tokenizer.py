@@ -16,10 +16,12 @@ Changing an option (`split_special_tokens`, `add_bos`) compiles the description 
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
+import gc
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from . import _core
@@ -52,6 +54,20 @@ if TYPE_CHECKING:
     Encoded: TypeAlias = _core.Encoded
 else:
     Encoded = _core.Encoded
+
+
+@contextlib.contextmanager
+def _gc_paused() -> Iterator[None]:
+    """Python's cycle collector off while a vocabulary is read and compiled: the hundreds of
+    thousands of strings, tuples and dicts made on the way hold no cycles, but would set it off
+    again and again (a third of loading Gemma 3's file)."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
 
 
 def _resolve_policy(
@@ -101,7 +117,8 @@ class Tokenizer:
         from .pipeline.compile import build_kernel
 
         try:
-            kernel = build_kernel(spec)
+            with _gc_paused():
+                kernel = build_kernel(spec)
         except FormatError:
             raise
         except ValueError as e:  # a check of the pipeline's own: the file holds what cannot run
@@ -113,7 +130,7 @@ class Tokenizer:
         d["_kernel"] = kernel
         if kernel.token_of is not None:
             d["_token_of"] = kernel.token_of
-            d["_vocab"] = _vocab_of(kernel.token_of, spec.added_tokens)
+        d.pop("_vocab", None)  # made on first use (__getattr__)
         d["truncation"] = d["padding"] = None
         self._native = kernel.native
         # The resolver holds the policy, not the tokenizer: the native object must not point back here.
@@ -135,14 +152,17 @@ class Tokenizer:
 
     def __getattr__(self, name: str) -> Any:
         # Only for attributes not set: the token names, made on first use where the kernel has
-        # none ready (a 200k vocabulary's names cost more than loading it), and the kernel's own
+        # none ready (a 200k vocabulary's names cost more than loading it), the token -> id map
+        # made on first use always (a second of a large file's loading), and the kernel's own
         # attributes (encoding, encoder, bos_id, eos_id, pad_id).
         if name.startswith("__") or "_kernel" not in self.__dict__:
             raise AttributeError(name)
-        if name in ("_token_of", "_vocab"):
-            token_of = list(self._native.token_names())
-            self.__dict__["_token_of"] = token_of
-            self.__dict__["_vocab"] = _vocab_of(token_of, self._spec.added_tokens)
+        if name == "_token_of":
+            self.__dict__["_token_of"] = list(self._native.token_names())
+            return self.__dict__[name]
+        if name == "_vocab":
+            with _gc_paused():
+                self.__dict__["_vocab"] = _vocab_of(self._token_of, self._spec.added_tokens)
             return self.__dict__[name]
         extras = self._kernel.extras
         if name in extras:
@@ -283,7 +303,8 @@ class Tokenizer:
 
         _check_bool(wpm, "wpm")
         path = os.fspath(path)
-        return cls.from_spec(read_tokenizer_file(path, wpm=wpm, **options), source=path)
+        with _gc_paused():
+            return cls.from_spec(read_tokenizer_file(path, wpm=wpm, **options), source=path)
 
     @classmethod
     def bert_from_vocab_txt(cls, path: str, **overrides: Any) -> Tokenizer:

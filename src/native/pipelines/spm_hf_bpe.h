@@ -24,7 +24,10 @@
 // segment of one character takes its token (or its bytes' tokens) from a table; any other's ids
 // come from a per-thread memory keyed by its bytes (models/bpe/piece_cache.h's tables, slots
 // prefetched 16 segments ahead; most segments are a "▁word"), or, new to the thread, from
-// HfBpeModel's merges, so they are HF's by construction; a segment is remembered
+// HfBpeModel's merges, so they are HF's by construction. A new segment is first cut where no
+// token holds the characters on both sides (models/bpe/char_pairs.h; "▁▁▁▁name(" and "x)\n"
+// are new far more often than their parts), and each part is looked up or merged and remembered
+// on its own (merge_cut), then the whole segment is remembered too; a segment is remembered
 // only where its tokens' lengths are the ones the ids say (an unk token's length varies), so a
 // remembered segment gives the same rows again. With ignore_merges a piece that is a token whole
 // (HF's pieces, or the whole stretch without split) is that token.
@@ -51,6 +54,7 @@
 #include "decoders/decoder.h"
 #include "decoders/decoder_factory.h"
 #include "models/bpe/bpe_stage.h"
+#include "models/bpe/char_pairs.h"
 #include "models/bpe/hf_bpe_model.h"
 #include "models/bpe/piece_cache.h"
 #include "models/bpe/split_points.h"
@@ -173,11 +177,17 @@ class SpmHfBpePipeline {
     std::vector<Segment> segments;  // one stretch's segments and parts, in order
     std::string text;               // the model's text of one stretch
     std::vector<ModelToken> tokens;
+    std::vector<uint32_t> cuts;           // a missed segment's part boundaries (merge_cut)
+    std::vector<ModelToken> part_tokens;  // a missed segment's tokens, part by part
+    std::vector<uint32_t> part_ids;       // and their ids
     void trim() {
       cache.trim();
       release_if_large(text);
       release_if_large(tokens);
       release_if_large(segments);
+      release_if_large(cuts);
+      release_if_large(part_tokens);
+      release_if_large(part_ids);
     }
   };
 
@@ -287,6 +297,10 @@ class SpmHfBpePipeline {
       for (const auto& [token, id] : d_.staged.vocab)
         views.emplace_back(reinterpret_cast<const uint8_t*>(token.data()), token.size());
       split_points_.build(views);
+      std::vector<std::string_view> tokens;
+      tokens.reserve(d_.staged.vocab.size());
+      for (const auto& [token, id] : d_.staged.vocab) tokens.emplace_back(token);
+      char_pairs_.build(tokens);
     }
   }
 
@@ -471,21 +485,21 @@ class SpmHfBpePipeline {
       const ShortKey& key = s.short_key;
       const uint64_t h = s.hash;
       if (const ShortPieceTable::Entry* e = cache.shorts.find(key, h)) return from_ids(buf, cache.shorts.emit(*e, buf));
-      if (merge(p, len, w)) cache.shorts.insert(key, h, cache.ids.data(), cache.ids.size());
+      if (merge_cut(p, len, w)) cache.shorts.insert(key, h, cache.ids.data(), cache.ids.size());
     } else if (len > kShortPiece && len <= kMediumPiece) {
       const MediumKey& key = s.medium_key;
       const uint64_t h = s.hash;
       if (const MediumPieceTable::Entry* e = cache.mediums.find(key, h))
         return from_ids(buf, cache.mediums.emit(*e, buf));
-      if (merge(p, len, w)) cache.mediums.insert(key, h, cache.ids.data(), cache.ids.size());
+      if (merge_cut(p, len, w)) cache.mediums.insert(key, h, cache.ids.data(), cache.ids.size());
     } else if (len > kMediumPiece && len <= PieceCache::kMaxBytes) {
       const uint64_t key = bytes_key(p, len);
       cache.ids.clear();
       if (cache.get_long(p, len, key, cache.ids))
         return from_ids(cache.ids.data(), cache.ids.data() + cache.ids.size());
-      if (merge(p, len, w)) cache.put_long(p, len, key, cache.ids.data(), cache.ids.size());
+      if (merge_cut(p, len, w)) cache.put_long(p, len, key, cache.ids.data(), cache.ids.size());
     } else {
-      merge(p, len, w);
+      merge_cut(p, len, w);
     }
     for (const ModelToken& t : w.tokens) row(t.id, a + t.start, a + t.end);
   }
@@ -495,7 +509,7 @@ class SpmHfBpePipeline {
   // together the whole segment).
   bool merge(const uint8_t* p, size_t len, Scratch& w) const {
     w.tokens.clear();
-    model_->tokenize_merges(reinterpret_cast<const char*>(p), len, w.tokens);
+    model_->tokenize_merges(reinterpret_cast<const char*>(p), len, w.tokens, /*remember=*/false);
     std::vector<uint32_t>& ids = w.cache.ids;
     ids.clear();
     uint32_t at = 0;
@@ -508,6 +522,101 @@ class SpmHfBpePipeline {
     return exact && at == len;
   }
 
+  // A segment new to the thread, as merge (the same w.tokens, cache.ids and answer), cut first
+  // where no token holds the characters on both sides (char_pairs_; with inner_cuts_ only): each
+  // part comes from the thread's tables or is merged and remembered on its own, so a new
+  // "▁▁▁▁name(" merges only what is new in it.
+  bool merge_cut(const uint8_t* p, size_t len, Scratch& w) const {
+    if (!inner_cuts_ || len < 2) return merge(p, len, w);
+    std::vector<uint32_t>& cuts = w.cuts;
+    cuts.clear();
+    size_t step;
+    uint32_t prev = decode_utf8(p, len, step);
+    for (size_t i = step; i < len; i += step) {
+      const uint32_t c = decode_utf8(p + i, len - i, step);
+      if (!char_pairs_.may_join(prev, c)) cuts.push_back(uint32_t(i));
+      prev = c;
+    }
+    if (cuts.empty()) return merge(p, len, w);
+    cuts.push_back(uint32_t(len));
+    uint32_t start = 0;  // the parts' table slots are asked for together, ahead of the lookups
+    for (const uint32_t end : cuts) {
+      const size_t n = end - start;
+      if (n >= 2 && n <= kShortPiece)
+        w.cache.shorts.prefetch(short_key(p + start, n, p, p + len).hash());
+      else if (n > kShortPiece && n <= kMediumPiece)
+        w.cache.mediums.prefetch(medium_key(p + start, n).hash());
+      start = end;
+    }
+    w.part_tokens.clear();
+    w.part_ids.clear();
+    bool exact = true;
+    uint32_t from = 0;
+    for (const uint32_t to : cuts) {
+      exact &= merge_part(p, len, from, to, w);
+      from = to;
+    }
+    w.tokens.swap(w.part_tokens);
+    w.cache.ids.swap(w.part_ids);
+    return exact;
+  }
+
+  // Part p[from..to) of a segment p[0..len): its tokens (offsets in the segment) and ids appended
+  // to w.part_tokens and w.part_ids, from the tables or merged (and then remembered); whether they
+  // are exact (as merge says).
+  bool merge_part(const uint8_t* p, size_t len, uint32_t from, uint32_t to, Scratch& w) const {
+    const uint8_t* q = p + from;
+    const size_t n = to - from;
+    uint32_t at = from;
+    auto add = [&](uint32_t id, uint32_t bytes) {
+      w.part_tokens.push_back({id, at, at + bytes});
+      w.part_ids.push_back(id);
+      at += bytes;
+    };
+    auto from_ids = [&](const uint32_t* ids, const uint32_t* end) {
+      for (; ids != end; ++ids) add(*ids, length_[*ids]);
+      return true;
+    };
+    if (n <= 3 && utf8_length(q[0]) == n) {  // one character of the BMP
+      size_t decoded;
+      const uint32_t id = char_ids_[decode_utf8(q, n, decoded)];
+      if (id != kNoToken) {
+        add(id, uint32_t(n));
+        return length_[id] == n;
+      }
+      if (all_bytes_) {
+        for (size_t k = 0; k < n; ++k) add(byte_ids_[q[k]], 1);
+        return true;
+      }
+    }
+    PieceCache& cache = w.cache;
+    uint32_t buf[kMediumPiece + 8];
+    ShortKey short_k{};
+    MediumKey medium_k{};
+    uint64_t h = 0;
+    if (n >= 2 && n <= kShortPiece) {
+      short_k = short_key(q, n, p, p + len);
+      h = short_k.hash();
+      if (const ShortPieceTable::Entry* e = cache.shorts.find(short_k, h))
+        return from_ids(buf, cache.shorts.emit(*e, buf));
+    } else if (n > kShortPiece && n <= kMediumPiece) {
+      medium_k = medium_key(q, n);
+      h = medium_k.hash();
+      if (const MediumPieceTable::Entry* e = cache.mediums.find(medium_k, h))
+        return from_ids(buf, cache.mediums.emit(*e, buf));
+    }
+    const bool exact = merge(q, n, w);
+    if (exact && n >= 2 && n <= kShortPiece)
+      cache.shorts.insert(short_k, h, cache.ids.data(), cache.ids.size());
+    else if (exact && n > kShortPiece && n <= kMediumPiece)
+      cache.mediums.insert(medium_k, h, cache.ids.data(), cache.ids.size());
+    for (const ModelToken& t : w.tokens) {
+      w.part_tokens.push_back({t.id, from + t.start, from + t.end});
+      w.part_ids.push_back(t.id);
+    }
+    return exact;
+  }
+
   SpmHfBpeDescription d_;
   std::unique_ptr<HfBpeModel> model_;
   std::unique_ptr<Decoder> decoder_;
@@ -518,6 +627,7 @@ class SpmHfBpePipeline {
   uint32_t byte_ids_[256] = {};
   std::vector<uint32_t> char_ids_;  // BMP code point -> the id of its token alone, or kNoToken
   SplitPoints split_points_;
+  CharPairs char_pairs_;              // which characters some token holds side by side (with inner_cuts_)
   std::vector<uint8_t> joins_;        // BMP code point -> some token holds it right before a "▁"
   std::vector<uint32_t> joins_rest_;  // the same beyond the BMP, sorted
   std::vector<uint32_t> length_;      // id -> its token's length in the model's bytes (0: varies)

@@ -431,7 +431,9 @@ class _TokenizerJson:
         limit = id_limit(vocab_size + len(items))
         by_id: dict[int, str] = {}
         by_content: dict[str, int] = {}
-        vocab = {t: i for i, t in enumerate(tokens)}
+        # token -> id for the tokens that are also added tokens' contents (the last id of a repeated one)
+        contents = {a["content"] for a in items if isinstance(a, dict) and isinstance(a.get("content"), str)}
+        vocab = {t: i for i, t in enumerate(tokens) if t in contents}
         added = []
         for k, a in enumerate(items):
             where = f"added_tokens[{k}]"

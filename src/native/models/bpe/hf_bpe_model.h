@@ -184,6 +184,10 @@ class MergeTable {
       if (slots_[i].key == key) break;
     slots_[i] = Slot{key, m};
   }
+  // Asks the memory for the slot of (a, b) ahead of a find.
+  TF_INLINE void prefetch(uint32_t a, uint32_t b) const {
+    __builtin_prefetch(&slots_[mix64(uint64_t(a) << 32 | b) & mask_]);
+  }
   // The merge of (a, b), or nullptr.
   TF_INLINE const Merge* find(uint32_t a, uint32_t b) const {
     const uint64_t key = uint64_t(a) << 32 | b;
@@ -220,6 +224,15 @@ class PairCache {
       e.merge = m ? *m : MergeTable::Merge{kNoToken, kNoToken};
     }
     return e.merge;
+  }
+  // Asks the memory for (a, b)'s entry here and its slot in the table, ahead of a find: the
+  // lookups of a new piece's pairs then wait for the memory together, not one after another.
+  template <class Table>
+  TF_INLINE void prefetch(uint32_t a, uint32_t b, const Table& table) const {
+    const uint64_t key = uint64_t(a) << 32 | b;
+    const Entry& e = entries_[(key * 0x9E3779B97F4A7C15ull) >> (64 - kLog)];
+    __builtin_prefetch(&e);
+    table.prefetch(a, b);
   }
 
  private:
@@ -337,9 +350,10 @@ class HfBpeModel {
   // With dropout, the draws come from this thread's generator (seeded from std::random_device).
   void tokenize(const char* s, size_t n, std::vector<ModelToken>& out) const { run(s, n, out, nullptr); }
   // The merges alone, even with ignore_merges (for a part of a piece that no merge crosses into
-  // or out of: pipelines/byte_level_hf_bpe.h cuts long pieces so). Without dropout.
-  void tokenize_merges(const char* s, size_t n, std::vector<ModelToken>& out) const {
-    run(s, n, out, nullptr, /*whole_token=*/false);
+  // or out of: pipelines/byte_level_hf_bpe.h cuts long pieces so). Without dropout. remember:
+  // whether the thread's memory of pieces is asked and fed (a caller with its own may say no).
+  void tokenize_merges(const char* s, size_t n, std::vector<ModelToken>& out, bool remember = true) const {
+    run(s, n, out, nullptr, /*whole_token=*/false, remember);
   }
   // The same, drawing from rng: the same seed gives the same tokens.
   void tokenize(const char* s, size_t n, std::vector<ModelToken>& out, std::mt19937_64& rng) const {
@@ -431,8 +445,8 @@ class HfBpeModel {
     throw std::invalid_argument("unk token `" + *options_.unk_token + "` not found in the vocabulary");
   }
 
-  void run(const char* text, size_t n, std::vector<ModelToken>& out, std::mt19937_64* rng,
-           bool whole_token = true) const {
+  void run(const char* text, size_t n, std::vector<ModelToken>& out, std::mt19937_64* rng, bool whole_token = true,
+           bool memo = true) const {
     if (n == 0) return;
     if (n >= kMaxPiece) throw std::length_error("a piece of 1 GiB or more");
     const auto* s = reinterpret_cast<const uint8_t*>(text);
@@ -445,7 +459,7 @@ class HfBpeModel {
     }
     Pool<Scratch>::Lease lease(*scratch_);
     Scratch& w = lease.get();
-    const bool remember = dropout_ <= 0.0f && n <= hf_bpe::PieceMemo::kMaxBytes;
+    const bool remember = memo && dropout_ <= 0.0f && n <= hf_bpe::PieceMemo::kMaxBytes;
     uint64_t h = 0;
     if (remember) {
       h = hf_bpe::hash_bytes(s, n);
@@ -544,6 +558,7 @@ class HfBpeModel {
     };
     for (size_t k = 0; k < count; ++k) ids[k] = sym[k].id, lens[k] = sym[k].len;
     size_t m = count;
+    for (size_t k = 0; k + 1 < m; ++k) w.pairs.prefetch(ids[k], ids[k + 1], merge_table_);
     for (size_t k = 0; k + 1 < m; ++k) pair_of(k);
     for (;;) {
       uint32_t best = kNoToken;
@@ -559,6 +574,8 @@ class HfBpeModel {
       std::memmove(ranks + k + 1, ranks + k + 2, tail * sizeof(uint32_t));
       std::memmove(merged + k + 1, merged + k + 2, tail * sizeof(uint32_t));
       --m;
+      if (k > 0) w.pairs.prefetch(ids[k - 1], ids[k], merge_table_);
+      if (k + 1 < m) w.pairs.prefetch(ids[k], ids[k + 1], merge_table_);
       if (k > 0) pair_of(k - 1);
       if (k + 1 < m) pair_of(k);
     }
