@@ -299,9 +299,9 @@ def test_hooks_are_the_staged_pipelines(tmp_path_factory):
 
 def test_probes_let_plain_text_skip_the_normalizer(tmp_path_factory):
     t5, albert = trio(tmp_path_factory, "t5"), trio(tmp_path_factory, "albert")
-    for text in ("Hello world.", "日本語のテキスト", "Привет мир ", "  lead", "a  b"):  # (runs of spaces: made one)
+    for text in ("Hello world.", "日本語のテキスト", "Привет\tмир\n", "  lead", "a  b"):  # (spaces: read as such)
         assert t5.fused.untouched(text)
-    for text in ("ＡＢＣ", "ﬁ", "e\u0301", "\x01"):
+    for text in ("ＡＢＣ", "ﬁ", "e\u0301", "\x01", "a\r\nb"):
         assert not t5.fused.untouched(text)
     assert albert.fused.untouched("hello world") and not albert.fused.untouched("Hello")
     assert not albert.fused.untouched("é") and not albert.fused.untouched("a``b")

@@ -29,6 +29,7 @@
 // An unknown token shows the text it covers (HF's Token value), kept in Encoded::texts.
 #pragma once
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -62,7 +63,8 @@ struct UnigramHfDescription {
   int prepend = 2;           // Metaspace's prepend_scheme: 0 never, 1 first, 2 always
   bool split = true;         // Metaspace's split: a piece before every "▁"
   // One quick test per normalizer part, (kind, argument), each true where the part may change a
-  // text: "precompiled" (the base64 character map), "contains" (a string the text holds),
+  // text: "precompiled" (the base64 character map; "precompiled_ws" where only Strip and the
+  // runs of spaces come after it, see mark_precompiled), "contains" (a string the text holds),
   // "strip_left" / "strip_right" (whitespace at that end), "space_edge" (a space at either end),
   // "non_ascii" (any byte over 0x7F), "lowercase" (that, or an ASCII capital); and, for the last
   // part only, "collapse_spaces" (Replace " {2,}" by " " or "▁": done here, no test).
@@ -200,10 +202,10 @@ class UnigramHfPipeline {
 
   void read_probes() {
     for (const auto& [kind, arg] : d_.probes) {
-      if (kind == "precompiled") {
+      if (kind == "precompiled" || kind == "precompiled_ws") {
         std::string charsmap;
         if (!decode_base64(arg, charsmap)) throw std::invalid_argument("probe precompiled: not base64");
-        mark_precompiled(SpmCharsmap(charsmap));
+        mark_precompiled(SpmCharsmap(charsmap), kind == "precompiled_ws");
       } else if (kind == "collapse_spaces") {
         if (arg != " " && arg != kSpace)
           throw std::invalid_argument("probe collapse_spaces: the content must be a space or \"\xE2\x96\x81\"");
@@ -234,11 +236,25 @@ class UnigramHfPipeline {
   // of characters none of them marked is left as it is. Keys are walked in the double-array
   // trie down to their second character; a key that ends inside a character marks every
   // non-ASCII character (a map sentencepiece would not write).
-  void mark_precompiled(const SpmCharsmap& map) {
+  // ws: the parts after this one only strip and make runs of spaces one, so an ASCII character
+  // the map makes a space alone (a newline, a tab) may stay: the kernel reads it as a space
+  // (ascii_space_). Not "\r": "\r\n" is one cluster, which its key would make one space.
+  void mark_precompiled(const SpmCharsmap& map, bool ws) {
     if (map.empty()) return;
     if (touched_.empty()) touched_.assign(0x110000 / 64, 0);
     uint8_t bytes[8];
+    own_key_.fill(0);
+    second_.fill(0);
     walk(map.units(), SpmCharsmap::offset(map.units()[0]), bytes, 0);
+    for (uint32_t c = 1; c < 128; ++c) {
+      std::string_view replacement;
+      const char one[1] = {char(c)};
+      if (ws && own_key_[c] && !second_[c] && c != '\r' && map.first_key(std::string_view(one, 1), replacement) &&
+          replacement == " ")
+        ascii_space_[c] = 1;
+      else if (own_key_[c] || second_[c])
+        ascii_touched_[c] = 1;
+    }
   }
 
   void walk(const std::vector<uint32_t>& units, size_t base, uint8_t* bytes, size_t depth) {
@@ -253,43 +269,46 @@ class UnigramHfPipeline {
         if (leaf) non_ascii_ = true;
         walk(units, next, bytes, have);
       } else if (have == first) {
-        if (leaf) mark(bytes, first);
+        if (leaf) mark(bytes, first, own_key_);
         walk(units, next, bytes, have);
       } else {
         const size_t second = utf8_length(bytes[first]);
         if (have == first + second)
-          mark(bytes + first, second);
+          mark(bytes + first, second, second_);
         else
           walk(units, next, bytes, have);
       }
     }
   }
 
-  void mark(const uint8_t* p, size_t len) {
+  void mark(const uint8_t* p, size_t len, std::array<uint8_t, 128>& ascii) {
     size_t decoded;
     const uint32_t cp = decode_utf8(p, len, decoded);
-    if (cp < 0x80) ascii_touched_[cp] = 1;
+    if (cp < 0x80) ascii[cp] = 1;
     if (cp < 0x110000) touched_[cp >> 6] |= uint64_t(1) << (cp & 63);
   }
+
+  bool is_space(uint8_t b) const { return b == ' ' || (b < 0x80 && ascii_space_[b]); }
+  bool is_whitespace(uint32_t cp) const { return hf_is_whitespace(cp) || (cp < 0x80 && ascii_space_[cp]); }
 
   // Whether the normalizer's only effect on t[0..n) is to strip whitespace at its ends (see the
   // probes): then `lead` and `trail` bytes come off. Every other part is ruled out on the whole
   // text, which holds the stripped one; a space at either end is ruled out on both.
-  // With collapse_spaces, `collapse` says whether the stripped text has a run of spaces for the
-  // last part to make one.
-  bool plain(const uint8_t* t, size_t n, size_t& lead, size_t& trail, bool& collapse) const {
+  // `mapped` says whether the stripped text has characters the map makes spaces (ascii_space_)
+  // or, with collapse_spaces, a run of spaces for the last part to make one.
+  bool plain(const uint8_t* t, size_t n, size_t& lead, size_t& trail, bool& mapped) const {
     lead = trail = 0;
-    collapse = false;
+    mapped = false;
     if (n == 0) return true;
     if (space_edge_ && (t[0] == ' ' || t[n - 1] == ' ')) return false;
     size_t len;
     if (strip_left_)
-      while (lead < n && hf_is_whitespace(decode_utf8(t + lead, n - lead, len))) lead += len ? len : 1;
+      while (lead < n && is_whitespace(decode_utf8(t + lead, n - lead, len))) lead += len ? len : 1;
     if (strip_right_)
       while (trail < n - lead) {
         size_t k = n - trail - 1;
         while (k > lead && (t[k] & 0xC0) == 0x80) --k;
-        if (!hf_is_whitespace(decode_utf8(t + k, n - trail - k, len))) break;
+        if (!is_whitespace(decode_utf8(t + k, n - trail - k, len))) break;
         trail = n - k;
       }
     if (space_edge_ && lead + trail < n && (t[lead] == ' ' || t[n - trail - 1] == ' ')) return false;
@@ -301,6 +320,7 @@ class UnigramHfPipeline {
       const uint8_t b = t[i];
       if (b < 0x80) {
         if (ascii_touched_[b]) return false;
+        mapped |= ascii_space_[b] != 0;
         ++i;
         continue;
       }
@@ -310,9 +330,9 @@ class UnigramHfPipeline {
       if (chars && cp < 0x110000 && (touched_[cp >> 6] >> (cp & 63) & 1)) return false;
       i += len;
     }
-    if (collapse_ && lead + trail < n)
-      collapse = std::string_view(reinterpret_cast<const char*>(t) + lead, n - lead - trail).find("  ") !=
-                 std::string_view::npos;
+    if (collapse_ && !mapped && lead + trail < n)
+      mapped = std::string_view(reinterpret_cast<const char*>(t) + lead, n - lead - trail).find("  ") !=
+               std::string_view::npos;
     return true;
   }
 
@@ -337,15 +357,15 @@ class UnigramHfPipeline {
     return prefixed;
   }
 
-  // Metaspace over t[0..n) (input bytes from `shift` on) once each run of spaces is one: w.text,
-  // and in w.map each model byte's input bytes (a "▁" its run's last space's, the prefix the
-  // first character's).
+  // Metaspace over t[0..n) (input bytes from `shift` on) once the map's spaces are spaces and,
+  // with collapse_, each run of spaces is one: w.text, and in w.map each model byte's input
+  // bytes (a "▁" its run's last space's, the prefix the first character's).
   void collapsed_text(const uint8_t* t, size_t n, size_t shift, bool at_start, Scratch& w) const {
     std::string& out = w.text;
     std::vector<NormalizedText::Span>& map = w.map;
     out.clear();
     map.clear();
-    const bool starts = t[0] == ' ' || (n >= 3 && std::memcmp(t, kSpace, 3) == 0);
+    const bool starts = is_space(t[0]) || (n >= 3 && std::memcmp(t, kSpace, 3) == 0);
     const bool prefixed = !starts && (d_.prepend == kAlways || (d_.prepend == kFirst && at_start));
     auto span = [&](size_t i, size_t len) {
       return NormalizedText::Span{uint32_t(shift + i), uint32_t(shift + i + len)};
@@ -355,8 +375,8 @@ class UnigramHfPipeline {
       map.insert(map.end(), 3, span(0, std::min(utf8_length(t[0]), n)));
     }
     for (size_t i = 0; i < n;) {
-      if (t[i] == ' ') {  // HF's replace aligns the new character to the last one it replaces
-        while (i + 1 < n && t[i + 1] == ' ') ++i;
+      if (is_space(t[i])) {  // HF's replace aligns the new character to the last one it replaces
+        while (collapse_ && i + 1 < n && is_space(t[i + 1])) ++i;
         out.append(kSpace, 3);
         map.insert(map.end(), 3, span(i, 1));
         ++i;
@@ -378,8 +398,8 @@ class UnigramHfPipeline {
     bool collapse = false;
     const bool fast = !normalizer_ || plain(t, n, lead, trail, collapse);
     if (fast && collapse) {
-      // Runs of spaces become one (the last part), aligned to their last space: the model's
-      // text and its map to input bytes made here, without the normalizer.
+      // The map's spaces and runs of spaces made one (the last part, aligned to their last
+      // space): the model's text and its map to input bytes made here, without the normalizer.
       if (lead + trail >= n) return;
       collapsed_text(t + lead, n - lead - trail, from + lead, from == 0, w);
       const std::vector<NormalizedText::Span>& map = w.map;
@@ -558,7 +578,9 @@ class UnigramHfPipeline {
   std::vector<uint32_t> length_;  // id -> its piece's length in bytes (0: varies, the unknown id)
   // The probes (read_probes): bytes and characters that may change, strings, ends.
   uint8_t ascii_touched_[128] = {};
-  std::vector<uint64_t> touched_;  // a bit per code point (Precompiled); empty: none
+  uint8_t ascii_space_[128] = {};                  // ASCII characters the map makes a space alone
+  std::array<uint8_t, 128> own_key_{}, second_{};  // (mark_precompiled's: keys of, second characters)
+  std::vector<uint64_t> touched_;                  // a bit per code point (Precompiled); empty: none
   std::vector<std::string> contains_;
   bool non_ascii_ = false, strip_left_ = false, strip_right_ = false, space_edge_ = false;
   bool collapse_ = false;  // the last part makes each run of spaces one (Replace " {2,}")

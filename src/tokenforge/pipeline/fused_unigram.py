@@ -108,13 +108,21 @@ def fused_unigram_rules(spec: PipelineSpec) -> tuple[int, bool, list[tuple[str, 
     if rules is None:
         return None
     probes: list[tuple[str, str]] = []
+    last = len(normalizer) - 1
     for i, (kind, options) in enumerate(normalizer):
-        if i == len(normalizer) - 1 and _collapses_spaces(kind, options):
+        if i == last and _collapses_spaces(kind, options):
             probes.append(("collapse_spaces", options["content"]))
             continue
         found = _probe(kind, options)
         if found is None:
             return None
+        # A map whose later parts only strip and make runs of spaces one may leave the ASCII
+        # characters it makes spaces (newlines, tabs) to the kernel, read as spaces.
+        later = normalizer[i + 1 :]
+        if kind == "Precompiled" and all(
+            k == "Strip" or (j == len(later) - 1 and _collapses_spaces(k, o)) for j, (k, o) in enumerate(later)
+        ):
+            found = [("precompiled_ws", found[0][1])]
         probes += found
     return rules[0], rules[1], probes
 
