@@ -56,6 +56,7 @@ EDGE = [
     "1234567 ١٢٣٤ 12a34 ①②",
     "日本語のテキスト、です。 Привет мир",
     "ＡＢＣ ｶﾀｶﾅ ﬁ ﬃ ㍿ Å Å é é",
+    "全角，标点：（测试）！ｶﾞｷﾞ Ａ\u0301 ，\u0301，\n，a，日，",
     "tab\there  \u3000 \u00a0nbsp\u2028x\r\n",
     "emoji 👍🏽 and 𝔘𝔫𝔦𝔠𝔬𝔡𝔢 \U0010ffff \ue000 \x01\x7f",
     "</s>hello world</s>  hello <extra> world  <extra>",
@@ -67,7 +68,7 @@ EDGE = [
 ]
 
 TEXT = st.text(
-    alphabet=st.sampled_from(list("ab é日本Ω\u2581\n\t<>s/|x0ＡﬁÅ`'\u0301 ")) | st.characters(codec="utf-8"),
+    alphabet=st.sampled_from(list("ab é日本Ω\u2581\n\t<>s/|x0ＡﬁÅ`'\u0301 ，ｶﾞ\r")) | st.characters(codec="utf-8"),
     max_size=60,
 )
 
@@ -301,7 +302,8 @@ def test_probes_let_plain_text_skip_the_normalizer(tmp_path_factory):
     t5, albert = trio(tmp_path_factory, "t5"), trio(tmp_path_factory, "albert")
     for text in ("Hello world.", "日本語のテキスト", "Привет\tмир\n", "  lead", "a  b"):  # (spaces: read as such)
         assert t5.fused.untouched(text)
-    for text in ("ＡＢＣ", "ﬁ", "e\u0301", "\x01", "a\r\nb"):
+    assert t5.fused.untouched("全角，标点：（测试）！ ＡＢＣ")  # alone in their clusters: written by the kernel
+    for text in ("ﬁ", "e\u0301", "\x01", "a\r\nb", "ｶﾞ", "，\u0301"):
         assert not t5.fused.untouched(text)
     assert albert.fused.untouched("hello world") and not albert.fused.untouched("Hello")
     assert not albert.fused.untouched("é") and not albert.fused.untouched("a``b")

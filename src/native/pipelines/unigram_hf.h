@@ -38,6 +38,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -238,14 +239,34 @@ class UnigramHfPipeline {
   // non-ASCII character (a map sentencepiece would not write).
   // ws: the parts after this one only strip and make runs of spaces one, so an ASCII character
   // the map makes a space alone (a newline, a tab) may stay: the kernel reads it as a space
-  // (ascii_space_). Not "\r": "\r\n" is one cluster, which its key would make one space.
+  // (ascii_space_). Not "\r": "\r\n" is one cluster, which its key would make one space. Other
+  // characters it makes one other character (fullwidth punctuation) are written by the kernel
+  // too (single_), where they are alone in their cluster.
   void mark_precompiled(const SpmCharsmap& map, bool ws) {
     if (map.empty()) return;
     if (touched_.empty()) touched_.assign(0x110000 / 64, 0);
     uint8_t bytes[8];
     own_key_.fill(0);
     second_.fill(0);
+    owned_.clear();
+    seconds_.clear();
     walk(map.units(), SpmCharsmap::offset(map.units()[0]), bytes, 0);
+    if (ws) {
+      std::sort(seconds_.begin(), seconds_.end());
+      for (uint32_t cp : owned_) {
+        if (cp < 0x80 || !replaceable(cp) || std::binary_search(seconds_.begin(), seconds_.end(), cp)) continue;
+        uint8_t utf8[4];
+        const size_t len = encode_utf8(cp, utf8);
+        std::string_view replacement;
+        if (!map.first_key(std::string_view(reinterpret_cast<const char*>(utf8), len), replacement)) continue;
+        size_t rlen;
+        const auto* r = reinterpret_cast<const uint8_t*>(replacement.data());
+        const uint32_t rc = replacement.empty() ? 0 : decode_utf8(r, replacement.size(), rlen);
+        if (replacement.empty() || rlen != replacement.size() || rc == 0x2581 || rc == 0 || hf_is_whitespace(rc))
+          continue;
+        single_.emplace(cp, std::string(replacement));
+      }
+    }
     for (uint32_t c = 1; c < 128; ++c) {
       std::string_view replacement;
       const char one[1] = {char(c)};
@@ -269,23 +290,44 @@ class UnigramHfPipeline {
         if (leaf) non_ascii_ = true;
         walk(units, next, bytes, have);
       } else if (have == first) {
-        if (leaf) mark(bytes, first, own_key_);
+        if (leaf) mark(bytes, first, own_key_, owned_);
         walk(units, next, bytes, have);
       } else {
         const size_t second = utf8_length(bytes[first]);
         if (have == first + second)
-          mark(bytes + first, second, second_);
+          mark(bytes + first, second, second_, seconds_);
         else
           walk(units, next, bytes, have);
       }
     }
   }
 
-  void mark(const uint8_t* p, size_t len, std::array<uint8_t, 128>& ascii) {
+  void mark(const uint8_t* p, size_t len, std::array<uint8_t, 128>& ascii, std::vector<uint32_t>& list) {
     size_t decoded;
     const uint32_t cp = decode_utf8(p, len, decoded);
     if (cp < 0x80) ascii[cp] = 1;
     if (cp < 0x110000) touched_[cp >> 6] |= uint64_t(1) << (cp & 63);
+    list.push_back(cp);
+  }
+
+  // Characters whose cluster is always themselves and what follows (not whitespace, not a
+  // Prepend, no Hangul jamo, in the BMP): one of them the map makes one other character may be
+  // written by the kernel where the next character starts a cluster (starts_cluster).
+  static bool replaceable(uint32_t cp) {
+    if (cp >= 0x10000 || hf_is_whitespace(cp)) return false;
+    if ((cp >= 0x0600 && cp <= 0x0605) || cp == 0x06DD || cp == 0x070F || cp == 0x0890 || cp == 0x0891 ||
+        cp == 0x08E2 || cp == 0x0D4E)
+      return false;
+    return !((cp >= 0x1100 && cp <= 0x11FF) || (cp >= 0xA960 && cp <= 0xA97F) || (cp >= 0xAC00 && cp <= 0xD7FF));
+  }
+  // Whether t[0..n) starts with a character that never continues a grapheme cluster (the end,
+  // ASCII but "\n" after "\r", and the common letters of Latin, CJK and kana; conservative).
+  static bool starts_cluster(const uint8_t* t, size_t n) {
+    if (n == 0 || t[0] < 0x80) return true;
+    size_t len;
+    const uint32_t cp = decode_utf8(t, n, len);
+    return cp < 0x300 || (cp >= 0x3000 && cp <= 0x3011) || (cp >= 0x3041 && cp <= 0x3096) ||
+           (cp >= 0x30A1 && cp <= 0x30FA) || (cp >= 0x4E00 && cp <= 0x9FFF) || (cp >= 0xFF01 && cp <= 0xFF5E);
   }
 
   bool is_space(uint8_t b) const { return b == ' ' || (b < 0x80 && ascii_space_[b]); }
@@ -327,7 +369,11 @@ class UnigramHfPipeline {
       if (non_ascii_) return false;
       const uint32_t cp = decode_utf8(t + i, n - i, len);
       if (len == 0) len = 1;
-      if (chars && cp < 0x110000 && (touched_[cp >> 6] >> (cp & 63) & 1)) return false;
+      if (chars && cp < 0x110000 && (touched_[cp >> 6] >> (cp & 63) & 1)) {
+        // a character the map makes one other, alone in its cluster: written by the kernel
+        if (single_.empty() || !single_.count(cp) || !starts_cluster(t + i + len, n - i - len)) return false;
+        mapped = true;
+      }
       i += len;
     }
     if (collapse_ && !mapped && lead + trail < n)
@@ -383,6 +429,16 @@ class UnigramHfPipeline {
         continue;
       }
       const size_t len = std::min(utf8_length(t[i]), n - i);
+      if (t[i] >= 0x80 && !single_.empty()) {  // a character the map makes one other (plain found it alone)
+        size_t decoded;
+        const auto it = single_.find(decode_utf8(t + i, n - i, decoded));
+        if (it != single_.end()) {
+          out += it->second;
+          map.insert(map.end(), it->second.size(), span(i, len));
+          i += len;
+          continue;
+        }
+      }
       out.append(reinterpret_cast<const char*>(t + i), len);
       map.insert(map.end(), len, span(i, len));
       i += len;
@@ -578,9 +634,11 @@ class UnigramHfPipeline {
   std::vector<uint32_t> length_;  // id -> its piece's length in bytes (0: varies, the unknown id)
   // The probes (read_probes): bytes and characters that may change, strings, ends.
   uint8_t ascii_touched_[128] = {};
-  uint8_t ascii_space_[128] = {};                  // ASCII characters the map makes a space alone
-  std::array<uint8_t, 128> own_key_{}, second_{};  // (mark_precompiled's: keys of, second characters)
-  std::vector<uint64_t> touched_;                  // a bit per code point (Precompiled); empty: none
+  uint8_t ascii_space_[128] = {};                     // ASCII characters the map makes a space alone
+  std::array<uint8_t, 128> own_key_{}, second_{};     // (mark_precompiled's: keys of, second characters)
+  std::vector<uint32_t> owned_, seconds_;             // (the same for every character)
+  std::unordered_map<uint32_t, std::string> single_;  // a character the map makes one other -> it
+  std::vector<uint64_t> touched_;                     // a bit per code point (Precompiled); empty: none
   std::vector<std::string> contains_;
   bool non_ascii_ = false, strip_left_ = false, strip_right_ = false, space_edge_ = false;
   bool collapse_ = false;  // the last part makes each run of spaces one (Replace " {2,}")
