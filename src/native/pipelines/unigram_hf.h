@@ -608,11 +608,15 @@ class UnigramHfPipeline {
     }
   }
 
-  // A piece new to the thread: its tokens (w.tokens, offsets in the piece) and ids (cache.ids);
-  // whether the ids give its rows again (every token as long as its piece, together the whole).
+  // A piece new to the thread (or one the tables cannot hold: an unknown or byte token in it):
+  // its tokens (w.tokens, offsets in the piece) and ids (cache.ids); whether the ids give its
+  // rows again (every token as long as its piece, together the whole).
   bool tokenize(const uint8_t* p, size_t len, Scratch& w) const {
     w.tokens.clear();
-    model_->tokenize_fresh(p, len, w.tokens);
+    if (len < UnigramModel::kRememberedBelow)  // the model's own memory keeps the pieces the tables cannot
+      model_->tokenize(std::string(reinterpret_cast<const char*>(p), len), w.tokens);
+    else
+      model_->tokenize_fresh(p, len, w.tokens);
     std::vector<uint32_t>& ids = w.cache.ids;
     ids.clear();
     uint32_t at = 0;
