@@ -666,3 +666,55 @@ class SpmHfBpe:
         """
 
     def encode_batch(self, texts: object, pairs: object | None, add_special_tokens: bool, added: SpecialMatcher | None, threads: int) -> list[Encoded]: ...
+
+class UnigramHf:
+    """
+    A Unigram tokenizer.json (T5, ALBERT, XLNet shapes) in one fused pass, exact to HF tokenizers and to the staged pipeline.
+    """
+
+    def __init__(self, normalizer: object, pre_tokenizer: object, model_type: str, model_options: object, vocab: Sequence[tuple[str, int]], decoder: object, names: Sequence[str], special_ids: Sequence[int], prepend: int, split: bool, probes: Sequence[tuple[str, str]]) -> None:
+        """
+        The staged pipeline's description (as _core.Staged takes it: the model, normalizer and decoder run here, the stages answer the hooks), Metaspace's rules: prepend (0 never, 1 first, 2 always) and split; and one probe per normalizer part, (kind, argument): precompiled (base64 map), contains, strip_left, strip_right, space_edge, non_ascii, lowercase.
+        """
+
+    def decode(self, ids: object, skip_special_tokens: bool = True) -> str:
+        """
+        The decoder's text for ids (HF's decode: ids without a token are skipped).
+        """
+
+    def pre_tokenize(self, text: object, added: SpecialMatcher | None = None) -> list[tuple[str, tuple[int, int]]]:
+        """
+        [(piece, (start, end))]: the pieces the model would see, spans in input code points (HF's pre_tokenize_str after the normalizer).
+        """
+
+    def normalize(self, text: object) -> str:
+        """The normalizer's text (HF's normalize_str)."""
+
+    def untouched(self, text: object) -> bool:
+        """
+        Whether the probes find that the normalizer at most strips whitespace at the ends of text (it then runs without alignments; a test hook).
+        """
+
+    def set_pad_token(self, pad_token: str) -> None: ...
+
+    def set_template(self, single: object, pair: object, default_process: bool = False) -> None:
+        """
+        Pieces [(is_sequence, sequence 0|1, type_id, [special ids])] for one and for two texts; default_process=True where there is no post-processor (sequence ranges as HF's default_process).
+        """
+
+    def set_truncation(self, enabled: bool, max_length: int = 0, stride: int = 0, strategy: int = 0, from_left: bool = False) -> None:
+        """strategy: 0 longest first, 1 only first, 2 only second."""
+
+    def set_padding(self, enabled: bool, length: int = 0, multiple_of: int = 0, pad_id: int = 0, pad_type_id: int = 0, left: bool = False) -> None:
+        """length 0: the longest of a batch."""
+
+    def added_tokens(self, pair: bool) -> int: ...
+
+    def set_policy(self, default_added: object | None, resolver: object) -> None: ...
+
+    def encode(self, sequence: object, pair: object | None = None, add_special_tokens: object = True, *, allowed_special: object = 'all', disallowed_special: object = ()) -> Encoded:
+        """
+        Encode a text, or a pair of texts, with truncation, template and padding as set. Added tokens in the text become their ids when in allowed_special (default all, as HF matches them), raise when in disallowed_special, and are plain text otherwise.
+        """
+
+    def encode_batch(self, texts: object, pairs: object | None, add_special_tokens: bool, added: SpecialMatcher | None, threads: int) -> list[Encoded]: ...

@@ -25,6 +25,7 @@
 #include "decoders/decoder_factory.h"
 #include "models/model.h"
 #include "models/model_factory.h"
+#include "models/unigram/unigram_model.h"
 #include "normalizers/normalizer.h"
 #include "normalizers/normalizer_factory.h"
 #include "pipelines/stage_options.h"
@@ -84,6 +85,12 @@ class StagedPipeline {
     if (d.normalizer.kind != OptionValue::Kind::kNull) normalizer_ = make_normalizer(d.normalizer);
     if (d.pre_tokenizer.kind != OptionValue::Kind::kNull) pre_tokenizer_ = make_pre_tokenizer(d.pre_tokenizer);
     model_ = make_model(d.model_type, d.model_options, d.vocab);
+    if (d.model_type == "Unigram") {  // HF shows an unknown piece as the text it covers
+      const auto& unigram = static_cast<const UnigramModel&>(*model_);
+      unk_id_ = unigram.unk_id();
+      for (const auto& [piece, id] : unigram.ids())
+        if (id == unk_id_) unk_piece_ = piece;
+    }
     if (d.decoder.kind != OptionValue::Kind::kNull) decoder_ = make_decoder(d.decoder);
     name_size_.resize(d.names.size());
     for (size_t id = 0; id < d.names.size(); ++id) name_size_[id] = uint32_t(d.names[id].size());
@@ -99,9 +106,9 @@ class StagedPipeline {
   Encoded encode(const uint8_t* a, size_t na, const uint8_t* b, size_t nb, bool pair, bool add_special,
                  const SpecialMatcher* added, const PostProcessor& post) const {
     Encoded first = encode_sequence(a, na, added);
-    if (!pair) return post.process(std::move(first), nullptr, add_special);
+    if (!pair) return process_keeping_texts(post, std::move(first), nullptr, add_special);
     Encoded second = encode_sequence(b, nb, added);
-    return post.process(std::move(first), &second, add_special);
+    return process_keeping_texts(post, std::move(first), &second, add_special);
   }
 
   // The model's tokens for one text, before post-processing.
@@ -133,6 +140,10 @@ class StagedPipeline {
         const NormalizedText::Span span = piece.text.to_original(t.start, t.end);
         const auto [start, end] = chars.convert(span.start, span.end);
         push_row(e.rows, t.id, start, end, word);
+        if (t.id == unk_id_) {
+          const std::string covered = piece.text.text().substr(t.start, t.end - t.start);
+          if (covered != unk_piece_) e.texts.push_back(TokenText{t.id, word, start, end, 0, covered});
+        }
       }
       ++word;
     }
@@ -242,6 +253,10 @@ class StagedPipeline {
     return {lead, trail};
   }
 
+  // A Unigram model's unknown id (rows of it that cover other text are named by that text, as
+  // HF's) and its piece; kNoToken for other models.
+  uint32_t unk_id_ = kNoToken;
+  std::string unk_piece_;
   std::vector<std::pair<uint32_t, uint32_t>> spaces_;  // per id; empty: offsets not trimmed
   std::vector<uint32_t> name_size_;                    // per id: the bytes of its name
   bool trim_prefix_space_ = false;

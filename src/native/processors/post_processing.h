@@ -49,9 +49,19 @@ inline Row special_row(uint32_t id, uint32_t type_id) {
   return Row{id, 0, 0, kNoWord, uint16_t(type_id), 1, 1, kNoSequence, 0};
 }
 
+// A token shown with a text other than its id's name (HF's Unigram names an unknown piece by the
+// text it covers): the row of sequence `sequence` (0, or 1 for a pair's second text) with this
+// id, word and offsets. Rare, so kept beside the rows, not in them.
+struct TokenText {
+  uint32_t id, word, start, end;
+  uint8_t sequence;
+  std::string text;
+};
+
 struct Encoded {
   TokenRows rows;
   std::vector<Encoded> overflowing;
+  std::vector<TokenText> texts;  // the rows (of this or an overflowing part) not shown by their id's name
   // HF's sequence_ranges, as the set of sequences that have one (bit s: sequence s; the rows
   // say which tokens): 0 where none were set (one text without a post-processor: every token,
   // padding included, is of sequence 0). A pair's empty text still has its (empty) range.
@@ -407,5 +417,19 @@ struct PostProcessor {
     target->truncate(target->size() - to_remove, stride, left);
   }
 };
+
+// post.process over one text or a pair, keeping the texts of the rows not shown by their names
+// (Encoded::texts; the second text's as sequence 1).
+inline Encoded process_keeping_texts(const PostProcessor& post, Encoded a, Encoded* b, bool add_special) {
+  std::vector<TokenText> texts = std::move(a.texts);
+  if (b)
+    for (TokenText& t : b->texts) {
+      t.sequence = 1;
+      texts.push_back(std::move(t));
+    }
+  Encoded out = post.process(std::move(a), b, add_special);
+  out.texts = std::move(texts);
+  return out;
+}
 
 }  // namespace tokenforge

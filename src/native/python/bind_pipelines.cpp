@@ -343,8 +343,26 @@ void bind_pipelines(nb::module_& m) {
                    [](const PyEncoded& o) {
                      nb::list out;
                      const std::vector<std::string>& by_id = o.names->by_id;
+                     // A row of Encoded::texts shows its own text (HF's Unigram unknown pieces); rows
+                     // of equal id, word and offsets take their texts in order.
+                     std::vector<uint8_t> used(o.e.texts.size(), 0);
+                     auto own_text = [&](const Row& r) -> const std::string* {
+                       if (r.special || r.word == kNoWord) return nullptr;
+                       for (size_t i = 0; i < o.e.texts.size(); ++i) {
+                         const TokenText& t = o.e.texts[i];
+                         if (!used[i] && t.id == r.id && t.word == r.word && t.start == r.start && t.end == r.end &&
+                             t.sequence == (r.sequence == kNoSequence ? 0 : r.sequence)) {
+                           used[i] = 1;
+                           return &t.text;
+                         }
+                       }
+                       return nullptr;
+                     };
                      for (const Row& r : o.e.rows) {
-                       if (!r.attention)
+                       const std::string* own = o.e.texts.empty() || !r.attention ? nullptr : own_text(r);
+                       if (own)
+                         out.append(nb::str(own->data(), own->size()));
+                       else if (!r.attention)
                          out.append(nb::str(o.names->pad.c_str()));
                        else if (r.name && r.name <= o.e.names.size())
                          out.append(nb::str(o.e.names[r.name - 1].data(), o.e.names[r.name - 1].size()));
@@ -357,7 +375,10 @@ void bind_pipelines(nb::module_& m) {
                    })
       .def_prop_ro("overflowing", [](const PyEncoded& o) {
         std::vector<PyEncoded> out;
-        for (const Encoded& part : o.e.overflowing) out.push_back(PyEncoded{part, o.names});
+        for (const Encoded& part : o.e.overflowing) {
+          out.push_back(PyEncoded{part, o.names});
+          out.back().e.texts = o.e.texts;  // the parts' rows are among the whole's
+        }
         return out;
       });
   bind_encoded_accessors(encoded);

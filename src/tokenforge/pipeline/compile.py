@@ -12,6 +12,8 @@ The native pipelines (src/native/pipelines/): fused kernels, each one pass per t
   a built-in scanner or Oniguruma for the split; pipeline/fused_hf_bpe.py says which files);
 - "spm_hf_bpe": a sentencepiece-style BPE tokenizer.json (Llama 2, Mistral, Gemma: HF's merges
   with byte fallback behind Metaspace or Replace(" " -> "▁"); pipeline/fused_spm.py says which);
+- "unigram_hf": a Unigram tokenizer.json (T5, ALBERT, XLNet: HF's Unigram behind Metaspace and a
+  Precompiled-style normalizer; pipeline/fused_unigram.py says which);
 and "staged", the general one (pipelines/staged.h): any tokenizer.json pipeline stage by stage,
 as HF tokenizers runs it, for what no fused kernel runs (pipeline/staged.py describes it). Where
 both run a description they give the same rows (tests/test_pipeline.py checks). Added tokens
@@ -70,6 +72,7 @@ OPTIONS = {
     "sentencepiece": frozenset({"add_bos", "add_eos"}),
     "byte_level_hf_bpe": frozenset({"split_special_tokens"}),
     "spm_hf_bpe": frozenset({"split_special_tokens"}),
+    "unigram_hf": frozenset({"split_special_tokens"}),
     "staged": frozenset({"split_special_tokens", "trim_offsets"}),
 }
 KERNELS = tuple(OPTIONS)
@@ -121,6 +124,11 @@ def kernel_of(spec: PipelineSpec) -> str:
 
         if runs_fused_spm(spec):
             return "spm_hf_bpe"
+    if set(spec.options) <= OPTIONS["unigram_hf"] and not _normalized_added(spec):
+        from .fused_unigram import runs_fused_unigram
+
+        if runs_fused_unigram(spec):
+            return "unigram_hf"
     if spec.model is not None and _staged_runs(spec):
         return "staged"
     parts = ", ".join(
@@ -155,6 +163,8 @@ def build_kernel(spec: PipelineSpec) -> Kernel:
         return _byte_level_hf_bpe(spec)
     if kernel == "spm_hf_bpe":
         return _spm_hf_bpe(spec)
+    if kernel == "unigram_hf":
+        return _unigram_hf(spec)
     return _sentencepiece(spec)
 
 
@@ -560,3 +570,14 @@ def _spm_hf_bpe(spec: PipelineSpec) -> Kernel:
     from .fused_spm import fused_spm_description
 
     return _fused_json_kernel(spec, "spm_hf_bpe", fused_spm_description, _core.SpmHfBpe, "sentencepiece-style BPE")
+
+
+# -- Unigram tokenizer.json files --------------------------------------------------------------
+
+
+def _unigram_hf(spec: PipelineSpec) -> Kernel:
+    from .fused_unigram import fused_unigram_description
+
+    if _normalized_added(spec):
+        raise ValueError("added tokens matched by their normalized form need the staged kernel")
+    return _fused_json_kernel(spec, "unigram_hf", fused_unigram_description, _core.UnigramHf, "Unigram")

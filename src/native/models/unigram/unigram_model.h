@@ -32,6 +32,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -107,7 +108,7 @@ class UnigramModel : public Model {
     }
     const size_t first = out.size();
     best_path(reinterpret_cast<const uint8_t*>(piece.data()), piece.size(), w);
-    emit(piece, w, out);
+    emit(std::string_view(piece), w, out);
     if (remembered) {
       if (w.seen.size() >= kMostRemembered || w.seen_tokens.size() >= kMostRememberedTokens) {
         w.seen.clear();
@@ -117,6 +118,27 @@ class UnigramModel : public Model {
       w.seen_tokens.insert(w.seen_tokens.end(), out.begin() + first, out.end());
     }
   }
+
+  // The tokens of s[0..n) as tokenize gives them, without the per-thread memory (for a caller
+  // that keeps its own: pipelines/unigram_hf.h).
+  void tokenize_fresh(const uint8_t* s, size_t n, std::vector<ModelToken>& out) const {
+    if (n == 0) return;
+    if (n >= kNone) throw std::length_error("Unigram: a piece of 4 GB or more");
+    Pool<Scratch>::Lease lease(scratch_);
+    Scratch& w = lease.get();
+    best_path(s, n, w);
+    emit(std::string_view(reinterpret_cast<const char*>(s), n), w, out);
+    if (n > (size_t(1) << 20)) w.trim();
+  }
+
+  uint32_t unk_id() const { return unk_id_; }  // kNone: none
+  // The id of a piece (HF's token_to_ids: the last of equal pieces), or kNone.
+  uint32_t id_of(std::string_view piece) const {
+    const auto it = ids_.find(std::string(piece));
+    return it == ids_.end() ? kNone : it->second;
+  }
+  // piece -> id, every piece of the vocabulary.
+  const std::unordered_map<std::string, uint32_t>& ids() const { return ids_; }
 
  private:
   // What a thread remembers before it starts over: pieces, and their tokens.
@@ -172,7 +194,7 @@ class UnigramModel : public Model {
   }
 
   // The tokens of the path in w.best, unknown runs fused (HF's encode, then Model::tokenize).
-  void emit(const std::string& piece, Scratch& w, std::vector<ModelToken>& out) const {
+  void emit(std::string_view piece, Scratch& w, std::vector<ModelToken>& out) const {
     w.ends.clear();
     for (uint32_t end = uint32_t(piece.size()); end > 0; end = w.best[end].start) w.ends.push_back(end);
     uint32_t run_start = kNone, run_end = 0;
@@ -193,8 +215,8 @@ class UnigramModel : public Model {
 
   // A run of unknown nodes [start, end): its piece if the vocabulary has the text, else its
   // bytes' pieces with byte_fallback when all exist, else the unknown id.
-  void emit_unknown(const std::string& piece, uint32_t start, uint32_t end, std::vector<ModelToken>& out) const {
-    const auto it = ids_.find(piece.substr(start, end - start));
+  void emit_unknown(std::string_view piece, uint32_t start, uint32_t end, std::vector<ModelToken>& out) const {
+    const auto it = ids_.find(std::string(piece.substr(start, end - start)));
     if (it != ids_.end()) {
       out.push_back(ModelToken{it->second, start, end});
       return;

@@ -1,0 +1,654 @@
+// A Unigram tokenizer.json (T5, ALBERT, XLNet, Pegasus, mBART: what transformers' converters
+// write) as one fused pass per text, exact to HF tokenizers and to the general staged pipeline
+// (pipelines/staged.h) that runs the same file stage by stage: ids, offsets, tokens, word ids,
+// and the decoder's text.
+//
+// It runs the files whose stages are: HF's Unigram model (models/unigram/unigram_model.h: unk
+// penalty, fused unknowns, byte_fallback); the Metaspace pre-tokenizer (replacement "▁", any
+// prepend_scheme, split or not); a normalizer made of parts whose effect on a text can be ruled
+// out cheaply (Precompiled, Strip, Replace of a string or of " {2,}" / "\A +| +\z", Lowercase,
+// the Unicode forms, StripAccents; tokenforge/pipeline/fused_unigram.py decides which files those
+// are and hands each part's quick test over as a probe); any decoder (decode runs the staged
+// pipeline's own, decoders/decoder_factory.h).
+//
+// One text: added tokens are split off first (added_tokens/special_matcher.h, as every
+// pipeline). Each stretch between them is tested against the probes: where no part of the
+// normalizer can change it but for stripping whitespace at its ends (nearly always for prose:
+// Precompiled leaves every character alone that no key of its map starts with or continues, see
+// mark_precompiled), the stretch, stripped, is its own normalized text and code points map to
+// input characters by counting; otherwise the normalizer
+// runs (the staged pipeline's, on a NormalizedText) and offsets go through its alignments, as
+// the staged pipeline's do. The model's text is then Metaspace's: each space a "▁", the "▁"
+// prefix where prepend_scheme puts one (always: unless the text starts with a space or "▁";
+// first: that, and only for the stretch at the text's start). With split, it is cut before every
+// "▁" (HF's pieces, one word each); without, the stretch is one piece. Each piece's ids come from
+// a per-thread memory keyed by its bytes (models/bpe/piece_cache.h's tables, slots prefetched 16
+// pieces ahead) or, new to the thread, from the model's Viterbi pass (UnigramModel::tokenize_fresh),
+// so they are HF's by construction; a piece is remembered only where each token covers its own
+// piece's bytes (byte-fallback tokens share their run's offsets, an unknown run's length varies).
+// An unknown token shows the text it covers (HF's Token value), kept in Encoded::texts.
+#pragma once
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "added_tokens/special_matcher.h"
+#include "base/pool.h"
+#include "decoders/decoder.h"
+#include "decoders/decoder_factory.h"
+#include "formats/tiktoken_file.h"
+#include "models/bpe/piece_cache.h"
+#include "models/unigram/unigram_model.h"
+#include "normalizers/normalizer.h"
+#include "normalizers/normalizer_factory.h"
+#include "normalizers/spm_charsmap.h"
+#include "pipelines/staged.h"
+#include "processors/post_processing.h"
+#include "text/normalized_text.h"
+#include "unicode/hf_chars.h"
+
+namespace tokenforge {
+
+struct UnigramHfDescription {
+  StagedDescription staged;  // the whole file, as the staged pipeline takes it
+  int prepend = 2;           // Metaspace's prepend_scheme: 0 never, 1 first, 2 always
+  bool split = true;         // Metaspace's split: a piece before every "▁"
+  // One quick test per normalizer part, (kind, argument), each true where the part may change a
+  // text: "precompiled" (the base64 character map; "precompiled_ws" where only Strip and the
+  // runs of spaces come after it, see mark_precompiled), "contains" (a string the text holds),
+  // "strip_left" / "strip_right" (whitespace at that end), "space_edge" (a space at either end),
+  // "non_ascii" (any byte over 0x7F), "lowercase" (that, or an ASCII capital); and, for the last
+  // part only, "collapse_spaces" (Replace " {2,}" by " " or "▁": done here, no test).
+  std::vector<std::pair<std::string, std::string>> probes;
+};
+
+class UnigramHfPipeline {
+ public:
+  enum Prepend { kNever = 0, kFirst = 1, kAlways = 2 };
+
+  // Throws std::invalid_argument for a description it does not run (the Python side checks
+  // first; this keeps a wrong call from giving wrong ids).
+  explicit UnigramHfPipeline(UnigramHfDescription d) : d_(std::move(d)) {
+    if (d_.prepend < kNever || d_.prepend > kAlways) throw std::invalid_argument("prepend must be 0..2");
+    const StagedDescription& s = d_.staged;
+    if (s.model_type != "Unigram") throw std::invalid_argument("the model must be Unigram, got " + s.model_type);
+    OptionReader o("model Unigram", s.model_options);
+    std::unique_ptr<Model> m = make_unigram(o, s.vocab);
+    o.finish();
+    model_.reset(static_cast<UnigramModel*>(m.release()));
+    unk_id_ = model_->unk_id();
+    for (const auto& [piece, id] : model_->ids()) {
+      if (id >= length_.size()) length_.resize(size_t(id) + 1, 0);
+      length_[id] = uint32_t(piece.size());
+      if (id == unk_id_) unk_piece_ = piece;
+    }
+    if (unk_id_ < length_.size()) length_[unk_id_] = 0;  // an unknown run's length varies
+    if (s.normalizer.kind != OptionValue::Kind::kNull) normalizer_ = make_normalizer(s.normalizer);
+    if (s.decoder.kind != OptionValue::Kind::kNull) decoder_ = make_decoder(s.decoder);
+    read_probes();
+    if (normalizer_ && d_.probes.empty())
+      throw std::invalid_argument("a normalizer needs its probes (one per part) for the fused pass");
+  }
+
+  Encoded encode(const uint8_t* a, size_t na, const uint8_t* b, size_t nb, bool pair, bool add_special,
+                 const SpecialMatcher* added, const PostProcessor& post) const {
+    Encoded first = encode_sequence(a, na, added);
+    if (!pair) return process_keeping_texts(post, std::move(first), nullptr, add_special);
+    Encoded second = encode_sequence(b, nb, added);
+    return process_keeping_texts(post, std::move(first), &second, add_special);
+  }
+
+  // The model's rows for one text, before post-processing.
+  Encoded encode_sequence(const uint8_t* s, size_t n, const SpecialMatcher* added) const {
+    Pool<Scratch>::Lease lease(scratch_);
+    Scratch& w = lease.get();
+    Encoded e;
+    e.rows.reserve(n / 4 + 8);
+    Input in{s, n};
+    uint32_t word = 0;  // HF's word index: added tokens and pre-tokenized pieces, in order
+    split_at_matches(
+        added, s, n, [&](size_t from, size_t to) { encode_stretch(in, from, to, e, w, word); },
+        [&](const SpecialMatch& m) {
+          const uint32_t start = in.char_of(m.pos);
+          push_row(e.rows, m.id, start, in.char_of(m.pos + m.len - 1) + 1, word++);
+        });
+    return e;
+  }
+
+  // The decoder over the tokens' texts, joined (as the staged pipeline's decode).
+  std::string decode(std::vector<std::string> tokens) const {
+    std::string out;
+    if (!decoder_) {
+      for (size_t i = 0; i < tokens.size(); ++i) (i ? out += " " : out) += tokens[i];
+      return out;
+    }
+    decoder_->decode_chain(tokens);
+    for (const std::string& t : tokens) out += t;
+    return out;
+  }
+
+  // The staged pipeline of the same description, built on first need (the pre_tokenize and
+  // normalize hooks).
+  const StagedPipeline& staged() const {
+    std::call_once(staged_once_, [&] { staged_ = std::make_unique<StagedPipeline>(d_.staged); });
+    return *staged_;
+  }
+
+  // Whether the probes find that the normalizer at most strips s[0..n) (a test hook: what
+  // decides between the two ways a stretch runs).
+  bool untouched(const uint8_t* s, size_t n) const {
+    size_t lead, trail;
+    bool collapse;
+    return !normalizer_ || plain(s, n, lead, trail, collapse);
+  }
+
+ private:
+  static constexpr const char* kSpace = "\xE2\x96\x81";  // "▁"
+  static constexpr size_t kBatch = 16;
+
+  // A piece of the model's text, [a, b), with its piece-table key once prepared.
+  struct Segment {
+    size_t a, b;
+    uint32_t word;
+    uint64_t hash = 0;
+    ShortKey short_key = {};
+    MediumKey medium_key = {};
+    Segment(size_t from, size_t to, uint32_t w) : a(from), b(to), word(w) {}
+  };
+
+  struct Scratch {
+    PieceCache cache;
+    std::vector<Segment> segments;
+    std::string text;                       // the model's text of one stretch
+    std::vector<NormalizedText::Span> map;  // model byte -> input bytes (a normalized stretch)
+    std::vector<ModelToken> tokens;
+    void trim() {
+      cache.trim();
+      release_if_large(text);
+      release_if_large(map);
+      release_if_large(tokens);
+      release_if_large(segments);
+    }
+  };
+
+  // The input: byte -> code point index, counted once as the bytes asked for move on; the whole
+  // text's CharOffsets (staged.h) built where a normalized stretch needs it.
+  struct Input {
+    const uint8_t* s;
+    size_t n;
+    size_t counted_to = 0;
+    uint32_t chars = 0;
+    std::optional<CharOffsets> offsets;
+    uint32_t char_of(size_t byte) {
+      for (; counted_to <= byte; ++counted_to) chars += (s[counted_to] & 0xC0) != 0x80;
+      return chars - 1;
+    }
+    const CharOffsets& all() {
+      if (!offsets) offsets.emplace(s, n);
+      return *offsets;
+    }
+  };
+
+  // -- the probes --------------------------------------------------------------------------
+
+  void read_probes() {
+    for (const auto& [kind, arg] : d_.probes) {
+      if (kind == "precompiled" || kind == "precompiled_ws") {
+        std::string charsmap;
+        if (!decode_base64(arg, charsmap)) throw std::invalid_argument("probe precompiled: not base64");
+        mark_precompiled(SpmCharsmap(charsmap), kind == "precompiled_ws");
+      } else if (kind == "collapse_spaces") {
+        if (arg != " " && arg != kSpace)
+          throw std::invalid_argument("probe collapse_spaces: the content must be a space or \"\xE2\x96\x81\"");
+        collapse_ = true;
+      } else if (kind == "contains") {
+        if (arg.empty()) throw std::invalid_argument("probe contains: an empty string");
+        contains_.push_back(arg);
+      } else if (kind == "strip_left") {
+        strip_left_ = true;
+      } else if (kind == "strip_right") {
+        strip_right_ = true;
+      } else if (kind == "space_edge") {
+        space_edge_ = true;
+      } else if (kind == "non_ascii") {
+        non_ascii_ = true;
+      } else if (kind == "lowercase") {
+        non_ascii_ = true;
+        for (int c = 'A'; c <= 'Z'; ++c) ascii_touched_[c] = 1;
+      } else {
+        throw std::invalid_argument("unknown normalizer probe '" + kind + "'");
+      }
+    }
+  }
+
+  // The characters HF's Precompiled may change (precompiled.h): a character with a key of its
+  // own, or one that is the second character of a longer key (a grapheme cluster is looked up
+  // whole: its first key is a prefix of it, so it holds the key's second character). A cluster
+  // of characters none of them marked is left as it is. Keys are walked in the double-array
+  // trie down to their second character; a key that ends inside a character marks every
+  // non-ASCII character (a map sentencepiece would not write).
+  // ws: the parts after this one only strip and make runs of spaces one, so an ASCII character
+  // the map makes a space alone (a newline, a tab) may stay: the kernel reads it as a space
+  // (ascii_space_). Not "\r": "\r\n" is one cluster, which its key would make one space. Other
+  // characters it makes one other character (fullwidth punctuation) are written by the kernel
+  // too (single_), where they are alone in their cluster.
+  void mark_precompiled(const SpmCharsmap& map, bool ws) {
+    if (map.empty()) return;
+    if (touched_.empty()) touched_.assign(0x110000 / 64, 0);
+    uint8_t bytes[8];
+    own_key_.fill(0);
+    second_.fill(0);
+    owned_.clear();
+    seconds_.clear();
+    walk(map.units(), SpmCharsmap::offset(map.units()[0]), bytes, 0);
+    if (ws) {
+      std::sort(seconds_.begin(), seconds_.end());
+      for (uint32_t cp : owned_) {
+        if (cp < 0x80 || !replaceable(cp) || std::binary_search(seconds_.begin(), seconds_.end(), cp)) continue;
+        uint8_t utf8[4];
+        const size_t len = encode_utf8(cp, utf8);
+        std::string_view replacement;
+        if (!map.first_key(std::string_view(reinterpret_cast<const char*>(utf8), len), replacement)) continue;
+        size_t rlen;
+        const auto* r = reinterpret_cast<const uint8_t*>(replacement.data());
+        const uint32_t rc = replacement.empty() ? 0 : decode_utf8(r, replacement.size(), rlen);
+        if (replacement.empty() || rlen != replacement.size() || rc == 0x2581 || rc == 0 || hf_is_whitespace(rc))
+          continue;
+        single_.emplace(cp, std::string(replacement));
+      }
+    }
+    for (uint32_t c = 1; c < 128; ++c) {
+      std::string_view replacement;
+      const char one[1] = {char(c)};
+      if (ws && own_key_[c] && !second_[c] && c != '\r' && map.first_key(std::string_view(one, 1), replacement) &&
+          replacement == " ")
+        ascii_space_[c] = 1;
+      else if (own_key_[c] || second_[c])
+        ascii_touched_[c] = 1;
+    }
+  }
+
+  void walk(const std::vector<uint32_t>& units, size_t base, uint8_t* bytes, size_t depth) {
+    for (uint32_t c = 1; c < 256; ++c) {
+      const size_t at = base ^ c;
+      if (at >= units.size() || SpmCharsmap::label(units[at]) != c) continue;
+      const size_t next = at ^ SpmCharsmap::offset(units[at]);
+      const bool leaf = SpmCharsmap::has_leaf(units[at]);
+      bytes[depth] = uint8_t(c);
+      const size_t first = utf8_length(bytes[0]), have = depth + 1;
+      if (have < first) {
+        if (leaf) non_ascii_ = true;
+        walk(units, next, bytes, have);
+      } else if (have == first) {
+        if (leaf) mark(bytes, first, own_key_, owned_);
+        walk(units, next, bytes, have);
+      } else {
+        const size_t second = utf8_length(bytes[first]);
+        if (have == first + second)
+          mark(bytes + first, second, second_, seconds_);
+        else
+          walk(units, next, bytes, have);
+      }
+    }
+  }
+
+  void mark(const uint8_t* p, size_t len, std::array<uint8_t, 128>& ascii, std::vector<uint32_t>& list) {
+    size_t decoded;
+    const uint32_t cp = decode_utf8(p, len, decoded);
+    if (cp < 0x80) ascii[cp] = 1;
+    if (cp < 0x110000) touched_[cp >> 6] |= uint64_t(1) << (cp & 63);
+    list.push_back(cp);
+  }
+
+  // Characters whose cluster is always themselves and what follows (not whitespace, not a
+  // Prepend, no Hangul jamo, in the BMP): one of them the map makes one other character may be
+  // written by the kernel where the next character starts a cluster (starts_cluster).
+  static bool replaceable(uint32_t cp) {
+    if (cp >= 0x10000 || hf_is_whitespace(cp)) return false;
+    if ((cp >= 0x0600 && cp <= 0x0605) || cp == 0x06DD || cp == 0x070F || cp == 0x0890 || cp == 0x0891 ||
+        cp == 0x08E2 || cp == 0x0D4E)
+      return false;
+    return !((cp >= 0x1100 && cp <= 0x11FF) || (cp >= 0xA960 && cp <= 0xA97F) || (cp >= 0xAC00 && cp <= 0xD7FF));
+  }
+  // Whether t[0..n) starts with a character that never continues a grapheme cluster (the end,
+  // ASCII but "\n" after "\r", and the common letters of Latin, CJK and kana; conservative).
+  static bool starts_cluster(const uint8_t* t, size_t n) {
+    if (n == 0 || t[0] < 0x80) return true;
+    size_t len;
+    const uint32_t cp = decode_utf8(t, n, len);
+    return cp < 0x300 || (cp >= 0x3000 && cp <= 0x3011) || (cp >= 0x3041 && cp <= 0x3096) ||
+           (cp >= 0x30A1 && cp <= 0x30FA) || (cp >= 0x4E00 && cp <= 0x9FFF) || (cp >= 0xFF01 && cp <= 0xFF5E);
+  }
+
+  bool is_space(uint8_t b) const { return b == ' ' || (b < 0x80 && ascii_space_[b]); }
+  bool is_whitespace(uint32_t cp) const { return hf_is_whitespace(cp) || (cp < 0x80 && ascii_space_[cp]); }
+
+  // Whether the normalizer's only effect on t[0..n) is to strip whitespace at its ends (see the
+  // probes): then `lead` and `trail` bytes come off. Every other part is ruled out on the whole
+  // text, which holds the stripped one; a space at either end is ruled out on both.
+  // `mapped` says whether the stripped text has characters the map makes spaces (ascii_space_)
+  // or, with collapse_spaces, a run of spaces for the last part to make one.
+  bool plain(const uint8_t* t, size_t n, size_t& lead, size_t& trail, bool& mapped) const {
+    lead = trail = 0;
+    mapped = false;
+    if (n == 0) return true;
+    if (space_edge_ && (t[0] == ' ' || t[n - 1] == ' ')) return false;
+    size_t len;
+    if (strip_left_)
+      while (lead < n && is_whitespace(decode_utf8(t + lead, n - lead, len))) lead += len ? len : 1;
+    if (strip_right_)
+      while (trail < n - lead) {
+        size_t k = n - trail - 1;
+        while (k > lead && (t[k] & 0xC0) == 0x80) --k;
+        if (!is_whitespace(decode_utf8(t + k, n - trail - k, len))) break;
+        trail = n - k;
+      }
+    if (space_edge_ && lead + trail < n && (t[lead] == ' ' || t[n - trail - 1] == ' ')) return false;
+    const std::string_view view(reinterpret_cast<const char*>(t), n);
+    for (const std::string& c : contains_)
+      if (view.find(c) != std::string_view::npos) return false;
+    const bool chars = !touched_.empty();
+    for (size_t i = 0; i < n;) {
+      const uint8_t b = t[i];
+      if (b < 0x80) {
+        if (ascii_touched_[b]) return false;
+        mapped |= ascii_space_[b] != 0;
+        ++i;
+        continue;
+      }
+      if (non_ascii_) return false;
+      const uint32_t cp = decode_utf8(t + i, n - i, len);
+      if (len == 0) len = 1;
+      if (chars && cp < 0x110000 && (touched_[cp >> 6] >> (cp & 63) & 1)) {
+        // a character the map makes one other, alone in its cluster: written by the kernel
+        if (single_.empty() || !single_.count(cp) || !starts_cluster(t + i + len, n - i - len)) return false;
+        mapped = true;
+      }
+      i += len;
+    }
+    if (collapse_ && !mapped && lead + trail < n)
+      mapped = std::string_view(reinterpret_cast<const char*>(t) + lead, n - lead - trail).find("  ") !=
+               std::string_view::npos;
+    return true;
+  }
+
+  // -- one stretch -------------------------------------------------------------------------
+
+  // Metaspace over the normalized stretch t[0..n) into w.text; whether the prefix went in front.
+  bool model_text(const uint8_t* t, size_t n, bool at_start, Scratch& w) const {
+    std::string& out = w.text;
+    out.clear();
+    const bool starts = t[0] == ' ' || (n >= 3 && std::memcmp(t, kSpace, 3) == 0);
+    const bool prefixed = !starts && (d_.prepend == kAlways || (d_.prepend == kFirst && at_start));
+    out.reserve(3 * n + 3);
+    if (prefixed) out.append(kSpace, 3);
+    for (size_t i = 0; i < n;) {
+      const void* hit = std::memchr(t + i, ' ', n - i);
+      const size_t end = hit ? size_t(static_cast<const uint8_t*>(hit) - t) : n;
+      out.append(reinterpret_cast<const char*>(t + i), end - i);
+      if (end == n) break;
+      out.append(kSpace, 3);
+      i = end + 1;
+    }
+    return prefixed;
+  }
+
+  // Metaspace over t[0..n) (input bytes from `shift` on) once the map's spaces are spaces and,
+  // with collapse_, each run of spaces is one: w.text, and in w.map each model byte's input
+  // bytes (a "▁" its run's last space's, the prefix the first character's).
+  void collapsed_text(const uint8_t* t, size_t n, size_t shift, bool at_start, Scratch& w) const {
+    std::string& out = w.text;
+    std::vector<NormalizedText::Span>& map = w.map;
+    out.clear();
+    map.clear();
+    const bool starts = is_space(t[0]) || (n >= 3 && std::memcmp(t, kSpace, 3) == 0);
+    const bool prefixed = !starts && (d_.prepend == kAlways || (d_.prepend == kFirst && at_start));
+    auto span = [&](size_t i, size_t len) {
+      return NormalizedText::Span{uint32_t(shift + i), uint32_t(shift + i + len)};
+    };
+    if (prefixed) {
+      out.append(kSpace, 3);
+      map.insert(map.end(), 3, span(0, std::min(utf8_length(t[0]), n)));
+    }
+    for (size_t i = 0; i < n;) {
+      if (is_space(t[i])) {  // HF's replace aligns the new character to the last one it replaces
+        while (collapse_ && i + 1 < n && is_space(t[i + 1])) ++i;
+        out.append(kSpace, 3);
+        map.insert(map.end(), 3, span(i, 1));
+        ++i;
+        continue;
+      }
+      const size_t len = std::min(utf8_length(t[i]), n - i);
+      if (t[i] >= 0x80 && !single_.empty()) {  // a character the map makes one other (plain found it alone)
+        size_t decoded;
+        const auto it = single_.find(decode_utf8(t + i, n - i, decoded));
+        if (it != single_.end()) {
+          out += it->second;
+          map.insert(map.end(), it->second.size(), span(i, len));
+          i += len;
+          continue;
+        }
+      }
+      out.append(reinterpret_cast<const char*>(t + i), len);
+      map.insert(map.end(), len, span(i, len));
+      i += len;
+    }
+  }
+
+  // One stretch between added tokens, s[from..to): its rows.
+  void encode_stretch(Input& in, size_t from, size_t to, Encoded& e, Scratch& w, uint32_t& word) const {
+    if (to == from) return;
+    const uint8_t* t = in.s + from;
+    const size_t n = to - from;
+    size_t lead = 0, trail = 0;
+    bool collapse = false;
+    const bool fast = !normalizer_ || plain(t, n, lead, trail, collapse);
+    if (fast && collapse) {
+      // The map's spaces and runs of spaces made one (the last part, aligned to their last
+      // space): the model's text and its map to input bytes made here, without the normalizer.
+      if (lead + trail >= n) return;
+      collapsed_text(t + lead, n - lead - trail, from + lead, from == 0, w);
+      const std::vector<NormalizedText::Span>& map = w.map;
+      const CharOffsets& offsets = in.all();
+      encode_pieces(w, e, word, [&](size_t a, size_t b) { return offsets.convert(map[a].start, map[b - 1].end); });
+      return;
+    }
+    if (fast) {
+      // The stretch (stripped) is its own normalized text: model bytes map to input characters
+      // by counting (the prefix and the first character are both the first character).
+      if (lead + trail >= n) return;
+      const bool prefixed = model_text(t + lead, n - lead - trail, from == 0, w);
+      const auto* m = reinterpret_cast<const uint8_t*>(w.text.data());
+      const uint32_t base = in.char_of(from + lead);
+      size_t counted_to = 0;
+      uint32_t chars = 0;
+      auto char_of = [&](size_t byte) {
+        for (; counted_to <= byte; ++counted_to) chars += (m[counted_to] & 0xC0) != 0x80;
+        return base + chars - 1 - (prefixed && byte >= 3);
+      };
+      size_t last_a = SIZE_MAX, last_b = 0;
+      std::pair<uint32_t, uint32_t> last{0, 0};
+      encode_pieces(w, e, word, [&](size_t a, size_t b) {
+        if (a != last_a || b != last_b) {  // byte-fallback tokens repeat their run's span
+          const uint32_t first = char_of(a);
+          last = {first, char_of(b - 1) + 1};
+          last_a = a;
+          last_b = b;
+        }
+        return last;
+      });
+      return;
+    }
+    NormalizedText nt(reinterpret_cast<const char*>(t), n, uint32_t(from));
+    normalizer_->normalize(nt);
+    if (nt.empty()) return;
+    const auto* nb = reinterpret_cast<const uint8_t*>(nt.text().data());
+    const bool prefixed = model_text(nb, nt.size(), from == 0, w);
+    // Model byte -> input bytes: the prefix stands for the first character, a "▁" for its space.
+    const std::vector<NormalizedText::Span>& al = nt.alignments();
+    std::vector<NormalizedText::Span>& map = w.map;
+    map.clear();
+    map.reserve(w.text.size());
+    if (prefixed) map.insert(map.end(), 3, al[0]);
+    for (size_t i = 0; i < nt.size(); ++i) {
+      if (nb[i] == ' ')
+        map.insert(map.end(), 3, al[i]);
+      else
+        map.push_back(al[i]);
+    }
+    const CharOffsets& offsets = in.all();
+    encode_pieces(w, e, word, [&](size_t a, size_t b) { return offsets.convert(map[a].start, map[b - 1].end); });
+  }
+
+  // The model's text in w.text, cut into HF's pieces (before every "▁" with split, else whole),
+  // as rows; span(a, b) gives the input characters of model bytes [a, b).
+  template <class Span>
+  void encode_pieces(Scratch& w, Encoded& e, uint32_t& word, Span span) const {
+    const auto* m = reinterpret_cast<const uint8_t*>(w.text.data());
+    const size_t n = w.text.size();
+    std::vector<Segment>& segs = w.segments;
+    segs.clear();
+    if (!d_.split) {
+      segs.emplace_back(0, n, word++);
+    } else {
+      size_t start = 0;
+      for (size_t i = 1; i + 3 <= n;) {
+        const void* hit = std::memchr(m + i, 0xE2, n - i);
+        if (!hit) break;
+        const size_t at = size_t(static_cast<const uint8_t*>(hit) - m);
+        if (at + 3 > n) break;
+        if (m[at + 1] == 0x96 && m[at + 2] == 0x81) {
+          segs.emplace_back(start, at, word++);
+          start = at;
+          i = at + 3;
+        } else {
+          i = at + 1;
+        }
+      }
+      segs.emplace_back(start, n, word++);
+    }
+    const size_t count = segs.size();
+    for (size_t i = 0; i < count && i < kBatch; ++i) prepare(m, n, segs[i], w);
+    for (size_t i = 0; i < count; ++i) {
+      if (i % kBatch == 0)
+        for (size_t k = i + kBatch; k < count && k < i + 2 * kBatch; ++k) prepare(m, n, segs[k], w);
+      encode_segment(m, segs[i], e, w, span);
+    }
+  }
+
+  // A piece's key and hash in the piece tables, its slot prefetched.
+  void prepare(const uint8_t* m, size_t n, Segment& s, Scratch& w) const {
+    const uint8_t* p = m + s.a;
+    const size_t len = s.b - s.a;
+    if (len >= 1 && len <= kShortPiece) {
+      s.short_key = short_key(p, len, m, m + n);
+      s.hash = s.short_key.hash();
+      w.cache.shorts.prefetch(s.hash);
+    } else if (len > kShortPiece && len <= kMediumPiece) {
+      s.medium_key = medium_key(p, len);
+      s.hash = s.medium_key.hash();
+      w.cache.mediums.prefetch(s.hash);
+    }
+  }
+
+  // The rows of piece s of the model's text m (prepared: its key and hash).
+  template <class Span>
+  void encode_segment(const uint8_t* m, const Segment& s, Encoded& e, Scratch& w, Span& span) const {
+    const size_t a = s.a, len = s.b - s.a;
+    const uint8_t* p = m + a;
+    auto row = [&](uint32_t id, size_t start, size_t end) {  // model bytes [start, end) of the text
+      const auto [first, last] = span(start, end);
+      push_row(e.rows, id, first, last, s.word);
+    };
+    PieceCache& cache = w.cache;
+    uint32_t buf[kMediumPiece + 8];
+    auto from_ids = [&](const uint32_t* ids, const uint32_t* end) {
+      size_t at = a;
+      for (; ids != end; ++ids) {
+        row(*ids, at, at + length_[*ids]);
+        at += length_[*ids];
+      }
+    };
+    if (len <= kShortPiece) {
+      if (const ShortPieceTable::Entry* f = cache.shorts.find(s.short_key, s.hash))
+        return from_ids(buf, cache.shorts.emit(*f, buf));
+      if (tokenize(p, len, w)) cache.shorts.insert(s.short_key, s.hash, cache.ids.data(), cache.ids.size());
+    } else if (len <= kMediumPiece) {
+      if (const MediumPieceTable::Entry* f = cache.mediums.find(s.medium_key, s.hash))
+        return from_ids(buf, cache.mediums.emit(*f, buf));
+      if (tokenize(p, len, w)) cache.mediums.insert(s.medium_key, s.hash, cache.ids.data(), cache.ids.size());
+    } else if (len <= PieceCache::kMaxBytes) {
+      const uint64_t key = bytes_key(p, len);
+      cache.ids.clear();
+      if (cache.get_long(p, len, key, cache.ids))
+        return from_ids(cache.ids.data(), cache.ids.data() + cache.ids.size());
+      if (tokenize(p, len, w)) cache.put_long(p, len, key, cache.ids.data(), cache.ids.size());
+    } else {
+      tokenize(p, len, w);
+    }
+    for (const ModelToken& t : w.tokens) {
+      row(t.id, a + t.start, a + t.end);
+      if (t.id == unk_id_) {  // HF names an unknown token by the text it covers
+        const std::string_view covered(reinterpret_cast<const char*>(p) + t.start, t.end - t.start);
+        if (covered != unk_piece_) {
+          const Row& r = e.rows.back();
+          e.texts.push_back(TokenText{r.id, r.word, r.start, r.end, 0, std::string(covered)});
+        }
+      }
+    }
+  }
+
+  // A piece new to the thread (or one the tables cannot hold: an unknown or byte token in it):
+  // its tokens (w.tokens, offsets in the piece) and ids (cache.ids); whether the ids give its
+  // rows again (every token as long as its piece, together the whole).
+  bool tokenize(const uint8_t* p, size_t len, Scratch& w) const {
+    w.tokens.clear();
+    if (len < UnigramModel::kRememberedBelow)  // the model's own memory keeps the pieces the tables cannot
+      model_->tokenize(std::string(reinterpret_cast<const char*>(p), len), w.tokens);
+    else
+      model_->tokenize_fresh(p, len, w.tokens);
+    std::vector<uint32_t>& ids = w.cache.ids;
+    ids.clear();
+    uint32_t at = 0;
+    bool exact = true;
+    for (const ModelToken& t : w.tokens) {
+      ids.push_back(t.id);
+      exact &= t.start == at && t.id < length_.size() && t.end - t.start == length_[t.id] && length_[t.id] > 0;
+      at = t.end;
+    }
+    return exact && at == len;
+  }
+
+  UnigramHfDescription d_;
+  std::unique_ptr<UnigramModel> model_;
+  std::unique_ptr<Normalizer> normalizer_;
+  std::unique_ptr<Decoder> decoder_;
+  uint32_t unk_id_ = kNoToken;
+  std::string unk_piece_;
+  std::vector<uint32_t> length_;  // id -> its piece's length in bytes (0: varies, the unknown id)
+  // The probes (read_probes): bytes and characters that may change, strings, ends.
+  uint8_t ascii_touched_[128] = {};
+  uint8_t ascii_space_[128] = {};                     // ASCII characters the map makes a space alone
+  std::array<uint8_t, 128> own_key_{}, second_{};     // (mark_precompiled's: keys of, second characters)
+  std::vector<uint32_t> owned_, seconds_;             // (the same for every character)
+  std::unordered_map<uint32_t, std::string> single_;  // a character the map makes one other -> it
+  std::vector<uint64_t> touched_;                     // a bit per code point (Precompiled); empty: none
+  std::vector<std::string> contains_;
+  bool non_ascii_ = false, strip_left_ = false, strip_right_ = false, space_edge_ = false;
+  bool collapse_ = false;  // the last part makes each run of spaces one (Replace " {2,}")
+  mutable Pool<Scratch> scratch_;
+  mutable std::once_flag staged_once_;
+  mutable std::unique_ptr<StagedPipeline> staged_;
+};
+
+}  // namespace tokenforge
