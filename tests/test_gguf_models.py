@@ -9,6 +9,7 @@ files they come with; the qwen2 file (5.9 MB) is tested only where ../shared hol
 
 from __future__ import annotations
 
+import os
 import pathlib
 import struct
 
@@ -23,7 +24,8 @@ from tokenforge.formats.gguf_pre import CUSTOM, PRE_NAMES, SPLITS
 gguf = pytest.importorskip("gguf")
 
 DATA = REPO / "tests" / "data" / "gguf"
-SHARED_GGUF = REPO.parent / "shared" / "vocab" / "gguf"
+# ../shared (or $TOKENFORGE_SHARED) where the project's shared data is at hand.
+SHARED_GGUF = pathlib.Path(os.environ.get("TOKENFORGE_SHARED", REPO.parent / "shared")) / "vocab" / "gguf"
 
 
 def _vectors(base: pathlib.Path) -> list[tuple[str, list[int]]]:
@@ -81,13 +83,13 @@ def _samples(chars: int = 3000) -> list[str]:
     return texts
 
 
-HYPOTHESIS_TEXT = st.text(
+HYPOTHESIS_TEXT = st.lists(
     st.one_of(
         st.characters(codec="utf-8"),
         st.sampled_from([" ", "  ", "\n", "\r\n", "\t", "'s", "'LL", "123", "1234567", "é", "ß", "中文", "▁", "…"]),
     ),
-    max_size=60,
-)
+    max_size=40,
+).map("".join)
 
 
 def _hf_bpe(pre: str):
@@ -177,11 +179,53 @@ def test_gpt2_gguf_flags_and_partition(tmp_path):
     assert ids[0] == 0 and ids.count(0) == 1  # BOS only: "<|endoftext|>" stays text
     assert ids[-1] == hf.token_to_id("<user-defined>")
     assert len(ids) > len(plain)
-    allowed = tok.encode(text, add_special_tokens=False, allowed_special="all").ids
+    allowed = tok.encode(text, add_special_tokens=False, allowed_special={"<|endoftext|>", "<user-defined>"}).ids
     assert allowed.count(0) == 1 and allowed[0] != 0
+    tok.split_special_tokens = False  # llama.cpp's parse_special=true
+    assert tok.encode(text, add_special_tokens=False).ids == allowed
     fields["add_add_bos_token"] = False
     tok = tokenforge.Tokenizer.from_file(_write(tmp_path / "b.gguf", "gpt2", fields))
     assert tok.encode("hi").ids == hf.encode("hi", add_special_tokens=False).ids
+
+
+def test_gemma4_gguf_matches_hf(tmp_path):
+    """gemma4: sentencepiece-style BPE (spaces as "▁", <0xXX> byte fallback) over the lines
+    apart, BOS always added (llama.cpp's override)."""
+    tokenizers = pytest.importorskip("tokenizers")
+    import json
+
+    from tokenizers import models, normalizers, pre_tokenizers, trainers
+
+    split = pre_tokenizers.Split(tokenizers.Regex(SPLITS["gemma4"][0]), "isolated")
+    trained = tokenizers.Tokenizer(models.BPE())
+    trained.normalizer = normalizers.Replace(" ", "\u2581")
+    trained.pre_tokenizer = split
+    trained.train_from_iterator(
+        _samples(20000),
+        trainers.BpeTrainer(
+            vocab_size=1500, limit_alphabet=300, special_tokens=["<pad>", "<bos>"], show_progress=False
+        ),
+    )
+    model = json.loads(trained.to_str())["model"]
+    vocab = dict(model["vocab"])
+    for b in range(256):
+        vocab.setdefault(f"<0x{b:02X}>", len(vocab))
+    merges = [tuple(m) if isinstance(m, list) else tuple(m.split(" ", 1)) for m in model["merges"]]
+    hf = tokenizers.Tokenizer(models.BPE(vocab, merges, byte_fallback=True))
+    hf.normalizer = normalizers.Replace(" ", "\u2581")
+    hf.pre_tokenizer = split
+    tokens = [t for t, _ in sorted(vocab.items(), key=lambda kv: kv[1])]
+    fields = {
+        "add_tokenizer_model": "gemma4",
+        "add_token_list": tokens,
+        "add_token_types": [3 if t in ("<pad>", "<bos>") else 6 if t.startswith("<0x") else 1 for t in tokens],
+        "add_token_merges": [" ".join(m) for m in merges],
+        "add_bos_token_id": 1,
+    }
+    tok = tokenforge.Tokenizer.from_file(_write(tmp_path / "g.gguf", "gemma4", fields))
+    for text in [*_samples(), "  two  spaces \n\n\nthree", "emoji 🤗 ☃"]:
+        assert tok.encode(text, add_special_tokens=False).ids == hf.encode(text).ids, text[:80]
+    assert tok.encode("hi").ids == [1, *hf.encode("hi").ids]
 
 
 def _spm_model(tmp_path, model_type: str, **options):
@@ -193,8 +237,8 @@ def _spm_model(tmp_path, model_type: str, **options):
         input=str(text),
         model_prefix=str(prefix),
         model_type=model_type,
-        vocab_size=1200,
-        character_coverage=0.9995,
+        vocab_size=2000,
+        character_coverage=0.995,
         minloglevel=2,
         **options,
     )
@@ -284,7 +328,7 @@ def test_every_pre_name_has_a_split():
 
 @pytest.mark.parametrize("kind", sorted(set(SPLITS) - {"gemma4"}))
 def test_every_split_runs_as_hf(tmp_path, kind):
-    """Each split list of the table, on a vocabulary of the 256 byte tokens (no merges): the ids
+    """Each split list of the table, on a vocabulary of the 256 byte tokens and one merge: the ids
     of HF tokenizers' Split(Isolated) sequence then ByteLevel."""
     tokenizers = pytest.importorskip("tokenizers")
     from tokenizers import models, pre_tokenizers
@@ -292,8 +336,10 @@ def test_every_split_runs_as_hf(tmp_path, kind):
     from tokenforge.pipeline.fused_hf_bpe import BYTE_CHARS
 
     pre = next(name for name, (k, _) in PRE_NAMES.items() if k == kind)
-    tokens = list(BYTE_CHARS)
-    hf = tokenizers.Tokenizer(models.BPE({t: i for i, t in enumerate(tokens)}, [], ignore_merges=True))
+    tokens = [*BYTE_CHARS, "\u0120t"]  # the bytes, and one merge (the gguf package drops empty arrays)
+    merges = [("\u0120", "t")]
+    ignore_merges = PRE_NAMES[pre][1].get("ignore_merges", False)
+    hf = tokenizers.Tokenizer(models.BPE({t: i for i, t in enumerate(tokens)}, merges, ignore_merges=ignore_merges))
     hf.pre_tokenizer = pre_tokenizers.Sequence(
         [pre_tokenizers.Split(tokenizers.Regex(r), "isolated") for r in SPLITS[kind]]
         + [pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)]
@@ -302,7 +348,7 @@ def test_every_split_runs_as_hf(tmp_path, kind):
         "add_tokenizer_model": "gpt2",
         "add_tokenizer_pre": pre,
         "add_token_list": tokens,
-        "add_token_merges": [],
+        "add_token_merges": ["\u0120 t"],
         "add_bos_token_id": 0,
     }
     tok = tokenforge.Tokenizer.from_file(_write(tmp_path / "b.gguf", "gpt2", fields))
@@ -359,7 +405,8 @@ def test_corrupt_files_name_the_key(tmp_path):
         tokenforge.Tokenizer.from_file(path)
     # truncated anywhere in the metadata: an error naming the place, never a crash
     good = _write(tmp_path / "good.gguf", "gpt2", _minimal_gpt2()).read_bytes()
-    for cut in range(24, len(good) - 1, max(1, len(good) // 40)):
+    end = len(good.rstrip(b"\0"))  # the metadata's end (the alignment padding after it is not read)
+    for cut in range(24, end, max(1, end // 40)):
         (tmp_path / "cut.gguf").write_bytes(good[:cut])
         with pytest.raises(ValueError):
             tokenforge.Tokenizer.from_file(tmp_path / "cut.gguf")

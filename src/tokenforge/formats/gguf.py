@@ -1,8 +1,24 @@
-"""The tokenizer inside a GGUF model file (llama.cpp's format): its `tokenizer.ggml.*` metadata.
+"""The tokenizer inside a GGUF model file (llama.cpp's format): its `tokenizer.ggml.*` metadata,
+read as llama.cpp reads it (src/llama-vocab.cpp, `llama_vocab::impl::load` and `tokenize`).
 
-Supported: `tokenizer.ggml.model = "bert"`, llama.cpp's WPM tokenizer (the vocabulary in its
-"▁"-prefixed form), with the unknown, CLS (`cls_token_id`, or as older converters store it,
-`bos_token_id`) and SEP token ids. Other tokenizer models are refused with their name.
+`tokenizer.ggml.model`:
+- "bert": llama.cpp's WPM (pipeline.presets.wpm; the vocabulary in its "▁"-prefixed form), with
+  the unknown, CLS (`cls_token_id`, or as older converters store it, `bos_token_id`) and SEP ids;
+- "gpt2" (and "gemma4"): BPE by merge rank over the split of `tokenizer.ggml.pre`, byte-level
+  (gemma4: spaces as "▁" and <0xXX> byte tokens), as a tokenizer.json pipeline, so it runs on the
+  same fused kernels as the family's tokenizer.json; the pre names are data (gguf_pre.py);
+- "llama": llama.cpp's SPM (sentencepiece's BPE by scores, <0xXX> byte fallback, a dummy prefix
+  "▁" per text fragment) as sentencepiece-style BPE whose merges are every split of a token into
+  two tokens, ranked by the token's score (the fused spm_hf_bpe kernel);
+- "t5": llama.cpp's UGM, a sentencepiece Unigram model made from the metadata (the precompiled
+  charsmap, add_space_prefix, remove_extra_whitespaces), on the sentencepiece kernel.
+Others ("rwkv", "plamo2", "no_vocab", ...) are refused with their name.
+
+Token types make the special-token partition: control and unknown tokens are special added
+tokens (matched in text only when allowed: llama.cpp's parse_special), user-defined ones are
+always matched, none normalized; llama.cpp's text-based fixes and its per-model lstrip/rstrip
+are applied first (`_Vocab.fix_attributes`). add_bos_token / add_eos_token and each type's
+defaults give the template.
 
 The metadata is read here, not with the gguf package: its reader trusts the counts a file
 states (a damaged array length makes it loop, allocating, for as long as memory lasts) and
@@ -632,11 +648,11 @@ def _ugm(vocab: _Vocab) -> PipelineSpec:
     bos = vocab.token_id("bos_token_id", None)
     eos = vocab.token_id("eos_token_id", 1)
     add_bos, add_eos = vocab.flag("add_bos_token", False), vocab.flag("add_eos_token", True)
-    for add, token, key in ((add_bos, bos, "bos_token_id"), (add_eos, eos, "eos_token_id")):
-        if add and token is None:
+    for add, tid, key in ((add_bos, bos, "bos_token_id"), (add_eos, eos, "eos_token_id")):
+        if add and tid is None:
             raise vocab.fail(key, f"missing, but add_{key[:3]}_token is true")
-        if add and token is not None and pieces[token].type != PieceType.CONTROL:
-            raise vocab.fail(key, f"token {token} ({vocab.tokens[token]!r}) is not a control token")
+        if add and tid is not None and pieces[tid].type != PieceType.CONTROL:
+            raise vocab.fail(key, f"token {tid} ({vocab.tokens[tid]!r}) is not a control token")
     trainer, normalizer = model.trainer_spec, model.normalizer_spec
     trainer["model_type"] = ModelType.UNIGRAM
     trainer["unk_id"] = unk
