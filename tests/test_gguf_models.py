@@ -414,3 +414,29 @@ def test_corrupt_files_name_the_key(tmp_path):
     t5 = {"add_tokenizer_model": "t5", "add_token_list": ["<pad>", "</s>", "<unk>", "▁a"], **bad_map}
     with pytest.raises(ValueError, match=r"tokenizer\.ggml\.precompiled_charsmap"):
         tokenforge.Tokenizer.from_file(_write(tmp_path / "t5.gguf", "t5", t5))
+
+
+def test_damaged_bytes_are_errors_not_crashes(tmp_path):
+    """Random bytes overwritten anywhere in a gpt2 and a llama GGUF: each load gives a tokenizer
+    or a ValueError (FormatError), never a crash or another exception."""
+    import contextlib
+    import random
+
+    rng = random.Random(20)
+    spm_fields = {
+        "add_tokenizer_model": "llama",
+        "add_token_list": ["<unk>", "<s>", "</s>", "\u2581", "a", "\u2581a", *[f"<0x{b:02X}>" for b in range(256)]],
+        "add_token_scores": [0.0, 0.0, 0.0, -1.0, -2.0, -0.5, *[0.0] * 256],
+        "add_token_types": [2, 3, 3, 1, 1, 1, *[6] * 256],
+    }
+    for name, arch, fields in (("bpe", "gpt2", _minimal_gpt2()), ("spm", "llama", spm_fields)):
+        good = _write(tmp_path / f"{name}.gguf", arch, fields).read_bytes()
+        assert tokenforge.Tokenizer.from_file(tmp_path / f"{name}.gguf") is not None
+        bad = tmp_path / f"{name}-bad.gguf"
+        for _ in range(150):
+            data = bytearray(good)
+            for _ in range(rng.randint(1, 4)):
+                data[rng.randrange(24, len(data))] = rng.randrange(256)
+            bad.write_bytes(bytes(data))
+            with contextlib.suppress(ValueError):
+                tokenforge.Tokenizer.from_file(bad).encode("a b", add_special_tokens=False)

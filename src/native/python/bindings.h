@@ -42,5 +42,7 @@ void bind_byte_level_hf_bpe(nanobind::module_& m);
 void bind_graphemes(nanobind::module_& m);
 // SpmHfBpe, the fused sentencepiece-style BPE of tokenizer.json files (python/bind_spm_hf_bpe.cpp).
 void bind_spm_hf_bpe(nanobind::module_& m);
+// gguf_strings, the string arrays of GGUF files' metadata (python/bind_gguf.cpp).
+void bind_gguf(nanobind::module_& m);
 
 }  // namespace tokenforge::bindings

@@ -36,4 +36,5 @@ NB_MODULE(_core, m) {
   bind_byte_level_hf_bpe(m);
   bind_graphemes(m);
   bind_spm_hf_bpe(m);
+  bind_gguf(m);
 }

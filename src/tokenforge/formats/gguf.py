@@ -52,14 +52,6 @@ _SCALARS = {0: "B", 1: "b", 2: "H", 3: "h", 4: "I", 5: "i", 6: "f", 7: "?", 10: 
 _STRING, _ARRAY = 8, 9
 
 
-def _is_utf8(b: bytes) -> bool:
-    try:
-        b.decode("utf-8")
-    except UnicodeDecodeError:
-        return False
-    return True
-
-
 class _Reader:
     """Bounds-checked reads from a GGUF file's bytes, in its byte order."""
 
@@ -91,28 +83,15 @@ class _Reader:
             raise self.fail(where, f"a string that is not UTF-8 (byte {start + e.start})") from None
 
     def strings(self, count: int, where: str, keep: bool) -> list[str] | None:
-        """An array of `count` strings (a vocabulary, its merges): one tight loop."""
-        data, pos, end = self.data, self.pos, len(self.data)
-        length = struct.Struct(self.order + "Q").unpack_from
-        raw = []
-        for _ in range(count):
-            if end - pos < 8:
-                raise self.fail(where, f"needs 8 bytes at byte {pos}, past the end of the file (truncated?)")
-            n = length(data, pos)[0]
-            pos += 8
-            if n > end - pos:
-                raise self.fail(where, f"needs {n} bytes at byte {pos}, past the end of the file (truncated?)")
-            if keep:
-                raw.append(data[pos : pos + n])
-            pos += n
-        self.pos = pos
-        if not keep:
-            return None
+        """An array of `count` strings (a vocabulary, its merges), read natively
+        (formats/gguf_strings.h) with the same checks."""
+        from .. import _core
+
         try:
-            return [b.decode("utf-8") for b in raw]
-        except UnicodeDecodeError:
-            i = next(i for i, b in enumerate(raw) if not _is_utf8(b))
-            raise self.fail(f"{where}[{i}]", "a string that is not UTF-8") from None
+            strings, self.pos = _core.gguf_strings(self.data, self.pos, count, self.order == ">", keep)
+        except ValueError as e:
+            raise self.fail(where, str(e)) from None
+        return strings
 
     def value(self, kind: int, where: str, keep: bool, depth: int = 0) -> Any:
         if kind in _SCALARS:
@@ -471,7 +450,8 @@ def _merges(vocab: _Vocab) -> list[Any]:
     if joined.count(" ") == len(merges) and joined.count("\n") == len(merges) - 1 and not joined.startswith(" "):
         # The common case, checked with whole-list operations: one space in each merge.
         parts = joined.replace(" ", "\n").split("\n")
-        if "" not in parts and index.keys() >= {*parts, *joined.replace(" ", "").split("\n")}:
+        known = index.__contains__
+        if "" not in parts and all(map(known, parts)) and all(map(known, joined.replace(" ", "").split("\n"))):
             return merges
     pairs = []
     for i, m in enumerate(merges):
