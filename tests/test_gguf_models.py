@@ -440,3 +440,59 @@ def test_damaged_bytes_are_errors_not_crashes(tmp_path):
             bad.write_bytes(bytes(data))
             with contextlib.suppress(ValueError):
                 tokenforge.Tokenizer.from_file(bad).encode("a b", add_special_tokens=False)
+
+
+# -- writing GGUF --------------------------------------------------------------------------
+
+
+def test_write_gguf_reads_back_to_the_same_ids(tmp_path):
+    """Tokenizers GGUF can hold, saved as .gguf (formats/gguf_write.py) and read back: the ids of
+    the reference library on the samples."""
+    import json
+
+    # a byte-level BPE tokenizer.json (HF-trained, Llama 3's split) -> gpt2 / llama-bpe
+    hf, _ = _hf_bpe("llama-bpe")
+    (tmp_path / "bpe.json").write_text(hf.to_str(), encoding="utf-8")
+    assert json.loads(hf.to_str())["model"]["ignore_merges"]
+    source = tokenforge.Tokenizer.from_file(tmp_path / "bpe.json")
+    source.save(tmp_path / "bpe.gguf")
+    back = tokenforge.Tokenizer.from_file(tmp_path / "bpe.gguf")
+    fields = gguf.GGUFReader(str(tmp_path / "bpe.gguf")).fields
+    assert fields["tokenizer.ggml.pre"].contents() == "llama3"
+    for text in _samples():
+        assert back.encode(text, add_special_tokens=False).ids == hf.encode(text, add_special_tokens=False).ids
+    # a sentencepiece BPE with byte fallback and no normalization -> llama (SPM)
+    spm = pytest.importorskip("sentencepiece")
+    model = REPO / "tests" / "data" / "vocab" / "mistral-7b-v0.1.model"
+    sp = spm.SentencePieceProcessor(model_file=str(model))
+    tokenforge.Tokenizer.from_file(model).save(tmp_path / "spm.gguf")
+    back = tokenforge.Tokenizer.from_file(tmp_path / "spm.gguf")
+    assert back.kernel == "spm_hf_bpe"
+    for text in [*_samples(), "  two  spaces "]:
+        assert back.encode(text).ids == [sp.bos_id(), *sp.encode(text)], text[:80]
+    # a sentencepiece Unigram (nmt_nfkc) -> t5 (UGM)
+    uni = _spm_model(tmp_path, "unigram")
+    (tmp_path / "uni.model").write_bytes(uni.serialized_model_proto())
+    tokenforge.Tokenizer.from_file(tmp_path / "uni.model").save(tmp_path / "uni.gguf")
+    back = tokenforge.Tokenizer.from_file(tmp_path / "uni.gguf")
+    for text in [*_samples(), "ｆｕｌｌ  width "]:
+        assert back.encode(text, add_special_tokens=False).ids == uni.encode(text), text[:80]
+
+
+def test_write_gguf_refuses_what_it_cannot_hold(tmp_path):
+    tokenizers = pytest.importorskip("tokenizers")
+    from tokenizers import normalizers
+
+    hf, _ = _hf_bpe("qwen2")
+    hf.normalizer = normalizers.NFC()
+    (tmp_path / "nfc.json").write_text(hf.to_str(), encoding="utf-8")
+    with pytest.raises(ValueError, match="no normalizer"):
+        tokenforge.Tokenizer.from_file(tmp_path / "nfc.json").save(tmp_path / "nfc.gguf")
+    assert not (tmp_path / "nfc.gguf").exists()
+    with pytest.raises(ValueError, match="not a WordPiece model"):
+        tokenforge.get_tokenizer("bert-base-uncased").save(tmp_path / "bert.gguf")
+    hf, _ = _hf_bpe("gpt-2")
+    hf.pre_tokenizer = tokenizers.pre_tokenizers.ByteLevel(add_prefix_space=True)
+    (tmp_path / "prefix.json").write_text(hf.to_str(), encoding="utf-8")
+    with pytest.raises(ValueError, match="without a prefix space"):
+        tokenforge.Tokenizer.from_file(tmp_path / "prefix.json").save(tmp_path / "prefix.gguf")
