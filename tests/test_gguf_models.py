@@ -496,3 +496,19 @@ def test_write_gguf_refuses_what_it_cannot_hold(tmp_path):
     (tmp_path / "prefix.json").write_text(hf.to_str(), encoding="utf-8")
     with pytest.raises(ValueError, match="without a prefix space"):
         tokenforge.Tokenizer.from_file(tmp_path / "prefix.json").save(tmp_path / "prefix.gguf")
+
+
+def test_convert_to_and_from_gguf(tmp_path):
+    from tokenforge.formats.convert import convert
+
+    model = REPO / "tests" / "data" / "vocab" / "mistral-7b-v0.1.model"
+    done = convert(model, tmp_path / "m.gguf")
+    assert (done.format, done.vocab_size) == ("gguf", 32000)
+    back = convert(tmp_path / "m.gguf", tmp_path / "m.json")
+    assert back.source_format == "gguf" and back.format == "tokenizer.json"
+    text = _samples()[3]
+    ids = tokenforge.Tokenizer.from_file(model).encode(text).ids
+    assert tokenforge.Tokenizer.from_file(tmp_path / "m.json").encode(text).ids == ids
+    with pytest.raises(ValueError, match="not a WordPiece"):
+        convert(REPO / "tests" / "data" / "vocab" / "bert" / "tokenizer.json", tmp_path / "b.gguf")
+    assert not (tmp_path / "b.gguf").exists()
