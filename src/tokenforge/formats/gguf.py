@@ -538,7 +538,7 @@ def _spm_merges(vocab: _Vocab) -> list[list[str]]:
             left, right = t[:cut], t[cut:]
             if left in index and right in index:
                 found.append((-float(scores[i]), i, left, right))
-    found.sort(key=lambda m: (m[0], m[1]))
+    found.sort()  # by score, then id; the splits of one token never compete (one word holds one)
     return [[m[2], m[3]] for m in found]
 
 
