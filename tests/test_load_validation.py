@@ -794,7 +794,9 @@ def gguf_file(path, tokens=None, **ids):
         ({"tokens": ["[UNK]", "a", "a", "[CLS]", "[SEP]"]}, "tokenizer.ggml.tokens[2]"),
         ({"tokens": ["[UNK]", "", "[CLS]", "[SEP]"]}, "tokenizer.ggml.tokens[1]"),
         ({"tokens": ["[UNK]", "[CLS] x", "[CLS]", "[SEP]"], "bos": 1}, "tokenizer.ggml.bos_token_id"),
-        ({"model": "llama"}, "tokenizer.ggml.model"),
+        ({"model": "rwkv"}, "tokenizer.ggml.model"),
+        ({"model": "gpt2"}, "tokenizer.ggml.merges"),
+        ({"model": "llama", "unk": 10**6}, "tokenizer.ggml.unknown_token_id"),
     ],
 )
 def test_gguf_fields_are_checked(tmp_path, kwargs, where):

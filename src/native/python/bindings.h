@@ -44,5 +44,7 @@ void bind_graphemes(nanobind::module_& m);
 void bind_spm_hf_bpe(nanobind::module_& m);
 // UnigramHf, the fused Unigram of tokenizer.json files (python/bind_unigram_hf.cpp).
 void bind_unigram_hf(nanobind::module_& m);
+// gguf_strings, the string arrays of GGUF files' metadata (python/bind_gguf.cpp).
+void bind_gguf(nanobind::module_& m);
 
 }  // namespace tokenforge::bindings

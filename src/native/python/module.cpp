@@ -37,4 +37,5 @@ NB_MODULE(_core, m) {
   bind_graphemes(m);
   bind_spm_hf_bpe(m);
   bind_unigram_hf(m);
+  bind_gguf(m);
 }

@@ -171,6 +171,10 @@ def write_tokenizer_file(spec: PipelineSpec, path: str | os.PathLike[str]) -> No
             from .tokenforge_file import save_encoding
 
             save_encoding(model, path)
+    elif name.endswith(".gguf"):
+        from .gguf_write import write_gguf_tokenizer
+
+        write_gguf_tokenizer(spec, path)
     elif name.endswith(".model") and not isinstance(model, SentencePieceModel):
         raise ValueError(f"{name}: a .model file holds sentencepiece models, not a {kind} model")
     elif name.endswith(".txt") and isinstance(model, WordPiece):

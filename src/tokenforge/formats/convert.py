@@ -6,7 +6,9 @@ the model is refused with the reason (what it would lose), and nothing is writte
 Formats (FORMATS): tokenizer.json (any pipeline: formats/hf_tokenizer_json.py `document`),
 sentencepiece (.model, sentencepiece models only), tiktoken (.tiktoken: a byte-level BPE's
 ranks; its pattern and special tokens come back only for OpenAI's own files), tokenforge
-(.tokenforge: a byte-level BPE whole), vocab.txt (a WordPiece vocabulary, BERT's pipeline).
+(.tokenforge: a byte-level BPE whole), vocab.txt (a WordPiece vocabulary, BERT's pipeline),
+gguf (llama.cpp's tokenizer metadata: formats/gguf_write.py says which models; checked by
+encoding probe texts, as GGUF has no tokenizer.json form to compare).
 A tokenizer.json holding a byte-level BPE of tiktoken's form (as tokenforge writes an
 `Encoding`) goes back to an `Encoding`, and one of the form spm_tokenizer_json writes for a
 sentencepiece model goes back to that model, so .tiktoken -> tokenizer.json -> .tiktoken and
@@ -33,7 +35,15 @@ FORMATS = {
     "tiktoken": ".tiktoken",
     "tokenforge": ".tokenforge",
     "vocab.txt": ".txt",
+    "gguf": ".gguf",
 }
+# Texts a GGUF file written must encode as its source does (GGUF has no tokenizer.json form to
+# compare): words, spaces, digits, punctuation, code and several scripts.
+_PROBES = (
+    "Hello world! It's 12345 o'clock,  isn't it?\n\n\tdef f(x): return x**2  # done",
+    "Größe überall, façade; Привет мир; Γειά σου; 日本語のテキスト。中文，标点！한국어 문장 🤗 ☃",
+    "  leading and trailing spaces   \r\n\u00a0nbsp, ﬁ ligature, ｆｕｌｌ width, e\u0301 combining",
+)
 
 
 @dataclass(frozen=True)
@@ -76,6 +86,10 @@ def convert(src: str | os.PathLike[str], dst: str | os.PathLike[str], *, to: str
     if os.path.isdir(dst):
         raise ValueError(f"{dst}: is a folder; give the file to write (e.g. {os.path.join(dst, 'tokenizer.json')})")
     spec = read_tokenizer_file(src)
+    if "split_special_tokens" in spec.options and detect(src) == "gguf":
+        # llama.cpp's parse_special is a choice of each call, no part of the file: the tokenizer
+        # written matches special tokens in text as its format's own readers do.
+        spec = replace(spec, options={k: v for k, v in spec.options.items() if k != "split_special_tokens"})
     target = for_format(spec, fmt)
     written = _write_checked(target, spec, dst, fmt)
     model = target.model
@@ -91,8 +105,8 @@ def for_format(spec: PipelineSpec, fmt: str) -> PipelineSpec:
 
     model = spec.model
     kind = _kind(spec)
-    if fmt == "tokenizer.json":
-        return spec
+    if fmt in ("tokenizer.json", "gguf"):
+        return spec  # a GGUF writer refuses what it cannot hold (formats/gguf_write.py)
     if fmt == "sentencepiece":
         if isinstance(model, SentencePieceModel):
             return spec
@@ -263,6 +277,10 @@ def _write_checked(target: PipelineSpec, original: PipelineSpec, dst: str, fmt: 
             back = read_tokenizer_file(path)
         except (ValueError, TypeError) as e:
             raise ValueError(f"a {fmt} file cannot hold this tokenizer whole: read back, it fails ({e})") from None
+        if fmt == "gguf":
+            _check_same_ids(original, back)
+            os.replace(path, dst)
+            return _vocab_size(back)
         before, after = _describe(original), _describe(back)
         if before != after:
             raise ValueError(f"a {fmt} file cannot hold this tokenizer whole: {_lost(before, after)}")
@@ -270,6 +288,28 @@ def _write_checked(target: PipelineSpec, original: PipelineSpec, dst: str, fmt: 
         return _vocab_size(back)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _check_same_ids(original: PipelineSpec, back: PipelineSpec) -> None:
+    """The GGUF file read back encodes the probe texts (special tokens added) as the source."""
+    from ..pipeline.compile import build_kernel
+
+    def encoder(spec: PipelineSpec) -> Any:
+        kernel = build_kernel(spec)
+        return lambda text: (
+            kernel.native.encode(
+                text, None, True, allowed_special=kernel.default_allowed, disallowed_special=kernel.default_disallowed
+            ).ids
+        )
+
+    source, written = encoder(original), encoder(back)
+    for text in _PROBES:
+        want, got = source(text), written(text)
+        if want != got:
+            raise ValueError(
+                f"a gguf file cannot hold this tokenizer whole: read back, it encodes {text[:30]!r}... differently "
+                "(llama.cpp's reading of the file differs from the source's)"
+            )
 
 
 def _lost(before: Any, after: Any) -> str:

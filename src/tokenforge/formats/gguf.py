@@ -1,8 +1,24 @@
-"""The tokenizer inside a GGUF model file (llama.cpp's format): its `tokenizer.ggml.*` metadata.
+"""The tokenizer inside a GGUF model file (llama.cpp's format): its `tokenizer.ggml.*` metadata,
+read as llama.cpp reads it (src/llama-vocab.cpp, `llama_vocab::impl::load` and `tokenize`).
 
-Supported: `tokenizer.ggml.model = "bert"`, llama.cpp's WPM tokenizer (the vocabulary in its
-"▁"-prefixed form), with the unknown, CLS (`cls_token_id`, or as older converters store it,
-`bos_token_id`) and SEP token ids. Other tokenizer models are refused with their name.
+`tokenizer.ggml.model`:
+- "bert": llama.cpp's WPM (pipeline.presets.wpm; the vocabulary in its "▁"-prefixed form), with
+  the unknown, CLS (`cls_token_id`, or as older converters store it, `bos_token_id`) and SEP ids;
+- "gpt2" (and "gemma4"): BPE by merge rank over the split of `tokenizer.ggml.pre`, byte-level
+  (gemma4: spaces as "▁" and <0xXX> byte tokens), as a tokenizer.json pipeline, so it runs on the
+  same fused kernels as the family's tokenizer.json; the pre names are data (gguf_pre.py);
+- "llama": llama.cpp's SPM (sentencepiece's BPE by scores, <0xXX> byte fallback, a dummy prefix
+  "▁" per text fragment) as sentencepiece-style BPE whose merges are every split of a token into
+  two tokens, ranked by the token's score (the fused spm_hf_bpe kernel);
+- "t5": llama.cpp's UGM, a sentencepiece Unigram model made from the metadata (the precompiled
+  charsmap, add_space_prefix, remove_extra_whitespaces), on the sentencepiece kernel.
+Others ("rwkv", "plamo2", "no_vocab", ...) are refused with their name.
+
+Token types make the special-token partition: control and unknown tokens are special added
+tokens (matched in text only when allowed: llama.cpp's parse_special), user-defined ones are
+always matched, none normalized; llama.cpp's text-based fixes and its per-model lstrip/rstrip
+are applied first (`_Vocab.fix_attributes`). add_bos_token / add_eos_token and each type's
+defaults give the template.
 
 The metadata is read here, not with the gguf package: its reader trusts the counts a file
 states (a damaged array length makes it loop, allocating, for as long as memory lasts) and
@@ -23,9 +39,12 @@ from typing import TYPE_CHECKING, Any
 from .validation import FormatError
 
 if TYPE_CHECKING:
+    from ..added_tokens import AddedToken
     from ..pipeline.spec import PipelineSpec
 
 _PREFIX = "tokenizer.ggml."
+# Keys outside tokenizer.ggml.* that llama.cpp reads for the tokenizer (per-model token attributes).
+_GENERAL = ("general.name", "general.architecture")
 _VERSIONS = (2, 3)  # what llama.cpp writes (and the gguf package reads)
 _MAX_DEPTH = 8  # arrays of arrays: deeper is corrupt
 # value type -> struct code of a scalar (8: string, 9: array)
@@ -63,6 +82,17 @@ class _Reader:
         except UnicodeDecodeError as e:
             raise self.fail(where, f"a string that is not UTF-8 (byte {start + e.start})") from None
 
+    def strings(self, count: int, where: str, keep: bool) -> list[str] | None:
+        """An array of `count` strings (a vocabulary, its merges), read natively
+        (formats/gguf_strings.h) with the same checks."""
+        from .. import _core
+
+        try:
+            strings, self.pos = _core.gguf_strings(self.data, self.pos, count, self.order == ">", keep)
+        except ValueError as e:
+            raise self.fail(where, str(e)) from None
+        return strings
+
     def value(self, kind: int, where: str, keep: bool, depth: int = 0) -> Any:
         if kind in _SCALARS:
             value = self.scalar(_SCALARS[kind], where)
@@ -88,12 +118,15 @@ class _Reader:
             raise self.fail(where, f"an array of unknown value type {item} (corrupt file?)")
         if count > left // 8:  # every string or array item takes 8 bytes at least
             raise self.fail(where, f"an array of {count} items cannot fit in the {left} bytes left (truncated?)")
+        if item == _STRING:
+            return self.strings(count, where, keep)
         items = [self.value(item, where, keep, depth + 1) for _ in range(count)]
         return items if keep else None
 
 
 def read_gguf_tokenizer_fields(path: str | os.PathLike[str]) -> dict[str, Any]:
-    """The file's tokenizer.ggml.* metadata, as Python values (str, int, float, bool, lists)."""
+    """The file's tokenizer.ggml.* metadata (and general.name / general.architecture), as Python
+    values (str, int, float, bool, lists)."""
     path = os.fspath(path)
     with open(path, "rb") as f:
         size = os.fstat(f.fileno()).st_size
@@ -124,7 +157,7 @@ def _read_fields(path: str, data: Any) -> dict[str, Any]:
         assert key is not None
         where = key if key.isprintable() and len(key) < 200 else f"metadata entry {i}"
         kind = reader.scalar("I", where)
-        keep = key.startswith(_PREFIX)
+        keep = key.startswith(_PREFIX) or key in _GENERAL
         value = reader.value(kind, where, keep)
         if keep:
             if key in fields:
@@ -133,21 +166,497 @@ def _read_fields(path: str, data: Any) -> dict[str, Any]:
     return fields
 
 
-def read_gguf_tokenizer(path: str | os.PathLike[str]) -> PipelineSpec:
-    """The pipeline of a GGUF file's tokenizer (its tokenizer.ggml.* metadata)."""
-    from ..pipeline import presets
+# -- llama.cpp's vocabulary ----------------------------------------------------------------
 
+# tokenizer.ggml.token_type values, and the attribute bits llama.cpp turns them into.
+_TYPE_ATTR = {1: "normal", 2: "unknown", 3: "control", 4: "user_defined", 5: "unused", 6: "byte"}
+_EOG_TEXTS = frozenset(
+    {
+        "<|eot_id|>",
+        "<|im_end|>",
+        "<|end|>",
+        "<|return|>",
+        "<|call|>",
+        "<|flush|>",
+        "<|calls|>",
+        "<end_of_turn>",
+        "<|endoftext|>",
+        "</s>",
+        "<|eom_id|>",
+        "<EOT>",
+        "_<EOT>",
+        "[EOT]",
+        "[EOS]",
+        "<|end_of_text|>",
+        "<end_of_utterance>",
+        "<eos>",
+        "<turn|>",
+        "<|tool_response>",
+        "<｜end▁of▁sentence｜>",
+        "[e~[",
+    }
+)
+# Texts llama.cpp marks as control when the file does not name the token by id (its fill-in-the-
+# middle tokens, by key).
+_FIM_TEXTS = {
+    "fim_pre_token_id": (
+        "<|fim_prefix|>",
+        "<fim-prefix>",
+        "<fim_prefix>",
+        "<｜fim▁begin｜>",
+        "<PRE>",
+        "▁<PRE>",
+        "<|code_prefix|>",
+        "<|prefix|>",
+    ),
+    "fim_suf_token_id": (
+        "<|fim_suffix|>",
+        "<fim-suffix>",
+        "<fim_suffix>",
+        "<｜fim▁hole｜>",
+        "<SUF>",
+        "▁<SUF>",
+        "<|code_suffix|>",
+        "<|suffix|>",
+    ),
+    "fim_mid_token_id": (
+        "<|fim_middle|>",
+        "<fim-middle>",
+        "<fim_middle>",
+        "<｜fim▁end｜>",
+        "<MID>",
+        "▁<MID>",
+        "<|code_middle|>",
+        "<|middle|>",
+    ),
+    "fim_pad_token_id": ("<|fim_pad|>", "<fim-pad>", "<fim_pad>", "<PAD>", "[PAD]"),
+    "fim_rep_token_id": ("<|fim_repo|>", "<|repo_name|>", "<fim-repo>", "<REPO>", "<reponame>"),
+    "fim_sep_token_id": ("<|file_sep|>",),
+}
+_ALWAYS_USER_DEFINED = ("<|channel|>", "<|message|>", "<|start|>", "<|constrain|>")  # gpt-oss
+
+
+class _Vocab:
+    """The checked tokenizer.ggml.* fields of one file, as llama.cpp's `llama_vocab::impl::load`
+    reads them: tokens, scores, token attributes (types plus llama.cpp's text-based fixes), the
+    special token ids and the add_* flags."""
+
+    def __init__(self, path: str, fields: dict[str, Any], model: str) -> None:
+        self.path, self.fields, self.model = path, fields, model
+        self.tokens = self._tokens()
+        n = len(self.tokens)
+        self.index = dict(zip(self.tokens, range(n)))
+        self.scores = self._numbers("scores", n, float)
+        types = self._numbers("token_type", n, int)
+        # The attributes of the tokens that are not plain normal ones, by id (a vocabulary has a
+        # few hundred of those among 150,000 normal tokens).
+        self.attrs: dict[int, set[str]] = {
+            i: {_TYPE_ATTR.get(t, "undefined")} for i, t in enumerate(types or ()) if t != 1
+        }
+
+    def attr(self, i: int) -> set[str]:
+        """Token i's attributes, to read or change."""
+        return self.attrs.setdefault(i, {"normal"})
+
+    def fail(self, key: str, message: str) -> FormatError:
+        return FormatError(self.path, key if key.startswith(("general.", _PREFIX)) else _PREFIX + key, message)
+
+    def get(self, key: str, kind: type | tuple[type, ...], default: Any = None) -> Any:
+        value = self.fields.get(_PREFIX + key)
+        if value is None:
+            return default
+        kinds = kind if isinstance(kind, tuple) else (kind,)
+        if type(value) not in kinds or (bool not in kinds and type(value) is bool):
+            names = " or ".join(k.__name__ for k in kinds)
+            raise self.fail(key, f"must be a {names}, got {type(value).__name__} {value!r:.60}")
+        return value
+
+    def _tokens(self) -> list[str]:
+        tokens = self.fields[_PREFIX + "tokens"]
+        if not isinstance(tokens, list) or not tokens or not set(map(type, tokens)) <= {str}:
+            raise self.fail("tokens", "must be a non-empty array of strings")
+        # llama.cpp names an empty token "[EMPTY_i]"; a token given twice is an error.
+        if "" in tokens:
+            tokens = [t or f"[EMPTY_{i}]" for i, t in enumerate(tokens)]
+        if len(set(tokens)) != len(tokens):
+            seen: dict[str, int] = {}
+            for i, t in enumerate(tokens):
+                if t in seen:
+                    raise self.fail(f"tokens[{i}]", f"token {t!r} is also token {seen[t]}")
+                seen[t] = i
+        return tokens
+
+    def _numbers(self, key: str, n: int, kind: type) -> list[Any] | None:
+        values = self.fields.get(_PREFIX + key)
+        if values is None:
+            return None
+        ok = (int, float) if kind is float else (int,)
+        if not isinstance(values, list) or not set(map(type, values)) <= set(ok):
+            raise self.fail(key, f"must be an array of {'numbers' if kind is float else 'integers'}")
+        if len(values) < n:
+            raise self.fail(key, f"has {len(values)} values for the {n} tokens")
+        return values
+
+    def token_id(self, key: str, default: int | None) -> int | None:
+        """tokenizer.ggml.<key>: a token id (or the type's default, where in range)."""
+        n = len(self.tokens)
+        value = self.get(key, int)
+        if value is None:
+            return default if default is not None and 0 <= default < n else None
+        if not 0 <= value < n:
+            raise self.fail(key, f"{value} is not an index of the {n} tokens")
+        return value
+
+    def flag(self, key: str, default: bool) -> bool:
+        return bool(self.get(key, bool, default))
+
+    def fix_attributes(self, pre: str) -> None:
+        """llama.cpp's text-based fixes: end-of-generation and fill-in-the-middle tokens become
+        control tokens, control tokens named "unused" unused, gpt-oss's channel tokens
+        user-defined; and the per-model lstrip/rstrip attributes."""
+        index, attrs, attr = self.index, self.attrs, self.attr
+        for text in _EOG_TEXTS:
+            if text in index:
+                attr(index[text]).add("control")
+        for key, texts in _FIM_TEXTS.items():
+            if _PREFIX + key not in self.fields:
+                for text in texts:
+                    if text in index:
+                        attr(index[text]).add("control")
+        for i, a in attrs.items():
+            if "control" in a and "unused" in self.tokens[i]:
+                a.add("unused")
+        for text in _ALWAYS_USER_DEFINED:
+            if text in index:
+                attrs[index[text]] = {"user_defined"}
+        # o200k_harmony and solar-open: "<|end|>" is no end-of-generation token there.
+        if "<|end|>" in index and (
+            ("<|return|>" in index and "<|call|>" in index) or ("<|calls|>" in index and "<|flush|>" in index)
+        ):
+            attrs[index["<|end|>"]] = {"user_defined"}
+        if "<|tool_response>" in index and "</s>" in index:  # gemma4
+            attrs[index["</s>"]] = {"normal"}
+        name = self.fields.get("general.name")
+        name = name.lower() if isinstance(name, str) else ""
+        arch = self.fields.get("general.architecture")
+        arch = arch if isinstance(arch, str) else ""
+        if any(s in pre for s in ("jina-v2-de", "jina-v2-es", "jina-v2-code")) or any(
+            s in arch for s in ("nomic-bert-moe", "jina-bert-v3")
+        ):
+            if "<mask>" in index:
+                attr(index["<mask>"]).add("lstrip")
+        elif "phi-3" in name or "phi3" in name:
+            for a in attrs.values():
+                if a & {"control", "user_defined", "unknown"}:
+                    a.add("rstrip")
+            if "</s>" in index:
+                attr(index["</s>"]).add("rstrip")
+            for text in ("<unk>", "<s>", "<|endoftext|>"):
+                if text in index:
+                    attr(index[text]).discard("rstrip")
+        elif "modern-bert" in name and "[MASK]" in index:
+            attr(index["[MASK]"]).add("lstrip")
+
+    def added_tokens(self) -> tuple[AddedToken, ...]:
+        """llama.cpp's special-token partition as added tokens: control and unknown tokens are
+        special (matched in text only with parse_special, tokenforge's allowed_special), user-
+        defined ones are always matched; none normalized."""
+        from ..added_tokens import AddedToken
+
+        out = []
+        for i, a in sorted(self.attrs.items()):
+            if a & {"control", "user_defined", "unknown"}:
+                special = bool(a & {"control", "unknown"})
+                out.append(
+                    AddedToken(self.tokens[i], i, special, lstrip="lstrip" in a, rstrip="rstrip" in a, normalized=False)
+                )
+        return tuple(out)
+
+    def template(self, bos: int | None, eos: int | None, add_bos: bool, add_eos: bool) -> Any:
+        """The post-processor: BOS before and EOS after each sequence, as the add_* flags say;
+        add_bos or add_eos without the token is an error naming the key, as in llama.cpp."""
+        from ..processors.template import TemplateProcessing
+
+        for add, token, key in ((add_bos, bos, "bos_token_id"), (add_eos, eos, "eos_token_id")):
+            if add and token is None:
+                raise self.fail(key, f"missing, but add_{key[:3]}_token is true")
+        if not (add_bos or add_eos):
+            return None
+
+        def around(seq: int, tid: int) -> list[Any]:
+            pieces: list[Any] = []
+            if add_bos:
+                pieces.append((False, 0, tid, self.tokens[bos]))  # type: ignore[index]
+            pieces.append((True, seq, tid, ""))
+            if add_eos:
+                pieces.append((False, 0, tid, self.tokens[eos]))  # type: ignore[index]
+            return pieces
+
+        ids = {self.tokens[i]: [i] for i, add in ((bos, add_bos), (eos, add_eos)) if add and i is not None}
+        return TemplateProcessing(tuple(around(0, 0)), tuple(around(0, 0) + around(1, 1)), ids)
+
+
+def read_gguf_tokenizer(path: str | os.PathLike[str]) -> PipelineSpec:
+    """The pipeline of a GGUF file's tokenizer (its tokenizer.ggml.* metadata), as llama.cpp
+    reads it: "bert" (WPM), "gpt2" (byte-level BPE with a `tokenizer.ggml.pre` split), "llama"
+    (sentencepiece-style BPE by scores) and "t5" (Unigram with the precompiled charsmap). Other
+    models are refused with their name; so are unknown pre-tokenizer names."""
     path = os.fspath(path)
     fields = read_gguf_tokenizer_fields(path)
     model = fields.get(_PREFIX + "model")
     if model is None or _PREFIX + "tokens" not in fields:
+        if model in ("no_vocab", "none"):
+            raise FormatError(path, _PREFIX + "model", f"{model!r}: the GGUF file holds no vocabulary")
         raise FormatError(path, "", "the GGUF file holds no tokenizer (no tokenizer.ggml.model / tokens)")
     if not isinstance(model, str):
         raise FormatError(path, _PREFIX + "model", f"must be a string, got {type(model).__name__}")
-    if model != "bert":
+    if model == "bert":
+        return _wpm(path, fields)
+    readers = {"gpt2": _bpe, "gemma4": _bpe, "llama": _spm, "t5": _ugm}
+    if model not in readers:
         raise FormatError(
-            path, _PREFIX + "model", f'tokenizer model {model!r} is not supported yet ("bert", llama.cpp\'s WPM, is)'
+            path,
+            _PREFIX + "model",
+            f"tokenizer model {model!r} is not supported yet (supported: bert, gpt2, gemma4, llama, t5)",
         )
+    return readers[model](_Vocab(path, fields, model))
+
+
+def _pre(vocab: _Vocab) -> tuple[str, str, dict[str, Any]]:
+    """tokenizer.ggml.pre: its name, llama.cpp's pre-tokenizer type and the flags it sets (a
+    gemma4 model's is gemma4 whatever the file says, as in llama.cpp)."""
+    from .gguf_pre import CUSTOM, PRE_NAMES
+
+    name = "gemma4" if vocab.model == "gemma4" else vocab.get("pre", str, "default") or "default"
+    if name not in PRE_NAMES:
+        raise vocab.fail("pre", f"unknown pre-tokenizer {name!r} (llama.cpp's names: {', '.join(sorted(PRE_NAMES))})")
+    kind, flags = PRE_NAMES[name]
+    if kind in CUSTOM:
+        raise vocab.fail("pre", f"pre-tokenizer {name!r} is not supported: {CUSTOM[kind]}")
+    return name, kind, flags
+
+
+def _merges(vocab: _Vocab) -> list[Any]:
+    """tokenizer.ggml.merges, checked: each "a b" (split at the first space after the first
+    character, as llama.cpp splits them) a merge of two tokens into a third. Returned as the
+    file's strings where each has one space (tokenizer.json's "a b" form), else as pairs."""
+    merges = vocab.fields.get(_PREFIX + "merges")
+    if merges is None:
+        raise vocab.fail("merges", "missing (a gpt2 tokenizer needs its BPE merges)")
+    if not isinstance(merges, list) or not set(map(type, merges)) <= {str}:
+        raise vocab.fail("merges", "must be an array of strings")
+    index = vocab.index
+    joined = "\n".join(merges)
+    if joined.count(" ") == len(merges) and joined.count("\n") == len(merges) - 1 and not joined.startswith(" "):
+        # The common case, checked with whole-list operations: one space in each merge.
+        parts = joined.replace(" ", "\n").split("\n")
+        known = index.__contains__
+        if "" not in parts and all(map(known, parts)) and all(map(known, joined.replace(" ", "").split("\n"))):
+            return merges
+    pairs = []
+    for i, m in enumerate(merges):
+        cut = m.find(" ", 1)
+        left, right = (m[:cut], m[cut + 1 :]) if cut > 0 else ("", "")
+        if not left or not right:
+            raise vocab.fail(f"merges[{i}]", f"{m!r} is not two tokens separated by a space")
+        if left not in index or right not in index or left + right not in index:
+            raise vocab.fail(f"merges[{i}]", f"{m!r}: a merge of tokens that are not in the vocabulary")
+        pairs.append([left, right])
+    return pairs
+
+
+def _hf_spec(vocab: _Vocab, doc: dict[str, Any], post: Any, options: dict[str, Any]) -> PipelineSpec:
+    """A tokenizer.json document of the vocabulary's pipeline, read as tokenizer.json files are
+    (so it runs on the same fused kernels), with llama.cpp's partition and template."""
+    from dataclasses import replace
+
+    from .hf_tokenizer_json import _TokenizerJson
+
+    spec = _TokenizerJson(vocab.path, doc).read()
+    return replace(spec, added_tokens=vocab.added_tokens(), post_processor=post, options=options)
+
+
+def _bpe(vocab: _Vocab) -> PipelineSpec:
+    from .gguf_pre import SPLITS
+
+    name, kind, flags = _pre(vocab)
+    vocab.fix_attributes(name)
+    ignore_merges = bool(flags.get("ignore_merges", False))  # llama.cpp reads no key for it
+    splits: list[dict[str, Any]] = [
+        {"type": "Split", "pattern": {"Regex": r}, "behavior": "Isolated", "invert": False} for r in SPLITS[kind]
+    ]
+    byte_encode = flags.get("byte_encode", True)
+    doc: dict[str, Any] = {
+        "model": {
+            "type": "BPE",
+            "dropout": None,
+            "unk_token": None,
+            "continuing_subword_prefix": None,
+            "end_of_word_suffix": None,
+            "fuse_unk": False,
+            "byte_fallback": not byte_encode,
+            "ignore_merges": ignore_merges,
+            "vocab": vocab.index,
+            "merges": _merges(vocab),
+        },
+    }
+    if byte_encode:
+        splits.append({"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False, "use_regex": False})
+        doc["decoder"] = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False, "use_regex": False}
+    else:  # gemma4: sentencepiece-style BPE, spaces as "▁", byte tokens <0xXX>
+        doc["normalizer"] = {"type": "Replace", "pattern": {"String": " "}, "content": "\u2581"}
+        doc["decoder"] = {
+            "type": "Sequence",
+            "decoders": [
+                {"type": "Replace", "pattern": {"String": "\u2581"}, "content": " "},
+                {"type": "ByteFallback"},
+                {"type": "Fuse"},
+            ],
+        }
+    doc["pre_tokenizer"] = splits[0] if len(splits) == 1 else {"type": "Sequence", "pretokenizers": splits}
+    bos_default = None if flags.get("no_bos") or vocab.model == "gemma4" else 11
+    post = vocab.template(
+        vocab.token_id("bos_token_id", bos_default),
+        vocab.token_id("eos_token_id", None if vocab.model == "gemma4" else 11),
+        # llama.cpp turns add_bos on for gemma4 whatever the file says
+        vocab.flag("add_bos_token", flags.get("add_bos", False)) or kind == "gemma4",
+        vocab.flag("add_eos_token", False),
+    )
+    return _hf_spec(vocab, doc, post, {"split_special_tokens": True})
+
+
+def _spm_merges(vocab: _Vocab) -> list[list[str]]:
+    """The merges of llama.cpp's SPM tokenizer as BPE merges: every split of a token into two
+    tokens, ranked by the token's score (highest first; equal scores by id). llama.cpp merges the
+    adjacent pair whose concatenation scores highest, so these ranks give its merges."""
+    index, scores = vocab.index, vocab.scores or [0.0] * len(vocab.tokens)
+    found = []
+    for t, i in index.items():
+        if len(t) < 2:
+            continue
+        for cut in range(1, len(t)):
+            left, right = t[:cut], t[cut:]
+            if left in index and right in index:
+                found.append((-float(scores[i]), i, left, right))
+    found.sort()  # by score, then id; the splits of one token never compete (one word holds one)
+    return [[m[2], m[3]] for m in found]
+
+
+def _spm(vocab: _Vocab) -> PipelineSpec:
+    vocab.fix_attributes("")
+    add_space_prefix = vocab.flag("add_space_prefix", True)
+    unk = vocab.token_id("unknown_token_id", 0)
+    replace = {"type": "Replace", "pattern": {"String": " "}, "content": "\u2581"}
+    decoders: list[dict[str, Any]] = [
+        {"type": "Replace", "pattern": {"String": "\u2581"}, "content": " "},
+        {"type": "ByteFallback"},
+        {"type": "Fuse"},
+    ]
+    if add_space_prefix:
+        decoders.append({"type": "Strip", "content": " ", "start": 1, "stop": 0})
+    doc = {
+        "model": {
+            "type": "BPE",
+            "dropout": None,
+            "unk_token": None if unk is None else vocab.tokens[unk],
+            "continuing_subword_prefix": None,
+            "end_of_word_suffix": None,
+            "fuse_unk": True,
+            "byte_fallback": True,
+            "ignore_merges": False,
+            "vocab": vocab.index,
+            "merges": _spm_merges(vocab),
+        },
+        "normalizer": (
+            {"type": "Sequence", "normalizers": [{"type": "Prepend", "prepend": "\u2581"}, replace]}
+            if add_space_prefix
+            else replace
+        ),
+        "decoder": {"type": "Sequence", "decoders": decoders},
+    }
+    post = vocab.template(
+        vocab.token_id("bos_token_id", 1),
+        vocab.token_id("eos_token_id", 2),
+        vocab.flag("add_bos_token", True),
+        vocab.flag("add_eos_token", False),
+    )
+    return _hf_spec(vocab, doc, post, {"split_special_tokens": True})
+
+
+def _charsmap(vocab: _Vocab) -> bytes:
+    """tokenizer.ggml.precompiled_charsmap as bytes (b"" without one), checked as llama.cpp
+    checks it: a 4-byte little-endian size of the trie, the trie, then the replacement strings."""
+    values = vocab.fields.get(_PREFIX + "precompiled_charsmap")
+    if values is None:
+        return b""
+    if not isinstance(values, list) or not all(type(v) is int and -128 <= v <= 255 for v in values):
+        raise vocab.fail("precompiled_charsmap", "must be an array of bytes (int8 or uint8)")
+    data = bytes(v & 0xFF for v in values)
+    if len(data) < 4 or struct.unpack_from("<I", data)[0] + 4 >= len(data):
+        raise vocab.fail("precompiled_charsmap", f"a charsmap of {len(data)} bytes whose trie size does not fit in it")
+    return data
+
+
+def _ugm(vocab: _Vocab) -> PipelineSpec:
+    """llama.cpp's UGM as a sentencepiece Unigram model: the same normalization (user-defined
+    pieces first, the charsmap's longest match, spaces as "▁", a dummy prefix, extra spaces
+    removed as the flags say), the same Viterbi with unknown pieces scored 10 below the lowest
+    piece and merged when adjacent."""
+    from ..pipeline.spec import PipelineSpec
+    from .sentencepiece_model import ModelType, Piece, PieceType, SentencePieceModel
+
+    vocab.fix_attributes("")
+    unk = vocab.token_id("unknown_token_id", 2)
+    if unk is None:
+        raise vocab.fail("unknown_token_id", "missing, and the vocabulary has no token 2 (a t5 tokenizer needs one)")
+    by_attr = (
+        ("unknown", PieceType.UNKNOWN),
+        ("control", PieceType.CONTROL),
+        ("user_defined", PieceType.USER_DEFINED),
+        ("byte", PieceType.BYTE),
+        ("unused", PieceType.UNUSED),
+    )
+    scores = vocab.scores or [0.0] * len(vocab.tokens)
+    pieces = []
+    for i, token in enumerate(vocab.tokens):
+        attrs = vocab.attrs.get(i, ("normal",))
+        kind = PieceType.UNKNOWN if i == unk else next((k for a, k in by_attr if a in attrs), PieceType.NORMAL)
+        if kind == PieceType.UNKNOWN and i != unk:
+            kind = PieceType.CONTROL  # sentencepiece has one unknown piece: the others are never matched
+        pieces.append(Piece(token, float(scores[i]), kind))
+    model = SentencePieceModel(pieces)
+    bos = vocab.token_id("bos_token_id", None)
+    eos = vocab.token_id("eos_token_id", 1)
+    add_bos, add_eos = vocab.flag("add_bos_token", False), vocab.flag("add_eos_token", True)
+    for add, tid, key in ((add_bos, bos, "bos_token_id"), (add_eos, eos, "eos_token_id")):
+        if add and tid is None:
+            raise vocab.fail(key, f"missing, but add_{key[:3]}_token is true")
+        if add and tid is not None and pieces[tid].type != PieceType.CONTROL:
+            raise vocab.fail(key, f"token {tid} ({vocab.tokens[tid]!r}) is not a control token")
+    trainer, normalizer = model.trainer_spec, model.normalizer_spec
+    trainer["model_type"] = ModelType.UNIGRAM
+    trainer["unk_id"] = unk
+    trainer["unk_piece"] = vocab.tokens[unk]
+    trainer["bos_id"] = -1 if bos is None else bos
+    trainer["bos_piece"] = "" if bos is None else vocab.tokens[bos]
+    trainer["eos_id"] = -1 if eos is None else eos
+    trainer["eos_piece"] = "" if eos is None else vocab.tokens[eos]
+    trainer["pad_id"] = -1
+    normalizer["name"] = "gguf"
+    normalizer["precompiled_charsmap"] = _charsmap(vocab)
+    normalizer["add_dummy_prefix"] = vocab.flag("add_space_prefix", False)
+    normalizer["remove_extra_whitespaces"] = vocab.flag("remove_extra_whitespaces", False)
+    normalizer["escape_whitespaces"] = True
+    try:
+        model.validate()
+    except (ValueError, FormatError) as e:
+        raise vocab.fail("tokens", f"not a valid Unigram vocabulary: {e}") from None
+    return PipelineSpec(model, options={"add_bos": add_bos, "add_eos": add_eos})
+
+
+def _wpm(path: str, fields: dict[str, Any]) -> PipelineSpec:
+    from ..pipeline import presets
+
     tokens = fields[_PREFIX + "tokens"]
     where = _PREFIX + "tokens"
     if not isinstance(tokens, list) or not tokens:
