@@ -20,8 +20,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import WHOLE_CORPUS, corpus_files, read_sample
-from tokenforge import Tokenizer, _core
-from tokenforge.formats import read_tokenizer_file
+from hf_trio import Trio
+from tokenforge import _core
 from tokenforge.formats.hf_tokenizer_json import hf_split_pattern
 from tokenforge.pipeline.fused_hf_bpe import (
     BYTE_CHARS,
@@ -33,7 +33,6 @@ from tokenforge.pipeline.fused_hf_bpe import (
     fused_description,
 )
 from tokenforge.pre_tokenizers.patterns import CL100K, O200K
-from tokenforge.tokenizer import _resolve_policy
 
 tokenizers = pytest.importorskip("tokenizers")
 
@@ -215,33 +214,6 @@ def trained_doc(shape: str, add_prefix_space: bool, ignore_merges: bool, templat
     return doc
 
 
-class Trio:
-    """One file as HF, the staged pipeline and the fused kernel run it."""
-
-    def __init__(self, doc: dict[str, Any], path) -> None:
-        path.write_text(json.dumps(doc))
-        self.hf = tokenizers.Tokenizer.from_file(str(path))
-        self.spec = read_tokenizer_file(path)
-        self.staged = Tokenizer.from_spec(dataclasses.replace(self.spec, kernel="staged"))
-        self.description = fused_description(self.spec)
-        self.fused = build_fused_hf_bpe(self.spec)
-        k = self.staged._kernel
-        self.fused.set_policy(k.default_added, functools.partial(_resolve_policy, k.policy))
-
-    def check(self, text: str, pair: str | None = None) -> None:
-        h = self.hf.encode(text) if pair is None else self.hf.encode(text, pair)
-        f = self.fused.encode(text, pair)
-        s = self.staged.encode(text, pair)
-        where = f"on {text!r}" + ("" if pair is None else f" + {pair!r}")
-        assert f.ids == h.ids, where
-        assert f.tokens == h.tokens, where
-        assert [tuple(o) for o in f.offsets] == [tuple(o) for o in h.offsets], where
-        assert f.type_ids == h.type_ids and f.special_tokens_mask == h.special_tokens_mask, where
-        assert s.ids == f.ids and [tuple(o) for o in s.offsets] == [tuple(o) for o in f.offsets], where
-        for skip in (False, True):
-            assert self.fused.decode(f.ids, skip) == self.hf.decode(h.ids, skip_special_tokens=skip), where
-
-
 _TRIOS: dict[tuple, Trio] = {}
 
 
@@ -257,7 +229,7 @@ def trio(tmp_path_factory, shape: str, add_prefix_space: bool, ignore_merges: bo
 @pytest.mark.parametrize(("shape", "add_prefix_space", "ignore_merges"), CASES)
 def test_trained_files_choose_the_fused_kernel(tmp_path_factory, shape, add_prefix_space, ignore_merges):
     t = trio(tmp_path_factory, shape, add_prefix_space, ignore_merges)
-    d = t.description
+    d = fused_description(t.spec)
     assert d is not None
     assert d["split"] == (0 if shape == "gpt2" else SCANNERS.get(SHAPES[shape][1], -1))
     assert d["add_prefix_space"] is add_prefix_space and d["nfc"] is SHAPES[shape][0]
@@ -312,7 +284,7 @@ def test_a_wrong_scanner_is_caught(tmp_path_factory):
     # cl100k's scanner keeps whitespace after a newline at the end of the text whole; Llama 3's
     # pattern splits it after the newline: the checks here must see that.
     t = trio(tmp_path_factory, "llama3", False, True)
-    wrong = _core.ByteLevelHfBpe(**{**t.description, "split": SCANNERS[hf_split_pattern(CL100K)]})
+    wrong = _core.ByteLevelHfBpe(**{**fused_description(t.spec), "split": SCANNERS[hf_split_pattern(CL100K)]})
     wrong.set_template([(True, 0, 0, [])], [(True, 0, 0, []), (True, 1, 1, [])])
     text = "a\n \n  "
     want = [p for p, _ in t.hf.pre_tokenizer.pre_tokenize_str(text)]
@@ -321,7 +293,7 @@ def test_a_wrong_scanner_is_caught(tmp_path_factory):
 
 
 def test_bad_descriptions_raise(tmp_path_factory):
-    d = trio(tmp_path_factory, "custom", False, False).description
+    d = fused_description(trio(tmp_path_factory, "custom", False, False).spec)
     with pytest.raises(ValueError, match="scanner"):
         _core.ByteLevelHfBpe(**{**d, "split": 9})
     with pytest.raises(ValueError):
@@ -357,7 +329,7 @@ def test_an_unk_token_is_never_used(tmp_path_factory):
     doc = trained_doc("gpt2", False, False, False)
     doc["model"]["unk_token"] = "<|endoftext|>"
     t = Trio(doc, tmp_path_factory.mktemp("unk") / "tokenizer.json")
-    assert t.description is not None
+    assert fused_description(t.spec) is not None
     for text in EDGE:
         t.check(text)
 
@@ -398,7 +370,9 @@ def test_real_files_fused_equals_hf(tmp_path, name):
         pytest.skip("../shared is not at hand")
     path = WHOLE_CORPUS.parent / "vocab" / "hf" / name / "tokenizer.json"
     t = Trio(json.loads(path.read_text()), tmp_path / "tokenizer.json")
-    assert t.description is not None and t.description["split"] == {"llama3": 3, "qwen3": 4}[name]
+    assert (
+        fused_description(t.spec) is not None and fused_description(t.spec)["split"] == {"llama3": 3, "qwen3": 4}[name]
+    )
     for text in EDGE:
         t.check(text)
     for p in corpus_files(whole=True):

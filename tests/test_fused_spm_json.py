@@ -13,7 +13,6 @@ slow test (../shared)."""
 from __future__ import annotations
 
 import dataclasses
-import functools
 import json
 from typing import Any
 
@@ -22,11 +21,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import WHOLE_CORPUS, corpus_files, read_sample
+from hf_trio import Trio
 from tokenforge import Tokenizer
-from tokenforge.formats import read_tokenizer_file
 from tokenforge.pipeline.compile import build_kernel, kernel_of
 from tokenforge.pipeline.fused_spm import fused_spm_description
-from tokenforge.tokenizer import _resolve_policy
 
 tokenizers = pytest.importorskip("tokenizers")
 
@@ -182,33 +180,6 @@ def spm_doc(shape: str, whole_lines: bool, byte_fallback: bool, ignore_merges: b
             "special_tokens": {"<s>": {"id": "<s>", "ids": [1], "tokens": ["<s>"]}},
         }
     return doc
-
-
-class Trio:
-    """One file as HF, the staged pipeline and the fused kernel run it."""
-
-    def __init__(self, doc: dict[str, Any], path) -> None:
-        path.write_text(json.dumps(doc))
-        self.hf = tokenizers.Tokenizer.from_file(str(path))
-        self.spec = read_tokenizer_file(path)
-        self.staged = Tokenizer.from_spec(dataclasses.replace(self.spec, kernel="staged"))
-        self.kernel = build_kernel(self.spec)
-        self.fused = self.kernel.native
-        k = self.staged._kernel
-        self.fused.set_policy(k.default_added, functools.partial(_resolve_policy, k.policy))
-
-    def check(self, text: str, pair: str | None = None) -> None:
-        h = self.hf.encode(text) if pair is None else self.hf.encode(text, pair)
-        f = self.fused.encode(text, pair)
-        s = self.staged.encode(text, pair)
-        where = f"on {text!r}" + ("" if pair is None else f" + {pair!r}")
-        assert f.ids == h.ids, where
-        assert f.tokens == h.tokens, where
-        assert [tuple(o) for o in f.offsets] == [tuple(o) for o in h.offsets], where
-        assert f.type_ids == h.type_ids and f.special_tokens_mask == h.special_tokens_mask, where
-        assert s.ids == f.ids and [tuple(o) for o in s.offsets] == [tuple(o) for o in f.offsets], where
-        for skip in (False, True):
-            assert self.fused.decode(f.ids, skip) == self.hf.decode(h.ids, skip_special_tokens=skip), where
 
 
 _TRIOS: dict[tuple, Trio] = {}

@@ -25,11 +25,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import corpus_files, read_sample
+from hf_trio import Trio
 from tokenforge import Tokenizer
-from tokenforge.formats import read_tokenizer_file
 from tokenforge.pipeline.compile import build_kernel, kernel_of
 from tokenforge.pipeline.fused_unigram import fused_unigram_description
-from tokenforge.tokenizer import _resolve_policy
 
 tokenizers = pytest.importorskip("tokenizers")
 spm = pytest.importorskip("sentencepiece")
@@ -183,46 +182,17 @@ CASES = [
 ]
 
 
-class Trio:
-    """One file as HF, the staged pipeline and the fused kernel run it."""
-
-    def __init__(self, doc: dict[str, Any], path) -> None:
-        path.write_text(json.dumps(doc))
-        self.hf = tokenizers.Tokenizer.from_file(str(path))
-        self.spec = read_tokenizer_file(path)
-        self.staged = Tokenizer.from_spec(dataclasses.replace(self.spec, kernel="staged"))
-        self.kernel = build_kernel(self.spec)
-        self.fused = self.kernel.native
-        k = self.staged._kernel
-        self.fused.set_policy(k.default_added, functools.partial(_resolve_policy, k.policy))
-
-    def check(self, text: str, pair: str | None = None) -> None:
-        h = self.hf.encode(text) if pair is None else self.hf.encode(text, pair)
-        f = self.fused.encode(text, pair)
-        s = self.staged.encode(text, pair)
-        where = f"on {text!r}" + ("" if pair is None else f" + {pair!r}")
-        assert f.ids == h.ids, where
-        # (an added token with lstrip / rstrip shows the text it matched in HF, its content here:
-        # a gap of every kernel, left out)
-        stripped = {self.hf.token_to_id(" hello"), self.hf.token_to_id("ab")}
-        shown = [tok for i, tok in zip(h.ids, h.tokens) if i not in stripped]
-        assert [tok for i, tok in zip(f.ids, f.tokens) if i not in stripped] == shown, where
-        assert [tuple(o) for o in f.offsets] == [tuple(o) for o in h.offsets], where
-        assert f.word_ids == h.word_ids, where
-        assert f.type_ids == h.type_ids and f.special_tokens_mask == h.special_tokens_mask, where
-        assert s.ids == f.ids and s.tokens == f.tokens, where
-        assert [tuple(o) for o in s.offsets] == [tuple(o) for o in f.offsets] and s.word_ids == f.word_ids, where
-        for skip in (False, True):
-            assert self.fused.decode(f.ids, skip) == self.hf.decode(h.ids, skip_special_tokens=skip), where
-
-
 _TRIOS: dict[str, Trio] = {}
 
 
 def trio(tmp_path_factory, case: str) -> Trio:
     if case not in _TRIOS:
         folder = str(tmp_path_factory.getbasetemp())
-        _TRIOS[case] = Trio(unigram_doc(case, folder), tmp_path_factory.mktemp("fused_unigram") / "tokenizer.json")
+        # (an added token with lstrip / rstrip shows the text it matched in HF, its content on this
+        # kernel: a gap, left out)
+        _TRIOS[case] = Trio(
+            unigram_doc(case, folder), tmp_path_factory.mktemp("fused_unigram") / "tokenizer.json", (" hello", "ab")
+        )
     return _TRIOS[case]
 
 
@@ -352,7 +322,7 @@ def test_forcing_either_kernel_gives_the_same_rows(tmp_path_factory):
 def test_a_missing_unk_id_raises_as_hf(tmp_path_factory, tmp_path):
     doc = unigram_doc("bare", str(tmp_path_factory.getbasetemp()))
     doc["model"]["unk_id"] = None
-    t = Trio(doc, tmp_path / "tokenizer.json")
+    t = Trio(doc, tmp_path / "tokenizer.json", (" hello", "ab"))
     assert t.kernel.name == "unigram_hf"
     t.check("hello world")
     missing = next(ch for ch in "".join(LINES) if ord(ch) > 127 and ch not in {p for p, _ in doc["model"]["vocab"]})

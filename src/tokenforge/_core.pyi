@@ -718,3 +718,8 @@ class UnigramHf:
         """
 
     def encode_batch(self, texts: object, pairs: object | None, add_special_tokens: bool, added: SpecialMatcher | None, threads: int) -> list[Encoded]: ...
+
+def gguf_strings(data: object, pos: int, count: int, big_endian: bool, keep: bool = True) -> tuple:
+    """
+    The `count` strings (64-bit length, then UTF-8 bytes) of a GGUF array starting at byte `pos` of `data`, and the byte after them; ValueError saying which string where one runs past the end or is not UTF-8. keep=False: only the end.
+    """

@@ -478,6 +478,7 @@ def _hf_spec(vocab: _Vocab, doc: dict[str, Any], post: Any, options: dict[str, A
 
 def _bpe(vocab: _Vocab) -> PipelineSpec:
     from .gguf_pre import SPLITS
+    from .hf_tokenizer_json import bpe_model_json
 
     name, kind, flags = _pre(vocab)
     vocab.fix_attributes(name)
@@ -487,18 +488,9 @@ def _bpe(vocab: _Vocab) -> PipelineSpec:
     ]
     byte_encode = flags.get("byte_encode", True)
     doc: dict[str, Any] = {
-        "model": {
-            "type": "BPE",
-            "dropout": None,
-            "unk_token": None,
-            "continuing_subword_prefix": None,
-            "end_of_word_suffix": None,
-            "fuse_unk": False,
-            "byte_fallback": not byte_encode,
-            "ignore_merges": ignore_merges,
-            "vocab": vocab.index,
-            "merges": _merges(vocab),
-        },
+        "model": bpe_model_json(
+            vocab.index, _merges(vocab), byte_fallback=not byte_encode, ignore_merges=ignore_merges
+        ),
     }
     if byte_encode:
         splits.append({"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False, "use_regex": False})

@@ -105,22 +105,15 @@ def tokenizer_json(
         "pre_tokenizer": pre_tokenizer,
         "post_processor": None,
         "decoder": {**byte_level, "add_prefix_space": True, "use_regex": True},
-        "model": {
-            "type": "BPE",
-            "dropout": None,
-            "unk_token": None,
-            "continuing_subword_prefix": None,
-            "end_of_word_suffix": None,
-            "fuse_unk": False,
-            "byte_fallback": False,
-            "ignore_merges": True,
-            # Special tokens are in the vocabulary too: HF keeps an added token's own id only then.
-            "vocab": {
+        # Special tokens are in the vocabulary too: HF keeps an added token's own id only then.
+        "model": bpe_model_json(
+            {
                 **{spell(token): rank for token, rank in mergeable_ranks.items()},
                 **{spell(text.encode("utf-8")): i for text, i in (special_tokens or {}).items()},
             },
-            "merges": merges,
-        },
+            merges,
+            ignore_merges=True,
+        ),
     }
 
 
@@ -275,6 +268,25 @@ def _plain_template() -> Any:
     from ..processors.template import TemplateProcessing
 
     return TemplateProcessing.from_templates("$A", "$A $B:1", [])
+
+
+def bpe_model_json(vocab: Any, merges: Any, **options: Any) -> dict[str, Any]:
+    """A BPE "model" object as tokenizers writes one (every field, its defaults), `options`
+    (unk_token, fuse_unk, byte_fallback, ignore_merges, ...) over them."""
+    model: dict[str, Any] = {
+        "type": "BPE",
+        "dropout": None,
+        "unk_token": None,
+        "continuing_subword_prefix": None,
+        "end_of_word_suffix": None,
+        "fuse_unk": False,
+        "byte_fallback": False,
+        "ignore_merges": False,
+        "vocab": vocab,
+        "merges": merges,
+    }
+    model.update(options)
+    return model
 
 
 def read_tokenizer_json(

@@ -26,6 +26,8 @@ import base64
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from .hf_tokenizer_json import bpe_model_json
+
 SPACE = "\u2581"
 _QWEN2_PATTERN = (
     r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"
@@ -47,22 +49,9 @@ def _flag(config: Mapping[str, Any], name: str, default: Any) -> Any:
 
 
 def _bpe(doc: Mapping[str, Any], **options: Any) -> dict[str, Any]:
-    """tokenizers' BPE(vocab=, merges=, **options) as tokenizer.json spells it."""
+    """tokenizers' BPE(vocab=, merges=, **options) over the file's vocabulary and merges."""
     model = doc["model"]
-    out: dict[str, Any] = {
-        "type": "BPE",
-        "dropout": None,
-        "unk_token": None,
-        "continuing_subword_prefix": None,
-        "end_of_word_suffix": None,
-        "fuse_unk": False,
-        "byte_fallback": False,
-        "ignore_merges": False,
-        "vocab": model["vocab"],
-        "merges": model.get("merges", []),
-    }
-    out.update(options)
-    return out
+    return bpe_model_json(model["vocab"], model.get("merges", []), **options)
 
 
 def _metaspace(prepend_scheme: str, split: bool = True) -> dict[str, Any]:
