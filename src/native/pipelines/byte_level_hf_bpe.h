@@ -17,7 +17,8 @@
 // piece (after a Split), unless it starts with one, as HF's ByteLevel does. Pieces stay in
 // input bytes: GPT-2's byte alphabet maps each byte to one character, so the vocabulary's
 // tokens are read back as the bytes they stand for and a piece's bytes key a per-thread memory
-// of pieces (models/bpe/piece_cache.h's tables: one probe for most pieces). A piece new to the
+// of pieces (models/bpe/piece_cache.h's tables: one probe for most pieces; pieces of 32..256
+// bytes, CJK runs, have a larger cache of the kernel's own). A piece new to the
 // thread is spelled in the alphabet and merged by HfBpeModel itself (pair ranks, HF's order),
 // so the ids are HF's by construction, then remembered.
 //
