@@ -17,7 +17,8 @@
 // piece (after a Split), unless it starts with one, as HF's ByteLevel does. Pieces stay in
 // input bytes: GPT-2's byte alphabet maps each byte to one character, so the vocabulary's
 // tokens are read back as the bytes they stand for and a piece's bytes key a per-thread memory
-// of pieces (models/bpe/piece_cache.h's tables: one probe for most pieces). A piece new to the
+// of pieces (models/bpe/piece_cache.h's tables: one probe for most pieces; pieces of 32..256
+// bytes, CJK runs, have a larger cache of the kernel's own). A piece new to the
 // thread is spelled in the alphabet and merged by HfBpeModel itself (pair ranks, HF's order),
 // so the ids are HF's by construction, then remembered.
 //
@@ -28,6 +29,7 @@
 // other runs through the staged pipeline (built on first need), which normalizes it; the
 // staged pipeline also answers the pre_tokenize and normalize hooks.
 #pragma once
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <cstring>
@@ -99,6 +101,9 @@ class ByteLevelHfBpePipeline {
     views.reserve(spans.size());
     for (const auto& [at, len] : spans) views.emplace_back(reinterpret_cast<const uint8_t*>(raw.data()) + at, len);
     split_points_.build(views);
+    short_length_.resize(length_.size());
+    for (size_t id = 0; id < length_.size(); ++id)
+      short_length_[id] = uint8_t(std::min<uint32_t>(length_[id], kLongToken));
     for (int b = 0; b < 256; ++b) {
       std::string ch;
       append_utf8(alphabet[b], ch);
@@ -164,6 +169,35 @@ class ByteLevelHfBpePipeline {
   }
 
  private:
+  // Pieces of 32..256 bytes and their ids, direct-mapped by a hash of their bytes and compared
+  // byte for byte: PieceCache's own long cache, 4 times larger, since runs of CJK text without
+  // spaces are long pieces, thousands of them distinct in a few hundred kilobytes.
+  class LongPieces {
+   public:
+    bool get(const uint8_t* p, size_t n, uint64_t key, std::vector<uint32_t>& out) const {
+      const Entry& e = slots_[slot(key, n)];
+      if (e.key != key || e.bytes.size() != n || std::memcmp(e.bytes.data(), p, n) != 0) return false;
+      out.insert(out.end(), e.ids.begin(), e.ids.end());
+      return true;
+    }
+    void put(const uint8_t* p, size_t n, uint64_t key, const uint32_t* ids, size_t count) {
+      Entry& e = slots_[slot(key, n)];
+      e.key = key;
+      e.bytes.assign(reinterpret_cast<const char*>(p), n);
+      e.ids.assign(ids, ids + count);
+    }
+
+   private:
+    static constexpr int kSlotsLog = 14;
+    struct Entry {
+      uint64_t key = 0;
+      std::string bytes;
+      std::vector<uint32_t> ids;
+    };
+    static size_t slot(uint64_t key, size_t n) { return ((key ^ n) * 0x9E3779B97F4A7C15ull) >> (64 - kSlotsLog); }
+    std::vector<Entry> slots_ = std::vector<Entry>(size_t(1) << kSlotsLog);
+  };
+
   struct Scratch {
     PieceCache cache;
     std::string spelled, prefixed;
@@ -171,7 +205,8 @@ class ByteLevelHfBpePipeline {
     std::vector<uint32_t> ids;
     std::vector<MatchSpan> spans;
     std::vector<size_t> cuts;
-    std::vector<uint32_t> piece_ends;
+    std::vector<Row> row_buffer;                       // a stretch's rows (fast_stretch), reused
+    LongPieces longs;                                  // pieces of 32..256 bytes
     ShortPieceTable parts{10, 18, HugePages::kLater};  // parts of cut pieces (see merge)
     void trim() {
       cache.trim();
@@ -181,7 +216,7 @@ class ByteLevelHfBpePipeline {
       release_if_large(ids);
       release_if_large(spans);
       release_if_large(cuts);
-      release_if_large(piece_ends);
+      release_if_large(row_buffer);
     }
   };
 
@@ -197,7 +232,10 @@ class ByteLevelHfBpePipeline {
     uint32_t word = 0;  // the next piece's word id (pieces and added tokens, in order)
     uint32_t char_of(size_t byte) {
       if (ascii) return uint32_t(byte);
-      for (; counted_to <= byte; ++counted_to) chars += (s[counted_to] & 0xC0) != 0x80;
+      if (counted_to <= byte) {  // eight bytes a step
+        chars += count_characters(s, counted_to, byte + 1, n);
+        counted_to = byte + 1;
+      }
       return chars - 1;
     }
   };
@@ -319,8 +357,8 @@ class ByteLevelHfBpePipeline {
   }
 
   // Pieces are found a batch at a time, and the piece-table slots of the next batch are
-  // prefetched while this one is encoded (as pipelines/encoder.h does); the ids go to a reused
-  // buffer, then become rows: without a prefix space the tokens' lengths add up to the stretch.
+  // prefetched while this one is encoded (as pipelines/encoder.h does); without a prefix space
+  // the pieces tile the stretch, and a piece's tokens' lengths add up to the piece.
   static constexpr size_t kBatch = 32;
   struct Batch {
     size_t count = 0;
@@ -331,6 +369,16 @@ class ByteLevelHfBpePipeline {
   };
 
   template <Pattern P>
+  void fast_stretch(const uint8_t* s, size_t n, size_t base, Rows& rows, Scratch& w) const {
+    if (rows.ascii) return fast_stretch<P, true>(s, n, base, rows, w);
+    fast_stretch<P, false>(s, n, base, rows, w);
+  }
+
+  // Each piece's rows are written as soon as its ids are known, into a reused buffer that is
+  // then appended to the rows whole: a piece of one token (most pieces) spans the piece, so
+  // only the tokens of longer merges look their lengths up (one byte each, the table small
+  // enough to stay in cache); word ids count the pieces. kAscii: characters are bytes.
+  template <Pattern P, bool kAscii>
   void fast_stretch(const uint8_t* s, size_t n, size_t base, Rows& rows, Scratch& w) const {
     Scanner scanner(s, n);
     PieceCache& cache = w.cache;
@@ -354,32 +402,44 @@ class ByteLevelHfBpePipeline {
       }
     };
     // At most one id a byte, and a table hit writes its inline slots whole (up to 7 past the
-    // last id), so a stretch of n bytes needs n + 8 slots.
+    // last id), so a piece of k bytes needs k + 8 slots; the ids of each piece start over at
+    // the buffer's start (their rows are written before the next piece).
     IdBuffer& buf = cache.out;
-    buf.reserve(n + 8);
-    uint32_t* out = buf.begin();
+    buf.reserve(kMediumPiece + 8);
+    uint32_t* const ids_begin = buf.begin();
     std::vector<uint32_t>& ids = w.ids;
-    std::vector<uint32_t>& ends = w.piece_ends;  // ids before the end of each piece
-    ends.clear();
+    if (w.row_buffer.size() < n + 8) w.row_buffer.resize(n + 8);
+    Row* const rows_begin = w.row_buffer.data();
+    Row* row = rows_begin;
+    uint32_t word = rows.word;
     Batch batches[2];
     find_batch(0, batches[0]);
     for (int cur = 0; batches[cur].count; cur ^= 1) {
       const Batch& b = batches[cur];
       find_batch(b.bounds[b.count], batches[cur ^ 1]);
       for (size_t i = 0; i < b.count; ++i) {
-        const uint8_t* piece = s + b.bounds[i];
-        const size_t len = b.bounds[i + 1] - b.bounds[i];
+        const size_t from = b.bounds[i], to = b.bounds[i + 1];
+        const uint8_t* piece = s + from;
+        const size_t len = to - from;
+        const uint32_t* id = ids_begin;
+        uint32_t* out = ids_begin;
         if (len == 1) {
-          *out++ = byte_id_[piece[0]];
+          *row++ = token_row(byte_id_[piece[0]], char_at<kAscii>(rows, base + from),
+                             char_after<kAscii>(rows, base + from), word++);
+          continue;
         } else if (len <= kShortPiece) {
           if (const ShortPieceTable::Entry* e = cache.shorts.find(b.keys[i], b.hashes[i])) {
+            if ((e->info & 31) == 1) {  // one token: the whole piece
+              const uint32_t start = char_at<kAscii>(rows, base + from);
+              *row++ = token_row(e->ids[0], start, char_after<kAscii>(rows, base + to - 1), word++);
+              continue;
+            }
             out = cache.shorts.emit(*e, out);
           } else {
             ids.clear();
             merge(piece, len, ids, w);
             cache.shorts.insert(b.keys[i], b.hashes[i], ids.data(), ids.size());
-            std::memcpy(out, ids.data(), ids.size() * sizeof(uint32_t));
-            out += ids.size();
+            id = ids.data(), out = ids.data() + ids.size();
           }
         } else if (len <= kMediumPiece) {
           if (const MediumPieceTable::Entry* e = cache.mediums.find(b.medium_keys[i], b.hashes[i])) {
@@ -388,45 +448,48 @@ class ByteLevelHfBpePipeline {
             ids.clear();
             merge(piece, len, ids, w);
             cache.mediums.insert(b.medium_keys[i], b.hashes[i], ids.data(), ids.size());
-            std::memcpy(out, ids.data(), ids.size() * sizeof(uint32_t));
-            out += ids.size();
+            id = ids.data(), out = ids.data() + ids.size();
           }
         } else {
           ids.clear();
           encode_piece(piece, len, ids, w);
-          std::memcpy(out, ids.data(), ids.size() * sizeof(uint32_t));
-          out += ids.size();
+          id = ids.data(), out = ids.data() + ids.size();
         }
-        ends.push_back(uint32_t(out - buf.begin()));
+        // Token [at, end) spans from the character holding byte `at` to the one holding end - 1.
+        size_t at = base + from;
+        if (out - id == 1) {
+          const uint32_t start = char_at<kAscii>(rows, at);
+          *row++ = token_row(*id, start, char_after<kAscii>(rows, base + to - 1), word++);
+          continue;
+        }
+        for (; id < out; ++id) {
+          const size_t end = at + length(*id);
+          const uint32_t start = char_at<kAscii>(rows, at);
+          *row++ = token_row(*id, start, char_after<kAscii>(rows, end - 1), word);
+          at = end;
+        }
+        ++word;
       }
     }
-    // Rows: token [at, end) spans from the character holding byte `at` to the one holding end - 1.
-    const uint32_t* id = buf.begin();
-    const size_t count = size_t(out - id);
-    TokenRows& r = rows.rows;
-    const size_t first = r.size();
-    r.resize(first + count);
-    Row* row = r.data() + first;
-    size_t at = base;
-    const uint32_t word = rows.word;
-    rows.word += uint32_t(ends.size());
-    size_t piece = 0;  // the piece of token k: the first whose end is past k
-    if (rows.ascii) {
-      for (size_t k = 0; k < count; ++k) {
-        const size_t end = at + length_[id[k]];
-        while (ends[piece] <= k) ++piece;
-        row[k] = token_row(id[k], uint32_t(at), uint32_t(end), word + uint32_t(piece));
-        at = end;
-      }
-      return;
-    }
-    for (size_t k = 0; k < count; ++k) {
-      const size_t end = at + length_[id[k]];
-      const uint32_t start = rows.char_of(at);
-      while (ends[piece] <= k) ++piece;
-      row[k] = token_row(id[k], start, rows.char_of(end - 1) + 1, word + uint32_t(piece));
-      at = end;
-    }
+    rows.word = word;
+    rows.rows.insert(rows.rows.end(), rows_begin, row);
+  }
+
+  // The character holding input byte `at`, and the one after the character holding `last`
+  // (asked for in order: Rows counts forward).
+  template <bool kAscii>
+  static TF_INLINE uint32_t char_at(Rows& rows, size_t at) {
+    return kAscii ? uint32_t(at) : rows.char_of(at);
+  }
+  template <bool kAscii>
+  static TF_INLINE uint32_t char_after(Rows& rows, size_t last) {
+    return kAscii ? uint32_t(last + 1) : rows.char_of(last) + 1;
+  }
+
+  // A token's length in input bytes (ids the model gave: every one has a token).
+  TF_INLINE size_t length(uint32_t id) const {
+    const uint8_t l = short_length_[id];
+    return l != kLongToken ? l : length_[id];
   }
 
   template <Pattern P>
@@ -452,7 +515,7 @@ class ByteLevelHfBpePipeline {
       // Model byte k of the piece is input byte orig + k - prefixed (the space: orig).
       size_t at = 0;
       for (uint32_t id : ids) {
-        const size_t end = at + length_[id];
+        const size_t end = at + length(id);
         const size_t first = orig + (at > 0 ? at - prefixed : 0);
         const size_t last = orig + (end - 1 > 0 ? end - 1 - prefixed : 0);
         const uint32_t start = rows.char_of(first);  // before the end: char_of only goes forward
@@ -496,10 +559,10 @@ class ByteLevelHfBpePipeline {
     }
     const bool remembered = n <= PieceCache::kMaxBytes;
     const uint64_t key = remembered ? bytes_key(p, n) : 0;
-    if (remembered && cache.get_long(p, n, key, ids)) return;
+    if (remembered && w.longs.get(p, n, key, ids)) return;
     const size_t before = ids.size();
     merge(p, n, ids, w);
-    if (remembered) cache.put_long(p, n, key, ids.data() + before, ids.size() - before);
+    if (remembered) w.longs.put(p, n, key, ids.data() + before, ids.size() - before);
   }
 
   // A piece new to this thread: spelled in the byte alphabet and merged by HF's model. A long
@@ -575,7 +638,9 @@ class ByteLevelHfBpePipeline {
   std::string spelled_[256];            // byte -> its character's UTF-8
   uint32_t byte_id_[256];               // byte -> the id of its character's token
   std::vector<uint32_t> length_;        // id -> its token's length in input bytes (0: none)
-  SplitPoints split_points_;            // where no token holds bytes on both sides
+  static constexpr uint8_t kLongToken = 255;
+  std::vector<uint8_t> short_length_;  // length_ in a byte, or kLongToken: see length_
+  SplitPoints split_points_;           // where no token holds bytes on both sides
   mutable Pool<Scratch> scratch_;
   mutable std::once_flag staged_once_;
   mutable std::unique_ptr<StagedPipeline> staged_;
