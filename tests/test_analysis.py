@@ -132,6 +132,14 @@ def test_plots(tmp_path, suffix):
     assert head.startswith(b"\x89PNG") if suffix == "png" else b"<svg" in path.read_bytes()[:2000]
     vocab = analysis.vocabulary_report(enc("gpt2"))
     vocab.save_plot(tmp_path / f"vocab.{suffix}")
+    for table in (
+        analysis.number_splits([enc("gpt2")], max_digits=2),
+        analysis.whitespace_cost([enc("gpt2")], CODE[:2000]),
+        analysis.format_cost([enc("gpt2")], [{"a": 1}]),
+        analysis.glitch_audit(enc("o200k_base"), list(MAN.values())[:1], limit=50),
+    ):
+        table.save_plot(tmp_path / f"other.{suffix}")  # every analysis draws its chart
+        assert (tmp_path / f"other.{suffix}").stat().st_size > 1000
     with pytest.raises(ValueError, match="png"):
         table.save_plot(tmp_path / "x.pdf")
 

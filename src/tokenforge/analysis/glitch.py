@@ -101,5 +101,5 @@ def glitch_audit(
         ["id", "token", "bytes", "corpus_count", "kind"],
         rows,
         notes,
-        {},
+        {"x": "kind", "y": "rows"},
     )

@@ -62,8 +62,9 @@ def named(tokenizers: Sequence[Any] | Mapping[str, Any]) -> dict[str, Any]:
 @dataclass
 class Table:
     """Rows of one analysis: `columns` name the fields in order; `notes` say what the numbers
-    rest on (corpus sizes, samples). `plot` names the columns a chart shows: x, y and the
-    column that makes one series per value (a tokenizer, usually)."""
+    rest on (corpus sizes, samples). `plot` names the columns a chart shows: x, y (or "rows":
+    how many rows have each x) and the column that makes one series per value (a tokenizer,
+    usually)."""
 
     title: str
     columns: list[str]
@@ -134,7 +135,11 @@ class Table:
             label = str(row[x])
             if label not in xs:
                 xs.append(label)
-            groups.setdefault(key, {})[label] = float(row[y]) if row.get(y) is not None else 0.0
+            values = groups.setdefault(key, {})
+            if y == "rows":  # how many rows have each x
+                values[label] = values.get(label, 0.0) + 1.0
+            else:
+                values[label] = float(row[y]) if row.get(y) is not None else 0.0
         fig, ax = plt.subplots(figsize=(max(6.0, 0.5 * len(xs) * max(1, len(groups))), 4.0))
         width = 0.8 / max(1, len(groups))
         for k, (key, values) in enumerate(groups.items()):
