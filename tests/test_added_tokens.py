@@ -165,7 +165,7 @@ KERNELS = {
     ("wordpiece", "all"): "staged",
     ("wordlevel", "raw"): "staged",
     ("wordlevel", "all"): "staged",
-    ("unigram", "raw"): "staged",
+    ("unigram", "raw"): "unigram_hf",
     ("unigram", "all"): "staged",
 }
 
