@@ -36,26 +36,7 @@ SpecialTokenPolicy = base_mod.SpecialTokenPolicy
 # The special tokens of a recent Mistral file (v13), as its layout lists them; the rest of the
 # special block is <SPECIAL_n> fillers.
 V13_SPECIALS = [
-    "<unk>",
-    "<s>",
-    "</s>",
-    "[INST]",
-    "[/INST]",
-    "[AVAILABLE_TOOLS]",
-    "[/AVAILABLE_TOOLS]",
-    "[TOOL_RESULTS]",
-    "[/TOOL_RESULTS]",
-    "[TOOL_CALLS]",
-    "[IMG]",
-    "<pad>",
-    "[IMG_BREAK]",
-    "[IMG_END]",
-    "[PREFIX]",
-    "[MIDDLE]",
-    "[SUFFIX]",
-    "[SYSTEM_PROMPT]",
-    "[/SYSTEM_PROMPT]",
-    "[TOOL_CONTENT]",
+    *DEPRECATED_SPECIAL_TOKENS,  # the first 20, as mistral-common's older files have them
     "[ARGS]",
     "[CALL_ID]",
     "[AUDIO]",
