@@ -24,6 +24,8 @@ from typing import TYPE_CHECKING, Any, cast
 
 import regex
 
+from . import _core
+
 if TYPE_CHECKING:
     from .encoding import Encoding
     from .special import SpecialSet
@@ -55,17 +57,30 @@ def _bpe(encoding: Encoding, data: bytes) -> list[int]:
     return [token] if token is not None else cast("list[int]", encoding._core.encode_byte_piece(data))
 
 
+def _pieces(encoding: Encoding, part: str) -> list[bytes]:
+    """`part` split as the encoder splits it: by its native scanner (whose Unicode tables are
+    tiktoken's), or by the `regex` module where the pattern has none (as encode does then)."""
+    from .pre_tokenizers.patterns import scanner_id
+
+    scanner = scanner_id(encoding._pat_str)
+    if scanner < 0:
+        return [m.group().encode("utf-8") for m in _pattern(encoding._pat_str).finditer(part)]
+    data = part.encode("utf-8")
+    native: Any = _core  # _piece_ends: the scanner's hook, left out of the stub
+    ends = native._piece_ends(part, scanner, True)
+    return [data[a:b] for a, b in zip([0, *ends], ends)]
+
+
 def _last_piece_token_len(encoding: Encoding, text: str, allowed: Any) -> int:
-    """How many ids the last regex piece of `text` became; 0 where a special token ends it."""
+    """How many ids the last piece of `text` became; 0 where a special token ends it."""
     last = 0
-    pattern = _pattern(encoding._pat_str)
     for part in allowed.split(text) if allowed is not None else (text,):
         if isinstance(part, int):
             last = 0
             continue
-        for match in pattern.finditer(part):
-            piece = match.group().encode("utf-8")
-            last = len(_bpe(encoding, piece))
+        pieces = _pieces(encoding, part)
+        if pieces:
+            last = len(_bpe(encoding, pieces[-1]))
     return last
 
 
