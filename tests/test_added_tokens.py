@@ -335,3 +335,51 @@ def test_rstrip_then_token_starting_with_space(kind, tmp_path):
         expected, got = hf.encode(text), ours.encode(text)
         assert list(got.ids) == expected.ids, text
         assert list(got.offsets) == [tuple(o) for o in expected.offsets], text
+
+
+def _added(i: int, content: str, special: bool = True) -> dict:
+    return {"id": i, "content": content, "single_word": False, "lstrip": False, "rstrip": False} | {
+        "normalized": not special,
+        "special": special,
+    }
+
+
+@pytest.mark.parametrize(
+    "added",
+    [
+        [_added(500, "<x>"), _added(12, "<y>", False), _added(3, "d")],  # far above; a vocabulary token
+        [_added(9, "<x>"), _added(8, "<y>")],  # listed out of order
+        [_added(8, "<x>"), _added(12, "<y>"), _added(12, "<y>")],  # a gap, and a token listed twice
+        [_added(8, "<x>"), _added(9, "<y>")],  # already as HF numbers them: no warning
+    ],
+)
+@pytest.mark.parametrize("model", ["WordLevel", "BPE"])
+def test_added_token_ids_renumbered_as_hf(tmp_path, added, model):
+    """HF ignores an added token's "id" when it loads a file: tokens beyond the vocabulary take the
+    next ids in the order listed. Ids, tokens, decode and the vocabulary must follow, with a
+    warning where the file's ids differ."""
+    import json
+    import warnings
+
+    vocab = {c: i for i, c in enumerate("abcdefgh")}
+    kind = models.WordLevel(vocab, unk_token="a") if model == "WordLevel" else models.BPE(vocab, [], unk_token="a")
+    hf = tokenizers.Tokenizer(kind)
+    hf.pre_tokenizer = pre_tokenizers.Whitespace()
+    doc = json.loads(hf.to_str())
+    doc["added_tokens"] = added
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps(doc))
+    hf = tokenizers.Tokenizer.from_file(str(path))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        ours = Tokenizer.from_file(path)
+    renumbered = [a["content"] for a in added if hf.token_to_id(a["content"]) != a["id"]]
+    assert [str(w.message).split("'")[1] for w in caught] == list(dict.fromkeys(renumbered))
+    for text in ["a <x> b <y> c d", "<y><x>d<x>", "h <y>"]:
+        want = hf.encode(text)
+        got = ours.encode(text)
+        assert (got.ids, got.tokens, got.offsets) == (want.ids, want.tokens, want.offsets), text
+        assert ours.decode(got.ids) == hf.decode(want.ids)
+        assert ours.decode(got.ids, skip_special_tokens=False) == hf.decode(want.ids, skip_special_tokens=False)
+    assert ours.get_vocab(with_added_tokens=True) == hf.get_vocab(with_added_tokens=True)
+    assert ours.get_vocab_size(with_added_tokens=True) == hf.get_vocab_size(with_added_tokens=True)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import os
+import warnings
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -201,7 +202,22 @@ def document(spec: PipelineSpec) -> dict[str, Any]:
         "pad_type_id": p["pad_type_id"],
         "pad_token": p["pad_token"],
     }
+    _keep_added_ids(doc)
     return doc
+
+
+def _keep_added_ids(doc: dict[str, Any]) -> None:
+    """HF gives the added tokens its model lacks the ids after the vocabulary's size, in the order
+    listed, whatever ids the file says (see _TokenizerJson.added_tokens). Where that would change
+    an id (added tokens beyond a vocabulary with an id gap, like cl100k's), every such token is
+    written into a BPE or WordLevel vocabulary too, where HF keeps a token's id."""
+    model = doc["model"]
+    vocab = model.get("vocab")
+    if model.get("type") not in ("BPE", "WordLevel") or not isinstance(vocab, dict):
+        return
+    lacking = [a for a in doc["added_tokens"] if a["content"] not in vocab]
+    if any(a["id"] != i for i, a in enumerate(lacking, len(vocab))):
+        model["vocab"] = {**vocab, **{a["content"]: a["id"] for a in lacking}}
 
 
 def _component_json(component: Any, stage: str) -> dict[str, Any] | None:
@@ -441,6 +457,12 @@ class _TokenizerJson:
         f.array(items, "added_tokens")
         tokens, vocab_size = self.tokens, len(self.tokens)
         limit = id_limit(vocab_size + len(items))
+        # HF ignores an added token's "id" when it loads a file: a token the vocabulary holds keeps
+        # the vocabulary's id, any other takes the next id after the vocabulary's entries (their
+        # count, not the top id), in the order listed. Where a file's id lies above the vocabulary
+        # and that order gives another id, the token is renumbered as HF renumbers it, with a warning.
+        next_id = sum(1 for t in tokens if t)
+        final: dict[str, int] = {}  # content -> the id it takes
         by_id: dict[int, str] = {}
         by_content: dict[str, int] = {}
         # token -> id for the tokens that are also added tokens' contents (the last id of a repeated one)
@@ -469,7 +491,7 @@ class _TokenizerJson:
                     ("normalized", not special),
                 )
             }
-            if i < vocab_size and tokens[i] != content:
+            if i < vocab_size and tokens[i] and tokens[i] != content:
                 f.fail(
                     f"{where}.id", f"added token {content!r} has id {i}, which the vocabulary gives to {tokens[i]!r}"
                 )
@@ -482,12 +504,28 @@ class _TokenizerJson:
                 f.fail(f"{where}.id", f"id {i} is given to both {by_id[i]!r} and {content!r}")
             if by_content.get(content, i) != i:
                 f.fail(f"{where}.id", f"added token {content!r} appears with ids {by_content[content]} and {i}")
-            token = AddedToken(content, i, special, **flags)
             if i in by_id:  # listed again: the same token (as HF, which adds a token once), or a contradiction
-                if token not in added:
+                if AddedToken(content, final[content], special, **flags) not in added:
                     f.fail(f"{where}.special", f"added token {content!r} is listed twice, with different flags")
                 continue
-            by_id[i], by_content[content] = content, i
+            by_id[i], by_content[content], final[content] = content, i, i
+            if content not in vocab:
+                hf_id, next_id = next_id, next_id + 1
+                if hf_id != i:
+                    if hf_id < vocab_size and tokens[hf_id]:
+                        f.fail(
+                            f"{where}.id",
+                            f"added token {content!r} has id {i}; HF would give it id {hf_id}, which the "
+                            f"vocabulary gives to {tokens[hf_id]!r}",
+                        )
+                    warnings.warn(
+                        f"{self.path}: {where}.id: added token {content!r} is listed with id {i}, but it "
+                        f"takes id {hf_id}, the next id after the vocabulary and the added tokens before "
+                        "it (as HF tokenizers renumbers it)",
+                        stacklevel=2,
+                    )
+                    final[content] = hf_id
+            token = AddedToken(content, final[content], special, **flags)
             added.append(token)
         return added
 
