@@ -164,3 +164,42 @@ def test_byte_level_llama_folders_keep_their_file(tmp_path):
     as_written = tokenizers.Tokenizer.from_file(str(folder / "tokenizer.json"))
     for text in EDGE + SAMPLES[:3]:
         assert ours.encode(text).ids == theirs(text)["input_ids"] == as_written.encode(text).ids
+
+
+# (declared tokenizer_class or None, config.json, family): AutoTokenizer's routing by config.json
+ROUTES = [
+    (None, {"model_type": "gemma3"}, "spm_bpe"),  # no class declared: model_type's class rebuilds
+    (None, {"model_type": "bert"}, "wordpiece"),
+    (None, {"model_type": "llama"}, "spm_bpe"),  # llama registers no class of its own: the file
+    ("PreTrainedTokenizerFast", {"model_type": "qwen2"}, "byte_bpe"),  # a hub class transformers overrides
+    ("GPT2Tokenizer", {"model_type": "mistral"}, "byte_bpe"),  # model_type registers the generic class
+    ("LlamaTokenizerFast", {"model_type": "qwen3"}, "byte_bpe"),  # byte-level "LlamaTokenizer": the file
+    ("GemmaTokenizer", {"model_type": "t5"}, "spm_bpe"),  # another specialised class: the declared one
+    (None, {"model_type": "gemma", "tokenizer_class": "LlamaTokenizer"}, "spm_bpe"),  # config.json's class
+    ("LlamaTokenizer", {"model_type": "llama"}, "spm_bpe"),
+    ("GemmaTokenizer", {"model_type": "gemma"}, "spm_bpe"),
+]
+
+
+@pytest.mark.parametrize("declared, model_config, family", ROUTES)
+def test_routing_by_config_json(tmp_path, declared, model_config, family):
+    """Which class transformers builds depends on config.json too (its model_type and
+    tokenizer_class, transformers' lists of model types with a wrong hub class): tokenforge
+    routes the same way, so ids and decode equal AutoTokenizer's."""
+    from tokenforge.formats.transformers_classes import transformers_class
+
+    folder = make_folder(tmp_path / "m", declared or "", family, {})
+    config = json.loads((folder / "tokenizer_config.json").read_text())
+    if declared is None:
+        del config["tokenizer_class"]
+    (folder / "tokenizer_config.json").write_text(json.dumps(config), encoding="utf-8")
+    (folder / "config.json").write_text(json.dumps(model_config), encoding="utf-8")
+    theirs = transformers.AutoTokenizer.from_pretrained(str(folder))
+    ours = tokenforge.Tokenizer.from_pretrained(folder)
+    routed = transformers_class(config, model_config, [str(folder)], (folder / "tokenizer.json").read_text())
+    assert (routed or "TokenizersBackend") == type(theirs).__name__.removesuffix("Fast")
+    for text in SAMPLES + EDGE:
+        expected = theirs(text)["input_ids"]
+        assert ours.encode(text).ids == expected, (family, text[:80])
+        for skip in (False, True):
+            assert ours.decode(expected, skip_special_tokens=skip) == theirs.decode(expected, skip_special_tokens=skip)

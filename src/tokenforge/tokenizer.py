@@ -20,6 +20,7 @@ import contextlib
 import dataclasses
 import functools
 import gc
+import json
 import os
 from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -367,8 +368,11 @@ class Tokenizer:
             from .formats.hf_tokenizer_json import read_tokenizer_json
             from .formats.transformers_classes import rebuild_for_class
 
+            model_config = _model_config(folder)
+            names = [os.fspath(path), *_hub_ids(os.fspath(path))]
             spec = read_tokenizer_json(
-                file, lambda doc, data: rebuild_for_class(doc, config.config, data.decode("utf-8"))
+                file,
+                lambda doc, data: rebuild_for_class(doc, config.config, data.decode("utf-8"), model_config, names),
             )
         else:
             from .formats import read_tokenizer_file
@@ -812,6 +816,26 @@ def _vocab_of(token_of: list[str], added: Sequence[AddedToken]) -> dict[str, int
     vocab = {t: i for i, t in enumerate(token_of) if t and i not in renamed}
     vocab.update((a.content, a.id) for a in added)
     return vocab
+
+
+def _model_config(folder: str) -> dict[str, Any]:
+    """config.json of a model folder (its model_type routes transformers' tokenizer class), {}
+    where there is none or it is not a JSON object (transformers then routes without it)."""
+    file = os.path.join(folder, "config.json")
+    try:
+        with open(file, encoding="utf-8") as f:
+            doc = json.load(f)
+    except FileNotFoundError:
+        return {}
+    except (OSError, ValueError) as e:
+        raise ValueError(f"{file}: not a readable JSON file ({e})") from e
+    return doc if isinstance(doc, dict) else {}
+
+
+def _hub_ids(path: str) -> list[str]:
+    """The hub id ("org/name") of a hub cache folder (models--org--name, or a snapshot in one)."""
+    parts = os.path.normpath(os.path.abspath(path)).split(os.sep)
+    return [p[len("models--") :].replace("--", "/", 1) for p in parts if p.startswith("models--")][-1:]
 
 
 def _snapshot_folder(path: str) -> str:

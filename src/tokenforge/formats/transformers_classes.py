@@ -14,8 +14,11 @@ without a constructor of their own (PreTrainedTokenizerFast, TokenizersBackend) 
 
 `rebuild_for_class` applies that to the parsed document, so `Tokenizer.from_pretrained` gives
 the ids transformers gives. Classes are a table (`_CLASSES`): each entry says, in tokenizer.json
-terms, what that class's constructor builds. A class missing from the table keeps its file (the
-documented limit: transformers' hub-id and config.json model_type exceptions are not followed).
+terms, what that class's constructor builds. Which class a folder gets follows AutoTokenizer's routing
+(`transformers_class`): config.json's model_type, the hub ids and model types transformers
+singles out (data/transformers_routing.json, dumped from transformers by
+tools/dump_transformers_routing.py). A class missing from `_CLASSES` keeps its file (the
+documented limit).
 The neighbours: chat_template.py reads the rest of the folder (ModelConfig), tokenizer.py's
 `from_pretrained` calls this, hf_tokenizer_json.py reads the rebuilt document.
 """
@@ -23,7 +26,11 @@ The neighbours: chat_template.py reads the rest of the folder (ModelConfig), tok
 from __future__ import annotations
 
 import base64
-from collections.abc import Callable, Mapping
+import fnmatch
+import functools
+import importlib.resources
+import json
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from .hf_tokenizer_json import bpe_model_json
@@ -294,25 +301,92 @@ _CLASSES: dict[str, tuple[str, Callable[[Mapping[str, Any], Mapping[str, Any]], 
 }
 
 
-def transformers_class(config: Mapping[str, Any]) -> str | None:
-    """The class name transformers would build for a tokenizer_config.json (without "Fast")."""
-    name = config.get("tokenizer_class")
-    return name.removesuffix("Fast") if isinstance(name, str) else None
+_BACKENDS = ("TokenizersBackend", "PythonBackend", "PreTrainedTokenizerFast", "PreTrainedTokenizer")
 
 
-def rebuild_for_class(doc: dict[str, Any], config: Mapping[str, Any], source: str) -> dict[str, Any]:
+@functools.cache
+def _routing() -> dict[str, Any]:
+    """transformers' routing tables (tools/dump_transformers_routing.py wrote them)."""
+    data = importlib.resources.files("tokenforge").joinpath("data", "transformers_routing.json").read_text("utf-8")
+    table: dict[str, Any] = json.loads(data)
+    return table
+
+
+def _strip_fast(name: str) -> str:
+    return name if name == "PreTrainedTokenizerFast" else name.removesuffix("Fast")
+
+
+def transformers_class(
+    config: Mapping[str, Any],
+    model_config: Mapping[str, Any] | None = None,
+    names: Iterable[str] = (),
+    source: str = "",
+) -> str | None:
+    """The tokenizer class AutoTokenizer.from_pretrained builds for a folder (without "Fast"), or
+    None where it runs the folder's tokenizer.json as written (TokenizersBackend). `config` is
+    tokenizer_config.json, `model_config` config.json, `names` what the folder is called (the
+    path given, the hub id of a cache folder), `source` the tokenizer.json text. The rules are
+    transformers 5's, in its order (a folder with remote code skips the first three): the hub ids it names load the file; a
+    byte-level "LlamaTokenizer" loads the file; where config.json's model_type registers another
+    class than the folder declares, the registered class wins for the model types transformers
+    lists as declaring a wrong class, and a registered generic class loads the file; then the
+    declared class; then the class model_type registers."""
+    model_config = model_config or {}
+    table = _routing()
+    declared = config.get("tokenizer_class")
+    declared = declared if isinstance(declared, str) else None
+    hub = declared or (
+        model_config.get("tokenizer_class") if isinstance(model_config.get("tokenizer_class"), str) else None
+    )
+    model_type = model_config.get("model_type")
+    model_type = model_type if isinstance(model_type, str) and model_type else None
+    # A folder with its own Python class (auto_map) skips the three routing rules; without
+    # trust_remote_code transformers then builds the declared class where it has one.
+    remote = bool(config.get("auto_map"))
+    if not remote and any(fnmatch.fnmatch(n.lower(), p) for n in names for p in table["ids_to_tokenizers_backend"]):
+        return None
+    registered = table["registered"].get(model_type or "")
+    registered = _strip_fast(registered) if registered else None
+    wrong_hub_class = model_type in table["incorrect_hub_class"]
+    if (
+        not remote
+        and hub is not None
+        and _strip_fast(hub) == "LlamaTokenizer"
+        and registered != "MistralCommonBackend"
+        and not wrong_hub_class
+        and '"ByteLevel"' in source
+    ):
+        return None  # AutoTokenizer loads a byte-level "LlamaTokenizer" as TokenizersBackend
+    if not remote and hub is not None and registered is not None and registered != _strip_fast(hub):
+        if registered in _BACKENDS or registered == "MistralCommonBackend":
+            return None
+        name = registered if wrong_hub_class else _strip_fast(hub)
+        return None if name in _BACKENDS else name
+    if hub is not None:
+        return None if _strip_fast(hub) in _BACKENDS else _strip_fast(hub)
+    if registered is not None and registered not in _BACKENDS and registered != "MistralCommonBackend":
+        return registered
+    return None
+
+
+def rebuild_for_class(
+    doc: dict[str, Any],
+    config: Mapping[str, Any],
+    source: str,
+    model_config: Mapping[str, Any] | None = None,
+    names: Iterable[str] = (),
+) -> dict[str, Any]:
     """`doc` (a parsed tokenizer.json) as transformers 5 runs it for the folder's
-    tokenizer_config.json `config`; `source` is the file's text (the byte-level routing rule
-    looks for '"ByteLevel"' in it, as transformers does). The document is returned unchanged
-    where transformers keeps the file."""
-    name = transformers_class(config)
+    tokenizer_config.json `config` (and config.json `model_config`, the folder's `names`; see
+    transformers_class); `source` is the file's text (the byte-level routing rule looks for
+    '"ByteLevel"' in it, as transformers does). The document is returned unchanged where
+    transformers keeps the file."""
+    name = transformers_class(config, model_config, names, source)
     entry = _CLASSES.get(name or "")
     model = doc.get("model")
     if entry is None or not isinstance(model, dict):
         return doc
     model_type, build = entry
-    if name == "LlamaTokenizer" and '"ByteLevel"' in source:
-        return doc  # AutoTokenizer loads a byte-level "LlamaTokenizer" as TokenizersBackend
     if model.get("type", model_type) != model_type or "vocab" not in model:
         return doc  # the class could not take this file's vocabulary; keep what the file says
     rebuilt = dict(doc)
