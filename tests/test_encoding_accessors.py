@@ -65,6 +65,22 @@ def byte_level_doc() -> dict[str, Any]:
     return json.loads(tok.to_str())
 
 
+def byte_level_trim_doc() -> dict[str, Any]:
+    """The byte-level file with a post-processor that trims offsets (ByteLevel's add_prefix_space
+    rule keeps the first token's single leading space, per overflowing part too)."""
+    doc = byte_level_doc()
+    doc["post_processor"] = json.loads(processors.ByteLevel(trim_offsets=True, add_prefix_space=True).__getstate__())
+    return doc
+
+
+def roberta_doc() -> dict[str, Any]:
+    doc = byte_level_doc()
+    eot = doc["model"]["vocab"]["<|endoftext|>"]
+    roberta = processors.RobertaProcessing(("<|endoftext|>", eot), ("<|endoftext|>", eot), add_prefix_space=True)
+    doc["post_processor"] = json.loads(roberta.__getstate__())
+    return doc
+
+
 def metaspace_bpe_doc() -> dict[str, Any]:
     tok = tokenizers.Tokenizer(models.BPE(unk_token="<unk>", byte_fallback=True))
     tok.pre_tokenizer = pre_tokenizers.Metaspace(prepend_scheme="first")
@@ -105,6 +121,8 @@ def whitespace_doc() -> dict[str, Any]:
 DOCS = {
     "bert": (bert_doc, "wordpiece"),
     "byte_level": (byte_level_doc, "byte_level_hf_bpe"),
+    "byte_level_trim": (byte_level_trim_doc, "staged"),
+    "roberta": (roberta_doc, "staged"),
     "metaspace_bpe": (metaspace_bpe_doc, "spm_hf_bpe"),
     "metaspace_bpe_staged": (metaspace_bpe_doc, "staged"),  # the same file forced onto the staged kernel
     "unigram": (unigram_doc, "staged"),
@@ -202,7 +220,7 @@ def test_accessors_on_any_text(tmp_path_factory, name, text, pair):
     check(hf, tok, text, pair)
 
 
-@pytest.mark.parametrize("name", ["bert", "whitespace", "byte_level"])
+@pytest.mark.parametrize("name", ["bert", "whitespace", "byte_level", "byte_level_trim", "roberta"])
 @pytest.mark.parametrize("direction", ["right", "left"])
 def test_truncation_stride_padding(tmp_path_factory, name, direction):
     """Overflowing parts and padding keep words and sequences as HF's, one text and pairs, each

@@ -105,28 +105,42 @@ class StagedPipeline {
   // the post-processor `post`; `added` (may be null) finds the added tokens in the raw text.
   Encoded encode(const uint8_t* a, size_t na, const uint8_t* b, size_t nb, bool pair, bool add_special,
                  const SpecialMatcher* added, const PostProcessor& post) const {
+    if (!spaces_.empty() && post.truncate) return encode_trimming_parts(a, na, b, nb, pair, add_special, added, post);
     Encoded first = encode_sequence(a, na, added);
     if (!pair) return process_keeping_texts(post, std::move(first), nullptr, add_special);
     Encoded second = encode_sequence(b, nb, added);
     return process_keeping_texts(post, std::move(first), &second, add_special);
   }
 
+  // trim_offsets with truncation: HF trims after truncating, each part on its own (its first
+  // token keeps a single leading space that add_prefix_space would have added), so the parts are
+  // cut from the untrimmed rows and trimmed one by one before the template goes around them.
+  Encoded encode_trimming_parts(const uint8_t* a, size_t na, const uint8_t* b, size_t nb, bool pair, bool add_special,
+                                const SpecialMatcher* added, const PostProcessor& post) const {
+    Encoded first = encode_sequence(a, na, added, false), second;
+    if (pair) second = encode_sequence(b, nb, added, false);
+    post.truncate_pair(first, pair ? &second : nullptr, add_special);
+    for (Encoded* e : {&first, &second}) {
+      trim_offsets(*e);
+      for (Encoded& part : e->overflowing) trim_offsets(part);
+    }
+    PostProcessor rest = post;
+    rest.truncate = false;
+    return process_keeping_texts(rest, std::move(first), pair ? &second : nullptr, add_special);
+  }
+
   // The model's tokens for one text, before post-processing.
-  Encoded encode_sequence(const uint8_t* s, size_t n, const SpecialMatcher* added) const {
+  Encoded encode_sequence(const uint8_t* s, size_t n, const SpecialMatcher* added, bool trim = true) const {
     PreTokenizedText pieces = pre_tokenized(s, n, added);
     const CharOffsets chars(s, n);
     Encoded e;
     e.rows.reserve(n / 4 + 8);
     std::vector<ModelToken> tokens;
     uint32_t word = 0;  // HF's word id: the piece's index (into_encoding)
-    // An added token's text is what it matched (the whitespace lstrip and rstrip took included),
-    // which trim_offsets trims as HF does: (row, its spaces) for each, in row order.
-    std::vector<std::pair<size_t, std::pair<uint32_t, uint32_t>>> added_spaces;
     for (const TextPiece& piece : pieces.pieces()) {
       if (piece.is_added) {
         const NormalizedText::Span span = piece.text.original();
         const auto [start, end] = chars.convert(span.start, span.end);
-        if (!spaces_.empty()) added_spaces.push_back({e.rows.size(), spaces_around(piece.text.text())});
         push_row(e.rows, piece.added_id, start, end, word++);
         // HF's token is the text matched: where lstrip / rstrip took whitespace in, not the name.
         const std::string& matched = piece.text.text();
@@ -147,27 +161,26 @@ class StagedPipeline {
       }
       ++word;
     }
-    if (!spaces_.empty()) trim_offsets(e.rows, added_spaces);
+    if (!spaces_.empty() && trim) trim_offsets(e);
     return e;
   }
 
-  // HF's process_offsets (processors/byte_level.rs) over one sequence's rows: the leading and
-  // trailing spaces of each token's text ("Ġ" or whitespace) come off its offsets, but a single
-  // leading space of the first token stays where add_prefix_space added it. (HF counts those
-  // characters against byte offsets; each is one byte and one code point here.)
-  // added_spaces: the spaces of the added tokens' rows, by row (in row order).
-  void trim_offsets(TokenRows& rows,
-                    const std::vector<std::pair<size_t, std::pair<uint32_t, uint32_t>>>& added_spaces) const {
-    size_t next_added = 0;
-    for (size_t i = 0; i < rows.size(); ++i) {
-      Row& r = rows[i];
+  // HF's process_offsets (processors/byte_level.rs) over one sequence's rows (or one part of
+  // them): the leading and trailing spaces of each token's text ("Ġ" or whitespace) come off its
+  // offsets, but a single leading space of the first token stays where add_prefix_space added it.
+  // A row's text is its id's name, or what an added token matched where lstrip / rstrip took
+  // whitespace in (Row::name). (HF counts those characters against byte offsets; each is one
+  // byte and one code point here.)
+  void trim_offsets(Encoded& e) const {
+    for (size_t i = 0; i < e.rows.size(); ++i) {
+      Row& r = e.rows[i];
       std::pair<uint32_t, uint32_t> spaces;
-      if (next_added < added_spaces.size() && added_spaces[next_added].first == i) {
-        spaces = added_spaces[next_added++].second;
-      } else {
-        if (r.id >= spaces_.size()) continue;
+      if (r.name)
+        spaces = spaces_around(e.names[r.name - 1]);
+      else if (r.id < spaces_.size())
         spaces = spaces_[r.id];
-      }
+      else
+        continue;
       uint32_t lead = spaces.first, trail = spaces.second;
       if (lead > 0) {
         if ((i == 0 || r.start == 0) && trim_prefix_space_ && lead == 1) lead = 0;

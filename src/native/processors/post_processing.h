@@ -374,6 +374,10 @@ struct PostProcessor {
     for (Encoded& o : e.overflowing) set_type_ids(o, type_id);
   }
 
+ public:
+  // HF's truncate_encodings: cuts one text (or a pair, by the strategy) to max_length less the
+  // template's special tokens; the rest goes to overflowing parts. (process calls it first; a
+  // kernel that works between truncation and the template calls it itself.)
   void truncate_pair(Encoded& a, Encoded* b, bool add_special) const {
     size_t max_length = truncation.max_length;
     const size_t n_added = add_special ? added(b != nullptr) : 0;
