@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import pathlib
 import random
+import re
 import sys
 
 import pytest
@@ -18,7 +19,7 @@ distributed = pytest.importorskip("distributed", reason='Dask is not installed (
 
 from conftest import CORPUS, read_sample  # noqa: E402
 from tokenforge import cluster  # noqa: E402
-from tokenforge.trainers import TextFiles, continue_bpe, read_text_files, train_bpe  # noqa: E402
+from tokenforge.trainers import TextFiles, continue_bpe, read_text_files, train_bpe, train_bpe_merges  # noqa: E402
 from tokenforge.trainers import text_files as tf  # noqa: E402
 
 LANGUAGES = ["en-linuxdoc.txt", "code-python-stdlib.txt", "man/ru.txt", "man/ja.txt", "man/zh_CN.txt", "man/fr.txt"]
@@ -79,6 +80,8 @@ def test_cluster_helpers(client, corpus):
     assert cluster.train_bpe(corpus[:1], 400, client, pattern="gpt2", byte_ids="gpt2")._mergeable_ranks == (
         local._mergeable_ranks
     )
+    merges = train_bpe_merges(TextFiles(corpus[1:], unit_bytes=2 * tf.BLOCK), 300, executor=cluster.executor(client))
+    assert merges == train_bpe_merges(read_text_files(corpus[1:]), 300)
     counts = cluster.count_chunks(corpus[0], "cl100k", client)
     assert sum(counts.values()) > 100_000 and counts[b" the"] > 10
     base = continue_bpe(local, files, 500, executor=cluster.executor(client))
@@ -134,12 +137,19 @@ def test_cli_cluster_equals_cli_here(client, corpus, tmp_path, capsys):
 # Corpus shards (tokenforge.corpus, built beside this): the cluster's output directory equals the
 # local one byte for byte, every file but the manifest's timing and executor fields.
 
-_VOLATILE = ("time", "second", "elapsed", "duration", "executor", "started", "finished", "rate", "speed", "host")
+# Keys whose values differ between runs of the same work: timings and who ran it.
+_VOLATILE_WORDS = {"time", "times", "timing", "timings", "seconds", "elapsed", "duration", "started", "finished"}
+_VOLATILE_WORDS |= {"executor", "workers", "host", "hostname", "pid", "rate", "speed", "throughput", "date"}
+
+
+def _volatile(key: str) -> bool:
+    words = [w for w in re.split(r"[^a-z0-9]+", key.lower()) if w]
+    return bool(_VOLATILE_WORDS.intersection(words)) or key.endswith(("_s", "_ms", "_at", "per_s", "_per_second"))
 
 
 def _stable(value):
     if isinstance(value, dict):
-        return {k: _stable(v) for k, v in value.items() if not any(word in k.lower() for word in _VOLATILE)}
+        return {k: _stable(v) for k, v in value.items() if not _volatile(k)}
     if isinstance(value, list):
         return [_stable(v) for v in value]
     return value

@@ -147,7 +147,7 @@ def test_training_with_an_executor_equals_training_here(tmp_path, tiny_blocks, p
 
 def test_training_in_worker_processes(tmp_path):
     rng = random.Random(3)
-    paths = write_corpus(tmp_path, rng, files=2, chars=1_500_000)  # a few MB: units of 2 blocks
+    paths = write_corpus(tmp_path, rng, files=2, chars=3_000_000)  # ~4 MB each: units of 2 blocks
     files = TextFiles(paths, unit_bytes=2 * tf.BLOCK)
     assert len(files.units()) >= 4
     with ProcessPoolExecutor(2) as pool:
@@ -179,3 +179,30 @@ def test_count_unit_is_the_table_of_its_range(tmp_path):
     with ThreadPoolExecutor(1) as pool:
         table = count_chunks_on(pool, TextFiles(path), r"\S+|\s+", False)
     assert dict(table.items())[b"\n"] == 3
+
+
+def fail_on(n: int) -> int:
+    if n == 3:
+        raise KeyError(f"no {n}")
+    return n * 10
+
+
+def test_naming_executor():
+    import threading
+    from concurrent.futures import wait
+
+    from tokenforge.cluster import NamingExecutor
+
+    with ThreadPoolExecutor(2) as pool:
+        named = NamingExecutor(pool)
+        assert list(named.map(fail_on, [5, 1, 4, 0])) == [50, 10, 40, 0]
+        with pytest.raises(KeyError, match="no 3") as info:
+            list(named.map(fail_on, [1, 2, 3, 4]))
+        assert info.value.__notes__ == ["in fail_on(3), run by a cluster worker"]
+        gate = threading.Event()
+        first = named.submit(gate.wait)  # holds one thread, so the next waits in the queue
+        blocked = [named.submit(gate.wait) for _ in range(3)]
+        assert blocked[-1].cancel() and blocked[-1].cancelled()
+        gate.set()
+        done, _ = wait([first, *blocked])
+        assert first.result() is True and len(done) == 4

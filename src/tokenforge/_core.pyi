@@ -725,7 +725,11 @@ def gguf_strings(data: object, pos: int, count: int, big_endian: bool, keep: boo
     """
 
 def dump_chunk_counts(counts: ChunkCounts) -> bytes:
-    """The chunk table as one byte string (add_dumped_chunk_counts reads it back)."""
+    """
+    The chunk table as one byte string (add_dumped_chunk_counts reads it back).
+    """
 
 def add_dumped_chunk_counts(counts: ChunkCounts, data: bytes) -> None:
-    """Adds a table made by dump_chunk_counts to `counts` (ValueError for anything else)."""
+    """
+    Adds a table made by dump_chunk_counts to `counts` (ValueError for anything else).
+    """

@@ -22,8 +22,9 @@ the single-machine run gives. Dask is imported only when a function here needs i
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
-from concurrent.futures import Executor
+import reprlib
+from collections.abc import Callable, Iterable
+from concurrent.futures import Executor, Future
 from typing import Any
 
 INSTALL_HINT = 'pip install "tokenforge[cluster]"'
@@ -86,11 +87,61 @@ def connect_spec(spec: str, **kwargs: Any) -> Any:
 
 
 def executor(client: Any) -> Executor:
-    """The client's concurrent.futures.Executor, for tokenforge's `executor=` arguments
-    (train_bpe, and corpus.tokenize_files). Calls are impure (never answered from an earlier
-    identical call's result), `map` keeps submission order, and a call that raised on a worker
-    raises the same exception here when its result is asked for."""
-    return client.get_executor(pure=False)
+    """A concurrent.futures.Executor that runs calls on the client's cluster, for tokenforge's
+    `executor=` arguments (train_bpe, and corpus.tokenize_files). Calls are impure (never
+    answered from an earlier identical call's result), `map` yields in submission order, and a
+    call that raised on a worker raises the same exception here, with a note naming the call
+    (function and arguments) it came from."""
+    return NamingExecutor(client.get_executor(pure=False))
+
+
+class NamingExecutor(Executor):
+    """An executor that runs calls on `inner` and adds to the exception of a failed call a note
+    naming it: which function, on which arguments (shortened). Results and order are inner's."""
+
+    def __init__(self, inner: Executor) -> None:
+        self._inner = inner
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
+        inner = self._inner.submit(fn, *args, **kwargs)
+        outer = _Linked(inner)
+        call = f"{getattr(fn, '__qualname__', fn)}{_short(args, kwargs)}"
+
+        def finish(done: Future[Any]) -> None:
+            if done.cancelled():
+                if outer.cancel():
+                    outer.set_running_or_notify_cancel()  # wakes wait() and as_completed()
+            elif (error := done.exception()) is None:
+                outer.set_result(done.result())
+            else:
+                if hasattr(error, "add_note"):
+                    error.add_note(f"in {call}, run by a cluster worker")
+                outer.set_exception(error)
+
+        inner.add_done_callback(finish)
+        return outer
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        self._inner.shutdown(wait=wait and not cancel_futures)
+
+
+class _Linked(Future):
+    """The future NamingExecutor hands out: done when `inner` is (finish() above), cancelled
+    when `inner` can be."""
+
+    def __init__(self, inner: Future[Any]) -> None:
+        super().__init__()
+        self._inner = inner
+
+    def cancel(self) -> bool:
+        return self._inner.cancel() and super().cancel()
+
+
+def _short(args: tuple, kwargs: dict) -> str:
+    shown = reprlib.Repr()
+    shown.maxstring, shown.maxother, shown.maxlist, shown.maxtuple = 120, 60, 8, 8
+    parts = [shown.repr(a) for a in args] + [f"{k}={shown.repr(v)}" for k, v in kwargs.items()]
+    return "(" + ", ".join(parts) + ")"
 
 
 def train_bpe(

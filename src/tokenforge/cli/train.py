@@ -258,8 +258,11 @@ def _cluster_executor(spec: str | None) -> Iterator[Any]:
     if spec is None:
         yield None
         return
+    import logging
+
     from .. import cluster
 
+    logging.getLogger("distributed").setLevel(logging.ERROR)  # not its start-up and shut-down chatter
     try:
         client = cluster.connect_spec(spec)
     except ImportError as e:

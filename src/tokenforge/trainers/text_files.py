@@ -4,6 +4,11 @@ Each file is read in binary blocks and decoded incrementally, so no file is ever
 A piece ends just after a newline that is followed by an ASCII letter: no split pattern
 (gpt2, cl100k, o200k) joins text across such a point, so training on the pieces counts the
 same chunks as training on the whole file.
+
+For an executor's workers (trainers.chunk_table.count_chunks_on, tokenforge.cluster),
+`plan_units` cuts the files into byte ranges at cuts this reader makes anyway, and
+`read_text_range` (the one reader, for whole files too) reads a range as exactly the pieces
+the whole file gives there.
 """
 
 from __future__ import annotations
@@ -11,6 +16,7 @@ from __future__ import annotations
 import codecs
 import glob
 import os
+import re
 from collections.abc import Iterable, Iterator
 
 BLOCK = 1 << 20
@@ -139,29 +145,29 @@ def _check_unit_bytes(unit_bytes: int) -> None:
         raise ValueError(f"unit_bytes must be a multiple of {BLOCK} of at least {2 * BLOCK}, got {unit_bytes!r}")
 
 
+_CUT = re.compile(rb"\n[A-Za-z]")  # read_text_files' cut point, as bytes: between the two
+
+
 def _safe_cut_in(window: bytes, base: int, low: int, high: int) -> int:
     """The last cut (just past a newline, at an ASCII letter) at a file offset in (low, high),
     given `window` = the file's bytes from offset `base`; -1 when there is none."""
-    m = None
-    i = min(high, base + len(window)) - base - 1  # the letter's index must be below high
-    while i > 0:
-        j = window.rfind(b"\n", 0, i)
-        if j < 0 or base + j + 1 <= low:
-            return -1
-        if window[j + 1 : j + 2].isalpha():
-            m = base + j + 1
-            break
-        i = j
-    return m if m is not None and m > low else -1
+    last = -1
+    for m in _CUT.finditer(window, max(0, low - base), max(0, high - base)):
+        last = base + m.start() + 1
+    return last
 
 
 def plan_units(paths: Iterable[str], unit_bytes: int = UNIT_BYTES) -> list[tuple[str, int, int]]:
     """Every file cut into byte ranges (path, start, end) of about `unit_bytes` each, in file
-    order, which together read (read_text_range) as the same pieces read_text_files gives, up to
-    cuts it makes anyway: each cut is the one read_text_files itself makes at a block end b,
-    the last newline-then-ASCII-letter before b, taken only where another lies in the block
-    before (so the reader's carried text there is under MAX_CARRY and the cut is certain).
-    A file with no such place stays one unit. Only a window of two blocks is read per cut."""
+    order, which read (read_text_range) as exactly the pieces read_text_files gives.
+
+    Each cut is one read_text_files itself makes: at a block end b at or past the next multiple
+    of unit_bytes, the last newline-then-ASCII-letter before b, taken only where another lies in
+    the block before b - BLOCK. That one was cut at (or passed) by the reader at b - BLOCK, so at
+    b it carries under two blocks of text, below MAX_CARRY, and cuts at the last such place:
+    this one. A reader starting there sees the same blocks and carries the same text from then
+    on. Where no block end qualifies, the unit runs on (a file without such places stays one
+    unit). Reads two blocks per cut tried."""
     _check_unit_bytes(unit_bytes)
     units: list[tuple[str, int, int]] = []
     for path in paths:
