@@ -24,7 +24,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "src"))
-SHARED = Path(os.environ.get("TOKENFORGE_SHARED", HERE.parent.parent / "shared"))
+SHARED = Path(os.environ.get("TOKENFORGE_SHARED", "/work/shared"))
 
 
 def main() -> int:
