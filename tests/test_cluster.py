@@ -127,6 +127,10 @@ def test_cli_cluster_equals_cli_here(client, corpus, tmp_path, capsys):
     assert main([*args, "--out", str(here)]) == 0
     assert main([*args, "--out", str(there), "--cluster", client.scheduler.address]) == 0
     assert there.read_bytes() == here.read_bytes()
+    local = tmp_path / "local.tiktoken"  # local:1: the CLI starts (and stops) a cluster of its own
+    assert main([*args[:2], corpus[2], *args[4:], "--out", str(local), "--cluster", "local:1"]) == 0
+    assert main([*args[:2], corpus[2], *args[4:], "--out", str(here)]) == 0
+    assert local.read_bytes() == here.read_bytes()
     capsys.readouterr()
     wordpiece = ["train", "--model", "wordpiece", "--files", corpus[0], "--vocab-size", "99"]
     assert main([*wordpiece, "--out", str(tmp_path / "v.txt"), "--cluster", "local:2"]) == 2

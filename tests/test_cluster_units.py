@@ -206,3 +206,15 @@ def test_naming_executor():
         gate.set()
         done, _ = wait([first, *blocked])
         assert first.result() is True and len(done) == 4
+
+
+def test_memory_bound_with_an_executor_keeps_what_training_here_keeps(tmp_path, tiny_blocks):
+    paths = write_corpus(tmp_path, random.Random(11), files=4, chars=60_000)
+    pat = r"\S+|\s+"
+    with pytest.warns(UserWarning, match="outgrew max_memory") as here_warning:
+        here = count_chunks(read_text_files(paths), pat, False, 1 << 20)
+    with ThreadPoolExecutor(2) as pool, pytest.warns(UserWarning, match="outgrew max_memory") as there_warning:
+        there = count_chunks_on(pool, TextFiles(paths, unit_bytes=2048), pat, False, 1 << 20)
+    assert str(there_warning[0].message) == str(here_warning[0].message)
+    assert sorted(there.items()) == sorted(here.items())
+    assert 0 < len(here) < len(count_chunks(read_text_files(paths), pat, False))
