@@ -218,3 +218,13 @@ def test_memory_bound_with_an_executor_keeps_what_training_here_keeps(tmp_path, 
     assert str(there_warning[0].message) == str(here_warning[0].message)
     assert sorted(there.items()) == sorted(here.items())
     assert 0 < len(here) < len(count_chunks(read_text_files(paths), pat, False))
+
+
+def test_without_dask_the_error_says_what_to_install(monkeypatch):
+    import sys
+
+    from tokenforge import cluster
+
+    monkeypatch.setitem(sys.modules, "distributed", None)  # import distributed now fails
+    with pytest.raises(ImportError, match=r'pip install "tokenforge\[cluster\]"'):
+        cluster.connect(n_workers=1)
