@@ -723,3 +723,13 @@ def gguf_strings(data: object, pos: int, count: int, big_endian: bool, keep: boo
     """
     The `count` strings (64-bit length, then UTF-8 bytes) of a GGUF array starting at byte `pos` of `data`, and the byte after them; ValueError saying which string where one runs past the end or is not UTF-8. keep=False: only the end.
     """
+
+def dump_chunk_counts(counts: ChunkCounts) -> bytes:
+    """
+    The chunk table as one byte string (add_dumped_chunk_counts reads it back).
+    """
+
+def add_dumped_chunk_counts(counts: ChunkCounts, data: bytes) -> None:
+    """
+    Adds a table made by dump_chunk_counts to `counts` (ValueError for anything else).
+    """

@@ -46,5 +46,8 @@ void bind_spm_hf_bpe(nanobind::module_& m);
 void bind_unigram_hf(nanobind::module_& m);
 // gguf_strings, the string arrays of GGUF files' metadata (python/bind_gguf.cpp).
 void bind_gguf(nanobind::module_& m);
+// dump_chunk_counts and add_dumped_chunk_counts, the chunk table as bytes for cluster workers
+// (python/bind_cluster.cpp).
+void bind_cluster(nanobind::module_& m);
 
 }  // namespace tokenforge::bindings

@@ -9,6 +9,7 @@ commands are the modules beside this one, put under one parser by `__init__.py`.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import inspect
 import math
 import os
@@ -37,6 +38,7 @@ _MODEL_OPTIONS = {
     "byte_ids": ("--byte-ids", ("bpe",)),
     "max_token_length": ("--max-token-length", ("bpe",)),
     "max_memory": ("--max-memory", ("bpe",)),
+    "cluster": ("--cluster", ("bpe",)),
     "cased": ("--cased", ("wordpiece",)),
     "min_frequency": ("--min-frequency", ("bpe", "wordpiece")),
     "special_token": ("--special-token", ("bpe", "wordpiece")),
@@ -190,6 +192,14 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         "half of it, and if the corpus's unique chunks still outgrow a tenth of it the rarest are "
         "left out of training, with a warning (default: no limit)",
     )
+    parser.add_argument(
+        "--cluster",
+        metavar="ADDRESS|local:N",
+        help="count the chunks on a Dask cluster: a scheduler's address (tcp://host:8786; workers need "
+        "tokenforge and the files at the same paths), local:N for N local worker processes, or local for "
+        "one per core; the vocabulary is the one training here gives (needs "
+        'pip install "tokenforge[cluster]")',
+    )
     parser.add_argument("--quiet", action="store_true", help="no progress display")
     return parser
 
@@ -223,18 +233,8 @@ def run(args: argparse.Namespace) -> int:
     pattern = None if args.pattern == "none" else (args.pattern or "cl100k")
     byte_ids = args.byte_ids or "bytes"
     start = time.perf_counter()
-    enc = train_bpe(
-        _text_files(files, args.errors),
-        args.vocab_size,
-        pattern,
-        min_frequency=args.min_frequency or 1,
-        max_token_length=args.max_token_length,
-        special_tokens=specials,
-        forced_tokens=args.force_token or (),
-        byte_ids="gpt2" if form == "gpt2" else byte_ids,
-        max_memory=args.max_memory,
-        progress=False if args.quiet else None,
-    )
+    with _cluster_executor(args.cluster) as executor:
+        enc = _train_bpe_files(train_bpe, files, executor, args, pattern, specials, byte_ids, form)
     seconds = time.perf_counter() - start
     _save(enc, form, args.out)
 
@@ -249,6 +249,55 @@ def run(args: argparse.Namespace) -> int:
     if held_out:
         print(f"bytes per token, held out: {_bytes_per_token(_text_files(held_out, args.errors), count):.3f}")
     return 0
+
+
+@contextlib.contextmanager
+def _cluster_executor(spec: str | None) -> Iterator[Any]:
+    """None without --cluster; else the executor of a client connected as --cluster says,
+    closed (with the local cluster it started, if any) when training ends."""
+    if spec is None:
+        yield None
+        return
+    import logging
+
+    from .. import cluster
+
+    logging.getLogger("distributed").setLevel(logging.ERROR)  # not its start-up and shut-down chatter
+    try:
+        client = cluster.connect_spec(spec)
+    except ImportError as e:
+        raise CliError(str(e)) from None
+    except (ValueError, OSError) as e:
+        raise CliError(f"--cluster {spec}: {e}") from None
+    with client:
+        yield cluster.executor(client)
+
+
+def _train_bpe_files(
+    train_bpe, files: list[str], executor, args: argparse.Namespace, pattern, specials, byte_ids: str, form: str
+) -> Any:
+    """train_bpe on the files, here (streamed) or, with an executor, on its workers."""
+    from ..trainers.text_files import TextFiles
+
+    texts = _text_files(files, args.errors) if executor is None else TextFiles(files, errors=args.errors)
+    try:
+        return train_bpe(
+            texts,
+            args.vocab_size,
+            pattern,
+            min_frequency=args.min_frequency or 1,
+            max_token_length=args.max_token_length,
+            special_tokens=specials,
+            forced_tokens=args.force_token or (),
+            byte_ids="gpt2" if form == "gpt2" else byte_ids,
+            max_memory=args.max_memory,
+            progress=False if args.quiet else None,
+            executor=executor,
+        )
+    except ValueError as e:
+        if executor is not None and args.errors == "strict" and "not UTF-8 text" in str(e):
+            raise CliError(f"{e}; convert it to UTF-8 (e.g. with iconv -f latin1 -t utf-8) or {REPLACE_HINT}") from None
+        raise
 
 
 def _train_wordpiece(args: argparse.Namespace, files: list[str], held_out: list[str]) -> int:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Iterable
+from concurrent.futures import Executor
 
 import regex
 
@@ -25,7 +26,7 @@ from ..encoding import _MAX_RANK, Encoding, _has_surrogates
 from ..formats.gpt2_files import bytes_to_unicode, split_for_merge
 from ..pre_tokenizers.patterns import BY_NAME, WHOLE_TEXT
 from ..progress import Progress
-from .chunk_table import check_max_memory, count_chunks
+from .chunk_table import check_max_memory, count_chunks, count_chunks_on
 
 
 def _split_pattern(pattern: str | None) -> str:
@@ -55,6 +56,16 @@ def _check_options(
         _check_int(max_token_length, "max_token_length", 2, INT64_MAX, none="no limit", why=" (bytes)"),
         check_max_memory(max_memory),
     )
+
+
+def _chunk_table(
+    texts, pat_str: str, progress: bool | None, max_memory: int | None, executor: Executor | None
+) -> _core.ChunkCounts:
+    """The training text's chunk table: counted here, or by `executor`'s workers when one is
+    given (then `texts` must be a TextFiles, which the workers read themselves)."""
+    if executor is not None:
+        return count_chunks_on(executor, texts, pat_str, progress, max_memory)
+    return count_chunks([texts] if isinstance(texts, str) else texts, pat_str, progress, max_memory)
 
 
 def _check_special_tokens(special_tokens: dict[str, int] | None) -> dict[str, int]:
@@ -129,15 +140,16 @@ def train_bpe_merges(
     max_token_length: int | None = None,
     max_memory: int | None = None,
     progress: bool | None = None,
+    executor: Executor | None = None,
 ) -> list[tuple[int, int]]:
     """The merges, in order: merge k joins the pair (left id, right id) into id 256 + k.
     Stops early when no pair occurs `min_frequency` times; never makes a token longer than
     `max_token_length` bytes. `max_memory` (bytes) bounds the chunk table to a tenth of it,
     spilling to disk; see `chunk_table`. `progress`: show progress on stderr (default: when it
-    is a terminal)."""
+    is a terminal). `executor`: see train_bpe."""
     num_merges = _check_int(num_merges, "num_merges", 0, _MAX_RANK - 256)
     min_frequency, max_token_length, max_memory = _check_options(min_frequency, max_token_length, max_memory)
-    counts = count_chunks([texts] if isinstance(texts, str) else texts, _split_pattern(pattern), progress, max_memory)
+    counts = _chunk_table(texts, _split_pattern(pattern), progress, max_memory, executor)
     return _merges(counts, num_merges, min_frequency, max_token_length, progress)
 
 
@@ -202,6 +214,7 @@ def train_bpe(
     byte_ids: str = "bytes",
     max_memory: int | None = None,
     progress: bool | None = None,
+    executor: Executor | None = None,
 ) -> Encoding:
     """Train a byte-level BPE `Encoding` of up to `vocab_size` ordinary tokens (256 bytes plus
     merges) on `texts`. `pattern` is "gpt2", "cl100k", "o200k", any regex, or None (no split).
@@ -213,7 +226,12 @@ def train_bpe(
     vocabulary. `special_tokens` ({text: id}) are added after training with the ids given. No
     token grows past `max_token_length` bytes. `max_memory` (bytes) bounds the chunk table to a
     tenth of it, spilling to disk; see `chunk_table`. `progress`: show progress on stderr
-    (default: when it is a terminal)."""
+    (default: when it is a terminal).
+
+    `executor` (any concurrent.futures.Executor, such as tokenforge.cluster.executor(client)
+    for a Dask cluster, or a ProcessPoolExecutor) counts the chunks on its workers: `texts` is
+    then a trainers.TextFiles, cut into byte ranges each worker reads itself, and the result is
+    the same vocabulary as training here on the same files."""
     vocab_size = _check_int(
         vocab_size, "vocab_size", 256, _MAX_RANK, why=" (the 256 byte tokens, up to the most ids an Encoding holds)"
     )
@@ -228,7 +246,7 @@ def train_bpe(
         raise ValueError(
             f"vocab_size {vocab_size} is below the {len(base_ranks)} tokens the bytes and forced tokens take"
         )
-    counts = count_chunks([texts] if isinstance(texts, str) else texts, pat_str, progress, max_memory)
+    counts = _chunk_table(texts, pat_str, progress, max_memory, executor)
     if byte_ids == "bytes" and not forced_tokens:
         base = None  # chunks start as their bytes: no encoder needed
     else:
@@ -251,11 +269,12 @@ def continue_bpe(
     max_token_length: int | None = None,
     max_memory: int | None = None,
     progress: bool | None = None,
+    executor: Executor | None = None,
 ) -> Encoding:
     """`base` trained further on `texts` (say, to add a language), up to `vocab_size` ordinary
     tokens in all. Every token, id and merge of `base` is kept, and so are its special tokens
     (`special_tokens` adds more); text is split with `base`'s pattern and starts from `base`'s
-    ids, and new tokens get ids after every id `base` uses."""
+    ids, and new tokens get ids after every id `base` uses. `executor`: see train_bpe."""
     if not isinstance(base, Encoding):
         raise TypeError(f"base must be a tokenforge Encoding, got {type(base).__name__}")
     old = base._mergeable_ranks
@@ -270,7 +289,7 @@ def continue_bpe(
         )
     min_frequency, max_token_length, max_memory = _check_options(min_frequency, max_token_length, max_memory)
     special_tokens = _check_special_tokens(special_tokens)
-    counts = count_chunks([texts] if isinstance(texts, str) else texts, base._pat_str, progress, max_memory)
+    counts = _chunk_table(texts, base._pat_str, progress, max_memory, executor)
     merges = _merges(counts, vocab_size - len(old), min_frequency, max_token_length, progress, base, first_id)
     return Encoding(
         name or f"{base.name}_continued",

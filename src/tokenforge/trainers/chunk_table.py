@@ -3,6 +3,12 @@
 Only the table is ever held whole, never the corpus. With a memory budget, a table that outgrows
 it is spilled to temporary partition files (split by hash), and at the end each partition is
 added up alone; if the whole still does not fit, the rarest chunks are left out, with a warning.
+
+With an executor (any concurrent.futures.Executor: a process pool, or a Dask cluster's through
+tokenforge.cluster), files are counted by its workers instead: text_files.plan_units cuts them
+into byte ranges where reading the whole file cuts anyway, each worker counts one range
+(`count_unit`, a plain function of plain data) and sends the table back as bytes, and the tables
+are added up here in unit order, so the result is the table the single-machine path counts.
 """
 
 from __future__ import annotations
@@ -12,6 +18,7 @@ import tempfile
 import warnings
 from collections import Counter
 from collections.abc import Iterable
+from concurrent.futures import Executor, Future
 
 import regex
 
@@ -21,6 +28,7 @@ from ..encoding import _without_surrogates
 from ..pre_tokenizers.patterns import scanner_id
 from ..progress import Progress
 from ..threads import resolve_threads
+from .text_files import TextFiles, read_text_range
 
 _BATCH_CHARS = 1 << 24  # text counted per native call
 _PARTITIONS = 64
@@ -50,13 +58,82 @@ def count_chunks(
     with tempfile.TemporaryDirectory(prefix="tokenforge-chunks-") as spill_dir:
         parts = [os.path.join(spill_dir, f"part{i:02d}") for i in range(_PARTITIONS)]
         counts, spilled = _count(texts, pat_str, progress, batch_limit, max_memory // _COUNTING_SHARE, parts)
-        if not spilled and counts.memory() <= max_memory // _TABLE_SHARE:
+        return _finish(counts, spilled, parts, max_memory, progress)
+
+
+def _finish(counts: _core.ChunkCounts, spilled: bool, parts: list[str], max_memory: int, progress) -> _core.ChunkCounts:
+    if not spilled and counts.memory() <= max_memory // _TABLE_SHARE:
+        return counts
+    counts.spill(parts)
+    return _merge_partitions(parts, max_memory, progress)
+
+
+def count_unit(path: str, start: int, end: int, pat_str: str, errors: str = "strict", threads: int | None = 1) -> bytes:
+    """The chunk table of bytes [start, end) of file `path` (a unit of text_files.plan_units),
+    dumped as bytes (_core.add_dumped_chunk_counts reads it). What a worker runs: a top-level
+    function of plain data, so any executor can send it; `threads` native threads (None: every
+    core of the worker's machine)."""
+    counts, _ = _count(
+        read_text_range(path, start, end, errors=errors), pat_str, False, _BATCH_CHARS, None, [], threads
+    )
+    return _core.dump_chunk_counts(counts)
+
+
+def count_chunks_on(
+    executor: Executor,
+    files: TextFiles,
+    pat_str: str,
+    progress: bool | None,
+    max_memory: int | None = None,
+    *,
+    threads: int | None = 1,
+) -> _core.ChunkCounts:
+    """count_chunks for `files`, counted by `executor`'s workers (`count_unit` per unit, each
+    on `threads` native threads) and added up here in unit order; the same table as
+    count_chunks(files, ...) gives. A unit that fails raises its worker's exception, with a note
+    naming the unit (a RuntimeError naming it before Python 3.11)."""
+    if not isinstance(files, TextFiles):
+        raise TypeError(
+            "training with an executor needs the text as files that workers read themselves: pass "
+            f"trainers.TextFiles(paths or globs), not {type(files).__name__}"
+        )
+    max_memory = check_max_memory(max_memory)
+    units = files.units()
+    futures: list[Future[bytes] | None] = [
+        executor.submit(count_unit, path, start, end, pat_str, files.errors, threads) for path, start, end in units
+    ]
+    with tempfile.TemporaryDirectory(prefix="tokenforge-chunks-") as spill_dir:
+        parts = [os.path.join(spill_dir, f"part{i:02d}") for i in range(_PARTITIONS)]
+        counts, spilled = _core.ChunkCounts(), False
+        try:
+            with Progress("counting chunks", total=len(units), unit="units", enabled=progress) as shown:
+                for i, (future, (path, start, end)) in enumerate(zip(futures, units)):
+                    assert future is not None  # set to None only once read
+                    try:
+                        dumped = future.result()
+                    except Exception as e:
+                        what = f"while counting unit {i} of {len(units)} ({path}, bytes {start}..{end}) on a worker"
+                        if not hasattr(e, "add_note"):  # Python before 3.11
+                            raise RuntimeError(f"{what}: {type(e).__name__}: {e}") from e
+                        e.add_note(what)
+                        raise
+                    futures[i] = None  # let the executor forget the result
+                    _core.add_dumped_chunk_counts(counts, dumped)
+                    del dumped
+                    if max_memory and counts.memory() > max_memory // _COUNTING_SHARE:
+                        counts.spill(parts)
+                        spilled = True
+                    shown.update(i + 1, f"{len(counts):,} unique chunks")
+        finally:
+            for future in futures:
+                if future is not None:
+                    future.cancel()
+        if not max_memory:
             return counts
-        counts.spill(parts)
-        return _merge_partitions(parts, max_memory, progress)
+        return _finish(counts, spilled, parts, max_memory, progress)
 
 
-def _count(texts, pat_str, progress, batch_limit, spill_at, parts) -> tuple[_core.ChunkCounts, bool]:
+def _count(texts, pat_str, progress, batch_limit, spill_at, parts, threads=None) -> tuple[_core.ChunkCounts, bool]:
     counts = _core.ChunkCounts()
     scanner = scanner_id(pat_str)
     compiled = regex.compile(pat_str) if scanner < 0 else None
@@ -67,7 +144,7 @@ def _count(texts, pat_str, progress, batch_limit, spill_at, parts) -> tuple[_cor
     def flush() -> None:
         nonlocal spilled
         if scanner >= 0:
-            counts.add_texts(batch, scanner, resolve_threads(None))
+            counts.add_texts(batch, scanner, resolve_threads(threads))
         else:
             assert compiled is not None  # no native scanner: the pattern was compiled
             for text in batch:
