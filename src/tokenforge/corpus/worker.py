@@ -124,7 +124,9 @@ def describe(tok: Any, ref: Any) -> dict[str, Any]:
     else:
         with tempfile.TemporaryDirectory() as tmp:
             path = os.path.join(tmp, "tokenizer.json")
-            tok.save(path)
+            plain = copy.copy(tok)  # tokenizer.json has no field for split_special_tokens
+            plain.split_special_tokens = False
+            plain.save(path)
             with open(path, "rb") as f:
                 h.update(f.read())
         kind = f"tokenizer ({tok.kernel})"
