@@ -261,6 +261,7 @@ def test_separator_choices(tmp_path, cl100k):
     m = tokenize_files(tmp_path / "a.txt", tmp_path / "none", "cl100k_base", separator=None)
     ids, starts = m.load_shard(0)
     assert ids.tolist() == cl100k.encode_ordinary("one") + cl100k.encode_ordinary("two")
+    assert starts.tolist() == [0, len(cl100k.encode_ordinary("one"))]
     assert _decoded(m, cl100k) == ["one", "two"]
     m = tokenize_files(tmp_path / "a.txt", tmp_path / "id", "cl100k_base", separator=198)
     assert m.load_shard(0)[0].tolist() == [*cl100k.encode_ordinary("one"), 198, *cl100k.encode_ordinary("two"), 198]

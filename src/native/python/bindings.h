@@ -46,5 +46,7 @@ void bind_spm_hf_bpe(nanobind::module_& m);
 void bind_unigram_hf(nanobind::module_& m);
 // gguf_strings, the string arrays of GGUF files' metadata (python/bind_gguf.cpp).
 void bind_gguf(nanobind::module_& m);
+// encode_flat, a corpus work unit's documents as one flat array of ids (python/bind_corpus.cpp).
+void bind_corpus(nanobind::module_& m);
 
 }  // namespace tokenforge::bindings

@@ -38,4 +38,5 @@ NB_MODULE(_core, m) {
   bind_spm_hf_bpe(m);
   bind_unigram_hf(m);
   bind_gguf(m);
+  bind_corpus(m);
 }

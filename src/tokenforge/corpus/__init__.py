@@ -18,15 +18,15 @@ The modules, one concern each:
     verify.py    verify: shards against the manifest, sampled documents against the inputs
 
 The executor contract (for a process pool or a Dask cluster's `Client.get_executor()`):
-tokenize_files submits `worker.encode_unit(unit, tokenizer_ref, on_error)` once per unit, where
-`unit` is an `inputs.Unit` (a NamedTuple of plain values: index, path, kind, byte range or
-Parquet row group, split, field, column), `tokenizer_ref` is what the caller gave as
+tokenize_files submits `worker.encode_unit(unit, tokenizer_ref, separator, on_error)` once per
+unit, where `unit` is an `inputs.Unit` (a NamedTuple of plain values: number, path, kind, byte
+range or Parquet row group, split, field, column), `tokenizer_ref` is what the caller gave as
 `tokenizer` (a name or file path, which each worker process loads once and caches; or a loaded
-Encoding/Tokenizer, which pickles), and `on_error` a string. The inputs must be readable at the
-same paths on the workers. The result is a `worker.UnitResult` of plain values: per-document
-token and byte counts, bad records, and the ids as bytes (native uint32); with
-`parts_dir=PATH` (a folder all workers share) the ids go to a file there instead. Results are
-taken in unit order, so any executor gives the same bytes.
+Encoding/Tokenizer, which pickles), `separator` an int id or None and `on_error` a string. The
+inputs must be readable at the same paths on the workers. The result is a `worker.UnitResult`
+of plain values: per-document token and byte counts and the ids (NumPy arrays), and the bad
+records; with `parts_dir=PATH` (a folder all workers share) the ids go to a file there instead.
+Results are taken in unit order, so any executor gives the same bytes.
 
 The command line is `tokenforge tokenize-corpus` (tokenforge/cli/tokenize_corpus.py).
 """

@@ -241,7 +241,7 @@ class _Run:
         it = iter(todo)
         try:
             for unit in it:
-                inflight.append((unit, pool.submit(encode_unit, unit, ref, on_error)))
+                inflight.append((unit, pool.submit(encode_unit, unit, ref, self.sep, on_error)))
                 if len(inflight) >= window:
                     break
             n = 0
@@ -250,13 +250,13 @@ class _Run:
                 result = fut.result()
                 nxt = next(it, None)
                 if nxt is not None:
-                    inflight.append((nxt, pool.submit(encode_unit, nxt, ref, on_error)))
+                    inflight.append((nxt, pool.submit(encode_unit, nxt, ref, self.sep, on_error)))
                 first = st.next_doc if unit.number == st.next_unit else 0
                 self._take(unit, result, first)
                 n += 1
                 if unit.kind != "parquet":
                     done_bytes += unit.end - unit.start
-                done_tokens += sum(result.doc_tokens)
+                done_tokens += int(result.doc_tokens.sum())
                 elapsed = max(time.perf_counter() - t0, 1e-9)
                 bar.update(
                     n,
@@ -278,30 +278,26 @@ class _Run:
         lens = np.asarray(result.doc_tokens, dtype=np.int64)
         sizes = np.asarray(result.doc_bytes, dtype=np.int64)
         n = len(lens)
-        ids = np.frombuffer(result.ids, dtype=np.uint32) if result.ids else np.zeros(0, dtype=np.uint32)
-        tok_at = np.zeros(n + 1, dtype=np.int64)
+        ids = np.asarray(result.ids, dtype=np.uint32)
+        tok_at = np.zeros(n + 1, dtype=np.int64)  # documents' tokens before each
         np.cumsum(lens, out=tok_at[1:])
-        sep_w = 0 if self.sep is None else 1
-        width = np.zeros(n + 1, dtype=np.int64)  # tokens in a shard, separators counted
-        np.cumsum(lens + sep_w, out=width[1:])
+        at = np.zeros(n + 1, dtype=np.int64)  # offsets in ids (separators counted) of each document
+        np.cumsum(lens + (0 if self.sep is None else 1), out=at[1:])
+        if at[n] != len(ids):
+            raise CorpusError(
+                f"unit {unit.number} ({unit.path}): {len(ids)} ids for {at[n]} counted; a worker returned a bad result"
+            )
         d = first
         while d < n:
             w = self._writer()
             room = self.limit - w.tokens
-            e = int(np.searchsorted(width, width[d] + room, side="right")) - 1
+            e = int(np.searchsorted(at, at[d] + room, side="right")) - 1
             if e <= d:
                 if w.tokens:
                     self._close(unit.number, d)
                     continue
                 e = d + 1  # longer than a shard: a shard of its own
-            seg = ids[tok_at[d] : tok_at[e]]
-            rel_starts = tok_at[d:e] - tok_at[d]
-            if self.sep is None:
-                out, starts = seg, rel_starts
-            else:
-                out = np.insert(seg, tok_at[d + 1 : e + 1] - tok_at[d], self.sep)
-                starts = rel_starts + np.arange(e - d)
-            w.add(out, starts)
+            w.add(ids[at[d] : at[e]], at[d:e] - at[d])
             st.documents += e - d
             st.tokens += int(tok_at[e] - tok_at[d])
             st.bytes += int(sizes[d:e].sum())

@@ -143,8 +143,7 @@ def verify(out_dir: str | os.PathLike[str], tokenizer: Any = None, samples: int 
         if j >= len(texts):
             report.problem(f"document {g}: its input {m.units[u_i]['path']} holds fewer documents now")
             continue
-        flat, _ = encode_documents(tok, [texts[j]])
-        want = np.frombuffer(flat, dtype=np.uint32)
+        want = encode_documents(tok, [texts[j]], None)[0]
         where = f"document {g} ({m.shards[s_i]['file']} at token {a})"
         if len(want) != len(got) or not np.array_equal(want, got.astype(np.uint32)):
             report.problem(f"{where}: its ids differ from the ids of its text encoded again")

@@ -1,14 +1,16 @@
 """One work unit's tokens, computed where an executor runs it, and the tokenizer behind them.
 
-`encode_unit(unit, tokenizer_ref, on_error, parts_dir)` is the function every executor runs: a
-top-level function whose arguments are plain data (a `Unit` of inputs.py, a tokenizer
-reference, a string, a path or None), so a process pool or a Dask cluster
+`encode_unit(unit, tokenizer_ref, separator, on_error, parts_dir)` is the function every executor
+runs: a top-level function whose arguments are plain data (a `Unit` of inputs.py, a tokenizer
+reference, an int or None, a string, a path or None), so a process pool or a Dask cluster
 (`Client.get_executor()`) can pickle it. It reads the unit (inputs.read_unit), encodes its
-documents with the native batch encoder (which releases the GIL), and returns a `UnitResult`:
-the documents' token counts and UTF-8 byte counts, the bad records, and the ids of all documents
-back to back, as bytes (native uint32), or, when `parts_dir` is given (a folder every worker
-can write, such as the output folder on a shared file system), written there as
-`unit_NNNNNNNN.ids` (atomically) with `UnitResult.ids` left None.
+documents with the native batch encoder (which releases the GIL; for an Encoding the ids go
+straight into one NumPy array, `_core.encode_flat` in python/bind_corpus.cpp), and returns a
+`UnitResult`: each document's token count and UTF-8 byte count, the bad records, and the ids of
+all documents back to back, each followed by the separator (a uint32 NumPy array, which
+pickles as its bytes), or, when `parts_dir` is given (a folder every worker can write, such as
+the output folder on a shared file system), written there as `unit_NNNNNNNN.ids` (raw native
+uint32, atomically) with `UnitResult.ids` left None.
 
 A tokenizer reference is a named encoding or tokenizer (`cl100k_base`), a tokenizer file path,
 or a loaded `Encoding`/`Tokenizer` (pickled to a remote worker; both pickle). `tokenizer_for()`
@@ -38,10 +40,10 @@ _lock = threading.Lock()
 
 class UnitResult(NamedTuple):
     number: int
-    doc_tokens: list[int]  # each document's ids, not counting the separator
-    doc_bytes: list[int]  # each document's UTF-8 bytes
+    doc_tokens: Any  # each document's tokens, not counting the separator (NumPy uint64)
+    doc_bytes: Any  # each document's UTF-8 bytes (NumPy uint64)
     bad: list[BadRecord]
-    ids: bytes | None  # all documents' ids back to back, native uint32; None when written to parts_dir
+    ids: Any  # the documents' ids back to back, each followed by the separator (NumPy uint32); None when written to parts_dir
 
 
 def part_path(parts_dir: str, index: int) -> str:
@@ -181,22 +183,33 @@ def _token_id(tok: Any, text: str) -> int | None:
 # The unit function
 
 
-def encode_documents(tok: Any, docs: list[str], threads: int = 1) -> tuple[bytes, list[int]]:
-    """The ids of `docs` back to back (native uint32 bytes) and each one's count."""
-    from array import array
+def encode_documents(tok: Any, docs: list[str], separator: int | None, threads: int = 1) -> tuple[Any, Any, Any]:
+    """(ids, counts, sizes) as NumPy arrays: the ids of `docs` back to back (uint32), each
+    document followed by `separator` unless it is None; each document's tokens (without the
+    separator) and UTF-8 bytes. An Encoding runs natively end to end (_core.encode_flat: no
+    Python list on the way); a Tokenizer goes through its encode_batch."""
+    import numpy as np
 
-    if _is_encoding(tok):
-        rows = tok._core.encode_batch(docs, None, threads) if docs else []
+    if _is_encoding(tok) and tok._regex is None:
+        from .. import _core
+
+        return _core.encode_flat(tok._core, docs, -1 if separator is None else separator, threads)
+    if _is_encoding(tok):  # a pattern without a native scanner
+        rows = tok.encode_ordinary_batch(docs, num_threads=threads)
     else:
-        rows = [e.ids for e in tok.encode_batch(docs, add_special_tokens=False, num_threads=threads)] if docs else []
-    counts = [len(r) for r in rows]
-    flat = array("I")
-    for r in rows:
-        flat.extend(r)
-    return flat.tobytes(), counts
+        rows = [e.ids for e in tok.encode_batch(docs, add_special_tokens=False, num_threads=threads)]
+    counts = np.array([len(r) for r in rows], dtype=np.uint64)
+    sizes = np.array([len(d.encode("utf-8")) for d in docs], dtype=np.uint64)
+    tail = [] if separator is None else [separator]
+    ids = np.fromiter(
+        (i for r in rows for i in (*r, *tail)), dtype=np.uint32, count=int(counts.sum()) + len(tail) * len(rows)
+    )
+    return ids, counts, sizes
 
 
-def encode_unit(unit: Unit, tokenizer_ref: Any, on_error: str = "skip", parts_dir: str | None = None) -> UnitResult:
+def encode_unit(
+    unit: Unit, tokenizer_ref: Any, separator: int | None, on_error: str = "skip", parts_dir: str | None = None
+) -> UnitResult:
     """Read, check and encode one unit (see the module's prose). With on_error="raise", the first
     bad record raises CorpusError naming its file and line."""
     docs, bad = read_unit(unit)
@@ -204,13 +217,12 @@ def encode_unit(unit: Unit, tokenizer_ref: Any, on_error: str = "skip", parts_di
         b = bad[0]
         raise CorpusError(f"{b.where()}: {b.reason} (on_error='skip' / --on-error skip skips such records)")
     tok = tokenizer_for(tokenizer_ref)
-    ids, counts = encode_documents(tok, docs)
-    sizes = [len(d.encode("utf-8")) for d in docs]
+    ids, counts, sizes = encode_documents(tok, docs, separator)
     if parts_dir is None:
         return UnitResult(unit.number, counts, sizes, bad, ids)
     path = part_path(parts_dir, unit.number)
     tmp = f"{path}.{os.getpid()}.{threading.get_ident()}.tmp"
     with open(tmp, "wb") as f:
-        f.write(ids)
+        f.write(ids.tobytes())
     os.replace(tmp, path)
     return UnitResult(unit.number, counts, sizes, bad, None)
