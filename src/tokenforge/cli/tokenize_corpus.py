@@ -32,8 +32,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
                 "each document's first offset; manifest.json the tokenizer's sha256, the counts, the shards' "
                 "sha256, the inputs and the skipped records.",
                 "A document is a line of a text file (--split line; paragraph: runs of non-blank lines; "
-                "document: the whole file), the --field of a JSONL record (*.jsonl, or any file with "
-                "--field), or the --column of a Parquet row (*.parquet, needs pyarrow). Special-token text "
+                "document: the whole file), the --field of a JSONL record (*.jsonl, *.ndjson, *.json), or the --column of a Parquet row (*.parquet, needs pyarrow). Special-token text "
                 "in documents is text.",
                 "Every core encodes (--workers); memory stays flat whatever the corpus size. Interrupted, "
                 "the same command again finishes the same bytes; other arguments over an unfinished run "

@@ -8,8 +8,8 @@ them into `Unit`s, deterministic from the files' bytes and the options alone:
   loader uses): byte ranges of about `unit_bytes`, each cut just after a line break (a paragraph
   split cuts only after a blank line), so no document spans two units; `"document"` makes each
   file one document and one unit.
-- JSONL (*.jsonl, *.ndjson, or any file when `field` is given): byte ranges cut after a line
-  break; each non-empty line is a record whose `field` (a string) is the document.
+- JSONL (*.jsonl, *.ndjson, *.json: JSON Lines): byte ranges cut after a line break; each
+  non-empty line is a record whose `field` (a string) is the document.
 - Parquet (*.parquet): one unit per row group; each row's `column` (a string) is a document.
 
 `read_unit()` reads one unit and returns its documents with the records it could not use
@@ -26,7 +26,7 @@ import re
 from typing import Any, NamedTuple
 
 SPLITS = ("line", "paragraph", "document")
-JSONL_SUFFIXES = (".jsonl", ".ndjson", ".jsonl.txt")
+JSONL_SUFFIXES = (".jsonl", ".ndjson", ".json")
 PARQUET_SUFFIXES = (".parquet", ".pq")
 _SCAN = 1 << 16  # bytes read at a time while looking for a cut
 
@@ -72,7 +72,7 @@ def kind_of(path: str, field: str | None, column: str | None) -> str:
         if column is None:
             raise CorpusError(f"{path}: a Parquet file needs column=... (--column) naming its text column")
         return "parquet"
-    if lower.endswith(JSONL_SUFFIXES) or field is not None:
+    if lower.endswith(JSONL_SUFFIXES):
         if field is None:
             raise CorpusError(f"{path}: a JSONL file needs field=... (--field) naming its text field")
         return "jsonl"
