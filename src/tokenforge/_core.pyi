@@ -723,3 +723,8 @@ def gguf_strings(data: object, pos: int, count: int, big_endian: bool, keep: boo
     """
     The `count` strings (64-bit length, then UTF-8 bytes) of a GGUF array starting at byte `pos` of `data`, and the byte after them; ValueError saying which string where one runs past the end or is not UTF-8. keep=False: only the end.
     """
+
+def encode_flat(encoder: Encoder, texts: object, separator: int, threads: int = 1) -> tuple:
+    """
+    Documents encoded by `encoder` (an Encoder) into one uint32 array, each followed by `separator` (-1: none), with each one's token count and UTF-8 size (uint64 arrays); for tokenforge.corpus.
+    """
