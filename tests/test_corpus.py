@@ -362,3 +362,26 @@ def test_cli(tmp_path, capsys):
     assert "give INPUTS" in capsys.readouterr().err
     assert main(["tokenize-corpus", str(tmp_path / "b.jsonl"), "--out", str(tmp_path / "y")]) == 2
     assert "--field" in capsys.readouterr().err
+
+
+def test_encode_unit_is_plain_data_and_can_write_parts(tmp_path):
+    """The executor contract: encode_unit takes and returns picklable plain data, and with
+    parts_dir writes the ids to a file there instead of returning them."""
+    import pickle
+
+    from tokenforge.corpus import encode_unit
+    from tokenforge.corpus.inputs import expand, plan
+    from tokenforge.corpus.worker import part_path
+
+    _write_text(tmp_path / "a.txt", 50)
+    units = plan(expand(tmp_path / "a.txt"), "line", None, None, 256)
+    assert len(units) > 2
+    unit = pickle.loads(pickle.dumps(units[1]))
+    held = pickle.loads(pickle.dumps(encode_unit(unit, "cl100k_base", 100257)))
+    (tmp_path / "parts").mkdir()
+    written = encode_unit(unit, "cl100k_base", 100257, "skip", str(tmp_path / "parts"))
+    assert written.ids is None
+    on_disk = np.fromfile(part_path(str(tmp_path / "parts"), unit.number), dtype=np.uint32)
+    assert on_disk.tolist() == held.ids.tolist()
+    assert written.doc_tokens.tolist() == held.doc_tokens.tolist()
+    assert int(held.doc_tokens.sum()) + len(held.doc_tokens) == len(held.ids)

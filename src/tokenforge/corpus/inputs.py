@@ -227,34 +227,36 @@ def read_unit(unit: Unit) -> tuple[list[str], list[BadRecord]]:
 
 
 _BLANK_CHARS = " \t\r\f\v"
+_PARAGRAPH_BREAK = re.compile(r"\n(?:[ \t\r\f\v]*\n)+")  # a line break, then blank lines
+_LEADING_BLANK_LINE = re.compile(r"[ \t\r\f\v]*\n")
+_TRAILING_BLANK = re.compile(r"\n[ \t\r\f\v]*\Z")
 
 
 def _documents(text: str, split: str) -> list[str]:
     """Lines without their line break ("\n", or "\r\n"; empty lines are no documents), or
-    paragraphs: runs of lines that are not blank (spaces and tabs only) joined by "\n"."""
-    docs: list[str] = []
+    paragraphs: runs of lines that are not blank (blank: spaces, tabs, "\r", "\f", "\v" only)
+    joined by their own line breaks, less the last one. The work is done by str.split and
+    re.split, not line by line in Python."""
     if split == "line":
-        for line in text.split("\n"):
-            if line.endswith("\r"):
-                line = line[:-1]
-            if line:
-                docs.append(line)
-        return docs
-    run: list[str] = []
-    for line in text.split("\n"):
-        if line.strip(_BLANK_CHARS):
-            run.append(line)
-        elif run:
-            docs.append(_paragraph(run))
-            run = []
-    if run:
-        docs.append(_paragraph(run))
+        if "\r" in text:
+            text = text.replace("\r\n", "\n")
+            if text.endswith("\r"):
+                text = text[:-1]
+        return list(filter(None, text.split("\n")))
+    pieces = _PARAGRAPH_BREAK.split(text)
+    # Only the first piece can start with a blank line, and only the last can end with one.
+    first = _LEADING_BLANK_LINE.match(pieces[0])
+    if first:
+        pieces[0] = pieces[0][first.end() :]
+    last = _TRAILING_BLANK.search(pieces[-1])
+    if last:
+        pieces[-1] = pieces[-1][: last.start()]
+    docs = [p[:-1] if p.endswith("\r") else p for p in pieces]
+    if not docs[0].strip(_BLANK_CHARS):
+        docs = docs[1:]
+    if docs and not docs[-1].strip(_BLANK_CHARS):
+        docs = docs[:-1]
     return docs
-
-
-def _paragraph(lines: list[str]) -> str:
-    doc = "\n".join(lines)
-    return doc[:-1] if doc.endswith("\r") else doc
 
 
 def _read_text_slowly(unit: Unit, data: bytes) -> tuple[list[str], list[BadRecord]]:
