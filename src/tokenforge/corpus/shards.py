@@ -78,7 +78,7 @@ class ShardWriter:
         """Append ids (any integer array, separators included) whose documents begin at `starts`
         (offsets within `ids`)."""
         np = self.np
-        self.starts.extend((np.asarray(starts, dtype=np.uint64) + np.uint64(self.tokens)).tolist())
+        self.starts.frombytes((np.asarray(starts, dtype=np.uint64) + np.uint64(self.tokens)).tobytes())
         data = np.ascontiguousarray(ids, dtype=self.dtype.newbyteorder("<"))
         self.f.write(data.tobytes())
         self.tokens += len(data)

@@ -25,7 +25,7 @@ from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from typing import Any
 
 from ..threads import resolve_threads
-from .inputs import CorpusError, Unit, expand, plan
+from .inputs import SPLITS, CorpusError, Unit, expand, plan
 from .manifest import MANIFEST, Manifest
 from .resume import JOURNAL, Journal, ResumeState, _differences, resume_state
 from .shards import ShardWriter
@@ -101,6 +101,8 @@ def tokenize_files(
         raise ValueError(f"shard_tokens must be an int >= 1, got {shard_tokens!r}")
     if isinstance(unit_bytes, bool) or not isinstance(unit_bytes, int) or unit_bytes < 1:
         raise ValueError(f"unit_bytes must be an int >= 1, got {unit_bytes!r}")
+    if split not in SPLITS:
+        raise ValueError(f"split must be one of {', '.join(SPLITS)}, got {split!r}")
     n_workers = resolve_threads(workers, "workers")
     out_dir = os.fspath(out_dir)
     files = expand(inputs, field, column)
@@ -134,6 +136,11 @@ def tokenize_files(
         if name.endswith(".tmp"):
             os.remove(os.path.join(out_dir, name))
     state = resume_state(out_dir, identity)
+    for shard in state.shards if state else []:
+        if not all(os.path.exists(os.path.join(out_dir, shard[k])) for k in ("file", "index")):
+            raise CorpusError(
+                f"{out_dir}: {shard['file']}, recorded as done in {JOURNAL}, is missing; remove {out_dir} to start over"
+            )
     units = plan(files, split, field, column, unit_bytes)
     journal = Journal(out_dir, identity, state)
     ref = os.fspath(tokenizer) if isinstance(tokenizer, (str, os.PathLike)) else tokenizer
