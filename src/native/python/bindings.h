@@ -49,5 +49,7 @@ void bind_gguf(nanobind::module_& m);
 // dump_chunk_counts and add_dumped_chunk_counts, the chunk table as bytes for cluster workers
 // (python/bind_cluster.cpp).
 void bind_cluster(nanobind::module_& m);
+// encode_flat, a corpus work unit's documents as one flat array of ids (python/bind_corpus.cpp).
+void bind_corpus(nanobind::module_& m);
 
 }  // namespace tokenforge::bindings

@@ -39,4 +39,5 @@ NB_MODULE(_core, m) {
   bind_unigram_hf(m);
   bind_gguf(m);
   bind_cluster(m);
+  bind_corpus(m);
 }

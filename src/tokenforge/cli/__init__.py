@@ -9,6 +9,7 @@ Each subcommand is one module of this package, and each has the same shape:
     decode.py       tokenforge decode: the text of token ids
     train.py        tokenforge train: a vocabulary trained on text files
     count.py        tokenforge count: the number of tokens of files
+    tokenize_corpus.py  tokenforge tokenize-corpus: files to token shards (tokenforge.corpus)
     compare.py      tokenforge compare: several tokenizers on the same text
     analyze.py      tokenforge analyze: analyses of token quirks (tokenforge.analysis)
     convert.py      tokenforge convert: a tokenizer file written in another format
@@ -37,7 +38,7 @@ from typing import NoReturn
 # Loading (common.load) calls get_encoding and get_tokenizer through this module, where a test
 # can replace them.
 from ..registry import get_encoding, get_tokenizer
-from . import analyze, compare, convert, count, decode, encode, inspect, list_names, serve, train
+from . import analyze, compare, convert, count, decode, encode, inspect, list_names, serve, tokenize_corpus, train
 from .common import EXIT_ERROR, EXIT_STATUS, FORMATTER, run_guarded
 
 __all__ = ["COMMANDS", "build_parser", "get_encoding", "get_tokenizer", "main"]
@@ -47,6 +48,7 @@ COMMANDS = (  # in the order `tokenforge --help` lists them
     decode,
     train,
     count,
+    tokenize_corpus,
     compare,
     analyze,
     inspect,
