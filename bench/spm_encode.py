@@ -3,6 +3,7 @@
 
     python bench/spm_encode.py                          # Mistral's model, 1 MB per corpus, best of 5
     python bench/spm_encode.py --corpus en-linuxdoc,ja --repeat 3 --model other.model
+    python bench/spm_encode.py --model unigram.model --extra-corpora /tmp/tokenforge-local-corpus
 
 Each corpus is cut into 8 KB documents (as bench/encode.py does) and encoded by a Python loop
 on one thread, three ways: tokenforge's model encoder (``SentencePieceModelEncoder.encode``),
@@ -46,6 +47,11 @@ def main(argv=None) -> int:
     ap.add_argument("--corpus", default=None, help="comma list, globs allowed (default: all)")
     ap.add_argument("--mb", type=float, default=1.0, help="MB from the start of each corpus")
     ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument(
+        "--extra-corpora",
+        type=Path,
+        help="a folder whose *.txt files are corpora too, named local-<stem> (bench/make_local_corpus.py)",
+    )
     args = ap.parse_args(argv)
 
     import sentencepiece as spm
@@ -55,11 +61,14 @@ def main(argv=None) -> int:
 
     sp = spm.SentencePieceProcessor(model_file=args.model)
     paths = corpus_paths(SHARED)
+    if args.extra_corpora:
+        paths.update({f"local-{p.stem}": p for p in sorted(args.extra_corpora.glob("*.txt"))})
     print(
         "| corpus | encoder cold MB/s | encoder warm MB/s | Tokenizer cold MB/s | Tokenizer warm MB/s "
         "| sentencepiece MB/s | encoder ÷ spm (cold, warm) | Tokenizer ÷ spm (cold, warm) | ids |"
     )
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
+    ratios = []  # Tokenizer ÷ sentencepiece per corpus: (cold, warm)
     for name in select_corpora(list(paths), args.corpus):
         docs = load_docs(paths[name], int(args.mb * 1e6))
         size = sum(len(d.encode()) for d in docs) / 1e6
@@ -75,10 +84,17 @@ def main(argv=None) -> int:
             speeds[label] = (size / runs[0][0], size / min(t for t, _ in runs))
         s = size / spm_best
         (ec, ew), (tc, tw) = speeds["encoder"], speeds["tokenizer"]
+        ratios.append((tc / s, tw / s))
         print(
             f"| {name} | {ec:.1f} | {ew:.1f} | {tc:.1f} | {tw:.1f} | {s:.2f} | {ec / s:.1f}×, {ew / s:.1f}× "
             f"| {tc / s:.1f}×, {tw / s:.1f}× | {'same' if same else 'DIFFER'} |",
             flush=True,
+        )
+    if ratios:
+        cold, warm = zip(*ratios)
+        print(
+            f"\nTokenizer ÷ sentencepiece over {len(ratios)} corpora: cold min {min(cold):.1f}× "
+            f"(mean {sum(cold) / len(cold):.1f}×), warm min {min(warm):.1f}× (mean {sum(warm) / len(warm):.1f}×)"
         )
     return 0
 

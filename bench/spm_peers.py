@@ -833,6 +833,11 @@ def parse_args(argv=None):
     ap.add_argument("--with-hf-train", action="store_true", help="also train with HF tokenizers' UnigramTrainer (slow)")
     ap.add_argument("--note", help="a line put at the top of the results (e.g. 'taken on a busy machine')")
     ap.add_argument("--shared", type=Path, default=_enc.DEFAULT_SHARED, help="where corpus/ and vocab/ are")
+    ap.add_argument(
+        "--extra-corpora",
+        type=Path,
+        help="a folder whose *.txt files are corpora too, named local-<stem> (bench/make_local_corpus.py)",
+    )
     ap.add_argument("--out", type=Path, default=HERE / "sentencepiece_results.md", help="markdown results file")
     ap.add_argument("--json", type=Path, help="also write every measurement here")
     ap.add_argument("--child-encode", help=argparse.SUPPRESS)
@@ -876,6 +881,8 @@ def main(argv=None) -> int:
     args.load_start = os.getloadavg()
     started, t0 = time.localtime(), time.perf_counter()
     paths = _enc.corpus_paths(args.shared)
+    if args.extra_corpora:
+        paths.update({f"local-{p.stem}": p for p in sorted(args.extra_corpora.glob("*.txt"))})
     corpora = {c: paths[c] for c in _enc.select_corpora(list(paths), args.corpus)}
     enc = None if args.skip_encode else bench_encoding(args, corpora, log)
     train = None if args.skip_train else bench_training(args, log)

@@ -17,6 +17,7 @@ import tokenforge
 from conftest import LONG_PLAIN_RUNS, SHARED, corpus_files, read_sample
 from test_cli import run
 from tokenforge import DisallowedSpecialTokenError, Tokenizer
+from tokenforge.models.sentencepiece import SentencePieceModelEncoder
 
 spm = pytest.importorskip("sentencepiece")
 MISTRAL = str(SHARED / "vocab" / "mistral-7b-v0.1.model")
@@ -318,3 +319,44 @@ def _like_sentencepiece_with_offsets(trained, names, text):
         sp, tok = _pair(trained[name])
         assert_like_sentencepiece(sp, tok, text)
         assert tok.normalizer.normalize_with_offsets(text) == sp.normalize(text, with_offsets=True)
+
+
+@pytest.fixture(scope="module")
+def ascii_unigram(tmp_path_factory):
+    """A Unigram model sentencepiece trains on ASCII text alone: every Cyrillic, Greek, CJK or
+    Hangul character is unknown, each a segment of its own, so unknown runs cross many segments."""
+    out = tmp_path_factory.mktemp("spm-ascii")
+    corpus = out / "corpus.txt"
+    sample = "".join(read_sample(p, 20_000) for p in corpus_files()[:2]) or LOREM
+    corpus.write_text("".join(c for c in sample if c < "\x80") + LOREM, encoding="utf-8")
+    spm.SentencePieceTrainer.train(
+        input=str(corpus), model_prefix=str(out / "m"), model_type="unigram", vocab_size=800, minloglevel=2
+    )
+    return str(out / "m.model")
+
+
+LOREM = "\n".join(
+    f"line {i}: the quick brown fox jumps over the lazy dog, {i * 7} times; see `man {i}`." for i in range(400)
+)
+FOREIGN = st.text(st.sampled_from(list("абвгд ежзΩλμ 日本語の テキスト 한국어 x yz.,\n\t ")), max_size=60)
+
+
+def test_unknown_scripts_in_runs_of_one_character_segments(ascii_unigram):
+    sp, tok = _pair(ascii_unigram)
+    enc = SentencePieceModelEncoder.from_file(ascii_unigram)
+    for text in [
+        "Команда chage змінює кількість днів",
+        "x日本語のテキストy 한국어 z",
+        "ab Ωλμ cd абв",
+        "日 本",
+        "абв",
+    ] + [read_sample(p, 3000) for p in corpus_files()]:
+        assert_like_sentencepiece(sp, tok, text)
+        assert enc.encode(text) == sp.encode(text), text
+
+
+@settings(max_examples=150, deadline=None)
+@given(FOREIGN)
+def test_unknown_scripts_on_random_text(ascii_unigram, text):
+    sp, tok = _pair(ascii_unigram)
+    assert_like_sentencepiece(sp, tok, text)

@@ -97,9 +97,31 @@ class PieceAdjacency {
   // s, and the first segment holds it: [0, 0) where it is a segment alone. Pairs of ASCII
   // characters come from a bit matrix.
   void cut(const uint8_t* s, size_t n, bool escape, bool prefix, std::vector<uint32_t>& cuts) const {
+    cut_into<false>(s, n, escape, prefix, cuts, nullptr);
+  }
+  // The same, and in infos (in step with cuts) the info() of each segment's first character
+  // where that character is outside ASCII (what is there for an ASCII one is undefined): a model
+  // then knows a one-character segment's id without reading the character again.
+  void cut(const uint8_t* s, size_t n, bool escape, bool prefix, std::vector<uint32_t>& cuts,
+           std::vector<uint32_t>& infos) const {
+    cut_into<true>(s, n, escape, prefix, cuts, &infos);
+  }
+
+  static uint32_t code_point(std::string_view s) {
+    size_t len;
+    return decode_utf8(reinterpret_cast<const uint8_t*>(s.data()), s.size(), len);
+  }
+
+ private:
+  template <bool kInfos>
+  void cut_into(const uint8_t* s, size_t n, bool escape, bool prefix, std::vector<uint32_t>& cuts,
+                std::vector<uint32_t>* infos) const {
     if (n >= std::numeric_limits<uint32_t>::max()) throw std::length_error("text too long to encode (4 GB)");
     cuts.resize(n + 2);
+    if (kInfos) infos->resize(n + 2);
     uint32_t* w = cuts.data();
+    uint32_t* const base = w;
+    uint32_t* const info_at = kInfos ? infos->data() : nullptr;
     *w++ = 0;
     const uint64_t(*pairs)[2] = ascii_pairs_[escape];
     size_t len = 0;
@@ -107,6 +129,7 @@ class PieceAdjacency {
     uint8_t prev_byte = prefix ? (escape ? 0x80 : ' ') : s[0] < 0x80 ? s[0] : 0x80;
     uint32_t prev = prefix ? read_char(' ', escape) : read(s, n, escape, len);
     uint32_t prev_info = info(prev);
+    if (kInfos) info_at[0] = prev_info;
     for (size_t i = len; i < n; i += len) {
       uint8_t b = s[i];
       if ((b | prev_byte) < 0x80) {  // a run of ASCII: one bit each
@@ -124,6 +147,7 @@ class PieceAdjacency {
       }
       const uint32_t c = read(s + i, n - i, escape, len), c_info = info(c);
       *w = uint32_t(i);
+      if (kInfos) info_at[w - base] = c_info;
       w += !(((prev_info >> 1) & c_info & kJoinsPrevious) && may_join(prev, c));
       prev = c;
       prev_info = c_info;
@@ -133,12 +157,6 @@ class PieceAdjacency {
     cuts.resize(size_t(w - cuts.data()));
   }
 
-  static uint32_t code_point(std::string_view s) {
-    size_t len;
-    return decode_utf8(reinterpret_cast<const uint8_t*>(s.data()), s.size(), len);
-  }
-
- private:
   static constexpr uint32_t kDenseRange = 0x800;
   static constexpr uint16_t kDenseMark = 0x80, kNotDense = 0xFFFF;
 

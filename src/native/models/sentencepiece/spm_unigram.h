@@ -1,7 +1,8 @@
 // sentencepiece's Unigram model over normalized text, as sentencepiece 0.2.x computes it. Its
-// lattice has a node per occurrence of a piece (found with a byte trie; unused pieces are
-// skipped) and an unknown node for a character no piece covers alone, scored (lowest normal
-// score - 10). A user-defined symbol scores 0.1 * (length - 1): above any path of normal pieces.
+// lattice has a node per occurrence of a piece (found with a double-array trie,
+// base/double_array_trie.h; unused pieces are skipped) and an unknown node for a character no
+// piece covers alone, scored (lowest normal score - 10). A user-defined symbol scores
+// 0.1 * (length - 1): above any path of normal pieces.
 //
 // encode is the Viterbi search as sentencepiece's EncodeOptimized does it: one pass, the lattice
 // never stored, float sums rebased when they grow, a user-defined symbol's length in bytes.
@@ -25,7 +26,7 @@
 #include "base/pool.h"
 #include "models/sentencepiece/spm_adjacency.h"
 #include "models/sentencepiece/spm_vocab.h"
-#include "base/byte_trie.h"
+#include "base/double_array_trie.h"
 
 namespace tokenforge {
 
@@ -201,11 +202,12 @@ class SpmUnigramModel {
  public:
   explicit SpmUnigramModel(SpmVocab vocab) : vocab_(std::move(vocab)) {
     std::vector<std::string_view> pieces;  // those the lattice has
+    std::vector<std::pair<std::string_view, uint32_t>> keys;
     for (uint32_t id = 0; id < vocab_.size(); ++id) {
       const uint8_t t = vocab_.type(id);
       const std::string& text = vocab_.text(id);
       if (SpmVocab::producible(t)) {
-        trie_.insert(reinterpret_cast<const uint8_t*>(text.data()), text.size(), id);
+        keys.emplace_back(text, id);
         longest_ = std::max(longest_, text.size());
       }
       if (t == SpmVocab::kNormal) min_score_ = std::min(min_score_, vocab_.score(id));
@@ -219,6 +221,7 @@ class SpmUnigramModel {
         max_abs_score_ = std::max(max_abs_score_, std::fabs(double(node_scores_[id])));
     }
     max_abs_score_ = std::max(max_abs_score_, std::fabs(double(node_scores_[vocab_.unk_id()])));
+    trie_ = DoubleArrayTrie(std::move(keys));
     one_node_limit_ = safe_limit(std::numeric_limits<double>::infinity(), 3);
     adjacency_ = PieceAdjacency(pieces);
     cacheable_ = vocab_.size() <= kIdMask;
@@ -244,7 +247,7 @@ class SpmUnigramModel {
       cache.paths = PieceCache();
       cache.escape = how.escape;
     }
-    adjacency_.cut(s, n, how.escape, false, cache.cuts);
+    adjacency_.cut(s, n, how.escape, false, cache.cuts, cache.infos);
     cache.paths.out.reserve(n);  // at most one id per byte
     if (lengths) cache.out_lengths.reserve(n);
     Out out{cache.paths.out.begin(), cache.paths.out.begin(), lengths ? cache.out_lengths.begin() : nullptr};
@@ -306,10 +309,10 @@ class SpmUnigramModel {
       begin(start);
       const size_t char_len = std::min(utf8_length(s[start]), n - start);
       bool has_single = false;
-      uint32_t t = ByteTrie::kRoot;
+      uint32_t t = DoubleArrayTrie::kRoot;
       for (size_t end = start; end < n;) {
         t = trie_.child(t, s[end++]);
-        if (t == ByteTrie::kNone) break;
+        if (t == DoubleArrayTrie::kNone) break;
         const uint32_t id = trie_.value(t);
         if (id == kNoToken || vocab_.type(id) == SpmVocab::kUnused) continue;
         node(start, end, id);
@@ -377,8 +380,9 @@ class SpmUnigramModel {
   struct Cache {
     PieceCache paths;
     bool escape = false;
-    std::vector<uint32_t> cuts;  // segment starts, then the end (PieceAdjacency::cut)
-    IdBuffer out_lengths;        // a text's lengths, in step with paths.out
+    std::vector<uint32_t> cuts;   // segment starts, then the end (PieceAdjacency::cut)
+    std::vector<uint32_t> infos;  // in step with cuts: the info() of a segment's first character outside ASCII
+    IdBuffer out_lengths;         // a text's lengths, in step with paths.out
     Batch batch;
     std::vector<uint32_t> path;  // a limit (safe_limit), then nodes: id | bytes << kLengthShift
     uint32_t entry[kMostInTable + MediumPieceTable::kInlineIds];  // a path read from a table
@@ -397,6 +401,7 @@ class SpmUnigramModel {
       paths.trim();
       out_lengths.trim();
       release_if_large(cuts);
+      release_if_large(infos);
       release_if_large(path);
       release_if_large(expanded);
       release_if_large(to_segment);
@@ -422,6 +427,9 @@ class SpmUnigramModel {
       if (id != SpmVocab::kNone && vocab_.type(id) != SpmVocab::kUnused && id < PieceAdjacency::kNoOne)
         adjacency_.set_one(c, id);
     }
+    for (int escape = 0; escape < 2; ++escape)
+      for (uint32_t c = 0; c < 0x80; ++c)
+        ascii_ones_[escape][c] = one_id(adjacency_.info(PieceAdjacency::read_char(c, escape)));
   }
   // The id of a segment of one character, from its PieceAdjacency::info().
   uint32_t one_id(uint32_t info) const {
@@ -441,8 +449,7 @@ class SpmUnigramModel {
     const uint8_t* p = text.s + start;
     const size_t m = end - start;
     if (batch.kind[k] == Batch::kOne) {  // one node, no rival
-      size_t len;
-      const uint32_t id = one_id(adjacency_.info(PieceAdjacency::read(p, m, text.escape, len)));
+      const uint32_t id = p[0] < 0x80 ? ascii_ones_[text.escape][p[0]] : one_id(cache.infos[segment]);
       if (!(std::fabs(so_far) < one_node_limit_)) return float_path(text, start, end, so_far, out, cache);
       so_far += node_scores_[id];
       return emit(id, p, m, out);
@@ -486,7 +493,13 @@ class SpmUnigramModel {
   // Appends node `id` over the model's input p[0..bytes) (as SpmVocab::write: byte fallback and
   // unknown runs for the unknown id, whose character is never an escaped space).
   TF_INLINE void emit(uint32_t id, const uint8_t* p, size_t bytes, Out& out) const {
-    if (TF_UNLIKELY(id == vocab_.unk_id())) return emit_unknown(p, bytes, out);
+    if (TF_UNLIKELY(id == vocab_.unk_id())) {
+      if (out.end != out.begin && vocab_.continues_unknown_run(id, out.end[-1])) {  // (as SpmVocab::write)
+        if (out.lengths) out.lengths[-1] += uint32_t(bytes);
+        return;
+      }
+      return emit_unknown(p, bytes, out);
+    }
     *out.end++ = id;
     if (out.lengths) *out.lengths++ = uint32_t(bytes);
   }
@@ -646,14 +659,15 @@ class SpmUnigramModel {
   }
 
   SpmVocab vocab_;
-  ByteTrie trie_;
+  DoubleArrayTrie trie_;  // each piece the lattice has -> its id
   float min_score_ = FLT_MAX;
-  size_t longest_ = 4;              // bytes of the longest node: a piece, or an unknown character
-  double max_abs_score_ = 0;        // the largest magnitude of a node's score (a node has a byte at least)
-  std::vector<float> node_scores_;  // by id, as the Viterbi search scores a node of the piece
-  PieceAdjacency adjacency_;        // where texts are cut, and the id of each character alone
-  float one_node_limit_ = 0;        // a segment of one character (of up to 3 bytes) has one path: its safe_limit()
-  bool cacheable_ = false;          // ids fit the remembered paths
+  size_t longest_ = 4;                 // bytes of the longest node: a piece, or an unknown character
+  double max_abs_score_ = 0;           // the largest magnitude of a node's score (a node has a byte at least)
+  std::vector<float> node_scores_;     // by id, as the Viterbi search scores a node of the piece
+  PieceAdjacency adjacency_;           // where texts are cut, and the id of each character alone
+  float one_node_limit_ = 0;           // a segment of one character (of up to 3 bytes) has one path: its safe_limit()
+  bool cacheable_ = false;             // ids fit the remembered paths
+  uint32_t ascii_ones_[2][0x80] = {};  // [escape][c]: the id of a segment of ASCII c alone
   mutable Pool<Cache> caches_;
 };
 

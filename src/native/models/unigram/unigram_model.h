@@ -1,8 +1,8 @@
 // HF tokenizers' Unigram model (models/unigram/model.rs) for the staged pipeline
 // (pipelines/staged.h, interface in models/model.h): the vocabulary is tokenizer.json's
 // [[piece, score], ...] (a piece's id is its index), and a piece of text is split along the best
-// path of HF's encode_optimized, a Viterbi pass over the byte trie (base/byte_trie.h) that keeps
-// one best node per position, never the whole lattice:
+// path of HF's encode_optimized, a Viterbi pass over a double-array byte trie
+// (base/double_array_trie.h) that keeps one best node per position, never the whole lattice:
 //
 //   - sums are f64 from the start of the piece, and a node replaces the best at its end only
 //     when strictly better (so among equal sums the first found wins: nodes are found by start,
@@ -37,7 +37,7 @@
 #include <utility>
 #include <vector>
 
-#include "base/byte_trie.h"
+#include "base/double_array_trie.h"
 #include "base/hash_tables.h"
 #include "base/pool.h"
 #include "models/model.h"
@@ -79,10 +79,10 @@ class UnigramModel : public Model {
     }
     unk_score_ = lowest - kUnknownPenalty;
     // Later entries first: the trie keeps the first it is given, so equal pieces get the last id.
-    for (uint32_t id = uint32_t(vocab.size()); id-- > 0;) {
-      const std::string& p = vocab[id].piece;
-      if (!p.empty()) trie_.insert(reinterpret_cast<const uint8_t*>(p.data()), p.size(), id);
-    }
+    std::vector<std::pair<std::string_view, uint32_t>> keys;
+    keys.reserve(vocab.size());
+    for (uint32_t id = uint32_t(vocab.size()); id-- > 0;) keys.emplace_back(vocab[id].piece, id);
+    trie_ = DoubleArrayTrie(std::move(keys));
     if (byte_fallback_)
       for (int b = 0; b < 256; ++b) {
         static const char kHex[] = "0123456789ABCDEF";
@@ -169,10 +169,10 @@ class UnigramModel : public Model {
       const double here = best[start].score;
       const size_t char_len = std::min(utf8_length(s[start]), n - start);
       bool single = false;
-      uint32_t node = ByteTrie::kRoot;
+      uint32_t node = DoubleArrayTrie::kRoot;
       for (size_t end = start; end < n;) {
         node = trie_.child(node, s[end++]);
-        if (node == ByteTrie::kNone) break;
+        if (node == DoubleArrayTrie::kNone) break;
         const uint32_t id = trie_.value(node);
         if (id == kNoToken) continue;
         const double sum = scores_[id] + here;
@@ -237,7 +237,7 @@ class UnigramModel : public Model {
   double unk_score_ = 0;
   std::vector<double> scores_;                     // by id
   std::unordered_map<std::string, uint32_t> ids_;  // HF's token_to_ids
-  ByteTrie trie_;                                  // each piece -> its id
+  DoubleArrayTrie trie_;                           // each piece -> its id
   uint32_t byte_ids_[256] = {};                    // with byte_fallback: the id of <0xAB>, or kNone
   mutable Pool<Scratch> scratch_;
 };
