@@ -734,7 +734,7 @@ def _plamo2(vocab: _Vocab) -> PipelineSpec:
     dropped; decoding gives byte tokens as bytes and other tokens as their text."""
     vocab.fix_attributes("")
     byte_tokens = [-1] * 256
-    scores: list[float | None] = list(map(float, vocab.scores or [0.0] * len(vocab.tokens)))[: len(vocab.tokens)]
+    scores: list[float | None] = [float(x) for x in (vocab.scores or [0.0] * len(vocab.tokens))[: len(vocab.tokens)]]
     for i, a in vocab.attrs.items():
         if "byte" in a:
             t = vocab.tokens[i]
