@@ -12,7 +12,11 @@ read as llama.cpp reads it (src/llama-vocab.cpp, `llama_vocab::impl::load` and `
   two tokens, ranked by the token's score (the fused spm_hf_bpe kernel);
 - "t5": llama.cpp's UGM, a sentencepiece Unigram model made from the metadata (the precompiled
   charsmap, add_space_prefix, remove_extra_whitespaces), on the sentencepiece kernel.
-Others ("rwkv", "plamo2", "no_vocab", ...) are refused with their name.
+- "rwkv": the longest token at each position over the tokens' unescaped bytes (WordPiece's
+  longest match over byte-level characters, on the staged pipeline);
+- "plamo2": the least-cost cut of llama.cpp's PLaMo-2 tokenizer (the GgufPlamo2 model).
+Others ("no_vocab", "hybriddna", ...) are refused with their name. Byte-level BPE files decode
+with llama.cpp's clean_spaces where its pre name leaves it on (the kernel option clean_spaces).
 
 Token types make the special-token partition: control and unknown tokens are special added
 tokens (matched in text only when allowed: llama.cpp's parse_special), user-defined ones are
