@@ -2,7 +2,9 @@
 // name, its options (pipelines/stage_options.h) without the vocabulary, and the vocabulary as
 // (token, id) pairs. WordPiece is models/wordpiece/wordpiece_stage.h, WordLevel
 // models/word_level.h, BPE models/bpe/bpe_stage.h, Unigram models/unigram/unigram_model.h (its
-// vocabulary is its "vocab" option, [[piece, score], ...]).
+// vocabulary is its "vocab" option, [[piece, score], ...]). Two models of GGUF files that no
+// tokenizer.json names: GgufPlamo2 (models/gguf/plamo2.h: its "scores", null for no candidate,
+// and its 256 "byte_tokens").
 #pragma once
 #include <memory>
 #include <stdexcept>
@@ -11,6 +13,7 @@
 #include <vector>
 
 #include "models/bpe/bpe_stage.h"
+#include "models/gguf/plamo2.h"
 #include "models/model.h"
 #include "models/unigram/unigram_model.h"
 #include "models/word_level.h"
@@ -38,9 +41,37 @@ inline std::unique_ptr<Model> bpe(OptionReader& o, const Vocabulary& vocab) {
   return std::make_unique<BpeStage>(vocab, BpeStage::merges_of(o), std::move(options));
 }
 
+inline std::unique_ptr<Model> gguf_plamo2(OptionReader& o, const Vocabulary& vocab) {
+  const OptionValue& list = o.get("scores", true);
+  if (list.kind != OptionValue::Kind::kList) o.fail("option 'scores' must be a list of numbers or null");
+  std::vector<double> scores(list.list.size(), std::nan(""));
+  for (size_t i = 0; i < list.list.size(); ++i) {
+    const OptionValue& v = list.list[i];
+    if (v.kind == OptionValue::Kind::kFloat)
+      scores[i] = v.f;
+    else if (v.kind == OptionValue::Kind::kInt)
+      scores[i] = double(v.i);
+    else if (v.kind != OptionValue::Kind::kNull)
+      o.fail("option 'scores': entry " + std::to_string(i) + " is no number");
+  }
+  const OptionValue& bytes = o.get("byte_tokens", true);
+  if (bytes.kind != OptionValue::Kind::kList || bytes.list.size() != 256)
+    o.fail("option 'byte_tokens' must be a list of 256 ids");
+  std::vector<uint32_t> byte_ids;
+  for (const OptionValue& v : bytes.list) {
+    if (v.kind != OptionValue::Kind::kInt || v.i < 0 || v.i >= int64_t(kNoToken))
+      o.fail("option 'byte_tokens' must hold ids");
+    byte_ids.push_back(uint32_t(v.i));
+  }
+  return std::make_unique<Plamo2Model>(vocab, scores, byte_ids);
+}
+
 inline const std::vector<std::pair<std::string, Maker>>& table() {
-  static const std::vector<std::pair<std::string, Maker>> makers = {
-      {"WordPiece", wordpiece}, {"WordLevel", word_level}, {"BPE", bpe}, {"Unigram", make_unigram}};
+  static const std::vector<std::pair<std::string, Maker>> makers = {{"WordPiece", wordpiece},
+                                                                    {"WordLevel", word_level},
+                                                                    {"BPE", bpe},
+                                                                    {"Unigram", make_unigram},
+                                                                    {"GgufPlamo2", gguf_plamo2}};
   return makers;
 }
 

@@ -12,7 +12,11 @@ read as llama.cpp reads it (src/llama-vocab.cpp, `llama_vocab::impl::load` and `
   two tokens, ranked by the token's score (the fused spm_hf_bpe kernel);
 - "t5": llama.cpp's UGM, a sentencepiece Unigram model made from the metadata (the precompiled
   charsmap, add_space_prefix, remove_extra_whitespaces), on the sentencepiece kernel.
-Others ("rwkv", "plamo2", "no_vocab", ...) are refused with their name.
+- "rwkv": the longest token at each position over the tokens' unescaped bytes (WordPiece's
+  longest match over byte-level characters, on the staged pipeline);
+- "plamo2": the least-cost cut of llama.cpp's PLaMo-2 tokenizer (the GgufPlamo2 model).
+Others ("no_vocab", "hybriddna", ...) are refused with their name. Byte-level BPE files decode
+with llama.cpp's clean_spaces where its pre name leaves it on (the kernel option clean_spaces).
 
 Token types make the special-token partition: control and unknown tokens are special added
 tokens (matched in text only when allowed: llama.cpp's parse_special), user-defined ones are
@@ -57,6 +61,9 @@ class _Reader:
 
     def __init__(self, path: str, data: Any, order: str) -> None:
         self.path, self.data, self.order, self.pos = path, data, order, 0
+        # The raw bytes of the kept string arrays, by key: (bytes, count), for the native passes
+        # over a whole vocabulary (formats/gguf_vocab.h) that need no Python strings.
+        self.raw: dict[str, tuple[bytes, int]] = {}
 
     def fail(self, where: str, message: str) -> FormatError:
         return FormatError(self.path, where, message)
@@ -87,10 +94,13 @@ class _Reader:
         (formats/gguf_strings.h) with the same checks."""
         from .. import _core
 
+        start = self.pos
         try:
             strings, self.pos = _core.gguf_strings(self.data, self.pos, count, self.order == ">", keep)
         except ValueError as e:
             raise self.fail(where, str(e)) from None
+        if keep:
+            self.raw[where] = (bytes(self.data[start : self.pos]), count)
         return strings
 
     def value(self, kind: int, where: str, keep: bool, depth: int = 0) -> Any:
@@ -127,16 +137,23 @@ class _Reader:
 def read_gguf_tokenizer_fields(path: str | os.PathLike[str]) -> dict[str, Any]:
     """The file's tokenizer.ggml.* metadata (and general.name / general.architecture), as Python
     values (str, int, float, bool, lists)."""
+    return _load(path)[0]
+
+
+def _load(path: str | os.PathLike[str]) -> tuple[dict[str, Any], _Reader]:
+    """The fields, and the reader (its raw string arrays and byte order)."""
     path = os.fspath(path)
     with open(path, "rb") as f:
         size = os.fstat(f.fileno()).st_size
         if size < 24:
             raise FormatError(path, "", f"not a readable GGUF file ({size} bytes, shorter than a GGUF header)")
         with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as data:
-            return _read_fields(path, data)
+            fields, reader = _read_fields(path, data)
+            reader.data = b""  # the mapping closes here
+            return fields, reader
 
 
-def _read_fields(path: str, data: Any) -> dict[str, Any]:
+def _read_fields(path: str, data: Any) -> tuple[dict[str, Any], _Reader]:
     if bytes(data[:4]) != b"GGUF":
         raise FormatError(path, "", "not a readable GGUF file (it does not start with b'GGUF')")
     version = struct.unpack_from("<I", data, 4)[0]
@@ -163,7 +180,7 @@ def _read_fields(path: str, data: Any) -> dict[str, Any]:
             if key in fields:
                 raise FormatError(path, where, "appears twice")
             fields[key] = value
-    return fields
+    return fields, reader
 
 
 # -- llama.cpp's vocabulary ----------------------------------------------------------------
@@ -241,11 +258,14 @@ class _Vocab:
     reads them: tokens, scores, token attributes (types plus llama.cpp's text-based fixes), the
     special token ids and the add_* flags."""
 
-    def __init__(self, path: str, fields: dict[str, Any], model: str) -> None:
+    def __init__(self, path: str, fields: dict[str, Any], model: str, reader: _Reader | None = None) -> None:
         self.path, self.fields, self.model = path, fields, model
+        self.raw = reader.raw if reader is not None else {}
+        self.big_endian = reader is not None and reader.order == ">"
         self.tokens = self._tokens()
         n = len(self.tokens)
         self.index = dict(zip(self.tokens, range(n)))
+        self._check_distinct()
         self.scores = self._numbers("scores", n, float)
         types = self._numbers("token_type", n, int)
         # The attributes of the tokens that are not plain normal ones, by id (a vocabulary has a
@@ -278,13 +298,17 @@ class _Vocab:
         # llama.cpp names an empty token "[EMPTY_i]"; a token given twice is an error.
         if "" in tokens:
             tokens = [t or f"[EMPTY_{i}]" for i, t in enumerate(tokens)]
-        if len(set(tokens)) != len(tokens):
+        return tokens
+
+    def _check_distinct(self) -> None:
+        """A token given twice is an error naming both ids (the index, built in id order, then
+        holds fewer entries than the tokens)."""
+        if len(self.index) != len(self.tokens):
             seen: dict[str, int] = {}
-            for i, t in enumerate(tokens):
+            for i, t in enumerate(self.tokens):
                 if t in seen:
                     raise self.fail(f"tokens[{i}]", f"token {t!r} is also token {seen[t]}")
                 seen[t] = i
-        return tokens
 
     def _numbers(self, key: str, n: int, kind: type) -> list[Any] | None:
         values = self.fields.get(_PREFIX + key)
@@ -402,7 +426,7 @@ def read_gguf_tokenizer(path: str | os.PathLike[str]) -> PipelineSpec:
     (sentencepiece-style BPE by scores) and "t5" (Unigram with the precompiled charsmap). Other
     models are refused with their name; so are unknown pre-tokenizer names."""
     path = os.fspath(path)
-    fields = read_gguf_tokenizer_fields(path)
+    fields, reader = _load(path)
     model = fields.get(_PREFIX + "model")
     if model is None or _PREFIX + "tokens" not in fields:
         if model in ("no_vocab", "none"):
@@ -412,14 +436,14 @@ def read_gguf_tokenizer(path: str | os.PathLike[str]) -> PipelineSpec:
         raise FormatError(path, _PREFIX + "model", f"must be a string, got {type(model).__name__}")
     if model == "bert":
         return _wpm(path, fields)
-    readers = {"gpt2": _bpe, "gemma4": _bpe, "llama": _spm, "t5": _ugm}
+    readers = {"gpt2": _bpe, "gemma4": _bpe, "llama": _spm, "t5": _ugm, "rwkv": _rwkv, "plamo2": _plamo2}
     if model not in readers:
         raise FormatError(
             path,
             _PREFIX + "model",
-            f"tokenizer model {model!r} is not supported yet (supported: bert, gpt2, gemma4, llama, t5)",
+            f"tokenizer model {model!r} is not supported yet (supported: bert, gpt2, gemma4, llama, t5, rwkv, plamo2)",
         )
-    return readers[model](_Vocab(path, fields, model))
+    return readers[model](_Vocab(path, fields, model, reader))
 
 
 def _pre(vocab: _Vocab) -> tuple[str, str, dict[str, Any]]:
@@ -437,43 +461,43 @@ def _pre(vocab: _Vocab) -> tuple[str, str, dict[str, Any]]:
 
 
 def _merges(vocab: _Vocab) -> list[Any]:
-    """tokenizer.ggml.merges, checked: each "a b" (split at the first space after the first
-    character, as llama.cpp splits them) a merge of two tokens into a third. Returned as the
-    file's strings where each has one space (tokenizer.json's "a b" form), else as pairs."""
+    """tokenizer.ggml.merges, checked (natively: formats/gguf_vocab.h): each "a b" (split at the
+    first space after the first character, as llama.cpp splits them) a merge of two tokens into a
+    third. Returned as the file's strings where each has one space (tokenizer.json's "a b" form),
+    else as pairs."""
+    from .. import _core
+
     merges = vocab.fields.get(_PREFIX + "merges")
     if merges is None:
         raise vocab.fail("merges", "missing (a gpt2 tokenizer needs its BPE merges)")
     if not isinstance(merges, list) or not set(map(type, merges)) <= {str}:
         raise vocab.fail("merges", "must be an array of strings")
-    index = vocab.index
-    joined = "\n".join(merges)
-    if joined.count(" ") == len(merges) and joined.count("\n") == len(merges) - 1 and not joined.startswith(" "):
-        # The common case, checked with whole-list operations: one space in each merge.
-        parts = joined.replace(" ", "\n").split("\n")
-        known = index.__contains__
-        if "" not in parts and all(map(known, parts)) and all(map(known, joined.replace(" ", "").split("\n"))):
-            return merges
-    pairs = []
-    for i, m in enumerate(merges):
+    tokens_raw, merges_raw = vocab.raw[_PREFIX + "tokens"], vocab.raw[_PREFIX + "merges"]
+    bad, one_space_each = _core.gguf_check_merges(*tokens_raw, *merges_raw, vocab.big_endian)
+    if bad >= 0:
+        m = merges[bad]
         cut = m.find(" ", 1)
-        left, right = (m[:cut], m[cut + 1 :]) if cut > 0 else ("", "")
-        if not left or not right:
-            raise vocab.fail(f"merges[{i}]", f"{m!r} is not two tokens separated by a space")
-        if left not in index or right not in index or left + right not in index:
-            raise vocab.fail(f"merges[{i}]", f"{m!r}: a merge of tokens that are not in the vocabulary")
-        pairs.append([left, right])
-    return pairs
+        if cut <= 0 or cut + 1 >= len(m):
+            raise vocab.fail(f"merges[{bad}]", f"{m!r} is not two tokens separated by a space")
+        raise vocab.fail(f"merges[{bad}]", f"{m!r}: a merge of tokens that are not in the vocabulary")
+    if one_space_each:
+        return merges
+    return [[m[: m.find(" ", 1)], m[m.find(" ", 1) + 1 :]] for m in merges]
 
 
 def _hf_spec(vocab: _Vocab, doc: dict[str, Any], post: Any, options: dict[str, Any]) -> PipelineSpec:
     """A tokenizer.json document of the vocabulary's pipeline, read as tokenizer.json files are
-    (so it runs on the same fused kernels), with llama.cpp's partition and template."""
+    (so it runs on the same fused kernels), with llama.cpp's partition and template. The stages
+    are read by the tokenizer.json reader; the model, whose vocabulary and merges are checked
+    here already, goes in as it is (the reader would check its 150,000 tokens again)."""
     from dataclasses import replace
 
     from .hf_tokenizer_json import _TokenizerJson
 
-    spec = _TokenizerJson(vocab.path, doc).read()
-    return replace(spec, added_tokens=vocab.added_tokens(), post_processor=post, options=options)
+    model = doc["model"]
+    stub = {"type": "BPE", "vocab": {"a": 0}, "merges": []}
+    spec = _TokenizerJson(vocab.path, {**doc, "model": stub}).read()
+    return replace(spec, model=dict(model), added_tokens=vocab.added_tokens(), post_processor=post, options=options)
 
 
 def _bpe(vocab: _Vocab) -> PipelineSpec:
@@ -514,24 +538,21 @@ def _bpe(vocab: _Vocab) -> PipelineSpec:
         vocab.flag("add_bos_token", flags.get("add_bos", False)) or kind == "gemma4",
         vocab.flag("add_eos_token", False),
     )
-    return _hf_spec(vocab, doc, post, {"split_special_tokens": True})
+    # llama.cpp cleans a BPE vocabulary's decoded text unless the pre name says not to
+    clean = {"clean_spaces": True} if flags.get("clean_spaces", True) else {}
+    return _hf_spec(vocab, doc, post, {"split_special_tokens": True, **clean})
 
 
 def _spm_merges(vocab: _Vocab) -> list[list[str]]:
     """The merges of llama.cpp's SPM tokenizer as BPE merges: every split of a token into two
-    tokens, ranked by the token's score (highest first; equal scores by id). llama.cpp merges the
-    adjacent pair whose concatenation scores highest, so these ranks give its merges."""
-    index, scores = vocab.index, vocab.scores or [0.0] * len(vocab.tokens)
-    found = []
-    for t, i in index.items():
-        if len(t) < 2:
-            continue
-        for cut in range(1, len(t)):
-            left, right = t[:cut], t[cut:]
-            if left in index and right in index:
-                found.append((-float(scores[i]), i, left, right))
-    found.sort()  # by score, then id; the splits of one token never compete (one word holds one)
-    return [[m[2], m[3]] for m in found]
+    tokens, ranked by the token's score (highest first; equal scores by id), derived natively
+    (formats/gguf_vocab.h). llama.cpp merges the adjacent pair whose concatenation scores
+    highest, so these ranks give its merges."""
+    from .. import _core
+
+    scores = vocab.scores or [0.0] * len(vocab.tokens)
+    raw = vocab.raw[_PREFIX + "tokens"][0]
+    return _core.gguf_spm_merges(raw, vocab.tokens, vocab.big_endian, [float(x) for x in scores[: len(vocab.tokens)]])
 
 
 def _spm(vocab: _Vocab) -> PipelineSpec:
@@ -644,6 +665,96 @@ def _ugm(vocab: _Vocab) -> PipelineSpec:
     except (ValueError, FormatError) as e:
         raise vocab.fail("tokens", f"not a valid Unigram vocabulary: {e}") from None
     return PipelineSpec(model, options={"add_bos": add_bos, "add_eos": add_eos})
+
+
+def unescape_rwkv(token: str) -> bytes:
+    """An RWKV token's bytes from its GGUF text, as llama.cpp's llama_unescape_rwkv_token reads
+    it, byte by byte: \\t, \\n, \\r, \\xHH (lower-case hex; other digits read as llama.cpp's
+    arithmetic reads them), a backslash before any other byte is that byte."""
+    out = bytearray()
+    escaping, hex_left, acc = False, 0, 0
+    for c in token.encode("utf-8"):
+        if hex_left:
+            acc = ((acc << 4) + ((c - 97 + 10) if c >= 97 else (c - 48))) & 0xFF
+            hex_left -= 1
+            if not hex_left:
+                out.append(acc)
+                acc = 0
+        elif escaping:
+            if c == 0x78:  # x
+                hex_left = 2
+            else:
+                out.append({0x74: 9, 0x6E: 10, 0x72: 13}.get(c, c))  # t n r
+            escaping = False
+        elif c == 0x5C:  # backslash
+            escaping = True
+        else:
+            out.append(c)
+    return bytes(out)
+
+
+_HEX = frozenset("0123456789abcdefABCDEF")
+
+
+def _rwkv(vocab: _Vocab) -> PipelineSpec:
+    """llama.cpp's RWKV tokenizer: at each position the longest token (over the tokens' unescaped
+    bytes, every token included, control ones too) is taken. That is WordPiece's greedy longest
+    match with no continuation prefix over a byte-level alphabet: the bytes map to GPT-2's
+    byte characters (a ByteLevel pre-tokenizer without its split), the whole text is one word,
+    and the ByteLevel decoder gives the bytes back. A token whose bytes another later token also
+    spells is never matched (llama.cpp's trie keeps the last id); an empty one neither. Every
+    byte needs a one-byte token: llama.cpp has no unknown token for RWKV (it would emit -1)."""
+    from .gpt2_files import bytes_to_unicode
+
+    vocab.fix_attributes("")
+    chars = bytes_to_unicode()
+    model_vocab: dict[str, int] = {}
+    for i, token in enumerate(vocab.tokens):
+        spelled = "".join(chars[b] for b in unescape_rwkv(token))
+        if spelled:
+            model_vocab.pop(spelled, None)
+            model_vocab[spelled] = i
+    missing = [b for b in range(256) if chars[b] not in model_vocab]
+    if missing:
+        raise vocab.fail("tokens", f"an rwkv vocabulary needs a token for each byte; none for byte {missing[0]:#04x}")
+    doc: dict[str, Any] = {
+        "model": {
+            "type": "WordPiece",
+            "unk_token": vocab.tokens[0],
+            "continuing_subword_prefix": "",
+            "max_input_chars_per_word": 2**32 - 2,
+            "vocab": model_vocab,
+        },
+        "pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False, "use_regex": False},
+        "decoder": {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False, "use_regex": False},
+    }
+    return _hf_spec(vocab, doc, None, {"split_special_tokens": True})
+
+
+def _plamo2(vocab: _Vocab) -> PipelineSpec:
+    """llama.cpp's PLaMo-2 tokenizer (the GgufPlamo2 model of the staged pipeline,
+    models/gguf/plamo2.h): a least-cost cut by the tokens' integer scores, code points no token
+    covers spelled by the <0xXX> byte tokens (each of the 256 is needed), a leading U+FEFF
+    dropped; decoding gives byte tokens as bytes and other tokens as their text."""
+    vocab.fix_attributes("")
+    byte_tokens = [-1] * 256
+    scores: list[float | None] = [float(x) for x in (vocab.scores or [0.0] * len(vocab.tokens))[: len(vocab.tokens)]]
+    for i, a in vocab.attrs.items():
+        if "byte" in a:
+            t = vocab.tokens[i]
+            hex_digits = t[3:5]
+            if len(t) == 6 and t.startswith("<0x") and t.endswith(">") and all(c in _HEX for c in hex_digits):
+                byte_tokens[int(hex_digits, 16)] = i
+            scores[i] = None
+    if -1 in byte_tokens:
+        raise vocab.fail(
+            "token_type", f"a plamo2 vocabulary needs 256 byte tokens; none for <0x{byte_tokens.index(-1):02X}>"
+        )
+    doc: dict[str, Any] = {
+        "model": {"type": "GgufPlamo2", "vocab": vocab.index, "scores": scores, "byte_tokens": byte_tokens},
+        "decoder": {"type": "Sequence", "decoders": [{"type": "ByteFallback"}, {"type": "Fuse"}]},
+    }
+    return _hf_spec(vocab, doc, None, {"split_special_tokens": True})
 
 
 def _wpm(path: str, fields: dict[str, Any]) -> PipelineSpec:

@@ -10,7 +10,12 @@ What GGUF can hold (anything else is refused with the reason, nothing written):
 - a sentencepiece Unigram model without byte fallback -> `t5` (the precompiled charsmap, the
   dummy prefix and extra-whitespace flags);
 - a sentencepiece BPE model with byte fallback and no normalization (identity, no
-  extra-whitespace removal) -> `llama` (llama.cpp's SPM merges by these scores).
+  extra-whitespace removal) -> `llama` (llama.cpp's SPM merges by these scores);
+- an uncased BERT WordPiece (BertNormalizer lowercasing, BertPreTokenizer, "##" continuations,
+  a [CLS] $A [SEP] template), or llama.cpp's WPM itself -> `bert`, the vocabulary in WPM's form
+  ("▁" before word-initial pieces, "##" dropped). A cased BERT, another normalizer or split, or a
+  vocabulary two of whose tokens have one WPM form, is refused: llama.cpp's WPM lowercases and
+  has no other settings.
 """
 
 from __future__ import annotations
@@ -29,15 +34,18 @@ if TYPE_CHECKING:
 def write_gguf_tokenizer(spec: PipelineSpec, path: str | os.PathLike[str]) -> None:
     """Write `spec` as a vocabulary-only GGUF file at `path` (atomically); ValueError saying what
     GGUF cannot hold."""
+    from ..models.wordpiece import WordPiece
     from .sentencepiece_model import SentencePieceModel
 
     if isinstance(spec.model, SentencePieceModel):
         arch, fields = _sentencepiece_fields(spec)
+    elif isinstance(spec.model, WordPiece):
+        arch, fields = _wordpiece_fields(spec)
     elif isinstance(spec.model, Mapping) and spec.model.get("type") == "BPE":
         arch, fields = _bpe_fields(spec)
     else:
         raise ValueError(
-            f"GGUF holds llama.cpp's tokenizers: a byte-level BPE, a sentencepiece BPE or Unigram; "
+            f"GGUF holds llama.cpp's tokenizers: a byte-level BPE, a sentencepiece BPE or Unigram, a WordPiece; "
             f"not a {type(spec.model).__name__} model"
         )
     _write(os.fspath(path), arch, fields)
@@ -117,6 +125,59 @@ def _sentencepiece_fields(spec: PipelineSpec) -> tuple[str, list[tuple[str, Any]
     if eos is not None:
         fields.append(("add_eos_token_id", eos))
     return arch, fields
+
+
+def _wordpiece_fields(spec: PipelineSpec) -> tuple[str, list[tuple[str, Any]]]:
+    from ..models.wordpiece import WPM_WORD_PREFIX, to_wpm_vocab
+    from ..normalizers.bert import BertNormalizer, WpmNormalizer
+    from ..pre_tokenizers.bert import BertPreTokenizer, WpmPreTokenizer
+    from ..processors.template import TemplateProcessing
+
+    model, norm, pre = spec.model, spec.normalizer, spec.pre_tokenizer
+    if model.word_prefix == WPM_WORD_PREFIX and model.continuing_subword_prefix == "":
+        if not isinstance(norm, WpmNormalizer) or not isinstance(pre, WpmPreTokenizer):
+            raise ValueError("llama.cpp's WPM has its own normalizer and split: this WPM model has others")
+        tokens = list(model.tokens)
+    else:
+        if model.word_prefix or model.continuing_subword_prefix != "##":
+            raise ValueError("llama.cpp's WPM reads BERT's '##' continuation prefix: this WordPiece has another")
+        if not (
+            isinstance(norm, BertNormalizer)
+            and norm.lowercase
+            and norm.clean_text
+            and norm.handle_chinese_chars
+            and norm.strip_accents in (None, True)
+        ):
+            raise ValueError(
+                "llama.cpp's WPM lowercases and strips accents as an uncased BERT does: this normalizer does otherwise"
+            )
+        if not isinstance(pre, BertPreTokenizer):
+            raise ValueError("llama.cpp's WPM splits words as BERT's pre-tokenizer: this tokenizer splits otherwise")
+        tokens = to_wpm_vocab(model.tokens)
+        if len(set(tokens)) != len(tokens):
+            raise ValueError("two tokens of this vocabulary have one form in llama.cpp's WPM ('##x' and '▁x')")
+    post = spec.post_processor
+    single = post.single if isinstance(post, TemplateProcessing) else ()
+    if len(single) != 3 or single[0][0] or not single[1][0] or single[2][0]:
+        raise ValueError("llama.cpp's WPM frames a text as CLS text SEP: this template does otherwise")
+    ids = {t: i for i, t in enumerate(model.tokens)}
+    cls, sep = ids.get(single[0][3]), ids.get(single[2][3])
+    if cls is None or sep is None:
+        raise ValueError("the template's CLS and SEP tokens must be in the vocabulary")
+    special = {a.id for a in spec.added_tokens if a.special}
+    for a in spec.added_tokens:
+        if a.id >= len(tokens) or model.tokens[a.id] != a.content:
+            raise ValueError(f"added token {a.content!r} is not in the WordPiece vocabulary, which GGUF's WPM needs")
+    unk = ids[model.unk_token]
+    types = [2 if i == unk else 3 if i in special else 1 for i in range(len(tokens))]
+    return "bert", [
+        ("add_tokenizer_model", "bert"),
+        ("add_token_list", tokens),
+        ("add_token_types", types),
+        ("add_unk_token_id", unk),
+        ("add_bos_token_id", cls),
+        ("add_sep_token_id", sep),
+    ]
 
 
 def _stages(part: Any) -> list[dict[str, Any]]:

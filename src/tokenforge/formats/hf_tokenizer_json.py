@@ -418,6 +418,20 @@ class _TokenizerJson:
         except UnicodeEncodeError:  # a lone surrogate ("\ud800" in the JSON): name the token
             for token in vocab:
                 f.utf8(token, key_path("model.vocab", token))
+        # The common case with whole-list operations (a vocabulary has 150,000 tokens): integer
+        # ids in range, each once, no empty token; else the loop below names the first problem.
+        ids = list(vocab.values())
+        if (
+            set(map(type, ids)) == {int}
+            and min(ids) >= 0
+            and max(ids) < n
+            and len(set(ids)) == len(ids)
+            and "" not in vocab
+        ):
+            if len(vocab) == n:
+                return sorted(vocab, key=vocab.__getitem__)
+            by_id = dict(zip(ids, vocab))
+            return [by_id.get(i, "") for i in range(n)]
         for token, i in vocab.items():  # the checks inline: a vocabulary has tens of thousands of tokens
             if type(i) is not int or not 0 <= i < n or not token:
                 where = key_path("model.vocab", token)

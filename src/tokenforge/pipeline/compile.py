@@ -145,7 +145,19 @@ def kernel_of(spec: PipelineSpec) -> str:
 
 def build_kernel(spec: PipelineSpec) -> Kernel:
     """The native pipeline that runs `spec` (without its truncation and padding, which the
-    surface applies); ValueError or TypeError for a description it cannot run."""
+    surface applies); ValueError or TypeError for a description it cannot run. The option
+    clean_spaces (any kernel; GGUF files' byte-level BPE sets it, as llama.cpp does) cleans
+    decoded text as llama.cpp's detokenize does (`llama_clean_spaces`)."""
+    if "clean_spaces" in spec.options:
+        from dataclasses import replace
+
+        clean = _check_bool(spec.options["clean_spaces"], "clean_spaces")
+        inner = build_kernel(replace(spec, options={k: v for k, v in spec.options.items() if k != "clean_spaces"}))
+        if not clean:
+            return replace(inner, options={**inner.options, "clean_spaces": False})
+        before = inner.denormalize
+        after = llama_clean_spaces if before is None else (lambda text: llama_clean_spaces(before(text)))
+        return replace(inner, denormalize=after, options={**inner.options, "clean_spaces": True})
     kernel = kernel_of(spec)
     unknown = sorted(set(spec.options) - OPTIONS[kernel])
     if unknown:
@@ -166,6 +178,19 @@ def build_kernel(spec: PipelineSpec) -> Kernel:
     if kernel == "unigram_hf":
         return _unigram_hf(spec)
     return _sentencepiece(spec)
+
+
+def llama_clean_spaces(text: str) -> str:
+    """llama.cpp's clean-up of detokenized text (its `clean_spaces`, from HF's
+    clean_up_tokenization_spaces), its three passes in order: the space before "?", "!", ".",
+    "," removed; " ' " made "'" (left to right, a collapse's closing space not reused); the
+    space before "'s", "'m", "'re", "'ve" removed (not before "'t", "'d", "'ll"). Each pass
+    reads the text as the previous one left it, as llama.cpp's in-place loops do."""
+    import re
+
+    text = re.sub(r" (?=[?!.,])", "", text)
+    text = text.replace(" ' ", "'")
+    return re.sub(r" (?='(?:[sm]|re|ve))", "", text)
 
 
 def set_template(native: Any, post: Any) -> None:
