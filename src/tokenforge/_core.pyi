@@ -724,6 +724,16 @@ def gguf_strings(data: object, pos: int, count: int, big_endian: bool, keep: boo
     The `count` strings (64-bit length, then UTF-8 bytes) of a GGUF array starting at byte `pos` of `data`, and the byte after them; ValueError saying which string where one runs past the end or is not UTF-8. keep=False: only the end.
     """
 
+def gguf_check_merges(tokens: object, n_tokens: int, merges: object, n_merges: int, big_endian: bool) -> tuple:
+    """
+    (first bad merge or -1, every merge has one space) for the raw bytes of a GGUF file's token and merge arrays: each merge split at its first space after the first byte (llama.cpp's split) must give two tokens whose join is a token.
+    """
+
+def gguf_spm_merges(raw: object, tokens: list, big_endian: bool, scores: Sequence[float]) -> list:
+    """
+    llama.cpp's SPM merges as BPE merges, [[left, right], ...] of `tokens` (the str of the raw token array `raw`): every split of a token into two tokens, by the token's score (highest first), then id, then the cut.
+    """
+
 def dump_chunk_counts(counts: ChunkCounts) -> bytes:
     """
     The chunk table as one byte string (add_dumped_chunk_counts reads it back).
@@ -732,4 +742,9 @@ def dump_chunk_counts(counts: ChunkCounts) -> bytes:
 def add_dumped_chunk_counts(counts: ChunkCounts, data: bytes) -> None:
     """
     Adds a table made by dump_chunk_counts to `counts` (ValueError for anything else).
+    """
+
+def encode_flat(encoder: Encoder, texts: object, separator: int, threads: int = 1) -> tuple:
+    """
+    Documents encoded by `encoder` (an Encoder) into one uint32 array, each followed by `separator` (-1: none), with each one's token count and UTF-8 size (uint64 arrays); for tokenforge.corpus.
     """
