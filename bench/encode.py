@@ -6,12 +6,14 @@
     python bench/encode.py --encodings cl100k_base --corpus en-linuxdoc,man-* --json out.json
 
 Every corpus is cut into 8 KB documents (8192 bytes, backed off to a UTF-8 character
-boundary). Each library encodes the same documents twice:
+boundary); the shared corpora come first, then those make_extra_corpus.py built (x-*). Each
+library encodes the same documents twice:
 
 * ``single``  -- a Python loop calling the library's one-document encode, on one thread;
 * ``batch``   -- the library's own batch call over all documents with ``--threads`` threads.
 
-MB/s is UTF-8 input bytes (1 MB = 10**6 bytes) over the best wall time of ``--repeat`` runs.
+MB/s is UTF-8 input bytes (1 MB = 10**6 bytes) over the best wall time of ``--repeat`` runs
+(warm); "cold" is the first run of a library built afresh for that corpus and mode.
 "tf ÷ lib" is tokenforge's speed divided by that library's (above 1: tokenforge is faster).
 Every library's ids are compared, document by document, with tiktoken's ``encode_ordinary``.
 Libraries that are not installed, or that lack an encoding, are skipped with the reason.
@@ -525,8 +527,12 @@ def render(args, encodings, corpora, modes, lib_names, results, loads, skipped, 
         out += [f"- {lib} [{enc}] first mismatch: {s}" for (lib, enc), s in firsts.items()]
         out.append("")
     out.append(
-        "Calls timed (cpu = process CPU time ÷ wall time of the best run; 1st run = the first "
-        "of the repeats, before any warm-up or caches):"
+        "Calls timed (cpu = process CPU time ÷ wall time of the best run; "
+        + (
+            "cold = the first run of a library built afresh for that corpus and mode):"
+            if args.cold
+            else "1st run = the first of the repeats over that corpus):"
+        )
     )
     out += [f"- {k}: `{v}`" for k, v in apis.items()]
     out.append("")
