@@ -332,6 +332,7 @@ def main(argv=None) -> int:
                         i_best = times.index(best)
                         rec.update(
                             times_s=times,
+                            cpus_s=cpus,
                             best_s=best,
                             mb_s=nbytes / MB / best,
                             cpu_per_wall=cpus[i_best] / best if best > 0 else None,
