@@ -247,6 +247,11 @@ def import_tokenforge():
 
 def make_tokenforge(name: str, ctx: Context) -> Lib:
     tf = import_tokenforge()
+    # get_encoding shares one instance per process (with its warm piece tables): forget it, so
+    # every Lib is a fresh encoder and load_s and a first run are honest
+    import importlib
+
+    importlib.import_module("tokenforge.registry")._loaded.pop(name, None)
     try:
         enc, load = _timed_load(lambda: tf.get_encoding(name), lambda e: e.encode_ordinary(WARM))
     except Exception as e:
@@ -257,7 +262,7 @@ def make_tokenforge(name: str, ctx: Context) -> Lib:
         encode=enc.encode_ordinary,
         encode_batch=lambda texts, n: batch(texts, num_threads=n),
         load_s=load,
-        api="get_encoding(name); .encode_ordinary(t); .encode_ordinary_batch(ts, num_threads=N)",
+        api="get_encoding(name) (minus its cache); .encode_ordinary(t); .encode_ordinary_batch(ts, num_threads=N)",
         version=getattr(tf, "__version__", _version("tokenforge")),
     )
 

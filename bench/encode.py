@@ -6,12 +6,14 @@
     python bench/encode.py --encodings cl100k_base --corpus en-linuxdoc,man-* --json out.json
 
 Every corpus is cut into 8 KB documents (8192 bytes, backed off to a UTF-8 character
-boundary). Each library encodes the same documents twice:
+boundary); the shared corpora come first, then those make_extra_corpus.py built (x-*). Each
+library encodes the same documents twice:
 
 * ``single``  -- a Python loop calling the library's one-document encode, on one thread;
 * ``batch``   -- the library's own batch call over all documents with ``--threads`` threads.
 
-MB/s is UTF-8 input bytes (1 MB = 10**6 bytes) over the best wall time of ``--repeat`` runs.
+MB/s is UTF-8 input bytes (1 MB = 10**6 bytes) over the best wall time of ``--repeat`` runs
+(warm); "cold" is the first run of a library built afresh for that corpus and mode.
 "tf ÷ lib" is tokenforge's speed divided by that library's (above 1: tokenforge is faster).
 Every library's ids are compared, document by document, with tiktoken's ``encode_ordinary``.
 Libraries that are not installed, or that lack an encoding, are skipped with the reason.
@@ -32,6 +34,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 DEFAULT_SHARED = Path(os.environ.get("TOKENFORGE_SHARED", "/work/shared"))
+DEFAULT_EXTRA = Path(os.environ.get("TOKENFORGE_EXTRA_CORPUS", "/tmp/tokenforge-corpus"))
 DOC_BYTES = 8192
 MB = 1_000_000
 
@@ -39,11 +42,15 @@ MB = 1_000_000
 # --------------------------------------------------------------------------- corpora
 
 
-def corpus_paths(shared: Path) -> dict:
+def corpus_paths(shared: Path, extra: Path | None = None) -> dict:
     c = shared / "corpus"
     out = {"en-linuxdoc": c / "en-linuxdoc.txt", "code-python-stdlib": c / "code-python-stdlib.txt"}
     for p in sorted((c / "man").glob("*.txt")):
         out[f"man-{p.stem}"] = p
+    # corpora built by make_extra_corpus.py from this machine's own texts (x-*)
+    if extra is not None and extra.is_dir():
+        for p in sorted(extra.glob("*.txt")):
+            out[p.stem if p.stem.startswith("x-") else f"x-{p.stem}"] = p
     return out
 
 
@@ -174,6 +181,19 @@ def parse_args(argv=None):
         + ", ".join(["tokenforge", "tf-Tokenizer", "tiktoken", "fastokens", "bpe-openai", "tokie", "hf-tokenizers"]),
     )
     ap.add_argument("--shared", type=Path, default=DEFAULT_SHARED, help=f"shared data dir (default {DEFAULT_SHARED})")
+    ap.add_argument(
+        "--extra",
+        type=Path,
+        default=DEFAULT_EXTRA,
+        help=f"folder of more corpora (*.txt, named x-*; default {DEFAULT_EXTRA}, built by make_extra_corpus.py)",
+    )
+    ap.add_argument(
+        "--no-cold",
+        dest="cold",
+        action="store_false",
+        help="do not rebuild each library before each corpus and mode (then the first run is only "
+        "the first over this text, with caches warm from the corpora before)",
+    )
     ap.add_argument("--json", type=Path, help="write all results here")
     ap.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     return ap.parse_args(argv)
@@ -219,7 +239,7 @@ def main(argv=None) -> int:
             if w not in _peers.FACTORIES:
                 sys.exit(f"error: unknown library {w!r}; have {', '.join(_peers.FACTORIES)}")
         lib_names = [n for n in lib_names if n in want]
-    paths = corpus_paths(args.shared)
+    paths = corpus_paths(args.shared, args.extra)
     corpora = select_corpora(list(paths), args.corpus)
     limit = int(args.mb * MB) if args.mb and args.mb > 0 else None
 
@@ -267,7 +287,18 @@ def main(argv=None) -> int:
                 ref = None
                 for mode in modes:
                     for name in order:
-                        lib = libs[name]
+                        if args.cold:
+                            # cold: a library built afresh, so its first run meets every piece anew
+                            libs.pop(name, None)
+                            gc.collect()
+                            try:
+                                libs[name] = _peers.FACTORIES[name](enc_name, ctx)
+                            except Exception as e:
+                                notes.append(f"{name} {enc_name} {corpus} {mode}: rebuild failed: {e}")
+                                continue
+                        lib = libs.get(name)
+                        if lib is None:
+                            continue
                         times, cpus, out, err = [], [], None, None
                         for _ in range(max(1, args.repeat)):
                             try:
@@ -301,6 +332,7 @@ def main(argv=None) -> int:
                         i_best = times.index(best)
                         rec.update(
                             times_s=times,
+                            cpus_s=cpus,
                             best_s=best,
                             mb_s=nbytes / MB / best,
                             cpu_per_wall=cpus[i_best] / best if best > 0 else None,
@@ -385,10 +417,11 @@ def render(args, encodings, corpora, modes, lib_names, results, loads, skipped, 
     # ---- summary: all corpora together
     out.append(f"## All corpora ({', '.join(corpora)})")
     out.append("")
+    cold_lab = "cold" if args.cold else "1st run"
     hdr = ["encoding", "library", "load s"]
     for mode in modes:
         lab = "1 thread" if mode == "single" else f"batch {args.threads}T"
-        hdr += [f"{lab} MB/s", "1st run", f"{lab} tf ÷ lib"]
+        hdr += [f"{lab} MB/s", "tf ÷ lib", "min", f"{cold_lab} MB/s", "tf ÷ lib", "min"]
     hdr += ["ids match tiktoken"]
     rows = []
     for enc in encodings:
@@ -398,13 +431,25 @@ def render(args, encodings, corpora, modes, lib_names, results, loads, skipped, 
             row = [enc, lib, f"{load_of[(enc, lib)]:.3f}"]
             mism = []
             for mode in modes:
-                tot = {}
-                for name in (lib, "tokenforge"):
-                    rs = [by.get((enc, c, mode, name)) for c in corpora]
-                    tot[name] = (sum(r["bytes"] for r in rs) / MB / sum(r["best_s"] for r in rs)) if all(rs) else None
-                rs = [by.get((enc, c, mode, lib)) for c in corpora]
-                cold = (sum(r["bytes"] for r in rs) / MB / sum(r["times_s"][0] for r in rs)) if all(rs) else None
-                row += [fmt_speed(tot[lib]), fmt_speed(cold), fmt_ratio(tot["tokenforge"], tot[lib])]
+                for first in (False, True):  # warm (best run), then cold (first run)
+
+                    def secs(r, first=first):
+                        return r["times_s"][0] if first else r["best_s"]
+
+                    tot = {}
+                    for name in (lib, "tokenforge"):
+                        rs = [by.get((enc, c, mode, name)) for c in corpora]
+                        tot[name] = (sum(r["bytes"] for r in rs) / MB / sum(secs(r) for r in rs)) if all(rs) else None
+                    row += [fmt_speed(tot[lib]), fmt_ratio(tot["tokenforge"], tot[lib])]
+                    # the per-corpus minimum of tf ÷ lib, and where
+                    worst = None
+                    for c in corpora:
+                        a, b = by.get((enc, c, mode, "tokenforge")), by.get((enc, c, mode, lib))
+                        if a and b:
+                            ratio = secs(b) / secs(a)
+                            if worst is None or ratio < worst[0]:
+                                worst = (ratio, c)
+                    row.append("—" if worst is None or lib == "tokenforge" else f"{worst[0]:.2f}× {worst[1]}")
                 rs = [by.get((enc, c, mode, lib)) for c in corpora]
                 rs = [r for r in rs if r]
                 if any(r["mismatched_docs"] is None for r in rs):
@@ -418,7 +463,17 @@ def render(args, encodings, corpora, modes, lib_names, results, loads, skipped, 
             else:
                 row.append("; ".join(f"{md}: {fmt_match(*x)}" for md, x in zip(modes, mism)))
             rows.append(row)
-    out.append(md_table(hdr, rows, ["l", "l", "r"] + ["r"] * (3 * len(modes)) + ["l"]))
+    out.append(md_table(hdr, rows, ["l", "l", "r"] + ["r"] * (6 * len(modes)) + ["l"]))
+    out.append("")
+    out.append(
+        "tf ÷ lib over all corpora together (bytes ÷ summed seconds); min: the smallest tf ÷ lib "
+        "of any one corpus, and which. "
+        + (
+            "cold: the first run of a library built afresh for that corpus and mode."
+            if args.cold
+            else "1st run: the first run over that corpus (caches warm from the corpora before)."
+        )
+    )
     out.append("")
 
     # ---- per encoding: every corpus x mode x library
@@ -428,7 +483,8 @@ def render(args, encodings, corpora, modes, lib_names, results, loads, skipped, 
             continue
         out.append(f"## {enc} by corpus")
         out.append("")
-        hdr = ["corpus", "MB", "mode", "library", "MB/s", "tf ÷ lib", "1st run MB/s", "cpu", "ids match tiktoken"]
+        hdr = ["corpus", "MB", "mode", "library", "MB/s", "tf ÷ lib", f"{cold_lab} MB/s", "tf ÷ lib", "cpu"]
+        hdr += ["ids match tiktoken"]
         rows = []
         for c in corpora:
             for mode in modes:
@@ -436,8 +492,10 @@ def render(args, encodings, corpora, modes, lib_names, results, loads, skipped, 
                 for lib in libs_here:
                     r = by.get((enc, c, mode, lib))
                     if r is None:
-                        rows.append([c, "", mode, lib, "failed", "", "", "", ""])
+                        rows.append([c, "", mode, lib, "failed", "", "", "", "", ""])
                         continue
+                    cold = r["bytes"] / MB / r["times_s"][0]
+                    tf_cold = tf["bytes"] / MB / tf["times_s"][0] if tf else None
                     rows.append(
                         [
                             c,
@@ -446,12 +504,13 @@ def render(args, encodings, corpora, modes, lib_names, results, loads, skipped, 
                             lib,
                             fmt_speed(r["mb_s"]),
                             fmt_ratio(tf["mb_s"] if tf else None, r["mb_s"]),
-                            fmt_speed(r["bytes"] / MB / r["times_s"][0]),
+                            fmt_speed(cold),
+                            fmt_ratio(tf_cold, cold),
                             f"{r['cpu_per_wall']:.2f}",
                             fmt_match(r["mismatched_docs"], r["docs"]),
                         ]
                     )
-        out.append(md_table(hdr, rows, ["l", "r", "l", "l", "r", "r", "r", "r", "l"]))
+        out.append(md_table(hdr, rows, ["l", "r", "l", "l", "r", "r", "r", "r", "r", "l"]))
         out.append("")
 
     # ---- footnotes
@@ -469,8 +528,12 @@ def render(args, encodings, corpora, modes, lib_names, results, loads, skipped, 
         out += [f"- {lib} [{enc}] first mismatch: {s}" for (lib, enc), s in firsts.items()]
         out.append("")
     out.append(
-        "Calls timed (cpu = process CPU time ÷ wall time of the best run; 1st run = the first "
-        "of the repeats, before any warm-up or caches):"
+        "Calls timed (cpu = process CPU time ÷ wall time of the best run; "
+        + (
+            "cold = the first run of a library built afresh for that corpus and mode):"
+            if args.cold
+            else "1st run = the first of the repeats over that corpus):"
+        )
     )
     out += [f"- {k}: `{v}`" for k, v in apis.items()]
     out.append("")

@@ -197,6 +197,7 @@ class Encoder {
     uint32_t* w = buf.begin();
     Batch batches[2];
     find_batch(0, batches[0]);
+    bool probe = false;  // whether the last batch met pieces new to this thread
     for (int cur = 0; batches[cur].count; cur ^= 1) {
       const Batch& b = batches[cur];
       const size_t room = b.bounds[b.count] - b.bounds[0] + 3;
@@ -208,13 +209,33 @@ class Encoder {
       find_batch(b.bounds[b.count], batches[cur ^ 1]);
       if constexpr (kEnds)
         for (size_t i = 1; i <= b.count; ++i) ends->push_back(base + b.bounds[i]);
+      // Text new to this thread (the last batch stored pieces): the batch's short pieces are
+      // looked up first, all of them, and the model's slots of those the thread lacks are
+      // prefetched, so that their lookups overlap instead of waiting one by one. Storing a
+      // piece may move the table; then the later pieces look up again. Warm, where nearly
+      // every piece is found, the batch goes in one pass.
+      const ShortPieceTable::Entry* found[kBatch];
+      const bool probed = probe;
+      const size_t stored = cache.shorts.size();
+      if (probed) {
+        for (size_t i = 0; i < b.count; ++i) {
+          const size_t len = b.bounds[i + 1] - b.bounds[i];
+          if (len < 2 || len > kShortPiece) continue;
+          found[i] = cache.shorts.find(b.keys[i], b.hashes[i]);
+          if (!found[i]) model_.prefetch_short_token(b.hashes[i]);
+        }
+      }
+      const uint32_t generation = cache.shorts.generation();
       for (size_t i = 0; i < b.count; ++i) {
         const uint8_t* piece = s + b.bounds[i];
         const size_t len = b.bounds[i + 1] - b.bounds[i];
         if (len == 1) {
           *w++ = model_.byte_token(piece[0]);
         } else if (len <= kShortPiece) {
-          w = model_.encode_short(piece, len, b.keys[i], b.hashes[i], w, cache);
+          if (probed && found[i] && cache.shorts.generation() == generation)
+            w = cache.shorts.emit(*found[i], w);
+          else
+            w = model_.encode_short(piece, len, b.keys[i], b.hashes[i], w, cache);
         } else if (len <= kMediumPiece) {
           w = model_.encode_medium(piece, len, b.medium_keys[i], b.hashes[i], w, cache);
         } else {
@@ -225,6 +246,7 @@ class Encoder {
           w += ids.size();
         }
       }
+      probe = cache.shorts.size() != stored;
     }
     out.insert(out.end(), buf.begin(), w);
   }

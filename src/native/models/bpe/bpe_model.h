@@ -48,6 +48,13 @@ class BytePairModel {
     for (size_t k = 1; k <= longest; ++k)
       if (is_length[k]) lengths.push_back(k);
     pairs_.reserve(std::min(splits / 2, tokens_.size() * 8) + 16);
+    // Merges of two low ids come from a dense grid, filled as the pairs are found (the first
+    // pair found wins, as in pairs_): single bytes (ids below 256 in tiktoken's vocabularies)
+    // start every merge, and the next few hundred ids, the commonest short tokens, make most of
+    // the rest of a new word's merges. 4 MiB, read without hashing, and without the misses of
+    // the pair table's filter and slots when a thread meets text it has not seen.
+    grid_ids_ = uint32_t(std::min<size_t>(tokens_.size(), kGridIds));
+    grid_.assign(size_t(grid_ids_) * grid_ids_, kNoToken);
     bool every_token_splits_lower = true;
     for (uint32_t id = 0; id < tokens_.size(); ++id) {
       const auto& v = views_[id];
@@ -60,15 +67,11 @@ class BytePairModel {
         const uint32_t b = table_.find(v.first + k, v.second - k);
         if (b == kNoToken) continue;
         pairs_.insert(a, b, id);
+        if (a < grid_ids_ && b < grid_ids_ && grid_[a * grid_ids_ + b] == kNoToken) grid_[a * grid_ids_ + b] = id;
         splits_lower |= a < id && b < id;
       }
       every_token_splits_lower &= splits_lower || v.second == 0;
     }
-    // Merges of two ids below 256 (single bytes, in tiktoken's vocabularies) come from a dense
-    // table: every merge starts with them, and they need no hashing.
-    byte_pairs_.assign(256 * 256, kNoToken);
-    for (uint32_t a = 0; a < 256; ++a)
-      for (uint32_t b = 0; b < 256; ++b) byte_pairs_[(a << 8) | b] = pairs_.find(a, b);
     small_ids_ = tokens_.size() <= PieceCache::kPairIdLimit;
     // Condition (1) runs the merge on each character's bytes while whole_chars_ is still being
     // filled; that merge can only start from the character itself, which is not in it yet.
@@ -107,12 +110,15 @@ class BytePairModel {
   uint32_t find(const uint8_t* p, size_t n) const { return table_.find(p, n); }
 
   // The id of a one-byte piece.
-  uint32_t byte_token(uint8_t b) const {
+  TF_INLINE uint32_t byte_token(uint8_t b) const {
     const uint32_t id = byte_ids_[b];
-    if (id == kNoToken)
-      throw std::invalid_argument("byte 0x" + hex(b) + " has no token in this vocabulary, so it cannot be encoded");
+    if (id == kNoToken) no_byte_token(b);
     return id;
   }
+
+  // Starts loading the model's entry for a short piece that the thread's table lacks (the
+  // piece is new to the thread), so that encode_short finds it without waiting.
+  void prefetch_short_token(uint64_t hash) const { short_tokens_.prefetch(hash); }
 
   // A piece of 2..15 bytes with its key and key hash: writes its ids at w (room for n + 3)
   // and returns the end. The thread's table remembers every short piece it has seen.
@@ -267,13 +273,17 @@ class BytePairModel {
   // The rank-ordered merge of p[0..n), which is not itself a token.
   void merge(const uint8_t* p, size_t n, std::vector<uint32_t>& out, PieceCache& cache) const {
     auto merged = [&](uint32_t a, uint32_t b) {
-      if (a < 256 && b < 256) return byte_pairs_[(a << 8) | b];
+      if (a < grid_ids_ && b < grid_ids_) return grid_[a * grid_ids_ + b];
       return small_ids_ ? cache.merged(a, b, pairs_) : pairs_.find(a, b);
     };
     if (n <= kSmallPiece)
       merge_small(p, n, out, merged);
     else
       merge_large(p, n, out, merged, cache.scratch);
+  }
+
+  [[noreturn]] TF_NOINLINE static void no_byte_token(uint8_t b) {
+    throw std::invalid_argument("byte 0x" + hex(b) + " has no token in this vocabulary, so it cannot be encoded");
   }
 
   static std::string hex(uint8_t b) {
@@ -411,7 +421,9 @@ class BytePairModel {
   std::vector<std::pair<const uint8_t*, size_t>> views_;
   BytesTable table_;
   PairTable pairs_;
-  HugeArray<uint32_t> byte_pairs_;
+  static constexpr uint32_t kGridIds = 1024;
+  uint32_t grid_ids_ = 0;  // the grid holds the pairs of ids below this
+  HugeArray<uint32_t> grid_;
   bool small_ids_ = false;  // all ids fit the pair cache's packed entries
   WholeCharacters whole_chars_;
   SplitPoints split_points_;

@@ -114,6 +114,12 @@ class PieceTable {
 
   void prefetch(uint64_t hash) const { __builtin_prefetch(&slots_[hash >> shift_]); }
 
+  // Changes whenever the table moves or forgets its entries (grows or starts over), so that a
+  // caller holding entries from find() knows when they are no longer valid.
+  uint32_t generation() const { return generation_; }
+  // Pieces stored (since it last started over).
+  size_t size() const { return size_; }
+
   // The entry for key, or nullptr.
   const Entry* find(const Key& k, uint64_t hash) const {
     for (size_t i = hash >> shift_;; i = (i + 1) & mask_) {
@@ -176,12 +182,14 @@ class PieceTable {
     mask_ = (size_t(1) << log) - 1;
   }
   void reset() {
+    ++generation_;
     slots_.assign(size_t(1) << min_log_, Entry{});
     resize_to(min_log_);
     size_ = 0;
     spill_.clear();
   }
   void grow() {
+    ++generation_;
     HugeArray<Entry> bigger(slots_.size() * 2, Entry{}, slots_.huge_pages());
     for (size_t i = 0; i < slots_.size(); ++i)
       if (!slots_[i].empty()) place(bigger, log_ + 1, slots_[i].key.hash(), slots_[i]);
@@ -193,6 +201,7 @@ class PieceTable {
   HugeArray<Entry> slots_;
   int log_ = 0, shift_ = 64;
   size_t mask_ = 0, size_ = 0;
+  uint32_t generation_ = 0;
   std::vector<uint32_t> spill_;
 };
 using ShortPieceTable = PieceTable<2>;
