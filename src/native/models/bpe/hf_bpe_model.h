@@ -48,6 +48,7 @@
 
 #include "base/bytes.h"
 #include "base/hash_tables.h"
+#include "base/huge_array.h"
 #include "base/inline_hints.h"
 #include "base/pool.h"
 #include "models/model_token.h"
@@ -120,8 +121,8 @@ class TokenIds {
   // Calls f(token, id) for each token.
   template <class F>
   void each(F f) const {
-    for (const Slot& s : slots_)
-      if (s.off != kEmpty) f(std::string_view(arena_.data() + s.off, s.len), s.id);
+    for (size_t i = 0; i < slots_.size(); ++i)
+      if (const Slot& s = slots_[i]; s.off != kEmpty) f(std::string_view(arena_.data() + s.off, s.len), s.id);
   }
 
  private:
@@ -137,7 +138,7 @@ class TokenIds {
       if (s.hash == h && s.len == n && std::memcmp(arena_.data() + s.off, p, n) == 0) return s;
     }
   }
-  std::vector<Slot> slots_;
+  HugeArray<Slot> slots_;  // huge pages: a large vocabulary's lookups would miss the TLB
   size_t mask_ = 0, size_ = 0;
   std::string arena_;
 };
@@ -205,7 +206,7 @@ class MergeTable {
     uint64_t key;
     Merge merge;
   };
-  std::vector<Slot> slots_;
+  HugeArray<Slot> slots_;  // huge pages: a new piece's pair lookups would miss the TLB too
   size_t mask_ = 0;
 };
 
