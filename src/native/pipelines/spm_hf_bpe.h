@@ -217,11 +217,13 @@ class SpmHfBpePipeline {
   };
 
   // id -> the bytes its token covers when made from the text's own characters (a "<0xAB>" byte
-  // token: one); 0 where that may vary (the unk token).
+  // token: one); 0 where that may vary (the unk token) or is over 255 (such a token's segments
+  // are merged each time, not remembered). One byte each: a 262k vocabulary's lengths then stay
+  // in the core's caches, which the lookups of a cold pass (remembered ids, new merges) miss.
   void index_lengths(const HfBpeOptions& options) {
     for (const auto& [token, id] : d_.staged.vocab) {
       if (id >= length_.size()) length_.resize(size_t(id) + 1, 0);
-      length_[id] = uint32_t(token.size());
+      length_[id] = token.size() <= 255 ? uint8_t(token.size()) : 0;
     }
     if (options.byte_fallback) {
       static const char* kHex = "0123456789ABCDEF";
@@ -318,16 +320,19 @@ class SpmHfBpePipeline {
     const bool starts = t[0] == ' ' || (n >= 3 && std::memcmp(t, kSpace, 3) == 0);
     const bool prefixed =
         d_.prepend == kEvery || (d_.prepend == kAlways && !starts) || (d_.prepend == kFirst && !starts && from == 0);
-    out.reserve(3 * n + 3);
-    if (prefixed) out.append(kSpace, 3);
+    out.resize(3 * n + 3);  // room for the longest: every byte a space
+    char* w = out.data();
+    if (prefixed) w = std::copy_n(kSpace, 3, w);
     for (size_t i = 0; i < n;) {
       const void* hit = std::memchr(t + i, ' ', n - i);
       const size_t end = hit ? size_t(static_cast<const uint8_t*>(hit) - t) : n;
-      out.append(reinterpret_cast<const char*>(t + i), end - i);
+      std::memcpy(w, t + i, end - i);
+      w += end - i;
       if (end == n) break;
-      out.append(kSpace, 3);
+      w = std::copy_n(kSpace, 3, w);
       i = end + 1;
     }
+    out.resize(size_t(w - out.data()));
     return prefixed;
   }
 
@@ -477,8 +482,9 @@ class SpmHfBpePipeline {
     auto from_ids = [&](const uint32_t* ids, const uint32_t* end) {
       size_t at = a;
       for (; ids != end; ++ids) {
-        row(*ids, at, at + length_[*ids]);
-        at += length_[*ids];
+        const uint32_t bytes = length_[*ids];
+        row(*ids, at, at + bytes);
+        at += bytes;
       }
     };
     if (len >= 2 && len <= kShortPiece) {
@@ -630,7 +636,7 @@ class SpmHfBpePipeline {
   CharPairs char_pairs_;              // which characters some token holds side by side (with inner_cuts_)
   std::vector<uint8_t> joins_;        // BMP code point -> some token holds it right before a "▁"
   std::vector<uint32_t> joins_rest_;  // the same beyond the BMP, sorted
-  std::vector<uint32_t> length_;      // id -> its token's length in the model's bytes (0: varies)
+  std::vector<uint8_t> length_;       // id -> its token's length in the model's bytes (0: varies)
   mutable Pool<Scratch> scratch_;
   mutable std::once_flag staged_once_;
   mutable std::unique_ptr<StagedPipeline> staged_;

@@ -32,7 +32,7 @@ class CharPairs {
         if (prev != kNone) {
           const uint32_t a = small(prev), b = small(c);
           if (a < kSmall && b < kSmall)
-            grid_[a * kSmall + b] = 1;
+            grid_[(a * kSmall + b) >> 6] |= uint64_t(1) << ((a * kSmall + b) & 63);
           else
             rest.push_back(key(prev, c));
         }
@@ -53,7 +53,7 @@ class CharPairs {
   // Whether some token may hold character c1 directly followed by c2 (code points).
   bool may_join(uint32_t c1, uint32_t c2) const {
     const uint32_t a = small(c1), b = small(c2);
-    if (a < kSmall && b < kSmall) return grid_[a * kSmall + b];
+    if (a < kSmall && b < kSmall) return grid_[(a * kSmall + b) >> 6] >> ((a * kSmall + b) & 63) & 1;
     const uint64_t bit = key(c1, c2) * 0x9E3779B97F4A7C15ull >> shift_;
     return filter_[bit >> 6] >> (bit & 63) & 1;
   }
@@ -64,7 +64,8 @@ class CharPairs {
   static uint32_t small(uint32_t c) { return c < 128 ? c : c == 0x2581 ? 128 : kSmall; }
   static uint64_t key(uint64_t c1, uint64_t c2) { return (uint64_t(1) << 63) | (c1 << 22) | c2; }
 
-  std::vector<uint8_t> grid_ = std::vector<uint8_t>(kSmall * kSmall, 0);
+  // A bit per pair (2 KiB, not 16: a cold pass asks it for every new piece's characters).
+  std::vector<uint64_t> grid_ = std::vector<uint64_t>((kSmall * kSmall + 63) / 64, 0);
   std::vector<uint64_t> filter_ = std::vector<uint64_t>(64, 0);
   int shift_ = 64 - 12;
 };

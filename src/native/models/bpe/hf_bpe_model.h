@@ -48,6 +48,7 @@
 
 #include "base/bytes.h"
 #include "base/hash_tables.h"
+#include "base/huge_array.h"
 #include "base/inline_hints.h"
 #include "base/pool.h"
 #include "models/model_token.h"
@@ -120,8 +121,8 @@ class TokenIds {
   // Calls f(token, id) for each token.
   template <class F>
   void each(F f) const {
-    for (const Slot& s : slots_)
-      if (s.off != kEmpty) f(std::string_view(arena_.data() + s.off, s.len), s.id);
+    for (size_t i = 0; i < slots_.size(); ++i)
+      if (const Slot& s = slots_[i]; s.off != kEmpty) f(std::string_view(arena_.data() + s.off, s.len), s.id);
   }
 
  private:
@@ -137,7 +138,7 @@ class TokenIds {
       if (s.hash == h && s.len == n && std::memcmp(arena_.data() + s.off, p, n) == 0) return s;
     }
   }
-  std::vector<Slot> slots_;
+  HugeArray<Slot> slots_;  // huge pages: a large vocabulary's lookups would miss the TLB
   size_t mask_ = 0, size_ = 0;
   std::string arena_;
 };
@@ -205,7 +206,7 @@ class MergeTable {
     uint64_t key;
     Merge merge;
   };
-  std::vector<Slot> slots_;
+  HugeArray<Slot> slots_;  // huge pages: a new piece's pair lookups would miss the TLB too
   size_t mask_ = 0;
 };
 
@@ -556,10 +557,19 @@ class HfBpeModel {
       ranks[k] = m.rank;
       merged[k] = m.merged;
     };
-    for (size_t k = 0; k < count; ++k) ids[k] = sym[k].id, lens[k] = sym[k].len;
     size_t m = count;
+    // The pairs that merging pair k would make, asked for ahead: each merge's two new lookups
+    // then wait for the memory together with the others', not one merge after another (a new
+    // piece's pairs lie beyond the core's caches for a large vocabulary).
+    auto ahead = [&](size_t k) {
+      if (k + 1 >= m || ranks[k] == kNoToken) return;
+      if (k > 0) w.pairs.prefetch(ids[k - 1], merged[k], merge_table_);
+      if (k + 2 < m) w.pairs.prefetch(merged[k], ids[k + 2], merge_table_);
+    };
+    for (size_t k = 0; k < count; ++k) ids[k] = sym[k].id, lens[k] = sym[k].len;
     for (size_t k = 0; k + 1 < m; ++k) w.pairs.prefetch(ids[k], ids[k + 1], merge_table_);
     for (size_t k = 0; k + 1 < m; ++k) pair_of(k);
+    for (size_t k = 0; k + 1 < m; ++k) ahead(k);
     for (;;) {
       uint32_t best = kNoToken;
       for (size_t k = 0; k + 1 < m; ++k) best = std::min(best, ranks[k]);
@@ -578,6 +588,7 @@ class HfBpeModel {
       if (k + 1 < m) w.pairs.prefetch(ids[k], ids[k + 1], merge_table_);
       if (k > 0) pair_of(k - 1);
       if (k + 1 < m) pair_of(k);
+      for (size_t j = k >= 2 ? k - 2 : 0; j <= k + 1; ++j) ahead(j);  // the pairs next to the merge changed
     }
     sym.resize(m);
     for (size_t k = 0; k < m; ++k) sym[k] = {ids[k], int32_t(k) - 1, -1, lens[k]};
