@@ -185,3 +185,30 @@ def test_bad_pre_splits_raise(tmp_path_factory):
         _core.ByteLevelHfBpe(**{**d, "pre_splits": [1, 7]})
     with pytest.raises(ValueError, match="prefix_each_piece"):
         _core.ByteLevelHfBpe(**{**d, "prefix_each_piece": False})
+
+
+def test_pieces_on_every_code_point(tmp_path_factory):
+    # Every code point, in runs of 256 with digits and kana between: the built-in stages read
+    # \p{N} and the CJK class as Oniguruma does.
+    t = trio(tmp_path_factory)
+    chars = [chr(c) for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF]
+    for i in range(0, len(chars), 256):
+        text = "1カ".join("".join(chars[i + j : i + j + 64]) for j in range(0, 256, 64))
+        want = [p for p, _ in t.hf.pre_tokenizer.pre_tokenize_str(text)]
+        got = ["".join(_byte_chars()[b] for b in piece) for piece, _ in t.fused.pieces(text)]
+        assert got == want, hex(ord(chars[i]))
+
+
+def test_a_missing_stage_is_caught(tmp_path_factory):
+    # Without the CJK stage (or the digit stage) the pieces differ from HF's: the checks see it.
+    from tokenforge import _core
+
+    t = trio(tmp_path_factory)
+    d = fused_description(t.spec)
+    assert d is not None
+    text = "日本語のテキストabc12345"
+    want = [p for p, _ in t.hf.pre_tokenizer.pre_tokenize_str(text)]
+    for stages in ([1], [2], []):
+        wrong = _core.ByteLevelHfBpe(**{**d, "pre_splits": stages})
+        got = ["".join(_byte_chars()[b] for b in piece) for piece, _ in wrong.pieces(text)]
+        assert got != want, stages
