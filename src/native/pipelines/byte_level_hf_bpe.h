@@ -55,6 +55,7 @@
 #include "pre_tokenizers/byte_level.h"
 #include "pre_tokenizers/regex.h"
 #include "pre_tokenizers/scanner.h"
+#include "pre_tokenizers/split_sequence.h"
 #include "processors/post_processing.h"
 #include "unicode/normalization.h"
 
@@ -67,6 +68,9 @@ struct ByteLevelHfBpeDescription {
   bool add_prefix_space = false;
   bool prefix_each_piece = false;  // the space goes before each piece (a Split, then ByteLevel)
   bool nfc = false;                // the NFC normalizer
+  // Built-in Splits run before the split above, in order (PreSplit kinds,
+  // pre_tokenizers/split_sequence.h: DeepSeek V3's Sequence); empty for one Split.
+  std::vector<int> pre_splits;
 };
 
 class ByteLevelHfBpePipeline {
@@ -77,6 +81,10 @@ class ByteLevelHfBpePipeline {
       : d_(std::move(d)), model_(make_model(d_.staged)), decoder_() {
     if (d_.split < -1 || d_.split > int(Pattern::kQwen2)) throw std::invalid_argument("unknown scanner");
     if (d_.split < 0) regex_ = std::make_unique<Regex>(d_.pattern);
+    for (int kind : d_.pre_splits)
+      if (!is_pre_split(kind)) throw std::invalid_argument("unknown pre-split " + std::to_string(kind));
+    if (!d_.pre_splits.empty() && !d_.prefix_each_piece)
+      throw std::invalid_argument("pre-splits come before a Split: prefix_each_piece must be set");
     const auto& alphabet = byte_level_code_points();
     byte_of_.fill(-1);
     for (int b = 0; b < 256; ++b) byte_of_[alphabet[b]] = int16_t(b);
@@ -303,33 +311,41 @@ class ByteLevelHfBpePipeline {
       }
       f(t + from, to - from, orig, prefixed);
     };
+    if (d_.pre_splits.empty()) return split_range(t, 0, m, w, piece);
+    auto last = [&](size_t from, size_t to) { split_range(t, from, to, w, piece); };
+    run_pre_splits(d_.pre_splits, 0, t, 0, m, last);
+  }
+
+  // The split's pieces of t[from..to), as piece(start, end) in t.
+  template <class Piece>
+  void split_range(const uint8_t* t, size_t from, size_t to, Scratch& w, Piece& piece) const {
     switch (d_.split) {
       case int(Pattern::kGpt2):
-        return scan<Pattern::kGpt2>(t, m, piece);
+        return scan<Pattern::kGpt2>(t, from, to, piece);
       case int(Pattern::kCl100k):
-        return scan<Pattern::kCl100k>(t, m, piece);
+        return scan<Pattern::kCl100k>(t, from, to, piece);
       case int(Pattern::kO200k):
-        return scan<Pattern::kO200k>(t, m, piece);
+        return scan<Pattern::kO200k>(t, from, to, piece);
       case int(Pattern::kLlama3):
-        return scan<Pattern::kLlama3>(t, m, piece);
+        return scan<Pattern::kLlama3>(t, from, to, piece);
       case int(Pattern::kQwen2):
-        return scan<Pattern::kQwen2>(t, m, piece);
+        return scan<Pattern::kQwen2>(t, from, to, piece);
       default:
         break;
     }
     // A Split with Behavior Isolated: every span, match or not, is a piece (empty ones dropped).
     w.spans.clear();
-    regex_->find_matches(reinterpret_cast<const char*>(t), m, w.spans);
+    regex_->find_matches(reinterpret_cast<const char*>(t + from), to - from, w.spans);
     for (const MatchSpan& sp : w.spans)
-      if (sp.end > sp.start) piece(sp.start, sp.end);
+      if (sp.end > sp.start) piece(from + sp.start, from + sp.end);
   }
 
   template <Pattern P, class Piece>
-  static void scan(const uint8_t* t, size_t m, Piece& piece) {
-    Scanner scanner(t, m);
-    for (size_t p = 0; p < m;) {
+  static void scan(const uint8_t* t, size_t from, size_t to, Piece& piece) {
+    Scanner scanner(t + from, to - from);
+    for (size_t p = 0; p < to - from;) {
       const size_t e = next_end<P>(scanner, p);
-      piece(p, e);
+      piece(from + p, from + e);
       p = e;
     }
   }
@@ -337,7 +353,7 @@ class ByteLevelHfBpePipeline {
   // One stretch between added tokens, s[0..n) at input byte `base`: its rows.
   void encode_stretch(const uint8_t* s, size_t n, size_t base, Rows& rows, Scratch& w) const {
     if (n == 0) return;
-    if (!d_.add_prefix_space) {  // the pieces tile the stretch: the fast pass
+    if (!d_.add_prefix_space && d_.pre_splits.empty()) {  // the pieces tile the stretch: the fast pass
       switch (d_.split) {
         case int(Pattern::kGpt2):
           return fast_stretch<Pattern::kGpt2>(s, n, base, rows, w);

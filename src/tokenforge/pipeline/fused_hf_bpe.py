@@ -9,6 +9,9 @@ the keyword arguments of `_core.ByteLevelHfBpe` if so (None otherwise):
   whose vocabulary has a token for each of the 256 byte characters (so unk_token is never used);
 - pre-tokenizer ByteLevel(use_regex=true), or Split(Regex P, Isolated, invert false) then
   ByteLevel(use_regex=false), add_prefix_space either way;
+- or Split(Regex Q_1, Isolated), ..., Split(Regex Q_k, Isolated), Split(Regex P, Isolated),
+  ByteLevel(use_regex=false) where Q_1..Q_k is one of PRE_SPLITS (DeepSeek V3 / R1: digit runs of
+  at most 3, then CJK and kana runs; pre_tokenizers/split_sequence.h runs them);
 - normalizer none or NFC; decoder ByteLevel.
 The split runs on a built-in scanner (pre_tokenizers/scanner.h) where P is one of SCANNERS,
 patterns each scanner computes exactly as Oniguruma reads them (tests/test_fused_hf_bpe.py
@@ -48,6 +51,17 @@ SCANNERS = {
     QWEN2: 4,
 }
 
+# DeepSeek V3 / R1 (and their distillations' own files): Splits run before the main pattern, as
+# the exact regex strings of the file -> the built-in stages (PreSplit in split_sequence.h).
+DEEPSEEK_DIGITS = r"\p{N}{1,3}"
+DEEPSEEK_CJK = "[\u4e00-\u9fa5\u3040-\u309f\u30a0-\u30ff]+"  # [一-龥\u3040-ゟ゠-ヿ]+
+# DeepSeek V3's main pattern (the third Split), which Oniguruma runs inside the fused pass.
+DEEPSEEK_V3 = (
+    "[!\"#$%&'()*+,\\-./:;<=>?@\\[\\\\\\]^_`{|}~][A-Za-z]+|[^\r\n\\p{L}\\p{P}\\p{S}]?[\\p{L}\\p{M}]+"
+    "| ?[\\p{P}\\p{S}]+[\r\n]*|\\s*[\r\n]+|\\s+(?!\\S)|\\s+"
+)
+PRE_SPLITS: dict[tuple[str, ...], list[int]] = {(DEEPSEEK_DIGITS, DEEPSEEK_CJK): [1, 2]}
+
 # GPT-2's byte alphabet: the characters byte-level tokens are spelled in.
 _BYTE_CHARS = [chr(b) if (33 <= b <= 126 or 161 <= b <= 172 or 174 <= b <= 255) else None for b in range(256)]
 _next = 256
@@ -73,20 +87,8 @@ def _byte_level(options: Mapping[str, Any], use_regex: bool) -> bool | None:
     return add_prefix_space if isinstance(add_prefix_space, bool) else None
 
 
-def _split(pre_tokenizer: Any) -> dict[str, Any] | None:
-    """The split arguments (split, pattern, add_prefix_space, prefix_each_piece), or None."""
-    try:
-        parts = stage_components(pre_tokenizer, "pre_tokenizer")
-    except (ValueError, TypeError, AttributeError):  # not a tokenizer.json stage: the staged pipeline says why
-        return None
-    if len(parts) == 1 and parts[0][0] == "ByteLevel":
-        prefix = _byte_level(parts[0][1], True)
-        if prefix is None:
-            return None
-        return {"split": SCANNERS[HF_GPT2], "pattern": "", "add_prefix_space": prefix, "prefix_each_piece": False}
-    if len(parts) != 2 or parts[0][0] != "Split" or parts[1][0] != "ByteLevel":
-        return None
-    split, byte_level = parts[0][1], parts[1][1]
+def _isolated_regex(split: Mapping[str, Any]) -> str | None:
+    """The regex of a Split(Regex, Isolated, invert false), else None."""
     pattern = split.get("pattern")
     if (
         not isinstance(pattern, Mapping)
@@ -96,15 +98,45 @@ def _split(pre_tokenizer: Any) -> dict[str, Any] | None:
         or split.get("invert", False) is not False
     ):
         return None
-    prefix = _byte_level(byte_level, False)
+    return str(pattern["Regex"])
+
+
+def _split(pre_tokenizer: Any) -> dict[str, Any] | None:
+    """The split arguments (split, pattern, add_prefix_space, prefix_each_piece, pre_splits), or
+    None."""
+    try:
+        parts = stage_components(pre_tokenizer, "pre_tokenizer")
+    except (ValueError, TypeError, AttributeError):  # not a tokenizer.json stage: the staged pipeline says why
+        return None
+    if len(parts) == 1 and parts[0][0] == "ByteLevel":
+        prefix = _byte_level(parts[0][1], True)
+        if prefix is None:
+            return None
+        return {
+            "split": SCANNERS[HF_GPT2],
+            "pattern": "",
+            "add_prefix_space": prefix,
+            "prefix_each_piece": False,
+            "pre_splits": [],
+        }
+    if len(parts) < 2 or parts[-1][0] != "ByteLevel" or any(kind != "Split" for kind, _ in parts[:-1]):
+        return None
+    regexes = [_isolated_regex(options) for _, options in parts[:-1]]
+    if any(r is None for r in regexes):
+        return None
+    *first, regex = [str(r) for r in regexes]
+    pre_splits = PRE_SPLITS.get(tuple(first)) if first else []
+    if pre_splits is None:
+        return None
+    prefix = _byte_level(parts[-1][1], False)
     if prefix is None:
         return None
-    regex = pattern["Regex"]
     return {
         "split": SCANNERS.get(regex, -1),
         "pattern": regex,
         "add_prefix_space": prefix,
         "prefix_each_piece": True,
+        "pre_splits": list(pre_splits),
     }
 
 

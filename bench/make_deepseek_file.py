@@ -1,0 +1,59 @@
+"""A DeepSeek V3 / R1 style tokenizer.json for bench/tokenizer_json.py (no DeepSeek file is in
+../shared/vocab/hf): a byte-level BPE of 32000 tokens trained by HF tokenizers on shuffled
+lines of each corpus of ../shared/corpus, with DeepSeek V3's pre-tokenizer exactly (a Sequence of
+Split(Regex "\\p{N}{1,3}"), Split(Regex "[一-龥\\u3040-ゟ゠-ヿ]+"), Split(Regex <its main pattern>),
+all Isolated, then ByteLevel(add_prefix_space=false, use_regex=false)), the ByteLevel decoder and
+DeepSeek's begin/end of sentence tokens. tokenforge runs it on the fused byte_level_hf_bpe kernel
+(pre_tokenizers/split_sequence.h).
+
+    python bench/make_deepseek_file.py OUT_FOLDER
+    python bench/tokenizer_json.py --folders OUT_FOLDER --corpus ...
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+from pathlib import Path
+
+from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers, trainers
+
+from tokenforge.pipeline.fused_hf_bpe import DEEPSEEK_CJK, DEEPSEEK_DIGITS, DEEPSEEK_V3
+
+CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
+
+
+def main() -> None:
+    out = Path(sys.argv[1])
+    out.mkdir(parents=True, exist_ok=True)
+    corpus = CORPUS if CORPUS.exists() else Path("/work/shared/corpus")
+    lines: list[str] = []
+    rng = random.Random(19)
+    for path in sorted(corpus.rglob("*.txt")):
+        text = path.read_bytes()[:3_000_000].decode("utf-8", "ignore").splitlines(keepends=True)
+        rng.shuffle(text)
+        lines.extend(text[:20000])
+    rng.shuffle(lines)
+    tok = Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.Sequence(
+        [
+            pre_tokenizers.Split(Regex(DEEPSEEK_DIGITS), behavior="isolated", invert=False),
+            pre_tokenizers.Split(Regex(DEEPSEEK_CJK), behavior="isolated", invert=False),
+            pre_tokenizers.Split(Regex(DEEPSEEK_V3), behavior="isolated", invert=False),
+            pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
+        ]
+    )
+    tok.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(
+        vocab_size=32000,
+        special_tokens=["<｜begin▁of▁sentence｜>", "<｜end▁of▁sentence｜>"],
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        show_progress=False,
+    )
+    tok.train_from_iterator(lines, trainer)
+    tok.save(str(out / "tokenizer.json"))
+    print(f"{out / 'tokenizer.json'}: {tok.get_vocab_size()} tokens from {len(lines)} lines")
+
+
+if __name__ == "__main__":
+    main()

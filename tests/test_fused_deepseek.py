@@ -1,0 +1,214 @@
+"""DeepSeek V3 / R1 style tokenizer.json files on the fused byte-level BPE kernel
+(pipelines/byte_level_hf_bpe.h with pre_tokenizers/split_sequence.h): a Sequence of three
+Isolated Splits (digit runs of at most 3, CJK and kana runs, DeepSeek's main pattern) then
+ByteLevel(use_regex=false). A small BPE trained by HF tokenizers with that exact pre-tokenizer
+must give HF's ids, tokens, offsets, word ids and decode, on samples and hypothesis strings; a
+near-miss sequence stays on the staged pipeline."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from hf_trio import Trio
+from tokenforge import Tokenizer
+from tokenforge.pipeline.compile import kernel_of
+from tokenforge.pipeline.fused_hf_bpe import DEEPSEEK_CJK, DEEPSEEK_DIGITS, DEEPSEEK_V3, fused_description
+
+tokenizers = pytest.importorskip("tokenizers")
+
+TRAINING = [
+    "The year 2024 had 365 days; 1234567 is a number, and so is 3.14159.",
+    "def encode(self, text: str) -> list[int]:\n    return [ord(c) for c in text]  # 42\n",
+    "日本語のテキストです。カタカナとひらがなを混ぜた文章、そして漢字。",
+    "深度求索是一家人工智能公司，成立于2023年。我们的模型很好！",
+    "Привет мир! Ça va? Ünïcödé wörds, ١٢٣٤ and ۱۲۳ digits.",
+    "    indented\tcode {x: 1, y: [2, 3]}\r\n\r\n  // comment ==> !== ???",
+    "emoji 👍🏽 and 𝔘𝔫𝔦𝔠𝔬𝔡𝔢, ½ ¾ Ⅻ ① numbers",
+    "https://example.com/path?q=1&r=22#frag 'quoted' \"double\" it's we'll",
+]
+
+SAMPLES = [
+    "",
+    " ",
+    "  \n  ",
+    "\n\n",
+    "a\n \n  ",
+    "x  \r\n\t ",
+    "1 12 123 1234 12345 123456 1234567 ١٢٣٤٥ ½¾① Ⅻ",
+    "abc123def4567ghi",
+    "日本語のテキスト、です。 Привет мир",
+    "カタカナ123漢字abcひらがな ゟ゠ヿ\u3040 龥龦 〇一",
+    "深度求索2023年成立，DeepSeek-V3 模型。",
+    "tab\there  \u3000 \u00a0nbsp\u2028x",
+    "emoji 👍🏽 and 𝔘𝔫𝔦𝔠𝔬𝔡𝔢",
+    "<|endoftext|>hello world<|endoftext|>  hello world  <|fim|>",
+    "def f(x):\n    return x**2 + 10000 // 7  # ok\r\n",
+    "!Hello ,World .x ...abc ((a)) 'it's",
+    "a" * 300 + " " + "日本" * 200 + " " * 100 + "x" + "1" * 50 + "\n" * 20 + "  ",
+    "e\u0301 cafe\u0301 \u0301\u0301abc",
+]
+
+TEXT = st.lists(
+    st.one_of(
+        st.characters(blacklist_categories=("Cs",)),
+        st.sampled_from(
+            [
+                *" \t\n\r  ,.!'-_(#abcXYZ0123456789٣½日本語かカ一龥ゟ゠ヿ\u3040\u0301\u00a0\u3000👍",
+                "1234",
+                "12345678",
+                "'s",
+                "<|endoftext|>",
+                "hello world",
+            ]
+        ),
+    ),
+    max_size=40,
+).map("".join)
+
+
+def deepseek_doc(digits: str = DEEPSEEK_DIGITS, add_prefix_space: bool = False) -> dict[str, Any]:
+    from tokenizers import AddedToken, Regex, decoders, models, pre_tokenizers, trainers
+
+    tok = tokenizers.Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.Sequence(
+        [
+            pre_tokenizers.Split(Regex(digits), behavior="isolated", invert=False),
+            pre_tokenizers.Split(Regex(DEEPSEEK_CJK), behavior="isolated", invert=False),
+            pre_tokenizers.Split(Regex(DEEPSEEK_V3), behavior="isolated", invert=False),
+            pre_tokenizers.ByteLevel(add_prefix_space=add_prefix_space, use_regex=False),
+        ]
+    )
+    tok.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(
+        vocab_size=1200,
+        special_tokens=["<|endoftext|>", "<|fim|>"],
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        show_progress=False,
+    )
+    tok.train_from_iterator(TRAINING * 20, trainer)
+    tok.add_tokens([AddedToken("hello world", normalized=False)])
+    return json.loads(tok.to_str())
+
+
+_TRIOS: dict[bool, Trio] = {}
+
+
+def trio(tmp_path_factory, add_prefix_space: bool = False) -> Trio:
+    if add_prefix_space not in _TRIOS:
+        doc = deepseek_doc(add_prefix_space=add_prefix_space)
+        _TRIOS[add_prefix_space] = Trio(doc, tmp_path_factory.mktemp("deepseek") / "tokenizer.json")
+    return _TRIOS[add_prefix_space]
+
+
+@pytest.mark.parametrize("add_prefix_space", [False, True])
+def test_the_file_runs_on_the_fused_kernel(tmp_path_factory, add_prefix_space):
+    t = trio(tmp_path_factory, add_prefix_space)
+    assert t.kernel.name == "byte_level_hf_bpe"
+    d = fused_description(t.spec)
+    assert d is not None and d["pre_splits"] == [1, 2] and d["pattern"] == DEEPSEEK_V3
+    path = tmp_path_factory.mktemp("deepseek_file") / "tokenizer.json"
+    path.write_text(json.dumps(deepseek_doc()))
+    assert Tokenizer.from_file(path).kernel == "byte_level_hf_bpe"
+
+
+@pytest.mark.parametrize("add_prefix_space", [False, True])
+def test_fused_equals_hf_on_samples(tmp_path_factory, add_prefix_space):
+    t = trio(tmp_path_factory, add_prefix_space)
+    for text in [*SAMPLES, *TRAINING]:
+        t.check(text)
+    t.check(SAMPLES[6], SAMPLES[9])
+
+
+def test_digit_runs_of_every_length(tmp_path_factory):
+    t = trio(tmp_path_factory)
+    for n in range(1, 14):
+        for digit in "7٣½":
+            run = digit * n
+            for text in (run, "x" + run, run + "日本", "日" + run + "カ", " " + run + " ", "ab" + run + "cd"):
+                t.check(text)
+
+
+@pytest.mark.parametrize("add_prefix_space", [False, True])
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=TEXT, pair=st.none() | TEXT)
+def test_fused_equals_hf_on_any_text(tmp_path_factory, add_prefix_space, text, pair):
+    trio(tmp_path_factory, add_prefix_space).check(text, pair)
+
+
+def test_pieces_are_hf_pre_tokenizer_pieces(tmp_path_factory):
+    t = trio(tmp_path_factory)
+    for text in [*SAMPLES, *TRAINING]:
+        if "<|" in text or "hello world" in text:
+            continue
+        want = [p for p, _ in t.hf.pre_tokenizer.pre_tokenize_str(text)]
+        got = ["".join(_byte_chars()[b] for b in piece) for piece, _ in t.fused.pieces(text)]
+        assert got == want, text
+
+
+def _byte_chars() -> tuple[str, ...]:
+    from tokenforge.pipeline.fused_hf_bpe import BYTE_CHARS
+
+    return BYTE_CHARS
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda parts: parts[0]["pattern"].update(Regex=r"\p{N}{1,4}"),
+        lambda parts: parts[1]["pattern"].update(Regex="[一-龥]+"),
+        lambda parts: parts[0].update(behavior="Removed"),
+        lambda parts: parts.insert(0, parts.pop(1)),
+        lambda parts: parts.pop(0),
+    ],
+)
+def test_near_misses_stay_staged(tmp_path_factory, change):
+    t = trio(tmp_path_factory)
+    pre = json.loads(json.dumps(t.spec.pre_tokenizer))
+    change(pre["pretokenizers"])
+    spec = dataclasses.replace(t.spec, pre_tokenizer=pre)
+    assert fused_description(spec) is None
+    assert kernel_of(spec) == "staged"
+
+
+def test_bad_pre_splits_raise(tmp_path_factory):
+    from tokenforge import _core
+
+    d = fused_description(trio(tmp_path_factory).spec)
+    assert d is not None
+    with pytest.raises(ValueError, match="pre-split"):
+        _core.ByteLevelHfBpe(**{**d, "pre_splits": [1, 7]})
+    with pytest.raises(ValueError, match="prefix_each_piece"):
+        _core.ByteLevelHfBpe(**{**d, "prefix_each_piece": False})
+
+
+def test_pieces_on_every_code_point(tmp_path_factory):
+    # Every code point, in runs of 256 with digits and kana between: the built-in stages read
+    # \p{N} and the CJK class as Oniguruma does.
+    t = trio(tmp_path_factory)
+    chars = [chr(c) for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF]
+    for i in range(0, len(chars), 256):
+        text = "1カ".join("".join(chars[i + j : i + j + 64]) for j in range(0, 256, 64))
+        want = [p for p, _ in t.hf.pre_tokenizer.pre_tokenize_str(text)]
+        got = ["".join(_byte_chars()[b] for b in piece) for piece, _ in t.fused.pieces(text)]
+        assert got == want, hex(ord(chars[i]))
+
+
+def test_a_missing_stage_is_caught(tmp_path_factory):
+    # Without the CJK stage (or the digit stage) the pieces differ from HF's: the checks see it.
+    from tokenforge import _core
+
+    t = trio(tmp_path_factory)
+    d = fused_description(t.spec)
+    assert d is not None
+    text = "日本語のテキストabc12345"
+    want = [p for p, _ in t.hf.pre_tokenizer.pre_tokenize_str(text)]
+    for stages in ([1], [2], []):
+        wrong = _core.ByteLevelHfBpe(**{**d, "pre_splits": stages})
+        got = ["".join(_byte_chars()[b] for b in piece) for piece, _ in wrong.pieces(text)]
+        assert got != want, stages
