@@ -26,6 +26,7 @@ from tokenforge.formats.gguf import unescape_rwkv
 from tokenforge.pipeline.compile import llama_clean_spaces
 
 gguf = pytest.importorskip("gguf")
+from test_gguf_models import _write  # noqa: E402  (one writer of test GGUF files)
 
 TEXT = st.lists(
     st.one_of(
@@ -34,17 +35,6 @@ TEXT = st.lists(
     ),
     max_size=40,
 ).map("".join)
-
-
-def _write(path: pathlib.Path, arch: str, fields: dict) -> pathlib.Path:
-    writer = gguf.GGUFWriter(str(path), arch)
-    for method, value in fields.items():
-        getattr(writer, method)(value)
-    writer.write_header_to_file()
-    writer.write_kv_data_to_file()
-    writer.write_tensors_to_file()
-    writer.close()
-    return path
 
 
 def _samples(chars: int = 2000) -> list[str]:
