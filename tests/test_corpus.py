@@ -21,10 +21,8 @@ import pytest
 from tokenforge import get_encoding
 from tokenforge.cli import main
 from tokenforge.corpus import CorpusError, Manifest, tokenize_files, verify
-from tokenforge.corpus.tokenize import KILL_ENV
 
 DATA = pathlib.Path(__file__).parent / "data"
-SRC = pathlib.Path(__file__).resolve().parent.parent / "src"
 
 LINES = [
     "Hello world",
@@ -199,15 +197,29 @@ def test_same_bytes_for_any_worker_count_and_executor(tmp_path):
     assert _shard_bytes(one) == _shard_bytes(procs)
 
 
+# Runs tokenize_files in a fresh interpreter that kills itself (SIGKILL) at the N-th shard:
+# "journal:N" right after the shard is journaled, "rename:N" after it is renamed into place but
+# before the journal records it (the journal's record is wrapped to do so).
+_KILLED = """
+import os, signal
+from tokenforge.corpus import tokenize, tokenize_files
+stage, n = {when!r}.split(":")
+record, calls = tokenize.Journal.record, [0]
+def killing_record(self, entry):
+    calls[0] += 1
+    if stage == "rename" and calls[0] == int(n):
+        os.kill(os.getpid(), signal.SIGKILL)
+    record(self, entry)
+    if stage == "journal" and calls[0] == int(n):
+        os.kill(os.getpid(), signal.SIGKILL)
+tokenize.Journal.record = killing_record
+tokenize_files({text!r}, {out!r}, "cl100k_base", **{kw!r})
+"""
+
+
 def _killed_run(tmp_path, out: pathlib.Path, when: str, **kw) -> subprocess.CompletedProcess[str]:
-    code = (
-        "import sys; from tokenforge.corpus import tokenize_files\n"
-        f"tokenize_files({str(tmp_path / 'a.txt')!r}, {str(out)!r}, 'cl100k_base', **{kw!r})\n"
-    )
-    env = {**os.environ, KILL_ENV: when, "PYTHONPATH": os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")])}
-    return subprocess.run(
-        [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120, check=False
-    )
+    code = _KILLED.format(when=when, text=str(tmp_path / "a.txt"), out=str(out), kw=kw)
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False)
 
 
 @pytest.mark.parametrize("when", ["journal:2", "rename:3"])

@@ -34,10 +34,6 @@ from .worker import describe, encode_unit, separator_id, tokenizer_for, vocab_si
 DEFAULT_SHARD_TOKENS = 100_000_000
 DEFAULT_UNIT_BYTES = 2 << 20
 
-# Test hook: "journal:N" kills the process (SIGKILL) right after the N-th shard is journaled,
-# "rename:N" right after it is renamed into place and before it is journaled.
-KILL_ENV = "TOKENFORGE_CORPUS_TEST_KILL"
-
 
 def _choose_dtype(dtype: Any, n_vocab: int) -> str:
     import numpy as np
@@ -50,14 +46,6 @@ def _choose_dtype(dtype: Any, n_vocab: int) -> str:
     if name == "uint16" and n_vocab > 1 << 16:
         raise CorpusError(f"dtype uint16 cannot hold this vocabulary's {n_vocab} ids; use uint32 (or leave dtype out)")
     return name
-
-
-def _kill_hook(stage: str, shards_done: int) -> None:
-    spec = os.environ.get(KILL_ENV, "")
-    if spec and spec == f"{stage}:{shards_done}":
-        import signal
-
-        os.kill(os.getpid(), signal.SIGKILL)
 
 
 def tokenize_files(
@@ -219,7 +207,6 @@ class _Run:
         self.writer = None
         st = self.state
         st.shards.append(entry)
-        _kill_hook("rename", len(st.shards))
         self.journal.record(
             {
                 "shard": entry,
@@ -232,7 +219,6 @@ class _Run:
             }
         )
         self.pending_units, self.pending_skips = [], []
-        _kill_hook("journal", len(st.shards))
 
     def go(self, pool: Executor, ref: Any, on_error: str, window: int) -> None:
         from ..progress import Progress
