@@ -798,7 +798,8 @@ def gguf_file(path, tokens=None, **ids):
         ({"tokens": ["[UNK]", "a", "a", "[CLS]", "[SEP]"]}, "tokenizer.ggml.tokens[2]"),
         ({"tokens": ["[UNK]", "", "[CLS]", "[SEP]"]}, "tokenizer.ggml.tokens[1]"),
         ({"tokens": ["[UNK]", "[CLS] x", "[CLS]", "[SEP]"], "bos": 1}, "tokenizer.ggml.bos_token_id"),
-        ({"model": "rwkv"}, "tokenizer.ggml.model"),
+        ({"model": "no_such_model"}, "tokenizer.ggml.model"),
+        ({"model": "rwkv"}, "tokenizer.ggml.tokens"),  # an rwkv vocabulary without the byte tokens
         ({"model": "gpt2"}, "tokenizer.ggml.merges"),
         ({"model": "llama", "unk": 10**6}, "tokenizer.ggml.unknown_token_id"),
     ],
