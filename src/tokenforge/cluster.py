@@ -58,7 +58,9 @@ def connect(
             raise ValueError("n_workers applies to a local cluster, not to one at an address: leave one of them out")
         return distributed.Client(address, **kwargs)
     if n_workers is None:
-        n_workers = os.cpu_count() or 1
+        from .threads import default_threads
+
+        n_workers = default_threads()
     if isinstance(n_workers, bool) or not isinstance(n_workers, int) or n_workers < 1:
         raise ValueError(f"n_workers must be an int >= 1, got {n_workers!r}")
     kwargs.setdefault("dashboard_address", None)  # no web server: nothing to serve, no port to take
