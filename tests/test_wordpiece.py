@@ -371,14 +371,14 @@ def test_gguf_bert_tokenizer(tmp_path):
     assert tok.encode(text).ids == tokenforge.Tokenizer.from_file(BERT_VOCAB, wpm=True).encode(text).ids
 
     other = tmp_path / "llama.gguf"
-    writer = gguf.GGUFWriter(str(other), "rwkv")
-    writer.add_tokenizer_model("rwkv")
+    writer = gguf.GGUFWriter(str(other), "bogus")
+    writer.add_tokenizer_model("bogus")
     writer.add_token_list(["<unk>", "a"])
     writer.write_header_to_file()
     writer.write_kv_data_to_file()
     writer.write_tensors_to_file()
     writer.close()
-    with pytest.raises(ValueError, match="tokenizer model 'rwkv' is not supported yet"):
+    with pytest.raises(ValueError, match="tokenizer model 'bogus' is not supported yet"):
         tokenforge.Tokenizer.from_file(other)
     (tmp_path / "junk.gguf").write_bytes(b"not a gguf file at all")
     with pytest.raises(ValueError, match="not a readable GGUF file"):
