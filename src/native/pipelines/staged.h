@@ -124,9 +124,7 @@ class StagedPipeline {
       trim_offsets(*e);
       for (Encoded& part : e->overflowing) trim_offsets(part);
     }
-    PostProcessor rest = post;
-    rest.truncate = false;
-    return process_keeping_texts(rest, std::move(first), pair ? &second : nullptr, add_special);
+    return process_keeping_texts(post, std::move(first), pair ? &second : nullptr, add_special, true);
   }
 
   // The model's tokens for one text, before post-processing.

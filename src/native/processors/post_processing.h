@@ -274,8 +274,9 @@ struct PostProcessor {
   }
 
   // Truncates, applies the template and pads one encoding (a batch pads again to its longest).
-  Encoded process(Encoded a, Encoded* b, bool add_special) const {
-    if (truncate) truncate_pair(a, b, add_special);
+  // `truncated`: the caller has run truncate_pair already (a kernel that works on the parts).
+  Encoded process(Encoded a, Encoded* b, bool add_special, bool truncated = false) const {
+    if (truncate && !truncated) truncate_pair(a, b, add_special);
     if (b || !default_process) {  // HF's set_sequence_id, on each text (and its overflowing parts)
       set_sequence(a, 0, !default_process);
       if (b) set_sequence(*b, 1, !default_process);
@@ -424,14 +425,15 @@ struct PostProcessor {
 
 // post.process over one text or a pair, keeping the texts of the rows not shown by their names
 // (Encoded::texts; the second text's as sequence 1).
-inline Encoded process_keeping_texts(const PostProcessor& post, Encoded a, Encoded* b, bool add_special) {
+inline Encoded process_keeping_texts(const PostProcessor& post, Encoded a, Encoded* b, bool add_special,
+                                     bool truncated = false) {
   std::vector<TokenText> texts = std::move(a.texts);
   if (b)
     for (TokenText& t : b->texts) {
       t.sequence = 1;
       texts.push_back(std::move(t));
     }
-  Encoded out = post.process(std::move(a), b, add_special);
+  Encoded out = post.process(std::move(a), b, add_special, truncated);
   out.texts = std::move(texts);
   return out;
 }
