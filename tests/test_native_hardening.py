@@ -88,8 +88,9 @@ def bert_tokenizer(tmp_path_factory) -> tokenforge.Tokenizer:
 @LINUX_PROC
 def test_thread_start_refused_by_the_system_is_not_fatal():
     """With address space for only a few thread stacks, a batch asking for thousands of native
-    threads runs on those that start (it used to abort: "terminate called without an active
-    exception")."""
+    threads runs: on no more threads than cores, and on those the system starts (it used to
+    abort: "terminate called without an active exception"; later, with every requested thread
+    started, the last ones found no memory for their tables: std::bad_alloc)."""
     code = """
 import resource, tokenforge
 enc = tokenforge.get_encoding("cl100k_base")
