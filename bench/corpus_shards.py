@@ -13,6 +13,9 @@ the encoding loaded before the clock starts, on 1 thread and on every core:
 * ``tiktoken loop``      -- a plain Python loop: read each file, split it into the same documents,
   `tiktoken.encode_ordinary_batch` over batches of 1024, ids and <|endoftext|> appended to a
   list, each shard written with numpy.save when full (the same shard rule: documents whole);
+* ``tokenforge.corpus, units read in Python`` (with --python-reading) -- the same, with each
+  text unit decoded and cut into documents in Python (inputs.read_unit) and the documents'
+  str handed to encode_flat, as before the native cut (encode_text_unit);
 * ``tokenforge in-memory`` -- every document already in memory, one
   `Encoding.encode_ordinary_batch` call: the kernel alone, no reading, no output.
 
@@ -84,9 +87,12 @@ def child(args: argparse.Namespace) -> dict:
     threads = args.threads
     h = hashlib.sha256()
     out = Path(args.out)
-    if args.which == "pipeline":
+    if args.which in ("pipeline", "pipeline-python"):
         from tokenforge import get_encoding
-        from tokenforge.corpus import tokenize_files
+        from tokenforge.corpus import tokenize_files, worker
+
+        if args.which == "pipeline-python":  # the units read in Python, as before encode_text_unit
+            worker._encode_text_natively = lambda *a: None
 
         get_encoding("cl100k_base").encode_ordinary("warm up")
         t0 = time.perf_counter()
@@ -199,8 +205,13 @@ def main() -> None:
     p.add_argument("--shard-tokens", type=int, default=4_000_000)
     p.add_argument("--threads", type=int, default=os.cpu_count() or 1, help="'all cores' (default: os.cpu_count())")
     p.add_argument("--json", metavar="PATH")
-    p.add_argument("--child", choices=("pipeline", "tiktoken", "memory"), help=argparse.SUPPRESS)
-    p.add_argument("--subset", default="all", help=argparse.SUPPRESS)
+    p.add_argument(
+        "--python-reading",
+        action="store_true",
+        help="also time the pipeline reading and splitting text units in Python (as before the native cut)",
+    )
+    p.add_argument("--subset", default="all", choices=("all", "man"), help="all: the whole corpus; man: man/ only")
+    p.add_argument("--child", choices=("pipeline", "pipeline-python", "tiktoken", "memory"), help=argparse.SUPPRESS)
     p.add_argument("--out", help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.child:
@@ -214,16 +225,22 @@ def main() -> None:
     try:
         rows = []
         for threads in sorted({1, args.threads}):
-            for which in ("pipeline", "tiktoken", "memory"):
-                r = run_child(which, threads, "all", args)
+            kinds = ("pipeline", "pipeline-python") if args.python_reading else ("pipeline",)
+            for which in (*kinds, "tiktoken", "memory"):
+                r = run_child(which, threads, args.subset, args)
                 rows.append(r)
-                print(f"{which:9} {threads}T {r['mb_s']:8.2f} MB/s  {r['peak_rss_mb']:7.0f} MB RSS", flush=True)
+                print(f"{which:15} {threads}T {r['mb_s']:8.2f} MB/s  {r['peak_rss_mb']:7.0f} MB RSS", flush=True)
         small = run_child("pipeline", args.threads, "man", args)
         print(f"pipeline on man/ only: {small['peak_rss_mb']:.0f} MB RSS", flush=True)
     finally:
         ctx.close()
     ref = rows[0]["ids_sha256"]
-    names = {"pipeline": "tokenforge.corpus", "tiktoken": "tiktoken loop", "memory": "tokenforge in-memory batch"}
+    names = {
+        "pipeline": "tokenforge.corpus",
+        "pipeline-python": "tokenforge.corpus, units read in Python",
+        "tiktoken": "tiktoken loop",
+        "memory": "tokenforge in-memory batch",
+    }
     print(
         f"\n{platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}; "
         f"{ref and rows[0]['bytes'] / MB:.1f} MB, split={args.split}, {rows[0]['documents']:,} documents, "

@@ -748,3 +748,8 @@ def encode_flat(encoder: Encoder, texts: object, separator: int, threads: int = 
     """
     Documents encoded by `encoder` (an Encoder) into one uint32 array, each followed by `separator` (-1: none), with each one's token count and UTF-8 size (uint64 arrays); for tokenforge.corpus.
     """
+
+def encode_text_unit(encoder: Encoder, data: bytes, split: str, separator: int, threads: int = 1) -> object:
+    """
+    The documents of `data` (the UTF-8 bytes of a text file's work unit), cut as `split` says (line, paragraph or document) and encoded as encode_flat encodes them; None when `data` is not strict UTF-8; for tokenforge.corpus.
+    """

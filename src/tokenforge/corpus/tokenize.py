@@ -10,8 +10,10 @@ in flight and the document index of one shard, not by the corpus.
 
 The default executor is a thread pool of `workers` threads: the native encoder releases the
 GIL, so threads encode in parallel while sharing one loaded tokenizer, and a unit's ids come
-back without pickling or copying. Reading, UTF-8 decoding and splitting hold the GIL but cost
-little beside encoding (JSON parsing costs more). Any `concurrent.futures.Executor` may be
+back without pickling or copying. A text unit read by an Encoding is checked, cut into documents
+and encoded in one native call without the GIL (worker.py), so while a worker encodes, this
+thread takes the results before it into shards: on one worker, writing overlaps encoding. JSONL,
+Parquet and other tokenizers read in Python, holding the GIL (JSON parsing costs the most). Any `concurrent.futures.Executor` may be
 given instead (a process pool, `dask.distributed.Client(...).get_executor()`); see worker.py for
 what its workers receive and return.
 """

@@ -10,7 +10,11 @@ straight into one NumPy array, `_core.encode_flat` in python/bind_corpus.cpp), a
 all documents back to back, each followed by the separator (a uint32 NumPy array, which
 pickles as its bytes), or, when `parts_dir` is given (a folder every worker can write, such as
 the output folder on a shared file system), written there as `unit_NNNNNNNN.ids` (raw native
-uint32, atomically) with `UnitResult.ids` left None.
+uint32, atomically) with `UnitResult.ids` left None. A text unit read by an Encoding skips the
+Python reading altogether: its bytes go to one native call (`_core.encode_text_unit`) that checks
+the UTF-8, cuts the documents and encodes them without the GIL, so on one worker the only
+Python left per unit is a file read; bytes that are not UTF-8 fall back to read_unit, which
+reports the bad documents.
 
 A tokenizer reference is a named encoding or tokenizer (`cl100k_base`), a tokenizer file path,
 or a loaded `Encoding`/`Tokenizer` (pickled to a remote worker; both pickle). `tokenizer_for()`
@@ -207,17 +211,39 @@ def encode_documents(tok: Any, docs: list[str], separator: int | None, threads: 
     return ids, counts, sizes
 
 
+def _encode_text_natively(tok: Any, unit: Unit, separator: int | None) -> tuple[Any, Any, Any] | None:
+    """encode_documents(tok, read_unit(unit)[0], separator) for a text unit read by an Encoding
+    with a native scanner, done in one native call from the unit's bytes (_core.encode_text_unit
+    cuts the documents as inputs._documents does, without the GIL and without a str per
+    document); None for other units and tokenizers, and for bytes that are not UTF-8 (read_unit
+    then reports the bad records)."""
+    if unit.kind != "text" or not _is_encoding(tok) or tok._regex is not None:
+        return None
+    from .. import _core
+
+    with open(unit.path, "rb") as f:
+        f.seek(unit.start)
+        data = f.read(unit.end - unit.start)
+    flat: Any = _core.encode_text_unit(tok._core, data, unit.split, -1 if separator is None else separator)
+    return flat
+
+
 def encode_unit(
     unit: Unit, tokenizer_ref: Any, separator: int | None, on_error: str = "skip", parts_dir: str | None = None
 ) -> UnitResult:
     """Read, check and encode one unit (see the module's prose). With on_error="raise", the first
     bad record raises CorpusError naming its file and line."""
-    docs, bad = read_unit(unit)
-    if bad and on_error == "raise":
-        b = bad[0]
-        raise CorpusError(f"{b.where()}: {b.reason} (on_error='skip' / --on-error skip skips such records)")
     tok = tokenizer_for(tokenizer_ref)
-    ids, counts, sizes = encode_documents(tok, docs, separator)
+    flat = _encode_text_natively(tok, unit, separator)
+    if flat is not None:
+        ids, counts, sizes = flat
+        bad: list[BadRecord] = []
+    else:
+        docs, bad = read_unit(unit)
+        if bad and on_error == "raise":
+            b = bad[0]
+            raise CorpusError(f"{b.where()}: {b.reason} (on_error='skip' / --on-error skip skips such records)")
+        ids, counts, sizes = encode_documents(tok, docs, separator)
     if parts_dir is None:
         return UnitResult(unit.number, counts, sizes, bad, ids)
     path = part_path(parts_dir, unit.number)
