@@ -20,9 +20,10 @@ the encoding loaded before the clock starts, on 1 thread and on every core:
   `Encoding.encode_ordinary_batch` call: the kernel alone, no reading, no output.
 
 MB/s counts the input files' bytes. Every row's id stream (documents with their separators, in
-order) is hashed and compared with tokenize_files' shards. "peak RSS" is ru_maxrss of the
-process; a row over the man pages alone (16 MB) shows how the pipeline's memory grows with the
-corpus (it should not). See bench/README.md.
+order) is hashed and compared with tokenize_files' shards. "CPU s" is the process's CPU time
+(every thread) over the timed part: on a busy machine it shows the work apart from the wait for
+a core. "peak RSS" is ru_maxrss of the process; a row over the man pages alone (16 MB) shows
+how the pipeline's memory grows with the corpus (it should not). See bench/README.md.
 """
 
 from __future__ import annotations
@@ -69,6 +70,12 @@ def _documents(files: list[str], split: str):
         yield from ([text] if split == "document" else _documents(text, split))
 
 
+def _cpu() -> float:
+    """This process's CPU seconds so far (every thread, user and system)."""
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+
+
 def _stream_hash(h, ids) -> None:
     import numpy as np
 
@@ -95,11 +102,11 @@ def child(args: argparse.Namespace) -> dict:
             worker._encode_text_natively = lambda *a: None
 
         get_encoding("cl100k_base").encode_ordinary("warm up")
-        t0 = time.perf_counter()
+        c0, t0 = _cpu(), time.perf_counter()
         m = tokenize_files(
             files, out, "cl100k_base", split=args.split, shard_tokens=args.shard_tokens, workers=threads, progress=False
         )
-        wall = time.perf_counter() - t0
+        wall, cpu_s = time.perf_counter() - t0, _cpu() - c0
         for i in range(len(m.shards)):
             _stream_hash(h, m.load_shard(i)[0])
         tokens, docs = m.tokens, m.documents
@@ -109,7 +116,7 @@ def child(args: argparse.Namespace) -> dict:
         enc = tiktoken.get_encoding("cl100k_base")
         enc.encode_ordinary("warm up")
         eot = enc.eot_token
-        t0 = time.perf_counter()
+        c0, t0 = _cpu(), time.perf_counter()
         shard: list[int] = []
         n_shards = tokens = docs = 0
 
@@ -139,7 +146,7 @@ def child(args: argparse.Namespace) -> dict:
         run_batch()
         if shard:
             flush()
-        wall = time.perf_counter() - t0
+        wall, cpu_s = time.perf_counter() - t0, _cpu() - c0
         for i in range(n_shards):
             _stream_hash(h, np.load(out / f"shard_{i:06d}.npy"))
     else:
@@ -148,9 +155,9 @@ def child(args: argparse.Namespace) -> dict:
         enc = get_encoding("cl100k_base")
         enc.encode_ordinary("warm up")
         documents = list(_documents(files, args.split))
-        t0 = time.perf_counter()
+        c0, t0 = _cpu(), time.perf_counter()
         rows = enc.encode_ordinary_batch(documents, num_threads=threads)
-        wall = time.perf_counter() - t0
+        wall, cpu_s = time.perf_counter() - t0, _cpu() - c0
         eot = enc.eot_token
         tokens, docs = sum(len(r) for r in rows), len(rows)
         for r in rows:
@@ -165,6 +172,7 @@ def child(args: argparse.Namespace) -> dict:
         "tokens": tokens,
         "documents": docs,
         "ids_sha256": h.hexdigest(),
+        "cpu_s": cpu_s,
         "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
     }
 
@@ -246,17 +254,17 @@ def main() -> None:
         f"{ref and rows[0]['bytes'] / MB:.1f} MB, split={args.split}, {rows[0]['documents']:,} documents, "
         f"{rows[0]['tokens']:,} tokens\n"
     )
-    print("| threads | run | MB/s | pipeline ÷ run | peak RSS MB | ids equal |")
-    print("| ---: | --- | ---: | ---: | ---: | --- |")
+    print("| threads | run | MB/s | pipeline ÷ run | CPU s | peak RSS MB | ids equal |")
+    print("| ---: | --- | ---: | ---: | ---: | ---: | --- |")
     for r in rows:
         pipe = next(x for x in rows if x["which"] == "pipeline" and x["threads"] == r["threads"])
         print(
             f"| {r['threads']} | {names[r['which']]} | {r['mb_s']:.2f} | {pipe['mb_s'] / r['mb_s']:.2f}× | "
-            f"{r['peak_rss_mb']:.0f} | {'yes' if r['ids_sha256'] == ref else 'NO'} |"
+            f"{r['cpu_s']:.2f} | {r['peak_rss_mb']:.0f} | {'yes' if r['ids_sha256'] == ref else 'NO'} |"
         )
     print(
         f"| {small['threads']} | tokenforge.corpus, man/ only ({small['bytes'] / MB:.1f} MB) | {small['mb_s']:.2f} | | "
-        f"{small['peak_rss_mb']:.0f} | |"
+        f"{small['cpu_s']:.2f} | {small['peak_rss_mb']:.0f} | |"
     )
     if args.json:
         Path(args.json).write_text(json.dumps({"rows": rows, "man_only": small}, indent=1))

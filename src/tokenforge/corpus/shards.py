@@ -80,7 +80,7 @@ class ShardWriter:
         np = self.np
         self.starts.frombytes((np.asarray(starts, dtype=np.uint64) + np.uint64(self.tokens)).tobytes())
         data = np.ascontiguousarray(ids, dtype=self.dtype.newbyteorder("<"))
-        self.f.write(data.tobytes())
+        self.f.write(memoryview(data).cast("B"))  # the array's own bytes, not a copy
         self.tokens += len(data)
 
     def close(self) -> dict[str, Any]:
