@@ -275,8 +275,8 @@ class StagedPipeline {
   // HF's) and its piece; kNoToken for other models.
   uint32_t unk_id_ = kNoToken;
   std::string unk_piece_;
-  std::vector<std::pair<uint32_t, uint32_t>> spaces_;  // per id; empty: offsets not trimmed
-  std::vector<uint32_t> name_size_;                    // per id: the bytes of its name
+  std::vector<std::pair<uint32_t, uint32_t>> spaces_;     // per id; empty: offsets not trimmed
+  std::vector<uint32_t> name_size_;                       // per id: the bytes of its name
   std::vector<std::pair<uint32_t, std::string>> hidden_;  // (id, the model's text) where a name hides it
   bool trim_prefix_space_ = false;
   std::unique_ptr<Normalizer> normalizer_;
