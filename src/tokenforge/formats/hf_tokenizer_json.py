@@ -494,7 +494,7 @@ class _TokenizerJson:
             where = f"added_tokens[{k}]"
             f.obj(a, where)
             content = f.text(a.get("content"), f"{where}.content")
-            listed = f.integer(a.get("id"), f"{where}.id", 0, _UINT32_MAX - 1)
+            listed = f.integer(a.get("id"), f"{where}.id", 0, _UINT32_MAX)  # any u32: HF ignores it
             special = f.boolean(a.get("special", False), f"{where}.special")
             # HF's defaults where a flag is left out: false, and normalized = not special.
             flags = {
