@@ -58,6 +58,8 @@ LAYOUTS = {
     "vocab_token_at_another_tokens_id": lambda n, v, vi, w: [_entry(w[1], v, True, rstrip=True)],
     "new_content_at_vocab_id": lambda n, v, vi, w: [_entry(w[1], "<x>", True)],
     "vocab_token_special_then_plain": lambda n, v, vi, w: [_entry(vi, v, True), _entry(vi, v)],
+    # a special token matched by its normalized form: named and decoded by it, so decode keeps it
+    "special_normalized_changed": lambda n, v, vi, w: [_entry(n, "<X>", True, normalized=True), _entry(n + 1, "<y>")],
     "empty_content": lambda n, v, vi, w: [_entry(n, "", True), _entry(n, "<x>", True)],
     "far_id": lambda n, v, vi, w: [_entry(2**31, "<x>", True), _entry(7, "<y>")],
     "out_of_order": lambda n, v, vi, w: [_entry(n + 3, "<y>", True), _entry(n, "<x>", lstrip=True)],
