@@ -244,7 +244,14 @@ def test_vocabulary_with_an_id_gap(tmp_path, model, layout):
     path = _gap_file(tmp_path, model, GAP_LAYOUTS[layout])
     ref = hf.Tokenizer.from_file(path)
     ours = _load(path)
-    _compare(ours, ref, ["a <x> b d <y> c", "d<x>d", "a  <x>  d", "<y>"], f"{model}/{layout}")
+    texts = ["a <x> b d <y> c", "d<x>d", "a  <x>  d", "<y>"]
+    _compare(ours, ref, texts, f"{model}/{layout}")
+    out = tmp_path / "saved.json"
+    ours.save(out)
+    assert json.loads(out.read_text(encoding="utf-8"))["added_tokens"] == json.loads(ref.to_str())["added_tokens"]
+    again = hf.Tokenizer.from_file(str(out))
+    for text in texts:
+        assert again.encode(text).ids == ref.encode(text).ids, text
 
 
 def test_listed_ids_that_differ_warn(tmp_path):
