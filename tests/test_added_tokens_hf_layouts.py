@@ -22,6 +22,8 @@ import shutil
 import warnings
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from tokenforge import Tokenizer
 
@@ -335,3 +337,28 @@ def test_transformers_config_added_tokens_decoder(tmp_path, layout, decoder):
         ids = ref(text)["input_ids"]
         assert ours.encode(text).ids == ids, text
         assert ours.decode(ids) == ref.decode(ids, skip_special_tokens=True), text
+
+
+_MIXED: dict = {}
+
+
+def _mixed_pair(tmp_path_factory, kind: str, layout: str):
+    if (kind, layout) not in _MIXED:
+        path, _, word = _file(tmp_path_factory.mktemp("mixed"), kind, layout)
+        _MIXED[kind, layout] = (_load(path), hf.Tokenizer.from_file(path), word)
+    return _MIXED[kind, layout]
+
+
+PIECES = st.sampled_from(["<x>", "<y>", "<X>", " ", "  ", "\t", "\n", "a", "lo", "é", "日", "\u3000", "hello"])
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(PIECES, max_size=12).map("".join))
+def test_mixed_texts(tmp_path_factory, text):
+    for kind in ("byte_level_bpe", "wordpiece", "unigram", "staged_bpe"):
+        for layout in ("three_listings", "special_normalized_changed", "two_contents_one_id"):
+            ours, ref, word = _mixed_pair(tmp_path_factory, kind, layout)
+            for t in (text, text + word):
+                want, got = ref.encode(t), ours.encode(t)
+                assert (got.ids, got.tokens, got.offsets) == (want.ids, want.tokens, want.offsets), (kind, layout, t)
+                assert ours.decode(got.ids) == ref.decode(want.ids), (kind, layout, t)
