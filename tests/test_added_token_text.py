@@ -4,7 +4,8 @@ covers (tokenizer/added_vocabulary.rs, split_with_indices: the slice, the whites
 rstrip took in included), so Encoding.tokens holds e.g. "  <mask> " rather than "<mask>", and
 its offsets span that text (a ByteLevel post-processor with trim_offsets then trims the
 whitespace off the offsets, not off the token). Checked on every kernel that runs
-tokenizer.json files (fused byte_level_hf_bpe, fused spm_hf_bpe, fused wordpiece, staged), on
+tokenizer.json files (fused byte_level_hf_bpe, fused spm_hf_bpe, fused wordpiece, fused
+unigram_hf, staged), on
 pairs, truncated parts and batches, against HF on the same file.
 """
 
@@ -98,6 +99,15 @@ def _files(tmp_path) -> dict[str, tuple[str, str]]:
     train("wordpiece", wp, trainers.WordPieceTrainer(vocab_size=300, special_tokens=["[UNK]"]), "wordpiece", raw)
     train("wordpiece_norm", wp, trainers.WordPieceTrainer(vocab_size=300, special_tokens=["[UNK]"]), "staged")
 
+    unigram = HfTokenizer(models.Unigram())
+    unigram.pre_tokenizer = pre_tokenizers.Metaspace()
+    unigram.decoder = decoders.Metaspace()
+    unigram_trainer = trainers.UnigramTrainer(vocab_size=60, special_tokens=["<unk>"], unk_token="<unk>")
+    train("unigram", unigram, unigram_trainer, "unigram_hf", raw)
+    unigram_staged = HfTokenizer(models.Unigram())
+    unigram_staged.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+    train("unigram_staged", unigram_staged, unigram_trainer, "staged", raw)
+
     staged = HfTokenizer(models.BPE())
     staged.normalizer = normalizers.NFKC()
     staged.pre_tokenizer = pre_tokenizers.Whitespace()
@@ -110,7 +120,16 @@ def files(tmp_path_factory):
     return _files(tmp_path_factory.mktemp("added_text"))
 
 
-NAMES = ["byte_level", "byte_level_trim", "metaspace", "wordpiece", "wordpiece_norm", "staged"]
+NAMES = [
+    "byte_level",
+    "byte_level_trim",
+    "metaspace",
+    "wordpiece",
+    "wordpiece_norm",
+    "unigram",
+    "unigram_staged",
+    "staged",
+]
 
 
 def _check(ours, theirs, text, pair=None) -> None:

@@ -7,7 +7,9 @@ match is the special-token policy of `special.py`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
 
 from .arguments import UINT32_MAX, _check_bool, _check_int
 
@@ -66,3 +68,137 @@ class AddedToken:
             "normalized": self.normalized,
             "special": self.special,
         }
+
+
+@dataclass(frozen=True)
+class AddedExtras:
+    """What HF's AddedVocabulary holds beyond its tokens by id, after a tokenizer.json listed a
+    content twice or gave two contents one id (`AddedVocabulary` below builds it as HF does):
+    `contents`, content -> id of the added contents whose id now shows another token (HF's
+    added_tokens_map keeps them: token_to_id and get_vocab still give that id, but they are no
+    longer matched); `special`, the contents an earlier entry made special whose token is no
+    longer special (HF's special_tokens_set never forgets one: decode's skip_special_tokens
+    still drops the text, and split_special_tokens still leaves it as text); `hidden`, model
+    token -> id where an added token of another content took the id (a vocabulary with an id gap
+    below its size: HF names the id by the added token, but the model's own tokens of that id
+    still show the model's text, and get_vocab keeps them). HF's save writes only the tokens by
+    id, so `contents` and `special` do not survive a save."""
+
+    contents: Mapping[str, int] = field(default_factory=dict)
+    special: frozenset[str] = frozenset()
+    hidden: Mapping[str, int] = field(default_factory=dict)
+
+    def __bool__(self) -> bool:
+        return bool(self.contents or self.special or self.hidden)
+
+
+class AddedVocabulary:
+    """HF's AddedVocabulary.add_tokens (tokenizer/added_vocabulary.rs) over tokens already added:
+    each token added takes the id its content already has (as an added token, else in the
+    model's vocabulary), or else the next id, counted once per call from the model's size (its
+    number of entries) or past the highest added id where that is higher; it replaces whatever
+    token that id showed; a content added again with the same flags changes nothing, an empty
+    one is skipped. A file's added tokens are one such call (HF's deserializer ignores their
+    listed ids), and so is each Tokenizer.add_tokens."""
+
+    def __init__(
+        self,
+        tokens: Iterable[AddedToken],
+        extras: AddedExtras | None,
+        model_id: Callable[[str], int | None],
+        model_token: Callable[[int], str | None],
+        model_size: int,
+    ) -> None:
+        self.by_id: dict[int, AddedToken] = {a.id: a for a in tokens}  # HF's added_tokens_map_r
+        self.by_content: dict[str, int] = {
+            **(extras.contents if extras else {}),
+            **{a.content: a.id for a in self.by_id.values()},
+        }
+        self.special: set[str] = {a.content for a in self.by_id.values() if a.special} | set(
+            extras.special if extras else ()
+        )
+        self.model_id, self.model_token = model_id, model_token
+        top = max(self.by_id, default=None)
+        self.next_id = model_size if top is None or (top < model_size and model_size > 0) else top + 1
+
+    def add(self, content: str, special: bool, **flags: bool) -> int | None:
+        """Adds one token as HF does; its id, or None where HF skips it."""
+        if not content:
+            return None
+        i = self.by_content.get(content)
+        token = AddedToken(content, self.next_id if i is None else i, special, **flags)
+        if i is not None and self.by_id.get(i) == token:
+            return None
+        if i is None:
+            i = self.model_id(content)
+        if i is None:
+            i, self.next_id = self.next_id, self.next_id + 1
+        if token.id != i:
+            token = AddedToken(content, i, special, **flags)
+        self.by_content[content] = i
+        if special:
+            self.special.add(content)
+        self.by_id[i] = token
+        return i
+
+    def tokens(self) -> tuple[AddedToken, ...]:
+        """The tokens by id (HF's added_tokens_decoder, as its save lists them)."""
+        return tuple(sorted(self.by_id.values(), key=lambda a: a.id))
+
+    def extras(self) -> AddedExtras | None:
+        shown = {a.content for a in self.by_id.values()}
+        hidden = {}
+        for i, a in self.by_id.items():
+            own = self.model_token(i)
+            if own and own != a.content:
+                hidden[own] = i
+        extras = AddedExtras(
+            {c: i for c, i in self.by_content.items() if c not in shown},
+            frozenset(self.special - {a.content for a in self.by_id.values() if a.special}),
+            hidden,
+        )
+        return extras if extras else None
+
+
+@dataclass(frozen=True)
+class ConfigAddedToken:
+    """An entry of tokenizer_config.json's added_tokens_decoder, as transformers reads it
+    (tokenizers' AddedToken(**entry)): its id is the key's, which add_tokens ignores."""
+
+    content: str
+    special: bool = False
+    single_word: bool = False
+    lstrip: bool = False
+    rstrip: bool = False
+    normalized: bool = True
+
+
+def config_added_tokens(config: Mapping[str, Any], path: str) -> list[ConfigAddedToken]:
+    """The added_tokens_decoder of a tokenizer_config.json (`config`, read from `path`) in id
+    order, as transformers adds them over tokenizer.json's; [] where there is none. FormatError
+    naming the entry for what transformers cannot read."""
+    from .errors import FormatError
+
+    entries = config.get("added_tokens_decoder")
+    if entries is None:
+        return []
+    if not isinstance(entries, Mapping):
+        raise FormatError(path, "added_tokens_decoder", f"must be an object, got {type(entries).__name__}")
+    out = []
+    for key, entry in entries.items():
+        where = f"added_tokens_decoder[{key!r}]"
+        try:
+            index = int(key)
+        except ValueError:
+            raise FormatError(path, where, "the key must be a token id") from None
+        if not isinstance(entry, Mapping) or not isinstance(entry.get("content"), str):
+            raise FormatError(path, f"{where}.content", "must be a string")
+        special = entry.get("special", False)
+        flags = {"special": special, "normalized": entry.get("normalized", not special)}
+        for flag in ("single_word", "lstrip", "rstrip"):
+            flags[flag] = entry.get(flag, False)
+        for flag, value in flags.items():
+            if not isinstance(value, bool):
+                raise FormatError(path, f"{where}.{flag}", f"must be true or false, got {value!r}")
+        out.append((index, ConfigAddedToken(entry["content"], **flags)))
+    return [token for _, token in sorted(out, key=lambda item: item[0])]

@@ -26,6 +26,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from . import _core
+from .added_tokens import AddedExtras, AddedVocabulary, config_added_tokens
 from .added_tokens import AddedToken as AddedToken
 from .arguments import (
     INT64_MAX,
@@ -163,7 +164,7 @@ class Tokenizer:
             return self.__dict__[name]
         if name == "_vocab":
             with _gc_paused():
-                self.__dict__["_vocab"] = _vocab_of(self._token_of, self._spec.added_tokens)
+                self.__dict__["_vocab"] = _vocab_of(self._token_of, self._spec.added_tokens, self._spec.added_extras)
             return self.__dict__[name]
         extras = self._kernel.extras
         if name in extras:
@@ -378,7 +379,15 @@ class Tokenizer:
             from .formats import read_tokenizer_file
 
             spec = read_tokenizer_file(file)
-        return cls.from_spec(dataclasses.replace(spec, config=config), source=file)
+        tok = cls.from_spec(dataclasses.replace(spec, config=config), source=file)
+        if name == "tokenizer.json":
+            # transformers adds the config's added_tokens_decoder to the loaded file (every entry,
+            # by id, in one add_tokens call: TokenizersBackend.__init__), so its flags replace the
+            # file's where they differ.
+            tokens = config_added_tokens(config.config, os.path.join(folder, "tokenizer_config.json"))
+            if tokens:
+                tok._add(tokens, special=False)
+        return tok
 
     @property
     def config(self) -> Any:
@@ -611,7 +620,9 @@ class Tokenizer:
         """The number of tokens: the model's, and with_added_tokens the added tokens it lacks (HF's)."""
         if _check_bool(with_added_tokens, "with_added_tokens"):
             model = self._model_vocab()
-            return len(model) + sum(1 for a in self._spec.added_tokens if a.content not in model)
+            extras = self._spec.added_extras
+            contents = {a.content for a in self._spec.added_tokens} | set(extras.contents if extras else ())
+            return len(model) + sum(1 for c in contents if c not in model)
         return len(self._model_vocab())
 
     def get_vocab(self, with_added_tokens: bool = True) -> dict[str, int]:
@@ -661,11 +672,14 @@ class Tokenizer:
         # HF tokenizers on the file tokenforge saves for it; its own special tokens are added ones there).
         spec = tokenizer_json_form(self.spec)
         model = self._model_vocab(spec.model)
-        added = {a.id: a for a in spec.added_tokens}
-        by_content = {a.content: a.id for a in spec.added_tokens}
-        size = len(model)
-        top = max(added, default=None)
-        next_id = size if top is None or (top < size and size > 0) else top + 1
+        by_id: dict[int, str] = {}
+
+        def model_token(i: int) -> str | None:
+            if not by_id:
+                by_id.update((j, t) for t, j in model.items())
+            return by_id.get(i)
+
+        vocabulary = AddedVocabulary(spec.added_tokens, spec.added_extras, model.get, model_token, len(model))
         count = 0
         for token in tokens:
             content: Any
@@ -679,21 +693,12 @@ class Tokenizer:
                 flags = {k: getattr(token, k) for k in ("special", "single_word", "lstrip", "rstrip", "normalized")}
                 if special:
                     flags["special"] = True
-            if not content:
-                continue
-            i = by_content.get(content, model.get(content))
-            if i is None:
-                i, next_id = next_id, next_id + 1
-            new = AddedToken(content, i, **flags)
-            if added.get(i) == new and by_content.get(content) == i:
-                continue
-            old = added.get(i)
-            if old is not None and old.content != content:
-                by_content.pop(old.content, None)
-            added[i], by_content[content] = new, i
-            count += 1
+            if vocabulary.add(content, **flags) is not None:
+                count += 1
         if count:
-            rebuilt = Tokenizer.from_spec(dataclasses.replace(spec, added_tokens=tuple(added.values())))
+            rebuilt = Tokenizer.from_spec(
+                dataclasses.replace(spec, added_tokens=vocabulary.tokens(), added_extras=vocabulary.extras())
+            )
             self.__dict__.update(rebuilt.__dict__)
             for stale in self.__dict__.keys() - rebuilt.__dict__.keys():
                 del self.__dict__[stale]
@@ -809,12 +814,18 @@ class Tokenizer:
             )
 
 
-def _vocab_of(token_of: list[str], added: Sequence[AddedToken]) -> dict[str, int]:
+def _vocab_of(token_of: list[str], added: Sequence[AddedToken], extras: AddedExtras | None = None) -> dict[str, int]:
     """token -> id of every named id, the added tokens by their content (a normalized one is
-    named by its normalized content, as HF's id_to_token shows it)."""
+    named by its normalized content, as HF's id_to_token shows it), as HF's get_vocab: the
+    model's tokens (those an added token's name hides too), then every content HF's added
+    vocabulary maps (AddedExtras)."""
     renamed = {a.id for a in added if a.id < len(token_of) and token_of[a.id] != a.content}
     vocab = {t: i for i, t in enumerate(token_of) if t and i not in renamed}
+    if extras:
+        vocab.update(extras.hidden)
     vocab.update((a.content, a.id) for a in added)
+    if extras:
+        vocab.update(extras.contents)
     return vocab
 
 

@@ -94,6 +94,11 @@ class StagedPipeline {
     if (d.decoder.kind != OptionValue::Kind::kNull) decoder_ = make_decoder(d.decoder);
     name_size_.resize(d.names.size());
     for (size_t id = 0; id < d.names.size(); ++id) name_size_[id] = uint32_t(d.names[id].size());
+    // A vocabulary token whose id an added token names (HF gives an added token the next id
+    // after the vocabulary's count, which a BPE or WordLevel vocabulary with an id gap may use):
+    // the model's tokens of that id still show the model's text (HF's Token value).
+    for (const auto& [token, id] : d.vocab)
+      if (id < d.names.size() && d.names[id] != token) hidden_.emplace_back(id, token);
     if (d.trim_offsets) {
       trim_prefix_space_ = d.trim_add_prefix_space;
       spaces_.resize(d.names.size());
@@ -156,6 +161,8 @@ class StagedPipeline {
           const std::string covered = piece.text.text().substr(t.start, t.end - t.start);
           if (covered != unk_piece_) e.texts.push_back(TokenText{t.id, word, start, end, 0, covered});
         }
+        for (const auto& [id, token] : hidden_)  // empty for almost every file
+          if (t.id == id) e.texts.push_back(TokenText{t.id, word, start, end, 0, token});
       }
       ++word;
     }
@@ -268,8 +275,9 @@ class StagedPipeline {
   // HF's) and its piece; kNoToken for other models.
   uint32_t unk_id_ = kNoToken;
   std::string unk_piece_;
-  std::vector<std::pair<uint32_t, uint32_t>> spaces_;  // per id; empty: offsets not trimmed
-  std::vector<uint32_t> name_size_;                    // per id: the bytes of its name
+  std::vector<std::pair<uint32_t, uint32_t>> spaces_;     // per id; empty: offsets not trimmed
+  std::vector<uint32_t> name_size_;                       // per id: the bytes of its name
+  std::vector<std::pair<uint32_t, std::string>> hidden_;  // (id, the model's text) where a name hides it
   bool trim_prefix_space_ = false;
   std::unique_ptr<Normalizer> normalizer_;
   std::unique_ptr<PreTokenizer> pre_tokenizer_;

@@ -121,6 +121,8 @@ class UnigramHfPipeline {
         [&](const SpecialMatch& m) {
           const uint32_t start = in.char_of(m.pos);
           push_row(e.rows, m.id, start, in.char_of(m.pos + m.len - 1) + 1, word++);
+          // HF's token is the text matched: where lstrip / rstrip took whitespace in, not the name.
+          if (m.grown) e.rows.back().name = e.name_slot(std::string(reinterpret_cast<const char*>(s) + m.pos, m.len));
         });
     return e;
   }

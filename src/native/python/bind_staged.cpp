@@ -45,7 +45,7 @@ void bind_staged(nb::module_& m) {
             StagedDescription d;
             d.trim_offsets = trim_offsets;
             d.trim_add_prefix_space = trim_add_prefix_space;
-            if (trim_offsets) d.names = names;
+            d.names = names;  // the pipeline reads them as it is built (trimming, model tokens a name hides)
             d.normalizer = stage_of(normalizer, "normalizer", "normalizers");
             d.pre_tokenizer = stage_of(pre_tokenizer, "pre-tokenizer", "pretokenizers");
             d.decoder = stage_of(decoder, "decoder", "decoders");

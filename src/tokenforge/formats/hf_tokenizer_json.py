@@ -357,6 +357,7 @@ class _TokenizerJson:
             post,
             decoder,
             tuple(added),
+            added_extras=self.added_extras,
             options={} if self.trim_offsets is None else {"trim_offsets": self.trim_offsets},
             truncation=self.truncation(doc.get("truncation")),
             padding=self.padding(doc.get("padding")),
@@ -371,6 +372,7 @@ class _TokenizerJson:
         kind = m.get("type", "WordPiece")
         if kind == "Unigram":
             self.tokens = self.unigram_vocab(m.get("vocab"))
+            self.model_size = len(self.tokens)  # HF's get_vocab_size: its entries, a repeated piece too
             unk = m.get("unk_id")
             if unk is not None:
                 f.integer(unk, "model.unk_id", 0, len(self.tokens) - 1, what=" (an index of model.vocab)")
@@ -379,6 +381,7 @@ class _TokenizerJson:
             self.unsupported("model.type", kind, "WordPiece, BPE, WordLevel, Unigram")
         vocab = f.obj(m.get("vocab"), "model.vocab")
         self.tokens = self.vocab_tokens(vocab, gaps=kind != "WordPiece")
+        self.model_size = len(vocab)  # HF's get_vocab_size: the entries, not the top id
         if kind != "WordPiece":
             unk = m.get("unk_token")
             if unk is not None and f.text(unk, "model.unk_token") not in vocab and kind == "WordLevel":
@@ -463,37 +466,35 @@ class _TokenizerJson:
         return pieces
 
     def added_tokens(self, items: Any) -> list[Any]:
-        from ..added_tokens import AddedToken
+        """The added tokens as HF tokenizers holds them once it has read `items` (its
+        TokenizerImpl deserializer: one add_tokens call over the list, tokenizer/added_vocabulary.rs),
+        one token per id, by id. HF ignores a token's "id" (it only warns where it differs):
+        in the order listed, a token takes the id its content already has (as an added token, or
+        else in the model's vocabulary), or else the next id from the model's vocabulary size (its
+        count of entries, not its top id: below an id gap of a BPE or WordLevel vocabulary that
+        id may be a vocabulary token's, which the added token then names). A content listed again with other flags replaces the earlier entry (the
+        last one's flags hold); a token whose content got the id of another replaces that one;
+        an empty content is skipped. What HF keeps beyond the tokens by id (added_tokens.AddedExtras)
+        is set in self.added_extras. Warns where a
+        token's id is not the file's, as HF does."""
+        from ..added_tokens import AddedVocabulary
 
         f = self.f
+        self.added_extras = None
         if items is None:
             return []
         f.array(items, "added_tokens")
-        tokens, vocab_size = self.tokens, len(self.tokens)
-        limit = id_limit(vocab_size + len(items))
-        # HF ignores an added token's "id" when it loads a file: a token the vocabulary holds keeps
-        # the vocabulary's id, any other takes the next id after the vocabulary's entries (their
-        # count, not the top id), in the order listed. Where a file's id lies above the vocabulary
-        # and that order gives another id, the token is renumbered as HF renumbers it, with a warning.
-        next_id = sum(1 for t in tokens if t)
-        final: dict[str, int] = {}  # content -> the id it takes
-        by_id: dict[int, str] = {}
-        by_content: dict[str, int] = {}
-        # token -> id for the tokens that are also added tokens' contents (the last id of a repeated one)
-        contents = {a["content"] for a in items if isinstance(a, dict) and isinstance(a.get("content"), str)}
-        vocab = {t: i for i, t in enumerate(tokens) if t in contents}
-        added = []
+        tokens = self.tokens
+        model_id = {t: i for i, t in enumerate(tokens) if t}  # a repeated Unigram piece: its last id, as HF's
+        vocabulary = AddedVocabulary(
+            (), None, model_id.get, lambda i: tokens[i] if i < len(tokens) else None, self.model_size
+        )
+        warned: set[str] = set()
         for k, a in enumerate(items):
             where = f"added_tokens[{k}]"
             f.obj(a, where)
-            content = f.text(a.get("content"), f"{where}.content", nonempty=True)
-            i = f.integer(
-                a.get("id"),
-                f"{where}.id",
-                0,
-                limit - 1,
-                what=f" (below {limit}: twice the {vocab_size + len(items)} tokens the file defines, plus 65536)",
-            )
+            content = f.text(a.get("content"), f"{where}.content")
+            listed = f.integer(a.get("id"), f"{where}.id", 0, _UINT32_MAX)  # any u32: HF ignores it
             special = f.boolean(a.get("special", False), f"{where}.special")
             # HF's defaults where a flag is left out: false, and normalized = not special.
             flags = {
@@ -505,43 +506,22 @@ class _TokenizerJson:
                     ("normalized", not special),
                 )
             }
-            if i < vocab_size and tokens[i] and tokens[i] != content:
-                f.fail(
-                    f"{where}.id", f"added token {content!r} has id {i}, which the vocabulary gives to {tokens[i]!r}"
+            vocabulary.add(content, special, **flags)
+            i = vocabulary.by_content.get(content)
+            if i is not None and i != listed and content not in warned:
+                warned.add(content)
+                why = (
+                    "its id in the vocabulary"
+                    if model_id.get(content) == i
+                    else "the next id after the vocabulary and the added tokens before it"
                 )
-            if content in vocab and vocab[content] != i:
-                f.fail(
-                    f"{where}.id",
-                    f"added token {content!r} has id {i}, but the vocabulary gives it id {vocab[content]}",
+                warnings.warn(
+                    f"{self.path}: {where}.id: added token {content!r} is listed with id {listed}, but it "
+                    f"takes id {i}, {why} (as HF tokenizers renumbers it)",
+                    stacklevel=3,
                 )
-            if by_id.get(i, content) != content:
-                f.fail(f"{where}.id", f"id {i} is given to both {by_id[i]!r} and {content!r}")
-            if by_content.get(content, i) != i:
-                f.fail(f"{where}.id", f"added token {content!r} appears with ids {by_content[content]} and {i}")
-            if i in by_id:  # listed again: the same token (as HF, which adds a token once), or a contradiction
-                if AddedToken(content, final[content], special, **flags) not in added:
-                    f.fail(f"{where}.special", f"added token {content!r} is listed twice, with different flags")
-                continue
-            by_id[i], by_content[content], final[content] = content, i, i
-            if content not in vocab:
-                hf_id, next_id = next_id, next_id + 1
-                if hf_id != i:
-                    if hf_id < vocab_size and tokens[hf_id]:
-                        f.fail(
-                            f"{where}.id",
-                            f"added token {content!r} has id {i}; HF would give it id {hf_id}, which the "
-                            f"vocabulary gives to {tokens[hf_id]!r}",
-                        )
-                    warnings.warn(
-                        f"{self.path}: {where}.id: added token {content!r} is listed with id {i}, but it "
-                        f"takes id {hf_id}, the next id after the vocabulary and the added tokens before "
-                        "it (as HF tokenizers renumbers it)",
-                        stacklevel=2,
-                    )
-                    final[content] = hf_id
-            token = AddedToken(content, final[content], special, **flags)
-            added.append(token)
-        return added
+        self.added_extras = vocabulary.extras()
+        return list(vocabulary.tokens())
 
     # -- the pipeline around it ------------------------------------------------------------
 

@@ -41,6 +41,7 @@ from ..models.tekken import Tekken, special_token_policy
 from ..models.wordpiece import WordPiece
 from ..special import SpecialPolicy, SpecialSet
 from .spec import PipelineSpec
+from .staged import decode_special_ids, special_contents
 
 
 @dataclass(frozen=True)
@@ -114,6 +115,10 @@ def kernel_of(spec: PipelineSpec) -> str:
         return "sentencepiece"
     if _fused_wordpiece(spec) and not _normalized_added(spec):
         return "wordpiece"
+    if spec.added_extras is not None and spec.added_extras.hidden and spec.model is not None and _staged_runs(spec):
+        # An added token names an id the model's tokens also have: the staged pipeline shows
+        # those tokens by the model's text (pipelines/staged.h), as HF does.
+        return "staged"
     if set(spec.options) <= OPTIONS["byte_level_hf_bpe"] and not _normalized_added(spec):
         from .fused_hf_bpe import runs_fused
 
@@ -210,7 +215,7 @@ def _added_tokens_policy(
     ones are found but left as text, as HF's). `patterns`: a normalized token's normalized
     content, where the normalizer changes it."""
     policy = SpecialPolicy({a.content: a.id for a in spec.added_tokens}, spec.added_tokens, patterns)
-    matched = policy.names - {a.content for a in spec.added_tokens if a.special} if split_special else policy.names
+    matched = policy.names - special_contents(spec) if split_special else policy.names
     return policy, policy.allowed_matcher(frozenset(matched))
 
 
@@ -396,7 +401,7 @@ def _wordpiece(spec: PipelineSpec) -> Kernel:
             )
         token_of[added.id] = added.content
     policy, default_added = _added_tokens_policy(spec, split_special)
-    special_ids = sorted({a.id for a in spec.added_tokens if a.special})
+    special_ids = decode_special_ids(spec, token_of)
 
     rules = (spec.normalizer or BertNormalizer(False, False, False, False)).text_rules()
     native = _core.WordPiece(
@@ -528,12 +533,7 @@ def _staged(spec: PipelineSpec) -> Kernel:
         for a in spec.added_tokens:
             if a.content in patterns:
                 names[a.id] = patterns[a.content]
-        changed = {a.id for a in spec.added_tokens if a.content in patterns}
-        description = {
-            **description,
-            "names": names,
-            "special_ids": [i for i in description["special_ids"] if i not in changed],
-        }
+        description = {**description, "names": names, "special_ids": decode_special_ids(spec, names)}
         native = build()
     set_template(native, spec.post_processor)
     policy, default_added = _added_tokens_policy(spec, split_special, patterns)

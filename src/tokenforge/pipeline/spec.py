@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..added_tokens import AddedToken
+from ..added_tokens import AddedExtras, AddedToken
 
 
 @dataclass(frozen=True)
@@ -36,3 +36,6 @@ class PipelineSpec:
     # The model folder's settings around the tokenizer (chat_template.ModelConfig: special
     # tokens, chat templates, model_max_length, padding_side), or None; no stage reads them.
     config: Any = None
+    # What HF's added vocabulary holds beyond added_tokens after a file listed a content twice or
+    # gave two contents one id (added_tokens.AddedExtras), or None.
+    added_extras: AddedExtras | None = None

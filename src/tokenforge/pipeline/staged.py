@@ -79,8 +79,31 @@ def staged_description(spec: PipelineSpec) -> dict[str, Any]:
         "vocab": list(vocab.items()),
         "decoder": stage_components(spec.decoder, "decoder"),
         "names": names,
-        "special_ids": [t.id for t in spec.added_tokens if t.special],
+        "special_ids": decode_special_ids(spec, names),
     }
+
+
+def special_contents(spec: PipelineSpec) -> set[str]:
+    """HF's special_tokens_set: the contents of the special added tokens, and of any an earlier
+    entry of the file made special (added_tokens.AddedExtras.special)."""
+    special = {t.content for t in spec.added_tokens if t.special}
+    return special | spec.added_extras.special if spec.added_extras else special
+
+
+def decode_special_ids(spec: PipelineSpec, names: list[str]) -> list[int]:
+    """The ids decode's skip_special_tokens drops, as HF's decode (tokenizer/mod.rs): those whose
+    text (`names`, id_to_token's) is one of the special contents. A normalized special token
+    whose normalizer changed it is named by its normalized text, so it is kept (as in HF). Only
+    the ids an added content has can be so named (a vocabulary token of a special content's text
+    has the added token's id), so only those are looked at (not the whole vocabulary), but for a
+    Unigram vocabulary that repeats a special content's piece, whose earlier id HF drops too."""
+    special = special_contents(spec)
+    if not special:
+        return []
+    ids = {t.id for t in spec.added_tokens}
+    if spec.added_extras:
+        ids.update(spec.added_extras.contents.values())
+    return sorted(i for i in ids if i < len(names) and names[i] in special)
 
 
 def build_staged(spec: PipelineSpec) -> _core.Staged:
