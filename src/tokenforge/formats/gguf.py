@@ -14,8 +14,10 @@ read as llama.cpp reads it (src/llama-vocab.cpp, `llama_vocab::impl::load` and `
   charsmap, add_space_prefix, remove_extra_whitespaces), on the sentencepiece kernel.
 - "rwkv": the longest token at each position over the tokens' unescaped bytes (WordPiece's
   longest match over byte-level characters, on the staged pipeline);
-- "plamo2": the least-cost cut of llama.cpp's PLaMo-2 tokenizer (the GgufPlamo2 model).
-Others ("no_vocab", "hybriddna", ...) are refused with their name. Byte-level BPE files decode
+- "plamo2": the least-cost cut of llama.cpp's PLaMo-2 tokenizer (the GgufPlamo2 model);
+- "no_vocab" (or "none"): a model without a vocabulary (models/no_vocab.py): it loads, with no
+  tokens, and refuses to encode or decode.
+Others ("hybriddna", ...) are refused with their name. Byte-level BPE files decode
 with llama.cpp's clean_spaces where its pre name leaves it on (the kernel option clean_spaces).
 
 Token types make the special-token partition: control and unknown tokens are special added
@@ -428,9 +430,12 @@ def read_gguf_tokenizer(path: str | os.PathLike[str]) -> PipelineSpec:
     path = os.fspath(path)
     fields, reader = _load(path)
     model = fields.get(_PREFIX + "model")
+    if model in ("no_vocab", "none"):  # llama.cpp's LLAMA_VOCAB_TYPE_NONE: any tokens are ignored
+        from ..models.no_vocab import NoVocab
+        from ..pipeline.spec import PipelineSpec
+
+        return PipelineSpec(NoVocab(path, model))
     if model is None or _PREFIX + "tokens" not in fields:
-        if model in ("no_vocab", "none"):
-            raise FormatError(path, _PREFIX + "model", f"{model!r}: the GGUF file holds no vocabulary")
         raise FormatError(path, "", "the GGUF file holds no tokenizer (no tokenizer.ggml.model / tokens)")
     if not isinstance(model, str):
         raise FormatError(path, _PREFIX + "model", f"must be a string, got {type(model).__name__}")
