@@ -370,6 +370,7 @@ class _TokenizerJson:
         vocabulary is checked; sets self.tokens, the token text by id."""
         f = self.f
         kind = m.get("type", "WordPiece")
+        self.vocab_map: dict[str, Any] | None = None  # token -> id, where the model has that map
         if kind == "Unigram":
             self.tokens = self.unigram_vocab(m.get("vocab"))
             unk = m.get("unk_id")
@@ -380,6 +381,7 @@ class _TokenizerJson:
             self.unsupported("model.type", kind, "WordPiece, BPE, WordLevel, Unigram")
         vocab = f.obj(m.get("vocab"), "model.vocab")
         self.tokens = self.vocab_tokens(vocab, gaps=kind != "WordPiece")
+        self.vocab_map = vocab
         if kind != "WordPiece":
             unk = m.get("unk_token")
             if unk is not None and f.text(unk, "model.unk_token") not in vocab and kind == "WordLevel":
@@ -481,13 +483,17 @@ class _TokenizerJson:
         # the vocabulary's id, any other takes the next id after the vocabulary's entries (their
         # count, not the top id), in the order listed. Where a file's id lies above the vocabulary
         # and that order gives another id, the token is renumbered as HF renumbers it, with a warning.
-        next_id = sum(1 for t in tokens if t)
+        next_id = len(tokens) - tokens.count("")
         final: dict[str, int] = {}  # content -> the id it takes
         by_id: dict[int, str] = {}
         by_content: dict[str, int] = {}
         # token -> id for the tokens that are also added tokens' contents (the last id of a repeated one)
         contents = {a["content"] for a in items if isinstance(a, dict) and isinstance(a.get("content"), str)}
-        vocab = {t: i for i, t in enumerate(tokens) if t in contents}
+        model_vocab = self.vocab_map
+        if model_vocab is not None:  # the model's own map (its tokens are distinct): no pass over them
+            vocab = {c: model_vocab[c] for c in contents if c in model_vocab}
+        else:
+            vocab = {t: i for i, t in enumerate(tokens) if t in contents}
         added = []
         for k, a in enumerate(items):
             where = f"added_tokens[{k}]"
