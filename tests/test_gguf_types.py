@@ -339,6 +339,48 @@ def test_large_vocabulary_loads_quickly(tmp_path):
     assert best < 3.0, best
 
 
+# -- no_vocab ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("model", ["no_vocab", "none"])
+@pytest.mark.parametrize("with_tokens", [False, True])
+def test_no_vocab_loads_and_refuses_to_encode(tmp_path, model, with_tokens):
+    """llama.cpp loads a `no_vocab` file (a model without a tokenizer; "none" is its other name)
+    and ignores any tokens in it: it loads here too, with no tokens, inspect describes it, and
+    every encode and decode raises an error saying the file has no vocabulary."""
+    from tokenforge.inspect import describe
+
+    fields = {"add_tokenizer_model": model}
+    if with_tokens:
+        fields["add_token_list"] = ["a", "b", "ab"]
+    path = _write(tmp_path / "no_vocab.gguf", "llama", fields)
+    tok = tokenforge.Tokenizer.from_file(path)
+    assert tok.kernel == "no_vocab"
+    assert tok.get_vocab_size() == 0 and tok.get_vocab() == {}
+    assert tok.id_to_token(0) is None and tok.token_to_id("a") is None
+    info = describe(tok)
+    assert info["vocab_size"] == 0 and info["model"]["type"] == "no_vocab" and info["special_tokens"] == []
+    for call in (
+        lambda: tok.encode("text"),
+        lambda: tok.encode("text", "pair"),
+        lambda: tok.encode_batch(["a", "b"]),
+        lambda: tok.decode([0]),
+        lambda: tok.decode([]),
+        lambda: tok.decode_batch([[0]]),
+    ):
+        with pytest.raises(ValueError, match="has no vocabulary") as e:
+            call()
+        assert str(path) in str(e.value) and repr(model) in str(e.value)
+
+
+def test_no_vocab_in_the_cli(tmp_path, capsys):
+    from tokenforge.cli import main
+
+    path = _write(tmp_path / "no_vocab.gguf", "llama", {"add_tokenizer_model": "no_vocab"})
+    assert main(["inspect", str(path)]) == 0
+    assert "no_vocab" in capsys.readouterr().out
+
+
 # -- where the GGUF and tokenizer.json readings of one model differ on purpose ------------------
 
 

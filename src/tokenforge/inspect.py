@@ -157,10 +157,16 @@ def _component_types(data: Any) -> list[str]:
 
 def _model_summary(view: _View) -> dict[str, Any]:
     from .formats.sentencepiece_model import ModelType, SentencePieceModel
+    from .models.no_vocab import NoVocab
     from .models.tekken import Tekken
     from .models.wordpiece import WordPiece
 
     model = view.model
+    if isinstance(model, NoVocab):
+        return {
+            "type": "no_vocab",
+            "form": "no vocabulary (a model file without a tokenizer): encode and decode refuse",
+        }
     if isinstance(model, Tekken):
         return {
             "type": "tekken",

@@ -1,10 +1,9 @@
 // Builds a staged-pipeline model (models/model.h) from its tokenizer.json description: the type
 // name, its options (pipelines/stage_options.h) without the vocabulary, and the vocabulary as
-// (token, id) pairs. WordPiece is models/wordpiece/wordpiece_stage.h, WordLevel
-// models/word_level.h, BPE models/bpe/bpe_stage.h, Unigram models/unigram/unigram_model.h (its
-// vocabulary is its "vocab" option, [[piece, score], ...]). Two models of GGUF files that no
-// tokenizer.json names: GgufPlamo2 (models/gguf/plamo2.h: its "scores", null for no candidate,
-// and its 256 "byte_tokens").
+// (token, id) pairs (a BPE model's merges may come apart too). WordPiece is models/wordpiece/wordpiece_stage.h,
+// WordLevel models/word_level.h, BPE models/bpe/bpe_stage.h, Unigram models/unigram/unigram_model.h (its vocabulary is
+// its "vocab" option, [[piece, score], ...]). Two models of GGUF files that no tokenizer.json names: GgufPlamo2
+// (models/gguf/plamo2.h: its "scores", null for no candidate, and its 256 "byte_tokens").
 #pragma once
 #include <memory>
 #include <stdexcept>
@@ -77,7 +76,19 @@ inline const std::vector<std::pair<std::string, Maker>>& table() {
 
 }  // namespace model_makers
 
-inline std::unique_ptr<Model> make_model(const std::string& type, const OptionValue& options, const Vocabulary& vocab) {
+// bpe_merges: a BPE model's merges read apart from its options (python/stage_convert.h's
+// take_merges reads them straight from Python; the options then hold none), else null.
+inline std::unique_ptr<Model> make_model(const std::string& type, const OptionValue& options, const Vocabulary& vocab,
+                                         const HfBpeModel::Merges* bpe_merges = nullptr) {
+  if (bpe_merges != nullptr && type == "BPE") {
+    OptionReader reader("model BPE", options);
+    std::unique_ptr<Model> out = build_named(reader, [&] {
+      HfBpeOptions bpe_options = BpeStage::options_of(reader);
+      return std::make_unique<BpeStage>(vocab, *bpe_merges, std::move(bpe_options));
+    });
+    reader.finish();
+    return out;
+  }
   for (const auto& [name, maker] : model_makers::table())
     if (name == type) {
       OptionReader reader("model " + type, options);

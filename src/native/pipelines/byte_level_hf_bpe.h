@@ -252,7 +252,8 @@ class ByteLevelHfBpePipeline {
     if (d.model_type != "BPE") throw std::invalid_argument("the model must be BPE, got " + d.model_type);
     OptionReader o("model BPE", d.model_options);
     HfBpeOptions options = BpeStage::options_of(o);
-    HfBpeModel::Merges merges = BpeStage::merges_of(o);
+    const HfBpeModel::Merges read = d.merges_given ? HfBpeModel::Merges() : BpeStage::merges_of(o);
+    const HfBpeModel::Merges& merges = d.merges_given ? d.merges : read;
     if (options.byte_fallback || options.dropout || !options.continuing_subword_prefix.value_or("").empty() ||
         !options.end_of_word_suffix.value_or("").empty())
       throw std::invalid_argument(

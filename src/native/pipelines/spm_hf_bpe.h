@@ -83,7 +83,8 @@ class SpmHfBpePipeline {
     if (s.model_type != "BPE") throw std::invalid_argument("the model must be BPE, got " + s.model_type);
     OptionReader o("model BPE", s.model_options);
     const HfBpeOptions options = BpeStage::options_of(o);
-    const HfBpeModel::Merges merges = BpeStage::merges_of(o);
+    const HfBpeModel::Merges read = s.merges_given ? HfBpeModel::Merges() : BpeStage::merges_of(o);
+    const HfBpeModel::Merges& merges = s.merges_given ? s.merges : read;
     o.finish();
     if (options.dropout || !options.continuing_subword_prefix.value_or("").empty() ||
         !options.end_of_word_suffix.value_or("").empty())

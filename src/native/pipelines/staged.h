@@ -48,6 +48,11 @@ struct StagedDescription {
   // space add_prefix_space put before the first token. names: the token text by id.
   bool trim_offsets = false, trim_add_prefix_space = false;
   std::vector<std::string> names;
+  // A BPE model's merges in rank order, where the binding read them apart from model_options
+  // (python/stage_convert.h, take_merges: a 150,000-merge list is read straight into pairs, not
+  // into option values first); model_options then holds none. merges_given: these are the merges.
+  HfBpeModel::Merges merges;
+  bool merges_given = false;
 };
 
 // Input byte offsets to code-point offsets, as HF's BytesToCharOffsetConverter (an end inside a
@@ -84,7 +89,7 @@ class StagedPipeline {
   explicit StagedPipeline(const StagedDescription& d) {
     if (d.normalizer.kind != OptionValue::Kind::kNull) normalizer_ = make_normalizer(d.normalizer);
     if (d.pre_tokenizer.kind != OptionValue::Kind::kNull) pre_tokenizer_ = make_pre_tokenizer(d.pre_tokenizer);
-    model_ = make_model(d.model_type, d.model_options, d.vocab);
+    model_ = make_model(d.model_type, d.model_options, d.vocab, d.merges_given ? &d.merges : nullptr);
     if (d.model_type == "Unigram") {  // HF shows an unknown piece as the text it covers
       const auto& unigram = static_cast<const UnigramModel&>(*model_);
       unk_id_ = unigram.unk_id();

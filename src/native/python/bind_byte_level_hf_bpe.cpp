@@ -46,7 +46,7 @@ void bind_byte_level_hf_bpe(nb::module_& m) {
   c.def(
        "__init__",
        [](PyByteLevelHfBpe* self, nb::handle normalizer, nb::handle pre_tokenizer, const std::string& model_type,
-          nb::handle model_options, const std::vector<std::pair<std::string, uint32_t>>& vocab, nb::handle decoder,
+          nb::handle model_options, std::vector<std::pair<std::string, uint32_t>> vocab, nb::handle decoder,
           std::vector<std::string> names, const std::vector<uint32_t>& special_ids, int split,
           const std::string& pattern, bool add_prefix_space, bool prefix_each_piece, bool nfc,
           std::vector<int> pre_splits) {
@@ -55,8 +55,8 @@ void bind_byte_level_hf_bpe(nb::module_& m) {
          d.staged.pre_tokenizer = stage_of(pre_tokenizer, "pre-tokenizer", "pretokenizers");
          d.staged.decoder = stage_of(decoder, "decoder", "decoders");
          d.staged.model_type = model_type;
-         d.staged.model_options = option_of(model_options, "model " + model_type);
-         d.staged.vocab = vocab;
+         d.staged.model_options = model_options_of(model_options, model_type, d.staged.merges, d.staged.merges_given);
+         d.staged.vocab = std::move(vocab);
          d.split = split;
          d.pattern = pattern;
          d.add_prefix_space = add_prefix_space;

@@ -43,15 +43,15 @@ void bind_spm_hf_bpe(nb::module_& m) {
   c.def(
        "__init__",
        [](PySpmHfBpe* self, nb::handle normalizer, nb::handle pre_tokenizer, const std::string& model_type,
-          nb::handle model_options, const std::vector<std::pair<std::string, uint32_t>>& vocab, nb::handle decoder,
+          nb::handle model_options, std::vector<std::pair<std::string, uint32_t>> vocab, nb::handle decoder,
           std::vector<std::string> names, const std::vector<uint32_t>& special_ids, int prepend, bool split) {
          SpmHfBpeDescription d;
          d.staged.normalizer = stage_of(normalizer, "normalizer", "normalizers");
          d.staged.pre_tokenizer = stage_of(pre_tokenizer, "pre-tokenizer", "pretokenizers");
          d.staged.decoder = stage_of(decoder, "decoder", "decoders");
          d.staged.model_type = model_type;
-         d.staged.model_options = option_of(model_options, "model " + model_type);
-         d.staged.vocab = vocab;
+         d.staged.model_options = model_options_of(model_options, model_type, d.staged.merges, d.staged.merges_given);
+         d.staged.vocab = std::move(vocab);
          d.prepend = prepend;
          d.split = split;
          try {

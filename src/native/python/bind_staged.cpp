@@ -39,7 +39,7 @@ void bind_staged(nb::module_& m) {
       .def(
           "__init__",
           [](PyStaged* self, nb::handle normalizer, nb::handle pre_tokenizer, const std::string& model_type,
-             nb::handle model_options, const std::vector<std::pair<std::string, uint32_t>>& vocab, nb::handle decoder,
+             nb::handle model_options, std::vector<std::pair<std::string, uint32_t>> vocab, nb::handle decoder,
              std::vector<std::string> names, const std::vector<uint32_t>& special_ids, bool trim_offsets,
              bool trim_add_prefix_space) {
             StagedDescription d;
@@ -50,8 +50,8 @@ void bind_staged(nb::module_& m) {
             d.pre_tokenizer = stage_of(pre_tokenizer, "pre-tokenizer", "pretokenizers");
             d.decoder = stage_of(decoder, "decoder", "decoders");
             d.model_type = model_type;
-            d.model_options = option_of(model_options, "model " + model_type);
-            d.vocab = vocab;
+            d.model_options = model_options_of(model_options, model_type, d.merges, d.merges_given);
+            d.vocab = std::move(vocab);
             try {
               new (self) PyStaged(d, std::move(names), special_ids);
             } catch (const std::invalid_argument& e) {

@@ -1,9 +1,11 @@
 // Stage descriptions from Python for the pipelines built from tokenizer.json components
 // (python/bind_staged.cpp, python/bind_byte_level_hf_bpe.cpp): option_of turns a Python value into
 // an OptionValue (pipelines/stage_options.h), stage_of a stage's [(type, options), ...] into one
-// component or a Sequence of them.
+// component or a Sequence of them, model_options_of a model's options with a BPE model's merges
+// read apart (straight into pairs).
 #pragma once
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 #include <nanobind/nanobind.h>
@@ -54,6 +56,71 @@ inline OptionValue option_of(nb::handle h, const std::string& where) {
     }
   } else {
     throw nb::type_error((where + ": unsupported option value " + std::string(nb::repr(h).c_str())).c_str());
+  }
+  return v;
+}
+
+// A BPE model's merges (a list of "a b" strings holding one space each, or of [a, b] pairs of
+// strings) read straight into pairs, as models/bpe/bpe_stage.h's merges_of reads them from option
+// values; false (out left unusable) for any other shape, which merges_of then reads and names.
+inline bool read_merges(PyObject* list, std::vector<std::pair<std::string, std::string>>& out) {
+  auto utf8 = [](PyObject* s, std::string_view& view) {
+    if (!PyUnicode_Check(s)) return false;
+    Py_ssize_t size = 0;
+    const char* data = PyUnicode_AsUTF8AndSize(s, &size);
+    if (data == nullptr) {
+      PyErr_Clear();
+      return false;
+    }
+    view = std::string_view(data, size_t(size));
+    return true;
+  };
+  const Py_ssize_t n = PyList_GET_SIZE(list);
+  out.clear();
+  out.reserve(size_t(n));
+  for (Py_ssize_t k = 0; k < n; ++k) {
+    PyObject* item = PyList_GET_ITEM(list, k);
+    std::string_view a, b;
+    if (PyUnicode_Check(item)) {
+      std::string_view m;
+      if (!utf8(item, m)) return false;
+      const size_t space = m.find(' ');
+      if (space == std::string_view::npos || m.find(' ', space + 1) != std::string_view::npos) return false;
+      a = m.substr(0, space);
+      b = m.substr(space + 1);
+    } else if (PyList_Check(item) && PyList_GET_SIZE(item) == 2) {
+      if (!utf8(PyList_GET_ITEM(item, 0), a) || !utf8(PyList_GET_ITEM(item, 1), b)) return false;
+    } else if (PyTuple_Check(item) && PyTuple_GET_SIZE(item) == 2) {
+      if (!utf8(PyTuple_GET_ITEM(item, 0), a) || !utf8(PyTuple_GET_ITEM(item, 1), b)) return false;
+    } else {
+      return false;
+    }
+    out.emplace_back(a, b);
+  }
+  return true;
+}
+
+// A model's options, a BPE model's merges apart: where `options` is a dict whose "merges" is a
+// list read_merges takes, they go into `merges` (merges_given set) and the options hold the rest,
+// so that a 150,000-merge list costs no option values; anything else is option_of's.
+inline OptionValue model_options_of(nb::handle options, const std::string& model_type,
+                                    std::vector<std::pair<std::string, std::string>>& merges, bool& merges_given) {
+  const std::string where = "model " + model_type;
+  merges_given = false;
+  PyObject* list = model_type == "BPE" && PyDict_Check(options.ptr())
+                       ? PyDict_GetItemString(options.ptr(), "merges")  // borrowed
+                       : nullptr;
+  if (list == nullptr || !PyList_Check(list) || !read_merges(list, merges)) {
+    merges.clear();
+    return option_of(options, where);
+  }
+  merges_given = true;
+  OptionValue v;
+  v.kind = OptionValue::Kind::kDict;
+  for (auto [key, value] : nb::cast<nb::dict>(options)) {
+    if (!PyUnicode_Check(key.ptr())) throw nb::type_error((where + ": option names must be str").c_str());
+    std::string name = utf8_string(key, where);
+    if (name != "merges") v.dict.emplace_back(std::move(name), option_of(value, where));
   }
   return v;
 }

@@ -14,8 +14,10 @@ read as llama.cpp reads it (src/llama-vocab.cpp, `llama_vocab::impl::load` and `
   charsmap, add_space_prefix, remove_extra_whitespaces), on the sentencepiece kernel.
 - "rwkv": the longest token at each position over the tokens' unescaped bytes (WordPiece's
   longest match over byte-level characters, on the staged pipeline);
-- "plamo2": the least-cost cut of llama.cpp's PLaMo-2 tokenizer (the GgufPlamo2 model).
-Others ("no_vocab", "hybriddna", ...) are refused with their name. Byte-level BPE files decode
+- "plamo2": the least-cost cut of llama.cpp's PLaMo-2 tokenizer (the GgufPlamo2 model);
+- "no_vocab" (or "none"): a model without a vocabulary (models/no_vocab.py): it loads, with no
+  tokens, and refuses to encode or decode.
+Others ("hybriddna", ...) are refused with their name. Byte-level BPE files decode
 with llama.cpp's clean_spaces where its pre name leaves it on (the kernel option clean_spaces).
 
 Token types make the special-token partition: control and unknown tokens are special added
@@ -38,6 +40,7 @@ from __future__ import annotations
 import mmap
 import os
 import struct
+from itertools import compress
 from typing import TYPE_CHECKING, Any
 
 from .validation import FormatError
@@ -54,6 +57,8 @@ _MAX_DEPTH = 8  # arrays of arrays: deeper is corrupt
 # value type -> struct code of a scalar (8: string, 9: array)
 _SCALARS = {0: "B", 1: "b", 2: "H", 3: "h", 4: "I", 5: "i", 6: "f", 7: "?", 10: "Q", 11: "q", 12: "d"}
 _STRING, _ARRAY = 8, 9
+_INTEGERS = frozenset({0, 1, 2, 3, 4, 5, 10, 11})
+_NUMBERS = _INTEGERS | {6, 12}
 
 
 class _Reader:
@@ -64,6 +69,9 @@ class _Reader:
         # The raw bytes of the kept string arrays, by key: (bytes, count), for the native passes
         # over a whole vocabulary (formats/gguf_vocab.h) that need no Python strings.
         self.raw: dict[str, tuple[bytes, int]] = {}
+        # The item type of each kept array, by key: a list read from an array of one scalar type
+        # or of strings needs no check of its items' Python types afterwards.
+        self.kinds: dict[str, int] = {}
 
     def fail(self, where: str, message: str) -> FormatError:
         return FormatError(self.path, where, message)
@@ -123,12 +131,14 @@ class _Reader:
             start = self.take(count * size, where)
             if not keep:
                 return None
+            self.kinds[where] = item
             return list(struct.unpack_from(f"{self.order}{count}{_SCALARS[item]}", self.data, start))
         if item not in (_STRING, _ARRAY):
             raise self.fail(where, f"an array of unknown value type {item} (corrupt file?)")
         if count > left // 8:  # every string or array item takes 8 bytes at least
             raise self.fail(where, f"an array of {count} items cannot fit in the {left} bytes left (truncated?)")
         if item == _STRING:
+            self.kinds[where] = item
             return self.strings(count, where, keep)
         items = [self.value(item, where, keep, depth + 1) for _ in range(count)]
         return items if keep else None
@@ -261,6 +271,7 @@ class _Vocab:
     def __init__(self, path: str, fields: dict[str, Any], model: str, reader: _Reader | None = None) -> None:
         self.path, self.fields, self.model = path, fields, model
         self.raw = reader.raw if reader is not None else {}
+        self.kinds = reader.kinds if reader is not None else {}
         self.big_endian = reader is not None and reader.order == ">"
         self.tokens = self._tokens()
         n = len(self.tokens)
@@ -270,8 +281,10 @@ class _Vocab:
         types = self._numbers("token_type", n, int)
         # The attributes of the tokens that are not plain normal ones, by id (a vocabulary has a
         # few hundred of those among 150,000 normal tokens).
+        # (compress and map keep the scan over the 150,000 types out of Python bytecode)
+        types = types or []
         self.attrs: dict[int, set[str]] = {
-            i: {_TYPE_ATTR.get(t, "undefined")} for i, t in enumerate(types or ()) if t != 1
+            i: {_TYPE_ATTR.get(types[i], "undefined")} for i in compress(range(len(types)), map((1).__ne__, types))
         }
 
     def attr(self, i: int) -> set[str]:
@@ -293,7 +306,8 @@ class _Vocab:
 
     def _tokens(self) -> list[str]:
         tokens = self.fields[_PREFIX + "tokens"]
-        if not isinstance(tokens, list) or not tokens or not set(map(type, tokens)) <= {str}:
+        strings = self.kinds.get(_PREFIX + "tokens") == _STRING
+        if not isinstance(tokens, list) or not tokens or not (strings or set(map(type, tokens)) <= {str}):
             raise self.fail("tokens", "must be a non-empty array of strings")
         # llama.cpp names an empty token "[EMPTY_i]"; a token given twice is an error.
         if "" in tokens:
@@ -315,7 +329,8 @@ class _Vocab:
         if values is None:
             return None
         ok = (int, float) if kind is float else (int,)
-        if not isinstance(values, list) or not set(map(type, values)) <= set(ok):
+        known = self.kinds.get(_PREFIX + key) in (_NUMBERS if kind is float else _INTEGERS)
+        if not isinstance(values, list) or not (known or set(map(type, values)) <= set(ok)):
             raise self.fail(key, f"must be an array of {'numbers' if kind is float else 'integers'}")
         if len(values) < n:
             raise self.fail(key, f"has {len(values)} values for the {n} tokens")
@@ -428,9 +443,12 @@ def read_gguf_tokenizer(path: str | os.PathLike[str]) -> PipelineSpec:
     path = os.fspath(path)
     fields, reader = _load(path)
     model = fields.get(_PREFIX + "model")
+    if model in ("no_vocab", "none"):  # llama.cpp's LLAMA_VOCAB_TYPE_NONE: any tokens are ignored
+        from ..models.no_vocab import NoVocab
+        from ..pipeline.spec import PipelineSpec
+
+        return PipelineSpec(NoVocab(path, model))
     if model is None or _PREFIX + "tokens" not in fields:
-        if model in ("no_vocab", "none"):
-            raise FormatError(path, _PREFIX + "model", f"{model!r}: the GGUF file holds no vocabulary")
         raise FormatError(path, "", "the GGUF file holds no tokenizer (no tokenizer.ggml.model / tokens)")
     if not isinstance(model, str):
         raise FormatError(path, _PREFIX + "model", f"must be a string, got {type(model).__name__}")
@@ -470,7 +488,8 @@ def _merges(vocab: _Vocab) -> list[Any]:
     merges = vocab.fields.get(_PREFIX + "merges")
     if merges is None:
         raise vocab.fail("merges", "missing (a gpt2 tokenizer needs its BPE merges)")
-    if not isinstance(merges, list) or not set(map(type, merges)) <= {str}:
+    strings = vocab.kinds.get(_PREFIX + "merges") == _STRING
+    if not isinstance(merges, list) or not (strings or set(map(type, merges)) <= {str}):
         raise vocab.fail("merges", "must be an array of strings")
     tokens_raw, merges_raw = vocab.raw[_PREFIX + "tokens"], vocab.raw[_PREFIX + "merges"]
     bad, one_space_each = _core.gguf_check_merges(*tokens_raw, *merges_raw, vocab.big_endian)

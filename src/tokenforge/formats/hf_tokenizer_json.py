@@ -343,8 +343,9 @@ class _TokenizerJson:
             f.fail("model" if isinstance(doc, dict) else "", 'not a tokenizer.json (no "model" object)')
         model = self.model(doc["model"])  # sets self.tokens, the vocabulary by id
         added = self.added_tokens(doc.get("added_tokens"))
-        # What each id shows (vocabulary, then added tokens beyond it), as the tokenizer builds it.
-        self.token_of: dict[int, str] = {**dict(enumerate(self.tokens)), **{a.id: a.content for a in added}}
+        # What each id shows (the vocabulary's token, an added token's content over it), as the
+        # tokenizer builds it: token_id reads the two (no 150,000-entry map is made for a check).
+        self.added_of: dict[int, str] = {a.id: a.content for a in added}
         self.trim_offsets: dict[str, bool] | None = None  # set by a post-processor that trims offsets
         normalizer = self.normalizer(doc.get("normalizer"))
         pre = self.pre_tokenizer(doc.get("pre_tokenizer"))
@@ -370,6 +371,7 @@ class _TokenizerJson:
         vocabulary is checked; sets self.tokens, the token text by id."""
         f = self.f
         kind = m.get("type", "WordPiece")
+        self.vocab_map: dict[str, Any] | None = None  # token -> id, where the model has that map
         if kind == "Unigram":
             self.tokens = self.unigram_vocab(m.get("vocab"))
             self.model_size = len(self.tokens)  # HF's get_vocab_size: its entries, a repeated piece too
@@ -382,6 +384,7 @@ class _TokenizerJson:
         vocab = f.obj(m.get("vocab"), "model.vocab")
         self.tokens = self.vocab_tokens(vocab, gaps=kind != "WordPiece")
         self.model_size = len(vocab)  # HF's get_vocab_size: the entries, not the top id
+        self.vocab_map = vocab
         if kind != "WordPiece":
             unk = m.get("unk_token")
             if unk is not None and f.text(unk, "model.unk_token") not in vocab and kind == "WordLevel":
@@ -408,9 +411,21 @@ class _TokenizerJson:
         if not vocab:
             f.fail("model.vocab", "the vocabulary is empty")
         n = len(vocab)
+        ids = list(vocab.values())
+        all_int = set(map(type, ids)) == {int}
+        if all_int and ids == list(range(n)) and "" not in vocab:
+            # The usual file (HF writes its vocabularies by id): whole-list checks only.
+            try:
+                "".join(vocab).encode("utf-8")
+                return list(vocab)
+            except UnicodeEncodeError:
+                pass  # named below
         if gaps:
             limit = id_limit(n)
-            top = max((i for i in vocab.values() if type(i) is int and 0 <= i < limit), default=-1)
+            if all_int and min(ids) >= 0 and max(ids) < limit:
+                top = max(ids)
+            else:
+                top = max((i for i in ids if type(i) is int and 0 <= i < limit), default=-1)
             n = max(n, top + 1)
             what = f" (ids are below {id_limit(len(vocab))}: twice the {len(vocab)} tokens, plus 65536)"
         else:
@@ -423,14 +438,7 @@ class _TokenizerJson:
                 f.utf8(token, key_path("model.vocab", token))
         # The common case with whole-list operations (a vocabulary has 150,000 tokens): integer
         # ids in range, each once, no empty token; else the loop below names the first problem.
-        ids = list(vocab.values())
-        if (
-            set(map(type, ids)) == {int}
-            and min(ids) >= 0
-            and max(ids) < n
-            and len(set(ids)) == len(ids)
-            and "" not in vocab
-        ):
+        if all_int and min(ids) >= 0 and max(ids) < n and len(set(ids)) == len(ids) and "" not in vocab:
             if len(vocab) == n:
                 return sorted(vocab, key=vocab.__getitem__)
             by_id = dict(zip(ids, vocab))
@@ -485,7 +493,12 @@ class _TokenizerJson:
             return []
         f.array(items, "added_tokens")
         tokens = self.tokens
-        model_id = {t: i for i, t in enumerate(tokens) if t}  # a repeated Unigram piece: its last id, as HF's
+        # token -> id: the model's own map where it has one (its tokens are distinct), without a
+        # pass over the vocabulary; else from the token list (a repeated Unigram piece: its last
+        # id, as HF's)
+        model_id: dict[str, Any] = (
+            self.vocab_map if self.vocab_map is not None else {t: i for i, t in enumerate(tokens) if t}
+        )
         vocabulary = AddedVocabulary(
             (), None, model_id.get, lambda i: tokens[i] if i < len(tokens) else None, self.model_size
         )
@@ -570,16 +583,18 @@ class _TokenizerJson:
     def token_id(self, value: Any, where: str, token: str | None = None) -> int:
         """An id of one of the tokenizer's tokens (vocabulary or added); with `token`, the id
         must be that token's."""
-        f, token_of = self.f, self.token_of
+        f, added_of, n = self.f, self.added_of, len(self.tokens)
         i = f.integer(value, where, 0, _UINT32_MAX)
-        if i not in token_of:
+        if i >= n and i not in added_of:
+            beyond = any(j >= n for j in added_of)
             f.fail(
                 where,
-                f"id {i} is not a token of this tokenizer (its vocabulary has ids 0..{len(self.tokens) - 1}"
-                f"{', plus its added tokens' if len(token_of) > len(self.tokens) else ''})",
+                f"id {i} is not a token of this tokenizer (its vocabulary has ids 0..{n - 1}"
+                f"{', plus its added tokens' if beyond else ''})",
             )
-        if token is not None and token_of[i] != token:
-            f.fail(where, f"id {i} is {token_of[i]!r} in the vocabulary, not {token!r}")
+        shown = added_of.get(i) if i in added_of else self.tokens[i]
+        if token is not None and shown != token:
+            f.fail(where, f"id {i} is {shown!r} in the vocabulary, not {token!r}")
         return i
 
     def post_processor(self, part: Any, at: str = "post_processor") -> Any:

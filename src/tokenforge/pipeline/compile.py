@@ -14,6 +14,8 @@ The native pipelines (src/native/pipelines/): fused kernels, each one pass per t
   with byte fallback behind Metaspace or Replace(" " -> "▁"); pipeline/fused_spm.py says which);
 - "unigram_hf": a Unigram tokenizer.json (T5, ALBERT, XLNet: HF's Unigram behind Metaspace and a
   Precompiled-style normalizer; pipeline/fused_unigram.py says which);
+- "no_vocab": a model without a vocabulary (models/no_vocab.py: a GGUF file of llama.cpp's
+  no_vocab type), which loads and describes itself but refuses to encode or decode;
 and "staged", the general one (pipelines/staged.h): any tokenizer.json pipeline stage by stage,
 as HF tokenizers runs it, for what no fused kernel runs (pipeline/staged.py describes it). Where
 both run a description they give the same rows (tests/test_pipeline.py checks). Added tokens
@@ -37,6 +39,7 @@ from .. import _core
 from ..arguments import _check_bool
 from ..encoding import Encoding
 from ..formats.sentencepiece_model import PieceType, SentencePieceModel
+from ..models.no_vocab import NoVocab, NoVocabNative
 from ..models.tekken import Tekken, special_token_policy
 from ..models.wordpiece import WordPiece
 from ..special import SpecialPolicy, SpecialSet
@@ -75,6 +78,7 @@ OPTIONS = {
     "spm_hf_bpe": frozenset({"split_special_tokens"}),
     "unigram_hf": frozenset({"split_special_tokens"}),
     "staged": frozenset({"split_special_tokens", "trim_offsets"}),
+    "no_vocab": frozenset(),
 }
 KERNELS = tuple(OPTIONS)
 
@@ -111,6 +115,8 @@ def kernel_of(spec: PipelineSpec) -> str:
         return "byte_level_bpe"
     if isinstance(spec.model, Tekken):
         return "tekken"
+    if isinstance(spec.model, NoVocab):
+        return "no_vocab"
     if isinstance(spec.model, SentencePieceModel):
         return "sentencepiece"
     if _fused_wordpiece(spec) and not _normalized_added(spec):
@@ -182,6 +188,8 @@ def build_kernel(spec: PipelineSpec) -> Kernel:
         return _spm_hf_bpe(spec)
     if kernel == "unigram_hf":
         return _unigram_hf(spec)
+    if kernel == "no_vocab":
+        return _no_vocab(spec)
     return _sentencepiece(spec)
 
 
@@ -606,3 +614,21 @@ def _unigram_hf(spec: PipelineSpec) -> Kernel:
     if _normalized_added(spec):
         raise ValueError("added tokens matched by their normalized form need the staged kernel")
     return _fused_json_kernel(spec, "unigram_hf", fused_unigram_description, _core.UnigramHf, "Unigram")
+
+
+# -- no vocabulary -------------------------------------------------------------------------------
+
+
+def _no_vocab(spec: PipelineSpec) -> Kernel:
+    model: NoVocab = spec.model
+    if not isinstance(model, NoVocab):
+        raise ValueError(f"the no_vocab kernel runs a NoVocab model, got {type(model).__name__}")
+    if (
+        spec.normalizer is not None
+        or spec.pre_tokenizer is not None
+        or spec.decoder is not None
+        or spec.post_processor is not None
+        or spec.added_tokens
+    ):
+        raise ValueError("a tokenizer without a vocabulary has no other components: give the model alone")
+    return Kernel("no_vocab", NoVocabNative(model), SpecialPolicy({}), (), (), None, [])

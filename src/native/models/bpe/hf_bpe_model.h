@@ -100,11 +100,19 @@ class TokenIds {
     for (const auto& [token, id] : vocab) bytes += token.size();
     if (bytes >= kEmpty) throw std::invalid_argument("the vocabulary's tokens take more than 4 GiB");
     arena_.reserve(bytes);
-    for (const auto& [token, id] : vocab) {
+    // The hashes first, so that each insert can ask for the slot of one kAhead tokens later (a
+    // large vocabulary's table is far larger than the caches: each insert would wait for memory).
+    constexpr size_t kAhead = 8;
+    std::vector<uint64_t> hashes(vocab.size());
+    for (size_t k = 0; k < vocab.size(); ++k)
+      hashes[k] = hash_bytes(reinterpret_cast<const uint8_t*>(vocab[k].first.data()), vocab[k].first.size());
+    for (size_t k = 0; k < vocab.size(); ++k) {
+      if (k + kAhead < vocab.size()) __builtin_prefetch(&slots_[hashes[k + kAhead] & mask_]);
+      const auto& [token, id] = vocab[k];
       const auto* p = reinterpret_cast<const uint8_t*>(token.data());
-      Slot& s = probe(p, token.size(), hash_bytes(p, token.size()));
+      Slot& s = probe(p, token.size(), hashes[k]);
       if (s.off == kEmpty) {
-        s = Slot{hash_bytes(p, token.size()), uint32_t(arena_.size()), uint32_t(token.size()), id};
+        s = Slot{hashes[k], uint32_t(arena_.size()), uint32_t(token.size()), id};
         arena_ += token;
         ++size_;
       } else {
@@ -117,6 +125,10 @@ class TokenIds {
     return s.off == kEmpty ? kNoToken : s.id;
   }
   uint32_t find(std::string_view t) const { return find(reinterpret_cast<const uint8_t*>(t.data()), t.size()); }
+  // Asks the memory for the slot where a find of t starts.
+  void prefetch(std::string_view t) const {
+    __builtin_prefetch(&slots_[hash_bytes(reinterpret_cast<const uint8_t*>(t.data()), t.size()) & mask_]);
+  }
   size_t size() const { return size_; }
   // Calls f(token, id) for each token.
   template <class F>
@@ -416,8 +428,19 @@ class HfBpeModel {
   void index_merges(const Merges& merges) {
     if (merges.size() >= kNoToken) throw std::invalid_argument("too many merges");
     merge_table_.reserve(merges.size());
-    std::string merged;
+    std::string merged, ahead;
+    // The three token slots of the merge kAhead ranks on are asked for before this one's finds:
+    // a large vocabulary's table is far larger than the caches.
+    constexpr size_t kAhead = 8;
+    auto prefetch = [&](size_t rank) {
+      const auto& [a, b] = merges[rank];
+      tokens_.prefetch(a);
+      tokens_.prefetch(b);
+      if (b.size() >= prefix_.size()) tokens_.prefetch(ahead.assign(a).append(b, prefix_.size()));
+    };
+    for (size_t rank = 0; rank < std::min(kAhead, merges.size()); ++rank) prefetch(rank);
     for (size_t rank = 0; rank < merges.size(); ++rank) {
+      if (rank + kAhead < merges.size()) prefetch(rank + kAhead);
       const auto& [a, b] = merges[rank];
       auto fail = [&](const std::string& what) {
         throw std::invalid_argument("merge " + std::to_string(rank) + " (`" + a + "` `" + b + "`): " + what);
@@ -435,11 +458,23 @@ class HfBpeModel {
       regular_ &= b.size() > prefix_.size();
     }
     merge_count_ = merges.size();
-    std::vector<uint32_t> ids;
-    ids.reserve(tokens_.size());
-    tokens_.each([&](std::string_view, uint32_t id) { ids.push_back(id); });
-    std::sort(ids.begin(), ids.end());
-    regular_ &= std::adjacent_find(ids.begin(), ids.end()) == ids.end();
+    // Whether two tokens share an id: a bit per id where the ids are of the vocabulary's size
+    // (they are in every file), else by sorting them.
+    uint32_t top = 0;
+    tokens_.each([&](std::string_view, uint32_t id) { top = std::max(top, id); });
+    if (top / 8 <= tokens_.size() + 65536) {
+      std::vector<bool> seen(size_t(top) + 1, false);
+      tokens_.each([&](std::string_view, uint32_t id) {
+        regular_ &= !seen[id];
+        seen[id] = true;
+      });
+    } else {
+      std::vector<uint32_t> ids;
+      ids.reserve(tokens_.size());
+      tokens_.each([&](std::string_view, uint32_t id) { ids.push_back(id); });
+      std::sort(ids.begin(), ids.end());
+      regular_ &= std::adjacent_find(ids.begin(), ids.end()) == ids.end();
+    }
   }
 
   [[noreturn]] TF_NOINLINE void missing_unk() const {
