@@ -24,6 +24,7 @@ Split sequence, on the fused byte_level_hf_bpe kernel):
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import time
 from collections.abc import Callable, Sequence
@@ -40,43 +41,54 @@ def documents(path: Path, megabytes: float) -> list[str]:
     return [data[i : i + DOC_BYTES] for i in range(0, len(data), DOC_BYTES)]
 
 
-def libraries(path: str) -> dict[str, tuple[Callable[[str], list[int]], Callable[[Sequence[str]], list[list[int]]]]]:
-    import tokenizers
+# (name, encode one text, encode a batch)
+Encoders = tuple[str, Callable[[str], list[int]], Callable[[Sequence[str]], list[list[int]]]]
 
+
+def libraries(path: str) -> list[Callable[[], Encoders]]:
+    """Loaders of that library's tokenizer for the file (loaded when called, so that each
+    library is loaded right before its own cold pass: see run)."""
     import tokenforge
 
-    libs = {}
-    ours = tokenforge.Tokenizer.from_file(path)
-    libs[f"tokenforge ({ours.kernel})"] = (
-        lambda t: ours.encode(t, add_special_tokens=False).ids,
-        lambda ts: [e.ids for e in ours.encode_batch(list(ts), add_special_tokens=False)],
-    )
-    hf = tokenizers.Tokenizer.from_file(path)
-    libs["hf-tokenizers"] = (
-        lambda t: hf.encode(t, add_special_tokens=False).ids,
-        lambda ts: [e.ids for e in hf.encode_batch(list(ts), add_special_tokens=False)],
-    )
-    try:
+    def ours() -> Encoders:
+        tok = tokenforge.Tokenizer.from_file(path)
+        return (
+            f"tokenforge ({tok.kernel})",
+            lambda t: tok.encode(t, add_special_tokens=False).ids,
+            lambda ts: [e.ids for e in tok.encode_batch(list(ts), add_special_tokens=False)],
+        )
+
+    def hf() -> Encoders:
+        import tokenizers
+
+        tok = tokenizers.Tokenizer.from_file(path)
+        return (
+            "hf-tokenizers",
+            lambda t: tok.encode(t, add_special_tokens=False).ids,
+            lambda ts: [e.ids for e in tok.encode_batch(list(ts), add_special_tokens=False)],
+        )
+
+    def fast() -> Encoders:
         import fastokens
 
-        fast = fastokens.Tokenizer.from_file(path)
-        libs["fastokens"] = (
-            lambda t: fast.encode(t, add_special_tokens=False).ids,
-            lambda ts: [e.ids for e in fast.encode_batch(list(ts), add_special_tokens=False)],
+        tok = fastokens.Tokenizer.from_file(path)
+        return (
+            "fastokens",
+            lambda t: tok.encode(t, add_special_tokens=False).ids,
+            lambda ts: [e.ids for e in tok.encode_batch(list(ts), add_special_tokens=False)],
         )
-    except Exception as e:  # not installed, or refuses the file
-        print(f"  fastokens: skipped ({type(e).__name__}: {str(e)[:80]})")
-    try:
+
+    def tk() -> Encoders:
         import tokie
 
-        tk = tokie.Tokenizer.from_json(path)
-        libs["tokie"] = (
-            lambda t: tk.encode(t, add_special_tokens=False).ids,
-            lambda ts: [e.ids for e in tk.encode_batch(list(ts), add_special_tokens=False)],
+        tok = tokie.Tokenizer.from_json(path)
+        return (
+            "tokie",
+            lambda t: tok.encode(t, add_special_tokens=False).ids,
+            lambda ts: [e.ids for e in tok.encode_batch(list(ts), add_special_tokens=False)],
         )
-    except Exception as e:
-        print(f"  tokie: skipped ({type(e).__name__}: {str(e)[:80]})")
-    return libs
+
+    return [ours, hf, fast, tk]
 
 
 def run(folder: Path, corpora: list[Path], megabytes: float) -> list[str]:
@@ -85,10 +97,20 @@ def run(folder: Path, corpora: list[Path], megabytes: float) -> list[str]:
     for corpus in corpora:
         docs = documents(corpus, megabytes)
         mb = sum(len(d.encode()) for d in docs) / 1e6
-        libs = libraries(path)  # fresh per corpus: the cold pass sees empty caches
+        # Fresh per corpus, so that the cold pass sees empty caches; each library is loaded right
+        # before its own passes. Loaded together up front, the first one timed paid for the
+        # others' loading: glibc's malloc sorts the chunks a load freed on the next calls that
+        # allocate (0.2 s after HF's, fastokens' and tokie's Gemma 3 loads), whoever makes them.
         expected = None
         results = {}
-        for name, (encode, encode_batch) in libs.items():
+        for load in libraries(path):
+            encode = encode_batch = None  # the previous library goes before the next one loads
+            gc.collect()
+            try:
+                name, encode, encode_batch = load()
+            except Exception as e:  # not installed, or refuses the file
+                print(f"  {load.__name__}: skipped ({type(e).__name__}: {str(e)[:80]})")
+                continue
             start = time.perf_counter()
             ids = [encode(d) for d in docs]
             cold = time.perf_counter() - start
