@@ -177,13 +177,19 @@ class SpmPipeline {
     const size_t count = scratch.ids.size(), at = rows.size();
     if (count) {
       if (at == 0) rows.reserve(count + 2);  // a whole text, mostly: room for bos and eos too
+      rows.resize(at + count);               // then written in place: locals stay in registers
+      Row* out = rows.data() + at;
       const uint32_t* b = scratch.bounds.data();
       const uint32_t* ids = scratch.ids.data();
+      const uint8_t* starts = word_starts_.data();
+      const size_t known = word_starts_.size();
+      uint32_t w = word;
       for (size_t i = 0; i < count; ++i) {
-        if (i > 0 && ids[i] < word_starts_.size() && word_starts_[ids[i]]) ++word;
-        push_row(rows, ids[i], chars + b[i], chars + b[i + 1], word);
+        const uint32_t id = ids[i];
+        if (i > 0 && id < known && starts[id]) ++w;
+        out[i] = token_row(id, chars + b[i], chars + b[i + 1], w);
       }
-      ++word;
+      word = w + 1;
     }
     return chars + count_characters(s, 0, n, n);
   }
