@@ -360,3 +360,21 @@ def test_unknown_scripts_in_runs_of_one_character_segments(ascii_unigram):
 def test_unknown_scripts_on_random_text(ascii_unigram, text):
     sp, tok = _pair(ascii_unigram)
     assert_like_sentencepiece(sp, tok, text)
+
+
+# Texts that start with ASCII (blanks collapsed, tabs and newlines read as spaces) and go on
+# outside it, across the eight-byte blocks the cut and the offsets read ASCII in: offsets up to
+# the first non-ASCII byte are taken as they are, those after it counted.
+ASCII_THEN_MORE = st.builds(
+    lambda head, tail: head + tail,
+    st.text(st.sampled_from(list("ab cd.,:;-_()[]{}01\t\n  xyzQ")), max_size=40),
+    st.text(st.sampled_from(list("абв日本語한국 éü😀 x  \t.")), max_size=20),
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(ASCII_THEN_MORE)
+def test_offsets_after_an_ascii_start(trained, ascii_unigram, text):
+    _like_sentencepiece_with_offsets(trained, ("unigram", "unigram-bytes", "bpe"), text)
+    sp, tok = _pair(ascii_unigram)
+    assert_like_sentencepiece(sp, tok, text)

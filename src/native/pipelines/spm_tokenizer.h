@@ -78,12 +78,15 @@ class SpmEncoder {
     }
     // Through the alignment: normalized bytes (from characters: along the normalized text), the
     // input byte each came from, then the input's characters (one cursor: they only grow; a
-    // byte inside a character counts as its start).
+    // byte inside a character counts as its start). Up to the first byte outside ASCII, bytes
+    // are characters and need no counting.
     const std::string& text = scratch.normalized;
     const std::vector<uint32_t>& to_orig = scratch.norm_to_orig;
+    const uint32_t ascii = uint32_t(ascii_prefix(s, n));
     uint32_t chars = 0, byte = 0;
     auto input_character = [&](uint32_t normalized) {
       const uint32_t target = to_orig[normalized];
+      if (target <= ascii) return chars = byte = target;  // (s[target] is no continuation byte)
       chars += count_characters(s, byte, target, n);
       byte = target;
       return chars - (target < n && (s[target] & 0xC0) == 0x80);
@@ -99,6 +102,15 @@ class SpmEncoder {
   }
 
  private:
+  // How many bytes s[0..n) starts with that are ASCII.
+  static size_t ascii_prefix(const uint8_t* s, size_t n) {
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8)
+      if (const uint64_t high = load8(s + i) & 0x8080808080808080ull) return i + size_t(__builtin_ctzll(high) >> 3);
+    while (i < n && s[i] < 0x80) ++i;
+    return i;
+  }
+
   struct Scratch {
     std::string normalized;
     std::vector<uint32_t> norm_to_orig, lengths;
@@ -165,13 +177,19 @@ class SpmPipeline {
     const size_t count = scratch.ids.size(), at = rows.size();
     if (count) {
       if (at == 0) rows.reserve(count + 2);  // a whole text, mostly: room for bos and eos too
+      rows.resize(at + count);               // then written in place: locals stay in registers
+      Row* out = rows.data() + at;
       const uint32_t* b = scratch.bounds.data();
       const uint32_t* ids = scratch.ids.data();
+      const uint8_t* starts = word_starts_.data();
+      const size_t known = word_starts_.size();
+      uint32_t w = word;
       for (size_t i = 0; i < count; ++i) {
-        if (i > 0 && ids[i] < word_starts_.size() && word_starts_[ids[i]]) ++word;
-        push_row(rows, ids[i], chars + b[i], chars + b[i + 1], word);
+        const uint32_t id = ids[i];
+        if (i > 0 && id < known && starts[id]) ++w;
+        out[i] = token_row(id, chars + b[i], chars + b[i + 1], w);
       }
-      ++word;
+      word = w + 1;
     }
     return chars + count_characters(s, 0, n, n);
   }

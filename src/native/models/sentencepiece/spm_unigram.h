@@ -247,14 +247,14 @@ class SpmUnigramModel {
       cache.paths = PieceCache();
       cache.escape = how.escape;
     }
-    adjacency_.cut(s, n, how.escape, false, cache.cuts, cache.infos);
+    const size_t cut_count = adjacency_.cut_kept(s, n, how.escape, false, cache.cuts, cache.infos);
     cache.paths.out.reserve(n);  // at most one id per byte
     if (lengths) cache.out_lengths.reserve(n);
     Out out{cache.paths.out.begin(), cache.paths.out.begin(), lengths ? cache.out_lengths.begin() : nullptr};
     const Text text{s, n, how.escape};
     float so_far = 0;  // sentencepiece's best score at the start of the current segment
     const uint32_t* cuts = cache.cuts.data();
-    const size_t segments = cache.cuts.size() - 1;
+    const size_t segments = cut_count - 1;
     Batch& batch = cache.batch;
     for (size_t first = 0; first < segments; first += kBatch) {
       const size_t count = std::min(kBatch, segments - first);
@@ -380,7 +380,7 @@ class SpmUnigramModel {
   struct Cache {
     PieceCache paths;
     bool escape = false;
-    std::vector<uint32_t> cuts;   // segment starts, then the end (PieceAdjacency::cut)
+    std::vector<uint32_t> cuts;   // segment starts, then the end (PieceAdjacency::cut_kept; longer than that)
     std::vector<uint32_t> infos;  // in step with cuts: the info() of a segment's first character outside ASCII
     IdBuffer out_lengths;         // a text's lengths, in step with paths.out
     Batch batch;
