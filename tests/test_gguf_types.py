@@ -14,7 +14,6 @@ from __future__ import annotations
 import math
 import pathlib
 import random
-import time
 
 import pytest
 from hypothesis import assume, given, settings
@@ -304,9 +303,9 @@ def test_clean_spaces_on_gguf_decode(tmp_path):
 # -- load time ---------------------------------------------------------------------------------
 
 
-def test_large_vocabulary_loads_quickly(tmp_path):
-    """A 150,000-token byte-level BPE GGUF file loads in well under a second (generous here: the
-    test machines are shared; bench/gguf.py measures it)."""
+def test_large_vocabulary_loads(tmp_path):
+    """A 150,000-token byte-level BPE GGUF file loads, every token at its id. How fast it
+    loads is bench/gguf.py's to measure (a timed test only flakes on a shared machine)."""
     from tokenforge.formats.gpt2_files import bytes_to_unicode
 
     chars = list(bytes_to_unicode().values())
@@ -330,13 +329,10 @@ def test_large_vocabulary_loads_quickly(tmp_path):
             "add_token_merges": merges,
         },
     )
-    best = math.inf
-    for _ in range(2):
-        start = time.perf_counter()
-        tok = tokenforge.Tokenizer.from_file(path)
-        best = min(best, time.perf_counter() - start)
+    tok = tokenforge.Tokenizer.from_file(path)
     assert tok.get_vocab_size() == 150_000
-    assert best < 3.0, best
+    for i in (0, 255, 256, 75_000, len(tokens) - 1):
+        assert tok.id_to_token(i) == tokens[i] and tok.token_to_id(tokens[i]) == i
 
 
 # -- no_vocab ----------------------------------------------------------------------------------
