@@ -150,25 +150,47 @@ def test_stage_equals_hf_on_samples(stage):
         same_pieces([stage], text)
 
 
+def _in_contexts(code_points) -> list[str]:
+    # Each code point alone, doubled, between letters, after a space, an ideographic space, a
+    # digit and a newline, before a mark and before whitespace and the end: every class it could
+    # fall in shows. Texts of 65536 code points.
+    chunk: list[str] = []
+    texts = []
+    for cp in code_points:
+        c = chr(cp)
+        chunk.append(f"{c}{c}a{c} {c}\u3000{c}1{c}\n{c}\u0301 ")
+        if len(chunk) == 65536:
+            texts.append("".join(chunk))
+            chunk = []
+    return [*texts, "".join(chunk)]
+
+
+def _every_code_point() -> list[int]:
+    return [cp for cp in range(0x110000) if not 0xD800 <= cp < 0xE000]
+
+
+def _sampled_code_points() -> list[int]:
+    # Below U+3100 (the scripts of the letter ranges, the punctuation), every 16th above, and
+    # each character the stages' regexes name, with its neighbours (the ranges' ends).
+    named = {ord(c) + d for key in STAGES if key[0] == "Split" for c in key[1] for d in (-1, 0, 1)}
+    return [cp for cp in _every_code_point() if cp < 0x3100 or cp % 16 == 0 or cp in named]
+
+
+@pytest.mark.parametrize("stage", ALL_STAGES)
+def test_stage_equals_hf_on_code_points(stage):
+    for text in _in_contexts(_sampled_code_points()):
+        same_pieces([stage], text)
+    for cp in (0x20, 0x0A, 0x31, 0x4E00, 0x0800, 0x3000, 0xFF01, 0x1F7D):
+        same_pieces([stage], chr(cp))  # alone, at the end
+        same_pieces([stage], chr(cp) + " ")
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize("stage", ALL_STAGES)
 def test_stage_equals_hf_on_every_code_point(stage):
-    # Each code point alone, doubled, between letters, after a space, a tab, an ideographic
-    # space, an apostrophe, a digit and a newline, before a mark and before whitespace and the
-    # end: every class it could fall in shows.
-    chunk: list[str] = []
-    for cp in range(0x110000):
-        if 0xD800 <= cp < 0xE000:
-            continue
-        c = chr(cp)
-        chunk.append(f"{c}{c}a{c} {c}\t{c}\u3000{c}'{c}1{c}\n{c}\u0301 {c}  ")
-        if len(chunk) == 16384:
-            same_pieces([stage], "".join(chunk))
-            chunk = []
-    same_pieces([stage], "".join(chunk))
-    same_pieces([stage], "\u3000")  # a code point alone, at the end
-    for cp in (0x20, 0x0A, 0x31, 0x4E00, 0x0800, 0x3000, 0xFF01, 0x1F7D):
-        same_pieces([stage], chr(cp))
-        same_pieces([stage], chr(cp) + " ")
+    # Every code point in every context (minutes a stage: -m slow).
+    for text in _in_contexts(_every_code_point()):
+        same_pieces([stage], text)
 
 
 @pytest.mark.parametrize("stage", ALL_STAGES)

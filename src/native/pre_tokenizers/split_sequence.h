@@ -128,7 +128,16 @@ class PreSplitStage {
       default:
         break;
     }
+    const bool digits = kind_ == PreSplit::kDigits3 || kind_ == PreSplit::kDigitsAlone;
+    const bool cjk = kind_ == PreSplit::kDeepSeekCjk || kind_ == PreSplit::kLlmCjk;
     for (; p < n_; p += utf8_length(s_[p])) {
+      // Where no match can start: ASCII but digits for the digit stages, characters below
+      // U+0800 (lead bytes below 0xE0) for the CJK stages.
+      if (digits)
+        while (p < n_ && s_[p] < 0x80 && uint8_t(s_[p] - '0') > 9) ++p;
+      else if (cjk)
+        while (p < n_ && s_[p] < 0xE0) ++p;
+      if (p >= n_) break;
       const size_t e = match_at(p);
       if (e > p) {
         start = p;
