@@ -1,12 +1,17 @@
-"""A DeepSeek V3 / R1 style tokenizer.json for bench/tokenizer_json.py (no DeepSeek file is in
+"""A DeepSeek style tokenizer.json for bench/tokenizer_json.py (no DeepSeek file is in
 ../shared/vocab/hf): a byte-level BPE of 32000 tokens trained by HF tokenizers on shuffled
-lines of each corpus of ../shared/corpus, with DeepSeek V3's pre-tokenizer exactly (a Sequence of
-Split(Regex "\\p{N}{1,3}"), Split(Regex "[一-龥\\u3040-ゟ゠-ヿ]+"), Split(Regex <its main pattern>),
-all Isolated, then ByteLevel(add_prefix_space=false, use_regex=false)), the ByteLevel decoder and
-DeepSeek's begin/end of sentence tokens. tokenforge runs it on the fused byte_level_hf_bpe kernel
-(pre_tokenizers/split_sequence.h).
+lines of each corpus of ../shared/corpus, with one of DeepSeek's pre-tokenizers exactly, the
+ByteLevel decoder and DeepSeek's begin/end of sentence tokens:
+- v3 (default): DeepSeek V3 / R1's Sequence of Split(Regex "\\p{N}{1,3}"),
+  Split(Regex "[一-龥\\u3040-ゟ゠-ヿ]+"), Split(Regex <its main pattern>), all Isolated;
+- llm: DeepSeek LLM / V2's Splits of newlines, letters, punctuation, trailing whitespace and CJK,
+  then Digits(individual_digits);
+- coder: DeepSeek Coder's Splits of newlines, \\s?\\p{L}+, \\s?\\p{P}+ and CJK, then
+  Digits(individual_digits);
+then ByteLevel(add_prefix_space=false, use_regex=false). tokenforge runs each on the fused
+byte_level_hf_bpe kernel (pre_tokenizers/split_sequence.h).
 
-    python bench/make_deepseek_file.py OUT_FOLDER
+    python bench/make_deepseek_file.py OUT_FOLDER [v3|llm|coder]
     python bench/tokenizer_json.py --folders OUT_FOLDER --corpus ...
 """
 
@@ -18,13 +23,15 @@ from pathlib import Path
 
 from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers, trainers
 
-from tokenforge.pipeline.fused_hf_bpe import DEEPSEEK_CJK, DEEPSEEK_DIGITS, DEEPSEEK_V3
+from tokenforge.pipeline.fused_hf_bpe import SEQUENCES, STAGES
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 
 
 def main() -> None:
     out = Path(sys.argv[1])
+    shape = sys.argv[2] if len(sys.argv) > 2 else "v3"
+    sequence = SEQUENCES[{"v3": "DeepSeek V3", "llm": "DeepSeek LLM", "coder": "DeepSeek Coder"}[shape]]
     out.mkdir(parents=True, exist_ok=True)
     corpus = CORPUS if CORPUS.exists() else Path("/work/shared/corpus")
     lines: list[str] = []
@@ -35,11 +42,15 @@ def main() -> None:
         lines.extend(text[:20000])
     rng.shuffle(lines)
     tok = Tokenizer(models.BPE())
+    by_id = {stage_id: key for key, stage_id in STAGES.items()}
     tok.pre_tokenizer = pre_tokenizers.Sequence(
         [
-            pre_tokenizers.Split(Regex(DEEPSEEK_DIGITS), behavior="isolated", invert=False),
-            pre_tokenizers.Split(Regex(DEEPSEEK_CJK), behavior="isolated", invert=False),
-            pre_tokenizers.Split(Regex(DEEPSEEK_V3), behavior="isolated", invert=False),
+            *(
+                pre_tokenizers.Digits(individual_digits=True)
+                if by_id[k][0] == "Digits"
+                else pre_tokenizers.Split(Regex(by_id[k][1]), behavior="isolated", invert=False)
+                for k in sequence
+            ),
             pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
         ]
     )

@@ -14,10 +14,11 @@ Defaults: the model folders in ../shared/vocab/hf and a sample of each corpus th
 docs, Python code, ja, ru, zh_CN manuals), `--mb` megabytes of each.
 
 Files no folder there holds are made by bench/make_*.py scripts and passed with --folders:
-bench/make_unigram_file.py (T5-style Unigram), bench/make_deepseek_file.py (DeepSeek V3's
-Split sequence, on the fused byte_level_hf_bpe kernel):
+bench/make_unigram_file.py (T5-style Unigram), bench/make_deepseek_file.py (DeepSeek V3's,
+DeepSeek LLM's and DeepSeek Coder's pre-tokenizer Sequences, on the fused byte_level_hf_bpe
+kernel):
 
-    python bench/make_deepseek_file.py /tmp/deepseek
+    python bench/make_deepseek_file.py /tmp/deepseek        # or /tmp/deepseek-llm llm, coder
     python bench/tokenizer_json.py --folders /tmp/deepseek
 """
 

@@ -1,9 +1,11 @@
 """DeepSeek V3 / R1 style tokenizer.json files on the fused byte-level BPE kernel
 (pipelines/byte_level_hf_bpe.h with pre_tokenizers/split_sequence.h): a Sequence of three
-Isolated Splits (digit runs of at most 3, CJK and kana runs, DeepSeek's main pattern) then
-ByteLevel(use_regex=false). A small BPE trained by HF tokenizers with that exact pre-tokenizer
-must give HF's ids, tokens, offsets, word ids and decode, on samples and hypothesis strings; a
-near-miss sequence stays on the staged pipeline."""
+Isolated Splits (digit runs of at most 3, CJK and kana runs, DeepSeek's main pattern, the last on
+its own scanner, pre_tokenizers/deepseek_scanner.h) then ByteLevel(use_regex=false). A small BPE
+trained by HF tokenizers with that exact pre-tokenizer must give HF's ids, tokens, offsets, word
+ids and decode, on samples and hypothesis strings; a near-miss main pattern runs through
+Oniguruma in the fused pass; a near-miss sequence stays on the staged pipeline. (Each stage
+against HF on every code point: tests/test_fused_deepseek_llm.py.)"""
 
 from __future__ import annotations
 
@@ -18,7 +20,7 @@ from hypothesis import strategies as st
 from hf_trio import Trio
 from tokenforge import Tokenizer
 from tokenforge.pipeline.compile import kernel_of
-from tokenforge.pipeline.fused_hf_bpe import DEEPSEEK_CJK, DEEPSEEK_DIGITS, DEEPSEEK_V3, fused_description
+from tokenforge.pipeline.fused_hf_bpe import DEEPSEEK_CJK, DEEPSEEK_DIGITS, DEEPSEEK_V3, NO_SPLIT, fused_description
 
 tokenizers = pytest.importorskip("tokenizers")
 
@@ -72,7 +74,9 @@ TEXT = st.lists(
 ).map("".join)
 
 
-def deepseek_doc(digits: str = DEEPSEEK_DIGITS, add_prefix_space: bool = False) -> dict[str, Any]:
+def deepseek_doc(
+    digits: str = DEEPSEEK_DIGITS, add_prefix_space: bool = False, main: str = DEEPSEEK_V3
+) -> dict[str, Any]:
     from tokenizers import AddedToken, Regex, decoders, models, pre_tokenizers, trainers
 
     tok = tokenizers.Tokenizer(models.BPE())
@@ -80,7 +84,7 @@ def deepseek_doc(digits: str = DEEPSEEK_DIGITS, add_prefix_space: bool = False) 
         [
             pre_tokenizers.Split(Regex(digits), behavior="isolated", invert=False),
             pre_tokenizers.Split(Regex(DEEPSEEK_CJK), behavior="isolated", invert=False),
-            pre_tokenizers.Split(Regex(DEEPSEEK_V3), behavior="isolated", invert=False),
+            pre_tokenizers.Split(Regex(main), behavior="isolated", invert=False),
             pre_tokenizers.ByteLevel(add_prefix_space=add_prefix_space, use_regex=False),
         ]
     )
@@ -96,14 +100,16 @@ def deepseek_doc(digits: str = DEEPSEEK_DIGITS, add_prefix_space: bool = False) 
     return json.loads(tok.to_str())
 
 
-_TRIOS: dict[bool, Trio] = {}
+_TRIOS: dict[tuple[bool, str], Trio] = {}
+# A near miss of the main pattern (\p{L}+ for [\p{L}\p{M}]+): Oniguruma runs it in the fused pass.
+NEAR_V3 = DEEPSEEK_V3.replace("[\\p{L}\\p{M}]+", "\\p{L}+")
 
 
-def trio(tmp_path_factory, add_prefix_space: bool = False) -> Trio:
-    if add_prefix_space not in _TRIOS:
-        doc = deepseek_doc(add_prefix_space=add_prefix_space)
-        _TRIOS[add_prefix_space] = Trio(doc, tmp_path_factory.mktemp("deepseek") / "tokenizer.json")
-    return _TRIOS[add_prefix_space]
+def trio(tmp_path_factory, add_prefix_space: bool = False, main: str = DEEPSEEK_V3) -> Trio:
+    if (add_prefix_space, main) not in _TRIOS:
+        doc = deepseek_doc(add_prefix_space=add_prefix_space, main=main)
+        _TRIOS[add_prefix_space, main] = Trio(doc, tmp_path_factory.mktemp("deepseek") / "tokenizer.json")
+    return _TRIOS[add_prefix_space, main]
 
 
 @pytest.mark.parametrize("add_prefix_space", [False, True])
@@ -111,7 +117,7 @@ def test_the_file_runs_on_the_fused_kernel(tmp_path_factory, add_prefix_space):
     t = trio(tmp_path_factory, add_prefix_space)
     assert t.kernel.name == "byte_level_hf_bpe"
     d = fused_description(t.spec)
-    assert d is not None and d["pre_splits"] == [1, 2] and d["pattern"] == DEEPSEEK_V3
+    assert d is not None and d["pre_splits"] == [1, 2, 3] and d["split"] == NO_SPLIT
     path = tmp_path_factory.mktemp("deepseek_file") / "tokenizer.json"
     path.write_text(json.dumps(deepseek_doc()))
     assert Tokenizer.from_file(path).kernel == "byte_level_hf_bpe"
@@ -182,7 +188,9 @@ def test_bad_pre_splits_raise(tmp_path_factory):
     d = fused_description(trio(tmp_path_factory).spec)
     assert d is not None
     with pytest.raises(ValueError, match="pre-split"):
-        _core.ByteLevelHfBpe(**{**d, "pre_splits": [1, 7]})
+        _core.ByteLevelHfBpe(**{**d, "pre_splits": [1, 12]})
+    with pytest.raises(ValueError, match="no split"):
+        _core.ByteLevelHfBpe(**{**d, "pre_splits": []})
     with pytest.raises(ValueError, match="prefix_each_piece"):
         _core.ByteLevelHfBpe(**{**d, "prefix_each_piece": False})
 
@@ -200,15 +208,57 @@ def test_pieces_on_every_code_point(tmp_path_factory):
 
 
 def test_a_missing_stage_is_caught(tmp_path_factory):
-    # Without the CJK stage (or the digit stage) the pieces differ from HF's: the checks see it.
+    # Without any one of the three stages the pieces differ from HF's: the checks see it.
     from tokenforge import _core
 
     t = trio(tmp_path_factory)
     d = fused_description(t.spec)
     assert d is not None
-    text = "日本語のテキストabc12345"
+    text = "日本語のテキストabc12345 def!"
     want = [p for p, _ in t.hf.pre_tokenizer.pre_tokenize_str(text)]
-    for stages in ([1], [2], []):
+    for stages in ([1, 3], [2, 3], [3], [1, 2]):
         wrong = _core.ByteLevelHfBpe(**{**d, "pre_splits": stages})
         got = ["".join(_byte_chars()[b] for b in piece) for piece, _ in wrong.pieces(text)]
         assert got != want, stages
+
+
+def test_near_miss_main_pattern_runs_through_oniguruma(tmp_path_factory):
+    assert NEAR_V3 != DEEPSEEK_V3
+    t = trio(tmp_path_factory, main=NEAR_V3)
+    assert t.kernel.name == "byte_level_hf_bpe"
+    d = fused_description(t.spec)
+    assert d is not None and d["pre_splits"] == [1, 2] and d["split"] == -1 and d["pattern"] == NEAR_V3
+    for text in [*SAMPLES, *TRAINING]:
+        t.check(text)
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=TEXT)
+def test_near_miss_main_pattern_equals_hf_on_any_text(tmp_path_factory, text):
+    trio(tmp_path_factory, main=NEAR_V3).check(text)
+
+
+# The main pattern's alternatives where they meet: ASCII punctuation then ASCII letters or not,
+# a prefix before letters and marks, a space before punctuation and symbols, newlines after
+# them, whitespace runs at the end and inside.
+MAIN_CASES = [
+    ".abc .Über !x1 $USD ~~~a a.b.c ..a",
+    "\u0301abc a\u0301b \u0301 \u0301\u0301 1\u0301 \t\u0301",
+    " !! ?x  $ 5 +\n\r\n-\r ©® ™x",
+    "\tword \u3000word \u00a0word \u2028word 5word ½x ①x \x00x \x7fx \u200bx \ue000x",
+    "word\n\n   \n  x  \t y   ",
+    "«quoted» „low“ ‹x› —dash— …",
+    "日本語 is 漢字, ひらがな; カタカナ!",
+]
+
+
+def test_main_pattern_where_alternatives_meet(tmp_path_factory):
+    import test_fused_deepseek_llm as stages_test
+    from tokenforge.pipeline.fused_hf_bpe import STAGES
+
+    main = STAGES[("Split", DEEPSEEK_V3)]
+    t = trio(tmp_path_factory)
+    for text in MAIN_CASES:
+        stages_test.same_pieces([main], text)
+        stages_test.same_pieces([1, 2, main], text)
+        t.check(text)

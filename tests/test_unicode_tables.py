@@ -31,3 +31,21 @@ def test_every_code_point(bit, tiktoken_module):
     flags = _core.char_classes(0, 0x10FFFF)
     ours = {chr(c) for c in range(0x110000) if flags[c] & bit and not 0xD800 <= c < 0xE000}
     assert ours == expected, sorted(hex(ord(c)) for c in ours ^ expected)[:20]
+
+
+HF_CLASSES = {  # flag bit -> the class of HF's patterns (DeepSeek's) it stands for
+    32: r"\p{M}",
+    64: r"\p{P}",
+    128: r"\p{S}",
+}
+
+
+@pytest.mark.parametrize("bit", sorted(HF_CLASSES))
+def test_every_code_point_as_oniguruma_reads_it(bit):
+    # The classes only HF's patterns use, against Oniguruma (HF's engine): the code points a
+    # run of the class covers.
+    regex = _core.Regex(HF_CLASSES[bit] + "+")
+    expected = {c for start, end, is_match in regex.find_matches(ALL) if is_match for c in ALL[start:end]}
+    flags = _core.char_classes(0, 0x10FFFF)
+    ours = {chr(c) for c in range(0x110000) if flags[c] & bit and not 0xD800 <= c < 0xE000}
+    assert ours == expected, sorted(hex(ord(c)) for c in ours ^ expected)[:20]

@@ -6,7 +6,9 @@ tables come from `unicodedata2==16.0.0`, not from the running Python's `unicoded
 
     pip install unicodedata2==16.0.0 && python tools/gen_unicode_tables.py
 
-`tests/test_unicode_tables.py` checks every code point against tiktoken's own regex engine.
+`tests/test_unicode_tables.py` checks every code point against tiktoken's own regex engine, and
+the classes only HF's patterns use (\p{M}, \p{P}, \p{S}: DeepSeek's) against Oniguruma, HF's
+engine, vendored at 6.9.10, whose tables are Unicode 16.0.0 too.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import unicodedata2 as ud
 UNICODE_VERSION = "16.0.0"
 
 # Flag bits; they must match src/native/unicode/unicode_classes.h.
-LETTER, NUMBER, SPACE, UPPERISH, LOWERISH = 1, 2, 4, 8, 16
+LETTER, NUMBER, SPACE, UPPERISH, LOWERISH, MARK, PUNCT, SYMBOL = 1, 2, 4, 8, 16, 32, 64, 128
 
 # Unicode's White_Space property (what `\s` means in Rust's regex); unicodedata has no API for it.
 # It has not changed since Unicode 6.3 removed U+180E.
@@ -51,6 +53,13 @@ def flags_of(cp: int) -> int:
         f |= UPPERISH
     if cat in ("Ll", "Lm", "Lo") or cat[0] == "M":
         f |= LOWERISH
+    # \p{M}, \p{P} and \p{S}, the general categories (DeepSeek's patterns).
+    if cat[0] == "M":
+        f |= MARK
+    if cat[0] == "P":
+        f |= PUNCT
+    if cat[0] == "S":
+        f |= SYMBOL
     return f
 
 

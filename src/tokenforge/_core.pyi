@@ -565,7 +565,7 @@ class ByteLevelHfBpe:
 
     def __init__(self, normalizer: object, pre_tokenizer: object, model_type: str, model_options: object, vocab: Sequence[tuple[str, int]], decoder: object, names: Sequence[str], special_ids: Sequence[int], split: int, pattern: str, add_prefix_space: bool, prefix_each_piece: bool, nfc: bool, pre_splits: Sequence[int] = []) -> None:
         """
-        The staged pipeline's description (as _core.Staged takes it; its stages run texts the fused pass does not: NFC texts that fail the quick check) and the fused pass's split: split, a built-in scanner (0 GPT-2, 1 cl100k, 2 o200k, 3 Llama 3, 4 Qwen2) or -1 for `pattern` through Oniguruma; add_prefix_space before each stretch, or before each piece with prefix_each_piece; nfc: the NFC normalizer; pre_splits: built-in Splits run first, in order (1 \\p{N}{1,3}, 2 DeepSeek's CJK and kana runs).
+        The staged pipeline's description (as _core.Staged takes it; its stages run texts the fused pass does not: NFC texts that fail the quick check) and the fused pass's split: split, a built-in scanner (0 GPT-2, 1 cl100k, 2 o200k, 3 Llama 3, 4 Qwen2), -1 for `pattern` through Oniguruma or -2 for none (the pre-splits' pieces are the pieces); add_prefix_space before each stretch, or before each piece with prefix_each_piece; nfc: the NFC normalizer; pre_splits: built-in stages run first, in order (pre_tokenizers/split_sequence.h's PreSplit ids: 1 \\p{N}{1,3}, 2 DeepSeek V3's CJK and kana runs, 3 its main pattern, 4..11 DeepSeek LLM's and Coder's stages).
         """
 
     def decode(self, ids: object, skip_special_tokens: bool = True) -> str:

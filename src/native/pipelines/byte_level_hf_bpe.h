@@ -5,9 +5,10 @@
 // It runs the files whose stages are: the BPE model (models/bpe/hf_bpe_model.h) without byte
 // fallback, subword prefix or suffix, or dropout, whose vocabulary has every byte's character
 // (so its unk token, if any, is never used); the pre-tokenizer ByteLevel(use_regex)
-// or Sequence[Split(Regex P, Isolated), ByteLevel(use_regex=false)], add_prefix_space either
-// way; no normalizer or NFC; the ByteLevel decoder. tokenforge/pipeline/fused_hf_bpe.py decides
-// which files those are and describes them (ByteLevelHfBpeDescription).
+// or Sequence[Split(Regex P, Isolated), ByteLevel(use_regex=false)] (or DeepSeek's longer
+// Sequences, pre_tokenizers/split_sequence.h), add_prefix_space either way; no normalizer or
+// NFC; the ByteLevel decoder. tokenforge/pipeline/fused_hf_bpe.py decides which files those are
+// and describes them (ByteLevelHfBpeDescription).
 //
 // One text: added tokens are split off first (added_tokens/special_matcher.h, as every
 // pipeline); each stretch between them is cut into pieces by a built-in scanner where one
@@ -63,14 +64,16 @@ namespace tokenforge {
 
 struct ByteLevelHfBpeDescription {
   StagedDescription staged;  // the whole file, as the staged pipeline takes it (model, fallback)
-  int split = -1;            // a built-in scanner (Pattern), or -1: `pattern` through Oniguruma
+  int split = -1;            // a built-in scanner (Pattern), -1: `pattern` through Oniguruma, or kNoSplit
   std::string pattern;       // the Split's regex (unused with a scanner)
   bool add_prefix_space = false;
   bool prefix_each_piece = false;  // the space goes before each piece (a Split, then ByteLevel)
   bool nfc = false;                // the NFC normalizer
   // Built-in Splits run before the split above, in order (PreSplit kinds,
-  // pre_tokenizers/split_sequence.h: DeepSeek V3's Sequence); empty for one Split.
+  // pre_tokenizers/split_sequence.h: DeepSeek's Sequences); empty for one Split.
   std::vector<int> pre_splits;
+  // `split` when the pre-splits are the whole Sequence: their pieces are the pieces.
+  static constexpr int kNoSplit = -2;
 };
 
 class ByteLevelHfBpePipeline {
@@ -79,8 +82,10 @@ class ByteLevelHfBpePipeline {
   // first; this keeps a wrong call from giving wrong ids).
   explicit ByteLevelHfBpePipeline(ByteLevelHfBpeDescription d)
       : d_(std::move(d)), model_(make_model(d_.staged)), decoder_() {
-    if (d_.split < -1 || d_.split > int(Pattern::kQwen2)) throw std::invalid_argument("unknown scanner");
-    if (d_.split < 0) regex_ = std::make_unique<Regex>(d_.pattern);
+    if (d_.split < d_.kNoSplit || d_.split > int(Pattern::kQwen2)) throw std::invalid_argument("unknown scanner");
+    if (d_.split == -1) regex_ = std::make_unique<Regex>(d_.pattern);
+    if (d_.split == d_.kNoSplit && d_.pre_splits.empty())
+      throw std::invalid_argument("no split: the pre-splits must be given");
     for (int kind : d_.pre_splits)
       if (!is_pre_split(kind)) throw std::invalid_argument("unknown pre-split " + std::to_string(kind));
     if (!d_.pre_splits.empty() && !d_.prefix_each_piece)
@@ -331,6 +336,8 @@ class ByteLevelHfBpePipeline {
         return scan<Pattern::kLlama3>(t, from, to, piece);
       case int(Pattern::kQwen2):
         return scan<Pattern::kQwen2>(t, from, to, piece);
+      case ByteLevelHfBpeDescription::kNoSplit:
+        return piece(from, to);
       default:
         break;
     }

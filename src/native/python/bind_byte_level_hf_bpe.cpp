@@ -75,10 +75,11 @@ void bind_byte_level_hf_bpe(nb::module_& m) {
        nb::arg("pre_splits") = std::vector<int>(),
        "The staged pipeline's description (as _core.Staged takes it; its stages run texts the fused pass "
        "does not: NFC texts that fail the quick check) and the fused pass's split: split, a built-in "
-       "scanner (0 GPT-2, 1 cl100k, 2 o200k, 3 Llama 3, 4 Qwen2) or -1 for `pattern` through Oniguruma; "
-       "add_prefix_space before each stretch, or before each piece with prefix_each_piece; nfc: the NFC "
-       "normalizer; pre_splits: built-in Splits run first, in order (1 \\p{N}{1,3}, 2 DeepSeek's CJK and kana "
-       "runs).")
+       "scanner (0 GPT-2, 1 cl100k, 2 o200k, 3 Llama 3, 4 Qwen2), -1 for `pattern` through Oniguruma or -2 "
+       "for none (the pre-splits' pieces are the pieces); add_prefix_space before each stretch, or before "
+       "each piece with prefix_each_piece; nfc: the NFC normalizer; pre_splits: built-in stages run first, "
+       "in order (pre_tokenizers/split_sequence.h's PreSplit ids: 1 \\p{N}{1,3}, 2 DeepSeek V3's CJK and "
+       "kana runs, 3 its main pattern, 4..11 DeepSeek LLM's and Coder's stages).")
       .def("decode", &PyByteLevelHfBpe::decode, nb::arg("ids"), nb::arg("skip_special_tokens") = true,
            "The decoder's text for ids (HF's decode: ids without a token are skipped).")
       .def("pre_tokenize", &PyByteLevelHfBpe::pre_tokenize, nb::arg("text"), nb::arg("added").none() = nb::none(),

@@ -51,5 +51,8 @@ void bind_gguf(nanobind::module_& m);
 void bind_cluster(nanobind::module_& m);
 // encode_flat, a corpus work unit's documents as one flat array of ids (python/bind_corpus.cpp).
 void bind_corpus(nanobind::module_& m);
+// _pre_split_ends, the test hook of DeepSeek's built-in pre-tokenizer stages
+// (python/bind_split_sequence.cpp).
+void bind_split_sequence(nanobind::module_& m);
 
 }  // namespace tokenforge::bindings

@@ -40,4 +40,5 @@ NB_MODULE(_core, m) {
   bind_gguf(m);
   bind_cluster(m);
   bind_corpus(m);
+  bind_split_sequence(m);
 }

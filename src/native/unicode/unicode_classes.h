@@ -10,11 +10,14 @@ namespace tokenforge {
 #include "unicode/unicode_classes.inc"
 
 enum CharClass : uint8_t {
-  kLetter = 1,     // \p{L}
-  kNumber = 2,     // \p{N}
-  kSpace = 4,      // \s (White_Space)
-  kUpperish = 8,   // [\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]  (o200k)
-  kLowerish = 16,  // [\p{Ll}\p{Lm}\p{Lo}\p{M}]        (o200k)
+  kLetter = 1,        // \p{L}
+  kNumber = 2,        // \p{N}
+  kSpace = 4,         // \s (White_Space)
+  kUpperish = 8,      // [\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]  (o200k)
+  kLowerish = 16,     // [\p{Ll}\p{Lm}\p{Lo}\p{M}]        (o200k)
+  kMark = 32,         // \p{M}   (DeepSeek's patterns)
+  kPunctuation = 64,  // \p{P}
+  kSymbol = 128,      // \p{S}
 };
 
 static_assert(kClassStage1[0] == 0, "ASCII lookups assume block 0 holds U+0000..U+00FF");

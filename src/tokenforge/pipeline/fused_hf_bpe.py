@@ -9,9 +9,11 @@ the keyword arguments of `_core.ByteLevelHfBpe` if so (None otherwise):
   whose vocabulary has a token for each of the 256 byte characters (so unk_token is never used);
 - pre-tokenizer ByteLevel(use_regex=true), or Split(Regex P, Isolated, invert false) then
   ByteLevel(use_regex=false), add_prefix_space either way;
-- or Split(Regex Q_1, Isolated), ..., Split(Regex Q_k, Isolated), Split(Regex P, Isolated),
-  ByteLevel(use_regex=false) where Q_1..Q_k is one of PRE_SPLITS (DeepSeek V3 / R1: digit runs of
-  at most 3, then CJK and kana runs; pre_tokenizers/split_sequence.h runs them);
+- or one of DeepSeek's Sequences, then ByteLevel(use_regex=false): a Sequence of SEQUENCES, each
+  stage (a Split(Regex, Isolated) or Digits(individual_digits)) one of STAGES, a built-in scanner
+  of pre_tokenizers/split_sequence.h (DeepSeek V3 / R1, DeepSeek LLM / V2, DeepSeek Coder); or
+  the first stages of DeepSeek V3 (PRE_SPLITS: digit runs of at most 3, then CJK and kana runs)
+  then any Split(Regex P, Isolated);
 - normalizer none or NFC; decoder ByteLevel.
 The split runs on a built-in scanner (pre_tokenizers/scanner.h) where P is one of SCANNERS,
 patterns each scanner computes exactly as Oniguruma reads them (tests/test_fused_hf_bpe.py
@@ -51,16 +53,58 @@ SCANNERS = {
     QWEN2: 4,
 }
 
-# DeepSeek V3 / R1 (and their distillations' own files): Splits run before the main pattern, as
-# the exact regex strings of the file -> the built-in stages (PreSplit in split_sequence.h).
+# DeepSeek's pre-tokenizer Sequences, stage by stage, as their files spell them.
+# DeepSeek V3 / R1 (and their distillations' own files): digit runs, CJK and kana runs, the main
+# pattern.
 DEEPSEEK_DIGITS = r"\p{N}{1,3}"
 DEEPSEEK_CJK = "[\u4e00-\u9fa5\u3040-\u309f\u30a0-\u30ff]+"  # [一-龥\u3040-ゟ゠-ヿ]+
-# DeepSeek V3's main pattern (the third Split), which Oniguruma runs inside the fused pass.
 DEEPSEEK_V3 = (
     "[!\"#$%&'()*+,\\-./:;<=>?@\\[\\\\\\]^_`{|}~][A-Za-z]+|[^\r\n\\p{L}\\p{P}\\p{S}]?[\\p{L}\\p{M}]+"
     "| ?[\\p{P}\\p{S}]+[\r\n]*|\\s*[\r\n]+|\\s+(?!\\S)|\\s+"
 )
-PRE_SPLITS: dict[tuple[str, ...], list[int]] = {(DEEPSEEK_DIGITS, DEEPSEEK_CJK): [1, 2]}
+# DeepSeek LLM and V2 (their 100k vocabulary): newlines, letters of the cased scripts, ASCII
+# and CJK punctuation, trailing whitespace, CJK and the scripts from U+0800 (and Hangul), each
+# digit alone.
+NEWLINES = "[\r\n]"
+DEEPSEEK_LLM_LETTERS = (
+    "\\s?[A-Za-zµÀ-ÖØ-öø-ƺƼ-ƿǄ-ʓʕ-ʯͰ-ͳͶͷͻ-ͽͿΆΈ-ΊΌΎ-ΡΣ-ϵϷ-ҁҊ-ԯԱ-ՖႠ-ჅᎠ-Ᏽᏸ-ᏽᲐ-ᲺᲽ-Ჿᴀ-ᴫᵫ-ᵷᵹ-ᶚḀ-ἕἘ-Ἕἠ-ὅὈ-Ὅ"
+    "ὐ-ὗὙὛὝὟ-\u1f7dᾀ-ᾴᾶ-ᾼ\u1fbeῂ-ῄῆ-ῌῐ-\u1fd3ῖ-\u1fdbῠ-Ῥῲ-ῴῶ-ῼℂℇℊ-ℓℕℙ-ℝℤ\u2126ℨ\u212a-ℭℯ-ℴℹℼ-ℿⅅ-ⅉⅎↃↄ"
+    "Ⰰ-ⱻⱾ-ⳤⳫ-ⳮⳲⳳꙀ-ꙭꚀ-ꚛꜢ-ꝯꝱ-ꞇꞋ-ꞎꭰ-ꮿﬀ-ﬆﬓ-ﬗＡ-Ｚａ-ｚ\U00010400-\U0001044f\U000104b0-\U000104d3"
+    "\U000104d8-\U000104fb\U00010c80-\U00010cb2\U00010cc0-\U00010cf2\U000118a0-\U000118df"
+    "\U0001e900-\U0001e943]+"
+)
+DEEPSEEK_LLM_PUNCT = "\\s?[!-/:-~！-／：-～‘-‟\u3000-。]+"
+TRAILING_SPACE = r"\s+$"
+DEEPSEEK_LLM_CJK = "[一-龥ࠀ-一가-\ud7ff]+"
+# DeepSeek Coder: newlines, letters, punctuation, DeepSeek LLM's CJK, each digit alone.
+CODER_LETTERS = r"\s?\p{L}+"
+CODER_PUNCT = r"\s?\p{P}+"
+# The Digits pre-tokenizer with individual_digits, as a stage key.
+DIGITS_ALONE = ("Digits", True)
+
+# A stage, ("Split", its exact regex) for a Split(Regex, Isolated, invert false) or DIGITS_ALONE
+# -> its built-in scanner (PreSplit in pre_tokenizers/split_sequence.h).
+STAGES: dict[tuple[str, Any], int] = {
+    ("Split", DEEPSEEK_DIGITS): 1,
+    ("Split", DEEPSEEK_CJK): 2,
+    ("Split", DEEPSEEK_V3): 3,
+    ("Split", NEWLINES): 4,
+    ("Split", DEEPSEEK_LLM_LETTERS): 5,
+    ("Split", DEEPSEEK_LLM_PUNCT): 6,
+    ("Split", TRAILING_SPACE): 7,
+    ("Split", DEEPSEEK_LLM_CJK): 8,
+    DIGITS_ALONE: 9,
+    ("Split", CODER_LETTERS): 10,
+    ("Split", CODER_PUNCT): 11,
+}
+# The Sequences (before ByteLevel) the built-in stages run whole, as STAGES ids.
+SEQUENCES: dict[str, tuple[int, ...]] = {
+    "DeepSeek V3": (1, 2, 3),
+    "DeepSeek LLM": (4, 5, 6, 7, 8, 9),
+    "DeepSeek Coder": (4, 10, 11, 8, 9),
+}
+# First stages run built in before any last Split (its pattern on a scanner or Oniguruma).
+PRE_SPLITS: set[tuple[int, ...]] = {(1, 2)}
 
 # GPT-2's byte alphabet: the characters byte-level tokens are spelled in.
 _BYTE_CHARS = [chr(b) if (33 <= b <= 126 or 161 <= b <= 172 or 174 <= b <= 255) else None for b in range(256)]
@@ -119,25 +163,32 @@ def _split(pre_tokenizer: Any) -> dict[str, Any] | None:
             "prefix_each_piece": False,
             "pre_splits": [],
         }
-    if len(parts) < 2 or parts[-1][0] != "ByteLevel" or any(kind != "Split" for kind, _ in parts[:-1]):
-        return None
-    regexes = [_isolated_regex(options) for _, options in parts[:-1]]
-    if any(r is None for r in regexes):
-        return None
-    *first, regex = [str(r) for r in regexes]
-    pre_splits = PRE_SPLITS.get(tuple(first)) if first else []
-    if pre_splits is None:
+    if len(parts) < 2 or parts[-1][0] != "ByteLevel":
         return None
     prefix = _byte_level(parts[-1][1], False)
     if prefix is None:
         return None
-    return {
-        "split": SCANNERS.get(regex, -1),
-        "pattern": regex,
-        "add_prefix_space": prefix,
-        "prefix_each_piece": True,
-        "pre_splits": list(pre_splits),
-    }
+    stages = [_stage_id(kind, options) for kind, options in parts[:-1]]
+    fused = {"add_prefix_space": prefix, "prefix_each_piece": True}
+    if all(stages) and tuple(stages) in SEQUENCES.values():
+        return {**fused, "split": NO_SPLIT, "pattern": "", "pre_splits": stages}
+    regex = _isolated_regex(parts[-2][1]) if parts[-2][0] == "Split" else None
+    if regex is None or (len(parts) > 2 and tuple(stages[:-1]) not in PRE_SPLITS):
+        return None
+    return {**fused, "split": SCANNERS.get(regex, -1), "pattern": regex, "pre_splits": stages[:-1]}
+
+
+# `split` where the built-in stages are the whole Sequence (ByteLevelHfBpeDescription::kNoSplit).
+NO_SPLIT = -2
+
+
+def _stage_id(kind: str, options: Mapping[str, Any]) -> int:
+    """The STAGES id of a pre-tokenizer stage, 0 where it has none."""
+    if kind == "Digits":
+        individual = options.get("individual_digits", False)
+        return STAGES.get(("Digits", individual), 0) if isinstance(individual, bool) else 0
+    regex = _isolated_regex(options) if kind == "Split" else None
+    return 0 if regex is None else STAGES.get(("Split", regex), 0)
 
 
 def fused_description(spec: PipelineSpec) -> dict[str, Any] | None:
