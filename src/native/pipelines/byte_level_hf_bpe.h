@@ -183,8 +183,8 @@ class ByteLevelHfBpePipeline {
 
  private:
   // Pieces of 32..256 bytes and their ids, direct-mapped by a hash of their bytes and compared
-  // byte for byte: PieceCache's own long cache, 4 times larger, since runs of CJK text without
-  // spaces are long pieces, thousands of them distinct in a few hundred kilobytes.
+  // byte for byte: as many entries as PieceCache's own (two-way) long cache, since runs of CJK
+  // text without spaces are long pieces, thousands of them distinct in a few hundred kilobytes.
   class LongPieces {
    public:
     bool get(const uint8_t* p, size_t n, uint64_t key, std::vector<uint32_t>& out) const {
