@@ -1,4 +1,4 @@
-"""Generate src/native/unicode/unicode_classes.inc: the character classes the split patterns use.
+r"""Generate src/native/unicode/unicode_classes.inc: the character classes the split patterns use.
 
 tiktoken 0.14 (Rust `regex`/`fancy-regex`) classifies code points by Unicode 16.0.0, so the
 tables come from `unicodedata2==16.0.0`, not from the running Python's `unicodedata`
