@@ -30,6 +30,7 @@ import os
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "true")
 
@@ -51,43 +52,32 @@ def libraries(path: str) -> list[Callable[[], Encoders]]:
     library is loaded right before its own cold pass: see run)."""
     import tokenforge
 
-    def ours() -> Encoders:
-        tok = tokenforge.Tokenizer.from_file(path)
+    def encoders(name: str, tok: Any) -> Encoders:
+        """A tokenizer with HF's encode / encode_batch surface (all four libraries have it)."""
         return (
-            f"tokenforge ({tok.kernel})",
+            name,
             lambda t: tok.encode(t, add_special_tokens=False).ids,
             lambda ts: [e.ids for e in tok.encode_batch(list(ts), add_special_tokens=False)],
         )
+
+    def ours() -> Encoders:
+        tok = tokenforge.Tokenizer.from_file(path)
+        return encoders(f"tokenforge ({tok.kernel})", tok)
 
     def hf() -> Encoders:
         import tokenizers
 
-        tok = tokenizers.Tokenizer.from_file(path)
-        return (
-            "hf-tokenizers",
-            lambda t: tok.encode(t, add_special_tokens=False).ids,
-            lambda ts: [e.ids for e in tok.encode_batch(list(ts), add_special_tokens=False)],
-        )
+        return encoders("hf-tokenizers", tokenizers.Tokenizer.from_file(path))
 
     def fast() -> Encoders:
         import fastokens
 
-        tok = fastokens.Tokenizer.from_file(path)
-        return (
-            "fastokens",
-            lambda t: tok.encode(t, add_special_tokens=False).ids,
-            lambda ts: [e.ids for e in tok.encode_batch(list(ts), add_special_tokens=False)],
-        )
+        return encoders("fastokens", fastokens.Tokenizer.from_file(path))
 
     def tk() -> Encoders:
         import tokie
 
-        tok = tokie.Tokenizer.from_json(path)
-        return (
-            "tokie",
-            lambda t: tok.encode(t, add_special_tokens=False).ids,
-            lambda ts: [e.ids for e in tok.encode_batch(list(ts), add_special_tokens=False)],
-        )
+        return encoders("tokie", tokie.Tokenizer.from_json(path))
 
     return [ours, hf, fast, tk]
 
