@@ -18,11 +18,12 @@ struct NoPoll {
 
 // Runs fn(i) for i in [0, n) on up to `threads` threads (no more than the machine has cores:
 // the work is CPU-bound, and each thread beyond them only costs a stack and per-thread tables;
-// fewer where the system refuses to start more); rethrows the first exception. Threads take runs of indices, a share of what is
-// left each time (large first, single ones at the end), so that many small items do not make
-// every index a contended atomic update. The calling thread calls poll() before each of its
-// items (poll keeps its own clock: it must be cheap); an exception from poll (Ctrl-C, see
-// python/convert.h's SignalPoll) stops every thread after its current item.
+// fewer where the system refuses to start more); rethrows the first exception. Threads take
+// runs of indices, a share of what is left each time (large first, single ones at the end), so
+// that many small items do not make every index a contended atomic update. The calling thread
+// calls poll() before each of its items (poll keeps its own clock: it must be cheap); an
+// exception from poll (Ctrl-C, see python/convert.h's SignalPoll) stops every thread after its
+// current item.
 template <class Fn, class Poll = NoPoll>
 void parallel_for(size_t n, size_t threads, Fn fn, Poll poll = Poll()) {
   if (const unsigned cores = std::thread::hardware_concurrency()) threads = std::min<size_t>(threads, cores);
@@ -59,8 +60,9 @@ void parallel_for(size_t n, size_t threads, Fn fn, Poll poll = Poll()) {
     }
   };
   // A thread the system refuses to start (std::system_error, or std::bad_alloc for its state)
-  // is no error: its share goes to the threads that did start, this one included. The pool must never be destroyed with a
-  // joinable thread in it (std::terminate), so nothing between start and join may throw.
+  // is no error: its share goes to the threads that did start, this one included. The pool must
+  // never be destroyed with a joinable thread in it (std::terminate), so nothing between start
+  // and join may throw.
   std::vector<std::thread> pool;
   pool.reserve(threads - 1);
   for (size_t t = 1; t < threads; ++t) {
