@@ -17,8 +17,9 @@
 #include <vector>
 
 #include "base/bytes.h"
-#include "base/utf8.h"
+#include "base/inline_hints.h"
 #include "base/pool.h"
+#include "base/utf8.h"
 #include "processors/post_processing.h"
 #include "added_tokens/special_matcher.h"
 #include "normalizers/spm_normalizer.h"
@@ -52,8 +53,10 @@ class SpmEncoder {
 
   // Appends the ids of text s[0..n) to ids. With `bounds`, also (replacing its contents) where
   // each starts in the input, in characters, and where the last ends (sentencepiece's offsets:
-  // an id that ends inside a character ends at its start).
-  void encode(const uint8_t* s, size_t n, std::vector<uint32_t>& ids, std::vector<uint32_t>* bounds = nullptr) const {
+  // an id that ends inside a character ends at its start), and returns the characters of
+  // s[0..n) (counted along the way: the bounds' cursor finishes the count); without, 0.
+  uint32_t encode(const uint8_t* s, size_t n, std::vector<uint32_t>& ids,
+                  std::vector<uint32_t>* bounds = nullptr) const {
     Pool<Scratch>::Lease lease(scratch_);
     Scratch& scratch = lease.get();
     std::vector<uint32_t>& lengths = scratch.lengths;
@@ -66,15 +69,15 @@ class SpmEncoder {
       model_(reinterpret_cast<const uint8_t*>(text.data()), text.size(), SpmEscaping{false, spaces_as_is_}, ids,
              bounds ? &lengths : nullptr);
     }
-    if (!bounds) return;
+    if (!bounds) return 0;
     bounds->resize(lengths.empty() ? 0 : lengths.size() + 1);
-    if (lengths.empty()) return;
+    if (lengths.empty()) return count_characters(s, 0, n, n);
     uint32_t* b = bounds->data();
     uint32_t at = 0;
     if (escaped_) {  // the model counted the input's characters
       b[0] = 0;
       for (size_t i = 0; i < lengths.size(); ++i) b[i + 1] = at += lengths[i];
-      return;
+      return count_characters(s, 0, n, n);
     }
     // Through the alignment: normalized bytes (from characters: along the normalized text), the
     // input byte each came from, then the input's characters (one cursor: they only grow; a
@@ -87,7 +90,7 @@ class SpmEncoder {
     auto input_character = [&](uint32_t normalized) {
       const uint32_t target = to_orig[normalized];
       if (target <= ascii) return chars = byte = target;  // (s[target] is no continuation byte)
-      chars += count_characters(s, byte, target, n);
+      chars += characters_between(s, byte, target, n);
       byte = target;
       return chars - (target < n && (s[target] & 0xC0) == 0x80);
     };
@@ -99,9 +102,19 @@ class SpmEncoder {
         at += lengths[i];
       b[i + 1] = input_character(at);
     }
+    return chars + count_characters(s, byte, n, n);  // (what follows the last id: dropped whitespace)
   }
 
  private:
+  // count_characters(s, from, to, n) with the usual short step (a token's bytes) inline: one
+  // masked word where eight bytes can be read.
+  static TF_INLINE uint32_t characters_between(const uint8_t* s, size_t from, size_t to, size_t n) {
+    const size_t k = to - from;
+    if (k > 8 || from + 8 > n) return count_characters(s, from, to, n);
+    const uint64_t w = load8(s + from) & (k == 8 ? ~uint64_t(0) : (uint64_t(1) << (8 * k)) - 1);
+    return uint32_t(k) - uint32_t(__builtin_popcountll(w & ~(w << 1) & 0x8080808080808080ull));
+  }
+
   // How many bytes s[0..n) starts with that are ASCII.
   static size_t ascii_prefix(const uint8_t* s, size_t n) {
     size_t i = 0;
@@ -173,7 +186,7 @@ class SpmPipeline {
   uint32_t encode_text(const uint8_t* s, size_t n, uint32_t chars, uint32_t& word, Scratch& scratch,
                        TokenRows& rows) const {
     scratch.ids.clear();
-    encoder_.encode(s, n, scratch.ids, &scratch.bounds);
+    const uint32_t characters = encoder_.encode(s, n, scratch.ids, &scratch.bounds);
     const size_t count = scratch.ids.size(), at = rows.size();
     if (count) {
       if (at == 0) rows.reserve(count + 2);  // a whole text, mostly: room for bos and eos too
@@ -191,7 +204,7 @@ class SpmPipeline {
       }
       word = w + 1;
     }
-    return chars + count_characters(s, 0, n, n);
+    return chars + characters;
   }
 
   SpmEncoder encoder_;
