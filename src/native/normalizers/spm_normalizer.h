@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "base/bytes.h"
+#include "base/utf8.h"
 #include "base/inline_hints.h"
 #include "normalizers/spm_charsmap.h"
 #include "unicode/unicode_classes.h"
@@ -139,28 +140,40 @@ class SpmNormalizer {
   }
 
   // The same into `out` (and `norm_to_orig`), whose memory is reused. With `spaces_as_is`,
-  // spaces stay " " where they would become "▁": the reader escapes them (SpmEscaping).
+  // spaces stay " " where they would become "▁": the reader escapes them (SpmEscaping). With
+  // `characters` (and norm_to_orig), the alignment is in input characters instead: for each
+  // normalized byte the input character it came from (sentencepiece's offsets, with no counting
+  // left to do), and *characters is the input's character count.
   void normalize(const uint8_t* s, size_t n, std::string& out, std::vector<uint32_t>* norm_to_orig,
-                 bool spaces_as_is = false) const {
+                 bool spaces_as_is = false, uint32_t* characters = nullptr) const {
     const bool escape = options_.escape_whitespaces && !spaces_as_is;
     std::string_view input(reinterpret_cast<const char*>(s), n);
     out.clear();
     if (norm_to_orig) norm_to_orig->clear();
-    uint32_t consumed = 0;
+    const bool in_characters = characters && norm_to_orig;
+    uint32_t consumed = 0, consumed_characters = 0;  // input bytes, and characters, taken so far
+    auto take = [&](size_t used) {                   // the next `used` bytes of input are taken
+      if (in_characters)
+        consumed_characters += count_characters(reinterpret_cast<const uint8_t*>(input.data()), 0, used, input.size());
+      input.remove_prefix(used);
+      consumed += uint32_t(used);
+    };
     if (options_.remove_extra_whitespaces) {
       while (!input.empty()) {
         const auto [piece, used] = prefix(input);
         if (piece != " ") break;
-        input.remove_prefix(used);
-        consumed += uint32_t(used);
+        take(used);
       }
     }
+    if (characters) *characters = in_characters ? consumed_characters : 0;
     // sentencepiece gives empty text an empty alignment (not even the end).
     if (input.empty()) return;
     const std::string_view space = escape ? kSpace : " ";
+    // What norm_to_orig holds for bytes that come from the input piece at hand.
+    auto here = [&] { return in_characters ? consumed_characters : consumed; };
     auto append = [&](std::string_view bytes) {
       out += bytes;
-      if (norm_to_orig) norm_to_orig->insert(norm_to_orig->end(), bytes.size(), consumed);
+      if (norm_to_orig) norm_to_orig->insert(norm_to_orig->end(), bytes.size(), here());
     };
     if (options_.add_dummy_prefix && !options_.whitespace_as_suffix) append(space);
     bool prev_space = options_.remove_extra_whitespaces;
@@ -170,11 +183,15 @@ class SpmNormalizer {
         while (blanks < input.size() && copy_rule_[uint8_t(input[blanks])] == kSpaceOnce) ++blanks;
         input.remove_prefix(blanks);
         consumed += uint32_t(blanks);
+        consumed_characters += uint32_t(blanks);  // (ASCII)
         continue;
       }
-      if (const size_t run = copy_plain(input, consumed, escape, prev_space, out, norm_to_orig)) {
+      uint32_t run_characters = 0;
+      if (const size_t run = copy_plain(input, here(), escape, prev_space, out, norm_to_orig,
+                                        in_characters ? &run_characters : nullptr)) {
         input.remove_prefix(run);
         consumed += uint32_t(run);
+        consumed_characters += run_characters;
         continue;
       }
       auto [piece, used] = prefix(input);
@@ -189,10 +206,10 @@ class SpmNormalizer {
         }
         prev_space = piece.back() == ' ';
       }
-      input.remove_prefix(used);
-      consumed += uint32_t(used);
+      take(used);
       if (!options_.remove_extra_whitespaces) prev_space = false;
     }
+    if (in_characters) *characters = consumed_characters;
     if (options_.remove_extra_whitespaces) {
       // Trailing spaces go (sentencepiece takes an input "▁" at the end for an escaped one); the
       // end then aligns where the first of them came from.
@@ -206,13 +223,13 @@ class SpmNormalizer {
       for (size_t cut; (cut = trailing()) != 0;) {
         out.resize(out.size() - cut);
         if (norm_to_orig) {
-          consumed = (*norm_to_orig)[out.size()];
+          (in_characters ? consumed_characters : consumed) = (*norm_to_orig)[out.size()];
           norm_to_orig->resize(out.size());
         }
       }
     }
     if (options_.add_dummy_prefix && options_.whitespace_as_suffix) append(space);
-    if (norm_to_orig) norm_to_orig->push_back(consumed);
+    if (norm_to_orig) norm_to_orig->push_back(here());
   }
 
   // The normalized text of s[0..n) and, in `offsets` (replacing its contents), for each of its
@@ -249,9 +266,10 @@ class SpmNormalizer {
   // start a key of the map or a user-defined symbol, a space after a space where extra
   // whitespace goes), escaping spaces, each byte aligned with its character's start; returns
   // how many input bytes it took, and says in prev_space whether the last was a space that
-  // remove_extra_whitespaces counts.
+  // remove_extra_whitespaces counts. With `characters`, the alignment is in input characters
+  // (`consumed` is the character at the start), and *characters says how many it took.
   size_t copy_plain(std::string_view input, uint32_t consumed, bool escape, bool& prev_space, std::string& out,
-                    std::vector<uint32_t>* norm_to_orig) const {
+                    std::vector<uint32_t>* norm_to_orig, uint32_t* characters = nullptr) const {
     const uint8_t* s = reinterpret_cast<const uint8_t*>(input.data());
     const size_t n = input.size();
     size_t run = n, spaces = 0;
@@ -281,6 +299,36 @@ class SpmNormalizer {
     }
     norm_to_orig->resize(out.size());
     uint32_t* o = norm_to_orig->data() + at;
+    if (characters) {            // each byte: the number of the character it is part of
+      uint32_t next = consumed;  // the next character's number
+      if (!escape) {
+        write_spaces(static_cast<char*>(std::memcpy(w, s, run)), run);
+        size_t k = 0;
+        for (; k + 8 <= run; k += 8) {
+          if (load8(s + k) & 0x8080808080808080ull) {
+            for (size_t j = k; j < k + 8; ++j) o[j] = (next += (s[j] & 0xC0) != 0x80) - 1;
+          } else {
+            for (size_t j = k; j < k + 8; ++j) o[j] = next + uint32_t(j - k);
+            next += 8;
+          }
+        }
+        for (; k < run; ++k) o[k] = (next += (s[k] & 0xC0) != 0x80) - 1;
+        out.resize(at + run);
+      } else {
+        for (size_t k = 0; k < run; ++k) {
+          const uint8_t c = s[k];
+          const bool space = blank_[c];
+          w = put_escaped(c, w);
+          next += (c & 0xC0) != 0x80;
+          o[0] = o[1] = o[2] = next - 1;
+          o += space ? 3 : 1;
+        }
+        out.resize(size_t(w - out.data()));
+      }
+      norm_to_orig->resize(out.size());
+      *characters = next - consumed;
+      return run;
+    }
     uint32_t start = consumed;  // of the current character
     if (!escape) {              // byte for byte: ASCII eight at a time
       write_spaces(static_cast<char*>(std::memcpy(w, s, run)), run);

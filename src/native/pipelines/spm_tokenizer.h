@@ -17,7 +17,6 @@
 #include <vector>
 
 #include "base/bytes.h"
-#include "base/inline_hints.h"
 #include "base/pool.h"
 #include "base/utf8.h"
 #include "processors/post_processing.h"
@@ -54,76 +53,51 @@ class SpmEncoder {
   // Appends the ids of text s[0..n) to ids. With `bounds`, also (replacing its contents) where
   // each starts in the input, in characters, and where the last ends (sentencepiece's offsets:
   // an id that ends inside a character ends at its start), and returns the characters of
-  // s[0..n) (counted along the way: the bounds' cursor finishes the count); without, 0.
+  // s[0..n) (the normalizer counts them as it aligns); without, 0.
   uint32_t encode(const uint8_t* s, size_t n, std::vector<uint32_t>& ids,
                   std::vector<uint32_t>* bounds = nullptr) const {
     Pool<Scratch>::Lease lease(scratch_);
     Scratch& scratch = lease.get();
     std::vector<uint32_t>& lengths = scratch.lengths;
     lengths.clear();
+    uint32_t characters = 0;
     if (escaped_) {
       model_(s, n, normalizer_.escaping(), ids, bounds ? &lengths : nullptr);
     } else {
-      std::string& text = scratch.normalized;
-      normalizer_.normalize(s, n, text, bounds ? &scratch.norm_to_orig : nullptr, spaces_as_is_);
-      model_(reinterpret_cast<const uint8_t*>(text.data()), text.size(), SpmEscaping{false, spaces_as_is_}, ids,
-             bounds ? &lengths : nullptr);
+      // With bounds, the alignment comes in input characters: for each normalized byte the
+      // input character it came from (a byte inside a character counts as its start).
+      normalizer_.normalize(s, n, scratch.normalized, bounds ? &scratch.norm_to_orig : nullptr, spaces_as_is_,
+                            bounds ? &characters : nullptr);
+      model_(reinterpret_cast<const uint8_t*>(scratch.normalized.data()), scratch.normalized.size(),
+             SpmEscaping{false, spaces_as_is_}, ids, bounds ? &lengths : nullptr);
     }
     if (!bounds) return 0;
     bounds->resize(lengths.empty() ? 0 : lengths.size() + 1);
-    if (lengths.empty()) return count_characters(s, 0, n, n);
+    if (escaped_) characters = count_characters(s, 0, n, n);
+    if (lengths.empty()) return characters;
     uint32_t* b = bounds->data();
     uint32_t at = 0;
     if (escaped_) {  // the model counted the input's characters
       b[0] = 0;
       for (size_t i = 0; i < lengths.size(); ++i) b[i + 1] = at += lengths[i];
-      return count_characters(s, 0, n, n);
+      return characters;
     }
-    // Through the alignment: normalized bytes (from characters: along the normalized text), the
-    // input byte each came from, then the input's characters (one cursor: they only grow; a
-    // byte inside a character counts as its start). Up to the first byte outside ASCII, bytes
-    // are characters and need no counting.
     const std::string& text = scratch.normalized;
-    const std::vector<uint32_t>& to_orig = scratch.norm_to_orig;
-    const uint32_t ascii = uint32_t(ascii_prefix(s, n));
-    uint32_t chars = 0, byte = 0;
-    auto input_character = [&](uint32_t normalized) {
-      const uint32_t target = to_orig[normalized];
-      if (target <= ascii) return chars = byte = target;  // (s[target] is no continuation byte)
-      chars += characters_between(s, byte, target, n);
-      byte = target;
-      return chars - (target < n && (s[target] & 0xC0) == 0x80);
-    };
-    b[0] = input_character(0);
-    for (size_t i = 0; i < lengths.size(); ++i) {
-      if (counts_characters_)
+    const uint32_t* to_orig = scratch.norm_to_orig.data();
+    b[0] = to_orig[0];
+    if (counts_characters_) {  // lengths in normalized characters
+      for (size_t i = 0; i < lengths.size(); ++i) {
         for (uint32_t k = 0; k < lengths[i]; ++k) at += uint32_t(utf8_length(uint8_t(text[at])));
-      else
-        at += lengths[i];
-      b[i + 1] = input_character(at);
+        b[i + 1] = to_orig[at];
+      }
+    } else {
+      const uint32_t* length = lengths.data();
+      for (size_t i = 0; i < lengths.size(); ++i) b[i + 1] = to_orig[at += length[i]];
     }
-    return chars + count_characters(s, byte, n, n);  // (what follows the last id: dropped whitespace)
+    return characters;
   }
 
  private:
-  // count_characters(s, from, to, n) with the usual short step (a token's bytes) inline: one
-  // masked word where eight bytes can be read.
-  static TF_INLINE uint32_t characters_between(const uint8_t* s, size_t from, size_t to, size_t n) {
-    const size_t k = to - from;
-    if (k > 8 || from + 8 > n) return count_characters(s, from, to, n);
-    const uint64_t w = load8(s + from) & (k == 8 ? ~uint64_t(0) : (uint64_t(1) << (8 * k)) - 1);
-    return uint32_t(k) - uint32_t(__builtin_popcountll(w & ~(w << 1) & 0x8080808080808080ull));
-  }
-
-  // How many bytes s[0..n) starts with that are ASCII.
-  static size_t ascii_prefix(const uint8_t* s, size_t n) {
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8)
-      if (const uint64_t high = load8(s + i) & 0x8080808080808080ull) return i + size_t(__builtin_ctzll(high) >> 3);
-    while (i < n && s[i] < 0x80) ++i;
-    return i;
-  }
-
   struct Scratch {
     std::string normalized;
     std::vector<uint32_t> norm_to_orig, lengths;
