@@ -161,32 +161,27 @@ class Encoder {
   void run(const uint8_t* s, size_t n, std::vector<uint32_t>& out, PieceCache& cache, std::vector<size_t>* ends,
            size_t base) const {
     Scanner scan(s, n);
+    // One pass finds the batch's pieces, the next their keys: pieces of one byte have short
+    // keys too (their ids are stored in the thread's table like any short piece's), so that
+    // nearly every piece takes the same path, whatever its length.
     auto find_batch = [&](size_t p, Batch& b) {
-      size_t m = 0;
       b.bounds[0] = p;
-      for (; m < kBatch && b.bounds[m] < n; ++m) {
-        if constexpr (P == Pattern::kGpt2)
-          b.bounds[m + 1] = scan.gpt2(b.bounds[m]);
-        else if constexpr (P == Pattern::kCl100k)
-          b.bounds[m + 1] = scan.cl100k(b.bounds[m]);
-        else if constexpr (P == Pattern::kTekken)
-          b.bounds[m + 1] = scan.tekken(b.bounds[m]);
-        else
-          b.bounds[m + 1] = scan.o200k(b.bounds[m]);
-      }
+      const size_t m = p < n ? scan.ends<P>(p, b.bounds + 1, kBatch) : 0;
       b.count = m;
-      for (size_t i = 0; i < m; ++i) {
-        const size_t len = b.bounds[i + 1] - b.bounds[i];
-        if (len < 2 || len > kMediumPiece) continue;
+      for (size_t i = 0, from = p; i < m; ++i) {  // from: bounds[i], kept in a register
+        const size_t to = b.bounds[i + 1], len = to - from;
         if (len <= kShortPiece) {
-          b.keys[i] = short_key(s + b.bounds[i], len, s, s + n);
-          b.hashes[i] = b.keys[i].hash();
-          cache.shorts.prefetch(b.hashes[i]);
-        } else {
-          b.medium_keys[i] = medium_key(s + b.bounds[i], len);
+          const ShortKey key = short_key(s + from, len, s, s + n);
+          const uint64_t hash = key.hash();
+          b.keys[i] = key;
+          b.hashes[i] = hash;
+          cache.shorts.prefetch(hash);
+        } else if (len <= kMediumPiece) {
+          b.medium_keys[i] = medium_key(s + from, len);
           b.hashes[i] = b.medium_keys[i].hash();
           cache.mediums.prefetch(b.hashes[i]);
         }
+        from = to;
       }
     };
     // Ids go to a reused buffer (the output is never zero-filled ahead) and are appended to
@@ -220,20 +215,24 @@ class Encoder {
       if (probed) {
         for (size_t i = 0; i < b.count; ++i) {
           const size_t len = b.bounds[i + 1] - b.bounds[i];
-          if (len < 2 || len > kShortPiece) continue;
+          if (len > kShortPiece) continue;
           found[i] = cache.shorts.find(b.keys[i], b.hashes[i]);
-          if (!found[i]) model_.prefetch_short_token(b.hashes[i]);
+          if (!found[i] && len > 1) model_.prefetch_short_token(b.hashes[i]);
         }
       }
       const uint32_t generation = cache.shorts.generation();
-      for (size_t i = 0; i < b.count; ++i) {
-        const uint8_t* piece = s + b.bounds[i];
-        const size_t len = b.bounds[i + 1] - b.bounds[i];
-        if (len == 1) {
-          *w++ = model_.byte_token(piece[0]);
-        } else if (len <= kShortPiece) {
-          if (probed && found[i] && cache.shorts.generation() == generation)
-            w = cache.shorts.emit(*found[i], w);
+      const size_t count = b.count;
+      for (size_t i = 0, from = b.bounds[0]; i < count; ++i) {
+        const size_t to = b.bounds[i + 1], len = to - from;
+        const uint8_t* piece = s + from;
+        from = to;
+        if (len <= kShortPiece) {
+          const ShortPieceTable::Entry* e =
+              probed && cache.shorts.generation() == generation ? found[i] : cache.shorts.find(b.keys[i], b.hashes[i]);
+          if (e)
+            w = cache.shorts.emit(*e, w);
+          else if (len == 1)
+            *w++ = first_byte(piece[0], b.keys[i], b.hashes[i], cache);
           else
             w = model_.encode_short(piece, len, b.keys[i], b.hashes[i], w, cache);
         } else if (len <= kMediumPiece) {
@@ -249,6 +248,15 @@ class Encoder {
       probe = cache.shorts.size() != stored;
     }
     out.insert(out.end(), buf.begin(), w);
+  }
+
+  // A one-byte piece not found in this thread's table (a batch probed ahead may have stored
+  // it since): its token, remembered there.
+  TF_NOINLINE uint32_t first_byte(uint8_t byte, const ShortKey& key, uint64_t hash, PieceCache& cache) const {
+    if (const ShortPieceTable::Entry* e = cache.shorts.find(key, hash)) return e->ids[0];
+    const uint32_t id = model_.byte_token(byte);
+    cache.shorts.insert(key, hash, &id, 1);
+    return id;
   }
 
   BytePairModel model_;

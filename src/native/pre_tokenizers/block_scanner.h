@@ -48,9 +48,10 @@ inline AsciiMasks ascii_masks(const uint8_t* p) {
 #if defined(__SSE2__)
   for (int k = 0; k < 4; ++k) {
     const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * k));
-    auto in = [&](char lo, char hi) {  // signed compares: bytes >= 0x80 are negative, never in
-      return _mm_and_si128(_mm_cmpgt_epi8(v, _mm_set1_epi8(char(lo - 1))),
-                           _mm_cmplt_epi8(v, _mm_set1_epi8(char(hi + 1))));
+    // lo <= v <= hi as one signed compare: v - lo + 0x80 < hi - lo + 1 + 0x80 (mod 256) holds
+    // exactly for v - lo in 0..hi-lo, unsigned; bytes >= 0x80 land far past every range here.
+    auto in = [&](char lo, char hi) {
+      return _mm_cmplt_epi8(_mm_add_epi8(v, _mm_set1_epi8(char(0x80 - lo))), _mm_set1_epi8(char(hi - lo + 1 - 0x80)));
     };
     auto eq = [&](char c) { return _mm_cmpeq_epi8(v, _mm_set1_epi8(c)); };
     auto bits = [&](__m128i x) { return uint64_t(uint16_t(_mm_movemask_epi8(x))) << (16 * k); };

@@ -69,6 +69,40 @@ class Scanner {
         return o200k(p);
     }
   }
+  // The ends of the pieces from p (before the text's end) on, up to max of them, into
+  // to[0..): returns how many (fewer than max only where the text ends). What a window found
+  // is copied out in one loop, not handed out a call at a time.
+  template <Pattern P>
+  TF_INLINE size_t ends(size_t p, size_t* to, size_t max) {
+    size_t m = 0;
+    while (m < max && p < n_) {
+      if (P != Pattern::kGpt2 && p == handed_ && pending_) {
+        uint64_t pending = pending_;
+        const size_t base = window_;  // a local: stores to `to` might alias the member
+        do {
+          to[m++] = base + size_t(__builtin_ctzll(pending));
+          pending &= pending - 1;
+        } while (pending && m < max);
+        pending_ = pending;
+        p = handed_ = to[m - 1];
+        continue;
+      }
+      if constexpr (P == Pattern::kGpt2)
+        p = gpt2(p);
+      else if constexpr (P == Pattern::kCl100k)
+        p = cl100k(p);
+      else if constexpr (P == Pattern::kLlama3)
+        p = llama3(p);
+      else if constexpr (P == Pattern::kQwen2)
+        p = qwen2(p);
+      else if constexpr (P == Pattern::kTekken)
+        p = tekken(p);
+      else
+        p = o200k(p);
+      to[m++] = p;
+    }
+    return m;
+  }
   size_t cl100k(size_t p) { return windowed<false>(p); }
   size_t o200k(size_t p) { return windowed<true>(p); }
   size_t llama3(size_t p) { return windowed<false, true, false>(p); }

@@ -3,11 +3,12 @@
 // Short pieces (2..15 bytes, nearly all of them in real text) are looked up by their exact
 // bytes in a table per thread that remembers every short piece the thread has seen: its ids
 // come from the vocabulary's table of short tokens (one per model, shared, read only) or from a
-// merge. The table starts small and holds the working set, not the vocabulary. Pieces of
-// 16..31 bytes (words of two-byte scripts) have a per-thread table of their own. Probes are
-// computed ahead for a batch of pieces and prefetched, so the tables may be far larger than the
-// CPU caches. Longer pieces go to a small two-way cache compared byte for byte. Either way
-// results never change.
+// merge. (The tiktoken-style encoder, pipelines/encoder.h, keeps its one-byte pieces there too,
+// so that a piece's length picks no path of its own.) The table starts small and holds the
+// working set, not the vocabulary. Pieces of 16..31 bytes (words of two-byte scripts) have a
+// per-thread table of their own. Probes are computed ahead for a batch of pieces and
+// prefetched, so the tables may be far larger than the CPU caches. Longer pieces go to a small
+// two-way cache compared byte for byte. Either way results never change.
 #pragma once
 #include <algorithm>
 #include <cstdint>
@@ -19,6 +20,7 @@
 
 #include "base/bytes.h"
 #include "base/hash_tables.h"
+#include "base/inline_hints.h"
 #include "base/pool.h"
 
 namespace tokenforge {
@@ -45,9 +47,25 @@ struct PieceKey {
 using ShortKey = PieceKey<2>;
 using MediumKey = PieceKey<4>;
 
+// Which bytes of a short key's words hold the piece's bytes, by length: kShortKeyMasks[n][0]
+// of the first word, [1] of the second (never its top byte, the length).
+struct ShortKeyMasks {
+  uint64_t of[16][2];
+  constexpr ShortKeyMasks() : of() {
+    for (int n = 0; n < 16; ++n) {
+      of[n][0] = n >= 8 ? ~uint64_t(0) : (uint64_t(1) << (8 * n)) - 1;
+      of[n][1] = n <= 8 ? 0 : (uint64_t(1) << (8 * (n - 8))) - 1;
+    }
+  }
+};
+inline constexpr ShortKeyMasks kShortKeyMasks{};
+
 // Key of p[0..n) for 1 <= n <= 15, reading only inside [begin, end) (which holds the piece).
-inline ShortKey short_key(const uint8_t* p, size_t n, const uint8_t* begin, const uint8_t* end) {
+// Away from the end of the text (the common case) two loads and masks, with no branch on n,
+// whose value a CPU cannot guess.
+TF_INLINE ShortKey short_key(const uint8_t* p, size_t n, const uint8_t* begin, const uint8_t* end) {
   const uint64_t len = uint64_t(n) << 56;
+  if (end - p >= 16) return {{load8(p) & kShortKeyMasks.of[n][0], (load8(p + 8) & kShortKeyMasks.of[n][1]) | len}};
   if (n > 8) return {{load8(p), (load8(p + n - 8) >> (8 * (16 - n))) | len}};
   if (end - p >= 8) return {{load8(p) & (~uint64_t(0) >> (64 - 8 * n)), len}};
   if (p + n - begin >= 8) return {{load8(p + n - 8) >> (8 * (8 - n)), len}};
@@ -250,7 +268,7 @@ class PieceCache {
   static constexpr size_t kMaxBytes = 256;  // longest piece remembered
 
   // Per thread, so made often: quick to fault in (huge pages later, if at all).
-  ShortPieceTable shorts{12, 20, HugePages::kLater};    // pieces of 2..15 bytes: up to 32 MiB
+  ShortPieceTable shorts{12, 20, HugePages::kLater};    // pieces of (1)2..15 bytes: up to 32 MiB
   MediumPieceTable mediums{12, 17, HugePages::kLater};  // pieces of 16..31 bytes: up to 8 MiB
   MergeScratch scratch;
   std::vector<uint32_t> ids;  // a missed piece's ids, before they are stored
