@@ -177,6 +177,50 @@ def test_named_special_tokens_as_transformers(tmp_path, name):
         assert ours.decode(every, skip_special_tokens=skip) == ref.decode(every, skip_special_tokens=skip)
 
 
+# Tokenizer classes whose constructor defaults name special tokens (chat_template._CLASS_DEFAULTS),
+# with the model their files have.
+CLASSES = [
+    ("BertTokenizer", "bpe"),
+    ("RobertaTokenizer", "bpe"),
+    ("GPT2Tokenizer", "bpe"),
+    ("GPTNeoXTokenizer", "bpe"),
+    ("CLIPTokenizer", "bpe"),
+    ("CohereTokenizer", "bpe"),
+    ("LlamaTokenizer", "bpe"),
+    ("Qwen2Tokenizer", "bpe"),
+    ("XLMRobertaTokenizer", "unigram"),
+    ("DebertaV2Tokenizer", "unigram"),
+]
+
+
+@pytest.mark.parametrize("cls, model", CLASSES)
+def test_class_default_special_tokens(tmp_path, cls, model):
+    """A config that names only its class: transformers adds the special tokens the class's
+    constructor defaults name (where the file lacks them); from_pretrained does the same."""
+    transformers = pytest.importorskip("transformers")
+    folder = tmp_path / cls
+    folder.mkdir()
+    if model == "bpe":
+        _tokenizer_json(folder / "tokenizer.json")
+    else:
+        tok = hf.Tokenizer(models.Unigram())
+        tok.pre_tokenizer = pre_tokenizers.Metaspace()
+        trainer = trainers.UnigramTrainer(vocab_size=120, special_tokens=["<unk>"], unk_token="<unk>")
+        tok.train_from_iterator(SENTENCES, trainer)
+        tok.post_processor = processors.TemplateProcessing(single="$A", pair="$A $B:1", special_tokens=[])
+        tok.save(str(folder / "tokenizer.json"))
+    (folder / "tokenizer_config.json").write_text(json.dumps({"tokenizer_class": cls}), encoding="utf-8")
+    ref = transformers.AutoTokenizer.from_pretrained(str(folder))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ours = Tokenizer.from_pretrained(folder)
+    want_decoder = {i: _flags(t) for i, t in ref.backend_tokenizer.get_added_tokens_decoder().items()}
+    assert {i: _flags(t) for i, t in ours.get_added_tokens_decoder().items()} == want_decoder
+    assert ours.all_special_tokens == ref.all_special_tokens
+    assert ours.all_special_ids == ref.all_special_ids
+    assert ours.config.padding_side == ref.padding_side
+
+
 @pytest.mark.parametrize(
     "config, field",
     [

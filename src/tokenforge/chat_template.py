@@ -524,10 +524,46 @@ def select_chat_template(
 # Model-folder configuration
 
 
-# Constructor defaults of the tokenizer classes whose folders tokenforge is checked against
-# (transformers 5: models/llama, gemma, qwen2 tokenization_*.py). A key the config leaves out
-# takes the class's default; an explicit null in the config means none.
+# Constructor defaults of tokenizer classes (transformers 5: models/*/tokenization_*.py), for
+# the classes whose defaults are plain strings (those that wrap one in an AddedToken with flags
+# of their own, Roberta-like mask tokens, MPNet, Whisper, Siglip, ..., are left out; T5's 100
+# <extra_id_N> tokens are not made). A key the config leaves out takes the class's default; an
+# explicit null in the config means none. tests/test_special_tokens_transformers.py checks them.
+_BERT = {"unk_token": "[UNK]", "sep_token": "[SEP]", "pad_token": "[PAD]", "cls_token": "[CLS]", "mask_token": "[MASK]"}
+_ROBERTA = {
+    "bos_token": "<s>",
+    "eos_token": "</s>",
+    "unk_token": "<unk>",
+    "sep_token": "</s>",
+    "pad_token": "<pad>",
+    "cls_token": "<s>",
+    "mask_token": "<mask>",
+}
+_ENDOFTEXT = {"bos_token": "<|endoftext|>", "eos_token": "<|endoftext|>", "unk_token": "<|endoftext|>"}
 _CLASS_DEFAULTS: dict[str, dict[str, Any]] = {
+    "BertTokenizer": _BERT,
+    "ElectraTokenizer": _BERT,
+    "LayoutLMv2Tokenizer": _BERT,
+    "RobertaTokenizer": _ROBERTA,
+    "BartTokenizer": _ROBERTA,
+    "LongformerTokenizer": _ROBERTA,
+    "XLMRobertaTokenizer": _ROBERTA,
+    "GPT2Tokenizer": _ENDOFTEXT,
+    "GPTNeoXTokenizer": {**_ENDOFTEXT, "pad_token": "<|padding|>"},
+    "CLIPTokenizer": {**_ENDOFTEXT, "bos_token": "<|startoftext|>", "pad_token": "<|endoftext|>"},
+    "T5Tokenizer": {"eos_token": "</s>", "unk_token": "<unk>", "pad_token": "<pad>"},
+    "DebertaV2Tokenizer": {**_BERT, "bos_token": "[CLS]", "eos_token": "[SEP]"},
+    "CohereTokenizer": {
+        "padding_side": "left",
+        "bos_token": "<BOS_TOKEN>",
+        "eos_token": "<|END_OF_TURN_TOKEN|>",
+        "unk_token": "<UNK>",
+        "sep_token": "<SEP>",
+        "pad_token": "<PAD>",
+        "cls_token": "<CLS>",
+        "mask_token": "<MASK_TOKEN>",
+    },
+    "Phi3Tokenizer": {"padding_side": "left", "unk_token": "<unk>", "bos_token": "<s>", "eos_token": "</s>"},
     "LlamaTokenizer": {"padding_side": "left", "unk_token": "<unk>", "bos_token": "<s>", "eos_token": "</s>"},
     "GemmaTokenizer": {
         "padding_side": "left",
