@@ -313,3 +313,63 @@ def test_added_token_unknown_key_is_accepted(tmp_path):
     doc = _doc([dict(ENTRY, extra=1, id=5)])
     theirs, ours = _both(tmp_path, doc)
     assert theirs is None and ours is None
+
+
+# -- a byte-level BPE vocabulary with an id gap, on the fused kernel
+
+
+def _byte_level_gap_file(tmp_path, added: list[dict], nfc: bool = False) -> str:
+    """A byte-level BPE whose vocabulary (the 256 byte characters, then merged tokens) skips an
+    id: HF's next added id (the vocabulary's count) is then the last merged token's id, which the
+    first new added token takes (hiding that token's text for decode, not for encode)."""
+    from tokenizers import decoders, normalizers
+
+    alphabet = sorted(pre_tokenizers.ByteLevel.alphabet())
+    vocab = {c: i for i, c in enumerate(alphabet)}
+    merges = [("h", "e"), ("l", "l"), ("he", "ll"), ("Ġ", "w"), ("o", "r"), ("l", "d"), ("Ġw", "or"), ("Ġwor", "ld")]
+    next_id = len(vocab) + 1  # the gap
+    for a, b in merges:
+        vocab[a + b] = next_id
+        next_id += 1
+    tok = hf.Tokenizer(models.BPE(vocab, merges))
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = decoders.ByteLevel()
+    if nfc:
+        tok.normalizer = normalizers.NFC()
+    doc = json.loads(tok.to_str())
+    doc["added_tokens"] = added
+    path = tmp_path / "gap.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    return str(path)
+
+
+def _added(i: int, content: str, special: bool, **flags: bool) -> dict:
+    entry = {"id": i, "content": content, "single_word": False, "lstrip": False, "rstrip": False}
+    return {**entry, "normalized": not special, "special": special, **flags}
+
+
+GAP_TEXTS = ["hello world", "hello<x>world <x> hello", " world  <x>  world", "héllo wörld", ""]
+
+
+@pytest.mark.parametrize("special", [True, False])
+@pytest.mark.parametrize("nfc", [False, True])
+def test_hidden_vocabulary_token_on_the_fused_kernel(tmp_path, special, nfc):
+    """An added token that takes a vocabulary token's id: HF's encodings still show the model's
+    token where the model makes it; the fused byte-level kernel runs such a file (without NFC)."""
+    path = _byte_level_gap_file(tmp_path, [_added(0, "<x>", special, rstrip=not special)], nfc)
+    ref = hf.Tokenizer.from_file(path)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ours = Tokenizer.from_file(path)
+    assert ours.kernel == ("staged" if nfc else "byte_level_hf_bpe")
+    assert ours.token_to_id("<x>") == ref.token_to_id("<x>") == ref.token_to_id("Ġworld")
+    for text in GAP_TEXTS:
+        for add in (False, True):
+            want, got = ref.encode(text, add_special_tokens=add), ours.encode(text, add_special_tokens=add)
+            assert (got.ids, got.tokens, got.offsets) == (want.ids, want.tokens, want.offsets), text
+            for skip in (False, True):
+                assert ours.decode(got.ids, skip_special_tokens=skip) == ref.decode(want.ids, skip), text
+    got = ours.encode_batch(GAP_TEXTS)
+    want = ref.encode_batch(GAP_TEXTS)
+    assert [e.tokens for e in got] == [e.tokens for e in want]
+    assert ours.get_vocab() == ref.get_vocab()
