@@ -373,3 +373,35 @@ def test_hidden_vocabulary_token_on_the_fused_kernel(tmp_path, special, nfc):
     want = ref.encode_batch(GAP_TEXTS)
     assert [e.tokens for e in got] == [e.tokens for e in want]
     assert ours.get_vocab() == ref.get_vocab()
+
+
+def test_hidden_vocabulary_token_on_the_fused_spm_kernel(tmp_path):
+    """The same on the sentencepiece-style BPE kernel: a Metaspace BPE trained here, its last
+    token moved one id up (an id gap), so the added token takes that token's id."""
+    from tokenizers import decoders
+
+    tok = hf.Tokenizer(models.BPE(unk_token="<unk>", byte_fallback=False))
+    tok.pre_tokenizer = pre_tokenizers.Metaspace()
+    tok.decoder = decoders.Metaspace()
+    tok.train_from_iterator(SENTENCES, trainers.BpeTrainer(vocab_size=120, special_tokens=["<unk>"]))
+    doc = json.loads(tok.to_str())
+    vocab = doc["model"]["vocab"]
+    last = max(vocab, key=vocab.get)
+    vocab[last] += 1
+    doc["added_tokens"] = [_added(0, "<x>", True), _added(0, "<y>", False, lstrip=True)]
+    path = tmp_path / "gap.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    ref = hf.Tokenizer.from_file(str(path))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ours = Tokenizer.from_file(str(path))
+    assert ours.kernel == "spm_hf_bpe"
+    assert ref.token_to_id("<x>") == vocab[last]
+    word = last.replace("▁", " ")
+    texts = [f"{word}<x>{word} <y>{word}", f"the{word}  <y> <x>", *SENTENCES[:3]]
+    for text in texts:
+        want, got = ref.encode(text), ours.encode(text)
+        assert (got.ids, got.tokens, got.offsets) == (want.ids, want.tokens, want.offsets), text
+        for skip in (False, True):
+            assert ours.decode(got.ids, skip_special_tokens=skip) == ref.decode(want.ids, skip), text
+    assert ours.get_vocab() == ref.get_vocab()

@@ -620,9 +620,9 @@ class SpmHfBpe:
     A sentencepiece-style BPE tokenizer.json (Llama 2, Mistral, Gemma shapes) in one fused pass, exact to HF tokenizers and to the staged pipeline.
     """
 
-    def __init__(self, normalizer: object, pre_tokenizer: object, model_type: str, model_options: object, vocab: Sequence[tuple[str, int]], decoder: object, names: Sequence[str], special_ids: Sequence[int], prepend: int, split: bool) -> None:
+    def __init__(self, normalizer: object, pre_tokenizer: object, model_type: str, model_options: object, vocab: Sequence[tuple[str, int]], decoder: object, names: Sequence[str], special_ids: Sequence[int], prepend: int, split: bool, hidden: Sequence[tuple[int, str]] = []) -> None:
         """
-        The staged pipeline's description (as _core.Staged takes it: the model and decoder run here, the stages answer the hooks) and the fused pass's text rules: prepend, where the "▁" prefix goes (0 never, 1 Metaspace first, 2 Metaspace always, 3 the Prepend normalizer); split, Metaspace's split.
+        The staged pipeline's description (as _core.Staged takes it: the model and decoder run here, the stages answer the hooks) and the fused pass's text rules: prepend, where the "▁" prefix goes (0 never, 1 Metaspace first, 2 Metaspace always, 3 the Prepend normalizer); split, Metaspace's split; hidden: (id, the model's token) where an added token took a vocabulary token's id (the model's tokens show the model's text).
         """
 
     def decode(self, ids: object, skip_special_tokens: bool = True) -> str:
