@@ -45,6 +45,12 @@ def wordpiece_tokenizer() -> Tokenizer:
     )
 
 
+def added_entry(i: int, content: str, special: bool) -> dict:
+    """A tokenizer.json added_tokens entry with every field HF requires."""
+    flags = {"single_word": False, "lstrip": False, "rstrip": False, "normalized": not special}
+    return {"id": i, "content": content, **flags, "special": special}
+
+
 def wordpiece_json() -> dict:
     """A BERT-style tokenizer.json document (as tokenforge writes it), with truncation and padding."""
     tok = wordpiece_tokenizer()
@@ -227,7 +233,7 @@ def test_added_token_id_of_2_to_the_28_loads_without_allocating(tmp_path):
     HF ignores a listed id (the token takes the next id after the vocabulary), so the file loads,
     under a 1.5 GB address-space limit, with no table of that size."""
     doc = wordpiece_json()
-    doc["added_tokens"].append({"id": 2**28, "content": "<far>", "special": True})
+    doc["added_tokens"].append(added_entry(2**28, "<far>", True))
     path = write_json(tmp_path, doc)
     proc = _load_under_limit(path, 3 << 29)
     assert_clean_exit(proc)
@@ -239,7 +245,7 @@ def test_sparse_added_token_ids_within_the_margin_load(tmp_path):
     doc["padding"] = None
     n = len(WORDPIECE_VOCAB) + len(doc["added_tokens"]) + 1
     far = id_limit(n) - 1
-    doc["added_tokens"].append({"id": far, "content": "<far>", "special": False})
+    doc["added_tokens"].append(added_entry(far, "<far>", False))
     # HF loads the token at the next id after the vocabulary (its added tokens here are all
     # vocabulary tokens), whatever the file says; tokenforge does the same and warns.
     with pytest.warns(UserWarning, match=rf"added_tokens\[5\]\.id: added token '<far>' is listed with id {far}"):
@@ -269,7 +275,7 @@ def test_sparse_added_token_ids_within_the_margin_load(tmp_path):
 )
 def test_added_tokens_are_checked(tmp_path, change, where):
     doc = wordpiece_json()
-    extra = {"id": 20, "content": "<extra>", "special": True}
+    extra = added_entry(20, "<extra>", True)
     change(extra)
     doc["added_tokens"].append(extra)
     refused(load_json, write_json(tmp_path, doc), where)

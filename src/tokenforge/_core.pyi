@@ -563,9 +563,9 @@ class ByteLevelHfBpe:
     A byte-level BPE tokenizer.json (GPT-2, Llama 3, Qwen2 shapes) in one fused pass, exact to HF tokenizers and to the staged pipeline.
     """
 
-    def __init__(self, normalizer: object, pre_tokenizer: object, model_type: str, model_options: object, vocab: Sequence[tuple[str, int]], decoder: object, names: Sequence[str], special_ids: Sequence[int], split: int, pattern: str, add_prefix_space: bool, prefix_each_piece: bool, nfc: bool, pre_splits: Sequence[int] = []) -> None:
+    def __init__(self, normalizer: object, pre_tokenizer: object, model_type: str, model_options: object, vocab: Sequence[tuple[str, int]], decoder: object, names: Sequence[str], special_ids: Sequence[int], split: int, pattern: str, add_prefix_space: bool, prefix_each_piece: bool, nfc: bool, pre_splits: Sequence[int] = [], hidden: Sequence[tuple[int, str]] = []) -> None:
         """
-        The staged pipeline's description (as _core.Staged takes it; its stages run texts the fused pass does not: NFC texts that fail the quick check) and the fused pass's split: split, a built-in scanner (0 GPT-2, 1 cl100k, 2 o200k, 3 Llama 3, 4 Qwen2), -1 for `pattern` through Oniguruma or -2 for none (the pre-splits' pieces are the pieces); add_prefix_space before each stretch, or before each piece with prefix_each_piece; nfc: the NFC normalizer; pre_splits: built-in stages run first, in order (pre_tokenizers/split_sequence.h's PreSplit ids: 1 \\p{N}{1,3}, 2 DeepSeek V3's CJK and kana runs, 3 its main pattern, 4..11 DeepSeek LLM's and Coder's stages).
+        The staged pipeline's description (as _core.Staged takes it; its stages run texts the fused pass does not: NFC texts that fail the quick check) and the fused pass's split: split, a built-in scanner (0 GPT-2, 1 cl100k, 2 o200k, 3 Llama 3, 4 Qwen2), -1 for `pattern` through Oniguruma or -2 for none (the pre-splits' pieces are the pieces); add_prefix_space before each stretch, or before each piece with prefix_each_piece; nfc: the NFC normalizer; pre_splits: built-in stages run first, in order (pre_tokenizers/split_sequence.h's PreSplit ids: 1 \\p{N}{1,3}, 2 DeepSeek V3's CJK and kana runs, 3 its main pattern, 4..11 DeepSeek LLM's and Coder's stages); hidden: (id, the model's token) where an added token took a vocabulary token's id (the model's tokens show the model's text; the file must not have nfc).
         """
 
     def decode(self, ids: object, skip_special_tokens: bool = True) -> str:
@@ -620,9 +620,9 @@ class SpmHfBpe:
     A sentencepiece-style BPE tokenizer.json (Llama 2, Mistral, Gemma shapes) in one fused pass, exact to HF tokenizers and to the staged pipeline.
     """
 
-    def __init__(self, normalizer: object, pre_tokenizer: object, model_type: str, model_options: object, vocab: Sequence[tuple[str, int]], decoder: object, names: Sequence[str], special_ids: Sequence[int], prepend: int, split: bool) -> None:
+    def __init__(self, normalizer: object, pre_tokenizer: object, model_type: str, model_options: object, vocab: Sequence[tuple[str, int]], decoder: object, names: Sequence[str], special_ids: Sequence[int], prepend: int, split: bool, hidden: Sequence[tuple[int, str]] = []) -> None:
         """
-        The staged pipeline's description (as _core.Staged takes it: the model and decoder run here, the stages answer the hooks) and the fused pass's text rules: prepend, where the "▁" prefix goes (0 never, 1 Metaspace first, 2 Metaspace always, 3 the Prepend normalizer); split, Metaspace's split.
+        The staged pipeline's description (as _core.Staged takes it: the model and decoder run here, the stages answer the hooks) and the fused pass's text rules: prepend, where the "▁" prefix goes (0 never, 1 Metaspace first, 2 Metaspace always, 3 the Prepend normalizer); split, Metaspace's split; hidden: (id, the model's token) where an added token took a vocabulary token's id (the model's tokens show the model's text).
         """
 
     def decode(self, ids: object, skip_special_tokens: bool = True) -> str:

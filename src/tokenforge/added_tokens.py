@@ -7,11 +7,14 @@ match is the special-token policy of `special.py`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Container, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NoReturn
 
 from .arguments import UINT32_MAX, _check_bool, _check_int
+
+# The flags of an added token besides `special`, in HF's order (AddedToken in added_vocabulary.rs).
+FLAGS = ("single_word", "lstrip", "rstrip", "normalized")
 
 
 @dataclass(frozen=True)
@@ -20,7 +23,9 @@ class AddedToken:
     first; `special` ones are dropped by decode by default. `single_word`: matched only where no
     word character touches it; `lstrip` / `rstrip`: the whitespace before / after it is part of
     its match; `normalized`: matched by its normalized text in the normalized text, after the
-    other tokens (default: not `special`, as HF)."""
+    other tokens. The defaults are HF's AddedToken::from(content, special): the flags false,
+    `normalized` not `special`; this is the one place tokenforge writes them (a file's entry or
+    a config's that leaves a flag out takes them here)."""
 
     content: str
     id: int
@@ -45,7 +50,7 @@ class AddedToken:
             object.__setattr__(self, "special", _check_bool(self.special, f"special (of added token {self.content!r})"))
         if self.normalized is None:
             object.__setattr__(self, "normalized", not self.special)
-        for flag in ("single_word", "lstrip", "rstrip", "normalized"):
+        for flag in FLAGS:
             if type(getattr(self, flag)) is bool:
                 continue
             object.__setattr__(
@@ -160,45 +165,61 @@ class AddedVocabulary:
         return extras if extras else None
 
 
-@dataclass(frozen=True)
-class ConfigAddedToken:
-    """An entry of tokenizer_config.json's added_tokens_decoder, as transformers reads it
-    (tokenizers' AddedToken(**entry)): its id is the key's, which add_tokens ignores."""
+def token_flags(entry: Mapping[str, Any], special: bool, fail: Callable[[str, str], NoReturn]) -> dict[str, bool]:
+    """The flags of an added token described by `entry` (a tokenizer_config.json object, read as
+    tokenizers' Python AddedToken(**entry) reads it): `special` and the flags `entry` gives, each
+    true or false; the others left to AddedToken's defaults (the one place they are written).
+    `fail(field, why)` raises for a value that is not a bool (tokenizers raises TypeError)."""
+    flags = {"special": special}
+    for flag in FLAGS:
+        if flag in entry:
+            if not isinstance(entry[flag], bool):
+                fail(flag, f"must be true or false, got {entry[flag]!r}")
+            flags[flag] = entry[flag]
+    return flags
 
-    content: str
-    special: bool = False
-    single_word: bool = False
-    lstrip: bool = False
-    rstrip: bool = False
-    normalized: bool = True
 
-
-def config_added_tokens(config: Mapping[str, Any], path: str) -> list[ConfigAddedToken]:
+def config_added_tokens(
+    config: Mapping[str, Any], path: str, named: Container[str] = (), listed: Any = None
+) -> list[AddedToken]:
     """The added_tokens_decoder of a tokenizer_config.json (`config`, read from `path`) in id
-    order, as transformers adds them over tokenizer.json's; [] where there is none. FormatError
-    naming the entry for what transformers cannot read."""
+    order, as transformers adds them over tokenizer.json's (tokenizers' AddedToken(**entry): a
+    flag left out takes AddedToken's default); [] where there is none. A config without one
+    (an older folder) has tokenizer.json's own added_tokens list, `listed`, in its place (by
+    each entry's listed id; a later entry of the same id replaces an earlier one), as
+    transformers reads it. An entry whose content is in `named` (the named special tokens'
+    texts) is made special before its defaults apply, as transformers sets `special` on it.
+    Each token's id is its key's, which adding it ignores. FormatError naming the entry for
+    what transformers cannot read."""
     from .errors import FormatError
 
     entries = config.get("added_tokens_decoder")
+    field_name = "added_tokens_decoder"
+    if entries is None and "added_tokens_decoder" not in config and isinstance(listed, list):
+        entries = {a["id"]: {k: v for k, v in a.items() if k != "id"} for a in listed}  # read and checked already
+        field_name = "added_tokens (as transformers reads them without an added_tokens_decoder)"
     if entries is None:
         return []
     if not isinstance(entries, Mapping):
         raise FormatError(path, "added_tokens_decoder", f"must be an object, got {type(entries).__name__}")
     out = []
     for key, entry in entries.items():
-        where = f"added_tokens_decoder[{key!r}]"
+        where = f"{field_name}[{key!r}]"
         try:
             index = int(key)
         except ValueError:
             raise FormatError(path, where, "the key must be a token id") from None
+        if not 0 <= index < UINT32_MAX:
+            raise FormatError(path, where, f"the key must be a token id (0 to {UINT32_MAX - 1})")
         if not isinstance(entry, Mapping) or not isinstance(entry.get("content"), str):
             raise FormatError(path, f"{where}.content", "must be a string")
+
+        def fail(field: str, why: str, where: str = where) -> NoReturn:
+            raise FormatError(path, f"{where}.{field}", why)
+
         special = entry.get("special", False)
-        flags = {"special": special, "normalized": entry.get("normalized", not special)}
-        for flag in ("single_word", "lstrip", "rstrip"):
-            flags[flag] = entry.get(flag, False)
-        for flag, value in flags.items():
-            if not isinstance(value, bool):
-                raise FormatError(path, f"{where}.{flag}", f"must be true or false, got {value!r}")
-        out.append((index, ConfigAddedToken(entry["content"], **flags)))
-    return [token for _, token in sorted(out, key=lambda item: item[0])]
+        if not isinstance(special, bool):
+            fail("special", f"must be true or false, got {special!r}")
+        special = special or entry["content"] in named
+        out.append(AddedToken(entry["content"], index, **token_flags(entry, special, fail)))
+    return sorted(out, key=lambda token: token.id)

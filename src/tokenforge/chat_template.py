@@ -30,7 +30,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from datetime import datetime
 from functools import lru_cache
-from typing import Any, Union
+from typing import Any, NoReturn, Union
 
 import jinja2
 import jinja2.ext
@@ -524,10 +524,46 @@ def select_chat_template(
 # Model-folder configuration
 
 
-# Constructor defaults of the tokenizer classes whose folders tokenforge is checked against
-# (transformers 5: models/llama, gemma, qwen2 tokenization_*.py). A key the config leaves out
-# takes the class's default; an explicit null in the config means none.
+# Constructor defaults of tokenizer classes (transformers 5: models/*/tokenization_*.py), for
+# the classes whose defaults are plain strings (those that wrap one in an AddedToken with flags
+# of their own, Roberta-like mask tokens, MPNet, Whisper, Siglip, ..., are left out; T5's 100
+# <extra_id_N> tokens are not made). A key the config leaves out takes the class's default; an
+# explicit null in the config means none. tests/test_special_tokens_transformers.py checks them.
+_BERT = {"unk_token": "[UNK]", "sep_token": "[SEP]", "pad_token": "[PAD]", "cls_token": "[CLS]", "mask_token": "[MASK]"}
+_ROBERTA = {
+    "bos_token": "<s>",
+    "eos_token": "</s>",
+    "unk_token": "<unk>",
+    "sep_token": "</s>",
+    "pad_token": "<pad>",
+    "cls_token": "<s>",
+    "mask_token": "<mask>",
+}
+_ENDOFTEXT = {"bos_token": "<|endoftext|>", "eos_token": "<|endoftext|>", "unk_token": "<|endoftext|>"}
 _CLASS_DEFAULTS: dict[str, dict[str, Any]] = {
+    "BertTokenizer": _BERT,
+    "ElectraTokenizer": _BERT,
+    "LayoutLMv2Tokenizer": _BERT,
+    "RobertaTokenizer": _ROBERTA,
+    "BartTokenizer": _ROBERTA,
+    "LongformerTokenizer": _ROBERTA,
+    "XLMRobertaTokenizer": _ROBERTA,
+    "GPT2Tokenizer": _ENDOFTEXT,
+    "GPTNeoXTokenizer": {**_ENDOFTEXT, "pad_token": "<|padding|>"},
+    "CLIPTokenizer": {**_ENDOFTEXT, "bos_token": "<|startoftext|>", "pad_token": "<|endoftext|>"},
+    "T5Tokenizer": {"eos_token": "</s>", "unk_token": "<unk>", "pad_token": "<pad>"},
+    "DebertaV2Tokenizer": {**_BERT, "bos_token": "[CLS]", "eos_token": "[SEP]"},
+    "CohereTokenizer": {
+        "padding_side": "left",
+        "bos_token": "<BOS_TOKEN>",
+        "eos_token": "<|END_OF_TURN_TOKEN|>",
+        "unk_token": "<UNK>",
+        "sep_token": "<SEP>",
+        "pad_token": "<PAD>",
+        "cls_token": "<CLS>",
+        "mask_token": "<MASK_TOKEN>",
+    },
+    "Phi3Tokenizer": {"padding_side": "left", "unk_token": "<unk>", "bos_token": "<s>", "eos_token": "</s>"},
     "LlamaTokenizer": {"padding_side": "left", "unk_token": "<unk>", "bos_token": "<s>", "eos_token": "</s>"},
     "GemmaTokenizer": {
         "padding_side": "left",
@@ -559,6 +595,47 @@ def _read_text(path: str) -> str:
             return f.read()
     except UnicodeDecodeError as e:
         raise FormatError(path, f"byte {e.start}", "not UTF-8 text") from None
+
+
+class _MapToken(dict):  # type: ignore[type-arg]
+    """An AddedToken object of special_tokens_map.json: transformers makes it special
+    (AddedToken(**value, special=True), its own "special" dropped). `path`: the file."""
+
+    def __init__(self, value: Mapping[str, Any], path: str) -> None:
+        super().__init__({k: v for k, v in value.items() if k != "special"}, special=True)
+        self.path = path
+
+
+def _token_entry(value: Any, path: str, field: str) -> tuple[str | None, dict[str, bool] | None]:
+    """A special token's text and, for an AddedToken object, the flags it gives (read as
+    tokenizers' AddedToken(**object): `special` false where it gives none)."""
+    if isinstance(value, _MapToken):
+        path = value.path
+    text = _token_text(value, path, field)
+    if not isinstance(value, dict):
+        return text, None
+    from .added_tokens import token_flags
+
+    def fail(flag: str, why: str) -> NoReturn:
+        raise FormatError(path, f"{field}.{flag}", why)
+
+    special = value.get("special", False)
+    if not isinstance(special, bool):
+        fail("special", f"must be true or false, got {special!r}")
+    return text, token_flags(value, special, fail)
+
+
+def _same_token(a: Any, b: Any) -> bool:
+    """Whether two special-token values are equal as transformers compares them while it merges
+    special_tokens_map.json's list: a str equals a str of its text, an AddedToken one of the same
+    content and flags (defaults resolved); the config's own objects are not AddedTokens yet."""
+    if isinstance(a, _MapToken) and isinstance(b, _MapToken):
+        return all(
+            a.get(k, not a["special"] if k == "normalized" else False)
+            == b.get(k, not b["special"] if k == "normalized" else False)
+            for k in ("content", "single_word", "lstrip", "rstrip", "normalized")
+        )
+    return isinstance(a, str) and isinstance(b, str) and a == b
 
 
 def _token_text(value: Any, path: str, field: str) -> str | None:
@@ -611,6 +688,11 @@ class ModelConfig:
     path: str
     special_tokens: dict[str, str]
     extra_special_tokens: tuple[str, ...] = ()
+    # The flags of the special tokens given as AddedToken objects (by name in special_tokens;
+    # by position in extra_special_tokens, None for a plain string): what each sets, `special`
+    # always, the others only where given (added_tokens.AddedToken holds the defaults).
+    special_token_flags: Mapping[str, Mapping[str, bool]] = dataclasses.field(default_factory=dict, repr=False)
+    extra_special_token_flags: tuple[Mapping[str, bool] | None, ...] = dataclasses.field(default=(), repr=False)
     add_bos_token: bool | None = None
     add_eos_token: bool | None = None
     model_max_length: int = VERY_LARGE_INTEGER
@@ -709,53 +791,87 @@ class ModelConfig:
         tokenizer_class = field("tokenizer_class", (str,), "a class name")
         defaults = _CLASS_DEFAULTS.get(tokenizer_class or "", {})
 
-        # Named special tokens: the config, special_tokens_map.json for older folders, class defaults.
-        values: dict[str, Any] = dict(config)
+        # Named special tokens: the config, special_tokens_map.json for older folders, class defaults,
+        # gathered as transformers' _from_pretrained and PreTrainedTokenizerBase.__init__ do. Each is
+        # kept as its text and, where the file gives an AddedToken object, the flags it sets
+        # (transformers adds the tokens tokenizer.json lacks: tokenizer.py's from_pretrained).
+        init: dict[str, Any] = dict(config)
         where = dict.fromkeys(config, config_path)
-        if "additional_special_tokens" in values and not values.get("extra_special_tokens"):
-            values["extra_special_tokens"] = values.pop("additional_special_tokens")
+        if "additional_special_tokens" in init and not init.get("extra_special_tokens"):
+            init["extra_special_tokens"] = init.pop("additional_special_tokens")
+            where["extra_special_tokens"] = config_path
+        # model-specific tokens given as strings (and extra_special_tokens given as an object)
+        explicit = {
+            k: init.pop(k)
+            for k in list(init)
+            if k not in SPECIAL_TOKEN_NAMES and k.endswith("_token") and isinstance(init[k], str)
+        }
+        if isinstance(init.get("extra_special_tokens"), dict):
+            explicit.update(init.pop("extra_special_tokens"))
         map_path = os.path.join(folder, SPECIAL_TOKENS_MAP_FILE)
         if "added_tokens_decoder" not in config and os.path.isfile(map_path):
             special_map = _read_json(map_path)
             if not isinstance(special_map, dict):
                 raise FormatError(map_path, "", f"must be a JSON object, got {type(special_map).__name__}")
             for key, value in special_map.items():
-                if key in ("extra_special_tokens", "additional_special_tokens") and isinstance(value, list):
-                    merged = list(values.get("extra_special_tokens") or [])
+                # its objects become special AddedTokens; its extra_special_tokens list is merged
+                if isinstance(value, dict) and key != "extra_special_tokens":
+                    value = _MapToken(value, map_path)
+                elif key == "extra_special_tokens" and isinstance(value, list):
+                    merged = list(init.get("extra_special_tokens") or [])
                     for token in value:
-                        if token not in merged:
+                        token = _MapToken(token, map_path) if isinstance(token, dict) else token
+                        if not any(_same_token(token, t) for t in merged):
                             merged.append(token)
-                    values["extra_special_tokens"] = merged
-                else:
-                    values[key] = value
+                    value = merged
+                init[key] = value
                 where[key] = map_path
+            if isinstance(init.get("extra_special_tokens"), dict):
+                explicit.update(init.pop("extra_special_tokens"))
+        if "additional_special_tokens" in init and "extra_special_tokens" not in init:
+            init["extra_special_tokens"] = init.pop("additional_special_tokens")
+            where["extra_special_tokens"] = where.get("additional_special_tokens", config_path)
+
         special: dict[str, str] = {}
+        flags: dict[str, dict[str, bool]] = {}
+
+        def entry(name: str, value: Any, field: str) -> str | None:
+            text, given = _token_entry(value, where.get(name, config_path), field)
+            if given is not None:
+                flags[name] = given
+            return text
+
         for name in SPECIAL_TOKEN_NAMES:
-            value = _token_text(values[name], where[name], name) if name in values else defaults.get(name)
+            value = entry(name, init[name], name) if name in init else defaults.get(name)
             if value is not None:
                 special[name] = value
-        extra = values.get("extra_special_tokens")
+        extra = init.get("extra_special_tokens")
         extra_list: list[str] = []
-        model_specific: dict[str, str] = {}
-        if isinstance(extra, dict):
-            for key, value in extra.items():
-                text = _token_text(value, where.get("extra_special_tokens", config_path), f"extra_special_tokens.{key}")
-                if text is not None:
-                    model_specific[key] = text
-        elif isinstance(extra, list):
+        extra_flags: list[dict[str, bool] | None] = []
+        if isinstance(extra, list):
             for i, value in enumerate(extra):
-                text = _token_text(value, where.get("extra_special_tokens", config_path), f"extra_special_tokens[{i}]")
+                path = where.get("extra_special_tokens", config_path)
+                text, given = _token_entry(value, path, f"extra_special_tokens[{i}]")
                 if text is not None:
                     extra_list.append(text)
+                    extra_flags.append(given)
         elif extra is not None:
             raise FormatError(
                 config_path, "extra_special_tokens", f"must be a list or an object of tokens, got {extra!r}"
             )
-        for key, value in values.items():
-            # other "*_token" strings are model-specific special tokens (Gemma's image_token, ...)
-            is_token = isinstance(value, str) or (isinstance(value, dict) and value.get("__type") == "AddedToken")
-            if is_token and key.endswith("_token") and key not in SPECIAL_TOKEN_NAMES and key not in model_specific:
-                model_specific[key] = _token_text(value, where[key], key) or ""
+        # model-specific tokens: AddedToken objects left among the keys (as __init__ finds them),
+        # then those given as strings
+        model_specific: dict[str, str] = {}
+        for key, value in init.items():
+            is_object = isinstance(value, _MapToken) or (
+                isinstance(value, dict) and value.get("__type") == "AddedToken"
+            )
+            if is_object and key.endswith("_token") and key not in SPECIAL_TOKEN_NAMES and key not in explicit:
+                model_specific[key] = entry(key, value, key) or ""
+        for key, value in explicit.items():
+            text = entry(key, value, key if key in config else f"extra_special_tokens.{key}")
+            if text is not None:
+                model_specific[key] = text
         special.update(model_specific)
 
         add_bos = field("add_bos_token", (bool,), "true or false")
@@ -801,6 +917,8 @@ class ModelConfig:
             path=folder,
             special_tokens=special,
             extra_special_tokens=tuple(extra_list),
+            special_token_flags=flags,
+            extra_special_token_flags=tuple(extra_flags),
             add_bos_token=add_bos,
             add_eos_token=add_eos,
             model_max_length=VERY_LARGE_INTEGER if max_length is None else max_length,

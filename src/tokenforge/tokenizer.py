@@ -371,23 +371,39 @@ class Tokenizer:
 
             model_config = _model_config(folder)
             names = [os.fspath(path), *_hub_ids(os.fspath(path))]
-            spec = read_tokenizer_json(
-                file,
-                lambda doc, data: rebuild_for_class(doc, config.config, data.decode("utf-8"), model_config, names),
-            )
+            listed: list[Any] = []  # the file's added_tokens as written (transformers reads them too)
+
+            def rebuild(doc: Any, data: bytes) -> Any:
+                if isinstance(doc, dict) and isinstance(doc.get("added_tokens"), list):
+                    listed.extend(doc["added_tokens"])
+                return rebuild_for_class(doc, config.config, data.decode("utf-8"), model_config, names)
+
+            spec = read_tokenizer_json(file, rebuild)
         else:
             from .formats import read_tokenizer_file
 
             spec = read_tokenizer_file(file)
         tok = cls.from_spec(dataclasses.replace(spec, config=config), source=file)
         if name == "tokenizer.json":
-            # transformers adds the config's added_tokens_decoder to the loaded file (every entry,
-            # by id, in one add_tokens call: TokenizersBackend.__init__), so its flags replace the
-            # file's where they differ.
-            tokens = config_added_tokens(config.config, os.path.join(folder, "tokenizer_config.json"))
+            tokens = _tokens_transformers_adds(tok, config, os.path.join(folder, "tokenizer_config.json"), listed)
             if tokens:
                 tok._add(tokens, special=False)
         return tok
+
+    @property
+    def all_special_tokens(self) -> list[str]:
+        """The model folder's special tokens as transformers lists them (its all_special_tokens):
+        the named ones (bos, eos, unk, sep, pad, cls, mask, then model-specific ones such as
+        image_token), then extra_special_tokens, each once; [] without a model folder."""
+        config = self.config
+        if config is None:
+            return []
+        return list(dict.fromkeys([*config.special_tokens.values(), *config.extra_special_tokens]))
+
+    @property
+    def all_special_ids(self) -> list[int | None]:
+        """The ids of all_special_tokens (None for one the vocabulary lacks: an empty text)."""
+        return [self.token_to_id(t) for t in self.all_special_tokens]
 
     @property
     def config(self) -> Any:
@@ -847,6 +863,39 @@ def _hub_ids(path: str) -> list[str]:
     """The hub id ("org/name") of a hub cache folder (models--org--name, or a snapshot in one)."""
     parts = os.path.normpath(os.path.abspath(path)).split(os.sep)
     return [p[len("models--") :].replace("--", "/", 1) for p in parts if p.startswith("models--")][-1:]
+
+
+def _tokens_transformers_adds(tok: Tokenizer, config: Any, config_path: str, listed: list[Any]) -> list[AddedToken]:
+    """The tokens transformers' TokenizersBackend.__init__ adds, in one add_tokens call, to a
+    model folder's loaded tokenizer.json: the config's added_tokens_decoder (every entry, by id,
+    so its flags replace the file's where they differ; without one, the file's own added_tokens,
+    `listed`), then each named special token
+    (bos_token, ..., model-specific ones) and each extra_special_tokens entry whose text is
+    neither an added token of the file nor of that decoder, once each. A string becomes a
+    special AddedToken (not normalized); an AddedToken object keeps the flags it gives, and one
+    that is not special but names a special token is made special (normalized, where it does not
+    say, then false), as are decoder entries that name one. A text the vocabulary holds keeps
+    its id, any other takes the next one."""
+    named = list(config.special_tokens.items())
+    named_texts = {text for _, text in named if text}
+    tokens: list[AddedToken] = config_added_tokens(config.config, config_path, named_texts, listed)
+    known = {a.content for a in tok._spec.added_tokens} | {a.content for a in tokens}
+    queued: list[tuple[str, Mapping[str, bool] | None]] = []  # transformers' "not in tokens_to_add"
+    candidates = [(text, config.special_token_flags.get(name)) for name, text in named]
+    candidates += list(zip(config.extra_special_tokens, config.extra_special_token_flags))
+    for text, flags in candidates:
+        if text in known or (text, flags) in queued:
+            continue
+        queued.append((text, flags))
+    out = list(tokens)
+    for text, flags in queued:
+        if not text:  # HF skips an empty content
+            continue
+        given = dict(flags) if flags is not None else {"special": True}
+        if not given["special"] and text in named_texts:
+            given["special"] = True
+        out.append(AddedToken(text, 0, **given))  # the id is the one adding gives it
+    return out
 
 
 def _snapshot_folder(path: str) -> str:

@@ -69,6 +69,9 @@ struct SpmHfBpeDescription {
   // normalizer (every non-empty stretch, even one that starts with "▁").
   int prepend = 0;
   bool split = false;  // Metaspace's split: a piece before every "▁"
+  // (id, the model's token) where an added token took a vocabulary token's id: the model's
+  // tokens of that id still show the model's text (HF's Token value). Empty for almost every file.
+  std::vector<std::pair<uint32_t, std::string>> hidden;
 };
 
 class SpmHfBpePipeline {
@@ -117,7 +120,12 @@ class SpmHfBpePipeline {
     InputChars chars{s};
     uint32_t word = 0;  // HF's word index: added tokens and pre-tokenized pieces, in order
     split_at_matches(
-        added, s, n, [&](size_t from, size_t to) { encode_stretch(s, from, to, chars, e.rows, w, word); },
+        added, s, n,
+        [&](size_t from, size_t to) {
+          const size_t before = e.rows.size();
+          encode_stretch(s, from, to, chars, e.rows, w, word);
+          if (!d_.hidden.empty()) name_hidden(e, before);
+        },
         [&](const SpecialMatch& m) {
           const uint32_t start = chars.char_of(m.pos);
           push_row(e.rows, m.id, start, chars.char_of(m.pos + m.len - 1) + 1, word++);
@@ -140,6 +148,13 @@ class SpmHfBpePipeline {
 
   // The staged pipeline of the same description, built on first need (the pre_tokenize and
   // normalize hooks).
+  // The model's rows from `first` on whose id an added token names show the model's token.
+  void name_hidden(Encoded& e, size_t first) const {
+    for (size_t i = first; i < e.rows.size(); ++i)
+      for (const auto& [id, token] : d_.hidden)
+        if (e.rows[i].id == id) e.rows[i].name = e.name_slot(token);
+  }
+
   const StagedPipeline& staged() const {
     std::call_once(staged_once_, [&] { staged_ = std::make_unique<StagedPipeline>(d_.staged); });
     return *staged_;

@@ -167,7 +167,7 @@ class StagedPipeline {
           if (covered != unk_piece_) e.texts.push_back(TokenText{t.id, word, start, end, 0, covered});
         }
         for (const auto& [id, token] : hidden_)  // empty for almost every file
-          if (t.id == id) e.texts.push_back(TokenText{t.id, word, start, end, 0, token});
+          if (t.id == id) e.rows.back().name = e.name_slot(token);
       }
       ++word;
     }

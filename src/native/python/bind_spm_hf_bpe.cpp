@@ -44,7 +44,8 @@ void bind_spm_hf_bpe(nb::module_& m) {
        "__init__",
        [](PySpmHfBpe* self, nb::handle normalizer, nb::handle pre_tokenizer, const std::string& model_type,
           nb::handle model_options, std::vector<std::pair<std::string, uint32_t>> vocab, nb::handle decoder,
-          std::vector<std::string> names, const std::vector<uint32_t>& special_ids, int prepend, bool split) {
+          std::vector<std::string> names, const std::vector<uint32_t>& special_ids, int prepend, bool split,
+          std::vector<std::pair<uint32_t, std::string>> hidden) {
          SpmHfBpeDescription d;
          d.staged.normalizer = stage_of(normalizer, "normalizer", "normalizers");
          d.staged.pre_tokenizer = stage_of(pre_tokenizer, "pre-tokenizer", "pretokenizers");
@@ -54,6 +55,7 @@ void bind_spm_hf_bpe(nb::module_& m) {
          d.staged.vocab = std::move(vocab);
          d.prepend = prepend;
          d.split = split;
+         d.hidden = std::move(hidden);
          try {
            new (self) PySpmHfBpe(std::move(d), std::move(names), special_ids);
          } catch (const std::invalid_argument& e) {
@@ -62,10 +64,12 @@ void bind_spm_hf_bpe(nb::module_& m) {
        },
        nb::arg("normalizer"), nb::arg("pre_tokenizer"), nb::arg("model_type"), nb::arg("model_options"),
        nb::arg("vocab"), nb::arg("decoder"), nb::arg("names"), nb::arg("special_ids"), nb::arg("prepend"),
-       nb::arg("split"),
+       nb::arg("split"), nb::arg("hidden") = std::vector<std::pair<uint32_t, std::string>>(),
        "The staged pipeline's description (as _core.Staged takes it: the model and decoder run here, the "
        "stages answer the hooks) and the fused pass's text rules: prepend, where the \"\u2581\" prefix goes (0 "
-       "never, 1 Metaspace first, 2 Metaspace always, 3 the Prepend normalizer); split, Metaspace's split.")
+       "never, 1 Metaspace first, 2 Metaspace always, 3 the Prepend normalizer); split, Metaspace's split; "
+       "hidden: (id, the model's token) where an added token took a vocabulary token's id (the model's tokens "
+       "show the model's text).")
       .def("decode", &PySpmHfBpe::decode, nb::arg("ids"), nb::arg("skip_special_tokens") = true,
            "The decoder's text for ids (HF's decode: ids without a token are skipped).")
       .def("pre_tokenize", &PySpmHfBpe::pre_tokenize, nb::arg("text"), nb::arg("added").none() = nb::none(),

@@ -342,7 +342,7 @@ class _TokenizerJson:
         if not isinstance(doc, dict) or not isinstance(doc.get("model"), dict):
             f.fail("model" if isinstance(doc, dict) else "", 'not a tokenizer.json (no "model" object)')
         model = self.model(doc["model"])  # sets self.tokens, the vocabulary by id
-        added = self.added_tokens(doc.get("added_tokens"))
+        added = self.added_tokens(doc.get("added_tokens", []))
         # What each id shows (the vocabulary's token, an added token's content over it), as the
         # tokenizer builds it: token_id reads the two (no 150,000-entry map is made for a check).
         self.added_of: dict[int, str] = {a.id: a.content for a in added}
@@ -484,14 +484,16 @@ class _TokenizerJson:
         last one's flags hold); a token whose content got the id of another replaces that one;
         an empty content is skipped. What HF keeps beyond the tokens by id (added_tokens.AddedExtras)
         is set in self.added_extras. Warns where a
-        token's id is not the file's, as HF does."""
-        from ..added_tokens import AddedVocabulary
+        token's id is not the file's, as HF does. Each entry must give every field HF's
+        AddedTokenWithId requires (id, content and the five flags: serde gives them no
+        defaults); a key missing or of the wrong kind is a FormatError naming it."""
+        from ..added_tokens import FLAGS, AddedVocabulary
 
         f = self.f
         self.added_extras = None
-        if items is None:
+        f.array(items, "added_tokens")  # HF: a list, or no key (null is refused)
+        if not items:
             return []
-        f.array(items, "added_tokens")
         tokens = self.tokens
         # token -> id: the model's own map where it has one (its tokens are distinct), without a
         # pass over the vocabulary; else from the token list (a repeated Unigram piece: its last
@@ -506,19 +508,19 @@ class _TokenizerJson:
         for k, a in enumerate(items):
             where = f"added_tokens[{k}]"
             f.obj(a, where)
-            content = f.text(a.get("content"), f"{where}.content")
-            listed = f.integer(a.get("id"), f"{where}.id", 0, _UINT32_MAX)  # any u32: HF ignores it
-            special = f.boolean(a.get("special", False), f"{where}.special")
-            # HF's defaults where a flag is left out: false, and normalized = not special.
-            flags = {
-                flag: f.boolean(a.get(flag, default), f"{where}.{flag}")
-                for flag, default in (
-                    ("single_word", False),
-                    ("lstrip", False),
-                    ("rstrip", False),
-                    ("normalized", not special),
-                )
-            }
+            # the kinds of the fields given first (as serde meets them), then any left out
+            if "content" in a:
+                f.text(a["content"], f"{where}.content")
+            if "id" in a:
+                f.integer(a["id"], f"{where}.id", 0, _UINT32_MAX)  # any u32: HF ignores it
+            for flag in (*FLAGS, "special"):
+                if flag in a:
+                    f.boolean(a[flag], f"{where}.{flag}")
+            for key in ("id", "content", *FLAGS, "special"):
+                if key not in a:
+                    f.fail(f"{where}.{key}", f"missing: HF tokenizers requires every field of an added token ({key!r})")
+            content, listed, special = a["content"], a["id"], a["special"]
+            flags = {flag: a[flag] for flag in FLAGS}
             vocabulary.add(content, special, **flags)
             i = vocabulary.by_content.get(content)
             if i is not None and i != listed and content not in warned:

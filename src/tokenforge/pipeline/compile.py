@@ -121,20 +121,23 @@ def kernel_of(spec: PipelineSpec) -> str:
         return "sentencepiece"
     if _fused_wordpiece(spec) and not _normalized_added(spec):
         return "wordpiece"
-    if spec.added_extras is not None and spec.added_extras.hidden and spec.model is not None and _staged_runs(spec):
-        # An added token names an id the model's tokens also have: the staged pipeline shows
-        # those tokens by the model's text (pipelines/staged.h), as HF does.
-        return "staged"
     if set(spec.options) <= OPTIONS["byte_level_hf_bpe"] and not _normalized_added(spec):
         from .fused_hf_bpe import runs_fused
 
+        # (an added token may name an id the model's tokens also have: the kernel shows those
+        # tokens by the model's text, as HF does; runs_fused says where it cannot)
         if runs_fused(spec):
             return "byte_level_hf_bpe"
     if set(spec.options) <= OPTIONS["spm_hf_bpe"] and not _normalized_added(spec):
         from .fused_spm import runs_fused_spm
 
-        if runs_fused_spm(spec):
+        if runs_fused_spm(spec):  # (hidden model tokens too, as byte_level_hf_bpe)
             return "spm_hf_bpe"
+    if spec.added_extras is not None and spec.added_extras.hidden and spec.model is not None and _staged_runs(spec):
+        # An added token names an id the model's tokens also have: the staged pipeline shows
+        # those tokens by the model's text (pipelines/staged.h), as HF does (unigram_hf does
+        # not; a Unigram vocabulary has no id gap, so its files never have such tokens).
+        return "staged"
     if set(spec.options) <= OPTIONS["unigram_hf"] and not _normalized_added(spec):
         from .fused_unigram import runs_fused_unigram
 

@@ -193,14 +193,28 @@ def _stage_id(kind: str, options: Mapping[str, Any]) -> int:
 
 def fused_description(spec: PipelineSpec) -> dict[str, Any] | None:
     """The keyword arguments of `_core.ByteLevelHfBpe` for spec, or None where spec is not of
-    the shape the fused kernel runs (the staged pipeline runs it then)."""
+    the shape the fused kernel runs (the staged pipeline runs it then). A vocabulary token whose
+    id an added token took (added_extras.hidden) goes in as `hidden`, which the kernel shows by
+    the model's text; with the NFC normalizer (whose texts may run staged) such files run staged."""
     split = fused_split(spec)
-    return None if split is None else {**staged_description(spec), **split}
+    hidden = _hidden(spec)
+    if split is None or (hidden and split.get("nfc")):
+        return None
+    description = {**staged_description(spec), **split}
+    if hidden:
+        description["hidden"] = sorted((i, token) for token, i in hidden.items())
+    return description
 
 
 def runs_fused(spec: PipelineSpec) -> bool:
     """Whether the fused kernel runs spec (cheap: no description is made)."""
-    return fused_split(spec) is not None
+    split = fused_split(spec)
+    return split is not None and not (_hidden(spec) and split.get("nfc"))
+
+
+def _hidden(spec: PipelineSpec) -> Mapping[str, int]:
+    """The vocabulary tokens whose ids added tokens took (model token -> id)."""
+    return spec.added_extras.hidden if spec.added_extras is not None else {}
 
 
 def fused_split(spec: PipelineSpec) -> dict[str, Any] | None:

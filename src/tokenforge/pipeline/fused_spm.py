@@ -140,4 +140,9 @@ def fused_spm_description(spec: PipelineSpec) -> dict[str, Any] | None:
     rules = fused_spm_text_rules(spec)
     if rules is None:
         return None
-    return {**staged_description(spec), "prepend": rules[0], "split": rules[1]}
+    description = {**staged_description(spec), "prepend": rules[0], "split": rules[1]}
+    # a vocabulary token whose id an added token took: the kernel shows it by the model's text
+    hidden = spec.added_extras.hidden if spec.added_extras is not None else {}
+    if hidden:
+        description["hidden"] = sorted((i, token) for token, i in hidden.items())
+    return description

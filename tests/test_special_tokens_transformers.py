@@ -1,0 +1,407 @@
+"""Named special tokens as transformers adds them, and the added-token entries HF refuses.
+
+A model folder's tokenizer_config.json (or, in older folders, special_tokens_map.json) names
+bos/eos/unk/sep/pad/cls/mask tokens, model-specific ones (image_token, ...) and
+extra_special_tokens (additional_special_tokens); transformers' TokenizersBackend.__init__ adds
+those tokenizer.json lacks, as special added tokens (a string) or with the flags an AddedToken
+object gives. `Tokenizer.from_pretrained` must do the same: each folder below (built here, a
+tokenizer.json without those tokens beside a config that names them in every form) is loaded
+by both and compared on ids, tokens, offsets, decode (skipping special tokens or not),
+get_vocab, the added tokens' flags, all_special_tokens and all_special_ids.
+
+HF tokenizers 0.23.3 refuses a tokenizer.json added_tokens entry without any of its seven
+fields, or with one of the wrong kind (serde derives no defaults); tokenforge refuses the same,
+naming the entry and field, and loads what HF loads (an unknown extra key).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import warnings
+
+import pytest
+
+from tokenforge import Tokenizer
+from tokenforge.errors import FormatError
+
+hf = pytest.importorskip("tokenizers")
+from tokenizers import models, pre_tokenizers, processors, trainers  # noqa: E402
+
+FLAGS = ("single_word", "lstrip", "rstrip", "normalized", "special")
+
+SENTENCES = [
+    "hello world, the quick brown fox jumps over the lazy dog",
+    "tokenizers split text into tokens; hello again and again",
+    "special tokens mark the start and the end of a text",
+] * 20
+
+
+def _tokenizer_json(path) -> None:
+    """A small BPE tokenizer.json with only [UNK] and <sys> added, and a post-processor that adds
+    nothing (so transformers keeps it)."""
+    tok = hf.Tokenizer(models.BPE(unk_token="[UNK]"))
+    tok.pre_tokenizer = pre_tokenizers.Whitespace()
+    tok.train_from_iterator(SENTENCES, trainers.BpeTrainer(vocab_size=200, special_tokens=["[UNK]"]))
+    tok.add_tokens([hf.AddedToken("<sys>", special=False, normalized=False)])
+    tok.post_processor = processors.TemplateProcessing(single="$A", pair="$A $B:1", special_tokens=[])
+    tok.save(str(path))
+
+
+def _obj(content: str, **flags: bool) -> dict:
+    return {"__type": "AddedToken", "content": content, **flags}
+
+
+# name -> (tokenizer_config.json, special_tokens_map.json or None)
+FOLDERS = {
+    "strings": (
+        {"bos_token": "<s>", "eos_token": "</s>", "unk_token": "[UNK]", "pad_token": "<pad>", "mask_token": "<mask>"},
+        None,
+    ),
+    "objects": (
+        {
+            "bos_token": _obj("<s>", lstrip=True, normalized=True, rstrip=False, single_word=False),
+            "eos_token": _obj("</s>", special=True, rstrip=True),
+            "cls_token": _obj("<cls>", special=False, normalized=False),
+            "sep_token": _obj("<sep>"),
+        },
+        None,
+    ),
+    "extra_tokens": (
+        {
+            "eos_token": "</s>",
+            "additional_special_tokens": [
+                "<extra_0>",
+                _obj("<extra_1>", special=False, rstrip=True),
+                _obj("<extra_2>", special=True),
+                "</s>",
+                "<extra_0>",
+            ],
+        },
+        None,
+    ),
+    "vocab_text": (
+        # names whose text the model's vocabulary holds: they keep its id and become special
+        {"bos_token": "hello", "eos_token": "world", "pad_token": "<sys>", "sep_token": "<new>"},
+        None,
+    ),
+    "same_text": (
+        {"bos_token": "<|endoftext|>", "eos_token": "<|endoftext|>", "pad_token": "<|endoftext|>", "unk_token": None},
+        None,
+    ),
+    "model_specific": (
+        {
+            "bos_token": "<s>",
+            "image_token": "<image>",
+            "video_token": _obj("<video>", special=True, lstrip=True),
+            "extra_special_tokens": {"audio_token": "<audio>", "image_token": "<img2>"},
+        },
+        None,
+    ),
+    "decoder_names_one": (
+        {
+            "added_tokens_decoder": {
+                "205": {"content": "<sys>", "special": False, "normalized": False},
+                "300": {"content": "<tool>", "special": False},
+            },
+            "cls_token": "<tool>",
+            "bos_token": "<s>",
+        },
+        {"bos_token": "<ignored>"},  # a config with added_tokens_decoder: the map is not read
+    ),
+    "legacy_map": (
+        {"bos_token": "<s>", "additional_special_tokens": ["<a>"]},
+        {
+            "bos_token": {"content": "<bos>", "lstrip": False, "normalized": True, "rstrip": False, "special": False},
+            "eos_token": "</s>",
+            "mask_token": {"content": "<mask>", "lstrip": True, "normalized": False, "rstrip": False},
+            "extra_special_tokens": ["<b>", {"content": "<c>", "rstrip": True}, "<a>"],
+        },
+    ),
+    "legacy_map_additional": (
+        {"eos_token": "</s>"},
+        {"additional_special_tokens": ["<a>", "<b>"], "pad_token": "<pad>"},
+    ),
+}
+
+TEXTS = [
+    "<s>hello world</s> the <pad> fox<mask> jumps",
+    "<cls> a <sep>b<|endoftext|>c [UNK] <sys> over<tool>",
+    "<extra_0> x <extra_1>  y<extra_2> <image><video> <audio><img2> <bos> <a><b> <c> end",
+    "  <s>  </s>  hello  world  <new> ",
+]
+
+
+def _folder(tmp_path, name: str):
+    config, special_map = FOLDERS[name]
+    folder = tmp_path / name
+    folder.mkdir()
+    _tokenizer_json(folder / "tokenizer.json")
+    (folder / "tokenizer_config.json").write_text(
+        json.dumps({"tokenizer_class": "PreTrainedTokenizerFast", **config}), encoding="utf-8"
+    )
+    if special_map is not None:
+        (folder / "special_tokens_map.json").write_text(json.dumps(special_map), encoding="utf-8")
+    return folder
+
+
+def _flags(token) -> tuple:
+    return (token.content, *(getattr(token, f) for f in FLAGS))
+
+
+@pytest.mark.parametrize("name", sorted(FOLDERS))
+def test_named_special_tokens_as_transformers(tmp_path, name):
+    transformers = pytest.importorskip("transformers")
+    folder = _folder(tmp_path, name)
+    ref = transformers.AutoTokenizer.from_pretrained(str(folder))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ours = Tokenizer.from_pretrained(folder)
+    backend = ref.backend_tokenizer
+    want_decoder = {i: _flags(t) for i, t in backend.get_added_tokens_decoder().items()}
+    assert {i: _flags(t) for i, t in ours.get_added_tokens_decoder().items()} == want_decoder
+    assert ours.get_vocab() == ref.get_vocab()
+    assert ours.get_vocab_size() == backend.get_vocab_size()
+    assert ours.all_special_tokens == ref.all_special_tokens
+    assert ours.all_special_ids == ref.all_special_ids
+    for text in TEXTS:
+        for add in (False, True):
+            want = backend.encode(text, add_special_tokens=add)
+            got = ours.encode(text, add_special_tokens=add)
+            assert (got.ids, got.tokens, got.offsets) == (want.ids, want.tokens, want.offsets), (text, add)
+            assert got.ids == ref(text, add_special_tokens=add)["input_ids"], (text, add)
+            for skip in (False, True):
+                assert ours.decode(got.ids, skip_special_tokens=skip) == ref.decode(want.ids, skip_special_tokens=skip)
+    every = list(range(backend.get_vocab_size()))
+    for skip in (False, True):
+        assert ours.decode(every, skip_special_tokens=skip) == ref.decode(every, skip_special_tokens=skip)
+
+
+# Tokenizer classes whose constructor defaults name special tokens (chat_template._CLASS_DEFAULTS),
+# with the model their files have.
+CLASSES = [
+    ("BertTokenizer", "bpe"),
+    ("RobertaTokenizer", "bpe"),
+    ("GPT2Tokenizer", "bpe"),
+    ("GPTNeoXTokenizer", "bpe"),
+    ("CLIPTokenizer", "bpe"),
+    ("CohereTokenizer", "bpe"),
+    ("LlamaTokenizer", "bpe"),
+    ("Qwen2Tokenizer", "bpe"),
+    ("XLMRobertaTokenizer", "unigram"),
+    ("DebertaV2Tokenizer", "unigram"),
+]
+
+
+@pytest.mark.parametrize("cls, model", CLASSES)
+def test_class_default_special_tokens(tmp_path, cls, model):
+    """A config that names only its class: transformers adds the special tokens the class's
+    constructor defaults name (where the file lacks them); from_pretrained does the same."""
+    transformers = pytest.importorskip("transformers")
+    folder = tmp_path / cls
+    folder.mkdir()
+    if model == "bpe":
+        _tokenizer_json(folder / "tokenizer.json")
+    else:
+        tok = hf.Tokenizer(models.Unigram())
+        tok.pre_tokenizer = pre_tokenizers.Metaspace()
+        trainer = trainers.UnigramTrainer(vocab_size=120, special_tokens=["<unk>"], unk_token="<unk>")
+        tok.train_from_iterator(SENTENCES, trainer)
+        tok.post_processor = processors.TemplateProcessing(single="$A", pair="$A $B:1", special_tokens=[])
+        tok.save(str(folder / "tokenizer.json"))
+    (folder / "tokenizer_config.json").write_text(json.dumps({"tokenizer_class": cls}), encoding="utf-8")
+    ref = transformers.AutoTokenizer.from_pretrained(str(folder))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ours = Tokenizer.from_pretrained(folder)
+    want_decoder = {i: _flags(t) for i, t in ref.backend_tokenizer.get_added_tokens_decoder().items()}
+    assert {i: _flags(t) for i, t in ours.get_added_tokens_decoder().items()} == want_decoder
+    assert ours.all_special_tokens == ref.all_special_tokens
+    assert ours.all_special_ids == ref.all_special_ids
+    assert ours.config.padding_side == ref.padding_side
+
+
+@pytest.mark.parametrize(
+    "config, field",
+    [
+        ({"bos_token": _obj("<s>", lstrip=1)}, "bos_token.lstrip"),
+        ({"bos_token": _obj("<s>", special="yes")}, "bos_token.special"),
+        ({"additional_special_tokens": [_obj("<a>", normalized=None)]}, r"extra_special_tokens[0].normalized"),
+        ({"added_tokens_decoder": {"7": {"content": "<a>", "rstrip": "no"}}}, "added_tokens_decoder['7'].rstrip"),
+    ],
+)
+def test_config_token_flags_of_the_wrong_kind(tmp_path, config, field):
+    """transformers' AddedToken(**object) refuses a flag that is not a bool (TypeError); from_pretrained
+    raises FormatError naming the field."""
+    transformers = pytest.importorskip("transformers")
+    folder = tmp_path / "model"
+    folder.mkdir()
+    _tokenizer_json(folder / "tokenizer.json")
+    (folder / "tokenizer_config.json").write_text(
+        json.dumps({"tokenizer_class": "PreTrainedTokenizerFast", **config}), encoding="utf-8"
+    )
+    with pytest.raises(Exception):  # noqa: B017  (pyo3's TypeError)
+        transformers.AutoTokenizer.from_pretrained(str(folder))
+    with pytest.raises(FormatError, match=re.escape(field)):
+        Tokenizer.from_pretrained(folder)
+
+
+ENTRY = {"id": 0, "content": "<x>", "single_word": False, "lstrip": False, "rstrip": False, "normalized": False}
+ENTRY["special"] = True
+BAD_VALUES = [None, 1, 1.0, "true", [], {}]
+
+
+def _doc(entries) -> dict:
+    vocab = {"a": 0, "b": 1, "[UNK]": 2}
+    model = {"type": "WordLevel", "vocab": vocab, "unk_token": "[UNK]"}
+    doc = {"version": "1.0", "truncation": None, "padding": None, "added_tokens": entries, "normalizer": None}
+    doc.update(pre_tokenizer=None, post_processor=None, decoder=None, model=model)
+    return doc
+
+
+def _both(tmp_path, doc):
+    """(HF's error or None, tokenforge's error or None) loading `doc`."""
+    path = tmp_path / "tokenizer.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    errors = []
+    for load in (lambda: hf.Tokenizer.from_file(str(path)), lambda: Tokenizer.from_file(str(path))):
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                load()
+            errors.append(None)
+        except Exception as e:  # noqa: BLE001  (either library's error, compared below)
+            errors.append(e)
+    return errors
+
+
+@pytest.mark.parametrize("field", list(ENTRY))
+def test_added_token_missing_a_field(tmp_path, field):
+    entry = {k: v for k, v in ENTRY.items() if k != field}
+    theirs, ours = _both(tmp_path, _doc([dict(ENTRY, content="<y>"), entry]))
+    assert theirs is not None and f"missing field `{field}`" in str(theirs)
+    assert isinstance(ours, FormatError), ours
+    assert f"added_tokens[1].{field}" in str(ours)
+
+
+@pytest.mark.parametrize("field", list(ENTRY))
+@pytest.mark.parametrize("value", [*BAD_VALUES, True, 3, "text"], ids=repr)
+def test_added_token_field_of_each_kind(tmp_path, field, value):
+    """Every field with every JSON kind: tokenforge refuses exactly what HF refuses, naming the field."""
+    theirs, ours = _both(tmp_path, _doc([dict(ENTRY, **{field: value})]))
+    if theirs is None:
+        assert ours is None, ours
+    else:
+        assert isinstance(ours, FormatError), (theirs, ours)
+        assert f"added_tokens[0].{field}" in str(ours)
+
+
+@pytest.mark.parametrize("added", ["absent", None, {}, "text"], ids=repr)
+def test_added_tokens_list_itself(tmp_path, added):
+    doc = _doc([])
+    if added == "absent":
+        del doc["added_tokens"]
+    else:
+        doc["added_tokens"] = added
+    theirs, ours = _both(tmp_path, doc)
+    assert (theirs is None) == (ours is None), (theirs, ours)
+    if ours is not None:
+        assert isinstance(ours, FormatError) and "added_tokens" in str(ours)
+
+
+def test_added_token_unknown_key_is_accepted(tmp_path):
+    doc = _doc([dict(ENTRY, extra=1, id=5)])
+    theirs, ours = _both(tmp_path, doc)
+    assert theirs is None and ours is None
+
+
+# -- a byte-level BPE vocabulary with an id gap, on the fused kernel
+
+
+def _byte_level_gap_file(tmp_path, added: list[dict], nfc: bool = False) -> str:
+    """A byte-level BPE whose vocabulary (the 256 byte characters, then merged tokens) skips an
+    id: HF's next added id (the vocabulary's count) is then the last merged token's id, which the
+    first new added token takes (hiding that token's text for decode, not for encode)."""
+    from tokenizers import decoders, normalizers
+
+    alphabet = sorted(pre_tokenizers.ByteLevel.alphabet())
+    vocab = {c: i for i, c in enumerate(alphabet)}
+    merges = [("h", "e"), ("l", "l"), ("he", "ll"), ("Ġ", "w"), ("o", "r"), ("l", "d"), ("Ġw", "or"), ("Ġwor", "ld")]
+    next_id = len(vocab) + 1  # the gap
+    for a, b in merges:
+        vocab[a + b] = next_id
+        next_id += 1
+    tok = hf.Tokenizer(models.BPE(vocab, merges))
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = decoders.ByteLevel()
+    if nfc:
+        tok.normalizer = normalizers.NFC()
+    doc = json.loads(tok.to_str())
+    doc["added_tokens"] = added
+    path = tmp_path / "gap.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    return str(path)
+
+
+def _added(i: int, content: str, special: bool, **flags: bool) -> dict:
+    entry = {"id": i, "content": content, "single_word": False, "lstrip": False, "rstrip": False}
+    return {**entry, "normalized": not special, "special": special, **flags}
+
+
+GAP_TEXTS = ["hello world", "hello<x>world <x> hello", " world  <x>  world", "héllo wörld", ""]
+
+
+@pytest.mark.parametrize("special", [True, False])
+@pytest.mark.parametrize("nfc", [False, True])
+def test_hidden_vocabulary_token_on_the_fused_kernel(tmp_path, special, nfc):
+    """An added token that takes a vocabulary token's id: HF's encodings still show the model's
+    token where the model makes it; the fused byte-level kernel runs such a file (without NFC)."""
+    path = _byte_level_gap_file(tmp_path, [_added(0, "<x>", special, rstrip=not special)], nfc)
+    ref = hf.Tokenizer.from_file(path)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ours = Tokenizer.from_file(path)
+    assert ours.kernel == ("staged" if nfc else "byte_level_hf_bpe")
+    assert ours.token_to_id("<x>") == ref.token_to_id("<x>") == ref.token_to_id("Ġworld")
+    for text in GAP_TEXTS:
+        for add in (False, True):
+            want, got = ref.encode(text, add_special_tokens=add), ours.encode(text, add_special_tokens=add)
+            assert (got.ids, got.tokens, got.offsets) == (want.ids, want.tokens, want.offsets), text
+            for skip in (False, True):
+                assert ours.decode(got.ids, skip_special_tokens=skip) == ref.decode(want.ids, skip), text
+    got = ours.encode_batch(GAP_TEXTS)
+    want = ref.encode_batch(GAP_TEXTS)
+    assert [e.tokens for e in got] == [e.tokens for e in want]
+    assert ours.get_vocab() == ref.get_vocab()
+
+
+def test_hidden_vocabulary_token_on_the_fused_spm_kernel(tmp_path):
+    """The same on the sentencepiece-style BPE kernel: a Metaspace BPE trained here, its last
+    token moved one id up (an id gap), so the added token takes that token's id."""
+    from tokenizers import decoders
+
+    tok = hf.Tokenizer(models.BPE(unk_token="<unk>", byte_fallback=False))
+    tok.pre_tokenizer = pre_tokenizers.Metaspace()
+    tok.decoder = decoders.Metaspace()
+    tok.train_from_iterator(SENTENCES, trainers.BpeTrainer(vocab_size=120, special_tokens=["<unk>"]))
+    doc = json.loads(tok.to_str())
+    vocab = doc["model"]["vocab"]
+    last = max(vocab, key=vocab.get)
+    vocab[last] += 1
+    doc["added_tokens"] = [_added(0, "<x>", True), _added(0, "<y>", False, lstrip=True)]
+    path = tmp_path / "gap.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    ref = hf.Tokenizer.from_file(str(path))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ours = Tokenizer.from_file(str(path))
+    assert ours.kernel == "spm_hf_bpe"
+    assert ref.token_to_id("<x>") == vocab[last]
+    word = last.replace("▁", " ")
+    texts = [f"{word}<x>{word} <y>{word}", f"the{word}  <y> <x>", *SENTENCES[:3]]
+    for text in texts:
+        want, got = ref.encode(text), ours.encode(text)
+        assert (got.ids, got.tokens, got.offsets) == (want.ids, want.tokens, want.offsets), text
+        for skip in (False, True):
+            assert ours.decode(got.ids, skip_special_tokens=skip) == ref.decode(want.ids, skip), text
+    assert ours.get_vocab() == ref.get_vocab()
