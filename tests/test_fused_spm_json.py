@@ -371,3 +371,35 @@ def test_new_segments_merge_part_by_part_as_hf(tmp_path_factory, case):
         for text in order:
             t.check(text)
         t.check(" ".join(order))
+
+
+@pytest.mark.parametrize("firsts", [4, 8, 12])
+def test_added_tokens_of_several_first_bytes_as_hf(tmp_path_factory, firsts):
+    # The added-token search skips to the next byte that starts some token, 16 bytes at a time
+    # where they start with at most 8 distinct bytes (Gemma's: "<", "\n", "\t", "[", "▁"); a token
+    # at every offset of a 16-byte block, next to its first byte alone, is found as HF finds it.
+    doc = spm_doc("gemma", True, True, False)
+    contents = ["<tok>", "\n\n\n", "\t\t", SPACE * 3, "[x]", "日本語", "é!", "}}", "~~", "#!", "%%", "@a"][:firsts]
+    size = max([len(doc["model"]["vocab"]) - 1, *(a["id"] for a in doc["added_tokens"])]) + 1  # the next id
+    doc["added_tokens"] = [
+        *doc["added_tokens"],
+        *(
+            {
+                "content": c,
+                "single_word": False,
+                "lstrip": False,
+                "rstrip": False,
+                "normalized": False,
+                "special": k % 2 == 0,
+                "id": size + k,
+            }
+            for k, c in enumerate(contents)
+        ),
+    ]
+    t = Trio(doc, tmp_path_factory.mktemp("fused_spm") / "tokenizer.json")
+    assert t.kernel.name == "spm_hf_bpe"
+    for c in contents:
+        for pad in range(0, 34, 3):
+            t.check("ab " * (pad // 3) + "x" * (pad % 3) + c + " y" + c[0] + "z " + c + c)
+    t.check("".join(contents) * 5 + "<" + "\n" + SPACE + "[")
+    t.check(" ".join(contents) * 7)

@@ -15,6 +15,9 @@
 #include <string_view>
 #include <utility>
 #include <vector>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "base/byte_trie.h"
 #include "unicode/hf_chars.h"
@@ -62,6 +65,13 @@ class AddedTokenSet {
       first_[uint8_t(t[0])] = true;
       shared_first_ = (shared_first_ == -1 || shared_first_ == uint8_t(t[0])) ? uint8_t(t[0]) : -2;
     }
+    for (int b = 0; b < 256; ++b) {
+      if (!first_[b]) continue;
+      if (few_count_ < kFew)
+        few_[few_count_++] = uint8_t(b);
+      else
+        few_count_ = kFew + 1;  // too many for next_first's compares
+    }
   }
   AddedTokenSet(const AddedTokenSet&) = delete;
   AddedTokenSet& operator=(const AddedTokenSet&) = delete;
@@ -80,7 +90,8 @@ class AddedTokenSet {
         if (!hit) break;
         p = static_cast<const uint8_t*>(hit) - s;
       } else if (!first_[s[p]]) {
-        continue;
+        p = next_first(s, n, p);
+        if (p >= n) break;
       }
       uint32_t node = ByteTrie::kRoot, best = kNoToken;
       size_t best_len = 0;
@@ -96,11 +107,35 @@ class AddedTokenSet {
   }
 
  private:
+  // The first position at or after p whose byte starts a token, or n. Where the tokens start with
+  // a few distinct bytes (Gemma's thousands of added tokens start with "<", "\n", "\t", "[" or
+  // the first byte of "▁"), 16 bytes at a time.
+  size_t next_first(const uint8_t* s, size_t n, size_t p) const {
+#if defined(__SSE2__)
+    if (few_count_ <= kFew) {
+      __m128i want[kFew];
+      for (int k = 0; k < few_count_; ++k) want[k] = _mm_set1_epi8(char(few_[k]));
+      for (; p + 16 <= n; p += 16) {
+        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + p));
+        __m128i hit = _mm_cmpeq_epi8(v, want[0]);
+        for (int k = 1; k < few_count_; ++k) hit = _mm_or_si128(hit, _mm_cmpeq_epi8(v, want[k]));
+        if (const unsigned mask = unsigned(_mm_movemask_epi8(hit))) return p + unsigned(__builtin_ctz(mask));
+      }
+    }
+#endif
+    for (; p < n; ++p)
+      if (first_[s[p]]) return p;
+    return n;
+  }
+
+  static constexpr int kFew = 8;
   std::vector<AddedTokenSpec> tokens_;  // the trie's values index it
   ByteTrie trie_;
   size_t count_ = 0;  // distinct non-empty texts
   bool first_[256] = {};
-  int shared_first_ = -1;  // the one first byte all tokens share, or -2
+  int shared_first_ = -1;   // the one first byte all tokens share, or -2
+  uint8_t few_[kFew] = {};  // the distinct first bytes, if at most kFew (few_count_ is more if not)
+  int few_count_ = 0;
 };
 
 class SpecialMatcher {

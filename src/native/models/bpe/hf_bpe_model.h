@@ -112,7 +112,7 @@ class TokenIds {
       const auto* p = reinterpret_cast<const uint8_t*>(token.data());
       Slot& s = probe(p, token.size(), hashes[k]);
       if (s.off == kEmpty) {
-        s = Slot{hashes[k], uint32_t(arena_.size()), uint32_t(token.size()), id};
+        s = Slot{hashes[k], head(p, token.size()), uint32_t(arena_.size()), uint32_t(token.size()), id};
         arena_ += token;
         ++size_;
       } else {
@@ -120,15 +120,15 @@ class TokenIds {
       }
     }
   }
-  uint32_t find(const uint8_t* p, size_t n) const {
-    const Slot& s = const_cast<TokenIds*>(this)->probe(p, n, hash_bytes(p, n));
+  uint32_t find(const uint8_t* p, size_t n) const { return find_hashed(p, n, hash_bytes(p, n)); }
+  uint32_t find(std::string_view t) const { return find(reinterpret_cast<const uint8_t*>(t.data()), t.size()); }
+  // The same with h = hash_bytes(p, n), as computed for a prefetch.
+  uint32_t find_hashed(const uint8_t* p, size_t n, uint64_t h) const {
+    const Slot& s = const_cast<TokenIds*>(this)->probe(p, n, h);
     return s.off == kEmpty ? kNoToken : s.id;
   }
-  uint32_t find(std::string_view t) const { return find(reinterpret_cast<const uint8_t*>(t.data()), t.size()); }
-  // Asks the memory for the slot where a find of t starts.
-  void prefetch(std::string_view t) const {
-    __builtin_prefetch(&slots_[hash_bytes(reinterpret_cast<const uint8_t*>(t.data()), t.size()) & mask_]);
-  }
+  // Asks the memory for the slot where a find of the bytes with hash h starts.
+  void prefetch(uint64_t h) const { __builtin_prefetch(&slots_[h & mask_]); }
   size_t size() const { return size_; }
   // Calls f(token, id) for each token.
   template <class F>
@@ -139,15 +139,26 @@ class TokenIds {
 
  private:
   static constexpr uint32_t kEmpty = 0xFFFFFFFFu;
+  // A token's first 8 bytes (zero-padded) are kept in its slot: most tokens are no longer, and
+  // their finds then compare without reading the arena (which a large vocabulary's finds miss in
+  // the caches, loading merges by the hundred thousand).
   struct Slot {
-    uint64_t hash = 0;
+    uint64_t hash = 0, head = 0;
     uint32_t off = kEmpty, len = 0, id = 0;
   };
+  static uint64_t head(const uint8_t* p, size_t n) {
+    uint64_t w = 0;
+    std::memcpy(&w, p, n < 8 ? n : 8);
+    return w;
+  }
   Slot& probe(const uint8_t* p, size_t n, uint64_t h) {
+    const uint64_t first = head(p, n);
     for (size_t i = h & mask_;; i = (i + 1) & mask_) {
       Slot& s = slots_[i];
       if (s.off == kEmpty) return s;
-      if (s.hash == h && s.len == n && std::memcmp(arena_.data() + s.off, p, n) == 0) return s;
+      if (s.hash == h && s.len == n && s.head == first &&
+          (n <= 8 || std::memcmp(arena_.data() + s.off + 8, p + 8, n - 8) == 0))
+        return s;
     }
   }
   HugeArray<Slot> slots_;  // huge pages: a large vocabulary's lookups would miss the TLB
@@ -427,35 +438,57 @@ class HfBpeModel {
 
   void index_merges(const Merges& merges) {
     if (merges.size() >= kNoToken) throw std::invalid_argument("too many merges");
-    merge_table_.reserve(merges.size());
-    std::string merged, ahead;
-    // The three token slots of the merge kAhead ranks on are asked for before this one's finds:
-    // a large vocabulary's table is far larger than the caches.
-    constexpr size_t kAhead = 8;
+    // Each merge's three tokens are looked up with their hashes computed kAhead ranks before,
+    // when their slots are asked for (a large vocabulary's table is far larger than the caches);
+    // the merges found are then inserted, each table slot asked for kAhead merges before too.
+    constexpr size_t kAhead = 8, kRing = 16;
+    struct Ahead {
+      std::string merged;            // a + b less the prefix's bytes of b (empty if b is shorter)
+      uint64_t a = 0, b = 0, m = 0;  // the hashes
+    };
+    Ahead ring[kRing];
     auto prefetch = [&](size_t rank) {
       const auto& [a, b] = merges[rank];
-      tokens_.prefetch(a);
-      tokens_.prefetch(b);
-      if (b.size() >= prefix_.size()) tokens_.prefetch(ahead.assign(a).append(b, prefix_.size()));
+      Ahead& h = ring[rank % kRing];
+      h.a = hf_bpe::hash_bytes(reinterpret_cast<const uint8_t*>(a.data()), a.size());
+      h.b = hf_bpe::hash_bytes(reinterpret_cast<const uint8_t*>(b.data()), b.size());
+      tokens_.prefetch(h.a);
+      tokens_.prefetch(h.b);
+      h.merged.clear();
+      if (b.size() >= prefix_.size()) {
+        h.merged.assign(a).append(b, prefix_.size());
+        h.m = hf_bpe::hash_bytes(reinterpret_cast<const uint8_t*>(h.merged.data()), h.merged.size());
+        tokens_.prefetch(h.m);
+      }
     };
+    struct Found {
+      uint32_t a, b, rank, merged;
+    };
+    std::vector<Found> found(merges.size());
     for (size_t rank = 0; rank < std::min(kAhead, merges.size()); ++rank) prefetch(rank);
     for (size_t rank = 0; rank < merges.size(); ++rank) {
       if (rank + kAhead < merges.size()) prefetch(rank + kAhead);
       const auto& [a, b] = merges[rank];
+      const Ahead& h = ring[rank % kRing];
       auto fail = [&](const std::string& what) {
         throw std::invalid_argument("merge " + std::to_string(rank) + " (`" + a + "` `" + b + "`): " + what);
       };
-      const uint32_t a_id = tokens_.find(a);
+      const uint32_t a_id = tokens_.find_hashed(reinterpret_cast<const uint8_t*>(a.data()), a.size(), h.a);
       if (a_id == kNoToken) fail("token `" + a + "` out of vocabulary");
-      const uint32_t b_id = tokens_.find(b);
+      const uint32_t b_id = tokens_.find_hashed(reinterpret_cast<const uint8_t*>(b.data()), b.size(), h.b);
       if (b_id == kNoToken) fail("token `" + b + "` out of vocabulary");
       if (b.size() < prefix_.size())
         fail("the right token is shorter than continuing_subword_prefix `" + prefix_ + "`");
-      merged.assign(a).append(b, prefix_.size());
-      const uint32_t m = tokens_.find(merged);
-      if (m == kNoToken) fail("the merged token `" + merged + "` out of vocabulary");
-      merge_table_.insert(a_id, b_id, {uint32_t(rank), m});
+      const uint32_t m = tokens_.find_hashed(reinterpret_cast<const uint8_t*>(h.merged.data()), h.merged.size(), h.m);
+      if (m == kNoToken) fail("the merged token `" + h.merged + "` out of vocabulary");
+      found[rank] = {a_id, b_id, uint32_t(rank), m};
       regular_ &= b.size() > prefix_.size();
+    }
+    merge_table_.reserve(merges.size());
+    for (size_t k = 0; k < found.size(); ++k) {
+      if (k + kAhead < found.size()) merge_table_.prefetch(found[k + kAhead].a, found[k + kAhead].b);
+      const Found& f = found[k];
+      merge_table_.insert(f.a, f.b, {f.rank, f.merged});  // in rank order: a pair listed again takes the later
     }
     merge_count_ = merges.size();
     // Whether two tokens share an id: a bit per id where the ids are of the vocabulary's size
