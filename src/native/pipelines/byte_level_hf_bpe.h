@@ -233,6 +233,7 @@ class ByteLevelHfBpePipeline {
     std::vector<uint32_t> ids;
     std::vector<MatchSpan> spans;
     std::vector<size_t> cuts;
+    std::vector<size_t> ends;                          // the pieces' ends (list_ends)
     std::vector<Row> row_buffer;                       // a stretch's rows (fast_stretch), reused
     LongPieces longs;                                  // pieces of 32..256 bytes
     ShortPieceTable parts{10, 18, HugePages::kLater};  // parts of cut pieces (see merge)
@@ -244,6 +245,7 @@ class ByteLevelHfBpePipeline {
       release_if_large(ids);
       release_if_large(spans);
       release_if_large(cuts);
+      release_if_large(ends);
       release_if_large(row_buffer);
     }
   };
@@ -373,26 +375,62 @@ class ByteLevelHfBpePipeline {
     }
   }
 
-  // One stretch between added tokens, s[0..n) at input byte `base`: its rows.
+  // One stretch between added tokens, s[0..n) at input byte `base`: its rows. Without a prefix
+  // space the pieces tile the stretch, and they take the fast pass: a built-in scanner hands
+  // out their ends as the pass asks; pre-splits (DeepSeek's Sequences) and Oniguruma's Splits
+  // list them first.
   void encode_stretch(const uint8_t* s, size_t n, size_t base, Rows& rows, Scratch& w) const {
     if (n == 0) return;
-    if (!d_.add_prefix_space && d_.pre_splits.empty()) {  // the pieces tile the stretch: the fast pass
+    if (d_.add_prefix_space) return piece_by_piece(s, n, base, rows, w);
+    if (d_.pre_splits.empty()) {
       switch (d_.split) {
         case int(Pattern::kGpt2):
-          return fast_stretch<Pattern::kGpt2>(s, n, base, rows, w);
+          return fast_pass(s, n, base, rows, w, ScannedEnds<Pattern::kGpt2>{Scanner(s, n)});
         case int(Pattern::kCl100k):
-          return fast_stretch<Pattern::kCl100k>(s, n, base, rows, w);
+          return fast_pass(s, n, base, rows, w, ScannedEnds<Pattern::kCl100k>{Scanner(s, n)});
         case int(Pattern::kO200k):
-          return fast_stretch<Pattern::kO200k>(s, n, base, rows, w);
+          return fast_pass(s, n, base, rows, w, ScannedEnds<Pattern::kO200k>{Scanner(s, n)});
         case int(Pattern::kLlama3):
-          return fast_stretch<Pattern::kLlama3>(s, n, base, rows, w);
+          return fast_pass(s, n, base, rows, w, ScannedEnds<Pattern::kLlama3>{Scanner(s, n)});
         case int(Pattern::kQwen2):
-          return fast_stretch<Pattern::kQwen2>(s, n, base, rows, w);
+          return fast_pass(s, n, base, rows, w, ScannedEnds<Pattern::kQwen2>{Scanner(s, n)});
         default:
           break;
       }
     }
-    piece_by_piece(s, n, base, rows, w);
+    if (!list_ends(s, n, w)) return piece_by_piece(s, n, base, rows, w);
+    fast_pass(s, n, base, rows, w, ListedEnds{w.ends.data()});
+  }
+
+  // The pieces' ends, as the fast pass asks for them: from a built-in scanner, or listed.
+  template <Pattern P>
+  struct ScannedEnds {
+    Scanner scanner;
+    TF_INLINE size_t next(size_t p) { return next_end<P>(scanner, p); }
+  };
+  struct ListedEnds {
+    const size_t* at;
+    TF_INLINE size_t next(size_t) { return *at++; }
+  };
+
+  // The ends of the stretch's pieces (pre-splits, then the Split) into w.ends; false where
+  // they would not tile it (an Isolated Split's pieces always do: this only guards the pass).
+  bool list_ends(const uint8_t* s, size_t n, Scratch& w) const {
+    std::vector<size_t>& ends = w.ends;
+    ends.clear();
+    bool tiled = true;
+    size_t covered = 0;
+    auto piece = [&](size_t from, size_t to) {
+      tiled &= from == covered;
+      ends.push_back(covered = to);
+    };
+    if (d_.pre_splits.empty()) {
+      split_range(s, 0, n, w, piece);
+    } else {
+      auto last = [&](size_t from, size_t to) { split_range(s, from, to, w, piece); };
+      run_pre_splits(d_.pre_splits, 0, s, 0, n, last);
+    }
+    return tiled && covered == n;
   }
 
   // Pieces are found a batch at a time, and the piece-table slots of the next batch are
@@ -407,24 +445,23 @@ class ByteLevelHfBpePipeline {
     uint64_t hashes[kBatch];
   };
 
-  template <Pattern P>
-  void fast_stretch(const uint8_t* s, size_t n, size_t base, Rows& rows, Scratch& w) const {
-    if (rows.ascii) return fast_stretch<P, true>(s, n, base, rows, w);
-    fast_stretch<P, false>(s, n, base, rows, w);
+  template <class Ends>
+  void fast_pass(const uint8_t* s, size_t n, size_t base, Rows& rows, Scratch& w, Ends ends) const {
+    if (rows.ascii) return fast_stretch<true>(s, n, base, rows, w, ends);
+    fast_stretch<false>(s, n, base, rows, w, ends);
   }
 
   // Each piece's rows are written as soon as its ids are known, into a reused buffer that is
   // then appended to the rows whole: a piece of one token (most pieces) spans the piece, so
   // only the tokens of longer merges look their lengths up (one byte each, the table small
   // enough to stay in cache); word ids count the pieces. kAscii: characters are bytes.
-  template <Pattern P, bool kAscii>
-  void fast_stretch(const uint8_t* s, size_t n, size_t base, Rows& rows, Scratch& w) const {
-    Scanner scanner(s, n);
+  template <bool kAscii, class Ends>
+  void fast_stretch(const uint8_t* s, size_t n, size_t base, Rows& rows, Scratch& w, Ends& ends) const {
     PieceCache& cache = w.cache;
     auto find_batch = [&](size_t p, Batch& b) {
       size_t m = 0;
       b.bounds[0] = p;
-      for (; m < kBatch && b.bounds[m] < n; ++m) b.bounds[m + 1] = next_end<P>(scanner, b.bounds[m]);
+      for (; m < kBatch && b.bounds[m] < n; ++m) b.bounds[m + 1] = ends.next(b.bounds[m]);
       b.count = m;
       for (size_t i = 0; i < m; ++i) {
         const size_t len = b.bounds[i + 1] - b.bounds[i];

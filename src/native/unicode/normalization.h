@@ -305,10 +305,66 @@ inline void normalize_with_changes(NormalForm form, const char32_t* cps, size_t 
       [&](char32_t cp, int change) { out.emplace_back(cp, change); });
 }
 
+namespace normalization_detail {
+
+// The blocks of 64 code points below U+10000 whose every character has the form's flag clear and
+// combining class 0 (most of the BMP: Cyrillic, Greek, CJK, Hangul for the composed forms), one
+// bit each: a character of such a block passes the quick check from its UTF-8 lead bytes alone.
+// Built on first use, per form (65536 lookups).
+struct QuickBlocks {
+  uint64_t bits[1024 / 64] = {};
+  explicit QuickBlocks(uint8_t flag) {
+    for (uint32_t block = 0; block < 1024; ++block) {
+      bool all = true;
+      for (uint32_t cp = block * 64; cp < block * 64 + 64 && all; ++cp) {
+        const NormRecord& r = record_of(cp);
+        all = !(r.flags & flag) && r.ccc == 0;
+      }
+      if (all) bits[block / 64] |= uint64_t(1) << (block % 64);
+    }
+  }
+  bool has(uint32_t block) const { return (bits[block / 64] >> (block % 64)) & 1; }
+};
+
+inline const QuickBlocks& quick_blocks(NormalForm form) {
+  switch (form) {
+    case NormalForm::kNFC: {
+      static const QuickBlocks blocks(kMayChangeNfc);
+      return blocks;
+    }
+    case NormalForm::kNFD: {
+      static const QuickBlocks blocks(kMayChangeNfd);
+      return blocks;
+    }
+    case NormalForm::kNFKC: {
+      static const QuickBlocks blocks(kMayChangeNfkc);
+      return blocks;
+    }
+    default: {
+      static const QuickBlocks blocks(kMayChangeNfkd);
+      return blocks;
+    }
+  }
+}
+
+// The block (code point / 64) of the well-formed 2- or 3-byte character at p[0..avail), or -1
+// for anything else (4-byte characters, ill-formed bytes: the full check reads them).
+TF_INLINE int quick_block(const uint8_t* p, size_t avail) {
+  const uint8_t b0 = p[0];
+  if (b0 >= 0xC2 && b0 <= 0xDF) return avail >= 2 && (p[1] & 0xC0) == 0x80 ? int(b0 & 0x1F) : -1;
+  if (b0 < 0xE0 || b0 > 0xEF || avail < 3 || (p[1] & 0xC0) != 0x80 || (p[2] & 0xC0) != 0x80) return -1;
+  if ((b0 == 0xE0 && p[1] < 0xA0) || (b0 == 0xED && p[1] >= 0xA0)) return -1;  // overlong, surrogate
+  return int((b0 & 0x0F) << 6 | (p[1] & 0x3F));
+}
+
+}  // namespace normalization_detail
+
 // Whether the quick check alone shows UTF-8 text s to be in the form: every character's flag for
-// the form is clear and the combining classes are in order. ASCII goes 8 bytes at a time.
+// the form is clear and the combining classes are in order. ASCII goes 8 bytes at a time; a
+// character of a block that is all clear (normalization_detail::QuickBlocks) by its lead bytes.
 inline bool is_normalized_quick(NormalForm form, std::string_view s) {
   const uint8_t flag = normalization_detail::flag_of(form);
+  const normalization_detail::QuickBlocks& blocks = normalization_detail::quick_blocks(form);
   const uint8_t* p = reinterpret_cast<const uint8_t*>(s.data());
   const size_t n = s.size();
   uint8_t last_ccc = 0;
@@ -321,6 +377,12 @@ inline bool is_normalized_quick(NormalForm form, std::string_view s) {
     if (p[i] < 0x80) {
       last_ccc = 0;
       ++i;
+      continue;
+    }
+    const int block = normalization_detail::quick_block(p + i, n - i);
+    if (block >= 0 && blocks.has(uint32_t(block))) {
+      last_ccc = 0;
+      i += p[i] < 0xE0 ? 2 : 3;
       continue;
     }
     size_t len;
