@@ -155,13 +155,8 @@ class PreSplitStage {
   const uint8_t* s_;
   size_t n_;
 
-  TF_INLINE uint32_t at(size_t p, size_t& len) const {
-    if (s_[p] < 0x80) {
-      len = 1;
-      return s_[p];
-    }
-    return decode_utf8(s_ + p, n_ - p, len);
-  }
+  // decode_utf8 takes ASCII first, so this is the whole fast path.
+  TF_INLINE uint32_t at(size_t p, size_t& len) const { return decode_utf8(s_ + p, n_ - p, len); }
 
   TF_INLINE bool in_class(uint32_t cp) const {
     using namespace deepseek_ranges;
@@ -311,13 +306,8 @@ class DeepSeekV3Sequence {
   const uint8_t* t_;
   size_t to_;
 
-  TF_INLINE uint32_t at(size_t p, size_t& len) const {
-    if (t_[p] < 0x80) {
-      len = 1;
-      return t_[p];
-    }
-    return decode_utf8(t_ + p, to_ - p, len);
-  }
+  // decode_utf8 takes ASCII first, so this is the whole fast path.
+  TF_INLINE uint32_t at(size_t p, size_t& len) const { return decode_utf8(t_ + p, to_ - p, len); }
   static TF_INLINE bool is_number(uint32_t cp) {
     return cp < 0x80 ? uint32_t(cp - '0') <= 9 : (class_of(cp) & kNumber) != 0;
   }
