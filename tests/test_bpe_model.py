@@ -196,9 +196,16 @@ def test_dropout_is_seeded_and_valid(line_vocab):
         assert [(s, e) for _, s, e in a] == list(zip([0] + [e for _, _, e in a[:-1]], [e for _, _, e in a]))
         differs += a != exact.tokenize(line)
     assert differs > len(lines) // 5
-    # Without a seed the thread's own generator draws: results vary, and stay valid.
-    seen = {tuple(model.tokenize(lines[0])) for _ in range(20)}
-    assert len(seen) > 1
+    # Without a seed the thread's own generator draws: results vary, and stay valid. A skipped
+    # merge goes back in the queue after the next one (HF's dropout), so some lines give one
+    # result three draws in four, and a line with only forced merges always the same: twenty draws
+    # of each of ten lines, at least one line varying.
+    varied = 0
+    for line in lines[:10]:
+        seen = {tuple(model.tokenize(line)) for _ in range(20)}
+        assert all("".join(tokens[i] for i, _, _ in a) == line for a in seen)
+        varied += len(seen) > 1
+    assert varied > 0
 
 
 # -- small vocabularies built by hand ------------------------------------------------------------
