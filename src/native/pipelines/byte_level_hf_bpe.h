@@ -74,9 +74,7 @@ struct ByteLevelHfBpeDescription {
   std::vector<int> pre_splits;
   // `split` when the pre-splits are the whole Sequence: their pieces are the pieces.
   static constexpr int kNoSplit = -2;
-  // (id, the model's token) where an added token took a vocabulary token's id: the model's
-  // tokens of that id still show the model's text (HF's Token value). Empty for almost every file.
-  std::vector<std::pair<uint32_t, std::string>> hidden;
+  HiddenTokens hidden;  // tokens an added token's id hides (processors/post_processing.h)
 };
 
 class ByteLevelHfBpePipeline {
@@ -153,7 +151,7 @@ class ByteLevelHfBpePipeline {
         [&](size_t from, size_t to) {
           const size_t before = e.rows.size();
           encode_stretch(s + from, to - from, from, rows, w);
-          if (!d_.hidden.empty()) name_hidden(e, before);
+          if (!d_.hidden.empty()) e.show_hidden(before, d_.hidden);
         },
         [&](const SpecialMatch& m) {
           const uint32_t start = rows.char_of(m.pos);  // before the end: char_of only goes forward
@@ -173,13 +171,6 @@ class ByteLevelHfBpePipeline {
 
   // The staged pipeline of the same description, built on first need (texts NFC changes, the
   // pre_tokenize and normalize hooks).
-  // The model's rows from `first` on whose id an added token names show the model's token.
-  void name_hidden(Encoded& e, size_t first) const {
-    for (size_t i = first; i < e.rows.size(); ++i)
-      for (const auto& [id, token] : d_.hidden)
-        if (e.rows[i].id == id) e.rows[i].name = e.name_slot(token);
-  }
-
   const StagedPipeline& staged() const {
     std::call_once(staged_once_, [&] { staged_ = std::make_unique<StagedPipeline>(d_.staged); });
     return *staged_;

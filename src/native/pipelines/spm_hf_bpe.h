@@ -68,10 +68,8 @@ struct SpmHfBpeDescription {
   // Where the "▁" prefix goes: 0 never, 1 Metaspace "first", 2 Metaspace "always", 3 the Prepend
   // normalizer (every non-empty stretch, even one that starts with "▁").
   int prepend = 0;
-  bool split = false;  // Metaspace's split: a piece before every "▁"
-  // (id, the model's token) where an added token took a vocabulary token's id: the model's
-  // tokens of that id still show the model's text (HF's Token value). Empty for almost every file.
-  std::vector<std::pair<uint32_t, std::string>> hidden;
+  bool split = false;   // Metaspace's split: a piece before every "▁"
+  HiddenTokens hidden;  // tokens an added token's id hides (processors/post_processing.h)
 };
 
 class SpmHfBpePipeline {
@@ -124,7 +122,7 @@ class SpmHfBpePipeline {
         [&](size_t from, size_t to) {
           const size_t before = e.rows.size();
           encode_stretch(s, from, to, chars, e.rows, w, word);
-          if (!d_.hidden.empty()) name_hidden(e, before);
+          if (!d_.hidden.empty()) e.show_hidden(before, d_.hidden);
         },
         [&](const SpecialMatch& m) {
           const uint32_t start = chars.char_of(m.pos);
@@ -148,13 +146,6 @@ class SpmHfBpePipeline {
 
   // The staged pipeline of the same description, built on first need (the pre_tokenize and
   // normalize hooks).
-  // The model's rows from `first` on whose id an added token names show the model's token.
-  void name_hidden(Encoded& e, size_t first) const {
-    for (size_t i = first; i < e.rows.size(); ++i)
-      for (const auto& [id, token] : d_.hidden)
-        if (e.rows[i].id == id) e.rows[i].name = e.name_slot(token);
-  }
-
   const StagedPipeline& staged() const {
     std::call_once(staged_once_, [&] { staged_ = std::make_unique<StagedPipeline>(d_.staged); });
     return *staged_;

@@ -166,8 +166,7 @@ class StagedPipeline {
           const std::string covered = piece.text.text().substr(t.start, t.end - t.start);
           if (covered != unk_piece_) e.texts.push_back(TokenText{t.id, word, start, end, 0, covered});
         }
-        for (const auto& [id, token] : hidden_)  // empty for almost every file
-          if (t.id == id) e.rows.back().name = e.name_slot(token);
+        e.show_hidden(e.rows.size() - 1, hidden_);
       }
       ++word;
     }
@@ -280,9 +279,9 @@ class StagedPipeline {
   // HF's) and its piece; kNoToken for other models.
   uint32_t unk_id_ = kNoToken;
   std::string unk_piece_;
-  std::vector<std::pair<uint32_t, uint32_t>> spaces_;     // per id; empty: offsets not trimmed
-  std::vector<uint32_t> name_size_;                       // per id: the bytes of its name
-  std::vector<std::pair<uint32_t, std::string>> hidden_;  // (id, the model's text) where a name hides it
+  std::vector<std::pair<uint32_t, uint32_t>> spaces_;  // per id; empty: offsets not trimmed
+  std::vector<uint32_t> name_size_;                    // per id: the bytes of its name
+  HiddenTokens hidden_;                                // (id, the model's text) where a name hides it
   bool trim_prefix_space_ = false;
   std::unique_ptr<Normalizer> normalizer_;
   std::unique_ptr<PreTokenizer> pre_tokenizer_;

@@ -58,6 +58,10 @@ struct TokenText {
   std::string text;
 };
 
+// (id, the model's token) where an added token took a vocabulary token's id: the model's tokens
+// of that id still show the model's text (HF's Token value). Empty for almost every file.
+using HiddenTokens = std::vector<std::pair<uint32_t, std::string>>;
+
 struct Encoded {
   TokenRows rows;
   std::vector<Encoded> overflowing;
@@ -80,6 +84,12 @@ struct Encoded {
     if (names.size() >= kMaxNames) return 0;
     names.push_back(text);
     return uint16_t(names.size());
+  }
+  // The rows from `first` on whose id `hidden` lists show the model's token.
+  void show_hidden(size_t first, const HiddenTokens& hidden) {
+    for (size_t i = first; i < rows.size(); ++i)
+      for (const auto& [id, token] : hidden)
+        if (rows[i].id == id) rows[i].name = name_slot(token);
   }
   // Appends `r`, a row of `from`, with its name carried over.
   void push_row_of(const Encoded& from, Row r) {

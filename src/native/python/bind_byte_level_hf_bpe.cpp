@@ -49,7 +49,7 @@ void bind_byte_level_hf_bpe(nb::module_& m) {
           nb::handle model_options, std::vector<std::pair<std::string, uint32_t>> vocab, nb::handle decoder,
           std::vector<std::string> names, const std::vector<uint32_t>& special_ids, int split,
           const std::string& pattern, bool add_prefix_space, bool prefix_each_piece, bool nfc,
-          std::vector<int> pre_splits, std::vector<std::pair<uint32_t, std::string>> hidden) {
+          std::vector<int> pre_splits, HiddenTokens hidden) {
          ByteLevelHfBpeDescription d;
          d.staged.normalizer = stage_of(normalizer, "normalizer", "normalizers");
          d.staged.pre_tokenizer = stage_of(pre_tokenizer, "pre-tokenizer", "pretokenizers");
@@ -73,7 +73,7 @@ void bind_byte_level_hf_bpe(nb::module_& m) {
        nb::arg("normalizer"), nb::arg("pre_tokenizer"), nb::arg("model_type"), nb::arg("model_options"),
        nb::arg("vocab"), nb::arg("decoder"), nb::arg("names"), nb::arg("special_ids"), nb::arg("split"),
        nb::arg("pattern"), nb::arg("add_prefix_space"), nb::arg("prefix_each_piece"), nb::arg("nfc"),
-       nb::arg("pre_splits") = std::vector<int>(), nb::arg("hidden") = std::vector<std::pair<uint32_t, std::string>>(),
+       nb::arg("pre_splits") = std::vector<int>(), nb::arg("hidden") = HiddenTokens(),
        "The staged pipeline's description (as _core.Staged takes it; its stages run texts the fused pass "
        "does not: NFC texts that fail the quick check) and the fused pass's split: split, a built-in "
        "scanner (0 GPT-2, 1 cl100k, 2 o200k, 3 Llama 3, 4 Qwen2), -1 for `pattern` through Oniguruma or -2 "

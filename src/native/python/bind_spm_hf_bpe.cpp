@@ -45,7 +45,7 @@ void bind_spm_hf_bpe(nb::module_& m) {
        [](PySpmHfBpe* self, nb::handle normalizer, nb::handle pre_tokenizer, const std::string& model_type,
           nb::handle model_options, std::vector<std::pair<std::string, uint32_t>> vocab, nb::handle decoder,
           std::vector<std::string> names, const std::vector<uint32_t>& special_ids, int prepend, bool split,
-          std::vector<std::pair<uint32_t, std::string>> hidden) {
+          HiddenTokens hidden) {
          SpmHfBpeDescription d;
          d.staged.normalizer = stage_of(normalizer, "normalizer", "normalizers");
          d.staged.pre_tokenizer = stage_of(pre_tokenizer, "pre-tokenizer", "pretokenizers");
@@ -64,7 +64,7 @@ void bind_spm_hf_bpe(nb::module_& m) {
        },
        nb::arg("normalizer"), nb::arg("pre_tokenizer"), nb::arg("model_type"), nb::arg("model_options"),
        nb::arg("vocab"), nb::arg("decoder"), nb::arg("names"), nb::arg("special_ids"), nb::arg("prepend"),
-       nb::arg("split"), nb::arg("hidden") = std::vector<std::pair<uint32_t, std::string>>(),
+       nb::arg("split"), nb::arg("hidden") = HiddenTokens(),
        "The staged pipeline's description (as _core.Staged takes it: the model and decoder run here, the "
        "stages answer the hooks) and the fused pass's text rules: prepend, where the \"\u2581\" prefix goes (0 "
        "never, 1 Metaspace first, 2 Metaspace always, 3 the Prepend normalizer); split, Metaspace's split; "
