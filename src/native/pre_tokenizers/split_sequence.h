@@ -104,6 +104,11 @@ constexpr bool sorted_apart(const CodePointRange (&r)[N]) {
 }
 static_assert(sorted_apart(kLlmLetters) && sorted_apart(kLlmPunct), "in_ranges needs sorted, disjoint ranges");
 
+// A character of kDeepSeekCjk's runs: U+4E00..U+9FA5 and U+3040..U+30FF.
+TF_INLINE bool is_v3_cjk(uint32_t cp) { return (cp >= 0x4E00 && cp <= 0x9FA5) || (cp >= 0x3040 && cp <= 0x30FF); }
+// A character of kDigits3's numbers (\p{N}; ASCII digits without the table).
+TF_INLINE bool is_number(uint32_t cp) { return cp < 0x80 ? uint32_t(cp - '0') <= 9 : (class_of(cp) & kNumber) != 0; }
+
 }  // namespace deepseek_ranges
 
 // One stage's matches in a piece s[0..n) (its whole subject).
@@ -162,9 +167,9 @@ class PreSplitStage {
     using namespace deepseek_ranges;
     switch (kind_) {
       case PreSplit::kDigits3:
-        return (class_of(cp) & kNumber) != 0;
+        return is_number(cp);
       case PreSplit::kDeepSeekCjk:
-        return (cp >= 0x4E00 && cp <= 0x9FA5) || (cp >= 0x3040 && cp <= 0x30FF);
+        return is_v3_cjk(cp);
       case PreSplit::kLlmCjk:
         return (cp >= 0x0800 && cp <= 0x9FA5) || (cp >= 0xAC00 && cp <= 0xD7FF);
       case PreSplit::kDigitsAlone:
@@ -308,10 +313,8 @@ class DeepSeekV3Sequence {
 
   // decode_utf8 takes ASCII first, so this is the whole fast path.
   TF_INLINE uint32_t at(size_t p, size_t& len) const { return decode_utf8(t_ + p, to_ - p, len); }
-  static TF_INLINE bool is_number(uint32_t cp) {
-    return cp < 0x80 ? uint32_t(cp - '0') <= 9 : (class_of(cp) & kNumber) != 0;
-  }
-  static TF_INLINE bool is_cjk(uint32_t cp) { return (cp >= 0x4E00 && cp <= 0x9FA5) || (cp >= 0x3040 && cp <= 0x30FF); }
+  static TF_INLINE bool is_number(uint32_t cp) { return deepseek_ranges::is_number(cp); }
+  static TF_INLINE bool is_cjk(uint32_t cp) { return deepseek_ranges::is_v3_cjk(cp); }
 };
 
 // Calls last(from, to) for each piece of t[from..to) that the stages stages[k..] leave, in
