@@ -25,7 +25,9 @@ treat_whitespace_as_suffix, unused pieces, a denormalizer with a map, user-defin
 spaces or that the charsmap would change. Known differences left, each HF's own (transformers'
 form has them too; tests/test_save_convert.py checks that nothing else differs):
 - HF's Precompiled normalizer maps whole graphemes where it can, sentencepiece maps the longest
-  match at each character: a combining mark after a space or an unknown character can differ;
+  match at each character: a grapheme of several code points whose first character has a
+  mapping is replaced whole by that mapping ("\r\n" becomes one space where sentencepiece
+  writes two; a combining mark after a space), so such text can differ;
 - Unigram: where two segmentations score exactly the same, HF's Viterbi and sentencepiece's
   may pick different ones ("#" "##" against "##" "#");
 - a Unigram model with byte_fallback matches a literal "<0xNN>" in the text as that byte piece
