@@ -109,6 +109,22 @@ FOLDERS = {
         },
         {"bos_token": "<ignored>"},  # a config with added_tokens_decoder: the map is not read
     ),
+    "decoder_keys_any_int": (
+        # keys outside u32: transformers reads each with int() and only sorts by it; "05" and "5"
+        # are one key, the later entry kept
+        {
+            "added_tokens_decoder": {
+                "4294967296": {"content": "<big>", "special": True},
+                "-1": {"content": "<neg>", "special": False},
+                "5": {"content": "<five>", "special": True},
+                " 7": {"content": "<seven>", "special": False, "lstrip": True},
+                "05": {"content": "<five_again>", "special": False},
+                "99999999999999999999999": {"content": "<huge>", "special": True, "rstrip": True},
+            },
+            "eos_token": "<five>",
+        },
+        None,
+    ),
     "legacy_map": (
         {"bos_token": "<s>", "additional_special_tokens": ["<a>"]},
         {
@@ -116,6 +132,22 @@ FOLDERS = {
             "eos_token": "</s>",
             "mask_token": {"content": "<mask>", "lstrip": True, "normalized": False, "rstrip": False},
             "extra_special_tokens": ["<b>", {"content": "<c>", "rstrip": True}, "<a>"],
+        },
+    ),
+    "legacy_map_same_objects": (
+        # the map's objects are merged as AddedTokens compare: flags resolved ("normalized" left
+        # out is false for these special tokens), so <c> twice is one, <e> with lstrip is another
+        {"eos_token": "</s>", "additional_special_tokens": ["<c>"]},
+        {
+            "extra_special_tokens": [
+                {"content": "<c>", "normalized": False},
+                {"content": "<c>"},
+                {"content": "<d>", "rstrip": False},
+                {"content": "<d>", "normalized": True},
+                {"content": "<e>"},
+                {"content": "<e>", "lstrip": True},
+                "<c>",
+            ]
         },
     ),
     "legacy_map_additional": (
@@ -128,12 +160,13 @@ TEXTS = [
     "<s>hello world</s> the <pad> fox<mask> jumps",
     "<cls> a <sep>b<|endoftext|>c [UNK] <sys> over<tool>",
     "<extra_0> x <extra_1>  y<extra_2> <image><video> <audio><img2> <bos> <a><b> <c> end",
+    "<big> <neg><five> <seven>  <five_again><huge> x <c> <d>  <e> <e>",
     "  <s>  </s>  hello  world  <new> ",
 ]
 
 
-def _folder(tmp_path, name: str):
-    config, special_map = FOLDERS[name]
+def _folder(tmp_path, name: str, folders=FOLDERS):
+    config, special_map, *rest = folders[name]
     folder = tmp_path / name
     folder.mkdir()
     _tokenizer_json(folder / "tokenizer.json")
@@ -142,6 +175,9 @@ def _folder(tmp_path, name: str):
     )
     if special_map is not None:
         (folder / "special_tokens_map.json").write_text(json.dumps(special_map), encoding="utf-8")
+    if rest:
+        added = rest[0](folder) if callable(rest[0]) else rest[0]
+        (folder / "added_tokens.json").write_text(json.dumps(added), encoding="utf-8")
     return folder
 
 
@@ -149,10 +185,10 @@ def _flags(token) -> tuple:
     return (token.content, *(getattr(token, f) for f in FLAGS))
 
 
-@pytest.mark.parametrize("name", sorted(FOLDERS))
-def test_named_special_tokens_as_transformers(tmp_path, name):
+def _same_as_transformers(folder, texts=TEXTS) -> None:
+    """AutoTokenizer and from_pretrained on `folder`: the added tokens with their flags, the
+    vocabulary, the special-token lists, and ids, tokens, offsets and decode of `texts`."""
     transformers = pytest.importorskip("transformers")
-    folder = _folder(tmp_path, name)
     ref = transformers.AutoTokenizer.from_pretrained(str(folder))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -164,7 +200,8 @@ def test_named_special_tokens_as_transformers(tmp_path, name):
     assert ours.get_vocab_size() == backend.get_vocab_size()
     assert ours.all_special_tokens == ref.all_special_tokens
     assert ours.all_special_ids == ref.all_special_ids
-    for text in TEXTS:
+    assert list(ours.config.extra_special_tokens) == [str(t) for t in ref._extra_special_tokens]
+    for text in texts:
         for add in (False, True):
             want = backend.encode(text, add_special_tokens=add)
             got = ours.encode(text, add_special_tokens=add)
@@ -175,6 +212,84 @@ def test_named_special_tokens_as_transformers(tmp_path, name):
     every = list(range(backend.get_vocab_size()))
     for skip in (False, True):
         assert ours.decode(every, skip_special_tokens=skip) == ref.decode(every, skip_special_tokens=skip)
+
+
+@pytest.mark.parametrize("name", sorted(FOLDERS))
+def test_named_special_tokens_as_transformers(tmp_path, name):
+    _same_as_transformers(_folder(tmp_path, name))
+
+
+def _sys_id(folder) -> int:
+    """The id tokenizer.json gives its added token <sys>."""
+    doc = json.loads((folder / "tokenizer.json").read_text(encoding="utf-8"))
+    return next(a["id"] for a in doc["added_tokens"] if a["content"] == "<sys>")
+
+
+# name -> (tokenizer_config.json, special_tokens_map.json or None, added_tokens.json or a
+# function of the folder giving it)
+LEGACY_FOLDERS = {
+    "added_json": (
+        # the file's order is not the order of addition: transformers sorts by the listed index
+        {"bos_token": "<s>", "eos_token": "</s>", "additional_special_tokens": ["<x>"]},
+        None,
+        {"<new1>": 205, "<s>": 206, "hello": 300, "<x>": 150, "<late>": 7, "<neg>": -4, "<big>": 2**40},
+    ),
+    "added_json_map": (
+        # special_tokens_map.json's tokens count as special; a model-specific token (<img>) does
+        # not (normalized stays true), yet it is made special when added
+        {"image_token": "<img>", "bos_token": {"__type": "AddedToken", "content": "<obj>", "special": True}},
+        {"mask_token": {"content": "<mask>", "lstrip": True}, "extra_special_tokens": ["<e1>"], "eos_token": "</s>"},
+        {"<mask>": 400, "<img>": 401, "<e1>": 402, "<obj>": 403, "</s>": 404, "<plain>": 405},
+    ),
+    "added_json_additional_in_map": (
+        # the map's additional_special_tokens is not yet extra_special_tokens when the file is read
+        {"eos_token": "</s>"},
+        {"additional_special_tokens": ["<a>"]},
+        {"<a>": 300, "</s>": 301},
+    ),
+    "added_json_same_index_as_file": (
+        # an index tokenizer.json's own added token has: the file's entry replaces it
+        {"eos_token": "</s>"},
+        None,
+        lambda folder: {"<gone>": _sys_id(folder), "<kept>": _sys_id(folder) + 1},
+    ),
+    "added_json_with_decoder": (
+        # a config with added_tokens_decoder: added_tokens.json is not read
+        {"added_tokens_decoder": {"301": {"content": "<d>", "special": True}}, "eos_token": "</s>"},
+        None,
+        {"<ignored>": 5},
+    ),
+}
+
+LEGACY_TEXTS = [
+    *TEXTS,
+    "<new1> x<s>y <late><neg><big> hello <x> <img> <mask> <e1><obj> <plain> <a> <gone><kept> <d><ignored>",
+    " <img>  <plain>  <new1> ",
+]
+
+
+@pytest.mark.parametrize("name", sorted(LEGACY_FOLDERS))
+def test_legacy_added_tokens_json(tmp_path, name):
+    """A folder's legacy added_tokens.json, read as transformers reads it when the config has no
+    added_tokens_decoder: each entry AddedToken(text, normalized = not special), special where
+    the config or special_tokens_map.json names the text, added in the order of the listed
+    indices (the indices themselves are never ids), tokenizer.json's own entries replacing one
+    of the same index."""
+    _same_as_transformers(_folder(tmp_path, name, LEGACY_FOLDERS), LEGACY_TEXTS)
+
+
+def test_legacy_added_tokens_json_of_the_wrong_kind(tmp_path):
+    transformers = pytest.importorskip("transformers")
+    for added in (["<a>"], {"<a>": "5"}):
+        folder = tmp_path / f"bad{len(list(tmp_path.iterdir()))}"
+        folder.mkdir()
+        _tokenizer_json(folder / "tokenizer.json")
+        (folder / "tokenizer_config.json").write_text(json.dumps({"eos_token": "</s>"}), encoding="utf-8")
+        (folder / "added_tokens.json").write_text(json.dumps(added), encoding="utf-8")
+        with pytest.raises(Exception):  # noqa: B017  (AttributeError or TypeError inside transformers)
+            transformers.AutoTokenizer.from_pretrained(str(folder))
+        with pytest.raises(FormatError, match=re.escape("added_tokens.json")):
+            Tokenizer.from_pretrained(folder)
 
 
 # Tokenizer classes whose constructor defaults name special tokens (chat_template._CLASS_DEFAULTS),
@@ -231,6 +346,10 @@ def test_class_default_special_tokens(tmp_path, cls, model):
     ],
 )
 def test_config_token_flags_of_the_wrong_kind(tmp_path, config, field):
+    _refused_by_both(tmp_path, config, field)
+
+
+def _refused_by_both(tmp_path, config, field, special_map=None):
     """transformers' AddedToken(**object) refuses a flag that is not a bool (TypeError); from_pretrained
     raises FormatError naming the field."""
     transformers = pytest.importorskip("transformers")
@@ -240,10 +359,19 @@ def test_config_token_flags_of_the_wrong_kind(tmp_path, config, field):
     (folder / "tokenizer_config.json").write_text(
         json.dumps({"tokenizer_class": "PreTrainedTokenizerFast", **config}), encoding="utf-8"
     )
+    if special_map is not None:
+        (folder / "special_tokens_map.json").write_text(json.dumps(special_map), encoding="utf-8")
     with pytest.raises(Exception):  # noqa: B017  (pyo3's TypeError)
         transformers.AutoTokenizer.from_pretrained(str(folder))
     with pytest.raises(FormatError, match=re.escape(field)):
         Tokenizer.from_pretrained(folder)
+
+
+def test_special_tokens_map_list_object_saying_special(tmp_path):
+    """special_tokens_map.json's extra_special_tokens objects become AddedToken(**object,
+    special=True): one that says "special" itself is a TypeError in transformers."""
+    special_map = {"extra_special_tokens": ["<a>", {"content": "<b>", "special": True}]}
+    _refused_by_both(tmp_path, {}, "extra_special_tokens[1].special", special_map)
 
 
 ENTRY = {"id": 0, "content": "<x>", "single_word": False, "lstrip": False, "rstrip": False, "normalized": False}

@@ -56,6 +56,7 @@ ChatTemplates = Union[str, dict[str, str]]
 # The file names transformers looks for (transformers.utils.hub).
 TOKENIZER_CONFIG_FILE = "tokenizer_config.json"
 SPECIAL_TOKENS_MAP_FILE = "special_tokens_map.json"
+ADDED_TOKENS_FILE = "added_tokens.json"
 CHAT_TEMPLATE_FILE = "chat_template.jinja"
 CHAT_TEMPLATE_DIR = "additional_chat_templates"
 LEGACY_CHAT_TEMPLATE_FILE = "chat_template.json"
@@ -625,17 +626,60 @@ def _token_entry(value: Any, path: str, field: str) -> tuple[str | None, dict[st
     return text, token_flags(value, special, fail)
 
 
-def _same_token(a: Any, b: Any) -> bool:
+def _special_texts(init: Mapping[str, Any]) -> set[str]:
+    """The texts transformers' _from_pretrained counts as special while it reads added_tokens.json:
+    str() of each named special token the config or special_tokens_map.json sets (a string, or a
+    map's AddedToken; a config's own object is still a dict then, whose str() is no token's text)
+    and of each extra_special_tokens entry; class defaults and model-specific tokens are not
+    among them yet."""
+
+    def text(value: Any) -> str | None:
+        if isinstance(value, _MapToken):
+            return str(value["content"])
+        return value if isinstance(value, str) else None
+
+    values = [init[name] for name in SPECIAL_TOKEN_NAMES if init.get(name)]
+    extra = init.get("extra_special_tokens")
+    if isinstance(extra, (list, tuple)):
+        values += list(extra)
+    return {t for t in map(text, values) if t is not None}
+
+
+def _legacy_added_tokens(path: str, special: set[str]) -> tuple[tuple[str, int, bool], ...]:
+    """A legacy added_tokens.json ({"text": index, ...}) as (text, index, special) in file order;
+    () where the file is absent. FormatError for a file that is not such an object (transformers
+    fails on it too: an index that is not an integer cannot be sorted with the others)."""
+    if not os.path.isfile(path):
+        return ()
+    loaded = _read_json(path)
+    if not isinstance(loaded, dict):
+        raise FormatError(path, "", f"must be a JSON object of token -> id, got {type(loaded).__name__}")
+    out = []
+    for text, index in loaded.items():
+        if not isinstance(index, int) or isinstance(index, bool):
+            raise FormatError(path, repr(text), f"the id must be an integer, got {index!r}")
+        if text:
+            out.append((text, index, text in special))
+    return tuple(out)
+
+
+def _same_token(a: Any, b: Any, i: int, j: int) -> bool:
     """Whether two special-token values are equal as transformers compares them while it merges
-    special_tokens_map.json's list: a str equals a str of its text, an AddedToken one of the same
-    content and flags (defaults resolved); the config's own objects are not AddedTokens yet."""
+    special_tokens_map.json's list (`i`, `j`: their places in the merged extra_special_tokens,
+    for errors): a str equals a str of its text, an AddedToken one of the same content and flags,
+    as added_tokens.AddedToken resolves them; the config's own objects are not AddedTokens yet."""
     if isinstance(a, _MapToken) and isinstance(b, _MapToken):
-        return all(
-            a.get(k, not a["special"] if k == "normalized" else False)
-            == b.get(k, not b["special"] if k == "normalized" else False)
-            for k in ("content", "single_word", "lstrip", "rstrip", "normalized")
-        )
+        field = "extra_special_tokens[{}]"
+        return _map_added_token(a, field.format(i)) == _map_added_token(b, field.format(j))
     return isinstance(a, str) and isinstance(b, str) and a == b
+
+
+def _map_added_token(value: _MapToken, field: str) -> Any:
+    """A special_tokens_map.json object as the AddedToken transformers makes of it (its id unused)."""
+    from .added_tokens import AddedToken
+
+    text, flags = _token_entry(value, value.path, field)
+    return AddedToken(text or "", 0, **(flags or {}))
 
 
 def _token_text(value: Any, path: str, field: str) -> str | None:
@@ -693,6 +737,10 @@ class ModelConfig:
     # always, the others only where given (added_tokens.AddedToken holds the defaults).
     special_token_flags: Mapping[str, Mapping[str, bool]] = dataclasses.field(default_factory=dict, repr=False)
     extra_special_token_flags: tuple[Mapping[str, bool] | None, ...] = dataclasses.field(default=(), repr=False)
+    # The legacy added_tokens.json of a folder whose config has no added_tokens_decoder: (text,
+    # index, special) in file order, `special` where the text is one of the named or extra special
+    # tokens the config and special_tokens_map.json give (added_tokens.config_added_tokens adds them).
+    legacy_added_tokens: tuple[tuple[str, int, bool], ...] = dataclasses.field(default=(), repr=False)
     add_bos_token: bool | None = None
     add_eos_token: bool | None = None
     model_max_length: int = VERY_LARGE_INTEGER
@@ -819,15 +867,27 @@ class ModelConfig:
                     value = _MapToken(value, map_path)
                 elif key == "extra_special_tokens" and isinstance(value, list):
                     merged = list(init.get("extra_special_tokens") or [])
-                    for token in value:
+                    for k, token in enumerate(value):
+                        if isinstance(token, dict) and "special" in token:
+                            # AddedToken(**token, special=True): transformers raises TypeError
+                            raise FormatError(
+                                map_path,
+                                f"extra_special_tokens[{k}].special",
+                                "must be left out (transformers makes the list's tokens special itself)",
+                            )
                         token = _MapToken(token, map_path) if isinstance(token, dict) else token
-                        if not any(_same_token(token, t) for t in merged):
+                        if not any(_same_token(token, t, len(merged), j) for j, t in enumerate(merged)):
                             merged.append(token)
                     value = merged
                 init[key] = value
                 where[key] = map_path
             if isinstance(init.get("extra_special_tokens"), dict):
                 explicit.update(init.pop("extra_special_tokens"))
+        legacy_added = (
+            ()
+            if "added_tokens_decoder" in config
+            else _legacy_added_tokens(os.path.join(folder, ADDED_TOKENS_FILE), _special_texts(init))
+        )
         if "additional_special_tokens" in init and "extra_special_tokens" not in init:
             init["extra_special_tokens"] = init.pop("additional_special_tokens")
             where["extra_special_tokens"] = where.get("additional_special_tokens", config_path)
@@ -919,6 +979,7 @@ class ModelConfig:
             extra_special_tokens=tuple(extra_list),
             special_token_flags=flags,
             extra_special_token_flags=tuple(extra_flags),
+            legacy_added_tokens=legacy_added,
             add_bos_token=add_bos,
             add_eos_token=add_eos,
             model_max_length=VERY_LARGE_INTEGER if max_length is None else max_length,
