@@ -142,7 +142,12 @@ def _template(doc: Mapping[str, Any], single: str, pair: str, specials: dict[str
 
 
 def _unigram(doc: Mapping[str, Any], unk_id: int) -> dict[str, Any]:
-    return {"type": "Unigram", "unk_id": unk_id, "vocab": doc["model"]["vocab"], "byte_fallback": False}
+    """tokenizers' Unigram(vocab, unk_id, byte_fallback=False) over the file's vocabulary as
+    Python's json reads it: its scores are the nearest doubles of their text ("nearest_scores"),
+    not serde_json's reading that Tokenizer.from_file has (the two differ in the last place for
+    about one score in ten, enough to flip a tie of sums)."""
+    vocab = doc["model"]["vocab"]
+    return {"type": "Unigram", "unk_id": unk_id, "vocab": vocab, "byte_fallback": False, "nearest_scores": True}
 
 
 def _llama(doc: Mapping[str, Any], config: Mapping[str, Any]) -> dict[str, Any]:
