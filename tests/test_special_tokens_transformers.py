@@ -305,26 +305,61 @@ CLASSES = [
     ("Qwen2Tokenizer", "bpe"),
     ("XLMRobertaTokenizer", "unigram"),
     ("DebertaV2Tokenizer", "unigram"),
+    # classes that wrap a named token in an AddedToken with flags of their own
+    ("MPNetTokenizer", "wordpiece"),
+    ("WhisperTokenizer", "bpe"),
+    ("XLNetTokenizer", "unigram"),
+    ("BigBirdTokenizer", "unigram"),
+    ("BarthezTokenizer", "unigram"),
+    ("MarkupLMTokenizer", "bpe"),
+    ("LayoutXLMTokenizer", "unigram"),
+    ("BlenderbotTokenizer", "bpe"),
+    ("AlbertTokenizer", "unigram"),
+    # classes that make extra special tokens
+    ("T5Tokenizer", "unigram"),
+    ("LasrTokenizer", "unigram"),
+    ("VideoPrismTokenizer", "unigram"),
+    ("PegasusTokenizer", "unigram"),
 ]
 
+# The named tokens as strings the config gives (the wrapping classes wrap them too).
+# (unk_token and sep_token stay: Unigram classes look the one up in the vocabulary, ALBERT's
+# post-processor the other.)
+GIVEN = {"bos_token": "<b>", "eos_token": "<e>", "mask_token": "<m>"}
 
-@pytest.mark.parametrize("cls, model", CLASSES)
-def test_class_default_special_tokens(tmp_path, cls, model):
-    """A config that names only its class: transformers adds the special tokens the class's
-    constructor defaults name (where the file lacks them); from_pretrained does the same."""
-    transformers = pytest.importorskip("transformers")
+
+def _class_folder(tmp_path, cls: str, model: str, config: dict, special_map=None):
     folder = tmp_path / cls
     folder.mkdir()
     if model == "bpe":
         _tokenizer_json(folder / "tokenizer.json")
+    elif model == "wordpiece":
+        tok = hf.Tokenizer(models.WordPiece(unk_token="[UNK]"))
+        tok.pre_tokenizer = pre_tokenizers.Whitespace()
+        tok.train_from_iterator(SENTENCES, trainers.WordPieceTrainer(vocab_size=150, special_tokens=["[UNK]"]))
+        tok.post_processor = processors.TemplateProcessing(single="$A", pair="$A $B:1", special_tokens=[])
+        tok.save(str(folder / "tokenizer.json"))
     else:
         tok = hf.Tokenizer(models.Unigram())
         tok.pre_tokenizer = pre_tokenizers.Metaspace()
-        trainer = trainers.UnigramTrainer(vocab_size=120, special_tokens=["<unk>"], unk_token="<unk>")
+        # ALBERT's post-processor needs [CLS] and [SEP], Pegasus' model <unk> scored 0 past id 0
+        specials = ["<pad>", "<unk>", "[CLS]", "[SEP]"]
+        trainer = trainers.UnigramTrainer(vocab_size=120, special_tokens=specials, unk_token="<unk>")
         tok.train_from_iterator(SENTENCES, trainer)
         tok.post_processor = processors.TemplateProcessing(single="$A", pair="$A $B:1", special_tokens=[])
-        tok.save(str(folder / "tokenizer.json"))
-    (folder / "tokenizer_config.json").write_text(json.dumps({"tokenizer_class": cls}), encoding="utf-8")
+        doc = json.loads(tok.to_str())
+        doc["model"]["vocab"] = [[p, 0.0 if p in specials else score] for p, score in doc["model"]["vocab"]]
+        (folder / "tokenizer.json").write_text(json.dumps(doc), encoding="utf-8")
+    if cls == "MarkupLMTokenizer":
+        config = {"tags_dict": {}, **config}  # a required argument of the class
+    (folder / "tokenizer_config.json").write_text(json.dumps({"tokenizer_class": cls, **config}), encoding="utf-8")
+    if special_map is not None:
+        (folder / "special_tokens_map.json").write_text(json.dumps(special_map), encoding="utf-8")
+    return folder
+
+
+def _same_special_tokens(folder) -> None:
+    transformers = pytest.importorskip("transformers")
     ref = transformers.AutoTokenizer.from_pretrained(str(folder))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -333,7 +368,58 @@ def test_class_default_special_tokens(tmp_path, cls, model):
     assert {i: _flags(t) for i, t in ours.get_added_tokens_decoder().items()} == want_decoder
     assert ours.all_special_tokens == ref.all_special_tokens
     assert ours.all_special_ids == ref.all_special_ids
+    assert list(ours.config.extra_special_tokens) == [str(t) for t in ref._extra_special_tokens]
     assert ours.config.padding_side == ref.padding_side
+
+
+@pytest.mark.parametrize("given", [False, True], ids=["defaults", "given"])
+@pytest.mark.parametrize("cls, model", CLASSES)
+def test_class_default_special_tokens(tmp_path, cls, model, given):
+    """A config that names only its class (or that and named tokens as strings): transformers
+    adds the special tokens the class's constructor names (where the file lacks them), with the
+    flags the class wraps them in, and the extra special tokens it makes; from_pretrained does
+    the same."""
+    _same_special_tokens(_class_folder(tmp_path, cls, model, GIVEN if given else {}))
+
+
+@pytest.mark.parametrize(
+    "cls, config, special_map",
+    [
+        ("T5Tokenizer", {"extra_ids": 3}, None),
+        ("T5Tokenizer", {"extra_ids": 0}, None),
+        ("T5Tokenizer", {"additional_special_tokens": ["<x>"]}, None),  # the 100 are not added
+        ("T5Tokenizer", {"extra_special_tokens": []}, None),
+        ("T5Tokenizer", {"extra_special_tokens": {"image_token": "<img>"}}, None),  # a dict: they are
+        ("T5Tokenizer", {"extra_ids": 2}, {"additional_special_tokens": ["<a>", "<b>"]}),
+        ("T5Tokenizer", {"extra_ids": 2}, {"additional_special_tokens": ["<extra_id_7>", "<extra_id_9>"]}),
+        ("PegasusTokenizer", {"offset": 5}, None),
+        ("PegasusTokenizer", {"offset": 4, "mask_token_sent": None}, None),
+        ("PegasusTokenizer", {"offset": 4, "mask_token_sent": "<ms>"}, {"additional_special_tokens": ["<ms>"]}),
+        ("PegasusTokenizer", {"offset": 4}, {"additional_special_tokens": ["<q>"]}),
+        ("PegasusTokenizer", {"additional_special_tokens": ["<x>"]}, None),
+        ("MPNetTokenizer", {"mask_token": {"__type": "AddedToken", "content": "<mm>", "rstrip": True}}, None),
+        ("WhisperTokenizer", {"bos_token": "<b>"}, {"eos_token": {"content": "<e>"}}),
+    ],
+)
+def test_class_extra_special_tokens(tmp_path, cls, config, special_map):
+    """T5's extra_ids and Pegasus' offset and mask_token_sent as the classes read them, with the
+    lists a config or special_tokens_map.json gives; a class's flags do not touch an AddedToken
+    object or a map's token."""
+    model = "wordpiece" if cls == "MPNetTokenizer" else "bpe" if cls == "WhisperTokenizer" else "unigram"
+    _same_special_tokens(_class_folder(tmp_path, cls, model, config, special_map))
+
+
+def test_t5_extra_ids_of_another_count(tmp_path):
+    """A map's additional_special_tokens with <extra_id_ tokens of another count than extra_ids:
+    transformers' ValueError, a FormatError naming extra_ids here."""
+    transformers = pytest.importorskip("transformers")
+    folder = _class_folder(
+        tmp_path, "T5Tokenizer", "unigram", {"extra_ids": 3}, {"additional_special_tokens": ["<extra_id_0>"]}
+    )
+    with pytest.raises(ValueError):
+        transformers.AutoTokenizer.from_pretrained(str(folder))
+    with pytest.raises(FormatError, match="extra_ids"):
+        Tokenizer.from_pretrained(folder)
 
 
 @pytest.mark.parametrize(

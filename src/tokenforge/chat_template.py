@@ -25,7 +25,7 @@ import json
 import os
 import re
 import sys
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from datetime import datetime
@@ -525,11 +525,15 @@ def select_chat_template(
 # Model-folder configuration
 
 
-# Constructor defaults of tokenizer classes (transformers 5: models/*/tokenization_*.py), for
-# the classes whose defaults are plain strings (those that wrap one in an AddedToken with flags
-# of their own, Roberta-like mask tokens, MPNet, Whisper, Siglip, ..., are left out; T5's 100
-# <extra_id_N> tokens are not made). A key the config leaves out takes the class's default; an
-# explicit null in the config means none. tests/test_special_tokens_transformers.py checks them.
+# Constructor defaults of tokenizer classes (transformers 5: models/*/tokenization_*.py). A key
+# the config leaves out takes the class's default; an explicit null in the config means none.
+# Where a class wraps a named token given as a string (its default or the config's) in an
+# AddedToken with flags of its own (`mask_token = AddedToken(mask_token, lstrip=True,
+# rstrip=False) if isinstance(mask_token, str) else mask_token`), _CLASS_TOKEN_FLAGS has those
+# flags; where it makes extra special tokens (T5's <extra_id_N>, Pegasus' <unk_N>, XLNet's),
+# _CLASS_EXTRAS has the function that makes them. Not done: the classes that add language codes
+# (MBart, MBart50, NLLB: their post-processors follow src_lang too) and Siglip (a sentencepiece
+# class). tests/test_special_tokens_transformers.py checks them against AutoTokenizer.
 _BERT = {"unk_token": "[UNK]", "sep_token": "[SEP]", "pad_token": "[PAD]", "cls_token": "[CLS]", "mask_token": "[MASK]"}
 _ROBERTA = {
     "bos_token": "<s>",
@@ -576,8 +580,131 @@ _CLASS_DEFAULTS: dict[str, dict[str, Any]] = {
     },
     "Qwen2Tokenizer": {"unk_token": "<|endoftext|>", "eos_token": "<|endoftext|>", "pad_token": "<|endoftext|>"},
 }
-for _name in list(_CLASS_DEFAULTS):
+_CLASS_DEFAULTS.update(
+    {
+        "MPNetTokenizer": {**_ROBERTA, "unk_token": "[UNK]"},
+        "WhisperTokenizer": _ENDOFTEXT,
+        "XLNetTokenizer": {
+            "padding_side": "left",
+            "bos_token": "<s>",
+            "eos_token": "</s>",
+            "unk_token": "<unk>",
+            "sep_token": "<sep>",
+            "pad_token": "<pad>",
+            "cls_token": "<cls>",
+            "mask_token": "<mask>",
+        },
+        "BigBirdTokenizer": {**_ROBERTA, "sep_token": "[SEP]", "mask_token": "[MASK]", "cls_token": "[CLS]"},
+        "BarthezTokenizer": _ROBERTA,
+        "MarkupLMTokenizer": _ROBERTA,
+        "LayoutXLMTokenizer": _ROBERTA,
+        "BlenderbotTokenizer": _ROBERTA,
+        "AlbertTokenizer": {
+            **_BERT,
+            "bos_token": "[CLS]",
+            "eos_token": "[SEP]",
+            "unk_token": "<unk>",
+            "pad_token": "<pad>",
+        },
+        "PegasusTokenizer": {"pad_token": "<pad>", "eos_token": "</s>", "unk_token": "<unk>", "mask_token": "<mask_2>"},
+        "LasrTokenizer": _CLASS_DEFAULTS["T5Tokenizer"],
+        "VideoPrismTokenizer": _CLASS_DEFAULTS["T5Tokenizer"],
+    }
+)
+
+# The flags a class's AddedToken(text, ...) gives a named token passed as a string, as
+# tokenizers' AddedToken takes them (special false where the class does not say; the token is
+# made special when added, being named, and `normalized` left out then follows `special`).
+_KEEP_SPACES = {"special": False, "lstrip": False, "rstrip": False}
+_MASK_LSTRIP = {"special": False, "lstrip": True, "rstrip": False}
+_CLASS_TOKEN_FLAGS: dict[str, dict[str, dict[str, bool]]] = {
+    "MPNetTokenizer": {
+        **dict.fromkeys(("bos_token", "eos_token", "sep_token", "cls_token", "unk_token", "pad_token"), _KEEP_SPACES),
+        "mask_token": _MASK_LSTRIP,
+    },
+    "BigBirdTokenizer": {
+        **dict.fromkeys(("bos_token", "eos_token", "unk_token", "pad_token", "cls_token", "sep_token"), _KEEP_SPACES),
+        "mask_token": _MASK_LSTRIP,
+    },
+    "MarkupLMTokenizer": {
+        **dict.fromkeys(("bos_token", "eos_token", "sep_token", "cls_token", "unk_token", "pad_token"), _KEEP_SPACES),
+        "mask_token": _MASK_LSTRIP,
+    },
+    "WhisperTokenizer": {
+        name: {"special": True, "lstrip": False, "rstrip": False, "normalized": False}
+        for name in ("bos_token", "eos_token", "unk_token")
+    },
+    "XLNetTokenizer": {"mask_token": _MASK_LSTRIP},
+    "BarthezTokenizer": {"mask_token": _MASK_LSTRIP},
+    "LayoutXLMTokenizer": {"mask_token": _MASK_LSTRIP},
+    "BlenderbotTokenizer": {"mask_token": {**_MASK_LSTRIP, "normalized": False}},
+}
+
+
+def _t5_extras(init: dict[str, Any], config: Mapping[str, Any], path: str) -> None:
+    """T5Tokenizer.__init__ (and LASR's, VideoPrism's): `extra_ids` (100 by default) tokens
+    <extra_id_0>, ... appended to an additional_special_tokens list that has none (only
+    special_tokens_map.json can still give one here: the config's became extra_special_tokens),
+    or the list itself where there is none; they reach the tokenizer only where nothing set
+    extra_special_tokens. A list with <extra_id_ tokens of another count than extra_ids is
+    transformers' ValueError."""
+    extra_ids = config.get("extra_ids", 100)
+    if not isinstance(extra_ids, int) or isinstance(extra_ids, bool):
+        raise FormatError(path, "extra_ids", f"must be an integer, got {extra_ids!r}")
+    generated = [f"<extra_id_{i}>" for i in range(extra_ids)]
+    listed = init.get("additional_special_tokens")
+    if listed is None:
+        listed = generated
+    else:
+        found = [x for x in listed if "<extra_id_" in str(x)]  # str() as transformers applies it
+        if not found:
+            listed = [*listed, *generated]
+        elif extra_ids > 0 and extra_ids != len(found):
+            raise FormatError(
+                path, "extra_ids", f"{extra_ids} extra ids, but additional_special_tokens lists {len(found)}"
+            )
+    if "extra_special_tokens" not in init:
+        init["additional_special_tokens"] = listed
+
+
+def _pegasus_extras(init: dict[str, Any], config: Mapping[str, Any], path: str) -> None:
+    """PegasusTokenizer.__init__: mask_token_sent ("<mask_1>") unless an additional_special_tokens
+    list (only special_tokens_map.json can still give one) already has it, then <unk_2> up to
+    <unk_{offset-1}> (offset 103), in place of that list; as T5's, only where nothing set
+    extra_special_tokens."""
+    sent = config.get("mask_token_sent", "<mask_1>")
+    offset = config.get("offset", 103)
+    if not isinstance(offset, int) or isinstance(offset, bool):
+        raise FormatError(path, "offset", f"must be an integer, got {offset!r}")
+    if sent is not None and not isinstance(sent, str):
+        raise FormatError(path, "mask_token_sent", f"must be a string, got {sent!r}")
+    listed = init.get("additional_special_tokens")
+    made = [sent] if (listed is None or sent not in listed) and sent is not None else []
+    made += [f"<unk_{i}>" for i in range(2, offset)]
+    if "extra_special_tokens" not in init:
+        init["additional_special_tokens"] = made
+
+
+def _xlnet_extras(init: dict[str, Any], config: Mapping[str, Any], path: str) -> None:
+    """XLNetTokenizer.__init__: additional_special_tokens ["<eop>", "<eod>"] where none is given
+    (only special_tokens_map.json can still give one), only where nothing set extra_special_tokens."""
+    if "extra_special_tokens" not in init and init.get("additional_special_tokens") is None:
+        init["additional_special_tokens"] = ["<eop>", "<eod>"]
+
+
+_CLASS_EXTRAS: dict[str, Callable[[dict[str, Any], Mapping[str, Any], str], None]] = {
+    "XLNetTokenizer": _xlnet_extras,
+    "T5Tokenizer": _t5_extras,
+    "LasrTokenizer": _t5_extras,
+    "VideoPrismTokenizer": _t5_extras,
+    "PegasusTokenizer": _pegasus_extras,
+}
+for _name in list(_CLASS_DEFAULTS):  # the "Fast" names of the same classes
     _CLASS_DEFAULTS[_name + "Fast"] = _CLASS_DEFAULTS[_name]
+for _name in list(_CLASS_TOKEN_FLAGS):
+    _CLASS_TOKEN_FLAGS[_name + "Fast"] = _CLASS_TOKEN_FLAGS[_name]
+for _name in list(_CLASS_EXTRAS):
+    _CLASS_EXTRAS[_name + "Fast"] = _CLASS_EXTRAS[_name]
 
 
 def _read_json(path: str) -> Any:
@@ -888,6 +1015,9 @@ class ModelConfig:
             if "added_tokens_decoder" in config
             else _legacy_added_tokens(os.path.join(folder, ADDED_TOKENS_FILE), _special_texts(init))
         )
+        class_name = tokenizer_class or ""
+        if class_name in _CLASS_EXTRAS:  # the class's __init__, after _from_pretrained read the files
+            _CLASS_EXTRAS[class_name](init, config, config_path)
         if "additional_special_tokens" in init and "extra_special_tokens" not in init:
             init["extra_special_tokens"] = init.pop("additional_special_tokens")
             where["extra_special_tokens"] = where.get("additional_special_tokens", config_path)
@@ -903,6 +1033,8 @@ class ModelConfig:
 
         for name in SPECIAL_TOKEN_NAMES:
             value = entry(name, init[name], name) if name in init else defaults.get(name)
+            if value is not None and name not in flags and name in _CLASS_TOKEN_FLAGS.get(class_name, {}):
+                flags[name] = dict(_CLASS_TOKEN_FLAGS[class_name][name])  # the class wraps the string
             if value is not None:
                 special[name] = value
         extra = init.get("extra_special_tokens")
