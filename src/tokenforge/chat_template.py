@@ -530,10 +530,10 @@ def select_chat_template(
 # Where a class wraps a named token given as a string (its default or the config's) in an
 # AddedToken with flags of its own (`mask_token = AddedToken(mask_token, lstrip=True,
 # rstrip=False) if isinstance(mask_token, str) else mask_token`), _CLASS_TOKEN_FLAGS has those
-# flags; where it makes extra special tokens (T5's <extra_id_N>, Pegasus' <unk_N>, XLNet's),
-# _CLASS_EXTRAS has the function that makes them. Not done: the classes that add language codes
-# (MBart, MBart50, NLLB: their post-processors follow src_lang too) and Siglip (a sentencepiece
-# class). tests/test_special_tokens_transformers.py checks them against AutoTokenizer.
+# flags; where it makes extra special tokens (T5's <extra_id_N>, Pegasus' <unk_N>, XLNet's,
+# MBart's language codes), _CLASS_EXTRAS has the function that makes them. Not done: MBart50 and
+# NLLB (language codes merged their own ways), the post-processors that follow src_lang (MBart's:
+# the file's stays) and Siglip (a sentencepiece class). tests/test_special_tokens_transformers.py checks them against AutoTokenizer.
 _BERT = {"unk_token": "[UNK]", "sep_token": "[SEP]", "pad_token": "[PAD]", "cls_token": "[CLS]", "mask_token": "[MASK]"}
 _ROBERTA = {
     "bos_token": "<s>",
@@ -596,6 +596,7 @@ _CLASS_DEFAULTS.update(
         },
         "BigBirdTokenizer": {**_ROBERTA, "sep_token": "[SEP]", "mask_token": "[MASK]", "cls_token": "[CLS]"},
         "BarthezTokenizer": _ROBERTA,
+        "MBartTokenizer": _ROBERTA,
         "MarkupLMTokenizer": _ROBERTA,
         "LayoutXLMTokenizer": _ROBERTA,
         "BlenderbotTokenizer": _ROBERTA,
@@ -635,6 +636,7 @@ _CLASS_TOKEN_FLAGS: dict[str, dict[str, dict[str, bool]]] = {
         for name in ("bos_token", "eos_token", "unk_token")
     },
     "XLNetTokenizer": {"mask_token": _MASK_LSTRIP},
+    "MBartTokenizer": {"mask_token": _MASK_LSTRIP},
     "BarthezTokenizer": {"mask_token": _MASK_LSTRIP},
     "LayoutXLMTokenizer": {"mask_token": _MASK_LSTRIP},
     "BlenderbotTokenizer": {"mask_token": {**_MASK_LSTRIP, "normalized": False}},
@@ -692,7 +694,28 @@ def _xlnet_extras(init: dict[str, Any], config: Mapping[str, Any], path: str) ->
         init["additional_special_tokens"] = ["<eop>", "<eod>"]
 
 
+# MBartTokenizer's FAIRSEQ_LANGUAGE_CODES (transformers/models/mbart/tokenization_mbart.py).
+_MBART_LANGUAGE_CODES = [
+    "ar_AR", "cs_CZ", "de_DE", "en_XX", "es_XX", "et_EE", "fi_FI", "fr_XX", "gu_IN", "hi_IN", "it_IT", "ja_XX", "kk_KZ",
+    "ko_KR", "lt_LT", "lv_LV", "my_MM", "ne_NP", "nl_XX", "ro_RO", "ru_RU", "si_LK", "tr_TR", "vi_VN", "zh_CN",
+]  # fmt: skip
+
+
+def _mbart_extras(init: dict[str, Any], config: Mapping[str, Any], path: str) -> None:
+    """MBartTokenizer.__init__: its 25 language codes, then those of an additional_special_tokens
+    list (only special_tokens_map.json can still give one) that are not among them; only where
+    nothing set extra_special_tokens. (Its post-processor, which follows src_lang, is not built:
+    the file's stays.)"""
+    made = list(_MBART_LANGUAGE_CODES)
+    listed = init.get("additional_special_tokens")
+    if listed is not None:
+        made.extend([t for t in listed if t not in made])
+    if "extra_special_tokens" not in init:
+        init["additional_special_tokens"] = made
+
+
 _CLASS_EXTRAS: dict[str, Callable[[dict[str, Any], Mapping[str, Any], str], None]] = {
+    "MBartTokenizer": _mbart_extras,
     "XLNetTokenizer": _xlnet_extras,
     "T5Tokenizer": _t5_extras,
     "LasrTokenizer": _t5_extras,
