@@ -310,6 +310,8 @@ CLASSES = [
     ("WhisperTokenizer", "bpe"),
     ("XLNetTokenizer", "unigram"),
     ("MBartTokenizer", "unigram"),
+    ("CamembertTokenizer", "unigram"),
+    ("CodeLlamaTokenizer", "bpe"),
     ("BigBirdTokenizer", "unigram"),
     ("BarthezTokenizer", "unigram"),
     ("MarkupLMTokenizer", "bpe"),
@@ -398,6 +400,13 @@ def test_class_default_special_tokens(tmp_path, cls, model, given):
         ("PegasusTokenizer", {"offset": 4, "mask_token_sent": "<ms>"}, {"additional_special_tokens": ["<ms>"]}),
         ("PegasusTokenizer", {"offset": 4}, {"additional_special_tokens": ["<q>"]}),
         ("PegasusTokenizer", {"additional_special_tokens": ["<x>"]}, None),
+        ("CodeLlamaTokenizer", {"fill_token": None, "prefix_token": "<p>"}, {"additional_special_tokens": ["<a>"]}),
+        (
+            "CodeLlamaTokenizer",
+            {"image_token": "<img>", "middle_token": {"__type": "AddedToken", "content": "<mid>", "lstrip": True}},
+            None,
+        ),
+        ("CamembertTokenizer", {}, {"additional_special_tokens": ["<a>"]}),
         ("MBartTokenizer", {}, {"additional_special_tokens": ["<a>", "de_DE", "<b>"]}),
         ("MBartTokenizer", {"additional_special_tokens": ["<x>", "de_DE"]}, None),
         ("MPNetTokenizer", {"mask_token": {"__type": "AddedToken", "content": "<mm>", "rstrip": True}}, None),
@@ -408,7 +417,8 @@ def test_class_extra_special_tokens(tmp_path, cls, config, special_map):
     """T5's extra_ids and Pegasus' offset and mask_token_sent as the classes read them, with the
     lists a config or special_tokens_map.json gives; a class's flags do not touch an AddedToken
     object or a map's token."""
-    model = "wordpiece" if cls == "MPNetTokenizer" else "bpe" if cls == "WhisperTokenizer" else "unigram"
+    kinds = {"MPNetTokenizer": "wordpiece", "WhisperTokenizer": "bpe", "CodeLlamaTokenizer": "bpe"}
+    model = kinds.get(cls, "unigram")
     _same_special_tokens(_class_folder(tmp_path, cls, model, config, special_map))
 
 

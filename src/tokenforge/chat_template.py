@@ -531,7 +531,7 @@ def select_chat_template(
 # AddedToken with flags of its own (`mask_token = AddedToken(mask_token, lstrip=True,
 # rstrip=False) if isinstance(mask_token, str) else mask_token`), _CLASS_TOKEN_FLAGS has those
 # flags; where it makes extra special tokens (T5's <extra_id_N>, Pegasus' <unk_N>, XLNet's,
-# MBart's language codes), _CLASS_EXTRAS has the function that makes them. Not done: MBart50 and
+# MBart's language codes, CamemBERT's, CodeLlama's infilling tokens), _CLASS_EXTRAS has the function that makes them. Not done: MBart50 and
 # NLLB (language codes merged their own ways), the post-processors that follow src_lang (MBart's:
 # the file's stays) and Siglip (a sentencepiece class). tests/test_special_tokens_transformers.py checks them against AutoTokenizer.
 _BERT = {"unk_token": "[UNK]", "sep_token": "[SEP]", "pad_token": "[PAD]", "cls_token": "[CLS]", "mask_token": "[MASK]"}
@@ -580,6 +580,16 @@ _CLASS_DEFAULTS: dict[str, dict[str, Any]] = {
     },
     "Qwen2Tokenizer": {"unk_token": "<|endoftext|>", "eos_token": "<|endoftext|>", "pad_token": "<|endoftext|>"},
 }
+# CodeLlamaTokenizer's infilling tokens, which it passes to super().__init__ (model-specific
+# special tokens) and appends to the extra special tokens.
+_CODE_LLAMA_TOKENS = (
+    ("prefix_token", "\u2581<PRE>"),
+    ("middle_token", "\u2581<MID>"),
+    ("suffix_token", "\u2581<SUF>"),
+    ("eot_token", "\u2581<EOT>"),
+    ("fill_token", "<FILL_ME>"),
+)
+
 _CLASS_DEFAULTS.update(
     {
         "MPNetTokenizer": {**_ROBERTA, "unk_token": "[UNK]"},
@@ -597,6 +607,14 @@ _CLASS_DEFAULTS.update(
         "BigBirdTokenizer": {**_ROBERTA, "sep_token": "[SEP]", "mask_token": "[MASK]", "cls_token": "[CLS]"},
         "BarthezTokenizer": _ROBERTA,
         "MBartTokenizer": _ROBERTA,
+        "CamembertTokenizer": _ROBERTA,
+        "CodeLlamaTokenizer": {
+            "padding_side": "left",
+            "unk_token": "<unk>",
+            "bos_token": "<s>",
+            "eos_token": "</s>",
+            "model_specific": dict(_CODE_LLAMA_TOKENS),
+        },
         "MarkupLMTokenizer": _ROBERTA,
         "LayoutXLMTokenizer": _ROBERTA,
         "BlenderbotTokenizer": _ROBERTA,
@@ -637,6 +655,7 @@ _CLASS_TOKEN_FLAGS: dict[str, dict[str, dict[str, bool]]] = {
     },
     "XLNetTokenizer": {"mask_token": _MASK_LSTRIP},
     "MBartTokenizer": {"mask_token": _MASK_LSTRIP},
+    "CamembertTokenizer": {"mask_token": {"special": True, "lstrip": True}},
     "BarthezTokenizer": {"mask_token": _MASK_LSTRIP},
     "LayoutXLMTokenizer": {"mask_token": _MASK_LSTRIP},
     "BlenderbotTokenizer": {"mask_token": {**_MASK_LSTRIP, "normalized": False}},
@@ -714,7 +733,30 @@ def _mbart_extras(init: dict[str, Any], config: Mapping[str, Any], path: str) ->
         init["additional_special_tokens"] = made
 
 
+def _camembert_extras(init: dict[str, Any], config: Mapping[str, Any], path: str) -> None:
+    """CamembertTokenizer.__init__: additional_special_tokens <s>NOTUSED, </s>NOTUSED,
+    <unk>NOTUSED where none is given; only where nothing set extra_special_tokens."""
+    if "extra_special_tokens" not in init and init.get("additional_special_tokens") is None:
+        init["additional_special_tokens"] = ["<s>NOTUSED", "</s>NOTUSED", "<unk>NOTUSED"]
+
+
+def _code_llama_extras(init: dict[str, Any], config: Mapping[str, Any], path: str) -> None:
+    """CodeLlamaTokenizer.__init__: its infilling tokens (prefix, middle, suffix, eot, fill)
+    after an additional_special_tokens list (only special_tokens_map.json can still give one);
+    only where nothing set extra_special_tokens. A config's string for one of them became a
+    model-specific token before the class saw it, so the class keeps its default; a null drops it."""
+    made = list(init.get("additional_special_tokens") or [])
+    for name, default in _CODE_LLAMA_TOKENS:
+        value = init.get(name, default)
+        if value is not None:
+            made.append(value if isinstance(value, dict) else default)
+    if "extra_special_tokens" not in init:
+        init["additional_special_tokens"] = made
+
+
 _CLASS_EXTRAS: dict[str, Callable[[dict[str, Any], Mapping[str, Any], str], None]] = {
+    "CamembertTokenizer": _camembert_extras,
+    "CodeLlamaTokenizer": _code_llama_extras,
     "MBartTokenizer": _mbart_extras,
     "XLNetTokenizer": _xlnet_extras,
     "T5Tokenizer": _t5_extras,
@@ -1077,6 +1119,11 @@ class ModelConfig:
         # model-specific tokens: AddedToken objects left among the keys (as __init__ finds them),
         # then those given as strings
         model_specific: dict[str, str] = {}
+        for key, text in defaults.get("model_specific", {}).items():
+            # a class that passes tokens of its own to super().__init__ (CodeLlama's prefix_token,
+            # ...): they come first; a config's null drops one, a config's value replaces it below
+            if not (key in init and init[key] is None):
+                model_specific[key] = text
         for key, value in init.items():
             is_object = isinstance(value, _MapToken) or (
                 isinstance(value, dict) and value.get("__type") == "AddedToken"
