@@ -310,6 +310,7 @@ CLASSES = [
     ("WhisperTokenizer", "bpe"),
     ("XLNetTokenizer", "unigram"),
     ("MBartTokenizer", "unigram"),
+    ("NllbTokenizer", "bpe"),
     ("CamembertTokenizer", "unigram"),
     ("CodeLlamaTokenizer", "bpe"),
     ("BigBirdTokenizer", "unigram"),
@@ -407,6 +408,9 @@ def test_class_default_special_tokens(tmp_path, cls, model, given):
             None,
         ),
         ("CamembertTokenizer", {}, {"additional_special_tokens": ["<a>"]}),
+        ("NllbTokenizer", {}, {"additional_special_tokens": ["<a>", "fra_Latn"]}),
+        ("NllbTokenizer", {"extra_special_tokens": []}, {"additional_special_tokens": ["<a>"]}),
+        ("NllbTokenizer", {"additional_special_tokens": ["<x>"]}, None),
         ("MBartTokenizer", {}, {"additional_special_tokens": ["<a>", "de_DE", "<b>"]}),
         ("MBartTokenizer", {"additional_special_tokens": ["<x>", "de_DE"]}, None),
         ("MPNetTokenizer", {"mask_token": {"__type": "AddedToken", "content": "<mm>", "rstrip": True}}, None),
@@ -417,7 +421,12 @@ def test_class_extra_special_tokens(tmp_path, cls, config, special_map):
     """T5's extra_ids and Pegasus' offset and mask_token_sent as the classes read them, with the
     lists a config or special_tokens_map.json gives; a class's flags do not touch an AddedToken
     object or a map's token."""
-    kinds = {"MPNetTokenizer": "wordpiece", "WhisperTokenizer": "bpe", "CodeLlamaTokenizer": "bpe"}
+    kinds = {
+        "MPNetTokenizer": "wordpiece",
+        "WhisperTokenizer": "bpe",
+        "CodeLlamaTokenizer": "bpe",
+        "NllbTokenizer": "bpe",
+    }
     model = kinds.get(cls, "unigram")
     _same_special_tokens(_class_folder(tmp_path, cls, model, config, special_map))
 

@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from datetime import datetime
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import Any, NoReturn, Union
 
 import jinja2
@@ -531,9 +531,11 @@ def select_chat_template(
 # AddedToken with flags of its own (`mask_token = AddedToken(mask_token, lstrip=True,
 # rstrip=False) if isinstance(mask_token, str) else mask_token`), _CLASS_TOKEN_FLAGS has those
 # flags; where it makes extra special tokens (T5's <extra_id_N>, Pegasus' <unk_N>, XLNet's,
-# MBart's language codes, CamemBERT's, CodeLlama's infilling tokens), _CLASS_EXTRAS has the function that makes them. Not done: MBart50 and
-# NLLB (language codes merged their own ways), the post-processors that follow src_lang (MBart's:
-# the file's stays) and Siglip (a sentencepiece class). tests/test_special_tokens_transformers.py checks them against AutoTokenizer.
+# MBart's and NLLB's language codes, CamemBERT's, CodeLlama's infilling tokens), _CLASS_EXTRAS
+# has the function that makes them. Not done: MBart50 (it rebuilds the vocabulary with its
+# language codes), the post-processors that follow src_lang (MBart's, NLLB's: the file's stays)
+# and Siglip (a sentencepiece class). tests/test_special_tokens_transformers.py checks them
+# against AutoTokenizer.
 _BERT = {"unk_token": "[UNK]", "sep_token": "[SEP]", "pad_token": "[PAD]", "cls_token": "[CLS]", "mask_token": "[MASK]"}
 _ROBERTA = {
     "bos_token": "<s>",
@@ -607,6 +609,7 @@ _CLASS_DEFAULTS.update(
         "BigBirdTokenizer": {**_ROBERTA, "sep_token": "[SEP]", "mask_token": "[MASK]", "cls_token": "[CLS]"},
         "BarthezTokenizer": _ROBERTA,
         "MBartTokenizer": _ROBERTA,
+        "NllbTokenizer": _ROBERTA,
         "CamembertTokenizer": _ROBERTA,
         "CodeLlamaTokenizer": {
             "padding_side": "left",
@@ -655,6 +658,7 @@ _CLASS_TOKEN_FLAGS: dict[str, dict[str, dict[str, bool]]] = {
     },
     "XLNetTokenizer": {"mask_token": _MASK_LSTRIP},
     "MBartTokenizer": {"mask_token": _MASK_LSTRIP},
+    "NllbTokenizer": {"mask_token": {"special": True, "lstrip": True, "normalized": True}},
     "CamembertTokenizer": {"mask_token": {"special": True, "lstrip": True}},
     "BarthezTokenizer": {"mask_token": _MASK_LSTRIP},
     "LayoutXLMTokenizer": {"mask_token": _MASK_LSTRIP},
@@ -713,11 +717,14 @@ def _xlnet_extras(init: dict[str, Any], config: Mapping[str, Any], path: str) ->
         init["additional_special_tokens"] = ["<eop>", "<eod>"]
 
 
-# MBartTokenizer's FAIRSEQ_LANGUAGE_CODES (transformers/models/mbart/tokenization_mbart.py).
-_MBART_LANGUAGE_CODES = [
-    "ar_AR", "cs_CZ", "de_DE", "en_XX", "es_XX", "et_EE", "fi_FI", "fr_XX", "gu_IN", "hi_IN", "it_IT", "ja_XX", "kk_KZ",
-    "ko_KR", "lt_LT", "lv_LV", "my_MM", "ne_NP", "nl_XX", "ro_RO", "ru_RU", "si_LK", "tr_TR", "vi_VN", "zh_CN",
-]  # fmt: skip
+@cache
+def _language_codes(class_name: str) -> tuple[str, ...]:
+    """The FAIRSEQ_LANGUAGE_CODES of transformers' MBartTokenizer or NllbTokenizer, as
+    tools/dump_transformers_routing.py wrote them into data/transformers_routing.json."""
+    import importlib.resources
+
+    data = importlib.resources.files("tokenforge").joinpath("data", "transformers_routing.json").read_text("utf-8")
+    return tuple(json.loads(data)["language_codes"][class_name])
 
 
 def _mbart_extras(init: dict[str, Any], config: Mapping[str, Any], path: str) -> None:
@@ -725,7 +732,7 @@ def _mbart_extras(init: dict[str, Any], config: Mapping[str, Any], path: str) ->
     list (only special_tokens_map.json can still give one) that are not among them; only where
     nothing set extra_special_tokens. (Its post-processor, which follows src_lang, is not built:
     the file's stays.)"""
-    made = list(_MBART_LANGUAGE_CODES)
+    made = list(_language_codes("MBartTokenizer"))
     listed = init.get("additional_special_tokens")
     if listed is not None:
         made.extend([t for t in listed if t not in made])
@@ -754,7 +761,19 @@ def _code_llama_extras(init: dict[str, Any], config: Mapping[str, Any], path: st
         init["additional_special_tokens"] = made
 
 
+def _nllb_extras(init: dict[str, Any], config: Mapping[str, Any], path: str) -> None:
+    """NllbTokenizer.__init__: its extra_special_tokens are the given ones (a config's list, even
+    []), else an additional_special_tokens list (only special_tokens_map.json can still give
+    one), else its 202 language codes. (Its post-processor, which follows src_lang, is not
+    built: the file's stays.)"""
+    if init.get("extra_special_tokens") is not None:
+        return
+    listed = init.get("additional_special_tokens")
+    init["extra_special_tokens"] = list(_language_codes("NllbTokenizer")) if listed is None else listed
+
+
 _CLASS_EXTRAS: dict[str, Callable[[dict[str, Any], Mapping[str, Any], str], None]] = {
+    "NllbTokenizer": _nllb_extras,
     "CamembertTokenizer": _camembert_extras,
     "CodeLlamaTokenizer": _code_llama_extras,
     "MBartTokenizer": _mbart_extras,
