@@ -249,13 +249,18 @@ def _flipping_scores() -> tuple[float, float, float]:
     [
         ("XLMRobertaTokenizer", ["<s>", "<pad>", "</s>", "<unk>"], 3),
         ("T5Tokenizer", ["<pad>", "</s>", "<unk>"], 2),
+        # Unigram classes whose pipeline is not rebuilt here: their scores are nearest doubles too
+        ("DebertaV2Tokenizer", ["[PAD]", "[CLS]", "[SEP]", "[UNK]"], 3),
+        ("XLNetTokenizer", ["<unk>", "<s>", "</s>", "<cls>", "<sep>", "<pad>", "<mask>"], 0),
     ],
 )
 def test_unigram_scores_are_nearest_doubles(tmp_path, cls, specials, unk_id):
     """transformers' XLMRobertaTokenizer and T5Tokenizer rebuild Unigram(vocab=...) from the
     json-parsed file (nearest doubles), where Tokenizer.from_file reads the scores as serde_json
     does: a score whose two readings differ flips "ab" between one token and two. from_pretrained
-    gives transformers' ids, from_file HF tokenizers' (a CI failure: XLM-R id 141 against 328)."""
+    gives transformers' ids, from_file HF tokenizers' (a CI failure: XLM-R id 141 against 328).
+    The other Unigram classes (DeBERTa-v2, XLNet, ...) keep their file's pipeline here, but their
+    model's scores are the nearest doubles as well."""
     y, x1, x2 = _flipping_scores()
     assert _serde_f64(y) != y
     vocab = [[t, 0.0] for t in specials]
@@ -269,12 +274,15 @@ def test_unigram_scores_are_nearest_doubles(tmp_path, cls, specials, unk_id):
     ab = vocab.index(["\u2581ab", y])
     ref = transformers.AutoTokenizer.from_pretrained(str(folder))
     hf_file = tokenizers.Tokenizer.from_file(str(folder / "tokenizer.json"))
-    texts = ["ab", "ab ab c", " abab ", "cab ab"]
+    rebuilt = cls in ("XLMRobertaTokenizer", "T5Tokenizer")  # else only the model's scores follow the class
+    texts = ["ab", "ab ab c", " abab ", "cab ab"] if rebuilt else ["ab", "ab ab c", "cab ab"]
     want_file = [hf_file.encode(t, add_special_tokens=False).ids for t in texts]
     want_class = [ref(t, add_special_tokens=False)["input_ids"] for t in texts]
     assert want_file[0] != want_class[0] and ab in want_file[0] + want_class[0]  # the score flips "ab"
     ours = tokenforge.Tokenizer.from_pretrained(folder)
     assert [ours.encode(t, add_special_tokens=False).ids for t in texts] == want_class
+    if not rebuilt:
+        return
     for t in texts:
         got, want = ours.encode(t), ref(t)["input_ids"]
         assert got.ids == want, t

@@ -17,12 +17,28 @@ from transformers.models.mbart import tokenization_mbart
 from transformers.models.nllb import tokenization_nllb
 
 
+def unigram_classes() -> list[str]:
+    """The registered classes whose own __init__ builds a Unigram model from the vocabulary
+    convert_to_native_format parses out of tokenizer.json (Python floats for the scores)."""
+    from transformers.tokenization_utils_tokenizers import TokenizersBackend
+
+    names = set()
+    for name in auto.TOKENIZER_MAPPING_NAMES.values():
+        cls = getattr(transformers, name, None) if name else None
+        if not (isinstance(cls, type) and issubclass(cls, TokenizersBackend)) or "__init__" not in cls.__dict__:
+            continue
+        if getattr(cls, "model", None) is not None and cls.model.__name__ == "Unigram":
+            names.add(name)
+    return sorted(names)
+
+
 def main() -> None:
     table = {
         "transformers": transformers.__version__,
         "registered": {k: v for k, v in sorted(auto.TOKENIZER_MAPPING_NAMES.items()) if v is not None},
         "incorrect_hub_class": sorted(auto.MODELS_WITH_INCORRECT_HUB_TOKENIZER_CLASS),
         "ids_to_tokenizers_backend": list(auto.MODEL_IDS_TO_TOKENIZERS_BACKEND),
+        "unigram_classes": unigram_classes(),
         "language_codes": {
             "MBartTokenizer": list(tokenization_mbart.FAIRSEQ_LANGUAGE_CODES),
             "NllbTokenizer": list(tokenization_nllb.FAIRSEQ_LANGUAGE_CODES),

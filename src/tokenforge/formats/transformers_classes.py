@@ -389,6 +389,16 @@ def rebuild_for_class(
     name = transformers_class(config, model_config, names, source)
     entry = _CLASSES.get(name or "")
     model = doc.get("model")
+    if (
+        entry is None
+        and isinstance(model, dict)
+        and name in _routing()["unigram_classes"]
+        and model.get("type", "Unigram") == "Unigram"
+        and isinstance(model.get("vocab"), list)
+    ):
+        # a Unigram class not rebuilt here: the file's pipeline stays, but the class builds its
+        # model from Python floats, so the scores are the nearest doubles
+        return {**doc, "model": {**model, "nearest_scores": True}}
     if entry is None or not isinstance(model, dict):
         return doc
     model_type, build = entry
