@@ -319,6 +319,16 @@ CLASSES = [
     ("LayoutXLMTokenizer", "unigram"),
     ("BlenderbotTokenizer", "bpe"),
     ("AlbertTokenizer", "unigram"),
+    # classes with plain string defaults
+    ("FunnelTokenizer", "wordpiece"),
+    ("RemBertTokenizer", "unigram"),
+    ("FNetTokenizer", "unigram"),
+    ("UdopTokenizer", "unigram"),
+    ("HerbertTokenizer", "bpe"),
+    ("ReformerTokenizer", "bpe"),
+    ("NougatTokenizer", "bpe"),
+    ("LayoutLMv3Tokenizer", "bpe"),
+    ("LEDTokenizer", "bpe"),
     # classes that make extra special tokens
     ("T5Tokenizer", "unigram"),
     ("LasrTokenizer", "unigram"),
