@@ -329,6 +329,7 @@ CLASSES = [
     ("NougatTokenizer", "bpe"),
     ("LayoutLMv3Tokenizer", "bpe"),
     ("LEDTokenizer", "bpe"),
+    ("XGLMTokenizer", "unigram"),
     # classes that make extra special tokens
     ("T5Tokenizer", "unigram"),
     ("LasrTokenizer", "unigram"),
@@ -421,6 +422,8 @@ def test_class_default_special_tokens(tmp_path, cls, model, given):
         ("NllbTokenizer", {}, {"additional_special_tokens": ["<a>", "fra_Latn"]}),
         ("NllbTokenizer", {"extra_special_tokens": []}, {"additional_special_tokens": ["<a>"]}),
         ("NllbTokenizer", {"additional_special_tokens": ["<x>"]}, None),
+        ("XGLMTokenizer", {}, {"additional_special_tokens": ["<madeupword3>", "<a>"]}),
+        ("XGLMTokenizer", {"additional_special_tokens": ["<x>"]}, None),
         ("MBartTokenizer", {}, {"additional_special_tokens": ["<a>", "de_DE", "<b>"]}),
         ("MBartTokenizer", {"additional_special_tokens": ["<x>", "de_DE"]}, None),
         ("MPNetTokenizer", {"mask_token": {"__type": "AddedToken", "content": "<mm>", "rstrip": True}}, None),

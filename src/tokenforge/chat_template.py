@@ -531,11 +531,12 @@ def select_chat_template(
 # AddedToken with flags of its own (`mask_token = AddedToken(mask_token, lstrip=True,
 # rstrip=False) if isinstance(mask_token, str) else mask_token`), _CLASS_TOKEN_FLAGS has those
 # flags; where it makes extra special tokens (T5's <extra_id_N>, Pegasus' <unk_N>, XLNet's,
-# MBart's and NLLB's language codes, CamemBERT's, CodeLlama's infilling tokens), _CLASS_EXTRAS
-# has the function that makes them. Not done: MBart50 (it rebuilds the vocabulary with its
-# language codes), the post-processors that follow src_lang (MBart's, NLLB's: the file's stays)
-# and Siglip (a sentencepiece class). tests/test_special_tokens_transformers.py checks them
-# against AutoTokenizer.
+# XGLM's made-up words, MBart's and NLLB's language codes, CamemBERT's, CodeLlama's infilling
+# tokens), _CLASS_EXTRAS has the function that makes them. Not done: MBart50 (it rebuilds the
+# vocabulary with its language codes), LUKE, mLUKE and Splinter (entity and question tokens),
+# the post-processors that follow src_lang (MBart's, NLLB's: the file's stays) and Siglip (a
+# sentencepiece class). tests/test_special_tokens_transformers.py checks them against
+# AutoTokenizer.
 _BERT = {"unk_token": "[UNK]", "sep_token": "[SEP]", "pad_token": "[PAD]", "cls_token": "[CLS]", "mask_token": "[MASK]"}
 _ROBERTA = {
     "bos_token": "<s>",
@@ -665,6 +666,7 @@ _CLASS_DEFAULTS.update(
         "NougatTokenizer": {"unk_token": "<unk>", "bos_token": "<s>", "eos_token": "</s>", "pad_token": "<pad>"},
         "LayoutLMv3Tokenizer": _ROBERTA,
         "LEDTokenizer": _ROBERTA,
+        "XGLMTokenizer": {k: v for k, v in _ROBERTA.items() if k != "mask_token"},
         "LasrTokenizer": _CLASS_DEFAULTS["T5Tokenizer"],
         "VideoPrismTokenizer": _CLASS_DEFAULTS["T5Tokenizer"],
     }
@@ -808,7 +810,18 @@ def _nllb_extras(init: dict[str, Any], config: Mapping[str, Any], path: str) -> 
     init["extra_special_tokens"] = list(_language_codes("NllbTokenizer")) if listed is None else listed
 
 
+def _xglm_extras(init: dict[str, Any], config: Mapping[str, Any], path: str) -> None:
+    """XGLMTokenizer.__init__: <madeupword0> to <madeupword6> after an additional_special_tokens
+    list's tokens (only special_tokens_map.json can still give one), those it lacks; only where
+    nothing set extra_special_tokens."""
+    made = list(init.get("additional_special_tokens") or [])
+    made += [w for w in (f"<madeupword{i}>" for i in range(7)) if w not in made]
+    if "extra_special_tokens" not in init:
+        init["additional_special_tokens"] = made
+
+
 _CLASS_EXTRAS: dict[str, Callable[[dict[str, Any], Mapping[str, Any], str], None]] = {
+    "XGLMTokenizer": _xglm_extras,
     "NllbTokenizer": _nllb_extras,
     "CamembertTokenizer": _camembert_extras,
     "CodeLlamaTokenizer": _code_llama_extras,
