@@ -109,6 +109,22 @@ FOLDERS = {
         },
         {"bos_token": "<ignored>"},  # a config with added_tokens_decoder: the map is not read
     ),
+    "decoder_keys_any_int": (
+        # keys outside u32: transformers reads each with int() and only sorts by it; "05" and "5"
+        # are one key, the later entry kept
+        {
+            "added_tokens_decoder": {
+                "4294967296": {"content": "<big>", "special": True},
+                "-1": {"content": "<neg>", "special": False},
+                "5": {"content": "<five>", "special": True},
+                " 7": {"content": "<seven>", "special": False, "lstrip": True},
+                "05": {"content": "<five_again>", "special": False},
+                "99999999999999999999999": {"content": "<huge>", "special": True, "rstrip": True},
+            },
+            "eos_token": "<five>",
+        },
+        None,
+    ),
     "legacy_map": (
         {"bos_token": "<s>", "additional_special_tokens": ["<a>"]},
         {
@@ -116,6 +132,22 @@ FOLDERS = {
             "eos_token": "</s>",
             "mask_token": {"content": "<mask>", "lstrip": True, "normalized": False, "rstrip": False},
             "extra_special_tokens": ["<b>", {"content": "<c>", "rstrip": True}, "<a>"],
+        },
+    ),
+    "legacy_map_same_objects": (
+        # the map's objects are merged as AddedTokens compare: flags resolved ("normalized" left
+        # out is false for these special tokens), so <c> twice is one, <e> with lstrip is another
+        {"eos_token": "</s>", "additional_special_tokens": ["<c>"]},
+        {
+            "extra_special_tokens": [
+                {"content": "<c>", "normalized": False},
+                {"content": "<c>"},
+                {"content": "<d>", "rstrip": False},
+                {"content": "<d>", "normalized": True},
+                {"content": "<e>"},
+                {"content": "<e>", "lstrip": True},
+                "<c>",
+            ]
         },
     ),
     "legacy_map_additional": (
@@ -128,12 +160,13 @@ TEXTS = [
     "<s>hello world</s> the <pad> fox<mask> jumps",
     "<cls> a <sep>b<|endoftext|>c [UNK] <sys> over<tool>",
     "<extra_0> x <extra_1>  y<extra_2> <image><video> <audio><img2> <bos> <a><b> <c> end",
+    "<big> <neg><five> <seven>  <five_again><huge> x <c> <d>  <e> <e>",
     "  <s>  </s>  hello  world  <new> ",
 ]
 
 
-def _folder(tmp_path, name: str):
-    config, special_map = FOLDERS[name]
+def _folder(tmp_path, name: str, folders=FOLDERS):
+    config, special_map, *rest = folders[name]
     folder = tmp_path / name
     folder.mkdir()
     _tokenizer_json(folder / "tokenizer.json")
@@ -142,6 +175,9 @@ def _folder(tmp_path, name: str):
     )
     if special_map is not None:
         (folder / "special_tokens_map.json").write_text(json.dumps(special_map), encoding="utf-8")
+    if rest:
+        added = rest[0](folder) if callable(rest[0]) else rest[0]
+        (folder / "added_tokens.json").write_text(json.dumps(added), encoding="utf-8")
     return folder
 
 
@@ -149,10 +185,10 @@ def _flags(token) -> tuple:
     return (token.content, *(getattr(token, f) for f in FLAGS))
 
 
-@pytest.mark.parametrize("name", sorted(FOLDERS))
-def test_named_special_tokens_as_transformers(tmp_path, name):
+def _same_as_transformers(folder, texts=TEXTS) -> None:
+    """AutoTokenizer and from_pretrained on `folder`: the added tokens with their flags, the
+    vocabulary, the special-token lists, and ids, tokens, offsets and decode of `texts`."""
     transformers = pytest.importorskip("transformers")
-    folder = _folder(tmp_path, name)
     ref = transformers.AutoTokenizer.from_pretrained(str(folder))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -164,7 +200,8 @@ def test_named_special_tokens_as_transformers(tmp_path, name):
     assert ours.get_vocab_size() == backend.get_vocab_size()
     assert ours.all_special_tokens == ref.all_special_tokens
     assert ours.all_special_ids == ref.all_special_ids
-    for text in TEXTS:
+    assert list(ours.config.extra_special_tokens) == [str(t) for t in ref._extra_special_tokens]
+    for text in texts:
         for add in (False, True):
             want = backend.encode(text, add_special_tokens=add)
             got = ours.encode(text, add_special_tokens=add)
@@ -175,6 +212,84 @@ def test_named_special_tokens_as_transformers(tmp_path, name):
     every = list(range(backend.get_vocab_size()))
     for skip in (False, True):
         assert ours.decode(every, skip_special_tokens=skip) == ref.decode(every, skip_special_tokens=skip)
+
+
+@pytest.mark.parametrize("name", sorted(FOLDERS))
+def test_named_special_tokens_as_transformers(tmp_path, name):
+    _same_as_transformers(_folder(tmp_path, name))
+
+
+def _sys_id(folder) -> int:
+    """The id tokenizer.json gives its added token <sys>."""
+    doc = json.loads((folder / "tokenizer.json").read_text(encoding="utf-8"))
+    return next(a["id"] for a in doc["added_tokens"] if a["content"] == "<sys>")
+
+
+# name -> (tokenizer_config.json, special_tokens_map.json or None, added_tokens.json or a
+# function of the folder giving it)
+LEGACY_FOLDERS = {
+    "added_json": (
+        # the file's order is not the order of addition: transformers sorts by the listed index
+        {"bos_token": "<s>", "eos_token": "</s>", "additional_special_tokens": ["<x>"]},
+        None,
+        {"<new1>": 205, "<s>": 206, "hello": 300, "<x>": 150, "<late>": 7, "<neg>": -4, "<big>": 2**40},
+    ),
+    "added_json_map": (
+        # special_tokens_map.json's tokens count as special; a model-specific token (<img>) does
+        # not (normalized stays true), yet it is made special when added
+        {"image_token": "<img>", "bos_token": {"__type": "AddedToken", "content": "<obj>", "special": True}},
+        {"mask_token": {"content": "<mask>", "lstrip": True}, "extra_special_tokens": ["<e1>"], "eos_token": "</s>"},
+        {"<mask>": 400, "<img>": 401, "<e1>": 402, "<obj>": 403, "</s>": 404, "<plain>": 405},
+    ),
+    "added_json_additional_in_map": (
+        # the map's additional_special_tokens is not yet extra_special_tokens when the file is read
+        {"eos_token": "</s>"},
+        {"additional_special_tokens": ["<a>"]},
+        {"<a>": 300, "</s>": 301},
+    ),
+    "added_json_same_index_as_file": (
+        # an index tokenizer.json's own added token has: the file's entry replaces it
+        {"eos_token": "</s>"},
+        None,
+        lambda folder: {"<gone>": _sys_id(folder), "<kept>": _sys_id(folder) + 1},
+    ),
+    "added_json_with_decoder": (
+        # a config with added_tokens_decoder: added_tokens.json is not read
+        {"added_tokens_decoder": {"301": {"content": "<d>", "special": True}}, "eos_token": "</s>"},
+        None,
+        {"<ignored>": 5},
+    ),
+}
+
+LEGACY_TEXTS = [
+    *TEXTS,
+    "<new1> x<s>y <late><neg><big> hello <x> <img> <mask> <e1><obj> <plain> <a> <gone><kept> <d><ignored>",
+    " <img>  <plain>  <new1> ",
+]
+
+
+@pytest.mark.parametrize("name", sorted(LEGACY_FOLDERS))
+def test_legacy_added_tokens_json(tmp_path, name):
+    """A folder's legacy added_tokens.json, read as transformers reads it when the config has no
+    added_tokens_decoder: each entry AddedToken(text, normalized = not special), special where
+    the config or special_tokens_map.json names the text, added in the order of the listed
+    indices (the indices themselves are never ids), tokenizer.json's own entries replacing one
+    of the same index."""
+    _same_as_transformers(_folder(tmp_path, name, LEGACY_FOLDERS), LEGACY_TEXTS)
+
+
+def test_legacy_added_tokens_json_of_the_wrong_kind(tmp_path):
+    transformers = pytest.importorskip("transformers")
+    for added in (["<a>"], {"<a>": "5"}):
+        folder = tmp_path / f"bad{len(list(tmp_path.iterdir()))}"
+        folder.mkdir()
+        _tokenizer_json(folder / "tokenizer.json")
+        (folder / "tokenizer_config.json").write_text(json.dumps({"eos_token": "</s>"}), encoding="utf-8")
+        (folder / "added_tokens.json").write_text(json.dumps(added), encoding="utf-8")
+        with pytest.raises(Exception):  # noqa: B017  (AttributeError or TypeError inside transformers)
+            transformers.AutoTokenizer.from_pretrained(str(folder))
+        with pytest.raises(FormatError, match=re.escape("added_tokens.json")):
+            Tokenizer.from_pretrained(folder)
 
 
 # Tokenizer classes whose constructor defaults name special tokens (chat_template._CLASS_DEFAULTS),
@@ -190,26 +305,76 @@ CLASSES = [
     ("Qwen2Tokenizer", "bpe"),
     ("XLMRobertaTokenizer", "unigram"),
     ("DebertaV2Tokenizer", "unigram"),
+    # classes that wrap a named token in an AddedToken with flags of their own
+    ("MPNetTokenizer", "wordpiece"),
+    ("WhisperTokenizer", "bpe"),
+    ("XLNetTokenizer", "unigram"),
+    ("MBartTokenizer", "unigram"),
+    ("NllbTokenizer", "bpe"),
+    ("CamembertTokenizer", "unigram"),
+    ("CodeLlamaTokenizer", "bpe"),
+    ("BigBirdTokenizer", "unigram"),
+    ("BarthezTokenizer", "unigram"),
+    ("MarkupLMTokenizer", "bpe"),
+    ("LayoutXLMTokenizer", "unigram"),
+    ("BlenderbotTokenizer", "bpe"),
+    ("AlbertTokenizer", "unigram"),
+    # classes with plain string defaults
+    ("FunnelTokenizer", "wordpiece"),
+    ("RemBertTokenizer", "unigram"),
+    ("FNetTokenizer", "unigram"),
+    ("UdopTokenizer", "unigram"),
+    ("HerbertTokenizer", "bpe"),
+    ("ReformerTokenizer", "bpe"),
+    ("NougatTokenizer", "bpe"),
+    ("LayoutLMv3Tokenizer", "bpe"),
+    ("LEDTokenizer", "bpe"),
+    ("XGLMTokenizer", "unigram"),
+    # classes that make extra special tokens
+    ("T5Tokenizer", "unigram"),
+    ("LasrTokenizer", "unigram"),
+    ("VideoPrismTokenizer", "unigram"),
+    ("PegasusTokenizer", "unigram"),
 ]
 
+# The named tokens as strings the config gives (the wrapping classes wrap them too).
+# (unk_token and sep_token stay: Unigram classes look the one up in the vocabulary, ALBERT's
+# post-processor the other.)
+GIVEN = {"bos_token": "<b>", "eos_token": "<e>", "mask_token": "<m>"}
 
-@pytest.mark.parametrize("cls, model", CLASSES)
-def test_class_default_special_tokens(tmp_path, cls, model):
-    """A config that names only its class: transformers adds the special tokens the class's
-    constructor defaults name (where the file lacks them); from_pretrained does the same."""
-    transformers = pytest.importorskip("transformers")
+
+def _class_folder(tmp_path, cls: str, model: str, config: dict, special_map=None):
     folder = tmp_path / cls
     folder.mkdir()
     if model == "bpe":
         _tokenizer_json(folder / "tokenizer.json")
+    elif model == "wordpiece":
+        tok = hf.Tokenizer(models.WordPiece(unk_token="[UNK]"))
+        tok.pre_tokenizer = pre_tokenizers.Whitespace()
+        tok.train_from_iterator(SENTENCES, trainers.WordPieceTrainer(vocab_size=150, special_tokens=["[UNK]"]))
+        tok.post_processor = processors.TemplateProcessing(single="$A", pair="$A $B:1", special_tokens=[])
+        tok.save(str(folder / "tokenizer.json"))
     else:
         tok = hf.Tokenizer(models.Unigram())
         tok.pre_tokenizer = pre_tokenizers.Metaspace()
-        trainer = trainers.UnigramTrainer(vocab_size=120, special_tokens=["<unk>"], unk_token="<unk>")
+        # ALBERT's post-processor needs [CLS] and [SEP], Pegasus' model <unk> scored 0 past id 0
+        specials = ["<pad>", "<unk>", "[CLS]", "[SEP]"]
+        trainer = trainers.UnigramTrainer(vocab_size=120, special_tokens=specials, unk_token="<unk>")
         tok.train_from_iterator(SENTENCES, trainer)
         tok.post_processor = processors.TemplateProcessing(single="$A", pair="$A $B:1", special_tokens=[])
-        tok.save(str(folder / "tokenizer.json"))
-    (folder / "tokenizer_config.json").write_text(json.dumps({"tokenizer_class": cls}), encoding="utf-8")
+        doc = json.loads(tok.to_str())
+        doc["model"]["vocab"] = [[p, 0.0 if p in specials else score] for p, score in doc["model"]["vocab"]]
+        (folder / "tokenizer.json").write_text(json.dumps(doc), encoding="utf-8")
+    if cls == "MarkupLMTokenizer":
+        config = {"tags_dict": {}, **config}  # a required argument of the class
+    (folder / "tokenizer_config.json").write_text(json.dumps({"tokenizer_class": cls, **config}), encoding="utf-8")
+    if special_map is not None:
+        (folder / "special_tokens_map.json").write_text(json.dumps(special_map), encoding="utf-8")
+    return folder
+
+
+def _same_special_tokens(folder) -> None:
+    transformers = pytest.importorskip("transformers")
     ref = transformers.AutoTokenizer.from_pretrained(str(folder))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -218,7 +383,78 @@ def test_class_default_special_tokens(tmp_path, cls, model):
     assert {i: _flags(t) for i, t in ours.get_added_tokens_decoder().items()} == want_decoder
     assert ours.all_special_tokens == ref.all_special_tokens
     assert ours.all_special_ids == ref.all_special_ids
+    assert list(ours.config.extra_special_tokens) == [str(t) for t in ref._extra_special_tokens]
     assert ours.config.padding_side == ref.padding_side
+
+
+@pytest.mark.parametrize("given", [False, True], ids=["defaults", "given"])
+@pytest.mark.parametrize("cls, model", CLASSES)
+def test_class_default_special_tokens(tmp_path, cls, model, given):
+    """A config that names only its class (or that and named tokens as strings): transformers
+    adds the special tokens the class's constructor names (where the file lacks them), with the
+    flags the class wraps them in, and the extra special tokens it makes; from_pretrained does
+    the same."""
+    _same_special_tokens(_class_folder(tmp_path, cls, model, GIVEN if given else {}))
+
+
+@pytest.mark.parametrize(
+    "cls, config, special_map",
+    [
+        ("T5Tokenizer", {"extra_ids": 3}, None),
+        ("T5Tokenizer", {"extra_ids": 0}, None),
+        ("T5Tokenizer", {"additional_special_tokens": ["<x>"]}, None),  # the 100 are not added
+        ("T5Tokenizer", {"extra_special_tokens": []}, None),
+        ("T5Tokenizer", {"extra_special_tokens": {"image_token": "<img>"}}, None),  # a dict: they are
+        ("T5Tokenizer", {"extra_ids": 2}, {"additional_special_tokens": ["<a>", "<b>"]}),
+        ("T5Tokenizer", {"extra_ids": 2}, {"additional_special_tokens": ["<extra_id_7>", "<extra_id_9>"]}),
+        ("PegasusTokenizer", {"offset": 5}, None),
+        ("PegasusTokenizer", {"offset": 4, "mask_token_sent": None}, None),
+        ("PegasusTokenizer", {"offset": 4, "mask_token_sent": "<ms>"}, {"additional_special_tokens": ["<ms>"]}),
+        ("PegasusTokenizer", {"offset": 4}, {"additional_special_tokens": ["<q>"]}),
+        ("PegasusTokenizer", {"additional_special_tokens": ["<x>"]}, None),
+        ("CodeLlamaTokenizer", {"fill_token": None, "prefix_token": "<p>"}, {"additional_special_tokens": ["<a>"]}),
+        (
+            "CodeLlamaTokenizer",
+            {"image_token": "<img>", "middle_token": {"__type": "AddedToken", "content": "<mid>", "lstrip": True}},
+            None,
+        ),
+        ("CamembertTokenizer", {}, {"additional_special_tokens": ["<a>"]}),
+        ("NllbTokenizer", {}, {"additional_special_tokens": ["<a>", "fra_Latn"]}),
+        ("NllbTokenizer", {"extra_special_tokens": []}, {"additional_special_tokens": ["<a>"]}),
+        ("NllbTokenizer", {"additional_special_tokens": ["<x>"]}, None),
+        ("XGLMTokenizer", {}, {"additional_special_tokens": ["<madeupword3>", "<a>"]}),
+        ("XGLMTokenizer", {"additional_special_tokens": ["<x>"]}, None),
+        ("MBartTokenizer", {}, {"additional_special_tokens": ["<a>", "de_DE", "<b>"]}),
+        ("MBartTokenizer", {"additional_special_tokens": ["<x>", "de_DE"]}, None),
+        ("MPNetTokenizer", {"mask_token": {"__type": "AddedToken", "content": "<mm>", "rstrip": True}}, None),
+        ("WhisperTokenizer", {"bos_token": "<b>"}, {"eos_token": {"content": "<e>"}}),
+    ],
+)
+def test_class_extra_special_tokens(tmp_path, cls, config, special_map):
+    """T5's extra_ids and Pegasus' offset and mask_token_sent as the classes read them, with the
+    lists a config or special_tokens_map.json gives; a class's flags do not touch an AddedToken
+    object or a map's token."""
+    kinds = {
+        "MPNetTokenizer": "wordpiece",
+        "WhisperTokenizer": "bpe",
+        "CodeLlamaTokenizer": "bpe",
+        "NllbTokenizer": "bpe",
+    }
+    model = kinds.get(cls, "unigram")
+    _same_special_tokens(_class_folder(tmp_path, cls, model, config, special_map))
+
+
+def test_t5_extra_ids_of_another_count(tmp_path):
+    """A map's additional_special_tokens with <extra_id_ tokens of another count than extra_ids:
+    transformers' ValueError, a FormatError naming extra_ids here."""
+    transformers = pytest.importorskip("transformers")
+    folder = _class_folder(
+        tmp_path, "T5Tokenizer", "unigram", {"extra_ids": 3}, {"additional_special_tokens": ["<extra_id_0>"]}
+    )
+    with pytest.raises(ValueError):
+        transformers.AutoTokenizer.from_pretrained(str(folder))
+    with pytest.raises(FormatError, match="extra_ids"):
+        Tokenizer.from_pretrained(folder)
 
 
 @pytest.mark.parametrize(
@@ -231,6 +467,10 @@ def test_class_default_special_tokens(tmp_path, cls, model):
     ],
 )
 def test_config_token_flags_of_the_wrong_kind(tmp_path, config, field):
+    _refused_by_both(tmp_path, config, field)
+
+
+def _refused_by_both(tmp_path, config, field, special_map=None):
     """transformers' AddedToken(**object) refuses a flag that is not a bool (TypeError); from_pretrained
     raises FormatError naming the field."""
     transformers = pytest.importorskip("transformers")
@@ -240,10 +480,19 @@ def test_config_token_flags_of_the_wrong_kind(tmp_path, config, field):
     (folder / "tokenizer_config.json").write_text(
         json.dumps({"tokenizer_class": "PreTrainedTokenizerFast", **config}), encoding="utf-8"
     )
+    if special_map is not None:
+        (folder / "special_tokens_map.json").write_text(json.dumps(special_map), encoding="utf-8")
     with pytest.raises(Exception):  # noqa: B017  (pyo3's TypeError)
         transformers.AutoTokenizer.from_pretrained(str(folder))
     with pytest.raises(FormatError, match=re.escape(field)):
         Tokenizer.from_pretrained(folder)
+
+
+def test_special_tokens_map_list_object_saying_special(tmp_path):
+    """special_tokens_map.json's extra_special_tokens objects become AddedToken(**object,
+    special=True): one that says "special" itself is a TypeError in transformers."""
+    special_map = {"extra_special_tokens": ["<a>", {"content": "<b>", "special": True}]}
+    _refused_by_both(tmp_path, {}, "extra_special_tokens[1].special", special_map)
 
 
 ENTRY = {"id": 0, "content": "<x>", "single_word": False, "lstrip": False, "rstrip": False, "normalized": False}

@@ -1,9 +1,10 @@
 """Write src/tokenforge/data/transformers_routing.json: the tables transformers' AutoTokenizer
 routes a model folder by (model_type -> registered tokenizer class, the model types whose hub
-class it overrides, the hub ids it loads as written), read from the installed transformers.
+class it overrides, the hub ids it loads as written), and the language codes the MBart and NLLB
+tokenizer classes make special tokens of, read from the installed transformers.
 
 Run it after upgrading the transformers version tokenforge follows; formats/transformers_classes.py
-reads the file (the package never imports transformers for it)."""
+and chat_template.py read the file (the package never imports transformers for it)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,23 @@ import pathlib
 
 import transformers
 from transformers.models.auto import tokenization_auto as auto
+from transformers.models.mbart import tokenization_mbart
+from transformers.models.nllb import tokenization_nllb
+
+
+def unigram_classes() -> list[str]:
+    """The registered classes whose own __init__ builds a Unigram model from the vocabulary
+    convert_to_native_format parses out of tokenizer.json (Python floats for the scores)."""
+    from transformers.tokenization_utils_tokenizers import TokenizersBackend
+
+    names = set()
+    for name in auto.TOKENIZER_MAPPING_NAMES.values():
+        cls = getattr(transformers, name, None) if name else None
+        if not (isinstance(cls, type) and issubclass(cls, TokenizersBackend)) or "__init__" not in cls.__dict__:
+            continue
+        if getattr(cls, "model", None) is not None and cls.model.__name__ == "Unigram":
+            names.add(name)
+    return sorted(names)
 
 
 def main() -> None:
@@ -20,6 +38,11 @@ def main() -> None:
         "registered": {k: v for k, v in sorted(auto.TOKENIZER_MAPPING_NAMES.items()) if v is not None},
         "incorrect_hub_class": sorted(auto.MODELS_WITH_INCORRECT_HUB_TOKENIZER_CLASS),
         "ids_to_tokenizers_backend": list(auto.MODEL_IDS_TO_TOKENIZERS_BACKEND),
+        "unigram_classes": unigram_classes(),
+        "language_codes": {
+            "MBartTokenizer": list(tokenization_mbart.FAIRSEQ_LANGUAGE_CODES),
+            "NllbTokenizer": list(tokenization_nllb.FAIRSEQ_LANGUAGE_CODES),
+        },
     }
     out = pathlib.Path(__file__).resolve().parent.parent / "src" / "tokenforge" / "data" / "transformers_routing.json"
     out.write_text(json.dumps(table, indent=1) + "\n", encoding="utf-8")

@@ -180,37 +180,51 @@ def token_flags(entry: Mapping[str, Any], special: bool, fail: Callable[[str, st
 
 
 def config_added_tokens(
-    config: Mapping[str, Any], path: str, named: Container[str] = (), listed: Any = None
+    config: Mapping[str, Any],
+    path: str,
+    named: Container[str] = (),
+    listed: Any = None,
+    legacy: Iterable[tuple[str, int, bool]] = (),
 ) -> list[AddedToken]:
-    """The added_tokens_decoder of a tokenizer_config.json (`config`, read from `path`) in id
+    """The added_tokens_decoder of a tokenizer_config.json (`config`, read from `path`) in key
     order, as transformers adds them over tokenizer.json's (tokenizers' AddedToken(**entry): a
-    flag left out takes AddedToken's default); [] where there is none. A config without one
-    (an older folder) has tokenizer.json's own added_tokens list, `listed`, in its place (by
-    each entry's listed id; a later entry of the same id replaces an earlier one), as
-    transformers reads it. An entry whose content is in `named` (the named special tokens'
-    texts) is made special before its defaults apply, as transformers sets `special` on it.
-    Each token's id is its key's, which adding it ignores. FormatError naming the entry for
-    what transformers cannot read."""
+    flag left out takes AddedToken's default); [] where there is none. A config without one (an
+    older folder) has, in its place, the legacy added_tokens.json's entries (`legacy`: (text,
+    index, special) in file order, each AddedToken(text, lstrip/rstrip false, normalized = not
+    special), as transformers' _from_pretrained builds them), then tokenizer.json's own
+    added_tokens list, `listed`, by each entry's listed id (replacing an added_tokens.json entry
+    of the same index), as transformers reads them. An entry whose content is in `named` (the
+    named special tokens' texts) is made special before its defaults apply, as transformers sets
+    `special` on it.
+
+    A key is any integer Python's int() reads ("-3", "4294967296", " 7"): transformers keeps
+    the entries in a dict by int(key) (a later key of the same value replaces the earlier one)
+    and adds them sorted by it, each taking the id adding gives it (the key is never an id).
+    Each token's `id` here is its key where that is a u32, else 0. FormatError naming the entry
+    for what transformers cannot read (a key int() refuses, a content that is not a string)."""
     from .errors import FormatError
 
     entries = config.get("added_tokens_decoder")
     field_name = "added_tokens_decoder"
-    if entries is None and "added_tokens_decoder" not in config and isinstance(listed, list):
-        entries = {a["id"]: {k: v for k, v in a.items() if k != "id"} for a in listed}  # read and checked already
+    if entries is None and "added_tokens_decoder" not in config and (isinstance(listed, list) or legacy):
+        entries = {
+            index: {"content": text, "lstrip": False, "rstrip": False, "normalized": not special, "special": special}
+            for text, index, special in legacy
+        }
+        if isinstance(listed, list):  # read and checked already
+            entries.update({a["id"]: {k: v for k, v in a.items() if k != "id"} for a in listed})
         field_name = "added_tokens (as transformers reads them without an added_tokens_decoder)"
     if entries is None:
         return []
     if not isinstance(entries, Mapping):
         raise FormatError(path, "added_tokens_decoder", f"must be an object, got {type(entries).__name__}")
-    out = []
+    by_key: dict[int, AddedToken] = {}
     for key, entry in entries.items():
         where = f"{field_name}[{key!r}]"
         try:
             index = int(key)
         except ValueError:
             raise FormatError(path, where, "the key must be a token id") from None
-        if not 0 <= index < UINT32_MAX:
-            raise FormatError(path, where, f"the key must be a token id (0 to {UINT32_MAX - 1})")
         if not isinstance(entry, Mapping) or not isinstance(entry.get("content"), str):
             raise FormatError(path, f"{where}.content", "must be a string")
 
@@ -221,5 +235,6 @@ def config_added_tokens(
         if not isinstance(special, bool):
             fail("special", f"must be true or false, got {special!r}")
         special = special or entry["content"] in named
-        out.append(AddedToken(entry["content"], index, **token_flags(entry, special, fail)))
-    return sorted(out, key=lambda token: token.id)
+        token_id = index if 0 <= index < UINT32_MAX else 0
+        by_key[index] = AddedToken(entry["content"], token_id, **token_flags(entry, special, fail))
+    return [by_key[k] for k in sorted(by_key)]

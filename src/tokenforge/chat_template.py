@@ -25,11 +25,11 @@ import json
 import os
 import re
 import sys
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from datetime import datetime
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import Any, NoReturn, Union
 
 import jinja2
@@ -56,6 +56,7 @@ ChatTemplates = Union[str, dict[str, str]]
 # The file names transformers looks for (transformers.utils.hub).
 TOKENIZER_CONFIG_FILE = "tokenizer_config.json"
 SPECIAL_TOKENS_MAP_FILE = "special_tokens_map.json"
+ADDED_TOKENS_FILE = "added_tokens.json"
 CHAT_TEMPLATE_FILE = "chat_template.jinja"
 CHAT_TEMPLATE_DIR = "additional_chat_templates"
 LEGACY_CHAT_TEMPLATE_FILE = "chat_template.json"
@@ -524,11 +525,18 @@ def select_chat_template(
 # Model-folder configuration
 
 
-# Constructor defaults of tokenizer classes (transformers 5: models/*/tokenization_*.py), for
-# the classes whose defaults are plain strings (those that wrap one in an AddedToken with flags
-# of their own, Roberta-like mask tokens, MPNet, Whisper, Siglip, ..., are left out; T5's 100
-# <extra_id_N> tokens are not made). A key the config leaves out takes the class's default; an
-# explicit null in the config means none. tests/test_special_tokens_transformers.py checks them.
+# Constructor defaults of tokenizer classes (transformers 5: models/*/tokenization_*.py). A key
+# the config leaves out takes the class's default; an explicit null in the config means none.
+# Where a class wraps a named token given as a string (its default or the config's) in an
+# AddedToken with flags of its own (`mask_token = AddedToken(mask_token, lstrip=True,
+# rstrip=False) if isinstance(mask_token, str) else mask_token`), _CLASS_TOKEN_FLAGS has those
+# flags; where it makes extra special tokens (T5's <extra_id_N>, Pegasus' <unk_N>, XLNet's,
+# XGLM's made-up words, MBart's and NLLB's language codes, CamemBERT's, CodeLlama's infilling
+# tokens), _CLASS_EXTRAS has the function that makes them. Not done: MBart50 (it rebuilds the
+# vocabulary with its language codes), LUKE, mLUKE and Splinter (entity and question tokens),
+# the post-processors that follow src_lang (MBart's, NLLB's: the file's stays) and Siglip (a
+# sentencepiece class). tests/test_special_tokens_transformers.py checks them against
+# AutoTokenizer.
 _BERT = {"unk_token": "[UNK]", "sep_token": "[SEP]", "pad_token": "[PAD]", "cls_token": "[CLS]", "mask_token": "[MASK]"}
 _ROBERTA = {
     "bos_token": "<s>",
@@ -575,8 +583,261 @@ _CLASS_DEFAULTS: dict[str, dict[str, Any]] = {
     },
     "Qwen2Tokenizer": {"unk_token": "<|endoftext|>", "eos_token": "<|endoftext|>", "pad_token": "<|endoftext|>"},
 }
-for _name in list(_CLASS_DEFAULTS):
+# CodeLlamaTokenizer's infilling tokens, which it passes to super().__init__ (model-specific
+# special tokens) and appends to the extra special tokens.
+_CODE_LLAMA_TOKENS = (
+    ("prefix_token", "\u2581<PRE>"),
+    ("middle_token", "\u2581<MID>"),
+    ("suffix_token", "\u2581<SUF>"),
+    ("eot_token", "\u2581<EOT>"),
+    ("fill_token", "<FILL_ME>"),
+)
+
+_CLASS_DEFAULTS.update(
+    {
+        "MPNetTokenizer": {**_ROBERTA, "unk_token": "[UNK]"},
+        "WhisperTokenizer": _ENDOFTEXT,
+        "XLNetTokenizer": {
+            "padding_side": "left",
+            "bos_token": "<s>",
+            "eos_token": "</s>",
+            "unk_token": "<unk>",
+            "sep_token": "<sep>",
+            "pad_token": "<pad>",
+            "cls_token": "<cls>",
+            "mask_token": "<mask>",
+        },
+        "BigBirdTokenizer": {**_ROBERTA, "sep_token": "[SEP]", "mask_token": "[MASK]", "cls_token": "[CLS]"},
+        "BarthezTokenizer": _ROBERTA,
+        "MBartTokenizer": _ROBERTA,
+        "NllbTokenizer": _ROBERTA,
+        "CamembertTokenizer": _ROBERTA,
+        "CodeLlamaTokenizer": {
+            "padding_side": "left",
+            "unk_token": "<unk>",
+            "bos_token": "<s>",
+            "eos_token": "</s>",
+            "model_specific": dict(_CODE_LLAMA_TOKENS),
+        },
+        "MarkupLMTokenizer": _ROBERTA,
+        "LayoutXLMTokenizer": _ROBERTA,
+        "BlenderbotTokenizer": _ROBERTA,
+        "AlbertTokenizer": {
+            **_BERT,
+            "bos_token": "[CLS]",
+            "eos_token": "[SEP]",
+            "unk_token": "<unk>",
+            "pad_token": "<pad>",
+        },
+        "PegasusTokenizer": {"pad_token": "<pad>", "eos_token": "</s>", "unk_token": "<unk>", "mask_token": "<mask_2>"},
+        "FunnelTokenizer": {
+            **_BERT,
+            "unk_token": "<unk>",
+            "sep_token": "<sep>",
+            "pad_token": "<pad>",
+            "cls_token": "<cls>",
+            "mask_token": "<mask>",
+            "bos_token": "<s>",
+            "eos_token": "</s>",
+        },
+        "RemBertTokenizer": {
+            **_BERT,
+            "bos_token": "[CLS]",
+            "eos_token": "[SEP]",
+            "unk_token": "<unk>",
+            "pad_token": "<pad>",
+        },
+        "FNetTokenizer": {
+            **_BERT,
+            "bos_token": "[CLS]",
+            "eos_token": "[SEP]",
+            "unk_token": "<unk>",
+            "pad_token": "<pad>",
+        },
+        "UdopTokenizer": {"eos_token": "</s>", "sep_token": "</s>", "unk_token": "<unk>", "pad_token": "<pad>"},
+        "HerbertTokenizer": {
+            "cls_token": "<s>",
+            "unk_token": "<unk>",
+            "pad_token": "<pad>",
+            "mask_token": "<mask>",
+            "sep_token": "</s>",
+        },
+        "ReformerTokenizer": {"eos_token": "</s>", "unk_token": "<unk>"},
+        "NougatTokenizer": {"unk_token": "<unk>", "bos_token": "<s>", "eos_token": "</s>", "pad_token": "<pad>"},
+        "LayoutLMv3Tokenizer": _ROBERTA,
+        "LEDTokenizer": _ROBERTA,
+        "XGLMTokenizer": {k: v for k, v in _ROBERTA.items() if k != "mask_token"},
+        "LasrTokenizer": _CLASS_DEFAULTS["T5Tokenizer"],
+        "VideoPrismTokenizer": _CLASS_DEFAULTS["T5Tokenizer"],
+    }
+)
+
+# The flags a class's AddedToken(text, ...) gives a named token passed as a string, as
+# tokenizers' AddedToken takes them (special false where the class does not say; the token is
+# made special when added, being named, and `normalized` left out then follows `special`).
+_KEEP_SPACES = {"special": False, "lstrip": False, "rstrip": False}
+_MASK_LSTRIP = {"special": False, "lstrip": True, "rstrip": False}
+_CLASS_TOKEN_FLAGS: dict[str, dict[str, dict[str, bool]]] = {
+    "MPNetTokenizer": {
+        **dict.fromkeys(("bos_token", "eos_token", "sep_token", "cls_token", "unk_token", "pad_token"), _KEEP_SPACES),
+        "mask_token": _MASK_LSTRIP,
+    },
+    "BigBirdTokenizer": {
+        **dict.fromkeys(("bos_token", "eos_token", "unk_token", "pad_token", "cls_token", "sep_token"), _KEEP_SPACES),
+        "mask_token": _MASK_LSTRIP,
+    },
+    "MarkupLMTokenizer": {
+        **dict.fromkeys(("bos_token", "eos_token", "sep_token", "cls_token", "unk_token", "pad_token"), _KEEP_SPACES),
+        "mask_token": _MASK_LSTRIP,
+    },
+    "WhisperTokenizer": {
+        name: {"special": True, "lstrip": False, "rstrip": False, "normalized": False}
+        for name in ("bos_token", "eos_token", "unk_token")
+    },
+    "XLNetTokenizer": {"mask_token": _MASK_LSTRIP},
+    "MBartTokenizer": {"mask_token": _MASK_LSTRIP},
+    "NllbTokenizer": {"mask_token": {"special": True, "lstrip": True, "normalized": True}},
+    "CamembertTokenizer": {"mask_token": {"special": True, "lstrip": True}},
+    "BarthezTokenizer": {"mask_token": _MASK_LSTRIP},
+    "LayoutXLMTokenizer": {"mask_token": _MASK_LSTRIP},
+    "BlenderbotTokenizer": {"mask_token": {**_MASK_LSTRIP, "normalized": False}},
+}
+
+
+def _t5_extras(init: dict[str, Any], config: Mapping[str, Any], path: str) -> None:
+    """T5Tokenizer.__init__ (and LASR's, VideoPrism's): `extra_ids` (100 by default) tokens
+    <extra_id_0>, ... appended to an additional_special_tokens list that has none (only
+    special_tokens_map.json can still give one here: the config's became extra_special_tokens),
+    or the list itself where there is none; they reach the tokenizer only where nothing set
+    extra_special_tokens. A list with <extra_id_ tokens of another count than extra_ids is
+    transformers' ValueError."""
+    extra_ids = config.get("extra_ids", 100)
+    if not isinstance(extra_ids, int) or isinstance(extra_ids, bool):
+        raise FormatError(path, "extra_ids", f"must be an integer, got {extra_ids!r}")
+    generated = [f"<extra_id_{i}>" for i in range(extra_ids)]
+    listed = init.get("additional_special_tokens")
+    if listed is None:
+        listed = generated
+    else:
+        found = [x for x in listed if "<extra_id_" in str(x)]  # str() as transformers applies it
+        if not found:
+            listed = [*listed, *generated]
+        elif extra_ids > 0 and extra_ids != len(found):
+            raise FormatError(
+                path, "extra_ids", f"{extra_ids} extra ids, but additional_special_tokens lists {len(found)}"
+            )
+    if "extra_special_tokens" not in init:
+        init["additional_special_tokens"] = listed
+
+
+def _pegasus_extras(init: dict[str, Any], config: Mapping[str, Any], path: str) -> None:
+    """PegasusTokenizer.__init__: mask_token_sent ("<mask_1>") unless an additional_special_tokens
+    list (only special_tokens_map.json can still give one) already has it, then <unk_2> up to
+    <unk_{offset-1}> (offset 103), in place of that list; as T5's, only where nothing set
+    extra_special_tokens."""
+    sent = config.get("mask_token_sent", "<mask_1>")
+    offset = config.get("offset", 103)
+    if not isinstance(offset, int) or isinstance(offset, bool):
+        raise FormatError(path, "offset", f"must be an integer, got {offset!r}")
+    if sent is not None and not isinstance(sent, str):
+        raise FormatError(path, "mask_token_sent", f"must be a string, got {sent!r}")
+    listed = init.get("additional_special_tokens")
+    made = [sent] if (listed is None or sent not in listed) and sent is not None else []
+    made += [f"<unk_{i}>" for i in range(2, offset)]
+    if "extra_special_tokens" not in init:
+        init["additional_special_tokens"] = made
+
+
+def _xlnet_extras(init: dict[str, Any], config: Mapping[str, Any], path: str) -> None:
+    """XLNetTokenizer.__init__: additional_special_tokens ["<eop>", "<eod>"] where none is given
+    (only special_tokens_map.json can still give one), only where nothing set extra_special_tokens."""
+    if "extra_special_tokens" not in init and init.get("additional_special_tokens") is None:
+        init["additional_special_tokens"] = ["<eop>", "<eod>"]
+
+
+@cache
+def _language_codes(class_name: str) -> tuple[str, ...]:
+    """The FAIRSEQ_LANGUAGE_CODES of transformers' MBartTokenizer or NllbTokenizer, as
+    tools/dump_transformers_routing.py wrote them into data/transformers_routing.json."""
+    import importlib.resources
+
+    data = importlib.resources.files("tokenforge").joinpath("data", "transformers_routing.json").read_text("utf-8")
+    return tuple(json.loads(data)["language_codes"][class_name])
+
+
+def _mbart_extras(init: dict[str, Any], config: Mapping[str, Any], path: str) -> None:
+    """MBartTokenizer.__init__: its 25 language codes, then those of an additional_special_tokens
+    list (only special_tokens_map.json can still give one) that are not among them; only where
+    nothing set extra_special_tokens. (Its post-processor, which follows src_lang, is not built:
+    the file's stays.)"""
+    made = list(_language_codes("MBartTokenizer"))
+    listed = init.get("additional_special_tokens")
+    if listed is not None:
+        made.extend([t for t in listed if t not in made])
+    if "extra_special_tokens" not in init:
+        init["additional_special_tokens"] = made
+
+
+def _camembert_extras(init: dict[str, Any], config: Mapping[str, Any], path: str) -> None:
+    """CamembertTokenizer.__init__: additional_special_tokens <s>NOTUSED, </s>NOTUSED,
+    <unk>NOTUSED where none is given; only where nothing set extra_special_tokens."""
+    if "extra_special_tokens" not in init and init.get("additional_special_tokens") is None:
+        init["additional_special_tokens"] = ["<s>NOTUSED", "</s>NOTUSED", "<unk>NOTUSED"]
+
+
+def _code_llama_extras(init: dict[str, Any], config: Mapping[str, Any], path: str) -> None:
+    """CodeLlamaTokenizer.__init__: its infilling tokens (prefix, middle, suffix, eot, fill)
+    after an additional_special_tokens list (only special_tokens_map.json can still give one);
+    only where nothing set extra_special_tokens. A config's string for one of them became a
+    model-specific token before the class saw it, so the class keeps its default; a null drops it."""
+    made = list(init.get("additional_special_tokens") or [])
+    for name, default in _CODE_LLAMA_TOKENS:
+        value = init.get(name, default)
+        if value is not None:
+            made.append(value if isinstance(value, dict) else default)
+    if "extra_special_tokens" not in init:
+        init["additional_special_tokens"] = made
+
+
+def _nllb_extras(init: dict[str, Any], config: Mapping[str, Any], path: str) -> None:
+    """NllbTokenizer.__init__: its extra_special_tokens are the given ones (a config's list, even
+    []), else an additional_special_tokens list (only special_tokens_map.json can still give
+    one), else its 202 language codes. (Its post-processor, which follows src_lang, is not
+    built: the file's stays.)"""
+    if init.get("extra_special_tokens") is not None:
+        return
+    listed = init.get("additional_special_tokens")
+    init["extra_special_tokens"] = list(_language_codes("NllbTokenizer")) if listed is None else listed
+
+
+def _xglm_extras(init: dict[str, Any], config: Mapping[str, Any], path: str) -> None:
+    """XGLMTokenizer.__init__: <madeupword0> to <madeupword6> after an additional_special_tokens
+    list's tokens (only special_tokens_map.json can still give one), those it lacks; only where
+    nothing set extra_special_tokens."""
+    made = list(init.get("additional_special_tokens") or [])
+    made += [w for w in (f"<madeupword{i}>" for i in range(7)) if w not in made]
+    if "extra_special_tokens" not in init:
+        init["additional_special_tokens"] = made
+
+
+_CLASS_EXTRAS: dict[str, Callable[[dict[str, Any], Mapping[str, Any], str], None]] = {
+    "XGLMTokenizer": _xglm_extras,
+    "NllbTokenizer": _nllb_extras,
+    "CamembertTokenizer": _camembert_extras,
+    "CodeLlamaTokenizer": _code_llama_extras,
+    "MBartTokenizer": _mbart_extras,
+    "XLNetTokenizer": _xlnet_extras,
+    "T5Tokenizer": _t5_extras,
+    "LasrTokenizer": _t5_extras,
+    "VideoPrismTokenizer": _t5_extras,
+    "PegasusTokenizer": _pegasus_extras,
+}
+for _name in list(_CLASS_DEFAULTS):  # the "Fast" names of the same classes
     _CLASS_DEFAULTS[_name + "Fast"] = _CLASS_DEFAULTS[_name]
+for _name in list(_CLASS_TOKEN_FLAGS):
+    _CLASS_TOKEN_FLAGS[_name + "Fast"] = _CLASS_TOKEN_FLAGS[_name]
+for _name in list(_CLASS_EXTRAS):
+    _CLASS_EXTRAS[_name + "Fast"] = _CLASS_EXTRAS[_name]
 
 
 def _read_json(path: str) -> Any:
@@ -625,17 +886,60 @@ def _token_entry(value: Any, path: str, field: str) -> tuple[str | None, dict[st
     return text, token_flags(value, special, fail)
 
 
-def _same_token(a: Any, b: Any) -> bool:
+def _special_texts(init: Mapping[str, Any]) -> set[str]:
+    """The texts transformers' _from_pretrained counts as special while it reads added_tokens.json:
+    str() of each named special token the config or special_tokens_map.json sets (a string, or a
+    map's AddedToken; a config's own object is still a dict then, whose str() is no token's text)
+    and of each extra_special_tokens entry; class defaults and model-specific tokens are not
+    among them yet."""
+
+    def text(value: Any) -> str | None:
+        if isinstance(value, _MapToken):
+            return str(value["content"])
+        return value if isinstance(value, str) else None
+
+    values = [init[name] for name in SPECIAL_TOKEN_NAMES if init.get(name)]
+    extra = init.get("extra_special_tokens")
+    if isinstance(extra, (list, tuple)):
+        values += list(extra)
+    return {t for t in map(text, values) if t is not None}
+
+
+def _legacy_added_tokens(path: str, special: set[str]) -> tuple[tuple[str, int, bool], ...]:
+    """A legacy added_tokens.json ({"text": index, ...}) as (text, index, special) in file order;
+    () where the file is absent. FormatError for a file that is not such an object (transformers
+    fails on it too: an index that is not an integer cannot be sorted with the others)."""
+    if not os.path.isfile(path):
+        return ()
+    loaded = _read_json(path)
+    if not isinstance(loaded, dict):
+        raise FormatError(path, "", f"must be a JSON object of token -> id, got {type(loaded).__name__}")
+    out = []
+    for text, index in loaded.items():
+        if not isinstance(index, int) or isinstance(index, bool):
+            raise FormatError(path, repr(text), f"the id must be an integer, got {index!r}")
+        if text:
+            out.append((text, index, text in special))
+    return tuple(out)
+
+
+def _same_token(a: Any, b: Any, i: int, j: int) -> bool:
     """Whether two special-token values are equal as transformers compares them while it merges
-    special_tokens_map.json's list: a str equals a str of its text, an AddedToken one of the same
-    content and flags (defaults resolved); the config's own objects are not AddedTokens yet."""
+    special_tokens_map.json's list (`i`, `j`: their places in the merged extra_special_tokens,
+    for errors): a str equals a str of its text, an AddedToken one of the same content and flags,
+    as added_tokens.AddedToken resolves them; the config's own objects are not AddedTokens yet."""
     if isinstance(a, _MapToken) and isinstance(b, _MapToken):
-        return all(
-            a.get(k, not a["special"] if k == "normalized" else False)
-            == b.get(k, not b["special"] if k == "normalized" else False)
-            for k in ("content", "single_word", "lstrip", "rstrip", "normalized")
-        )
+        field = "extra_special_tokens[{}]"
+        return _map_added_token(a, field.format(i)) == _map_added_token(b, field.format(j))
     return isinstance(a, str) and isinstance(b, str) and a == b
+
+
+def _map_added_token(value: _MapToken, field: str) -> Any:
+    """A special_tokens_map.json object as the AddedToken transformers makes of it (its id unused)."""
+    from .added_tokens import AddedToken
+
+    text, flags = _token_entry(value, value.path, field)
+    return AddedToken(text or "", 0, **(flags or {}))
 
 
 def _token_text(value: Any, path: str, field: str) -> str | None:
@@ -693,6 +997,10 @@ class ModelConfig:
     # always, the others only where given (added_tokens.AddedToken holds the defaults).
     special_token_flags: Mapping[str, Mapping[str, bool]] = dataclasses.field(default_factory=dict, repr=False)
     extra_special_token_flags: tuple[Mapping[str, bool] | None, ...] = dataclasses.field(default=(), repr=False)
+    # The legacy added_tokens.json of a folder whose config has no added_tokens_decoder: (text,
+    # index, special) in file order, `special` where the text is one of the named or extra special
+    # tokens the config and special_tokens_map.json give (added_tokens.config_added_tokens adds them).
+    legacy_added_tokens: tuple[tuple[str, int, bool], ...] = dataclasses.field(default=(), repr=False)
     add_bos_token: bool | None = None
     add_eos_token: bool | None = None
     model_max_length: int = VERY_LARGE_INTEGER
@@ -819,15 +1127,30 @@ class ModelConfig:
                     value = _MapToken(value, map_path)
                 elif key == "extra_special_tokens" and isinstance(value, list):
                     merged = list(init.get("extra_special_tokens") or [])
-                    for token in value:
+                    for k, token in enumerate(value):
+                        if isinstance(token, dict) and "special" in token:
+                            # AddedToken(**token, special=True): transformers raises TypeError
+                            raise FormatError(
+                                map_path,
+                                f"extra_special_tokens[{k}].special",
+                                "must be left out (transformers makes the list's tokens special itself)",
+                            )
                         token = _MapToken(token, map_path) if isinstance(token, dict) else token
-                        if not any(_same_token(token, t) for t in merged):
+                        if not any(_same_token(token, t, len(merged), j) for j, t in enumerate(merged)):
                             merged.append(token)
                     value = merged
                 init[key] = value
                 where[key] = map_path
             if isinstance(init.get("extra_special_tokens"), dict):
                 explicit.update(init.pop("extra_special_tokens"))
+        legacy_added = (
+            ()
+            if "added_tokens_decoder" in config
+            else _legacy_added_tokens(os.path.join(folder, ADDED_TOKENS_FILE), _special_texts(init))
+        )
+        class_name = tokenizer_class or ""
+        if class_name in _CLASS_EXTRAS:  # the class's __init__, after _from_pretrained read the files
+            _CLASS_EXTRAS[class_name](init, config, config_path)
         if "additional_special_tokens" in init and "extra_special_tokens" not in init:
             init["extra_special_tokens"] = init.pop("additional_special_tokens")
             where["extra_special_tokens"] = where.get("additional_special_tokens", config_path)
@@ -843,6 +1166,8 @@ class ModelConfig:
 
         for name in SPECIAL_TOKEN_NAMES:
             value = entry(name, init[name], name) if name in init else defaults.get(name)
+            if value is not None and name not in flags and name in _CLASS_TOKEN_FLAGS.get(class_name, {}):
+                flags[name] = dict(_CLASS_TOKEN_FLAGS[class_name][name])  # the class wraps the string
             if value is not None:
                 special[name] = value
         extra = init.get("extra_special_tokens")
@@ -862,6 +1187,11 @@ class ModelConfig:
         # model-specific tokens: AddedToken objects left among the keys (as __init__ finds them),
         # then those given as strings
         model_specific: dict[str, str] = {}
+        for key, text in defaults.get("model_specific", {}).items():
+            # a class that passes tokens of its own to super().__init__ (CodeLlama's prefix_token,
+            # ...): they come first; a config's null drops one, a config's value replaces it below
+            if not (key in init and init[key] is None):
+                model_specific[key] = text
         for key, value in init.items():
             is_object = isinstance(value, _MapToken) or (
                 isinstance(value, dict) and value.get("__type") == "AddedToken"
@@ -919,6 +1249,7 @@ class ModelConfig:
             extra_special_tokens=tuple(extra_list),
             special_token_flags=flags,
             extra_special_token_flags=tuple(extra_flags),
+            legacy_added_tokens=legacy_added,
             add_bos_token=add_bos,
             add_eos_token=add_eos,
             model_max_length=VERY_LARGE_INTEGER if max_length is None else max_length,

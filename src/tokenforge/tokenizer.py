@@ -867,9 +867,9 @@ def _hub_ids(path: str) -> list[str]:
 
 def _tokens_transformers_adds(tok: Tokenizer, config: Any, config_path: str, listed: list[Any]) -> list[AddedToken]:
     """The tokens transformers' TokenizersBackend.__init__ adds, in one add_tokens call, to a
-    model folder's loaded tokenizer.json: the config's added_tokens_decoder (every entry, by id,
-    so its flags replace the file's where they differ; without one, the file's own added_tokens,
-    `listed`), then each named special token
+    model folder's loaded tokenizer.json: the config's added_tokens_decoder (every entry, by key,
+    so its flags replace the file's where they differ; without one, the legacy added_tokens.json's
+    entries and the file's own added_tokens, `listed`), then each named special token
     (bos_token, ..., model-specific ones) and each extra_special_tokens entry whose text is
     neither an added token of the file nor of that decoder, once each. A string becomes a
     special AddedToken (not normalized); an AddedToken object keeps the flags it gives, and one
@@ -878,7 +878,7 @@ def _tokens_transformers_adds(tok: Tokenizer, config: Any, config_path: str, lis
     its id, any other takes the next one."""
     named = list(config.special_tokens.items())
     named_texts = {text for _, text in named if text}
-    tokens: list[AddedToken] = config_added_tokens(config.config, config_path, named_texts, listed)
+    tokens = config_added_tokens(config.config, config_path, named_texts, listed, config.legacy_added_tokens)
     known = {a.content for a in tok._spec.added_tokens} | {a.content for a in tokens}
     queued: list[tuple[str, Mapping[str, bool] | None]] = []  # transformers' "not in tokens_to_add"
     candidates = [(text, config.special_token_flags.get(name)) for name, text in named]

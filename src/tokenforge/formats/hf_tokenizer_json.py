@@ -244,6 +244,9 @@ def _pipeline_json(spec: PipelineSpec) -> dict[str, Any]:
     model = _component_json(spec.model, "model")
     if model is None or not isinstance(model.get("type"), str):
         raise ValueError("the pipeline has no model with a tokenizer.json form")
+    # tokenforge's own option (scores read as their nearest doubles, as transformers' rebuilt
+    # Unigram classes have them): the file holds the scores' text, which HF reads its own way
+    model.pop("nearest_scores", None)
     return {
         "version": "1.0",
         "truncation": None,
@@ -319,6 +322,10 @@ def read_tokenizer_json(
     with open(path, "rb") as f:
         data = f.read()
     doc = read_json(path, data, "a tokenizer.json")
+    if isinstance(doc, dict) and isinstance(doc.get("model"), dict) and "nearest_scores" in doc["model"]:
+        # tokenforge's own option, which only transformers' class rebuild sets: a file's is not
+        # HF's (HF ignores the key), so it is refused as other unknown options are
+        Fields(path).fail("model.nearest_scores", "unknown option (not one of HF's)")
     if rebuild is not None:  # the document as a loader rewrites it (transformers' class rebuild)
         doc = rebuild(doc, data)
     return _TokenizerJson(path, doc).read()

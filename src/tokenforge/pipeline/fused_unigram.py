@@ -5,7 +5,7 @@ to HF tokenizers and to the staged pipeline (pipeline/staged.py) that runs every
 `fused_unigram_description(spec)` says whether a `PipelineSpec` (tokenizer.json components as
 dicts, the post-processor a TemplateProcessing or None) is of the shape the kernel runs, and
 returns the keyword arguments of `_core.UnigramHf` if so (None otherwise):
-- model Unigram ([[piece, score], ...], unk_id an index or null, byte_fallback);
+- model Unigram ([[piece, score], ...], unk_id an index or null, byte_fallback, nearest_scores);
 - the pre-tokenizer Metaspace (replacement "▁", any prepend_scheme or the older
   add_prefix_space, split or not), alone;
 - no normalizer, or one whose parts all have a quick test of whether they change a text (the
@@ -26,7 +26,7 @@ from .spec import PipelineSpec
 from .staged import stage_components, staged_description
 
 SPACE = "\u2581"  # "▁"
-_MODEL_KEYS = {"type", "vocab", "unk_id", "byte_fallback"}
+_MODEL_KEYS = {"type", "vocab", "unk_id", "byte_fallback", "nearest_scores"}
 # The regex patterns of Replace the kernel has probes for: a regex -> (probe kind, argument).
 _REGEX_PROBES = {" {2,}": ("contains", "  "), r"\A +| +\z": ("space_edge", "")}
 
@@ -41,7 +41,7 @@ def _model_ok(spec: PipelineSpec) -> bool:
     unk = model.get("unk_id")
     if unk is not None and (isinstance(unk, bool) or not isinstance(unk, int) or not 0 <= unk < len(vocab)):
         return False
-    return isinstance(model.get("byte_fallback", False), bool)
+    return isinstance(model.get("byte_fallback", False), bool) and isinstance(model.get("nearest_scores", False), bool)
 
 
 def _probe(kind: str, options: Mapping[str, Any]) -> list[tuple[str, str]] | None:

@@ -15,7 +15,8 @@
 //     all of them exist, else the unknown id;
 //   - a piece listed twice has the id of its last entry (HF's token -> id map), with that score;
 //   - scores are the f64s HF reads from tokenizer.json's text (serde_json_f64 below), which are
-//     not always the nearest doubles.
+//     not always the nearest doubles (the option "nearest_scores" takes the nearest ones, as
+//     transformers' classes that rebuild the model from Python floats have them).
 //
 // sentencepiece's own Unigram (models/sentencepiece/spm_unigram.h) differs in what matters for
 // ids: float sums rebased as they grow, user-defined pieces scored by length, no fused unknowns,
@@ -295,9 +296,13 @@ inline double serde_json_f64(double x) {
 }
 
 // The model from tokenizer.json's options: "vocab" [[piece, score], ...] (required), "unk_id"
-// (an index, or null), "byte_fallback". `pairs`, the staged pipeline's (token, id) list, may be
-// empty; if given it must be each piece with its index.
+// (an index, or null), "byte_fallback", and tokenforge's "nearest_scores": true where the scores
+// are to be the nearest doubles of their text, as Python's json reads them (transformers'
+// classes that rebuild Unigram(vocab=...) from a parsed tokenizer.json: T5, XLM-RoBERTa), not
+// serde_json's reading (HF's Tokenizer.from_file). `pairs`, the staged pipeline's (token, id)
+// list, may be empty; if given it must be each piece with its index.
 inline std::unique_ptr<Model> make_unigram(OptionReader& o, const Vocabulary& pairs) {
+  const bool nearest = o.get_bool("nearest_scores", false);
   const OptionValue& v = o.get("vocab", true);
   if (v.kind != OptionValue::Kind::kList) o.fail("option 'vocab' must be a list of [piece, score]");
   std::vector<UnigramModel::Entry> vocab;
@@ -308,8 +313,9 @@ inline std::unique_ptr<Model> make_unigram(OptionReader& o, const Vocabulary& pa
                         (e.list[1].kind == OptionValue::Kind::kFloat || e.list[1].kind == OptionValue::Kind::kInt);
     if (e.kind != OptionValue::Kind::kList || !number || e.list[0].kind != OptionValue::Kind::kString)
       o.fail("option 'vocab': entry " + std::to_string(i) + " is not [piece, score]");
-    const double score =
-        e.list[1].kind == OptionValue::Kind::kFloat ? serde_json_f64(e.list[1].f) : double(e.list[1].i);
+    const double score = e.list[1].kind != OptionValue::Kind::kFloat ? double(e.list[1].i)
+                         : nearest                                   ? e.list[1].f
+                                                                     : serde_json_f64(e.list[1].f);
     vocab.push_back(UnigramModel::Entry{e.list[0].s, score});
   }
   if (!pairs.empty()) {
