@@ -272,6 +272,7 @@ struct MergeScratch {
   std::vector<uint64_t> heap;
   std::vector<size_t> cuts;                              // where a long piece is cut into parts (split_points.h)
   std::vector<std::pair<ShortKey, uint64_t>> part_keys;  // the parts' short keys and hashes
+  std::vector<const PieceTable<2>::Entry*> part_found;   // the parts' entries in the thread's table
   std::vector<uint32_t> part_ids;                        // a part's merge
 };
 
@@ -319,6 +320,7 @@ class PieceCache {
     release_if_large(scratch.heap);
     release_if_large(scratch.cuts);
     release_if_large(scratch.part_keys);
+    release_if_large(scratch.part_found);
     release_if_large(scratch.part_ids);
   }
 
