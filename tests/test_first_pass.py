@@ -59,3 +59,49 @@ def test_new_pieces_over_many_documents(name, reference):
     assert [ours.encode_ordinary(d) for d in docs] == expected
     assert _fresh(ref).encode_ordinary_batch(docs, num_threads=2) == expected
     assert ours.encode_ordinary_batch(docs, num_threads=2) == expected
+
+
+def _cjk_runs_with_repeated_parts(seed: int) -> str:
+    # Runs of rare CJK characters (Extension A, mostly without tokens of their own) mixed with
+    # common ones: the runs are cut into parts where no token can cross (split_points.h), and the
+    # same new part comes back within one piece, after the thread's table missed it.
+    rng = random.Random(seed)
+    rare = [chr(c) for c in rng.sample(range(0x3400, 0x4DB0), 24)]
+    common = list("的一是不了人我在有他这中大来上个国到说们为子和你地出道也时年")
+    runs = []
+    for _ in range(400):
+        n = rng.choice([2, 3, 5, 6, 8, 10, 11, 16, 30, 60, 90])
+        runs.append("".join(rng.choice(rare if rng.random() < 0.7 else common) for _ in range(n)))
+    return rng.choice(["，", "。", " ", "\n"]).join(runs)
+
+
+@pytest.mark.parametrize("name", ["cl100k_base", "o200k_base"])
+def test_new_parts_repeated_within_a_piece(name, reference):
+    ref = reference(name)
+    texts = [_cjk_runs_with_repeated_parts(seed) for seed in range(3)]
+    ours = _fresh(ref)
+    expected = [ref.encode_ordinary(t) for t in texts]
+    assert [ours.encode_ordinary(t) for t in texts] == expected
+    assert [ours.encode_ordinary(t) for t in texts] == expected
+    assert _fresh(ref).encode_ordinary_batch(texts, num_threads=3) == expected
+
+
+@pytest.mark.parametrize("name", ["cl100k_base", "o200k_base"])
+def test_medium_tokens_and_their_neighbours(name, reference):
+    # Every token of 16..31 bytes (a filter decides which new medium pieces look in the token
+    # table), and each with its last character changed (no longer a token: merged instead).
+    ref = reference(name)
+    words = []
+    for token in ref._mergeable_ranks:
+        if 16 <= len(token) <= 31:
+            try:
+                text = token.decode("utf-8")
+            except UnicodeDecodeError:
+                continue
+            words += [text, text[:-1] + ("q" if text[-1] != "q" else "z")]
+    text = "\n".join(words)
+    assert len(words) > 1000
+    expected = ref.encode_ordinary(text)
+    assert _fresh(ref).encode_ordinary(text) == expected
+    ours = _fresh(ref)
+    assert [ours.encode_ordinary(w) for w in words[:4000]] == [ref.encode_ordinary(w) for w in words[:4000]]

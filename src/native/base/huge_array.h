@@ -28,6 +28,16 @@ class HugeArray {
   HugeArray(size_t n, const T& fill, HugePages when = HugePages::kNow) : when_(when) { assign(n, fill); }
 
   void assign(size_t n, const T& fill) {
+    build(n, [&](T* data) {
+      for (size_t i = 0; i < n; ++i) new (&data[i]) T(fill);
+    });
+  }
+
+  // n elements that construct(data) constructs, every one of them, in whatever order suits
+  // it (a table that grows fills its new slots just ahead of the entries it moves there, so
+  // that a fill of megabytes does not push them out of the cache first).
+  template <class Construct>
+  void build(size_t n, Construct construct) {
     constexpr size_t kHuge = size_t(2) << 20;
     const size_t bytes = n * sizeof(T);
     const size_t align = bytes >= kHuge ? kHuge : std::max(alignof(T), alignof(std::max_align_t));
@@ -37,7 +47,7 @@ class HugeArray {
     if (when_ == HugePages::kNow) advise_huge(p, align == kHuge ? rounded : 0);
     data_.reset(static_cast<T*>(p));
     size_ = n;
-    for (size_t i = 0; i < n; ++i) new (&data_[i]) T(fill);
+    construct(data_.get());
     if (when_ == HugePages::kLater) advise_huge(p, align == kHuge ? rounded : 0);
   }
 

@@ -92,8 +92,12 @@ class BytePairModel {
         },
         every_token_splits_lower);
     split_points_.build(views_);
-    for (const auto& v : views_)
-      if (v.second > kMediumPiece) long_tokens_.add(bytes_key(v.first, v.second), v.second);
+    for (const auto& v : views_) {
+      if (v.second > kMediumPiece)
+        long_tokens_.add(bytes_key(v.first, v.second), v.second);
+      else if (v.second > kShortPiece)
+        medium_tokens_.add(bytes_key(v.first, v.second), v.second);
+    }
     // Tokens with non-ASCII bytes can be parts of a cut piece (split_points.h), where only a
     // merge's result counts; mark those their bytes do not merge back to.
     short_tokens_.fill_with_tokens(views_, [&](uint32_t id) {
@@ -143,7 +147,8 @@ class BytePairModel {
     if (const MediumPieceTable::Entry* e = cache.mediums.find(key, hash)) return cache.mediums.emit(*e, w);
     std::vector<uint32_t>& ids = cache.ids;
     ids.clear();
-    const uint32_t whole = table_.find(p, n);
+    const uint64_t bytes = bytes_key(p, n);
+    const uint32_t whole = medium_tokens_.may_hold(bytes, n) ? table_.find(p, n, bytes) : kNoToken;
     if (whole != kNoToken)
       ids.push_back(whole);
     else
@@ -253,6 +258,18 @@ class BytePairModel {
       keys[k].second = keys[k].first.hash();
       cache.shorts.prefetch(keys[k].second);
     }
+    // The parts are looked up in the thread's table first, all of them, and the model's slots
+    // of those it lacks are prefetched (as Encoder::run does for a batch of pieces): on text
+    // new to the thread their misses overlap instead of coming one by one. Storing a part may
+    // move the table; then the later parts look up again.
+    auto& found = cache.scratch.part_found;
+    found.resize(parts);
+    for (size_t k = 0; k < parts; ++k) {
+      if (cuts[k + 1] - cuts[k] > kShortPiece) continue;
+      found[k] = cache.shorts.find(keys[k].first, keys[k].second);
+      if (!found[k]) short_tokens_.prefetch(keys[k].second);
+    }
+    const uint32_t generation = cache.shorts.generation();
     // At most n ids in all, and emit() writes up to 3 slots past a part's last id.
     const size_t before = out.size();
     out.resize(before + n + 3);
@@ -263,8 +280,12 @@ class BytePairModel {
       const size_t len = cuts[k + 1] - cuts[k];
       const bool is_short = len <= kShortPiece;
       const ShortPieceTable::Entry* e = nullptr;
-      if (is_short && !(e = cache.shorts.find(keys[k].first, keys[k].second)))
-        e = copy_token(keys[k].first, keys[k].second, cache);
+      if (is_short) {
+        // A part missing before may have been stored since (the same part earlier in the piece).
+        e = found[k] && cache.shorts.generation() == generation ? found[k]
+                                                                : cache.shorts.find(keys[k].first, keys[k].second);
+        if (!e) e = copy_token(keys[k].first, keys[k].second, cache);
+      }
       if (e && e->exact()) {  // (a token's entry has one id, so either table can write it)
         w = cache.shorts.emit(*e, w);
         continue;
@@ -435,14 +456,18 @@ class BytePairModel {
   bool small_ids_ = false;  // all ids fit the pair cache's packed entries
   WholeCharacters whole_chars_;
   SplitPoints split_points_;
-  // Tokens of more than 31 bytes are few: a filter in front of the token table spares most long
-  // pieces (CJK runs, say) its cache miss.
-  struct LongTokenFilter {
-    uint64_t bits[512] = {};
-    static size_t bit(uint64_t key, size_t n) { return ((key ^ n) * 0x9E3779B97F4A7C15ull) >> (64 - 15); }
+  // Tokens of 16 bytes and more are few (o200k_base: 5,215 of 16..31 bytes, 277 longer): a
+  // one-hash filter of 2^kLog bits in front of the token table spares most new medium and long
+  // pieces (words of two-byte scripts, CJK runs) its cache miss.
+  template <int kLog>
+  struct TokenFilter {
+    uint64_t bits[(size_t(1) << kLog) / 64] = {};
+    static size_t bit(uint64_t key, size_t n) { return ((key ^ n) * 0x9E3779B97F4A7C15ull) >> (64 - kLog); }
     void add(uint64_t key, size_t n) { bits[bit(key, n) >> 6] |= uint64_t(1) << (bit(key, n) & 63); }
     bool may_hold(uint64_t key, size_t n) const { return bits[bit(key, n) >> 6] >> (bit(key, n) & 63) & 1; }
-  } long_tokens_;
+  };
+  TokenFilter<15> long_tokens_;    // 4 KiB
+  TokenFilter<16> medium_tokens_;  // 8 KiB: about 8% of new medium pieces look in the table for nothing
   ShortPieceTable short_tokens_{12, 12, HugePages::kNow};  // tokens of 2..15 bytes, read only
   uint32_t byte_ids_[256];
 };
