@@ -399,6 +399,11 @@ class SpmNormalizer {
           size_t len;
           const uint32_t cp = decode_utf8(s + run, n - run, len);
           const uint8_t cls = cp < 0x10000 ? next_class_[cp] : kNeverPlain;
+          if (cls == 0) {  // no key starts with it (most characters)
+            run += len - 1;
+            after_space = false;
+            continue;
+          }
           const bool more = run + len < n;
           const uint8_t next = more ? s[run + len] : 0;
           const bool may_go_on = cls == kNeverPlain || ((more & (next_sets_[cls][next >> 6] >> (next & 63) & 1)) &&
