@@ -83,21 +83,31 @@ int main(int argc, char** argv) {
   PostProcessor post;
   std::vector<uint32_t> ids, bounds;
   size_t total = 0;
+  uint64_t digest = 0;                               // of the last pass's ids, offsets and words: equal across builds
+  const bool digests = getenv("DIGEST") != nullptr;  // (off by default: not part of what is measured)
+  auto mix = [&digest](uint64_t v) { digest = (digest ^ v) * 0x100000001B3ull; };
   int measured = getenv("MEASURE") ? atoi(getenv("MEASURE")) : -1;
   for (int p = 0; p < passes; ++p) {
     if (p == measured) CALLGRIND_START_INSTRUMENTATION;
     double t0 = cpu();
     total = 0;
+    digest = 0xCBF29CE484222325ull;
     for (const std::string& d : docs) {
       const uint8_t* s = reinterpret_cast<const uint8_t*>(d.data());
       if (mode == "enc") {
         ids.clear();
         enc.encode(s, d.size(), ids);
         total += ids.size();
+        if (digests)
+          for (uint32_t id : ids) mix(id);
       } else if (mode == "bounds") {
         ids.clear();
         enc.encode(s, d.size(), ids, &bounds);
         total += ids.size();
+        if (digests) {
+          for (uint32_t id : ids) mix(id);
+          for (uint32_t b : bounds) mix(b);
+        }
       } else if (mode == "norm") {
         std::string out;
         std::vector<uint32_t> a;
@@ -106,10 +116,13 @@ int main(int argc, char** argv) {
       } else {
         Encoded e = pipe.encode(s, d.size(), nullptr, 0, false, false, nullptr, post);
         total += e.rows.size();
+        if (digests)
+          for (const Row& r : e.rows) mix(uint64_t(r.id) << 32 ^ r.start), mix(uint64_t(r.end) << 32 ^ r.word);
       }
     }
     double t = cpu() - t0;
     if (p == measured) CALLGRIND_STOP_INSTRUMENTATION;
-    printf("%s pass %d: %.1f MB/s (%zu tokens)\n", mode.c_str(), p, all.size() / 1e6 / t, total);
+    printf("%s pass %d: %.1f MB/s (%zu tokens, digest %016llx)\n", mode.c_str(), p, all.size() / 1e6 / t, total,
+           (unsigned long long)digest);
   }
 }

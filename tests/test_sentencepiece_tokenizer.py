@@ -378,3 +378,44 @@ def test_offsets_after_an_ascii_start(trained, ascii_unigram, text):
     _like_sentencepiece_with_offsets(trained, ("unigram", "unigram-bytes", "bpe"), text)
     sp, tok = _pair(ascii_unigram)
     assert_like_sentencepiece(sp, tok, text)
+
+
+def test_runs_of_unknown_characters_are_one_segment(trained, ascii_unigram):
+    """A run of characters that no piece has (each an unknown node alone) is one segment of the
+    cut: at the text's ends, between ASCII (control characters no piece has either), next to a
+    character outside the Basic Multilingual Plane or a known one, of 2- and 3-byte characters
+    mixed, with and without byte fallback; and runs so long that sentencepiece's float sums are
+    rebased inside them."""
+    texts = [
+        "한국어",
+        "한",
+        "x한국어",
+        "한국어x",
+        " 한국어 ",
+        "\x07한국\x07어\x07",
+        "한😀국😀",
+        "😀한국😀",
+        "абв한국어где",
+        "ab Ωλμ한국 cd",
+        "日本語한국어日本",
+        "a 한 b 국 c 어",
+        "한국어" * 5000,
+        "the quick brown fox " * 400 + "한국어" * 3000 + " tail",
+        ("x " + "한국어" * 700) * 10,
+    ]
+    for model in (ascii_unigram, trained["unigram"], trained["unigram-bytes"]):
+        sp, tok = _pair(model)
+        enc = SentencePieceModelEncoder.from_file(model)
+        for text in texts:
+            assert_like_sentencepiece(sp, tok, text)
+            assert enc.encode(text) == sp.encode(text), text[:40]
+
+
+def test_offsets_of_mixed_character_lengths_at_every_alignment(trained):
+    """The normalizer numbers the characters of eight bytes at a time: 1- to 4-byte characters
+    starting at each byte of a block give sentencepiece's offsets."""
+    sp, tok = _pair(trained["unigram"])
+    for k in range(9):
+        for tail in ("д日😀é x", "😀😀한ab", "éééé日", "x\u0301日本 語"):
+            assert_like_sentencepiece(sp, tok, "a" * k + tail * 3)
+            assert_like_sentencepiece(sp, tok, "д" * k + tail + "a" * k)

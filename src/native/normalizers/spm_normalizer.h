@@ -23,6 +23,9 @@
 #if defined(__SSSE3__)
 #include <tmmintrin.h>
 #endif
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 namespace tokenforge {
 
@@ -144,8 +147,10 @@ class SpmNormalizer {
   // `characters` (and norm_to_orig), the alignment is in input characters instead: for each
   // normalized byte the input character it came from (sentencepiece's offsets, with no counting
   // left to do), and *characters is the input's character count.
-  void normalize(const uint8_t* s, size_t n, std::string& out, std::vector<uint32_t>* norm_to_orig,
-                 bool spaces_as_is = false, uint32_t* characters = nullptr) const {
+  // (norm_to_orig may be a DefaultInitVector: then its growth is not zeroed first.)
+  template <class Alignment = std::vector<uint32_t>>
+  void normalize(const uint8_t* s, size_t n, std::string& out, Alignment* norm_to_orig, bool spaces_as_is = false,
+                 uint32_t* characters = nullptr) const {
     const bool escape = options_.escape_whitespaces && !spaces_as_is;
     std::string_view input(reinterpret_cast<const char*>(s), n);
     out.clear();
@@ -268,8 +273,9 @@ class SpmNormalizer {
   // how many input bytes it took, and says in prev_space whether the last was a space that
   // remove_extra_whitespaces counts. With `characters`, the alignment is in input characters
   // (`consumed` is the character at the start), and *characters says how many it took.
+  template <class Alignment>
   size_t copy_plain(std::string_view input, uint32_t consumed, bool escape, bool& prev_space, std::string& out,
-                    std::vector<uint32_t>* norm_to_orig, uint32_t* characters = nullptr) const {
+                    Alignment* norm_to_orig, uint32_t* characters = nullptr) const {
     const uint8_t* s = reinterpret_cast<const uint8_t*>(input.data());
     const size_t n = input.size();
     size_t run = n, spaces = 0;
@@ -305,8 +311,8 @@ class SpmNormalizer {
         write_spaces(static_cast<char*>(std::memcpy(w, s, run)), run);
         size_t k = 0;
         for (; k + 8 <= run; k += 8) {
-          if (load8(s + k) & 0x8080808080808080ull) {
-            for (size_t j = k; j < k + 8; ++j) o[j] = (next += (s[j] & 0xC0) != 0x80) - 1;
+          if (const uint64_t v = load8(s + k); v & 0x8080808080808080ull) {
+            next = number_characters(v, next, o + k);
           } else {
             for (size_t j = k; j < k + 8; ++j) o[j] = next + uint32_t(j - k);
             next += 8;
@@ -393,6 +399,11 @@ class SpmNormalizer {
           size_t len;
           const uint32_t cp = decode_utf8(s + run, n - run, len);
           const uint8_t cls = cp < 0x10000 ? next_class_[cp] : kNeverPlain;
+          if (cls == 0) {  // no key starts with it (most characters)
+            run += len - 1;
+            after_space = false;
+            continue;
+          }
           const bool more = run + len < n;
           const uint8_t next = more ? s[run + len] : 0;
           const bool may_go_on = cls == kNeverPlain || ((more & (next_sets_[cls][next >> 6] >> (next & 63) & 1)) &&
@@ -416,6 +427,26 @@ class SpmNormalizer {
       }
       if (run >= n) return run;
     }
+  }
+
+  // Writes at o[0..8) the number of the character each of the 8 bytes of v (little-endian) is
+  // part of, the first character that starts in them being `next`; returns the number after
+  // the last. (A character's start is a byte other than 10xxxxxx; running counts of starts come
+  // from one multiplication, each byte's count in its byte.)
+  static TF_INLINE uint32_t number_characters(uint64_t v, uint32_t next, uint32_t* o) {
+    const uint64_t continuation = v & ~(v << 1) & 0x8080808080808080ull;  // 0x80 on each 10xxxxxx
+    const uint64_t starts = (~continuation & 0x8080808080808080ull) >> 7;
+    const uint64_t counts = starts * 0x0101010101010101ull;  // byte j: the starts in bytes 0..j
+    const uint32_t before = next - 1;
+#if defined(__SSE2__)
+    const __m128i zero = _mm_setzero_si128(), base = _mm_set1_epi32(int(before));
+    const __m128i wide = _mm_unpacklo_epi8(_mm_cvtsi64_si128(int64_t(counts)), zero);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(o), _mm_add_epi32(_mm_unpacklo_epi16(wide, zero), base));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(o + 4), _mm_add_epi32(_mm_unpackhi_epi16(wide, zero), base));
+#else
+    for (int j = 0; j < 8; ++j) o[j] = before + uint32_t(counts >> (8 * j) & 0xFF);
+#endif
+    return next + uint32_t(counts >> 56);
   }
 
   // Writes s[0..run) at w with each blank as kSpace; returns the end. s may be read up to n.

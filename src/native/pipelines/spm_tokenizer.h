@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "base/bytes.h"
+#include "base/default_init.h"
 #include "base/pool.h"
 #include "base/utf8.h"
 #include "processors/post_processing.h"
@@ -100,7 +101,8 @@ class SpmEncoder {
  private:
   struct Scratch {
     std::string normalized;
-    std::vector<uint32_t> norm_to_orig, lengths;
+    DefaultInitVector<uint32_t> norm_to_orig;  // (grown without zeroing)
+    std::vector<uint32_t> lengths;
     void trim() {
       release_if_large(normalized);
       release_if_large(norm_to_orig);

@@ -70,6 +70,11 @@ class PieceAdjacency {
         }
   }
 
+  // Whether a character of this info() is in no piece and no piece of its own: the lattice has
+  // only an unknown node over it. The cut keeps a run of such characters (next to each other)
+  // in one segment (with infos, see cut).
+  static TF_INLINE bool lone_unknown(uint32_t info) { return info == kNoOne; }
+
   // info() of c, with the flags of a character past the table: it may do anything.
   uint32_t info(uint32_t c) const { return c < kCharacters ? info_[c] : kJoinsNext | kJoinsPrevious | kNoOne; }
   // Sets the id of a segment of c alone (c < kCharacters, id < kNoOne).
@@ -103,7 +108,9 @@ class PieceAdjacency {
   }
   // The same, and in infos (in step with cuts) the info() of each segment's first character
   // where that character is outside ASCII (what is there for an ASCII one is undefined): a model
-  // then knows a one-character segment's id without reading the character again.
+  // then knows a one-character segment's id without reading the character again. Here a run
+  // of lone_unknown() characters stays one segment where one of two next to each other is
+  // outside ASCII (its first character's info() says so where that is outside ASCII).
   void cut(const uint8_t* s, size_t n, bool escape, bool prefix, std::vector<uint32_t>& cuts,
            std::vector<uint32_t>& infos) const {
     cut_into<true>(s, n, escape, prefix, cuts, &infos);
@@ -170,13 +177,27 @@ class PieceAdjacency {
         prev = read_char(prev_byte, escape);
         prev_info = info(prev);
       }
-      const uint32_t c = read(s + i, n - i, escape, len), c_info = info(c);
-      *w = uint32_t(i);
-      if (kInfos) info_at[w - base] = c_info;
-      w += !(((prev_info >> 1) & c_info & kJoinsPrevious) && may_join(prev, c));
-      prev = c;
-      prev_info = c_info;
-      prev_byte = b < 0x80 ? b : 0x80;
+      // Characters one by one while they are outside ASCII, and the first ASCII one after them.
+      for (;;) {
+        const uint32_t c = b < 0x80 ? read_char(b, escape) : decode_utf8(s + i, n - i, len), c_info = info(c);
+        *w = uint32_t(i);
+        if (kInfos) info_at[w - base] = c_info;
+        // With infos (the Unigram model's cut), no cut inside a run of lone unknowns either.
+        w += !((((prev_info >> 1) & c_info & kJoinsPrevious) && may_join(prev, c)) ||
+               (kInfos && ((prev_info ^ kNoOne) | (c_info ^ kNoOne)) == 0));
+        prev = c;
+        prev_info = c_info;
+        if (b < 0x80) {
+          prev_byte = b;
+          len = 1;
+          break;
+        }
+        if ((i += len) >= n) {
+          len = 0;
+          break;
+        }
+        b = s[i];
+      }
     }
     *w++ = uint32_t(n);
     return size_t(w - base);

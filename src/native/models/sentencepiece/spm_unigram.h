@@ -259,7 +259,8 @@ class SpmUnigramModel {
     for (size_t first = 0; first < segments; first += kBatch) {
       const size_t count = std::min(kBatch, segments - first);
       for (size_t k = 0; k < count; ++k)
-        batch.look_ahead(k, s + cuts[first + k], cuts[first + k + 1] - cuts[first + k], text, cacheable_, cache.paths);
+        batch.look_ahead(k, s + cuts[first + k], cuts[first + k + 1] - cuts[first + k], cache.infos[first + k], text,
+                         cacheable_, cache.paths);
       for (size_t k = 0; k < count; ++k) append_segment(text, first + k, batch, k, so_far, out, cache);
     }
     ids.insert(ids.end(), out.begin, out.end);
@@ -352,16 +353,21 @@ class SpmUnigramModel {
   static constexpr size_t kMostInTable = 31;  // values a table entry holds
   static constexpr size_t kBatch = 16;        // segments whose table slots are fetched ahead together
 
-  // A batch of segments' keys, computed ahead so that their table slots can be fetched.
+  // A batch of segments' keys, computed ahead so that their table slots can be fetched. A
+  // segment is one character, a run of lone unknowns (PieceAdjacency::lone_unknown), or a key.
   struct Batch {
-    enum Kind : uint8_t { kOne, kShort, kMedium, kOther };
+    enum Kind : uint8_t { kOne, kUnknownRun, kShort, kMedium, kOther };
     uint8_t kind[kBatch];
     uint64_t hash[kBatch];
     ShortKey shorts[kBatch];
     MediumKey mediums[kBatch];
-    void look_ahead(size_t k, const uint8_t* p, size_t m, const Text& text, bool cacheable, const PieceCache& paths) {
+    // Segment p[0..m), whose first character has PieceAdjacency::info() `info` (where outside ASCII).
+    void look_ahead(size_t k, const uint8_t* p, size_t m, uint32_t info, const Text& text, bool cacheable,
+                    const PieceCache& paths) {
       if (m == utf8_length(p[0]) && m <= 3) {  // (PieceAdjacency::info() has the characters of up to 3 bytes)
         kind[k] = kOne;
+      } else if (p[0] >= 0x80 && PieceAdjacency::lone_unknown(info)) {
+        kind[k] = kUnknownRun;
       } else if (cacheable && m <= kShortPiece) {
         kind[k] = kShort;
         shorts[k] = short_key(p, m, text.s, text.s + text.n);
@@ -454,6 +460,7 @@ class SpmUnigramModel {
       so_far += node_scores_[id];
       return emit(id, p, m, out);
     }
+    if (batch.kind[k] == Batch::kUnknownRun) return unknown_run(text, start, end, so_far, out, cache);
     std::vector<uint32_t>& path = cache.path;
     path.clear();
     // The path: its limit (float bits; see safe_limit), then its nodes; none: no path that may
@@ -488,6 +495,17 @@ class SpmUnigramModel {
       p += bytes;
     }
     so_far = sum;
+  }
+
+  // Appends a run of lone unknowns s[start..end) (characters of up to 3 bytes, each with an
+  // unknown node alone): sentencepiece adds the unknown's score once per character, and the ids
+  // are one unknown (or bytes). Near its rebasing, the rest goes through float_path.
+  void unknown_run(const Text& text, size_t start, size_t end, float& so_far, Out& out, Cache& cache) const {
+    const float score = node_scores_[vocab_.unk_id()];
+    size_t at = start;
+    for (; at < end && std::fabs(so_far) < one_node_limit_; at += utf8_length(text.s[at])) so_far += score;
+    if (at > start) emit(vocab_.unk_id(), text.s + start, at - start, out);
+    if (at < end) float_path(text, at, end, so_far, out, cache);
   }
 
   // Appends node `id` over the model's input p[0..bytes) (as SpmVocab::write: byte fallback and
