@@ -198,7 +198,7 @@ class Scanner {
   static constexpr size_t kNone = ~size_t(0);
   const uint8_t* s_;
   size_t n_;
-  bool avx2_;
+  [[maybe_unused]] bool avx2_;  // (unused where no AVX2 path is built)
   // Starts found by the last window, as bits relative to window_, handed out lowest first
   // while the caller continues from the last one handed out (handed_).
   size_t window_ = 0, handed_ = ~size_t(0), retry_at_ = 0;
