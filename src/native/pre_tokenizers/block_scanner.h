@@ -24,13 +24,22 @@
 // the end of the text too the run splits after its last newline), kEndSplit; Qwen2's is Llama
 // 3's with single digits (\p{N} for \p{N}{1,3}), kOneDigit. tekken's is o200k's with single
 // digits and no contractions (kContractions false: every apostrophe is punctuation).
+//
+// The masks come from SSE2 (or a byte loop without it), or on CPUs with AVX2 from 32-byte
+// loads in window_starts_avx2, a twin of window_starts compiled for AVX2 (base/cpu_features.h
+// says which runs); both give the same masks, so the same starts.
 #pragma once
 #include <cstdint>
 #include <cstring>
 
+#include "base/cpu_features.h"
+#include "base/inline_hints.h"
 #include "unicode/unicode_classes.h"
 #if defined(__SSE2__)
 #include <emmintrin.h>
+#endif
+#if TF_HAVE_AVX2_PATH
+#include <immintrin.h>
 #endif
 
 namespace tokenforge {
@@ -85,6 +94,38 @@ inline AsciiMasks ascii_masks(const uint8_t* p) {
 #endif
   return m;
 }
+
+#if TF_HAVE_AVX2_PATH
+// ascii_masks with two 32-byte loads (AVX2 CPUs only: see base/cpu_features.h).
+TF_TARGET_AVX2 TF_INLINE AsciiMasks ascii_masks_avx2(const uint8_t* p) {
+  AsciiMasks m;
+  // (Macros, not lambdas: a lambda would not be compiled for AVX2.) lo <= v <= hi as one
+  // signed compare, as in ascii_masks.
+#define TF_IN(lo, hi)                                               \
+  _mm256_cmpgt_epi8(_mm256_set1_epi8(char((hi) - (lo) + 1 - 0x80)), \
+                    _mm256_add_epi8(v, _mm256_set1_epi8(char(0x80 - (lo)))))
+#define TF_EQ(c) _mm256_cmpeq_epi8(v, _mm256_set1_epi8(c))
+#define TF_BITS(x) (uint64_t(uint32_t(_mm256_movemask_epi8(x))) << (32 * k))
+  for (int k = 0; k < 2; ++k) {
+    const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 32 * k));
+    const __m256i blank = TF_EQ(' ');
+    m.upper |= TF_BITS(TF_IN('A', 'Z'));
+    m.lower |= TF_BITS(TF_IN('a', 'z'));
+    m.digit |= TF_BITS(TF_IN('0', '9'));
+    m.space |= TF_BITS(_mm256_or_si256(blank, TF_IN('\t', '\r')));
+    m.newline |= TF_BITS(_mm256_or_si256(TF_EQ('\n'), TF_EQ('\r')));
+    m.blank |= TF_BITS(blank);
+    m.slash |= TF_BITS(TF_EQ('/'));
+    const uint64_t quote = TF_BITS(TF_EQ('\''));
+    m.quote |= quote;
+    m.stop |= TF_BITS(v) | quote;
+  }
+#undef TF_IN
+#undef TF_EQ
+#undef TF_BITS
+  return m;
+}
+#endif
 
 // Bytes that may follow the apostrophe of a contraction ('s 't 're 've 'm 'll 'd, any case,
 // and U+017F, which case-folds to s): an apostrophe before anything else is punctuation.
@@ -142,18 +183,10 @@ struct WindowStarts {
 // o200k: case-split words and slashes in the punctuation tail; else cl100k. kEndSplit: a
 // whitespace run at the end of the text splits after its last newline (o200k, Llama 3);
 // kOneDigit: each digit is a piece (Qwen2).
-template <bool kO200k, bool kEndSplit = kO200k, bool kOneDigit = false, bool kContractions = true>
-inline WindowStarts window_starts(const uint8_t* s, size_t p, size_t n) {
-  AsciiMasks m;
-  uint8_t buf[64];
-  const uint8_t* w = s + p;
-  const size_t avail = n - p >= 64 ? 64 : n - p;
-  if (avail < 64) {
-    std::memset(buf, 0x80, sizeof buf);  // past the text: stop bytes
-    std::memcpy(buf, s + p, avail);
-    w = buf;
-  }
-  m = ascii_masks(w);
+// What window_starts and window_starts_avx2 share: the starts from the masks of the bytes at w
+// (the text from p, or a copy of its last avail < 64 bytes padded with stop bytes).
+template <bool kO200k, bool kEndSplit, bool kOneDigit, bool kContractions>
+TF_INLINE WindowStarts window_rules(AsciiMasks m, const uint8_t* w, size_t avail, size_t p, size_t n) {
   if (m.quote) {
     if (kContractions)
       settle_quotes(w, avail, m);
@@ -221,5 +254,34 @@ inline WindowStarts window_starts(const uint8_t* s, size_t p, size_t n) {
   if (at_end) out.starts |= uint64_t(1) << lim;
   return out;
 }
+
+// The 64 bytes at p, or the text's last bytes from p copied to buf and padded with stop bytes.
+TF_INLINE const uint8_t* window_bytes(const uint8_t* s, size_t p, size_t n, uint8_t (&buf)[64], size_t& avail) {
+  avail = n - p >= 64 ? 64 : n - p;
+  if (avail == 64) return s + p;
+  std::memset(buf, 0x80, sizeof buf);  // past the text: stop bytes
+  std::memcpy(buf, s + p, avail);
+  return buf;
+}
+
+template <bool kO200k, bool kEndSplit = kO200k, bool kOneDigit = false, bool kContractions = true>
+inline WindowStarts window_starts(const uint8_t* s, size_t p, size_t n) {
+  uint8_t buf[64];
+  size_t avail;
+  const uint8_t* w = window_bytes(s, p, n, buf, avail);
+  return window_rules<kO200k, kEndSplit, kOneDigit, kContractions>(ascii_masks(w), w, avail, p, n);
+}
+
+#if TF_HAVE_AVX2_PATH
+// window_starts with AVX2 masks, and the rules compiled for AVX2 and BMI (only where
+// cpu_has_avx2(): the caller checks avx2_enabled()). Not inlined into callers built without.
+template <bool kO200k, bool kEndSplit = kO200k, bool kOneDigit = false, bool kContractions = true>
+TF_TARGET_AVX2 TF_NOINLINE WindowStarts window_starts_avx2(const uint8_t* s, size_t p, size_t n) {
+  uint8_t buf[64];
+  size_t avail;
+  const uint8_t* w = window_bytes(s, p, n, buf, avail);
+  return window_rules<kO200k, kEndSplit, kOneDigit, kContractions>(ascii_masks_avx2(w), w, avail, p, n);
+}
+#endif
 
 }  // namespace tokenforge

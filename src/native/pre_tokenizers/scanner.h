@@ -49,7 +49,9 @@ enum class Pattern : int { kGpt2 = 0, kCl100k = 1, kO200k = 2, kLlama3 = 3, kQwe
 
 class Scanner {
  public:
-  Scanner(const uint8_t* s, size_t n) : s_(s), n_(n) {}
+  // avx2: whether windows use window_starts_avx2 (by default where the CPU has AVX2 and
+  // base/cpu_features.h's switch allows it).
+  Scanner(const uint8_t* s, size_t n, bool avx2 = avx2_enabled()) : s_(s), n_(n), avx2_(avx2) {}
 
   // The end of the piece that starts at p. Called with each returned end in turn, the cl100k
   // and o200k scanners hand out the starts of a whole ASCII window (block_scanner.h) at once.
@@ -196,6 +198,7 @@ class Scanner {
   static constexpr size_t kNone = ~size_t(0);
   const uint8_t* s_;
   size_t n_;
+  [[maybe_unused]] bool avx2_;  // (unused where no AVX2 path is built)
   // Starts found by the last window, as bits relative to window_, handed out lowest first
   // while the caller continues from the last one handed out (handed_).
   size_t window_ = 0, handed_ = ~size_t(0), retry_at_ = 0;
@@ -205,7 +208,12 @@ class Scanner {
   TF_INLINE size_t windowed(size_t p) {
     if (p == handed_ && pending_) return hand_out();
     if (p >= retry_at_ && !wide_ahead(p)) {
+#if TF_HAVE_AVX2_PATH
+      const WindowStarts w = avx2_ ? window_starts_avx2<kO200k, kEndSplit, kOneDigit, kContractions>(s_, p, n_)
+                                   : window_starts<kO200k, kEndSplit, kOneDigit, kContractions>(s_, p, n_);
+#else
       const WindowStarts w = window_starts<kO200k, kEndSplit, kOneDigit, kContractions>(s_, p, n_);
+#endif
       if (w.starts) {
         window_ = p;
         pending_ = w.starts;

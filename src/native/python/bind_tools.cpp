@@ -3,10 +3,13 @@
 // file (formats/tiktoken_file.h). python/module.cpp calls bind_tools last; conversions come from
 // python/convert.h.
 #include <cstdint>
+#include <optional>
 #include <string_view>
 #include <vector>
 #include <nanobind/nanobind.h>
+#include <nanobind/stl/optional.h>
 
+#include "base/cpu_features.h"
 #include "formats/tiktoken_file.h"
 #include "pre_tokenizers/scanner.h"
 #include "python/bindings.h"
@@ -31,6 +34,13 @@ void bind_tools(nb::module_& m) {
       nb::arg("text"), nb::arg("pattern"), nb::arg("windowed"),
       "Byte offsets where the built-in scanner `pattern` ends each piece of `text`; "
       "windowed=False uses only the character-by-character scanner (for tests).");
+
+  m.def(
+      "_avx2_windows", [](std::optional<bool> enable) { return enable ? set_avx2_enabled(*enable) : avx2_enabled(); },
+      nb::arg("enable") = nb::none(),
+      "Whether the scanners' windows use their AVX2 path (base/cpu_features.h); enable=True or False "
+      "turns it on (where the CPU has AVX2) or off for the scans that start after. For tests: "
+      "TOKENFORGE_NO_AVX2=1 turns it off from the start.");
 
   m.def(
       "parse_tiktoken",

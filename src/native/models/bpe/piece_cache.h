@@ -149,13 +149,11 @@ class PieceTable {
   }
 
   // Writes the entry's ids at w (which has room for kInlineIds) and returns the end.
-  uint32_t* emit(const Entry& e, uint32_t* w) const {
+  // (Ids that spilled, rare, take a call of their own, so that the common case is a copy.)
+  TF_INLINE uint32_t* emit(const Entry& e, uint32_t* w) const {
     const uint32_t count = e.info & 31;
-    if (count <= kInlineIds) {
-      std::memcpy(w, e.ids, sizeof(e.ids));
-    } else {
-      std::memcpy(w, spill_.data() + (e.info >> kSpillShift), count * sizeof(uint32_t));
-    }
+    if (TF_UNLIKELY(count > kInlineIds)) return emit_spilled(e, w);
+    std::memcpy(w, e.ids, sizeof(e.ids));
     return w + count;
   }
 
@@ -182,6 +180,11 @@ class PieceTable {
   }
 
  private:
+  TF_NOINLINE uint32_t* emit_spilled(const Entry& e, uint32_t* w) const {
+    const uint32_t count = e.info & 31;
+    std::memcpy(w, spill_.data() + (e.info >> kSpillShift), count * sizeof(uint32_t));
+    return w + count;
+  }
   void make_room() {
     if ((size_ + 1) * 2 <= slots_.size()) return;
     if (log_ < max_log_)
