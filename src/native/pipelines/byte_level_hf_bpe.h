@@ -161,6 +161,21 @@ class ByteLevelHfBpePipeline {
     return e;
   }
 
+  // Ids first: the ids encode_sequence's rows would hold, appended to `out`, without building
+  // the rows (offsets, words, names); false, with `out` as it was, where the text must go
+  // through the staged pipeline (NFC changes it) — the caller then encodes it whole.
+  bool encode_ids(const uint8_t* s, size_t n, const SpecialMatcher* added, std::vector<uint32_t>& out) const {
+    if (d_.nfc && !is_normalized_quick(NormalForm::kNFC, std::string_view(reinterpret_cast<const char*>(s), n)))
+      return false;
+    Pool<Scratch>::Lease lease(scratch_);
+    Scratch& w = lease.get();
+    out.reserve(out.size() + n / 3 + 8);
+    split_at_matches(
+        added, s, n, [&](size_t from, size_t to) { stretch_ids(s + from, to - from, w, out); },
+        [&](const SpecialMatch& m) { out.push_back(m.id); });
+    return true;
+  }
+
   // HF's ByteLevel decoder over the tokens' texts, joined.
   std::string decode(std::vector<std::string> tokens) const {
     decoder_.decode_chain(tokens);
@@ -540,6 +555,103 @@ class ByteLevelHfBpePipeline {
     }
     rows.word = word;
     rows.rows.insert(rows.rows.end(), rows_begin, row);
+  }
+
+  // encode_stretch's ids alone, appended to `out`.
+  void stretch_ids(const uint8_t* s, size_t n, Scratch& w, std::vector<uint32_t>& out) const {
+    if (n == 0) return;
+    if (!d_.add_prefix_space) {
+      if (d_.pre_splits.empty()) {
+        switch (d_.split) {
+          case int(Pattern::kGpt2):
+            return fast_ids(s, n, w, ScannedEnds<Pattern::kGpt2>{Scanner(s, n)}, out);
+          case int(Pattern::kCl100k):
+            return fast_ids(s, n, w, ScannedEnds<Pattern::kCl100k>{Scanner(s, n)}, out);
+          case int(Pattern::kO200k):
+            return fast_ids(s, n, w, ScannedEnds<Pattern::kO200k>{Scanner(s, n)}, out);
+          case int(Pattern::kLlama3):
+            return fast_ids(s, n, w, ScannedEnds<Pattern::kLlama3>{Scanner(s, n)}, out);
+          case int(Pattern::kQwen2):
+            return fast_ids(s, n, w, ScannedEnds<Pattern::kQwen2>{Scanner(s, n)}, out);
+          default:
+            break;
+        }
+      }
+      if (list_ends(s, n, w)) return fast_ids(s, n, w, ListedEnds{w.ends.data()}, out);
+    }
+    each_piece(s, n, 0, w, [&](const uint8_t* p, size_t len, size_t, bool) { encode_piece(p, len, out, w); });
+  }
+
+  // fast_stretch's ids alone: written into the cache's id buffer (room for one id a byte, and
+  // the 7 a table hit may write past its last; never cleared, unlike a vector grown to that
+  // size), then appended to `out` whole.
+  template <class Ends>
+  void fast_ids(const uint8_t* s, size_t n, Scratch& w, Ends ends, std::vector<uint32_t>& out) const {
+    PieceCache& cache = w.cache;
+    auto find_batch = [&](size_t p, Batch& b) {
+      size_t m = 0;
+      b.bounds[0] = p;
+      for (; m < kBatch && b.bounds[m] < n; ++m) b.bounds[m + 1] = ends.next(b.bounds[m]);
+      b.count = m;
+      for (size_t i = 0; i < m; ++i) {
+        const size_t len = b.bounds[i + 1] - b.bounds[i];
+        if (len < 2 || len > kMediumPiece) continue;
+        if (len <= kShortPiece) {
+          b.keys[i] = short_key(s + b.bounds[i], len, s, s + n);
+          b.hashes[i] = b.keys[i].hash();
+          cache.shorts.prefetch(b.hashes[i]);
+        } else {
+          b.medium_keys[i] = medium_key(s + b.bounds[i], len);
+          b.hashes[i] = b.medium_keys[i].hash();
+          cache.mediums.prefetch(b.hashes[i]);
+        }
+      }
+    };
+    IdBuffer& buf = cache.out;
+    buf.reserve(n + 8);
+    uint32_t* o = buf.begin();
+    std::vector<uint32_t>& ids = w.ids;
+    auto copy = [&](const std::vector<uint32_t>& from) {
+      std::memcpy(o, from.data(), from.size() * sizeof(uint32_t));
+      o += from.size();
+    };
+    Batch batches[2];
+    find_batch(0, batches[0]);
+    for (int cur = 0; batches[cur].count; cur ^= 1) {
+      const Batch& b = batches[cur];
+      find_batch(b.bounds[b.count], batches[cur ^ 1]);
+      for (size_t i = 0; i < b.count; ++i) {
+        const size_t from = b.bounds[i], to = b.bounds[i + 1];
+        const uint8_t* piece = s + from;
+        const size_t len = to - from;
+        if (len == 1) {
+          *o++ = byte_id_[piece[0]];
+        } else if (len <= kShortPiece) {
+          if (const ShortPieceTable::Entry* e = cache.shorts.find(b.keys[i], b.hashes[i])) {
+            o = cache.shorts.emit(*e, o);
+          } else {
+            ids.clear();
+            merge(piece, len, ids, w);
+            cache.shorts.insert(b.keys[i], b.hashes[i], ids.data(), ids.size());
+            copy(ids);
+          }
+        } else if (len <= kMediumPiece) {
+          if (const MediumPieceTable::Entry* e = cache.mediums.find(b.medium_keys[i], b.hashes[i])) {
+            o = cache.mediums.emit(*e, o);
+          } else {
+            ids.clear();
+            merge(piece, len, ids, w);
+            cache.mediums.insert(b.medium_keys[i], b.hashes[i], ids.data(), ids.size());
+            copy(ids);
+          }
+        } else {
+          ids.clear();
+          encode_piece(piece, len, ids, w);
+          copy(ids);
+        }
+      }
+    }
+    out.insert(out.end(), buf.begin(), o);
   }
 
   // The character holding input byte `at`, and the one after the character holding `last`

@@ -16,7 +16,7 @@
 namespace tokenforge {
 
 constexpr uint32_t kNoWord = 0xFFFFFFFF;  // a token of no word: template specials, padding
-constexpr uint8_t kNoSequence = 0x7F;     // a token of no sequence: template specials, padding
+constexpr uint8_t kNoSequence = 3;        // a token of no sequence: template specials, padding
 
 // One token: its id, span of input code points, word (HF's word id: the index of the
 // pre-tokenized piece it came from in its sequence; an added token matched in the text is a
@@ -24,14 +24,15 @@ constexpr uint8_t kNoSequence = 0x7F;     // a token of no sequence: template sp
 // (an encoding of a large text holds one per token; type ids past kMaxTypeId are refused where
 // set). `name`: 0 where the token shows as its id's name; k where it shows as its encoding's
 // names[k - 1] (an added token matched with whitespace its lstrip / rstrip took in: HF's token
-// is the text it covers).
+// is the text it covers), up to 4095 distinct names an encoding. `sequence`: 0, 1 or
+// kNoSequence (HF encodes one text or a pair).
 struct Row {
   uint32_t id, start, end, word;
   uint16_t type_id;
   uint16_t special : 1;
   uint16_t attention : 1;
-  uint16_t sequence : 7;
-  uint16_t name : 7;
+  uint16_t sequence : 2;
+  uint16_t name : 12;
 };
 static_assert(sizeof(Row) == 20, "Row is meant to pack into 20 bytes");
 constexpr uint32_t kMaxTypeId = 0xFFFF;
@@ -77,7 +78,7 @@ struct Encoded {
 
   // Row::name for `text`: its slot in names (added once; shared by equal texts), or 0 where
   // all kMaxNames slots are taken (the row then shows its id's name).
-  static constexpr size_t kMaxNames = 127;
+  static constexpr size_t kMaxNames = 4095;
   uint16_t name_slot(const std::string& text) {
     for (size_t k = 0; k < names.size(); ++k)
       if (names[k] == text) return uint16_t(k + 1);
@@ -93,7 +94,7 @@ struct Encoded {
   }
   // Appends `r`, a row of `from`, with its name carried over.
   void push_row_of(const Encoded& from, Row r) {
-    if (r.name) r.name = name_slot(from.names[r.name - 1]) & 0x7F;
+    if (r.name) r.name = name_slot(from.names[r.name - 1]) & kMaxNames;
     rows.push_back(r);
   }
 
@@ -283,6 +284,21 @@ struct PostProcessor {
     return n;
   }
 
+  // Whether process() of one text only puts the template's special ids around its ids (no
+  // truncation, no padding): then ids_around gives them, and a kernel may compute ids first.
+  bool ids_only(bool is_pair) const { return !is_pair && !truncate && !pad; }
+  // The ids process() puts before and after one text's ids (nothing without add_special).
+  void ids_around(bool add_special, std::vector<uint32_t>& before, std::vector<uint32_t>& after) const {
+    if (!add_special) return;
+    bool seen = false;
+    for (const TemplatePiece& p : single) {
+      if (p.is_sequence)
+        seen = true;
+      else
+        (seen ? after : before).insert((seen ? after : before).end(), p.special_ids.begin(), p.special_ids.end());
+    }
+  }
+
   // Truncates, applies the template and pads one encoding (a batch pads again to its longest).
   // `truncated`: the caller has run truncate_pair already (a kernel that works on the parts).
   Encoded process(Encoded a, Encoded* b, bool add_special, bool truncated = false) const {
@@ -375,7 +391,7 @@ struct PostProcessor {
 
  private:
   static void set_sequence(Encoded& e, uint32_t sequence, bool parts) {
-    for (Row& r : e.rows) r.sequence = uint8_t(sequence) & 0x7F;
+    for (Row& r : e.rows) r.sequence = uint8_t(sequence) & 3;
     e.sequences = uint8_t(e.sequences | 1u << sequence);
     if (parts)
       for (Encoded& o : e.overflowing) set_sequence(o, sequence, false);

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <tuple>
 #include <string>
 #include <utility>
 #include <vector>
@@ -239,7 +240,7 @@ nb::object maybe_pair(const std::optional<std::pair<T, T>>& v) {
 void bind_encoded_accessors(nb::class_<PyEncoded>& c) {
   auto word_ids = [](const PyEncoded& o) {
     nb::list out;
-    for (const Row& r : o.e.rows) out.append(r.word == kNoWord ? nb::none() : nb::cast(r.word));
+    for (const Row& r : o.get().rows) out.append(r.word == kNoWord ? nb::none() : nb::cast(r.word));
     return out;
   };
   c.def_prop_ro("word_ids", word_ids,
@@ -258,51 +259,56 @@ void bind_encoded_accessors(nb::class_<PyEncoded>& c) {
           "sequence_ids",
           [](const PyEncoded& o) {
             nb::list out;
-            for (size_t i = 0; i < o.e.size(); ++i) out.append(maybe(o.e.sequence_of(i)));
+            const Encoded& e = o.get();
+            for (size_t i = 0; i < e.size(); ++i) out.append(maybe(e.sequence_of(i)));
             return out;
           },
           "Each token's text: 0 (the first), 1 (the pair), None for template special tokens and padding.")
       .def_prop_ro(
-          "n_sequences", [](const PyEncoded& o) { return o.e.n_sequences(); }, "How many texts were encoded.")
+          "n_sequences", [](const PyEncoded& o) { return o.get().n_sequences(); }, "How many texts were encoded.")
       .def(
           "word_to_tokens",
           [](const PyEncoded& o, nb::handle word, nb::handle sequence) {
-            return maybe_pair(o.e.word_to_tokens(uint32_t(index_of(word, UINT32_MAX)), index_of(sequence, kAnyIndex)));
+            return maybe_pair(
+                o.get().word_to_tokens(uint32_t(index_of(word, UINT32_MAX)), index_of(sequence, kAnyIndex)));
           },
           nb::arg("word_index"), nb::arg("sequence_index") = 0,
           "(first token, last token + 1) of the word in the given text, or None.")
       .def(
           "word_to_chars",
           [](const PyEncoded& o, nb::handle word, nb::handle sequence) {
-            return maybe_pair(o.e.word_to_chars(uint32_t(index_of(word, UINT32_MAX)), index_of(sequence, kAnyIndex)));
+            return maybe_pair(
+                o.get().word_to_chars(uint32_t(index_of(word, UINT32_MAX)), index_of(sequence, kAnyIndex)));
           },
           nb::arg("word_index"), nb::arg("sequence_index") = 0,
           "The word's span of input code points in the given text, or None.")
       .def(
           "token_to_sequence",
-          [](const PyEncoded& o, nb::handle token) { return maybe(o.e.token_to_sequence(index_of(token, kAnyIndex))); },
+          [](const PyEncoded& o, nb::handle token) {
+            return maybe(o.get().token_to_sequence(index_of(token, kAnyIndex)));
+          },
           nb::arg("token_index"), "The text the token is of (0 or 1), or None.")
       .def(
           "token_to_chars",
           [](const PyEncoded& o, nb::handle token) {
-            return maybe_pair(o.e.token_to_chars(index_of(token, kAnyIndex)));
+            return maybe_pair(o.get().token_to_chars(index_of(token, kAnyIndex)));
           },
           nb::arg("token_index"), "The token's span of input code points, or None (template specials, padding).")
       .def(
           "token_to_word",
-          [](const PyEncoded& o, nb::handle token) { return maybe(o.e.token_to_word(index_of(token, kAnyIndex))); },
+          [](const PyEncoded& o, nb::handle token) { return maybe(o.get().token_to_word(index_of(token, kAnyIndex))); },
           nb::arg("token_index"), "The token's word in its text, or None.")
       .def(
           "char_to_token",
           [](const PyEncoded& o, nb::handle pos, nb::handle sequence) {
-            return maybe(o.e.char_to_token(index_of(pos, kAnyIndex), index_of(sequence, kAnyIndex)));
+            return maybe(o.get().char_to_token(index_of(pos, kAnyIndex), index_of(sequence, kAnyIndex)));
           },
           nb::arg("char_pos"), nb::arg("sequence_index") = 0,
           "The token holding the input code point char_pos of the given text, or None.")
       .def(
           "char_to_word",
           [](const PyEncoded& o, nb::handle pos, nb::handle sequence) {
-            return maybe(o.e.char_to_word(index_of(pos, kAnyIndex), index_of(sequence, kAnyIndex)));
+            return maybe(o.get().char_to_word(index_of(pos, kAnyIndex), index_of(sequence, kAnyIndex)));
           },
           nb::arg("char_pos"), nb::arg("sequence_index") = 0,
           "The word holding the input code point char_pos of the given text, or None.");
@@ -326,63 +332,82 @@ void bind_pipelines(nb::module_& m) {
       "One text (or pair) encoded: ids, tokens, offsets (code-point spans of the input; (0, 0) "
       "for special tokens the template adds), type ids, attention mask, special-tokens mask, and "
       "the overflowing parts that truncation cut off.");
-  encoded.def("__len__", [](const PyEncoded& o) { return o.e.size(); })
-      .def_prop_ro("ids", [](const PyEncoded& o) { return row_ints(o.e, [](const Row& r) { return r.id; }); })
-      .def_prop_ro("type_ids", [](const PyEncoded& o) { return row_ints(o.e, [](const Row& r) { return r.type_id; }); })
+  encoded.def("__len__", [](const PyEncoded& o) { return o.size(); })
+      .def_prop_ro("ids",
+                   [](const PyEncoded& o) {
+                     // Ids first: one fill from the contiguous ids, no rows built.
+                     if (o.lazy) return IdInts::instance().list(o.lazy->ids);
+                     return row_ints(o.e, [](const Row& r) { return r.id; });
+                   })
+      .def_prop_ro("type_ids",
+                   [](const PyEncoded& o) { return row_ints(o.get(), [](const Row& r) { return r.type_id; }); })
       .def_prop_ro("special_tokens_mask",
-                   [](const PyEncoded& o) { return row_ints(o.e, [](const Row& r) { return r.special; }); })
+                   [](const PyEncoded& o) { return row_ints(o.get(), [](const Row& r) { return r.special; }); })
       .def_prop_ro("attention_mask",
-                   [](const PyEncoded& o) { return row_ints(o.e, [](const Row& r) { return r.attention; }); })
+                   [](const PyEncoded& o) { return row_ints(o.get(), [](const Row& r) { return r.attention; }); })
       .def_prop_ro("offsets",
                    [](const PyEncoded& o) {
                      nb::list out;
-                     for (const Row& r : o.e.rows) out.append(nb::make_tuple(r.start, r.end));
+                     for (const Row& r : o.get().rows) out.append(nb::make_tuple(r.start, r.end));
                      return out;
                    })
-      .def_prop_ro("tokens",
-                   [](const PyEncoded& o) {
-                     nb::list out;
-                     const std::vector<std::string>& by_id = o.names->by_id;
-                     // A row of Encoded::texts shows its own text (HF's Unigram unknown pieces); rows
-                     // of equal id, word and offsets take their texts in order.
-                     std::vector<uint8_t> used(o.e.texts.size(), 0);
-                     auto own_text = [&](const Row& r) -> const std::string* {
-                       if (r.special || r.word == kNoWord) return nullptr;
-                       for (size_t i = 0; i < o.e.texts.size(); ++i) {
-                         const TokenText& t = o.e.texts[i];
-                         if (!used[i] && t.id == r.id && t.word == r.word && t.start == r.start && t.end == r.end &&
-                             t.sequence == (r.sequence == kNoSequence ? 0 : r.sequence)) {
-                           used[i] = 1;
-                           return &t.text;
-                         }
-                       }
-                       return nullptr;
-                     };
-                     for (const Row& r : o.e.rows) {
-                       const std::string* own = o.e.texts.empty() || !r.attention ? nullptr : own_text(r);
-                       if (own)
-                         out.append(nb::str(own->data(), own->size()));
-                       else if (!r.attention)
-                         out.append(nb::str(o.names->pad.c_str()));
-                       else if (r.name && r.name <= o.e.names.size())
-                         out.append(nb::str(o.e.names[r.name - 1].data(), o.e.names[r.name - 1].size()));
-                       else if (r.id < by_id.size())
-                         out.append(nb::str(by_id[r.id].c_str()));
-                       else
-                         throw nb::value_error(("token id " + std::to_string(r.id) + " has no name").c_str());
-                     }
-                     return out;
-                   })
+      .def_prop_ro(
+          "tokens",
+          [](const PyEncoded& o) {
+            nb::list out;
+            const Encoded& e = o.get();
+            const std::vector<std::string>& by_id = o.names->by_id;
+            // A row of Encoded::texts shows its own text (HF's Unigram unknown pieces); rows
+            // of equal id, word and offsets take their texts in order. The texts are sorted
+            // by that key (then by place), so each row finds its group in log time and
+            // takes the group's next text.
+            using Key = std::tuple<uint32_t, uint32_t, uint32_t, uint32_t, uint32_t>;
+            auto key_of = [](const TokenText& t) { return Key{t.sequence, t.word, t.start, t.end, t.id}; };
+            std::vector<uint32_t> order(e.texts.size());
+            for (size_t i = 0; i < order.size(); ++i) order[i] = uint32_t(i);
+            std::stable_sort(order.begin(), order.end(),
+                             [&](uint32_t a, uint32_t b) { return key_of(e.texts[a]) < key_of(e.texts[b]); });
+            std::vector<uint32_t> taken(order.size(), 0);  // at a group's first place: texts taken
+            auto own_text = [&](const Row& r) -> const std::string* {
+              if (r.special || r.word == kNoWord) return nullptr;
+              const Key key{r.sequence == kNoSequence ? 0u : uint32_t(r.sequence), r.word, r.start, r.end, r.id};
+              const auto first = std::lower_bound(order.begin(), order.end(), key,
+                                                  [&](uint32_t i, const Key& k) { return key_of(e.texts[i]) < k; });
+              if (first == order.end() || key_of(e.texts[*first]) != key) return nullptr;
+              const size_t at = size_t(first - order.begin());
+              const size_t next = at + taken[at];
+              if (next >= order.size() || key_of(e.texts[order[next]]) != key) return nullptr;
+              ++taken[at];
+              return &e.texts[order[next]].text;
+            };
+            for (const Row& r : e.rows) {
+              const std::string* own = e.texts.empty() || !r.attention ? nullptr : own_text(r);
+              if (own)
+                out.append(nb::str(own->data(), own->size()));
+              else if (!r.attention)
+                out.append(nb::str(o.names->pad.c_str()));
+              else if (r.name && r.name <= e.names.size())
+                out.append(nb::str(e.names[r.name - 1].data(), e.names[r.name - 1].size()));
+              else if (r.id < by_id.size())
+                out.append(nb::str(by_id[r.id].c_str()));
+              else
+                throw nb::value_error(("token id " + std::to_string(r.id) + " has no name").c_str());
+            }
+            return out;
+          })
       .def_prop_ro("overflowing", [](const PyEncoded& o) {
         std::vector<PyEncoded> out;
-        for (const Encoded& part : o.e.overflowing) {
-          out.push_back(PyEncoded{part, o.names});
-          out.back().e.texts = o.e.texts;  // the parts' rows are among the whole's
+        const Encoded& e = o.get();
+        for (const Encoded& part : e.overflowing) {
+          out.push_back(PyEncoded{part, o.names, nullptr});
+          out.back().e.texts = e.texts;  // the parts' rows are among the whole's
         }
         return out;
       });
   bind_encoded_accessors(encoded);
   encoded.def("__repr__", [](const PyEncoded& o) {
+    // A lazy encoding (ids first) has no overflowing parts: truncation builds rows eagerly.
+    if (o.lazy) return "Encoded(" + std::to_string(o.size()) + " tokens, 0 overflowing, ids first)";
     return "Encoded(" + std::to_string(o.e.size()) + " tokens, " + std::to_string(o.e.overflowing.size()) +
            " overflowing)";
   });

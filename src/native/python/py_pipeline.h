@@ -8,6 +8,8 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <mutex>
+#include <type_traits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -37,10 +39,103 @@ struct TokenNames {
   std::string pad;
 };
 
-// An Encoded as Python sees it: the rows, and the names to show its tokens with.
+// An encoding whose ids came first (a kernel with encode_ids, one text without truncation or
+// padding): the ids, and what it takes to build its rows on first need, by encoding the same
+// text again the eager way (so the rows are the eager rows by construction). The rows are built
+// once, under a lock taken with the GIL released where the text is long, so that threads reading
+// one encoding at once share one build. It holds references to the Python objects the build
+// needs (the pipeline, the added-token matcher), dropped with the GIL taken.
+class LazyRows {
+ public:
+  LazyRows(nb::handle owner, nb::handle matcher) : owner_(owner.ptr()), matcher_(matcher.ptr()) {
+    Py_XINCREF(owner_);
+    Py_XINCREF(matcher_);
+  }
+  virtual ~LazyRows() {
+    if (!owner_ && !matcher_) return;
+    const PyGILState_STATE state = PyGILState_Ensure();  // any thread, GIL held or not
+    Py_XDECREF(owner_);
+    Py_XDECREF(matcher_);
+    PyGILState_Release(state);
+  }
+  LazyRows(const LazyRows&) = delete;
+  LazyRows& operator=(const LazyRows&) = delete;
+
+  std::vector<uint32_t> ids;
+  std::string text;  // the input's UTF-8
+
+  // The rows (GIL held).
+  const Encoded& rows() {
+    if (!built_.load(std::memory_order_acquire)) {
+      GilReleasedFor nogil(text.size());
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (!built_.load(std::memory_order_relaxed)) {
+        rows_ = build();
+        built_.store(true, std::memory_order_release);
+      }
+    }
+    return rows_;
+  }
+
+ protected:
+  virtual Encoded build() const = 0;  // without the GIL
+
+ private:
+  PyObject* owner_;
+  PyObject* matcher_;
+  std::mutex mutex_;
+  std::atomic<bool> built_{false};
+  Encoded rows_;
+};
+
+// The lazy rows of one text through pipeline `tok` (its encode, as the eager path calls it).
+template <class Pipeline>
+class LazyRowsOf final : public LazyRows {
+ public:
+  LazyRowsOf(nb::handle owner, nb::handle matcher, const Pipeline& tok, bool add_special, const SpecialMatcher* added,
+             std::shared_ptr<const PostProcessor> post)
+      : LazyRows(owner, matcher), tok_(tok), add_special_(add_special), added_(added), post_(std::move(post)) {}
+
+  // The ids of text (already in `text`): the template's around the kernel's; false where the
+  // kernel cannot give ids first for it (the rows are then built eagerly by the caller).
+  bool fill_ids() {
+    std::vector<uint32_t> after;
+    post_->ids_around(add_special_, ids, after);
+    const auto* s = reinterpret_cast<const uint8_t*>(text.data());
+    if (!tok_.encode_ids(s, text.size(), added_, ids)) return false;
+    ids.insert(ids.end(), after.begin(), after.end());
+    return true;
+  }
+
+ private:
+  Encoded build() const override {
+    const auto* s = reinterpret_cast<const uint8_t*>(text.data());
+    return tok_.encode(s, text.size(), nullptr, 0, false, add_special_, added_, *post_);
+  }
+
+  const Pipeline& tok_;
+  bool add_special_;
+  const SpecialMatcher* added_;
+  std::shared_ptr<const PostProcessor> post_;
+};
+
+// Whether Pipeline computes ids first (encode_ids(s, n, added, out) -> bool).
+template <class P, class = void>
+struct HasEncodeIds : std::false_type {};
+template <class P>
+struct HasEncodeIds<P, std::void_t<decltype(std::declval<const P&>().encode_ids(
+                           nullptr, 0, nullptr, std::declval<std::vector<uint32_t>&>()))>> : std::true_type {};
+
+// An Encoded as Python sees it: the rows (or, ids first, the ids and the lazy rows), and the
+// names to show its tokens with.
 struct PyEncoded {
-  Encoded e;
+  Encoded e;  // the rows, unless `lazy`
   std::shared_ptr<const TokenNames> names;
+  std::shared_ptr<LazyRows> lazy;  // set: the ids came first, rows are built on first need
+
+  // The rows (built now where they came lazily; GIL held).
+  const Encoded& get() const { return lazy ? lazy->rows() : e; }
+  size_t size() const { return lazy ? lazy->ids.size() : e.size(); }
 };
 
 // One field of every row (field(row)) as a list of ints.
@@ -130,26 +225,48 @@ class PyPipeline {
     return keep.is_none() ? nullptr : nb::cast<const SpecialMatcher*>(keep);
   }
 
+  // owner: this pipeline's Python object (a lazy encoding keeps it alive; none: rows eagerly).
   PyEncoded encode_with_policy(nb::handle text, nb::handle pair, bool add_special, nb::handle allowed,
-                               nb::handle disallowed) const {
+                               nb::handle disallowed, nb::handle owner = nb::handle()) const {
     nb::object keep;
     const SpecialMatcher* added = added_for(allowed, disallowed, nb::make_tuple(text, pair), keep);
-    return encode(text, pair, add_special, added);
+    return encode(text, pair, add_special, added, owner, keep);
   }
 
-  PyEncoded encode(nb::handle text, nb::handle pair, bool add_special, const SpecialMatcher* added) const {
+  // One text or pair. A kernel with encode_ids gives one text's ids first where the
+  // post-processor only adds the template's ids (no truncation, no padding): the rows come when
+  // first read (LazyRows; `owner` and `matcher`, the Python objects of this and of `added`, are
+  // kept alive for them).
+  PyEncoded encode(nb::handle text, nb::handle pair, bool add_special, const SpecialMatcher* added,
+                   nb::handle owner = nb::handle(), nb::handle matcher = nb::handle()) const {
     const Text a = utf8_of(text);
     const bool has_pair = !pair.is_none();
     const Text b = has_pair ? utf8_of(pair) : Text{nullptr, 0};
     std::shared_ptr<const PostProcessor> post = this->post();
     std::shared_ptr<const TokenNames> names = this->names();
+    if constexpr (HasEncodeIds<Pipeline>::value) {
+      if (owner.is_valid() && post->ids_only(has_pair)) {
+        auto lazy = std::make_shared<LazyRowsOf<Pipeline>>(owner, matcher, tok_, add_special, added, post);
+        bool done;
+        {
+          GilReleasedFor nogil(a.size);
+          lazy->text.assign(reinterpret_cast<const char*>(a.data), a.size);
+          done = lazy->fill_ids();
+        }
+        if (done) return PyEncoded{Encoded(), std::move(names), std::move(lazy)};
+      }
+    }
     GilReleasedFor nogil(a.size + b.size);
-    return PyEncoded{tok_.encode(a.data, a.size, b.data, b.size, has_pair, add_special, added, *post),
-                     std::move(names)};
+    return PyEncoded{tok_.encode(a.data, a.size, b.data, b.size, has_pair, add_special, added, *post), std::move(names),
+                     nullptr};
   }
 
+  // Each text (or pair) as encode gives it, on threads; texts without a pair come ids first
+  // where encode's would (owner and matcher as there), and padding to the batch's longest makes
+  // every row eager.
   std::vector<PyEncoded> encode_batch(nb::handle texts, nb::handle pairs, bool add_special, const SpecialMatcher* added,
-                                      size_t threads) const {
+                                      size_t threads, nb::handle owner = nb::handle(),
+                                      nb::handle matcher = nb::handle()) const {
     const std::vector<Text> a = utf8_of_all(texts);
     const bool has_pairs = !pairs.is_none();
     const std::vector<Text> b = has_pairs ? utf8_of_all(pairs, true) : std::vector<Text>();
@@ -161,18 +278,43 @@ class PyPipeline {
     const std::shared_ptr<const PostProcessor> snapshot = this->post();
     const std::shared_ptr<const TokenNames> names = this->names();
     const PostProcessor& post = *snapshot;
-    nb::gil_scoped_release nogil;
-    encoded.resize(a.size());
-    parallel_for(
-        a.size(), threads,
-        [&](size_t i) {
-          const bool pair = has_pairs && b[i].data;  // None in pairs: that input is one text
-          encoded[i] = tok_.encode(a[i].data, a[i].size, pair ? b[i].data : nullptr, pair ? b[i].size : 0, pair,
-                                   add_special, added, post);
-        },
-        SignalPoll());
-    post.pad_batch(encoded);
-    for (size_t i = 0; i < out.size(); ++i) out[i] = PyEncoded{std::move(encoded[i]), names};
+    std::vector<std::shared_ptr<LazyRowsOf<Pipeline>>> lazy;  // ids first where set
+    std::vector<uint8_t> eager;                               // lazy[i] could not: rows in encoded[i]
+    if constexpr (HasEncodeIds<Pipeline>::value) {
+      if (owner.is_valid() && post.ids_only(false)) {
+        lazy.resize(a.size());
+        for (size_t i = 0; i < a.size(); ++i)
+          if (!(has_pairs && b[i].data))
+            lazy[i] = std::make_shared<LazyRowsOf<Pipeline>>(owner, matcher, tok_, add_special, added, snapshot);
+      }
+    }
+    eager.assign(a.size(), 0);
+    {
+      nb::gil_scoped_release nogil;
+      encoded.resize(a.size());
+      parallel_for(
+          a.size(), threads,
+          [&](size_t i) {
+            const bool pair = has_pairs && b[i].data;  // None in pairs: that input is one text
+            if (!lazy.empty() && lazy[i]) {
+              if constexpr (HasEncodeIds<Pipeline>::value) {
+                lazy[i]->text.assign(reinterpret_cast<const char*>(a[i].data), a[i].size);
+                if (lazy[i]->fill_ids()) return;
+              }
+              eager[i] = 1;
+            }
+            encoded[i] = tok_.encode(a[i].data, a[i].size, pair ? b[i].data : nullptr, pair ? b[i].size : 0, pair,
+                                     add_special, added, post);
+          },
+          SignalPoll());
+      post.pad_batch(encoded);
+    }
+    for (size_t i = 0; i < out.size(); ++i) {
+      if (!lazy.empty() && lazy[i] && !eager[i])
+        out[i] = PyEncoded{Encoded(), names, std::move(lazy[i])};
+      else
+        out[i] = PyEncoded{std::move(encoded[i]), names, nullptr};
+    }
     return out;
   }
 
@@ -234,14 +376,27 @@ void bind_pipeline(nb::class_<Py>& c, nb::object default_allowed, const char* en
           "encode",
           [](const Py& t, nb::handle text, nb::handle pair, nb::handle add_special, nb::handle allowed,
              nb::handle disallowed) {
-            return t.encode_with_policy(text, pair, flag_of(add_special, "add_special_tokens"), allowed, disallowed);
+            return t.encode_with_policy(text, pair, flag_of(add_special, "add_special_tokens"), allowed, disallowed,
+                                        nb::find(&t));
           },
           nb::arg("sequence"), nb::arg("pair").none() = nb::none(), nb::arg("add_special_tokens") = true, nb::kw_only(),
           nb::arg("allowed_special") = default_allowed, nb::arg("disallowed_special") = default_disallowed, encode_doc)
       .def(
+          "_encode_eager",
+          [](const Py& t, nb::handle text, nb::handle pair, nb::handle add_special, nb::handle allowed,
+             nb::handle disallowed) {
+            return t.encode_with_policy(text, pair, flag_of(add_special, "add_special_tokens"), allowed, disallowed);
+          },
+          nb::arg("sequence"), nb::arg("pair").none() = nb::none(), nb::arg("add_special_tokens") = true, nb::kw_only(),
+          nb::arg("allowed_special") = default_allowed, nb::arg("disallowed_special") = default_disallowed,
+          "encode with every row built at once, as before ids came first (a test and benchmark hook).")
+      .def(
           "encode_batch",
           [](const Py& t, nb::handle texts, nb::handle pairs, bool add_special, const SpecialMatcher* added,
-             size_t threads) { return t.encode_batch(texts, pairs, add_special, added, threads); },
+             size_t threads) {
+            return t.encode_batch(texts, pairs, add_special, added, threads, nb::find(&t),
+                                  added ? nb::handle(nb::find(added)) : nb::handle());
+          },
           nb::arg("texts"), nb::arg("pairs").none(), nb::arg("add_special_tokens"), nb::arg("added").none(),
           nb::arg("threads"));
 }

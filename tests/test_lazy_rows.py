@@ -1,0 +1,216 @@
+"""Ids first on the fused byte-level BPE of tokenizer.json files (pipelines/byte_level_hf_bpe.h's
+encode_ids, python/py_pipeline.h's LazyRows): `encode` computes one text's ids only, and the
+encoding builds its rows (offsets, tokens, word ids, masks, the accessors) when one is first
+read. Every field, read in any order, from any thread, after the tokenizer is gone, equals the
+eager encoding's (`_encode_eager`, every row at once); pairs, truncation and padding stay eager
+and equal too."""
+
+from __future__ import annotations
+
+import gc
+import itertools
+import json
+import random
+import threading
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+
+import tokenforge
+from hf_trio import Trio
+from test_fused_hf_bpe import EDGE, LINES, SAMPLE_TEXTS, TEXT, trained_doc
+
+pytest.importorskip("tokenizers")
+
+# Each field an encoding shows, read by name (a method: called on a few arguments).
+FIELDS: dict[str, Any] = {
+    "ids": lambda e: e.ids,
+    "tokens": lambda e: e.tokens,
+    "offsets": lambda e: [tuple(o) for o in e.offsets],
+    "word_ids": lambda e: e.word_ids,
+    "type_ids": lambda e: e.type_ids,
+    "special_tokens_mask": lambda e: e.special_tokens_mask,
+    "attention_mask": lambda e: e.attention_mask,
+    "sequence_ids": lambda e: e.sequence_ids,
+    "len": len,
+    "n_sequences": lambda e: e.n_sequences,
+    "overflowing": lambda e: [o.ids for o in e.overflowing],
+    "accessors": lambda e: [
+        (
+            e.token_to_chars(i),
+            e.token_to_word(i),
+            e.token_to_sequence(i),
+            e.char_to_token(i),
+            e.char_to_word(i),
+            e.word_to_tokens(i),
+            e.word_to_chars(i),
+        )
+        for i in (0, 1, 2, 5, len(e) // 2, max(len(e) - 1, 0), len(e) + 3)
+    ],
+}
+
+
+def fields(e: Any, order: list[str]) -> dict[str, Any]:
+    return {name: FIELDS[name](e) for name in order}
+
+
+_TRIOS: dict[tuple[str, bool], Trio] = {}
+
+
+def trio(tmp_path_factory: Any, shape: str, template: bool) -> Trio:
+    if (shape, template) not in _TRIOS:
+        doc = trained_doc(shape, add_prefix_space=template, ignore_merges=not template, template=template)
+        _TRIOS[shape, template] = Trio(doc, tmp_path_factory.mktemp("lazy") / "tokenizer.json")
+    return _TRIOS[shape, template]
+
+
+SHAPES = [("gpt2", False), ("llama3", False), ("llama3", True), ("qwen2", True), ("o200k", False), ("custom", False)]
+NFC_SHAPES = {"qwen2", "llama3", "custom"}
+TEXTS = [*EDGE, *LINES[:40], *(t[:3000] for t in SAMPLE_TEXTS)]
+
+
+def is_lazy(e: Any) -> bool:
+    return "ids first" in repr(e)
+
+
+@pytest.mark.parametrize(("shape", "template"), SHAPES)
+def test_lazy_rows_equal_eager_rows(tmp_path_factory, shape, template):
+    fused = trio(tmp_path_factory, shape, template).fused
+    order = list(FIELDS)
+    rng = random.Random(7)
+    for add in (True, False):
+        for text in TEXTS:
+            eager = fused._encode_eager(text, None, add)
+            assert not is_lazy(eager)
+            want = fields(eager, order)
+            got_lazy = fused.encode(text, None, add)
+            # (NFC: a text the quick check cannot pass goes through the staged pipeline, eagerly)
+            assert is_lazy(got_lazy) or (shape in NFC_SHAPES and not text.isascii()), text
+            rng.shuffle(order)
+            assert fields(got_lazy, order) == want, text
+
+
+@pytest.mark.parametrize(("shape", "template"), [("llama3", True), ("gpt2", False)])
+def test_rows_read_first_in_every_order(tmp_path_factory, shape, template):
+    """Every order of a few fields, each on a fresh encoding: whichever comes first builds the rows."""
+    fused = trio(tmp_path_factory, shape, template).fused
+    text = "日本語 hello<|endoftext|> world  \n" + LINES[3] + "hello world" + " xyz"
+    want = fields(fused._encode_eager(text), list(FIELDS))
+    for order in itertools.permutations(["ids", "tokens", "offsets", "word_ids", "accessors"]):
+        e = fused.encode(text)
+        assert fields(e, [*order, *FIELDS]) == {**want}, order
+
+
+@pytest.mark.parametrize(("shape", "template"), [("qwen2", True), ("llama3", False)])
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=TEXT)
+def test_lazy_rows_equal_eager_on_any_text(tmp_path_factory, shape, template, text):
+    fused = trio(tmp_path_factory, shape, template).fused
+    assert fields(fused.encode(text), ["tokens", *FIELDS]) == fields(fused._encode_eager(text), list(FIELDS))
+
+
+def test_threads_read_one_encoding(tmp_path_factory):
+    """Threads read fields of the same lazy encodings at once: one build, every reader the same."""
+    fused = trio(tmp_path_factory, "llama3", False).fused
+    texts = [SAMPLE_TEXTS[i % len(SAMPLE_TEXTS)][: 8000 + 300 * i] for i in range(6)]
+    wants = [fields(fused._encode_eager(t), list(FIELDS)) for t in texts]
+    for _ in range(3):
+        encodings = [fused.encode(t) for t in texts]
+        barrier = threading.Barrier(8)
+        results: list[Any] = [None] * 8
+        errors: list[BaseException] = []
+
+        def read(k: int) -> None:
+            try:
+                order = list(FIELDS)
+                random.Random(k).shuffle(order)
+                barrier.wait()
+                results[k] = [fields(e, order) for e in encodings]
+            except BaseException as exc:  # noqa: BLE001 (reported below)
+                errors.append(exc)
+
+        threads = [threading.Thread(target=read, args=(k,)) for k in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert not errors
+        for got in results:
+            assert got == wants
+
+
+def test_rows_outlive_the_tokenizer(tmp_path):
+    """The encoding keeps the pipeline and the call's added-token matcher alive for its rows."""
+    doc = trained_doc("llama3", add_prefix_space=False, ignore_merges=True, template=True)
+    path = tmp_path / "tokenizer.json"
+    path.write_text(json.dumps(doc))
+    tok = tokenforge.Tokenizer.from_file(str(path))
+    assert tok.kernel == "byte_level_hf_bpe"
+    text = "hello world<|endoftext|> héllo <|fim|>日本語 xyz"
+    want = fields(tok._native._encode_eager(text, allowed_special={"<|fim|>"}), list(FIELDS))
+    lazy = tok.encode(text, allowed_special={"<|fim|>"})  # a matcher of this call only
+    batch = tok.encode_batch([text, text], allowed_special={"<|fim|>"})
+    assert is_lazy(lazy) and all(is_lazy(e) for e in batch)
+    del tok
+    gc.collect()
+    assert fields(lazy, list(FIELDS)) == want
+    assert [fields(e, list(FIELDS)) for e in batch] == [want, want]
+
+
+def test_batches_are_lazy_and_equal_eager(tmp_path_factory):
+    fused = trio(tmp_path_factory, "llama3", True).fused  # (no NFC: every text comes ids first)
+    texts = [*EDGE, *LINES[:100]]
+    default = fused.encode_batch  # (texts, pairs, add_special, added, threads)
+    added = trio(tmp_path_factory, "llama3", True).staged._kernel.default_added
+    for add in (True, False):
+        batch = default(texts, None, add, added, 2)
+        assert all(is_lazy(e) for e in batch)
+        assert [fields(e, list(FIELDS)) for e in batch] == [
+            fields(fused._encode_eager(t, None, add), list(FIELDS)) for t in texts
+        ]
+    # A pair among the texts: that input is eager, the others stay lazy.
+    mixed = default(texts[:5], [None, "a pair", None, None, "x"], True, added, 2)
+    assert [is_lazy(e) for e in mixed] == [True, False, True, True, False]
+    assert [fields(e, list(FIELDS)) for e in mixed] == [
+        fields(fused._encode_eager(t, p), list(FIELDS))
+        for t, p in zip(texts[:5], [None, "a pair", None, None, "x"], strict=True)
+    ]
+
+
+def test_pairs_truncation_and_padding_stay_eager(tmp_path):
+    doc = trained_doc("llama3", add_prefix_space=False, ignore_merges=False, template=True)
+    path = tmp_path / "tokenizer.json"
+    path.write_text(json.dumps(doc))
+    tok = tokenforge.Tokenizer.from_file(str(path))
+    text, pair = "one two three four five six seven " + LINES[5] + "hello world", "a second <|fim|> text"
+    assert is_lazy(tok.encode(text)) and not is_lazy(tok.encode(text, pair))
+    assert fields(tok.encode(text, pair), list(FIELDS)) == fields(tok._native._encode_eager(text, pair), list(FIELDS))
+    tok.enable_truncation(max_length=5, stride=1)
+    e = tok.encode(text)
+    assert not is_lazy(e) and len(e) == 5 and e.overflowing
+    tok.no_truncation()
+    tok.enable_padding(length=200)
+    e = tok.encode(text)
+    assert not is_lazy(e) and len(e) == 200
+    assert [len(x) for x in tok.encode_batch([text, "x"])] == [200, 200]
+    tok.no_padding()
+    assert is_lazy(tok.encode(text))
+
+
+def test_nfc_texts_fall_back_to_eager(tmp_path_factory):
+    """A file with NFC: a text the quick check passes comes ids first; one NFC changes goes
+    through the staged pipeline, eagerly."""
+    t = trio(tmp_path_factory, "qwen2", True)
+    assert is_lazy(t.fused.encode("cafe plain"))
+    e = t.fused.encode("cafe\u0301 e\u0301")
+    assert not is_lazy(e)
+    t.check("cafe\u0301 e\u0301")
+
+
+def test_empty_and_long_texts(tmp_path_factory):
+    fused = trio(tmp_path_factory, "gpt2", False).fused
+    long = "".join(SAMPLE_TEXTS) * 3 + "日本語" * 5000 + " " * 3000
+    for text in ["", " ", "a", "\n", long]:
+        e = fused.encode(text)
+        assert fields(e, ["len", "ids", *FIELDS]) == fields(fused._encode_eager(text), list(FIELDS))
