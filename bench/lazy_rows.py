@@ -19,7 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import tokenforge
-from tokenizer_json import SHARED, documents
+from tokenizer_json import SHARED, default_corpora, documents
 
 
 def best(f: Callable[[], object], repeat: int) -> float:
@@ -39,18 +39,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
     folders = args.folders or sorted(p for p in (SHARED / "vocab" / "hf").iterdir() if p.is_dir())
-    corpus = SHARED / "corpus"
-    corpora = args.corpus or [
-        p
-        for p in [
-            corpus / "en-linuxdoc.txt",
-            corpus / "code-python-stdlib.txt",
-            corpus / "man" / "ja.txt",
-            corpus / "man" / "ru.txt",
-            corpus / "man" / "zh_CN.txt",
-        ]
-        if p.exists()
-    ]
+    corpora = args.corpus or default_corpora()
     cl100k = tokenforge.get_encoding("cl100k_base")
     print("| file | corpus | ids first | eager rows | rows read, lazy | rows read, eager | cl100k Encoding |")
     print("| --- | --- | --- | --- | --- | --- | --- |")

@@ -125,6 +125,13 @@ def _timed(f: Callable[[], object]) -> float:
     return time.perf_counter() - start
 
 
+def default_corpora() -> list[Path]:
+    """The five corpora of ../shared these benchmarks read unless told (those present)."""
+    corpus = SHARED / "corpus"
+    names = ["en-linuxdoc.txt", "code-python-stdlib.txt", "man/ja.txt", "man/ru.txt", "man/zh_CN.txt"]
+    return [p for p in (corpus / name for name in names) if p.exists()]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--folders", nargs="*", type=Path, help="model folders with a tokenizer.json")
@@ -132,18 +139,7 @@ def main() -> None:
     parser.add_argument("--mb", type=float, default=2.0, help="megabytes of each corpus (default 2)")
     args = parser.parse_args()
     folders = args.folders or sorted(p for p in (SHARED / "vocab" / "hf").iterdir() if p.is_dir())
-    corpus = SHARED / "corpus"
-    corpora = args.corpus or [
-        p
-        for p in [
-            corpus / "en-linuxdoc.txt",
-            corpus / "code-python-stdlib.txt",
-            corpus / "man" / "ja.txt",
-            corpus / "man" / "ru.txt",
-            corpus / "man" / "zh_CN.txt",
-        ]
-        if p.exists()
-    ]
+    corpora = args.corpus or default_corpora()
     print("| file | corpus | library | cold MB/s | warm MB/s | batch MB/s |")
     print("| --- | --- | --- | --- | --- | --- |")
     for folder in folders:

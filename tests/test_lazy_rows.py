@@ -214,3 +214,25 @@ def test_empty_and_long_texts(tmp_path_factory):
     for text in ["", " ", "a", "\n", long]:
         e = fused.encode(text)
         assert fields(e, ["len", "ids", *FIELDS]) == fields(fused._encode_eager(text), list(FIELDS))
+
+
+def test_rows_keep_the_vocabulary_of_their_encode(tmp_path):
+    """Tokens added after an encode do not reach the rows it builds later: they describe the ids
+    it returned (the tokenizer as it was), on this thread and on another."""
+    doc = trained_doc("llama3", add_prefix_space=False, ignore_merges=True, template=True)
+    path = tmp_path / "tokenizer.json"
+    path.write_text(json.dumps(doc))
+    tok = tokenforge.Tokenizer.from_file(str(path))
+    text = "hello world<|endoftext|> héllo wor 日本語 world"
+    want = fields(tok._native._encode_eager(text), list(FIELDS))
+    lazy, other = tok.encode(text), tok.encode(text)
+    assert is_lazy(lazy) and is_lazy(other)
+    tok.add_tokens(["llo wor", "日本"])
+    tok.add_special_tokens(["world"])
+    assert tok.encode(text).ids != want["ids"]  # the change does reach new encodes
+    assert fields(lazy, list(FIELDS)) == want
+    seen: list[Any] = []
+    worker = threading.Thread(target=lambda: seen.append(fields(other, list(FIELDS))))
+    worker.start()
+    worker.join()
+    assert seen == [want]

@@ -457,6 +457,30 @@ class ByteLevelHfBpePipeline {
     fast_stretch<false>(s, n, base, rows, w, ends);
   }
 
+  // The next batch of up to kBatch pieces from byte p: their ends, and the keys and hashes of
+  // the short and medium ones with their cache slots prefetched (fast_stretch and fast_ids
+  // probe them one batch later).
+  template <class Ends>
+  static void next_batch(const uint8_t* s, size_t n, Ends& ends, PieceCache& cache, size_t p, Batch& b) {
+    size_t m = 0;
+    b.bounds[0] = p;
+    for (; m < kBatch && b.bounds[m] < n; ++m) b.bounds[m + 1] = ends.next(b.bounds[m]);
+    b.count = m;
+    for (size_t i = 0; i < m; ++i) {
+      const size_t len = b.bounds[i + 1] - b.bounds[i];
+      if (len < 2 || len > kMediumPiece) continue;
+      if (len <= kShortPiece) {
+        b.keys[i] = short_key(s + b.bounds[i], len, s, s + n);
+        b.hashes[i] = b.keys[i].hash();
+        cache.shorts.prefetch(b.hashes[i]);
+      } else {
+        b.medium_keys[i] = medium_key(s + b.bounds[i], len);
+        b.hashes[i] = b.medium_keys[i].hash();
+        cache.mediums.prefetch(b.hashes[i]);
+      }
+    }
+  }
+
   // Each piece's rows are written as soon as its ids are known, into a reused buffer that is
   // then appended to the rows whole: a piece of one token (most pieces) spans the piece, so
   // only the tokens of longer merges look their lengths up (one byte each, the table small
@@ -464,32 +488,13 @@ class ByteLevelHfBpePipeline {
   template <bool kAscii, class Ends>
   void fast_stretch(const uint8_t* s, size_t n, size_t base, Rows& rows, Scratch& w, Ends& ends) const {
     PieceCache& cache = w.cache;
-    auto find_batch = [&](size_t p, Batch& b) {
-      size_t m = 0;
-      b.bounds[0] = p;
-      for (; m < kBatch && b.bounds[m] < n; ++m) b.bounds[m + 1] = ends.next(b.bounds[m]);
-      b.count = m;
-      for (size_t i = 0; i < m; ++i) {
-        const size_t len = b.bounds[i + 1] - b.bounds[i];
-        if (len < 2 || len > kMediumPiece) continue;
-        if (len <= kShortPiece) {
-          b.keys[i] = short_key(s + b.bounds[i], len, s, s + n);
-          b.hashes[i] = b.keys[i].hash();
-          cache.shorts.prefetch(b.hashes[i]);
-        } else {
-          b.medium_keys[i] = medium_key(s + b.bounds[i], len);
-          b.hashes[i] = b.medium_keys[i].hash();
-          cache.mediums.prefetch(b.hashes[i]);
-        }
-      }
-    };
+    auto find_batch = [&](size_t p, Batch& b) { next_batch(s, n, ends, cache, p, b); };
     // At most one id a byte, and a table hit writes its inline slots whole (up to 7 past the
     // last id), so a piece of k bytes needs k + 8 slots; the ids of each piece start over at
     // the buffer's start (their rows are written before the next piece).
     IdBuffer& buf = cache.out;
     buf.reserve(kMediumPiece + 8);
     uint32_t* const ids_begin = buf.begin();
-    std::vector<uint32_t>& ids = w.ids;
     if (w.row_buffer.size() < n + 8) w.row_buffer.resize(n + 8);
     Row* const rows_begin = w.row_buffer.data();
     Row* row = rows_begin;
@@ -518,23 +523,14 @@ class ByteLevelHfBpePipeline {
             }
             out = cache.shorts.emit(*e, out);
           } else {
-            ids.clear();
-            merge(piece, len, ids, w);
-            cache.shorts.insert(b.keys[i], b.hashes[i], ids.data(), ids.size());
+            std::vector<uint32_t>& ids = missed_piece(piece, len, b, i, w);
             id = ids.data(), out = ids.data() + ids.size();
           }
-        } else if (len <= kMediumPiece) {
-          if (const MediumPieceTable::Entry* e = cache.mediums.find(b.medium_keys[i], b.hashes[i])) {
-            out = cache.mediums.emit(*e, out);
-          } else {
-            ids.clear();
-            merge(piece, len, ids, w);
-            cache.mediums.insert(b.medium_keys[i], b.hashes[i], ids.data(), ids.size());
-            id = ids.data(), out = ids.data() + ids.size();
-          }
+        } else if (const MediumPieceTable::Entry* e =
+                       len <= kMediumPiece ? cache.mediums.find(b.medium_keys[i], b.hashes[i]) : nullptr) {
+          out = cache.mediums.emit(*e, out);
         } else {
-          ids.clear();
-          encode_piece(piece, len, ids, w);
+          std::vector<uint32_t>& ids = missed_piece(piece, len, b, i, w);
           id = ids.data(), out = ids.data() + ids.size();
         }
         // Token [at, end) spans from the character holding byte `at` to the one holding end - 1.
@@ -588,29 +584,10 @@ class ByteLevelHfBpePipeline {
   template <class Ends>
   void fast_ids(const uint8_t* s, size_t n, Scratch& w, Ends ends, std::vector<uint32_t>& out) const {
     PieceCache& cache = w.cache;
-    auto find_batch = [&](size_t p, Batch& b) {
-      size_t m = 0;
-      b.bounds[0] = p;
-      for (; m < kBatch && b.bounds[m] < n; ++m) b.bounds[m + 1] = ends.next(b.bounds[m]);
-      b.count = m;
-      for (size_t i = 0; i < m; ++i) {
-        const size_t len = b.bounds[i + 1] - b.bounds[i];
-        if (len < 2 || len > kMediumPiece) continue;
-        if (len <= kShortPiece) {
-          b.keys[i] = short_key(s + b.bounds[i], len, s, s + n);
-          b.hashes[i] = b.keys[i].hash();
-          cache.shorts.prefetch(b.hashes[i]);
-        } else {
-          b.medium_keys[i] = medium_key(s + b.bounds[i], len);
-          b.hashes[i] = b.medium_keys[i].hash();
-          cache.mediums.prefetch(b.hashes[i]);
-        }
-      }
-    };
+    auto find_batch = [&](size_t p, Batch& b) { next_batch(s, n, ends, cache, p, b); };
     IdBuffer& buf = cache.out;
     buf.reserve(n + 8);
     uint32_t* o = buf.begin();
-    std::vector<uint32_t>& ids = w.ids;
     auto copy = [&](const std::vector<uint32_t>& from) {
       std::memcpy(o, from.data(), from.size() * sizeof(uint32_t));
       o += from.size();
@@ -630,28 +607,35 @@ class ByteLevelHfBpePipeline {
           if (const ShortPieceTable::Entry* e = cache.shorts.find(b.keys[i], b.hashes[i])) {
             o = cache.shorts.emit(*e, o);
           } else {
-            ids.clear();
-            merge(piece, len, ids, w);
-            cache.shorts.insert(b.keys[i], b.hashes[i], ids.data(), ids.size());
-            copy(ids);
+            copy(missed_piece(piece, len, b, i, w));
           }
-        } else if (len <= kMediumPiece) {
-          if (const MediumPieceTable::Entry* e = cache.mediums.find(b.medium_keys[i], b.hashes[i])) {
-            o = cache.mediums.emit(*e, o);
-          } else {
-            ids.clear();
-            merge(piece, len, ids, w);
-            cache.mediums.insert(b.medium_keys[i], b.hashes[i], ids.data(), ids.size());
-            copy(ids);
-          }
+        } else if (const MediumPieceTable::Entry* e =
+                       len <= kMediumPiece ? cache.mediums.find(b.medium_keys[i], b.hashes[i]) : nullptr) {
+          o = cache.mediums.emit(*e, o);
         } else {
-          ids.clear();
-          encode_piece(piece, len, ids, w);
-          copy(ids);
+          copy(missed_piece(piece, len, b, i, w));
         }
       }
     }
     out.insert(out.end(), buf.begin(), o);
+  }
+
+  // A piece fast_stretch and fast_ids did not find cached (or one too long to cache): its ids,
+  // merged into w.ids, and kept in the cache for pieces of its length.
+  TF_INLINE std::vector<uint32_t>& missed_piece(const uint8_t* piece, size_t len, const Batch& b, size_t i,
+                                                Scratch& w) const {
+    std::vector<uint32_t>& ids = w.ids;
+    ids.clear();
+    if (len > kMediumPiece) {
+      encode_piece(piece, len, ids, w);
+    } else if (len <= kShortPiece) {
+      merge(piece, len, ids, w);
+      w.cache.shorts.insert(b.keys[i], b.hashes[i], ids.data(), ids.size());
+    } else {
+      merge(piece, len, ids, w);
+      w.cache.mediums.insert(b.medium_keys[i], b.hashes[i], ids.data(), ids.size());
+    }
+    return ids;
   }
 
   // The character holding input byte `at`, and the one after the character holding `last`
