@@ -387,25 +387,35 @@ class ByteLevelHfBpePipeline {
   // list them first.
   void encode_stretch(const uint8_t* s, size_t n, size_t base, Rows& rows, Scratch& w) const {
     if (n == 0) return;
-    if (d_.add_prefix_space) return piece_by_piece(s, n, base, rows, w);
+    if (!with_ends(s, n, w, [&](auto ends) { fast_pass(s, n, base, rows, w, ends); }))
+      piece_by_piece(s, n, base, rows, w);
+  }
+
+  // Runs pass(ends) over the stretch's piece ends, from a built-in scanner or listed (the
+  // pre-splits, then the Split), and says so; false where the stretch goes piece by piece
+  // instead (add_prefix_space, or listed ends that would not tile it).
+  template <class Pass>
+  bool with_ends(const uint8_t* s, size_t n, Scratch& w, Pass&& pass) const {
+    if (d_.add_prefix_space) return false;
     if (d_.pre_splits.empty()) {
       switch (d_.split) {
         case int(Pattern::kGpt2):
-          return fast_pass(s, n, base, rows, w, ScannedEnds<Pattern::kGpt2>{Scanner(s, n)});
+          return pass(ScannedEnds<Pattern::kGpt2>{Scanner(s, n)}), true;
         case int(Pattern::kCl100k):
-          return fast_pass(s, n, base, rows, w, ScannedEnds<Pattern::kCl100k>{Scanner(s, n)});
+          return pass(ScannedEnds<Pattern::kCl100k>{Scanner(s, n)}), true;
         case int(Pattern::kO200k):
-          return fast_pass(s, n, base, rows, w, ScannedEnds<Pattern::kO200k>{Scanner(s, n)});
+          return pass(ScannedEnds<Pattern::kO200k>{Scanner(s, n)}), true;
         case int(Pattern::kLlama3):
-          return fast_pass(s, n, base, rows, w, ScannedEnds<Pattern::kLlama3>{Scanner(s, n)});
+          return pass(ScannedEnds<Pattern::kLlama3>{Scanner(s, n)}), true;
         case int(Pattern::kQwen2):
-          return fast_pass(s, n, base, rows, w, ScannedEnds<Pattern::kQwen2>{Scanner(s, n)});
+          return pass(ScannedEnds<Pattern::kQwen2>{Scanner(s, n)}), true;
         default:
           break;
       }
     }
-    if (!list_ends(s, n, w)) return piece_by_piece(s, n, base, rows, w);
-    fast_pass(s, n, base, rows, w, ListedEnds{w.ends.data()});
+    if (!list_ends(s, n, w)) return false;
+    pass(ListedEnds{w.ends.data()});
+    return true;
   }
 
   // The pieces' ends, as the fast pass asks for them: from a built-in scanner, or listed.
@@ -556,26 +566,8 @@ class ByteLevelHfBpePipeline {
   // encode_stretch's ids alone, appended to `out`.
   void stretch_ids(const uint8_t* s, size_t n, Scratch& w, std::vector<uint32_t>& out) const {
     if (n == 0) return;
-    if (!d_.add_prefix_space) {
-      if (d_.pre_splits.empty()) {
-        switch (d_.split) {
-          case int(Pattern::kGpt2):
-            return fast_ids(s, n, w, ScannedEnds<Pattern::kGpt2>{Scanner(s, n)}, out);
-          case int(Pattern::kCl100k):
-            return fast_ids(s, n, w, ScannedEnds<Pattern::kCl100k>{Scanner(s, n)}, out);
-          case int(Pattern::kO200k):
-            return fast_ids(s, n, w, ScannedEnds<Pattern::kO200k>{Scanner(s, n)}, out);
-          case int(Pattern::kLlama3):
-            return fast_ids(s, n, w, ScannedEnds<Pattern::kLlama3>{Scanner(s, n)}, out);
-          case int(Pattern::kQwen2):
-            return fast_ids(s, n, w, ScannedEnds<Pattern::kQwen2>{Scanner(s, n)}, out);
-          default:
-            break;
-        }
-      }
-      if (list_ends(s, n, w)) return fast_ids(s, n, w, ListedEnds{w.ends.data()}, out);
-    }
-    each_piece(s, n, 0, w, [&](const uint8_t* p, size_t len, size_t, bool) { encode_piece(p, len, out, w); });
+    if (!with_ends(s, n, w, [&](auto ends) { fast_ids(s, n, w, ends, out); }))
+      each_piece(s, n, 0, w, [&](const uint8_t* p, size_t len, size_t, bool) { encode_piece(p, len, out, w); });
   }
 
   // fast_stretch's ids alone: written into the cache's id buffer (room for one id a byte, and

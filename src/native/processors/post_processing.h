@@ -292,10 +292,11 @@ struct PostProcessor {
     if (!add_special) return;
     bool seen = false;
     for (const TemplatePiece& p : single) {
+      std::vector<uint32_t>& to = seen ? after : before;
       if (p.is_sequence)
         seen = true;
       else
-        (seen ? after : before).insert((seen ? after : before).end(), p.special_ids.begin(), p.special_ids.end());
+        to.insert(to.end(), p.special_ids.begin(), p.special_ids.end());
     }
   }
 
