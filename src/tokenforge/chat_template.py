@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from datetime import datetime
-from functools import cache, lru_cache
+from functools import lru_cache
 from typing import Any, NoReturn, Union
 
 import jinja2
@@ -755,14 +755,13 @@ def _xlnet_extras(init: dict[str, Any], config: Mapping[str, Any], path: str) ->
         init["additional_special_tokens"] = ["<eop>", "<eod>"]
 
 
-@cache
 def _language_codes(class_name: str) -> tuple[str, ...]:
     """The FAIRSEQ_LANGUAGE_CODES of transformers' MBartTokenizer or NllbTokenizer, as
-    tools/dump_transformers_routing.py wrote them into data/transformers_routing.json."""
-    import importlib.resources
+    tools/dump_transformers_routing.py wrote them into data/transformers_routing.json (read once,
+    with the routing tables, by formats/transformers_classes.py)."""
+    from .formats.transformers_classes import _routing
 
-    data = importlib.resources.files("tokenforge").joinpath("data", "transformers_routing.json").read_text("utf-8")
-    return tuple(json.loads(data)["language_codes"][class_name])
+    return tuple(_routing()["language_codes"][class_name])
 
 
 def _mbart_extras(init: dict[str, Any], config: Mapping[str, Any], path: str) -> None:

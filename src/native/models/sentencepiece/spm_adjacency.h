@@ -184,7 +184,7 @@ class PieceAdjacency {
         if (kInfos) info_at[w - base] = c_info;
         // With infos (the Unigram model's cut), no cut inside a run of lone unknowns either.
         w += !((((prev_info >> 1) & c_info & kJoinsPrevious) && may_join(prev, c)) ||
-               (kInfos && ((prev_info ^ kNoOne) | (c_info ^ kNoOne)) == 0));
+               (kInfos && (lone_unknown(prev_info) & lone_unknown(c_info))));
         prev = c;
         prev_info = c_info;
         if (b < 0x80) {
