@@ -654,3 +654,162 @@ def test_hidden_vocabulary_token_on_the_fused_spm_kernel(tmp_path):
         for skip in (False, True):
             assert ours.decode(got.ids, skip_special_tokens=skip) == ref.decode(want.ids, skip), text
     assert ours.get_vocab() == ref.get_vocab()
+
+
+# -- classes whose constructor sets a post-processor after adding its tokens (MBart's, MBart50's
+# and NLLB's language codes from src_lang, Splinter's question token, mLUKE's template), LUKE's
+# entity tokens, MBart50's rebuilt vocabulary; the folders' tokenizer.json pipelines differ from
+# the classes' (an NFKC normalizer, a plain template), which transformers replaces.
+
+CLASS_TEXTS = [
+    "hello world, the quick brown fox.",
+    "  tokens  split\u00a0text ``quoted'' into <ent> [QUESTION] en_XX ro_RO </s> <mask> x",
+    "Ünïcödé ﬁ text ½ and  double   spaces",
+    "",
+    " ",
+]
+
+
+def _byte_level_bpe(path, specials=("<s>", "<pad>", "</s>", "<unk>")) -> None:
+    tok = hf.Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    alphabet = pre_tokenizers.ByteLevel.alphabet()
+    tok.train_from_iterator(
+        SENTENCES, trainers.BpeTrainer(vocab_size=320, special_tokens=list(specials), initial_alphabet=alphabet)
+    )
+    tok.post_processor = processors.TemplateProcessing(single="$A", pair="$A $B:1", special_tokens=[])
+    tok.save(str(path))
+
+
+def _unigram_nfkc(path, specials=("<s>", "<pad>", "</s>", "<unk>")) -> None:
+    from tokenizers import normalizers
+
+    tok = hf.Tokenizer(models.Unigram())
+    tok.normalizer = normalizers.NFKC()
+    tok.pre_tokenizer = pre_tokenizers.Metaspace()
+    trainer = trainers.UnigramTrainer(vocab_size=120, special_tokens=list(specials), unk_token="<unk>")
+    tok.train_from_iterator(SENTENCES, trainer)
+    tok.post_processor = processors.TemplateProcessing(single="$A", pair="$A $B:1", special_tokens=[])
+    tok.save(str(path))
+
+
+def _spm_bpe(path) -> None:
+    tok = hf.Tokenizer(models.BPE(unk_token="<unk>"))
+    tok.pre_tokenizer = pre_tokenizers.Metaspace()
+    trainer = trainers.BpeTrainer(vocab_size=150, special_tokens=["<s>", "<pad>", "</s>", "<unk>"])
+    tok.train_from_iterator(SENTENCES, trainer)
+    tok.post_processor = processors.TemplateProcessing(single="$A", pair="$A $B:1", special_tokens=[])
+    tok.save(str(path))
+
+
+def _wordpiece(path) -> None:
+    tok = hf.Tokenizer(models.WordPiece(unk_token="[UNK]"))
+    tok.pre_tokenizer = pre_tokenizers.Whitespace()
+    specials = ["[UNK]", "[PAD]", "[CLS]", "[SEP]", "[MASK]"]
+    tok.train_from_iterator(SENTENCES, trainers.WordPieceTrainer(vocab_size=150, special_tokens=specials))
+    tok.save(str(path))
+
+
+def _unigram_with_codes(path) -> None:
+    """A MBart50 file as converted from its sentencepiece model: the language codes in the
+    vocabulary (the class keeps it)."""
+    codes = json.loads(
+        __import__("importlib.resources")
+        .resources.files("tokenforge")
+        .joinpath("data", "transformers_routing.json")
+        .read_text("utf-8")
+    )["language_codes"]["MBart50Tokenizer"]
+    _unigram_nfkc(path, ("<s>", "<pad>", "</s>", "<unk>", *codes, "<mask>"))
+
+
+LATE_KINDS = {
+    "MBartTokenizer": _unigram_nfkc,
+    # a file without the codes, whose fourth piece is not special: MBart50 rebuilds the
+    # vocabulary from that piece on (with <unk> there, the rebuilt vocabulary would hold it twice,
+    # and HF's decode skips the unknown id by its text, which tokenforge does not)
+    "MBart50Tokenizer": lambda path: _unigram_nfkc(path, ("<s>", "<pad>", "<unk>")),
+    "MBart50TokenizerFast": _unigram_with_codes,
+    "NllbTokenizer": _spm_bpe,
+    "LukeTokenizer": _byte_level_bpe,
+    "MLukeTokenizer": _unigram_nfkc,
+    "SplinterTokenizer": _wordpiece,
+}
+
+LATE_CASES = [
+    ("MBartTokenizer", {}),
+    ("MBartTokenizer", {"src_lang": "ro_RO", "tgt_lang": "de_DE"}),
+    ("MBartTokenizer", {"src_lang": "xx_YY"}),  # not a code: the unknown token's id
+    ("MBart50Tokenizer", {}),
+    ("MBart50Tokenizer", {"src_lang": "fr_XX"}),
+    ("MBart50TokenizerFast", {"src_lang": "ro_RO"}),
+    ("NllbTokenizer", {}),
+    ("NllbTokenizer", {"src_lang": "fra_Latn"}),
+    ("NllbTokenizer", {"src_lang": "fra_Latn", "legacy_behaviour": True}),
+    ("LukeTokenizer", {}),
+    ("LukeTokenizer", {"add_prefix_space": True, "additional_special_tokens": ["<x>", "<ent2>"]}),
+    ("LukeTokenizer", {"entity_token_1": "<e1>"}),
+    ("MLukeTokenizer", {}),
+    ("MLukeTokenizer", {"entity_token_2": "<e2>", "additional_special_tokens": ["[PAD]"]}),
+    ("SplinterTokenizer", {}),
+    ("SplinterTokenizer", {"padding_side": "left", "do_lower_case": False}),
+]
+
+
+@pytest.mark.parametrize("cls, config", LATE_CASES, ids=lambda v: str(v) if isinstance(v, str) else None)
+def test_class_post_processor_and_pipeline(tmp_path, cls, config):
+    """Each class's own pipeline and post-processor (built after its tokens are added), its
+    special tokens and ids, as AutoTokenizer builds them for a folder that declares the class."""
+    folder = tmp_path / "model"
+    folder.mkdir()
+    LATE_KINDS[cls](folder / "tokenizer.json")
+    (folder / "tokenizer_config.json").write_text(json.dumps({"tokenizer_class": cls, **config}), encoding="utf-8")
+    _same_as_transformers(folder, CLASS_TEXTS)
+
+
+# -- the class whose defaults apply is the one AutoTokenizer builds (its routing), not the declared one
+
+ROUTED = [
+    # (declared tokenizer_class or None, config.json model_type or None, the file)
+    ("LlamaTokenizerFast", None, _byte_level_bpe),  # byte-level "Llama": TokenizersBackend, no <s>
+    ("LlamaTokenizer", "phi3", _spm_bpe),  # a model type whose hub class transformers overrides
+    ("BertTokenizer", "hyperclovax_vision_v2", _byte_level_bpe),  # ... with GPT2Tokenizer
+    (None, "bert", _wordpiece),  # no class declared: the model type's
+    (None, "xlm-roberta", _unigram_nfkc),
+    ("BertTokenizerFast", "gpt2", _wordpiece),  # the declared class wins for other model types
+    ("PreTrainedTokenizerFast", "bert", _wordpiece),
+]
+
+
+@pytest.mark.parametrize("declared, model_type, make", ROUTED, ids=lambda v: getattr(v, "__name__", str(v)))
+def test_class_defaults_follow_autotokenizer_routing(tmp_path, declared, model_type, make):
+    folder = tmp_path / "model"
+    folder.mkdir()
+    make(folder / "tokenizer.json")
+    config = {} if declared is None else {"tokenizer_class": declared}
+    (folder / "tokenizer_config.json").write_text(json.dumps(config), encoding="utf-8")
+    if model_type is not None:
+        (folder / "config.json").write_text(json.dumps({"model_type": model_type}), encoding="utf-8")
+    _same_as_transformers(folder, CLASS_TEXTS)
+    _same_special_tokens(folder)
+
+
+@pytest.mark.parametrize("cls", ["SiglipTokenizer", "M2M100Tokenizer"])
+def test_sentencepiece_only_classes(tmp_path, cls):
+    """SiglipTokenizer (a SentencePieceBackend) and M2M100Tokenizer (a PreTrainedTokenizer)
+    build only from a sentencepiece model (and M2M100 a vocab.json), which HF tokenizers cannot
+    write: transformers cannot load a folder of tokenizer.json alone that declares them. Compared
+    with transformers only where a real model folder is at hand; here, from_pretrained loads
+    such a folder's file as written."""
+    transformers = pytest.importorskip("transformers")
+    folder = tmp_path / "model"
+    folder.mkdir()
+    _unigram_nfkc(folder / "tokenizer.json")
+    (folder / "tokenizer_config.json").write_text(json.dumps({"tokenizer_class": cls}), encoding="utf-8")
+    with pytest.raises(Exception):  # noqa: B017  (sentencepiece's ValueError, or a TypeError)
+        transformers.AutoTokenizer.from_pretrained(str(folder))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ours = Tokenizer.from_pretrained(folder)
+    ref = hf.Tokenizer.from_file(str(folder / "tokenizer.json"))
+    for text in CLASS_TEXTS:
+        assert ours.encode(text).ids == ref.encode(text).ids

@@ -1,6 +1,6 @@
 """Write src/tokenforge/data/transformers_routing.json: the tables transformers' AutoTokenizer
 routes a model folder by (model_type -> registered tokenizer class, the model types whose hub
-class it overrides, the hub ids it loads as written), and the language codes the MBart and NLLB
+class it overrides, the hub ids it loads as written), and the language codes the MBart, MBart50 and NLLB
 tokenizer classes make special tokens of, read from the installed transformers.
 
 Run it after upgrading the transformers version tokenforge follows; formats/transformers_classes.py
@@ -14,6 +14,7 @@ import pathlib
 import transformers
 from transformers.models.auto import tokenization_auto as auto
 from transformers.models.mbart import tokenization_mbart
+from transformers.models.mbart50 import tokenization_mbart50
 from transformers.models.nllb import tokenization_nllb
 
 
@@ -41,6 +42,7 @@ def main() -> None:
         "unigram_classes": unigram_classes(),
         "language_codes": {
             "MBartTokenizer": list(tokenization_mbart.FAIRSEQ_LANGUAGE_CODES),
+            "MBart50Tokenizer": list(tokenization_mbart50.FAIRSEQ_LANGUAGE_CODES),
             "NllbTokenizer": list(tokenization_nllb.FAIRSEQ_LANGUAGE_CODES),
         },
     }

@@ -21,6 +21,7 @@ that encodes the rendered text), `errors.py` (`FormatError`, raised here for mal
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import os
 import re
@@ -531,12 +532,15 @@ def select_chat_template(
 # AddedToken with flags of its own (`mask_token = AddedToken(mask_token, lstrip=True,
 # rstrip=False) if isinstance(mask_token, str) else mask_token`), _CLASS_TOKEN_FLAGS has those
 # flags; where it makes extra special tokens (T5's <extra_id_N>, Pegasus' <unk_N>, XLNet's,
-# XGLM's made-up words, MBart's and NLLB's language codes, CamemBERT's, CodeLlama's infilling
-# tokens), _CLASS_EXTRAS has the function that makes them. Not done: MBart50 (it rebuilds the
-# vocabulary with its language codes), LUKE, mLUKE and Splinter (entity and question tokens),
-# the post-processors that follow src_lang (MBart's, NLLB's: the file's stays) and Siglip (a
-# sentencepiece class). tests/test_special_tokens_transformers.py checks them against
-# AutoTokenizer.
+# XGLM's made-up words, MBart's, MBart50's and NLLB's language codes, CamemBERT's, CodeLlama's
+# infilling tokens, LUKE's and mLUKE's entity tokens), _CLASS_EXTRAS has the function that makes
+# them. The class is the one AutoTokenizer builds (Tokenizer.from_pretrained passes it: the
+# routing of formats/transformers_classes.transformers_class), the declared tokenizer_class
+# otherwise. The pipelines and post-processors these classes build (MBart50's vocabulary, the
+# src_lang templates, Splinter's question token) are formats/transformers_classes.py's. Not
+# done: Siglip and M2M100 (classes that build only from a sentencepiece model; transformers
+# cannot load a folder of tokenizer.json alone that names them).
+# tests/test_special_tokens_transformers.py checks them against AutoTokenizer.
 _BERT = {"unk_token": "[UNK]", "sep_token": "[SEP]", "pad_token": "[PAD]", "cls_token": "[CLS]", "mask_token": "[MASK]"}
 _ROBERTA = {
     "bos_token": "<s>",
@@ -669,8 +673,33 @@ _CLASS_DEFAULTS.update(
         "XGLMTokenizer": {k: v for k, v in _ROBERTA.items() if k != "mask_token"},
         "LasrTokenizer": _CLASS_DEFAULTS["T5Tokenizer"],
         "VideoPrismTokenizer": _CLASS_DEFAULTS["T5Tokenizer"],
+        "MBart50Tokenizer": {k: v for k, v in _ROBERTA.items() if k != "bos_token"},
+        "SplinterTokenizer": {**_BERT, "model_specific": {"question_token": "[QUESTION]"}},
     }
 )
+# LUKE's and mLUKE's entity tokens, which they pass to super().__init__ (model-specific special
+# tokens): mLUKE's first two start with "▁"
+_ENTITY_TOKENS = (
+    ("entity_1_token", "<ent>"),
+    ("entity_2_token", "<ent2>"),
+    ("entity_unk_token", "[UNK]"),
+    ("entity_pad_token", "[PAD]"),
+    ("entity_mask_token", "[MASK]"),
+    ("entity_mask2_token", "[MASK2]"),
+)
+# Other names of a token argument that a class pops from its kwargs before its own argument
+_LUKE_ALIASES = {"entity_token_1": "entity_1_token", "entity_token_2": "entity_2_token"}
+_CLASS_ALIASES = {"LukeTokenizer": _LUKE_ALIASES, "MLukeTokenizer": _LUKE_ALIASES}
+# Token arguments whose string a class passes on with "\u2581" before it
+_CLASS_SPACE_PREFIXED = {"MLukeTokenizer": ("entity_1_token", "entity_2_token")}
+_CLASS_SPACE_PREFIXED["MLukeTokenizerFast"] = _CLASS_SPACE_PREFIXED["MLukeTokenizer"]
+_CLASS_DEFAULTS["LukeTokenizer"] = {**_ROBERTA, "model_specific": dict(_ENTITY_TOKENS)}
+_CLASS_DEFAULTS["MLukeTokenizer"] = {
+    **_ROBERTA,
+    "model_specific": {
+        k: ("\u2581" + v if k in ("entity_1_token", "entity_2_token") else v) for k, v in _ENTITY_TOKENS
+    },
+}
 
 # The flags a class's AddedToken(text, ...) gives a named token passed as a string, as
 # tokenizers' AddedToken takes them (special false where the class does not say; the token is
@@ -701,6 +730,8 @@ _CLASS_TOKEN_FLAGS: dict[str, dict[str, dict[str, bool]]] = {
     "BarthezTokenizer": {"mask_token": _MASK_LSTRIP},
     "LayoutXLMTokenizer": {"mask_token": _MASK_LSTRIP},
     "BlenderbotTokenizer": {"mask_token": {**_MASK_LSTRIP, "normalized": False}},
+    "MBart50Tokenizer": {"mask_token": _MASK_LSTRIP},
+    "MLukeTokenizer": {"mask_token": _MASK_LSTRIP},
 }
 
 
@@ -767,8 +798,7 @@ def _language_codes(class_name: str) -> tuple[str, ...]:
 def _mbart_extras(init: dict[str, Any], config: Mapping[str, Any], path: str) -> None:
     """MBartTokenizer.__init__: its 25 language codes, then those of an additional_special_tokens
     list (only special_tokens_map.json can still give one) that are not among them; only where
-    nothing set extra_special_tokens. (Its post-processor, which follows src_lang, is not built:
-    the file's stays.)"""
+    nothing set extra_special_tokens."""
     made = list(_language_codes("MBartTokenizer"))
     listed = init.get("additional_special_tokens")
     if listed is not None:
@@ -801,8 +831,7 @@ def _code_llama_extras(init: dict[str, Any], config: Mapping[str, Any], path: st
 def _nllb_extras(init: dict[str, Any], config: Mapping[str, Any], path: str) -> None:
     """NllbTokenizer.__init__: its extra_special_tokens are the given ones (a config's list, even
     []), else an additional_special_tokens list (only special_tokens_map.json can still give
-    one), else its 202 language codes. (Its post-processor, which follows src_lang, is not
-    built: the file's stays.)"""
+    one), else its 202 language codes."""
     if init.get("extra_special_tokens") is not None:
         return
     listed = init.get("additional_special_tokens")
@@ -819,7 +848,45 @@ def _xglm_extras(init: dict[str, Any], config: Mapping[str, Any], path: str) -> 
         init["additional_special_tokens"] = made
 
 
+def _mbart50_extras(init: dict[str, Any], config: Mapping[str, Any], path: str) -> None:
+    """MBart50Tokenizer.__init__: an additional_special_tokens list (only special_tokens_map.json
+    can still give one), then its 52 language codes; only where nothing set extra_special_tokens."""
+    if "extra_special_tokens" not in init:
+        listed = init.get("additional_special_tokens") or []
+        init["additional_special_tokens"] = [*listed, *_language_codes("MBart50Tokenizer")]
+
+
+def _luke_extras(init: dict[str, Any], config: Mapping[str, Any], path: str, mluke: bool = False) -> None:
+    """LukeTokenizer.__init__ (and mLUKE's): its extra special tokens are the given
+    extra_special_tokens, then additional_special_tokens, then its entity tokens those lack
+    (mLUKE: the first two entity tokens, "\u2581" before a string's text, then the other four)."""
+    made = [*(init.get("extra_special_tokens") or []), *(init.get("additional_special_tokens") or [])]
+    seen = {_token_text_of(t) for t in made}
+    defaults = dict(_ENTITY_TOKENS)
+    names = [k for k, _ in _ENTITY_TOKENS] if mluke else ["entity_1_token", "entity_2_token"]
+    given = dict(config)  # a string the config gives is no longer in init (a model-specific token)
+    for alias, key in _LUKE_ALIASES.items():
+        if alias in given:
+            given[key] = given.pop(alias)
+    for key in names:
+        value = init.get(key, given.get(key, defaults[key]))
+        if isinstance(value, str) and mluke and key in ("entity_1_token", "entity_2_token"):
+            value = "\u2581" + value
+        if _token_text_of(value) not in seen:
+            made.append(value)
+            seen.add(_token_text_of(value))
+    init.pop("additional_special_tokens", None)
+    init["extra_special_tokens"] = made
+
+
+def _token_text_of(value: Any) -> str:
+    return str(value.get("content")) if isinstance(value, dict) else str(value)
+
+
 _CLASS_EXTRAS: dict[str, Callable[[dict[str, Any], Mapping[str, Any], str], None]] = {
+    "MBart50Tokenizer": _mbart50_extras,
+    "LukeTokenizer": _luke_extras,
+    "MLukeTokenizer": functools.partial(_luke_extras, mluke=True),
     "XGLMTokenizer": _xglm_extras,
     "NllbTokenizer": _nllb_extras,
     "CamembertTokenizer": _camembert_extras,
@@ -837,6 +904,16 @@ for _name in list(_CLASS_TOKEN_FLAGS):
     _CLASS_TOKEN_FLAGS[_name + "Fast"] = _CLASS_TOKEN_FLAGS[_name]
 for _name in list(_CLASS_EXTRAS):
     _CLASS_EXTRAS[_name + "Fast"] = _CLASS_EXTRAS[_name]
+for _name in list(_CLASS_ALIASES):
+    _CLASS_ALIASES[_name + "Fast"] = _CLASS_ALIASES[_name]
+
+
+def same_class_tables(a: str | None, b: str | None) -> bool:
+    """Whether classes `a` and `b` (None for none) have the same defaults, token flags and extra
+    special tokens here (ModelConfig.from_folder gives the same for either)."""
+    a, b = a or "", b or ""
+    tables = (_CLASS_DEFAULTS, _CLASS_TOKEN_FLAGS, _CLASS_EXTRAS, _CLASS_ALIASES, _CLASS_SPACE_PREFIXED)
+    return all(table.get(a) is table.get(b) for table in tables)
 
 
 def _read_json(path: str) -> Any:
@@ -1064,7 +1141,7 @@ class ModelConfig:
         )
 
     @classmethod
-    def from_folder(cls, folder: str | os.PathLike[str]) -> ModelConfig:
+    def from_folder(cls, folder: str | os.PathLike[str], class_name: str | None = None) -> ModelConfig:
         """Read a model folder's tokenizer_config.json, special_tokens_map.json and chat templates
         with transformers' precedence:
 
@@ -1075,6 +1152,10 @@ class ModelConfig:
         - special tokens: the config's values (strings or AddedToken objects), then, only when
           the config has no "added_tokens_decoder" (older folders), special_tokens_map.json's
           values over them; keys a config leaves out take the defaults of known tokenizer classes.
+
+        The class defaults are those of `class_name` (the class AutoTokenizer builds, as
+        Tokenizer.from_pretrained finds it: formats/transformers_classes.transformers_class; ""
+        for none) where given, else of the config's tokenizer_class.
 
         Raises FormatError naming the file and field for malformed JSON or wrong types, and
         FileNotFoundError when `folder` is not a directory."""
@@ -1096,14 +1177,21 @@ class ModelConfig:
             return value
 
         tokenizer_class = field("tokenizer_class", (str,), "a class name")
-        defaults = _CLASS_DEFAULTS.get(tokenizer_class or "", {})
+        class_name = (tokenizer_class or "") if class_name is None else class_name
+        defaults = _CLASS_DEFAULTS.get(class_name, {})
 
         # Named special tokens: the config, special_tokens_map.json for older folders, class defaults,
         # gathered as transformers' _from_pretrained and PreTrainedTokenizerBase.__init__ do. Each is
         # kept as its text and, where the file gives an AddedToken object, the flags it sets
         # (transformers adds the tokens tokenizer.json lacks: tokenizer.py's from_pretrained).
         init: dict[str, Any] = dict(config)
-        where = dict.fromkeys(config, config_path)
+        for alias, key in _CLASS_ALIASES.get(class_name, {}).items():
+            if alias in init:  # the class pops the other name first: it wins over the usual one
+                init[key] = init.pop(alias)
+        for key in _CLASS_SPACE_PREFIXED.get(class_name, ()):
+            if isinstance(init.get(key), str):  # mLUKE passes str(AddedToken("\u2581" + text)) on
+                init[key] = "\u2581" + init[key]
+        where = dict.fromkeys(init, config_path)
         if "additional_special_tokens" in init and not init.get("extra_special_tokens"):
             init["extra_special_tokens"] = init.pop("additional_special_tokens")
             where["extra_special_tokens"] = config_path
@@ -1147,7 +1235,6 @@ class ModelConfig:
             if "added_tokens_decoder" in config
             else _legacy_added_tokens(os.path.join(folder, ADDED_TOKENS_FILE), _special_texts(init))
         )
-        class_name = tokenizer_class or ""
         if class_name in _CLASS_EXTRAS:  # the class's __init__, after _from_pretrained read the files
             _CLASS_EXTRAS[class_name](init, config, config_path)
         if "additional_special_tokens" in init and "extra_special_tokens" not in init:

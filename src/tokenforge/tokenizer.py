@@ -352,7 +352,7 @@ class Tokenizer:
         config names a class transformers 5 rebuilds (LlamaTokenizer, GemmaTokenizer,
         Qwen2Tokenizer, T5Tokenizer, ...), the file's normalizer, pre-tokenizer, decoder and model
         options are those the class builds (formats/transformers_classes.py), as in transformers."""
-        from .chat_template import ModelConfig
+        from .chat_template import ModelConfig, same_class_tables
 
         folder = _snapshot_folder(os.fspath(path))
         for name in ("tokenizer.json", "tokenizer.model", "vocab.txt"):
@@ -365,29 +365,39 @@ class Tokenizer:
                 "tokenizer files are in"
             )
         config = ModelConfig.from_folder(folder)
+        class_name: str | None = None
         if name == "tokenizer.json":
             from .formats.hf_tokenizer_json import read_tokenizer_json
-            from .formats.transformers_classes import rebuild_for_class
+            from .formats.transformers_classes import rebuild_for_class, transformers_class
 
             model_config = _model_config(folder)
             names = [os.fspath(path), *_hub_ids(os.fspath(path))]
             listed: list[Any] = []  # the file's added_tokens as written (transformers reads them too)
+            routed: list[str | None] = []  # the class AutoTokenizer builds (None: TokenizersBackend)
 
             def rebuild(doc: Any, data: bytes) -> Any:
                 if isinstance(doc, dict) and isinstance(doc.get("added_tokens"), list):
                     listed.extend(doc["added_tokens"])
-                return rebuild_for_class(doc, config.config, data.decode("utf-8"), model_config, names)
+                source = data.decode("utf-8")
+                routed.append(transformers_class(config.config, model_config, names, source))
+                return rebuild_for_class(doc, config.config, source, model_config, names)
 
             spec = read_tokenizer_json(file, rebuild)
+            class_name = routed[0] if routed else None
+            if routed and not same_class_tables(config.tokenizer_class, class_name):
+                # the defaults are those of the class AutoTokenizer builds, not of the declared one
+                config = ModelConfig.from_folder(folder, class_name=class_name or "")
         else:
             from .formats import read_tokenizer_file
 
             spec = read_tokenizer_file(file)
         tok = cls.from_spec(dataclasses.replace(spec, config=config), source=file)
         if name == "tokenizer.json":
-            tokens = _tokens_transformers_adds(tok, config, os.path.join(folder, "tokenizer_config.json"), listed)
+            config_path = os.path.join(folder, "tokenizer_config.json")
+            tokens = _tokens_transformers_adds(tok, config, config_path, listed)
             if tokens:
                 tok._add(tokens, special=False)
+            _set_class_post_processor(tok, class_name, config, config_path)
         return tok
 
     @property
@@ -634,12 +644,15 @@ class Tokenizer:
 
     def get_vocab_size(self, with_added_tokens: bool = True) -> int:
         """The number of tokens: the model's, and with_added_tokens the added tokens it lacks (HF's)."""
+        model = self._model_vocab()
+        # a Unigram's pieces count as listed, a repeated one too (HF's model.get_vocab_size())
+        vocab = self._spec.model.get("vocab") if isinstance(self._spec.model, Mapping) else None
+        size = len(vocab) if isinstance(vocab, (list, tuple)) else len(model)
         if _check_bool(with_added_tokens, "with_added_tokens"):
-            model = self._model_vocab()
             extras = self._spec.added_extras
             contents = {a.content for a in self._spec.added_tokens} | set(extras.contents if extras else ())
-            return len(model) + sum(1 for c in contents if c not in model)
-        return len(self._model_vocab())
+            return size + sum(1 for c in contents if c not in model)
+        return size
 
     def get_vocab(self, with_added_tokens: bool = True) -> dict[str, int]:
         """token -> id: the model's vocabulary, and with_added_tokens the added tokens (HF's)."""
@@ -857,6 +870,28 @@ def _model_config(folder: str) -> dict[str, Any]:
     except (OSError, ValueError) as e:
         raise ValueError(f"{file}: not a readable JSON file ({e})") from e
     return doc if isinstance(doc, dict) else {}
+
+
+def _set_class_post_processor(tok: Tokenizer, class_name: str | None, config: Any, config_path: str) -> None:
+    """The post-processor a class's constructor sets after its tokens are added (MBart's, NLLB's
+    language codes, Splinter's question token: transformers_classes.class_post_processor), in
+    place of the one `tok` has."""
+    from .errors import FormatError
+    from .formats.transformers_classes import class_post_processor
+    from .processors.template import TemplateProcessing
+
+    try:
+        post = class_post_processor(
+            class_name, config.config, config.special_tokens, tok.token_to_id, tok.id_to_token, config.padding_side
+        )
+    except ValueError as e:
+        raise FormatError(config_path, "src_lang", str(e)) from None
+    if post is None:
+        return
+    rebuilt = Tokenizer.from_spec(dataclasses.replace(tok.spec, post_processor=TemplateProcessing.from_json(post)))
+    tok.__dict__.update(rebuilt.__dict__)
+    for stale in tok.__dict__.keys() - rebuilt.__dict__.keys():
+        del tok.__dict__[stale]
 
 
 def _hub_ids(path: str) -> list[str]:

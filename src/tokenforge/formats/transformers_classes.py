@@ -18,7 +18,10 @@ terms, what that class's constructor builds. Which class a folder gets follows A
 (`transformers_class`): config.json's model_type, the hub ids and model types transformers
 singles out (data/transformers_routing.json, dumped from transformers by
 tools/dump_transformers_routing.py). A class missing from `_CLASSES` keeps its file (the
-documented limit).
+documented limit). Some constructors set their post-processor only after their tokens are
+added, from ids the file may lack (MBart's, MBart50's and NLLB's src_lang code, Splinter's
+question token, mLUKE's template): `class_post_processor` gives it, and from_pretrained sets it
+on the finished tokenizer.
 The neighbours: chat_template.py reads the rest of the folder (ModelConfig), tokenizer.py's
 `from_pretrained` calls this, hf_tokenizer_json.py reads the rebuilt document.
 """
@@ -291,6 +294,125 @@ def _xlm_roberta(doc: Mapping[str, Any], config: Mapping[str, Any]) -> dict[str,
     }
 
 
+def _str_token(config: Mapping[str, Any], name: str, default: str) -> str:
+    """str() of a token argument as a class's constructor applies it: the config's value (an
+    AddedToken object's content), the default where the config leaves it out, "None" for a null."""
+    if name not in config:
+        return default
+    value = config[name]
+    return str(value["content"]) if isinstance(value, dict) and "content" in value else str(value)
+
+
+def _spm_language_normalizer(doc: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """MBart50's and NLLB's normalizers: the file's charsmap (where it has one), then runs of
+    spaces made one."""
+    charsmap = _charsmap(doc)
+    spaces = {"type": "Replace", "pattern": {"Regex": " {2,}"}, "content": " "}
+    return [charsmap, spaces] if charsmap is not None else [spaces]
+
+
+def _mbart(doc: Mapping[str, Any], config: Mapping[str, Any]) -> dict[str, Any]:
+    """MBartTokenizer: no normalizer (the file's charsmap is dropped); the post-processor, which
+    follows src_lang, is set once the tokenizer's tokens are added (class_post_processor)."""
+    return {
+        "model": _unigram(doc, 3),
+        "pre_tokenizer": {"type": "Sequence", "pretokenizers": [{"type": "WhitespaceSplit"}, _metaspace("always")]},
+        "decoder": _metaspace("always"),
+        "post_processor": _template(doc, "$A:0", "$A:0 $B:1", {}),
+    }
+
+
+def _mbart50(doc: Mapping[str, Any], config: Mapping[str, Any]) -> dict[str, Any]:
+    """MBart50Tokenizer: a vocabulary without any of its 52 language codes is rebuilt as
+    <s> <pad> </s> <unk> (the config's cls, pad, eos and unk tokens), the file's pieces from the
+    fourth on, the codes, then the mask token, every new piece scored 0."""
+    vocab = doc["model"]["vocab"]
+    codes = _routing()["language_codes"]["MBart50Tokenizer"]
+    if isinstance(vocab, list) and not set(codes) & {e[0] for e in vocab if isinstance(e, list) and e}:
+        head = [_str_token(config, k, d) for k, d in (("cls_token", "<s>"), ("pad_token", "<pad>"))]
+        head += [_str_token(config, k, d) for k, d in (("eos_token", "</s>"), ("unk_token", "<unk>"))]
+        mask = _str_token(config, "mask_token", "<mask>")
+        vocab = [[t, 0.0] for t in head] + list(vocab[3:]) + [[c, 0.0] for c in codes] + [[mask, 0.0]]
+    return {
+        "model": _unigram({"model": {"vocab": vocab}}, 3),
+        "normalizer": {"type": "Sequence", "normalizers": _spm_language_normalizer(doc)},
+        "pre_tokenizer": _metaspace("always"),
+        "decoder": _metaspace("always"),
+        "post_processor": _template(doc, "$A:0", "$A:0 $B:1", {}),
+    }
+
+
+def _nllb(doc: Mapping[str, Any], config: Mapping[str, Any]) -> dict[str, Any]:
+    """NllbTokenizer: a BPE over the file's vocabulary and merges, the charsmap normalizer only
+    where the file has one."""
+    charsmap = _charsmap(doc)
+    unk = _str_token(config, "unk_token", "<unk>")
+    return {
+        "model": _bpe(doc, unk_token=unk, fuse_unk=True, byte_fallback=False),
+        "normalizer": {"type": "Sequence", "normalizers": _spm_language_normalizer(doc)} if charsmap else None,
+        "pre_tokenizer": _metaspace("always"),
+        "decoder": _metaspace("always"),
+        "post_processor": _template(doc, "$A:0", "$A:0 $B:1", {}),
+    }
+
+
+def _luke(doc: Mapping[str, Any], config: Mapping[str, Any]) -> dict[str, Any]:
+    """LukeTokenizer: GPT-2's byte-level BPE (no unknown token), RoBERTa's post-processor with
+    tokenizers' defaults (trim_offsets and add_prefix_space true, whatever the config says)."""
+    built = {
+        "model": _bpe(doc, continuing_subword_prefix="", end_of_word_suffix="", fuse_unk=False),
+        "pre_tokenizer": _byte_level(bool(_flag(config, "add_prefix_space", False))),
+        "decoder": _BYTE_LEVEL_DECODER,
+    }
+    sep, cls = _str_token(config, "sep_token", "</s>"), _str_token(config, "cls_token", "<s>")
+    sep_id, cls_id = _token_id(doc, sep), _token_id(doc, cls)
+    if sep_id is not None and cls_id is not None:
+        built["post_processor"] = {
+            "type": "RobertaProcessing",
+            "sep": [sep, sep_id],
+            "cls": [cls, cls_id],
+            "trim_offsets": True,
+            "add_prefix_space": True,
+        }
+    return built
+
+
+def _mluke(doc: Mapping[str, Any], config: Mapping[str, Any]) -> dict[str, Any]:
+    """MLukeTokenizer: a Unigram (unknown id 0) after `` and '' made '"'."""
+    quotes = [{"type": "Replace", "pattern": {"String": q}, "content": '"'} for q in ("``", "''")]
+    return {
+        "model": _unigram(doc, 0),
+        "normalizer": {"type": "Sequence", "normalizers": quotes},
+        "pre_tokenizer": _metaspace("always"),
+        "decoder": _metaspace("always"),
+        "post_processor": _template(doc, "$A:0", "$A:0 $B:1", {}),
+    }
+
+
+def _splinter(doc: Mapping[str, Any], config: Mapping[str, Any]) -> dict[str, Any]:
+    """SplinterTokenizer: BERT's WordPiece pipeline; its post-processor (with the question token
+    and "." between the texts) is set once the question token is added."""
+    return {
+        "model": {
+            "type": "WordPiece",
+            "unk_token": _str_token(config, "unk_token", "[UNK]"),
+            "continuing_subword_prefix": "##",
+            "max_input_chars_per_word": 100,
+            "vocab": doc["model"]["vocab"],
+        },
+        "normalizer": {
+            "type": "BertNormalizer",
+            "clean_text": True,
+            "handle_chinese_chars": _flag(config, "tokenize_chinese_chars", True),
+            "strip_accents": config.get("strip_accents"),
+            "lowercase": _flag(config, "do_lower_case", True),
+        },
+        "pre_tokenizer": {"type": "BertPreTokenizer"},
+        "decoder": {"type": "WordPiece", "prefix": "##", "cleanup": True},
+        "post_processor": _template(doc, "$A:0", "$A:0 $B:1", {}),
+    }
+
+
 # class name (without "Fast") -> (the model type it needs in the file, its constructor's build)
 _CLASSES: dict[str, tuple[str, Callable[[Mapping[str, Any], Mapping[str, Any]], dict[str, Any]]]] = {
     "LlamaTokenizer": ("BPE", _llama),
@@ -303,6 +425,12 @@ _CLASSES: dict[str, tuple[str, Callable[[Mapping[str, Any], Mapping[str, Any]], 
     "BertTokenizer": ("WordPiece", _bert),
     "T5Tokenizer": ("Unigram", _t5),
     "XLMRobertaTokenizer": ("Unigram", _xlm_roberta),
+    "MBartTokenizer": ("Unigram", _mbart),
+    "MBart50Tokenizer": ("Unigram", _mbart50),
+    "NllbTokenizer": ("BPE", _nllb),
+    "LukeTokenizer": ("BPE", _luke),
+    "MLukeTokenizer": ("Unigram", _mluke),
+    "SplinterTokenizer": ("WordPiece", _splinter),
 }
 
 
@@ -411,3 +539,98 @@ def rebuild_for_class(
         built.pop("post_processor", None)  # a class template without its tokens' ids: the file's stays
     rebuilt.update(built)
     return rebuilt
+
+
+# The classes whose post-processor class_post_processor sets, after the tokens are added
+LATE_POST_PROCESSORS = frozenset(
+    ("MBartTokenizer", "MBart50Tokenizer", "NllbTokenizer", "MLukeTokenizer", "SplinterTokenizer")
+)
+
+
+def class_post_processor(
+    name: str | None,
+    config: Mapping[str, Any],
+    special: Mapping[str, str],
+    token_to_id: Callable[[str], int | None],
+    id_to_token: Callable[[int], str | None],
+    padding_side: str = "right",
+) -> dict[str, Any] | None:
+    """The post-processor (in tokenizer.json form) that the constructor of class `name` sets once
+    the folder's tokens are added, or None where it sets none. `config` is tokenizer_config.json,
+    `special` the named special tokens (ModelConfig.special_tokens, defaults filled in), the two
+    functions look tokens up in the finished tokenizer. As transformers: a token the tokenizer
+    lacks takes the unknown token's id (convert_tokens_to_ids); MBart's and MBart50's templates
+    name the tokens of those ids (convert_ids_to_tokens), NLLB's the texts; every type id is 0
+    but Splinter's and mLUKE's second text. MBart's source texts end with </s> and the src_lang
+    code (en_XX unless the config says), MBart50's and NLLB's start with the code (eng_Latn for
+    NLLB; legacy_behaviour puts it last); a MBart50 src_lang that is none of its codes is
+    transformers' KeyError, a ValueError here."""
+    if name not in LATE_POST_PROCESSORS:
+        return None
+    unk = special.get("unk_token")
+
+    def convert(token: str | None) -> int | None:
+        found = token_to_id(token) if token is not None else None
+        return found if found is not None else (token_to_id(unk) if unk is not None else None)
+
+    def template(single: list[str], pair: list[str], tokens: list[tuple[str, int | None]]) -> dict[str, Any] | None:
+        if any(i is None for _, i in tokens):
+            return None  # tokenizers refuses a template token without an id
+
+        def pieces(items: list[str]) -> list[dict[str, Any]]:
+            out: list[dict[str, Any]] = []
+            for item in items:
+                text, _, type_id = item.rpartition(":") if item[-2:] in (":0", ":1") else (item, "", "0")
+                if text in ("$A", "$B"):
+                    out.append({"Sequence": {"id": text[1], "type_id": int(type_id)}})
+                else:
+                    out.append({"SpecialToken": {"id": text, "type_id": int(type_id)}})
+            return out
+
+        specials = {t: {"id": t, "ids": [i], "tokens": [t]} for t, i in tokens}
+        return {
+            "type": "TemplateProcessing",
+            "single": pieces(single),
+            "pair": pieces(pair),
+            "special_tokens": specials,
+        }
+
+    eos = special.get("eos_token")
+    if name in ("MBartTokenizer", "MBart50Tokenizer"):
+        src = config.get("src_lang")
+        src = src if isinstance(src, str) else "en_XX"
+        if name == "MBart50Tokenizer" and src not in _routing()["language_codes"]["MBart50Tokenizer"]:
+            raise ValueError(f"src_lang {src!r} is not one of MBart50Tokenizer's language codes")
+        lang_id, eos_id = convert(src), convert(eos)
+        lang = id_to_token(lang_id) if lang_id is not None else None
+        eos_text = id_to_token(eos_id) if eos_id is not None else None
+        if lang is None or eos_text is None:
+            return None
+        if name == "MBartTokenizer":
+            return template(["$A", eos_text, lang], ["$A", "$B", eos_text, lang], [(eos_text, eos_id), (lang, lang_id)])
+        return template([lang, "$A", eos_text], [lang, "$A", "$B", eos_text], [(lang, lang_id), (eos_text, eos_id)])
+    if name == "NllbTokenizer":
+        src = config.get("src_lang")
+        src = src if isinstance(src, str) else "eng_Latn"
+        if eos is None:
+            return None
+        tokens = [(eos, convert(eos)), (src, convert(src))]
+        if config.get("legacy_behaviour", False):
+            return template(["$A", eos, src], ["$A", "$B", eos, src], tokens)
+        return template([src, "$A", eos], [src, "$A", "$B", eos], tokens)
+    cls, sep = special.get("cls_token"), special.get("sep_token")
+    if cls is None or sep is None:
+        return None
+    if name == "MLukeTokenizer":
+        return template(
+            [f"{cls}:0", "$A:0", f"{sep}:0"],
+            [f"{cls}:0", "$A:0", f"{sep}:0", f"{sep}:0", "$B:1", f"{sep}:1"],
+            [(cls, convert(cls)), (sep, convert(sep))],
+        )
+    question = special.get("question_token", "[QUESTION]")
+    if padding_side == "right":
+        pair = [f"{cls}:0", "$A:0", question, ".", f"{sep}:0", "$B:1", f"{sep}:1"]
+    else:
+        pair = [f"{cls}:0", "$A:0", f"{sep}:0", "$B:1", question, ".", f"{sep}:1"]
+    tokens = [(cls, convert(cls)), (sep, convert(sep)), (question, convert(question)), (".", convert("."))]
+    return template([f"{cls}:0", "$A:0", f"{sep}:0"], pair, tokens)
