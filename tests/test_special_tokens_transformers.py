@@ -742,6 +742,9 @@ LATE_CASES = [
     ("MBart50Tokenizer", {}),
     ("MBart50Tokenizer", {"src_lang": "fr_XX"}),
     ("MBart50TokenizerFast", {"src_lang": "ro_RO"}),
+    # a config's list: the codes are listed after it but not added
+    ("MBart50Tokenizer", {"extra_special_tokens": ["<x>", "de_DE"]}),
+    ("MBart50TokenizerFast", {"additional_special_tokens": ["<x>"]}),
     ("NllbTokenizer", {}),
     ("NllbTokenizer", {"src_lang": "fra_Latn"}),
     ("NllbTokenizer", {"src_lang": "fra_Latn", "legacy_behaviour": True}),
@@ -750,6 +753,9 @@ LATE_CASES = [
     ("LukeTokenizer", {"entity_token_1": "<e1>"}),
     ("MLukeTokenizer", {}),
     ("MLukeTokenizer", {"entity_token_2": "<e2>", "additional_special_tokens": ["[PAD]"]}),
+    # a string under the argument's own name names the token, the class keeps its default
+    ("MLukeTokenizer", {"entity_1_token": "<a>", "entity_token_2": "<e2>", "entity_2_token": "<zz>"}),
+    ("LukeTokenizer", {"entity_1_token": "<a>", "entity_2_token": _obj("<o>", special=True)}),
     ("SplinterTokenizer", {}),
     ("SplinterTokenizer", {"padding_side": "left", "do_lower_case": False}),
 ]

@@ -850,10 +850,17 @@ def _xglm_extras(init: dict[str, Any], config: Mapping[str, Any], path: str) -> 
 
 def _mbart50_extras(init: dict[str, Any], config: Mapping[str, Any], path: str) -> None:
     """MBart50Tokenizer.__init__: an additional_special_tokens list (only special_tokens_map.json
-    can still give one), then its 52 language codes; only where nothing set extra_special_tokens."""
+    can still give one), then its 52 language codes; where something set extra_special_tokens,
+    those stay and the codes they lack are listed after them once the tokens are added (never
+    added themselves)."""
     if "extra_special_tokens" not in init:
         listed = init.get("additional_special_tokens") or []
         init["additional_special_tokens"] = [*listed, *_language_codes("MBart50Tokenizer")]
+    else:
+        init[_LATE_EXTRAS] = list(_language_codes("MBart50Tokenizer"))
+
+
+_LATE_EXTRAS = "\x00late_extra_special_tokens"  # an init key no config can have
 
 
 def _luke_extras(init: dict[str, Any], config: Mapping[str, Any], path: str, mluke: bool = False) -> None:
@@ -864,14 +871,18 @@ def _luke_extras(init: dict[str, Any], config: Mapping[str, Any], path: str, mlu
     seen = {_token_text_of(t) for t in made}
     defaults = dict(_ENTITY_TOKENS)
     names = [k for k, _ in _ENTITY_TOKENS] if mluke else ["entity_1_token", "entity_2_token"]
-    given = dict(config)  # a string the config gives is no longer in init (a model-specific token)
-    for alias, key in _LUKE_ALIASES.items():
-        if alias in given:
-            given[key] = given.pop(alias)
+    # A string the config gives under the argument's own name became a model-specific token
+    # before the class saw it (the class keeps its default); one under the other name (popped
+    # by the class) or an AddedToken object reaches it.
+    given = {key: config[alias] for alias, key in _LUKE_ALIASES.items() if alias in config}
     for key in names:
-        value = init.get(key, given.get(key, defaults[key]))
-        if isinstance(value, str) and mluke and key in ("entity_1_token", "entity_2_token"):
-            value = "\u2581" + value
+        value = init.get(key) if isinstance(init.get(key), dict) else given.get(key, defaults[key])
+        if isinstance(value, str):  # the AddedToken the class wraps it in
+            first_two = key in ("entity_1_token", "entity_2_token")
+            content = "\u2581" + value if mluke and first_two else value
+            # (mLUKE's _post_init adds them again as special tokens, not normalized)
+            flags = {"special": False} if first_two and not mluke else {"special": True, "normalized": False}
+            value = {"__type": "AddedToken", "content": content, "lstrip": False, "rstrip": False, **flags}
         if _token_text_of(value) not in seen:
             made.append(value)
             seen.add(_token_text_of(value))
@@ -1077,6 +1088,9 @@ class ModelConfig:
     # index, special) in file order, `special` where the text is one of the named or extra special
     # tokens the config and special_tokens_map.json give (added_tokens.config_added_tokens adds them).
     legacy_added_tokens: tuple[tuple[str, int, bool], ...] = dataclasses.field(default=(), repr=False)
+    # How many of extra_special_tokens (the last ones) a class lists only after its tokens are
+    # added (MBart50's language codes beside a config's list): transformers never adds them.
+    late_extra_special_tokens: int = dataclasses.field(default=0, repr=False)
     add_bos_token: bool | None = None
     add_eos_token: bool | None = None
     model_max_length: int = VERY_LARGE_INTEGER
@@ -1186,11 +1200,11 @@ class ModelConfig:
         # (transformers adds the tokens tokenizer.json lacks: tokenizer.py's from_pretrained).
         init: dict[str, Any] = dict(config)
         for alias, key in _CLASS_ALIASES.get(class_name, {}).items():
-            if alias in init:  # the class pops the other name first: it wins over the usual one
-                init[key] = init.pop(alias)
-        for key in _CLASS_SPACE_PREFIXED.get(class_name, ()):
-            if isinstance(init.get(key), str):  # mLUKE passes str(AddedToken("\u2581" + text)) on
-                init[key] = "\u2581" + init[key]
+            if alias in init:  # the class pops the other name and passes it on as the usual one
+                value = init.pop(alias)
+                if isinstance(value, str) and key in _CLASS_SPACE_PREFIXED.get(class_name, ()):
+                    value = "\u2581" + value  # mLUKE passes str(AddedToken("\u2581" + text)) on
+                init.setdefault(key, value)  # (the config's own key names the token where given)
         where = dict.fromkeys(init, config_path)
         if "additional_special_tokens" in init and not init.get("extra_special_tokens"):
             init["extra_special_tokens"] = init.pop("additional_special_tokens")
@@ -1270,6 +1284,9 @@ class ModelConfig:
             raise FormatError(
                 config_path, "extra_special_tokens", f"must be a list or an object of tokens, got {extra!r}"
             )
+        late = [t for t in dict.fromkeys(init.pop(_LATE_EXTRAS, ())) if t not in extra_list]
+        extra_list += late
+        extra_flags += [None] * len(late)
         # model-specific tokens: AddedToken objects left among the keys (as __init__ finds them),
         # then those given as strings
         model_specific: dict[str, str] = {}
@@ -1335,6 +1352,7 @@ class ModelConfig:
             extra_special_tokens=tuple(extra_list),
             special_token_flags=flags,
             extra_special_token_flags=tuple(extra_flags),
+            late_extra_special_tokens=len(late),
             legacy_added_tokens=legacy_added,
             add_bos_token=add_bos,
             add_eos_token=add_eos,

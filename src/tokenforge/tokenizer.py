@@ -917,7 +917,8 @@ def _tokens_transformers_adds(tok: Tokenizer, config: Any, config_path: str, lis
     known = {a.content for a in tok._spec.added_tokens} | {a.content for a in tokens}
     queued: list[tuple[str, Mapping[str, bool] | None]] = []  # transformers' "not in tokens_to_add"
     candidates = [(text, config.special_token_flags.get(name)) for name, text in named]
-    candidates += list(zip(config.extra_special_tokens, config.extra_special_token_flags))
+    extras = list(zip(config.extra_special_tokens, config.extra_special_token_flags))
+    candidates += extras[: len(extras) - config.late_extra_special_tokens]  # (the late ones are never added)
     for text, flags in candidates:
         if text in known or (text, flags) in queued:
             continue
