@@ -687,6 +687,9 @@ _ENTITY_TOKENS = (
     ("entity_mask_token", "[MASK]"),
     ("entity_mask2_token", "[MASK2]"),
 )
+# Named tokens a class sets to its own argument's value after its tokens are added
+_CLASS_RESET_TOKENS = {"SplinterTokenizer": {"question_token": "[QUESTION]"}}
+_CLASS_RESET_TOKENS["SplinterTokenizerFast"] = _CLASS_RESET_TOKENS["SplinterTokenizer"]
 # Other names of a token argument that a class pops from its kwargs before its own argument
 _LUKE_ALIASES = {"entity_token_1": "entity_1_token", "entity_token_2": "entity_2_token"}
 _CLASS_ALIASES = {"LukeTokenizer": _LUKE_ALIASES, "MLukeTokenizer": _LUKE_ALIASES}
@@ -923,7 +926,8 @@ def same_class_tables(a: str | None, b: str | None) -> bool:
     """Whether classes `a` and `b` (None for none) have the same defaults, token flags and extra
     special tokens here (ModelConfig.from_folder gives the same for either)."""
     a, b = a or "", b or ""
-    tables = (_CLASS_DEFAULTS, _CLASS_TOKEN_FLAGS, _CLASS_EXTRAS, _CLASS_ALIASES, _CLASS_SPACE_PREFIXED)
+    tables: tuple[Mapping[str, Any], ...] = (_CLASS_DEFAULTS, _CLASS_TOKEN_FLAGS, _CLASS_EXTRAS, _CLASS_ALIASES)
+    tables += (_CLASS_SPACE_PREFIXED, _CLASS_RESET_TOKENS)
     return all(table.get(a) is table.get(b) for table in tables)
 
 
@@ -1091,6 +1095,9 @@ class ModelConfig:
     # How many of extra_special_tokens (the last ones) a class lists only after its tokens are
     # added (MBart50's language codes beside a config's list): transformers never adds them.
     late_extra_special_tokens: int = dataclasses.field(default=0, repr=False)
+    # The named tokens that were added with another text than the one special_tokens gives (a
+    # class set its own value after adding): name -> the text added.
+    added_special_tokens: Mapping[str, str] = dataclasses.field(default_factory=dict, repr=False)
     add_bos_token: bool | None = None
     add_eos_token: bool | None = None
     model_max_length: int = VERY_LARGE_INTEGER
@@ -1306,6 +1313,13 @@ class ModelConfig:
             if text is not None:
                 model_specific[key] = text
         special.update(model_specific)
+        # a class that sets a named token to its own value after the tokens are added (Splinter's
+        # `self.question_token = question_token`: the config's string never reached it)
+        added_as: dict[str, str] = {}
+        for key, value in _CLASS_RESET_TOKENS.get(class_name, {}).items():
+            if key in special and special[key] != value:
+                added_as[key] = special[key]
+                special[key] = value
 
         add_bos = field("add_bos_token", (bool,), "true or false")
         add_eos = field("add_eos_token", (bool,), "true or false")
@@ -1353,6 +1367,7 @@ class ModelConfig:
             special_token_flags=flags,
             extra_special_token_flags=tuple(extra_flags),
             late_extra_special_tokens=len(late),
+            added_special_tokens=added_as,
             legacy_added_tokens=legacy_added,
             add_bos_token=add_bos,
             add_eos_token=add_eos,

@@ -412,8 +412,13 @@ class Tokenizer:
 
     @property
     def all_special_ids(self) -> list[int | None]:
-        """The ids of all_special_tokens (None for one the vocabulary lacks: an empty text)."""
-        return [self.token_to_id(t) for t in self.all_special_tokens]
+        """The ids of all_special_tokens; one the tokenizer lacks (a class's default it never
+        added, an empty text) has the unknown token's id, as transformers' convert_tokens_to_ids
+        gives it (None without one)."""
+        unk = self.config.unk_token if self.config is not None else None
+        unk_id = self.token_to_id(unk) if unk is not None else None
+        found = [self.token_to_id(t) for t in self.all_special_tokens]
+        return [unk_id if i is None else i for i in found]
 
     @property
     def config(self) -> Any:
@@ -911,7 +916,7 @@ def _tokens_transformers_adds(tok: Tokenizer, config: Any, config_path: str, lis
     that is not special but names a special token is made special (normalized, where it does not
     say, then false), as are decoder entries that name one. A text the vocabulary holds keeps
     its id, any other takes the next one."""
-    named = list(config.special_tokens.items())
+    named = [(name, config.added_special_tokens.get(name, text)) for name, text in config.special_tokens.items()]
     named_texts = {text for _, text in named if text}
     tokens = config_added_tokens(config.config, config_path, named_texts, listed, config.legacy_added_tokens)
     known = {a.content for a in tok._spec.added_tokens} | {a.content for a in tokens}
