@@ -125,12 +125,17 @@ class Encoder {
   }
 
  private:
-  // Pieces are found a batch at a time, and the short-table entries of the next batch are
-  // prefetched while this one is encoded: their cache misses overlap with work and each other.
+  // Pieces are found a batch at a time. Warm (the last batch stored no piece new to the thread),
+  // each piece's key is read, hashed and looked up in one pass (warm_batch): the lookups of
+  // neighbouring pieces are independent, so the CPU overlaps their cache misses by itself.
+  // Otherwise (new text) the keys of the next batch are computed and their short-table slots
+  // prefetched while this one is encoded (batch_keys), and the model's slots of the pieces the
+  // thread lacks are prefetched together before any is merged.
   static constexpr size_t kBatch = 32;
   struct Batch {
     size_t count = 0;
     size_t bounds[kBatch + 1];      // piece i is [bounds[i], bounds[i + 1])
+    bool keyed = false;             // whether batch_keys has filled what follows
     ShortKey keys[kBatch];          // of pieces up to 15 bytes
     MediumKey medium_keys[kBatch];  // of pieces of 16..31 bytes
     uint64_t hashes[kBatch];
@@ -161,64 +166,51 @@ class Encoder {
   void run(const uint8_t* s, size_t n, std::vector<uint32_t>& out, PieceCache& cache, std::vector<size_t>* ends,
            size_t base) const {
     Scanner scan(s, n);
-    // One pass finds the batch's pieces, the next their keys: pieces of one byte have short
-    // keys too (their ids are stored in the thread's table like any short piece's), so that
-    // nearly every piece takes the same path, whatever its length.
-    auto find_batch = [&](size_t p, Batch& b) {
+    // Pieces of one byte have short keys too (their ids are stored in the thread's table like
+    // any short piece's), so that nearly every piece takes the same path, whatever its length.
+    auto find_batch = [&](size_t p, Batch& b, bool keyed) {
       b.bounds[0] = p;
-      const size_t m = p < n ? scan.ends<P>(p, b.bounds + 1, kBatch) : 0;
-      b.count = m;
-      for (size_t i = 0, from = p; i < m; ++i) {  // from: bounds[i], kept in a register
-        const size_t to = b.bounds[i + 1], len = to - from;
-        if (len <= kShortPiece) {
-          const ShortKey key = short_key(s + from, len, s, s + n);
-          const uint64_t hash = key.hash();
-          b.keys[i] = key;
-          b.hashes[i] = hash;
-          cache.shorts.prefetch(hash);
-        } else if (len <= kMediumPiece) {
-          b.medium_keys[i] = medium_key(s + from, len);
-          b.hashes[i] = b.medium_keys[i].hash();
-          cache.mediums.prefetch(b.hashes[i]);
-        }
-        from = to;
-      }
+      b.count = p < n ? scan.ends<P>(p, b.bounds + 1, kBatch) : 0;
+      b.keyed = keyed;
+      if (keyed) batch_keys(s, n, b, cache);
     };
     // Ids go to a reused buffer (the output is never zero-filled ahead) and are appended to
     // out when it is full. A piece of k bytes gives at most k ids, and a hit in a piece table
-    // writes its inline slots whole, so a batch of pieces of k bytes in all needs k + 3 slots
-    // (a medium hit writes 7, within its at least 16 bytes).
+    // writes its inline slots and the word after them whole, so a batch of pieces of k bytes in
+    // all needs k + 4 slots (a medium hit writes 8, within its at least 16 bytes).
     IdBuffer& buf = cache.out;
     uint32_t* w = buf.begin();
     Batch batches[2];
-    find_batch(0, batches[0]);
     bool probe = false;  // whether the last batch met pieces new to this thread
+    find_batch(0, batches[0], probe);
     for (int cur = 0; batches[cur].count; cur ^= 1) {
-      const Batch& b = batches[cur];
-      const size_t room = b.bounds[b.count] - b.bounds[0] + 3;
+      Batch& b = batches[cur];
+      const size_t room = b.bounds[b.count] - b.bounds[0] + 4;
       if (size_t(buf.end() - w) < room) {
         out.insert(out.end(), buf.begin(), w);
         buf.reserve(room);
         w = buf.begin();
       }
-      find_batch(b.bounds[b.count], batches[cur ^ 1]);
+      find_batch(b.bounds[b.count], batches[cur ^ 1], probe);
       if constexpr (kEnds)
         for (size_t i = 1; i <= b.count; ++i) ends->push_back(base + b.bounds[i]);
+      const size_t stored = cache.shorts.size();
+      if (!probe) {
+        w = n - b.bounds[b.count] >= 16 ? warm_batch<true>(s, n, b, w, cache) : warm_batch<false>(s, n, b, w, cache);
+        probe = cache.shorts.size() != stored;
+        continue;
+      }
       // Text new to this thread (the last batch stored pieces): the batch's short pieces are
       // looked up first, all of them, and the model's slots of those the thread lacks are
       // prefetched, so that their lookups overlap instead of waiting one by one. Storing a
-      // piece may move the table; then the later pieces look up again. Warm, where nearly
-      // every piece is found, the batch goes in one pass.
+      // piece may move the table; then the later pieces look up again.
+      if (!b.keyed) batch_keys(s, n, b, cache);
       const ShortPieceTable::Entry* found[kBatch];
-      const bool probed = probe;
-      const size_t stored = cache.shorts.size();
-      if (probed) {
-        for (size_t i = 0; i < b.count; ++i) {
-          const size_t len = b.bounds[i + 1] - b.bounds[i];
-          if (len > kShortPiece) continue;
-          found[i] = cache.shorts.find(b.keys[i], b.hashes[i]);
-          if (!found[i] && len > 1) model_.prefetch_short_token(b.hashes[i]);
-        }
+      for (size_t i = 0; i < b.count; ++i) {
+        const size_t len = b.bounds[i + 1] - b.bounds[i];
+        if (len > kShortPiece) continue;
+        found[i] = cache.shorts.find(b.keys[i], b.hashes[i]);
+        if (!found[i] && len > 1) model_.prefetch_short_token(b.hashes[i]);
       }
       const uint32_t generation = cache.shorts.generation();
       const size_t count = b.count;
@@ -228,26 +220,98 @@ class Encoder {
         from = to;
         if (len <= kShortPiece) {
           const ShortPieceTable::Entry* e =
-              probed && cache.shorts.generation() == generation ? found[i] : cache.shorts.find(b.keys[i], b.hashes[i]);
+              cache.shorts.generation() == generation ? found[i] : cache.shorts.find(b.keys[i], b.hashes[i]);
           if (e)
             w = cache.shorts.emit(*e, w);
-          else if (len == 1)
-            *w++ = first_byte(piece[0], b.keys[i], b.hashes[i], cache);
           else
-            w = model_.encode_short(piece, len, b.keys[i], b.hashes[i], w, cache);
+            w = short_miss(piece, len, b.keys[i], b.hashes[i], w, cache);
         } else if (len <= kMediumPiece) {
           w = model_.encode_medium(piece, len, b.medium_keys[i], b.hashes[i], w, cache);
         } else {
-          std::vector<uint32_t>& ids = cache.ids;
-          ids.clear();
-          model_.encode_long(piece, len, ids, cache);
-          std::memcpy(w, ids.data(), ids.size() * sizeof(uint32_t));
-          w += ids.size();
+          w = long_piece(piece, len, w, cache);
         }
       }
       probe = cache.shorts.size() != stored;
     }
     out.insert(out.end(), buf.begin(), w);
+  }
+
+  // The keys and hashes of a batch's pieces (once the bounds are in), their slots prefetched.
+  TF_NOINLINE static void batch_keys(const uint8_t* s, size_t n, Batch& b, PieceCache& cache) {
+    for (size_t i = 0, from = b.bounds[0]; i < b.count; ++i) {  // from: bounds[i], kept in a register
+      const size_t to = b.bounds[i + 1], len = to - from;
+      if (len <= kShortPiece) {
+        b.keys[i] = short_key(s + from, len, s, s + n);
+        b.hashes[i] = b.keys[i].hash();
+        cache.shorts.prefetch(b.hashes[i]);
+      } else if (len <= kMediumPiece) {
+        b.medium_keys[i] = medium_key(s + from, len);
+        b.hashes[i] = b.medium_keys[i].hash();
+        cache.mediums.prefetch(b.hashes[i]);
+      }
+      from = to;
+    }
+  }
+
+  // A batch of pieces where the last batch met none new to this thread (so most likely this
+  // one has none either), in one pass: a short piece's key (two loads and masks where kInside,
+  // the batch ending 16 bytes or more before the text does), its hash, and a probe of the
+  // thread's table through a View kept in registers; a hit's ids are written with one vector
+  // move. A piece the table lacks goes to short_miss, which may move the table: the View is
+  // read again.
+  template <bool kInside>
+  TF_NOINLINE uint32_t* warm_batch(const uint8_t* s, size_t n, const Batch& b, uint32_t* w, PieceCache& cache) const {
+    ShortPieceTable::View shorts = cache.shorts.view();
+    for (const size_t *bound = b.bounds, *last = b.bounds + b.count; bound != last; ++bound) {
+      const size_t from = bound[0], len = bound[1] - from;
+      const uint8_t* piece = s + from;
+      if (TF_LIKELY(len <= kShortPiece)) {
+        const ShortKey key = kInside ? short_key_inside(piece, len) : short_key(piece, len, s, s + n);
+        const uint64_t hash = key.hash();
+        if (const ShortPieceTable::Entry* e = shorts.find(key, hash); TF_LIKELY(e != nullptr)) {
+          w = cache.shorts.emit_whole(*e, w);
+          continue;
+        }
+        w = short_miss(piece, len, key, hash, w, cache);
+        shorts = cache.shorts.view();
+      } else if (len <= kMediumPiece) {
+        const MediumKey key = medium_key(piece, len);
+        const uint64_t hash = key.hash();
+        if (const MediumPieceTable::Entry* e = cache.mediums.find(key, hash); TF_LIKELY(e != nullptr)) {
+          w = cache.mediums.emit_whole(*e, w);
+          continue;
+        }
+        w = medium_miss(piece, len, key, hash, w, cache);
+        shorts = cache.shorts.view();
+      } else {
+        w = long_piece(piece, len, w, cache);
+        shorts = cache.shorts.view();
+      }
+    }
+    return w;
+  }
+
+  // A short piece the thread's table lacks: its ids at w (room for len + 3), remembered there.
+  TF_NOINLINE uint32_t* short_miss(const uint8_t* piece, size_t len, ShortKey key, uint64_t hash, uint32_t* w,
+                                   PieceCache& cache) const {
+    if (len == 1) {
+      *w = first_byte(piece[0], key, hash, cache);
+      return w + 1;
+    }
+    return model_.encode_short(piece, len, key, hash, w, cache);
+  }
+  // A piece of 16..31 bytes the thread's table lacks: its ids at w (room for len + 3).
+  TF_NOINLINE uint32_t* medium_miss(const uint8_t* piece, size_t len, const MediumKey& key, uint64_t hash, uint32_t* w,
+                                    PieceCache& cache) const {
+    return model_.encode_medium(piece, len, key, hash, w, cache);
+  }
+  // A piece of more than 31 bytes: its ids at w (room for len).
+  TF_NOINLINE uint32_t* long_piece(const uint8_t* piece, size_t len, uint32_t* w, PieceCache& cache) const {
+    std::vector<uint32_t>& ids = cache.ids;
+    ids.clear();
+    model_.encode_long(piece, len, ids, cache);
+    std::memcpy(w, ids.data(), ids.size() * sizeof(uint32_t));
+    return w + ids.size();
   }
 
   // A one-byte piece not found in this thread's table (a batch probed ahead may have stored

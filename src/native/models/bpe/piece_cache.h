@@ -49,12 +49,15 @@ using MediumKey = PieceKey<4>;
 
 // Which bytes of a short key's words hold the piece's bytes, by length: kShortKeyMasks[n][0]
 // of the first word, [1] of the second (never its top byte, the length).
+// length[n]: the length's part of the second word (n in its top byte).
 struct ShortKeyMasks {
   uint64_t of[16][2];
-  constexpr ShortKeyMasks() : of() {
+  uint64_t length[16];
+  constexpr ShortKeyMasks() : of(), length() {
     for (int n = 0; n < 16; ++n) {
       of[n][0] = n >= 8 ? ~uint64_t(0) : (uint64_t(1) << (8 * n)) - 1;
       of[n][1] = n <= 8 ? 0 : (uint64_t(1) << (8 * (n - 8))) - 1;
+      length[n] = uint64_t(n) << 56;
     }
   }
 };
@@ -72,6 +75,12 @@ TF_INLINE ShortKey short_key(const uint8_t* p, size_t n, const uint8_t* begin, c
   uint64_t lo = 0;
   std::memcpy(&lo, p, n);
   return {{lo, len}};
+}
+
+// short_key() where at least 16 bytes from p on can be read (the caller checked): two loads
+// and masks.
+TF_INLINE ShortKey short_key_inside(const uint8_t* p, size_t n) {
+  return {{load8(p) & kShortKeyMasks.of[n][0], (load8(p + 8) & kShortKeyMasks.of[n][1]) | kShortKeyMasks.length[n]}};
 }
 
 // Key of p[0..n) for 16 <= n <= 31; reads only the piece.
@@ -98,6 +107,7 @@ class PieceTable {
     bool exact() const { return !(info & kInexact); }
   };
   static_assert(sizeof(Entry) == W * 16, "an entry fills its share of a cache line");
+  static_assert(sizeof(Entry) - sizeof(Key) == (kInlineIds + 1) * sizeof(uint32_t), "the ids, then info, end an entry");
   // Marks a token whose bytes, merged, do not give the token itself (it is still the result for
   // a whole piece, as in tiktoken, but not for part of one).
   static constexpr uint32_t kInexact = 32;
@@ -139,6 +149,23 @@ class PieceTable {
   // Pieces stored (since it last started over).
   size_t size() const { return size_; }
 
+  // Where the slots are, for a run of lookups held in registers (a table member read through
+  // `this` is read again after every store the compiler cannot tell apart from it, such as
+  // ids written through a uint32_t*). Valid while generation() stays the same.
+  struct View {
+    const Entry* slots;
+    size_t mask;
+    int shift;
+    TF_INLINE const Entry* find(const Key& k, uint64_t hash) const {
+      for (size_t i = hash >> shift;; i = (i + 1) & mask) {
+        const Entry& e = slots[i];
+        if (e.key == k) return &e;
+        if (e.empty()) return nullptr;
+      }
+    }
+  };
+  View view() const { return {&slots_[0], mask_, shift_}; }
+
   // The entry for key, or nullptr.
   const Entry* find(const Key& k, uint64_t hash) const {
     for (size_t i = hash >> shift_;; i = (i + 1) & mask_) {
@@ -154,6 +181,15 @@ class PieceTable {
     const uint32_t count = e.info & 31;
     if (TF_UNLIKELY(count > kInlineIds)) return emit_spilled(e, w);
     std::memcpy(w, e.ids, sizeof(e.ids));
+    return w + count;
+  }
+
+  // emit(), writing the inline slots and the word after them whole (16 or 32 bytes, one or two
+  // vector moves): w needs room for kInlineIds + 1; past the ids the slots hold garbage.
+  TF_INLINE uint32_t* emit_whole(const Entry& e, uint32_t* w) const {
+    const uint32_t count = e.info & 31;
+    if (TF_UNLIKELY(count > kInlineIds)) return emit_spilled(e, w);
+    std::memcpy(w, reinterpret_cast<const char*>(&e) + sizeof(Key), sizeof(Entry) - sizeof(Key));
     return w + count;
   }
 
