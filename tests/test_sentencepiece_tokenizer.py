@@ -419,3 +419,46 @@ def test_offsets_of_mixed_character_lengths_at_every_alignment(trained):
         for tail in ("д日😀é x", "😀😀한ab", "éééé日", "x\u0301日本 語"):
             assert_like_sentencepiece(sp, tok, "a" * k + tail * 3)
             assert_like_sentencepiece(sp, tok, "д" * k + tail + "a" * k)
+
+
+# Characters of 3 bytes: CJK and Hangul that no normalizer key starts with, next to 3-byte ones
+# that are keys (fullwidth letters, halfwidth katakana, circled digits, the ideographic space)
+# or start a user-defined symbol ("ﬁ", whose lead byte 0xEF the fullwidth forms share).
+THREE_BYTES = list("日本語中文한국어テスト") + list("ＡＢｶﾀ①②\u3000ﬁ")
+RUNS_OF_THREE = st.text(st.sampled_from(THREE_BYTES + list("дé😀 x.\t")), max_size=50)
+
+
+def test_runs_of_three_byte_characters(trained, ascii_unigram):
+    """The normalizer and the cut read runs of 3-byte characters without decode_utf8's length
+    tests: runs at the text's ends and of every length, broken by 3-byte characters that are
+    normalizer keys or start a user-defined symbol, by 2- and 4-byte characters and ASCII."""
+    texts = []
+    for k in range(1, 7):
+        run = "日本語한국어"[:k]
+        texts += [run, "x" + run, run + "x", run + "ｶ", "Ａ" + run, run + "ﬁ" + run, run + "д", run + "😀" + run]
+    texts += [
+        "中文ＡＢＣ中文",
+        "テストｶﾀｶﾅテスト",
+        "①②③日本①",
+        "日本\u3000語\u3000\u3000한",
+        "ﬁ日ﬁ本ﬁ",
+        "日本語" * 300 + "ｶ" + "한국어" * 300,
+    ]
+    for name in ("unigram", "unigram-bytes", "unigram-suffix", "denorm"):
+        sp, tok = _pair(trained[name])
+        enc = SentencePieceModelEncoder.from_file(trained[name])
+        for text in texts:
+            assert_like_sentencepiece(sp, tok, text)
+            assert tok.normalizer.normalize_with_offsets(text) == sp.normalize(text, with_offsets=True), text
+            assert enc.encode(text) == sp.encode(text), text[:40]
+    sp, tok = _pair(ascii_unigram)
+    for text in texts:
+        assert_like_sentencepiece(sp, tok, text)
+
+
+@settings(max_examples=150, deadline=None)
+@given(RUNS_OF_THREE)
+def test_runs_of_three_byte_characters_on_random_text(trained, ascii_unigram, text):
+    _like_sentencepiece_with_offsets(trained, ("unigram", "unigram-bytes", "denorm"), text)
+    sp, tok = _pair(ascii_unigram)
+    assert_like_sentencepiece(sp, tok, text)

@@ -400,7 +400,12 @@ class SpmNormalizer {
           const uint32_t cp = decode_utf8(s + run, n - run, len);
           const uint8_t cls = cp < 0x10000 ? next_class_[cp] : kNeverPlain;
           if (cls == 0) {  // no key starts with it (most characters)
-            run += len - 1;
+            run += len;
+            // After a 3-byte one, more of class 0 (CJK, Hangul) without decode_utf8's tests.
+            while (len == 3 && run + 3 <= n && (s[run] & 0xF0) == 0xE0 && copy_rule_[s[run]] == kWhole &&
+                   next_class_[((s[run] & 0x0Fu) << 12) | ((s[run + 1] & 0x3Fu) << 6) | (s[run + 2] & 0x3Fu)] == 0)
+              run += 3;
+            --run;
             after_space = false;
             continue;
           }

@@ -173,9 +173,10 @@ class SpmPipeline {
       const uint8_t* starts = word_starts_.data();
       const size_t known = word_starts_.size();
       uint32_t w = word;
-      for (size_t i = 0; i < count; ++i) {
+      out[0] = token_row(ids[0], chars + b[0], chars + b[1], w);  // (the first piece starts a word anyway)
+      for (size_t i = 1; i < count; ++i) {
         const uint32_t id = ids[i];
-        if (i > 0 && id < known && starts[id]) ++w;
+        w += id < known && starts[id];
         out[i] = token_row(id, chars + b[i], chars + b[i + 1], w);
       }
       word = w + 1;

@@ -83,7 +83,16 @@ class PieceAdjacency {
   // Whether characters a and b may stand next to each other in some piece (exactly where both
   // are in the alphabets, else through the filter).
   bool may_join(uint32_t a, uint32_t b) const {
-    const uint32_t x = dense(a), y = dense(b);
+    // Both below kDenseRange (alphabets, ASCII: one load each), either past it and not "▁" (CJK,
+    // Hangul: not dense, no load), or the rest.
+    uint32_t x = kNotDense, y = kNotDense;
+    if (TF_LIKELY((a | b) < kDenseRange)) {
+      x = dense_[a];
+      y = dense_[b];
+    } else if ((a < kDenseRange || a == kMark) && (b < kDenseRange || b == kMark)) {
+      x = dense(a);
+      y = dense(b);
+    }
     if (((x | y) & kNotDense) != kNotDense) return dense_pairs_[x * dense_stride_ + (y >> 6)] >> (y & 63) & 1;
     const uint64_t bit = other_bit(a, b);
     return other_pairs_[bit >> 6] >> (bit & 63) & 1;

@@ -516,7 +516,7 @@ class SpmUnigramModel {
         if (out.lengths) out.lengths[-1] += uint32_t(bytes);
         return;
       }
-      return emit_unknown(p, bytes, out);
+      if (vocab_.byte_fallback()) return emit_unknown(p, bytes, out);  // (else written as any id)
     }
     *out.end++ = id;
     if (out.lengths) *out.lengths++ = uint32_t(bytes);

@@ -115,6 +115,9 @@ class SpmVocab {
     return 1;
   }
 
+  // Whether an unknown's bytes are written as their byte pieces (where all exist).
+  bool byte_fallback() const { return byte_fallback_; }
+
   // Whether id is an unknown that extends a run of them (the run is one id), given the previous
   // id of this text (kNone if none). An unknown id only comes from unknown symbols, so a run
   // shows as the previous id.
