@@ -412,6 +412,8 @@ class ByteLevelHfBpePipeline {
         default:
           break;
       }
+    } else if (d_.split == d_.kNoSplit && is_deepseek_v3(d_.pre_splits)) {
+      return pass(DeepSeekV3Ends(s, n)), true;
     }
     if (!list_ends(s, n, w)) return false;
     pass(ListedEnds{w.ends.data()});

@@ -42,6 +42,7 @@
 
 #include "base/inline_hints.h"
 #include "pre_tokenizers/deepseek_scanner.h"
+#include "pre_tokenizers/deepseek_v3_ends.h"
 #include "unicode/hf_chars.h"
 #include "unicode/unicode_classes.h"
 
@@ -103,11 +104,6 @@ constexpr bool sorted_apart(const CodePointRange (&r)[N]) {
   return true;
 }
 static_assert(sorted_apart(kLlmLetters) && sorted_apart(kLlmPunct), "in_ranges needs sorted, disjoint ranges");
-
-// A character of kDeepSeekCjk's runs: U+4E00..U+9FA5 and U+3040..U+30FF.
-TF_INLINE bool is_v3_cjk(uint32_t cp) { return (cp >= 0x4E00 && cp <= 0x9FA5) || (cp >= 0x3040 && cp <= 0x30FF); }
-// A character of kDigits3's numbers (\p{N}; ASCII digits without the table).
-TF_INLINE bool is_number(uint32_t cp) { return cp < 0x80 ? uint32_t(cp - '0') <= 9 : (class_of(cp) & kNumber) != 0; }
 
 }  // namespace deepseek_ranges
 
@@ -253,69 +249,32 @@ class PreSplitStage {
 };
 
 // DeepSeek V3's whole Sequence (kDigits3, kDeepSeekCjk, kDeepSeekV3) in one pass over
-// t[from..to): a number starts a piece of up to three numbers; a CJK or kana character starts a
-// run of them, any other character a stretch up to the next number or CJK character, and each
-// run or stretch is the main pattern's subject (its matches and the text between them each a
-// piece: the last stage cuts the CJK runs too, at kana punctuation such as U+30FB). Calls
-// piece(start, end) for each piece, in order: what the three stages give one after another.
-// A group of numbers goes through the last two stages whole: no number is in the CJK ranges,
-// and the main pattern matches nothing in a run of numbers alone (no letter, mark, punctuation,
-// symbol or space: general categories are disjoint).
+// t[from..to) (pre_tokenizers/deepseek_v3_ends.h): calls piece(start, end) for each piece, in
+// order, what the three stages give one after another.
 class DeepSeekV3Sequence {
  public:
   DeepSeekV3Sequence(const uint8_t* t, size_t to) : t_(t), to_(to) {}
 
   template <class Piece>
   void run(size_t p, Piece& piece) const {
-    while (p < to_) {
-      size_t len;
-      const uint32_t cp = at(p, len);
-      size_t e = p + len;
-      if (is_number(cp)) {
-        for (int count = 1; count < 3 && e < to_; ++count) {
-          size_t l;
-          if (!is_number(at(e, l))) break;
-          e += l;
-        }
-        piece(p, e);
-        p = e;
-        continue;
-      }
-      if (is_cjk(cp)) {
-        for (size_t l; e < to_ && is_cjk(at(e, l));) e += l;
-      } else {
-        for (size_t l; e < to_;) {  // up to a number or CJK character
-          if (t_[e] < 0x80) {
-            if (uint8_t(t_[e] - '0') <= 9) break;
-            ++e;
-            continue;
-          }
-          const uint32_t c = at(e, l);
-          if (is_number(c) || is_cjk(c)) break;
-          e += l;
-        }
-      }
-      const DeepSeekV3Scanner scanner(t_ + p, e - p);
-      size_t gap = 0, start, end;
-      for (size_t q = 0; scanner.next_match(q, start, end); q = end) {
-        if (start > gap) piece(p + gap, p + start);
-        piece(p + start, p + end);
-        gap = end;
-      }
-      if (p + gap < e) piece(p + gap, e);
-      p = e;
+    DeepSeekV3Ends ends(t_ + p, to_ - p);
+    for (size_t q = 0; q < to_ - p;) {
+      const size_t e = ends.next(q);
+      piece(p + q, p + e);
+      q = e;
     }
   }
 
  private:
   const uint8_t* t_;
   size_t to_;
-
-  // decode_utf8 takes ASCII first, so this is the whole fast path.
-  TF_INLINE uint32_t at(size_t p, size_t& len) const { return decode_utf8(t_ + p, to_ - p, len); }
-  static TF_INLINE bool is_number(uint32_t cp) { return deepseek_ranges::is_number(cp); }
-  static TF_INLINE bool is_cjk(uint32_t cp) { return deepseek_ranges::is_v3_cjk(cp); }
 };
+
+// Whether the stages are DeepSeek V3's Sequence (DeepSeekV3Sequence runs it whole).
+inline bool is_deepseek_v3(const std::vector<int>& stages) {
+  return stages.size() == 3 && stages[0] == int(PreSplit::kDigits3) && stages[1] == int(PreSplit::kDeepSeekCjk) &&
+         stages[2] == int(PreSplit::kDeepSeekV3);
+}
 
 // Calls last(from, to) for each piece of t[from..to) that the stages stages[k..] leave, in
 // order (no empty piece).
@@ -323,9 +282,7 @@ template <class Last>
 void run_pre_splits(const std::vector<int>& stages, size_t k, const uint8_t* t, size_t from, size_t to, Last& last) {
   if (from >= to) return;
   if (k == stages.size()) return last(from, to);
-  if (k == 0 && stages.size() == 3 && stages[0] == int(PreSplit::kDigits3) &&
-      stages[1] == int(PreSplit::kDeepSeekCjk) && stages[2] == int(PreSplit::kDeepSeekV3))
-    return DeepSeekV3Sequence(t, to).run(from, last);
+  if (k == 0 && is_deepseek_v3(stages)) return DeepSeekV3Sequence(t, to).run(from, last);
   const PreSplitStage stage(stages[k], t + from, to - from);
   size_t gap_start = 0, start, end;  // [gap_start, start) is text between matches
   for (size_t p = 0; stage.next_match(p, start, end); p = end) {
