@@ -403,3 +403,31 @@ def test_added_tokens_of_several_first_bytes_as_hf(tmp_path_factory, firsts):
             t.check("ab " * (pad // 3) + "x" * (pad % 3) + c + " y" + c[0] + "z " + c + c)
     t.check("".join(contents) * 5 + "<" + "\n" + SPACE + "[")
     t.check(" ".join(contents) * 7)
+
+
+@pytest.mark.parametrize(
+    "case", [("llama2", False, True, False), ("gemma", True, True, False), ("meta_always", False, False, False)]
+)
+def test_new_words_of_every_length_merge_as_hf(tmp_path_factory, case):
+    # A new segment whose characters are all tokens is merged from them by
+    # HfBpeModel::merge_plain (a scan over a list of at most 128 symbols, the spm kernel's own pair
+    # cache); a longer one, or one with a character that is no token (byte fallback or unk), by
+    # the model's queue or its own scan. Fresh kernels meet words of every length from 1 to 140
+    # characters, alone and between others, in scripts with and without a token per character,
+    # and a character beyond the BMP that is a token and merges.
+    doc = spm_doc(*case)
+    vocab, merges = doc["model"]["vocab"], doc["model"]["merges"]
+    for token in ["👍", "👍👍", SPACE + "👍"]:
+        vocab.setdefault(token, len(vocab))
+    pairs = [["👍", "👍"], [SPACE, "👍"]]
+    merges.extend(pairs if merges and isinstance(merges[0], list) else [" ".join(p) for p in pairs])
+    for added in doc["added_tokens"]:
+        if added["content"] == "<|x|>":  # still the next id after the vocabulary
+            added["id"] = len(vocab)
+    t = Trio(doc, tmp_path_factory.mktemp("fused_spm") / "tokenizer.json")
+    alphabets = ["abcdefghij", "the", "Привет", "日本語のテキスト", "👍", "ab👍é\u0301x", "a\u0378\x01b", SPACE + "a"]
+    for alphabet in alphabets:
+        for n in range(1, 141):
+            word = (alphabet * (n // len(alphabet) + 1))[:n]
+            t.check(word)
+            t.check(f"{word} {word[::-1]}x\n{word}")

@@ -24,7 +24,8 @@
 // segment of one character takes its token (or its bytes' tokens) from a table; any other's ids
 // come from a per-thread memory keyed by its bytes (models/bpe/piece_cache.h's tables, slots
 // prefetched 16 segments ahead; most segments are a "▁word"), or, new to the thread, from
-// HfBpeModel's merges, so they are HF's by construction. A new segment is first cut where no
+// HfBpeModel's merges, so they are HF's by construction. (HfBpeModel::merge_plain where every character is a token,
+// with this kernel's own per-thread pair cache; else tokenize_merges). A new segment is first cut where no
 // token holds the characters on both sides (models/bpe/char_pairs.h; "▁▁▁▁name(" and "x)\n"
 // are new far more often than their parts), and each part is looked up or merged and remembered
 // on its own (merge_cut), then the whole segment is remembered too; a segment is remembered
@@ -187,6 +188,7 @@ class SpmHfBpePipeline {
     std::vector<uint32_t> cuts;           // a missed segment's part boundaries (merge_cut)
     std::vector<ModelToken> part_tokens;  // a missed segment's tokens, part by part
     std::vector<uint32_t> part_ids;       // and their ids
+    hf_bpe::PairCache pairs;              // the merges of pairs looked up (HfBpeModel::merge_plain)
     void trim() {
       cache.trim();
       release_if_large(text);
@@ -522,11 +524,24 @@ class SpmHfBpePipeline {
   // together the whole segment).
   bool merge(const uint8_t* p, size_t len, Scratch& w) const {
     w.tokens.clear();
-    model_->tokenize_merges(reinterpret_cast<const char*>(p), len, w.tokens, /*remember=*/false);
     std::vector<uint32_t>& ids = w.cache.ids;
     ids.clear();
     uint32_t at = 0;
     bool exact = true;
+    // Most new segments are characters that are tokens: merged here, with the thread's own pair
+    // cache (no lease of the model's pool, no symbol list).
+    uint32_t plain[HfBpeModel::kScanSymbols], lens[HfBpeModel::kScanSymbols];
+    if (const size_t count = model_->merge_plain(p, len, plain, lens, w.pairs)) {
+      for (size_t k = 0; k < count; ++k) {
+        const uint32_t id = plain[k];
+        w.tokens.push_back({id, at, at + lens[k]});
+        ids.push_back(id);
+        exact &= lens[k] == length_[id] && length_[id] > 0;
+        at += lens[k];
+      }
+      return exact;
+    }
+    model_->tokenize_merges(reinterpret_cast<const char*>(p), len, w.tokens, /*remember=*/false);
     for (const ModelToken& t : w.tokens) {
       ids.push_back(t.id);
       exact &= t.start == at && t.end - t.start == length_[t.id] && length_[t.id] > 0;

@@ -25,6 +25,8 @@
 //     caller's generator or the thread's own.
 // The merged token of "a" "b" is the token a + b, less the first len(prefix) bytes of b (which
 // carries the prefix when it continues a word): with a prefix it is not the concatenation.
+// merge_plain is the same merge for a caller with its own pair cache (pipelines/spm_hf_bpe.h's
+// new pieces whose characters are all tokens), over a linked list instead of moved arrays.
 // ignore_merges: a piece that is a token whole is that token. Each thread remembers the pieces
 // (up to 256 bytes) it has tokenized, as HF's cache does (not with dropout).
 //
@@ -360,6 +362,7 @@ class HfBpeModel {
     if (options_.unk_token) unk_id_ = tokens_.find(*options_.unk_token);
     dropout_ = options_.dropout.value_or(0.0f);
     index_merges(merges);
+    plain_ = regular_ && dropout_ <= 0.0f && prefix_.empty() && suffix_.empty() && chars_[0];
   }
 
   const HfBpeOptions& options() const { return options_; }
@@ -384,13 +387,37 @@ class HfBpeModel {
     run(s, n, out, &rng);
   }
 
+  // Longest piece (in symbols) merged by a scan; longer ones go through the queue (the scan is
+  // quadratic, the queue n log n).
+  static constexpr size_t kScanSymbols = 128;
+
+  // tokenize_merges' tokens of the piece s[0..n) (n > 0) for a caller that keeps its own
+  // per-thread pair cache (pipelines/spm_hf_bpe.h, whose new pieces then take no lease of the
+  // pool and build no symbol list): ids[0..k) and the bytes each covers, lens[0..k) (both with
+  // room for kScanSymbols), k returned. 0 where this path does not apply and the caller calls
+  // tokenize_merges: a character that is no token, over kScanSymbols characters, a continuing
+  // prefix or word suffix, dropout, or a vocabulary that is not regular_ (see merge_by_scan).
+  size_t merge_plain(const uint8_t* s, size_t n, uint32_t* ids, uint32_t* lens, hf_bpe::PairCache& pairs) const {
+    if (!plain_) return 0;
+    const hf_bpe::CharIds& chars = *chars_[0];
+    size_t count = 0;
+    for (size_t i = 0; i < n;) {
+      if (count == kScanSymbols) return 0;
+      const auto [c, len] = hf_bpe::next_char(s + i, n - i);
+      const uint32_t id = chars.get(c);
+      if (id == kNoToken) return 0;
+      ids[count] = id;
+      lens[count++] = uint32_t(len);
+      i += len;
+    }
+    return scan_list(ids, lens, count, pairs);
+  }
+
  private:
   // Longest piece: symbols are counted in int32 and offsets (the prefix's bytes may count with
   // byte_fallback) in uint32.
   static constexpr size_t kMaxPiece = size_t(1) << 30;
-  // Longest piece (in symbols) merged by a scan; longer ones go through the queue (the scan is
-  // quadratic, the queue n log n).
-  static constexpr size_t kScanSymbols = 128;
+  static_assert(kScanSymbols < 255, "scan_list keeps its places in bytes");
   struct Symbol {
     uint32_t id;
     int32_t prev, next;
@@ -662,6 +689,79 @@ class HfBpeModel {
     for (size_t k = 0; k < m; ++k) sym[k] = {ids[k], int32_t(k) - 1, -1, lens[k]};
   }
 
+  // merge_by_scan's merges (the same order: the lowest rank, leftmost on ties) over symbols
+  // ids[0..count) covering lens[0..count) bytes, in place, for merge_plain: the merged symbols
+  // are unlinked rather than moved (no memmove per merge), and only the pairs a merge makes new
+  // are asked for ahead. The number of symbols left is returned.
+  size_t scan_list(uint32_t* ids, uint32_t* lens, size_t count, hf_bpe::PairCache& pairs) const {
+    if (count < 2) return count;
+    constexpr uint8_t kNone = 0xFF;
+    // rank[k], merged[k]: the merge of live symbol k with the live symbol after it (rank kNoToken
+    // if none, or if k was merged away).
+    uint32_t rank[kScanSymbols], merged[kScanSymbols];
+    uint8_t next[kScanSymbols], prev[kScanSymbols];
+    const size_t last = count - 1;
+    for (size_t k = 0; k < last; ++k) pairs.prefetch(ids[k], ids[k + 1], merge_table_);
+    for (size_t k = 0; k < last; ++k) {
+      const auto m = pairs.find(ids[k], ids[k + 1], merge_table_);
+      rank[k] = m.rank;
+      merged[k] = m.merged;
+      next[k] = uint8_t(k + 1);
+      prev[k + 1] = uint8_t(k);
+    }
+    rank[last] = kNoToken;
+    next[last] = kNone;
+    prev[0] = kNone;
+    // The pairs that merging pair k would make, asked for ahead (a new piece's pairs lie beyond
+    // the core's caches for a large vocabulary): the left one and the right one.
+    auto ahead_left = [&](size_t k) {
+      if (rank[k] != kNoToken && prev[k] != kNone) pairs.prefetch(ids[prev[k]], merged[k], merge_table_);
+    };
+    auto ahead_right = [&](size_t k) {
+      if (rank[k] == kNoToken) return;
+      const uint8_t after = next[next[k]];
+      if (after != kNone) pairs.prefetch(merged[k], ids[after], merge_table_);
+    };
+    for (size_t k = 0; k < last; ++k) ahead_left(k), ahead_right(k);
+    for (;;) {
+      uint32_t best = kNoToken;
+      size_t k = 0;
+      for (size_t j = 0; j < last; ++j)
+        if (rank[j] < best) best = rank[j], k = j;
+      if (best == kNoToken) break;
+      const size_t right = next[k];
+      const uint8_t after = next[right];
+      const uint8_t before = prev[k];
+      ids[k] = merged[k];
+      lens[k] += lens[right];
+      lens[right] = 0;
+      rank[right] = kNoToken;
+      next[k] = after;
+      if (after != kNone) prev[after] = uint8_t(k);
+      if (before != kNone) pairs.prefetch(ids[before], ids[k], merge_table_);
+      if (after != kNone) pairs.prefetch(ids[k], ids[after], merge_table_);
+      if (before != kNone) {
+        const auto m = pairs.find(ids[before], ids[k], merge_table_);
+        rank[before] = m.rank;
+        merged[before] = m.merged;
+        ahead_left(before), ahead_right(before);
+        if (prev[before] != kNone) ahead_right(prev[before]);  // its right neighbour is new
+      }
+      if (after != kNone) {
+        const auto m = pairs.find(ids[k], ids[after], merge_table_);
+        rank[k] = m.rank;
+        merged[k] = m.merged;
+        ahead_left(k), ahead_right(k);
+        ahead_left(after);  // its left neighbour is new
+      } else {
+        rank[k] = kNoToken;
+      }
+    }
+    size_t m = 0;
+    for (size_t k = 0; k != kNone; k = next[k]) ids[m] = ids[k], lens[m++] = lens[k];
+    return m;
+  }
+
   // Step 2: HF's Word::merge_all.
   void merge(Scratch& w, std::mt19937_64* rng) const {
     std::vector<Symbol>& sym = w.symbols;
@@ -724,6 +824,7 @@ class HfBpeModel {
   // pair is still good exactly when it is the pair there now: HF's queue merges the
   // lowest-ranked pair, leftmost on ties, and a scan finds the same (merge_by_scan).
   bool regular_ = true;
+  bool plain_ = false;  // merge_plain applies: regular_, no prefix, suffix or dropout
   hf_bpe::MergeTable merge_table_;
   size_t merge_count_ = 0;
   std::unique_ptr<Pool<Scratch>> scratch_;  // per-thread working state (a pointer: the model can move)
