@@ -364,11 +364,13 @@ class PieceCache {
   }
 
   // The merge of two adjacent tokens, through a small cache in front of the pair table: long
-  // pieces (CJK runs, say) look up the same few pairs again and again.
+  // pieces (CJK runs, say) look up the same few pairs again and again. (Sentencepiece BPE's;
+  // byte-level BPE goes to its model's tables, so its threads never make this cache.)
   // Entries pack a (20 bits) | b (20 bits) | merged (24 bits) into 8 bytes; ids must be < 2^20.
   static constexpr uint32_t kPairIdLimit = 1u << 20;
   template <class Table>
   uint32_t merged(uint32_t a, uint32_t b, const Table& table) {
+    if (TF_UNLIKELY(pairs_.empty())) pairs_.assign(size_t(1) << kPairSlotsLog, kEmptyPair);  // 256 KiB, on first use
     const uint64_t key = uint64_t(a) | (uint64_t(b) << 20);
     uint64_t& e = pairs_[(key * 0x9E3779B97F4A7C15ull) >> (64 - kPairSlotsLog)];
     if ((e & kKeyMask) != key || e == kEmptyPair) {
@@ -382,24 +384,30 @@ class PieceCache {
   // Pieces of 32..256 bytes (with key = bytes_key(p, n)): appends the cached ids to out, or
   // returns false. Two ways per set, the newer entry first: a new piece pushes the older out.
   bool get_long(const uint8_t* p, size_t n, uint64_t key, std::vector<uint32_t>& out) const {
-    if (long_.empty()) return false;
-    const Long* set = &long_[set_of(key, n)];
-    for (int way = 0; way < 2; ++way) {
-      const Long& e = set[way];
-      if (e.key != key || e.bytes.size() != n || std::memcmp(e.bytes.data(), p, n) != 0) continue;
-      out.insert(out.end(), e.ids.begin(), e.ids.end());
+    if (!long_) return false;
+    const LongSet& set = long_[set_of(key, n)];
+    for (const Long& e : set.ways) {
+      if (e.key != key || e.n != n || std::memcmp(e.bytes(), p, n) != 0) continue;
+      out.insert(out.end(), e.data.get(), e.data.get() + e.count);
       return true;
     }
     return false;
   }
   void put_long(const uint8_t* p, size_t n, uint64_t key, const uint32_t* ids, size_t count) {
-    if (long_.empty()) long_.resize(size_t(2) << kLongSetsLog);  // made on first use: a megabyte
-    Long* set = &long_[set_of(key, n)];
-    std::swap(set[0], set[1]);  // the older entry's buffers are reused for the new one
-    Long& e = set[0];
+    if (!long_) long_.reset(new LongSet[size_t(1) << kLongSetsLog]);  // made on first use
+    LongSet& set = long_[set_of(key, n)];
+    std::swap(set.ways[0], set.ways[1]);  // the older entry's buffer is reused for the new one
+    Long& e = set.ways[0];
+    const size_t words = count + (n + 3) / 4;  // the ids, then the bytes
+    if (e.capacity < words) {
+      e.capacity = uint32_t(std::max<size_t>(words, 32));
+      e.data.reset(new uint32_t[e.capacity]);
+    }
     e.key = key;
-    e.bytes.assign(reinterpret_cast<const char*>(p), n);
-    e.ids.assign(ids, ids + count);
+    e.n = uint32_t(n);
+    e.count = uint32_t(count);
+    std::memcpy(e.data.get(), ids, count * sizeof(uint32_t));
+    std::memcpy(e.bytes(), p, n);
   }
 
  private:
@@ -408,16 +416,23 @@ class PieceCache {
   static constexpr int kLongSetsLog = 13, kPairSlotsLog = 15;
   static constexpr uint64_t kKeyMask = (uint64_t(1) << 40) - 1, kEmptyPair = ~uint64_t(0);
   static constexpr uint32_t kNoMerge = 0xFFFFFF;
-  struct Long {  // heap-allocated, reused
+  // An entry: its ids and bytes in one buffer of its own, reused by the entries that replace
+  // it. 32 bytes, so that a set is one cache line (one miss to look up a piece) and all of them
+  // 512 KiB, written on first use. (With a std::string and a std::vector each, the sets took
+  // 1 MiB and two lines, and every new long piece made two allocations.)
+  struct Long {
     uint64_t key = 0;
-    std::string bytes;
-    std::vector<uint32_t> ids;
+    std::unique_ptr<uint32_t[]> data;         // count ids, then n bytes
+    uint32_t n = 0, count = 0, capacity = 0;  // capacity: of data, in words
+    uint8_t* bytes() const { return reinterpret_cast<uint8_t*>(data.get() + count); }
   };
-  static size_t set_of(uint64_t key, size_t n) {
-    return (((key ^ n) * 0x9E3779B97F4A7C15ull) >> (64 - kLongSetsLog)) * 2;
-  }
-  std::vector<Long> long_;  // 2 << kLongSetsLog entries once a long piece is stored
-  std::vector<uint64_t> pairs_ = std::vector<uint64_t>(size_t(1) << kPairSlotsLog, kEmptyPair);
+  struct alignas(64) LongSet {
+    Long ways[2];
+  };
+  static_assert(sizeof(LongSet) == 64, "a set fills a cache line");
+  static size_t set_of(uint64_t key, size_t n) { return ((key ^ n) * 0x9E3779B97F4A7C15ull) >> (64 - kLongSetsLog); }
+  std::unique_ptr<LongSet[]> long_;  // 2^kLongSetsLog sets once a long piece is stored
+  std::vector<uint64_t> pairs_;      // 2^kPairSlotsLog entries once merged() is first called
 };
 
 // Caches are kept by the encoder between calls (so they warm up) and lent to one thread at a time.
