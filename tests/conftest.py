@@ -8,9 +8,13 @@ import pathlib
 import subprocess
 import sys
 import tempfile
+from typing import TYPE_CHECKING
 
 import pytest
 from hypothesis import strategies as st
+
+if TYPE_CHECKING:
+    import tokenforge
 
 REPO = pathlib.Path(__file__).resolve().parents[1]
 DATA = REPO / "src" / "tokenforge" / "data"  # the vocabularies the package ships
@@ -82,6 +86,16 @@ def reference(tiktoken_module):
         return cache[name]
 
     return get
+
+
+def fresh_encoding(ref) -> tokenforge.Encoding:
+    """A tokenforge Encoding of tiktoken encoding `ref`, built anew: not get_encoding's shared
+    instance, whose piece tables are warm from other tests."""
+    import tokenforge
+
+    return tokenforge.Encoding(
+        ref.name + "-fresh", pat_str=ref._pat_str, mergeable_ranks=ref._mergeable_ranks, special_tokens={}
+    )
 
 
 def corpus_files(whole: bool = False) -> list[pathlib.Path]:

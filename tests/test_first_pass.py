@@ -13,7 +13,7 @@ import random
 
 import pytest
 
-import tokenforge
+from conftest import fresh_encoding
 
 LETTERS = "abcdefghijklmnopqrstuvwxyz" * 4 + "ABCDEFGHIJKLMNOPQRSTUVWXYZ" + "éèàüößñçøåœ" + "жщыл"
 GLUE = [" ", " ", " ", ", ", ". ", "\n", " (", ") ", "'s ", " 12", "345 ", "/", "\t", "  "]
@@ -29,22 +29,12 @@ def _new_words_text(count: int, seed: int) -> str:
     return "".join(parts)
 
 
-def _fresh(ref) -> tokenforge.Encoding:
-    # Not get_encoding's shared instance: its piece tables are warm from other tests.
-    return tokenforge.Encoding(
-        ref.name + "-fresh",
-        pat_str=ref._pat_str,
-        mergeable_ranks=ref._mergeable_ranks,
-        special_tokens={},
-    )
-
-
 @pytest.mark.parametrize("name", ["cl100k_base", "o200k_base"])
 def test_one_call_of_new_pieces(name, reference):
     # ~30k distinct pieces in one call: the thread's table grows several times mid-batch.
     ref = reference(name)
     text = _new_words_text(30_000, seed=23)
-    ours = _fresh(ref)
+    ours = fresh_encoding(ref)
     expected = ref.encode_ordinary(text)
     assert ours.encode_ordinary(text) == expected
     assert ours.encode_ordinary(text) == expected  # warm: every piece known now
@@ -54,10 +44,10 @@ def test_one_call_of_new_pieces(name, reference):
 def test_new_pieces_over_many_documents(name, reference):
     ref = reference(name)
     docs = [_new_words_text(300, seed=i) for i in range(60)]
-    ours = _fresh(ref)
+    ours = fresh_encoding(ref)
     expected = [ref.encode_ordinary(d) for d in docs]
     assert [ours.encode_ordinary(d) for d in docs] == expected
-    assert _fresh(ref).encode_ordinary_batch(docs, num_threads=2) == expected
+    assert fresh_encoding(ref).encode_ordinary_batch(docs, num_threads=2) == expected
     assert ours.encode_ordinary_batch(docs, num_threads=2) == expected
 
 
@@ -79,11 +69,11 @@ def _cjk_runs_with_repeated_parts(seed: int) -> str:
 def test_new_parts_repeated_within_a_piece(name, reference):
     ref = reference(name)
     texts = [_cjk_runs_with_repeated_parts(seed) for seed in range(3)]
-    ours = _fresh(ref)
+    ours = fresh_encoding(ref)
     expected = [ref.encode_ordinary(t) for t in texts]
     assert [ours.encode_ordinary(t) for t in texts] == expected
     assert [ours.encode_ordinary(t) for t in texts] == expected
-    assert _fresh(ref).encode_ordinary_batch(texts, num_threads=3) == expected
+    assert fresh_encoding(ref).encode_ordinary_batch(texts, num_threads=3) == expected
 
 
 @pytest.mark.parametrize("name", ["cl100k_base", "o200k_base"])
@@ -102,6 +92,6 @@ def test_medium_tokens_and_their_neighbours(name, reference):
     text = "\n".join(words)
     assert len(words) > 1000
     expected = ref.encode_ordinary(text)
-    assert _fresh(ref).encode_ordinary(text) == expected
-    ours = _fresh(ref)
+    assert fresh_encoding(ref).encode_ordinary(text) == expected
+    ours = fresh_encoding(ref)
     assert [ours.encode_ordinary(w) for w in words[:4000]] == [ref.encode_ordinary(w) for w in words[:4000]]

@@ -17,18 +17,9 @@ import pytest
 import tiktoken
 
 import tokenforge
+from conftest import fresh_encoding
 
 GRID_IDS = 1024  # pairs of ids below this come from the grid, not the filter
-
-
-def _fresh(ref) -> tokenforge.Encoding:
-    # Not get_encoding's shared instance: its piece tables are warm from other tests.
-    return tokenforge.Encoding(
-        ref.name + "-fresh",
-        pat_str=ref._pat_str,
-        mergeable_ranks=ref._mergeable_ranks,
-        special_tokens={},
-    )
 
 
 @pytest.mark.parametrize("name", ["cl100k_base", "o200k_base"])
@@ -36,7 +27,7 @@ def test_byte_pieces_of_cut_tokens(name, reference):
     # Each token past the grid without its last byte, and without its first: rarely tokens, so
     # merged from bytes, and the last merges join two ids of which at least one is high.
     ref = reference(name)
-    ours = _fresh(ref)
+    ours = fresh_encoding(ref)
     pieces = []
     for token, rank in ref._mergeable_ranks.items():
         if rank >= GRID_IDS and len(token) >= 3:
@@ -96,11 +87,11 @@ def test_new_runs_of_high_id_characters(name, script, reference):
     sep = "，" if script[0] == 0x4E00 else " "
     text = sep.join(runs)
     expected = ref.encode_ordinary(text)
-    ours = _fresh(ref)
+    ours = fresh_encoding(ref)
     assert ours.encode_ordinary(text) == expected
     assert ours.encode_ordinary(text) == expected
     docs = [sep.join(runs[i : i + 50]) for i in range(0, len(runs), 50)]
-    assert _fresh(ref).encode_ordinary_batch(docs, num_threads=2) == [ref.encode_ordinary(d) for d in docs]
+    assert fresh_encoding(ref).encode_ordinary_batch(docs, num_threads=2) == [ref.encode_ordinary(d) for d in docs]
 
 
 def _random_ranks(seed: int, size: int) -> dict[bytes, int]:

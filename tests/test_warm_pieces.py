@@ -15,16 +15,9 @@ import random
 
 import pytest
 
-import tokenforge
+from conftest import fresh_encoding
 
 NAMES = ["cl100k_base", "o200k_base"]
-
-
-def _fresh(ref) -> tokenforge.Encoding:
-    # Not get_encoding's shared instance: its piece tables are warm from other tests.
-    return tokenforge.Encoding(
-        ref.name + "-warm", pat_str=ref._pat_str, mergeable_ranks=ref._mergeable_ranks, special_tokens={}
-    )
 
 
 def _texts() -> list[str]:
@@ -48,7 +41,7 @@ def _texts() -> list[str]:
 @pytest.mark.parametrize("name", NAMES)
 def test_first_and_warm_passes(name, reference):
     ref = reference(name)
-    ours = _fresh(ref)
+    ours = fresh_encoding(ref)
     for text in _texts():
         expected = ref.encode_ordinary(text)
         assert ours.encode_ordinary(text) == expected  # first pass: pieces new to the thread
@@ -60,7 +53,7 @@ def test_every_piece_length_at_the_end(name, reference):
     # Keys of pieces that end within the last 16 bytes of the text are built without reading
     # past it; each text ends in a piece of a different length, cut at every position.
     ref = reference(name)
-    ours = _fresh(ref)
+    ours = fresh_encoding(ref)
     words = ["a", "ab", "abc", "word", "lengths", "internationalization", "ñandú", "12345", "!!??", "  ", "\n\n"]
     for w in words:
         for prefix in ["", "x ", "some text before it, then "]:
@@ -77,8 +70,8 @@ def test_batched_documents_of_one_byte_pieces(name, reference):
     rng = random.Random(7)
     docs = ["".join(rng.choice(" ,.;x1\n") for _ in range(rng.randint(0, 400))) for _ in range(200)]
     expected = [ref.encode_ordinary(d) for d in docs]
-    assert _fresh(ref).encode_ordinary_batch(docs, num_threads=2) == expected
-    ours = _fresh(ref)
+    assert fresh_encoding(ref).encode_ordinary_batch(docs, num_threads=2) == expected
+    ours = fresh_encoding(ref)
     assert [ours.encode_ordinary(d) for d in docs] == expected
     assert [ours.encode_ordinary(d) for d in docs] == expected
 
@@ -98,7 +91,7 @@ def test_new_pieces_scattered_through_warm_batches(name, reference):
     # a miss in a warm batch, and 3,000 of them make the thread's table grow (it starts with
     # 4,096 slots and doubles at half full) while later pieces of the batch are looked up.
     ref = reference(name)
-    ours = _fresh(ref)
+    ours = fresh_encoding(ref)
     rng = random.Random(23)
     known = _words(rng, 1500, "abcdefghijklmnopqrstuvwxyz", 1, 9)
     warm = " ".join(known)
@@ -119,7 +112,7 @@ def test_warm_pieces_with_many_ids(name, reference):
     # ids outside the entry (spilled), which the warm pass writes from there; pieces of more
     # than 31 bytes take the long cache. Every length from 1 to 40 bytes, twice each.
     ref = reference(name)
-    ours = _fresh(ref)
+    ours = fresh_encoding(ref)
     rng = random.Random(5)
     pieces = []
     for n in range(1, 41):
@@ -140,7 +133,7 @@ def test_warm_texts_around_sixteen_bytes(name, reference):
     # with two plain loads; others test the text's end per piece. Texts of 0..40 bytes cut
     # from one warm text cross that line at every place.
     ref = reference(name)
-    ours = _fresh(ref)
+    ours = fresh_encoding(ref)
     base = "Hello, wörld! It's 2024: naïve cafés, 12345 déjà vu.\n\n  x"
     ours.encode_ordinary(base * 3)
     for start in range(0, 12):
