@@ -212,16 +212,29 @@ def _roberta(doc: Mapping[str, Any], config: Mapping[str, Any]) -> dict[str, Any
     add_prefix_space = bool(_flag(config, "add_prefix_space", False))
     built = _gpt2(doc, config)
     sep, cls = _text(config.get("sep_token"), "</s>"), _text(config.get("cls_token"), "<s>")
+    trim_offsets = bool(_flag(config, "trim_offsets", True))
+    _set_roberta_processing(built, doc, sep, cls, trim_offsets, add_prefix_space)
+    return built
+
+
+def _set_roberta_processing(
+    built: dict[str, Any],
+    doc: Mapping[str, Any],
+    sep: str | None,
+    cls: str | None,
+    trim_offsets: bool,
+    add_prefix_space: bool,
+) -> None:
+    """RoBERTa's post-processor on `built`, where the file has both the sep and cls tokens."""
     sep_id, cls_id = _token_id(doc, sep), _token_id(doc, cls)
     if sep_id is not None and cls_id is not None:
         built["post_processor"] = {
             "type": "RobertaProcessing",
             "sep": [sep, sep_id],
             "cls": [cls, cls_id],
-            "trim_offsets": bool(_flag(config, "trim_offsets", True)),
+            "trim_offsets": trim_offsets,
             "add_prefix_space": add_prefix_space,
         }
-    return built
 
 
 def _gpt_neox(doc: Mapping[str, Any], config: Mapping[str, Any]) -> dict[str, Any]:
@@ -365,15 +378,7 @@ def _luke(doc: Mapping[str, Any], config: Mapping[str, Any]) -> dict[str, Any]:
         "decoder": _BYTE_LEVEL_DECODER,
     }
     sep, cls = _str_token(config, "sep_token", "</s>"), _str_token(config, "cls_token", "<s>")
-    sep_id, cls_id = _token_id(doc, sep), _token_id(doc, cls)
-    if sep_id is not None and cls_id is not None:
-        built["post_processor"] = {
-            "type": "RobertaProcessing",
-            "sep": [sep, sep_id],
-            "cls": [cls, cls_id],
-            "trim_offsets": True,
-            "add_prefix_space": True,
-        }
+    _set_roberta_processing(built, doc, sep, cls, trim_offsets=True, add_prefix_space=True)
     return built
 
 
