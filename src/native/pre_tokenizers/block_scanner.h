@@ -284,4 +284,16 @@ TF_TARGET_AVX2 TF_NOINLINE WindowStarts window_starts_avx2(const uint8_t* s, siz
 }
 #endif
 
+// window_starts through the AVX2 path where `avx2` (the caller's avx2_enabled()) says so and
+// the build has it, else the portable one: the one dispatch both scanners use.
+template <bool kO200k, bool kEndSplit = kO200k, bool kOneDigit = false, bool kContractions = true>
+TF_INLINE WindowStarts window_starts_for(bool avx2, const uint8_t* s, size_t p, size_t n) {
+#if TF_HAVE_AVX2_PATH
+  if (avx2) return window_starts_avx2<kO200k, kEndSplit, kOneDigit, kContractions>(s, p, n);
+#else
+  (void)avx2;
+#endif
+  return window_starts<kO200k, kEndSplit, kOneDigit, kContractions>(s, p, n);
+}
+
 }  // namespace tokenforge

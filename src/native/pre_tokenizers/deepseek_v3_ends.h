@@ -68,7 +68,7 @@ class DeepSeekV3Ends {
   static constexpr size_t kNone = ~size_t(0);
   const uint8_t* t_;
   size_t n_;
-  [[maybe_unused]] bool avx2_;
+  bool avx2_;
   // Window starts not handed out yet (bits relative to window_), as Scanner keeps them.
   size_t window_ = 0, handed_ = kNone, retry_at_ = 0;
   uint64_t pending_ = 0;
@@ -128,12 +128,7 @@ class DeepSeekV3Ends {
       retry_at_ = p + stop + 1;
       return 0;
     }
-#if TF_HAVE_AVX2_PATH
-    const WindowStarts w = avx2_ ? window_starts_avx2<false, true, false, false>(t_, p, n_)
-                                 : window_starts<false, true, false, false>(t_, p, n_);
-#else
-    const WindowStarts w = window_starts<false, true, false, false>(t_, p, n_);
-#endif
+    const WindowStarts w = window_starts_for<false, true, false, false>(avx2_, t_, p, n_);
     uint64_t starts = w.starts;
     if (stop < avail) starts &= (uint64_t(1) << (stop - 1)) - 1;
     if (!starts) {

@@ -198,7 +198,7 @@ class Scanner {
   static constexpr size_t kNone = ~size_t(0);
   const uint8_t* s_;
   size_t n_;
-  [[maybe_unused]] bool avx2_;  // (unused where no AVX2 path is built)
+  bool avx2_;
   // Starts found by the last window, as bits relative to window_, handed out lowest first
   // while the caller continues from the last one handed out (handed_).
   size_t window_ = 0, handed_ = ~size_t(0), retry_at_ = 0;
@@ -208,12 +208,7 @@ class Scanner {
   TF_INLINE size_t windowed(size_t p) {
     if (p == handed_ && pending_) return hand_out();
     if (p >= retry_at_ && !wide_ahead(p)) {
-#if TF_HAVE_AVX2_PATH
-      const WindowStarts w = avx2_ ? window_starts_avx2<kO200k, kEndSplit, kOneDigit, kContractions>(s_, p, n_)
-                                   : window_starts<kO200k, kEndSplit, kOneDigit, kContractions>(s_, p, n_);
-#else
-      const WindowStarts w = window_starts<kO200k, kEndSplit, kOneDigit, kContractions>(s_, p, n_);
-#endif
+      const WindowStarts w = window_starts_for<kO200k, kEndSplit, kOneDigit, kContractions>(avx2_, s_, p, n_);
       if (w.starts) {
         window_ = p;
         pending_ = w.starts;
