@@ -1,5 +1,6 @@
 """Runs of three-byte characters (CJK, kana, hangul, fullwidth forms, symbols), the long pieces
-of CJK text, through both scanners (the windows of src/native/pre_tokenizers/block_scanner.h
+of CJK text, and dense runs of two-byte characters (Cyrillic, Latin-1 and the rest of
+U+0080..U+07FF, which the windows classify 16 bytes at a time) through both scanners (the windows of src/native/pre_tokenizers/block_scanner.h
 and the character-by-character one): pieces must end exactly where the `regex` module's matches
 of the same pattern end, for texts dense in characters of one class, characters of blocks that
 mix classes (letters of either case, marks, numbers, punctuation, spaces), and their borders
@@ -108,3 +109,42 @@ def test_every_three_byte_character_alone_and_in_runs(name):
             want = regex_ends(pattern, text)
             assert _core._piece_ends(text, native, False) == want, (hex(ord(block[0])), text)
             assert _core._piece_ends(text, native, True) == want, (hex(ord(block[0])), text)
+
+
+# Two-byte atoms: the Latin-1 and Cyrillic letters the windows classify in blocks (every case
+# rule: U+00C0..U+00DE upper but U+00D7, U+00DF..U+00FF lower but U+00F7, U+0400..U+042F
+# upper, U+0430..U+045F lower, U+0460..U+047F alternating), their neighbours that are not
+# letters, and two-byte letters of other scripts.
+TWO_BYTE_ATOMS = ["Привет", "мир", "ЁЖЗ", "ёжз", "ѠѡѢѣ", "Ѿѿ", "ҀҁҊҋ", "\u0482", "\u0483", "ÀÉÎÕÜ"]
+TWO_BYTE_ATOMS += ["àéîõü", "ß", "ÿ", "Þþ", "×", "÷", "ĄąŁłŃń", "ΩωΆ", "ə", "\u0301", "«»", "\u00a0", "Ա", "א"]
+TWO_BYTE_ATOMS += ["a", "Z", "Hello", " ", "\n", "'", "'s", "1", ".", "/", "世"]
+
+
+@pytest.mark.parametrize("name", sorted(PATTERNS))
+def test_two_byte_runs_cut_like_regex(name):
+    pattern = PATTERNS[name]
+    native = scanner_id(pattern)
+    rng = random.Random(f"two-byte-runs-{name}")
+    for _ in range(4000):
+        alphabet = rng.sample(TWO_BYTE_ATOMS, rng.randint(2, 8))
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(1, 80)))
+        want = regex_ends(pattern, text)
+        assert _core._piece_ends(text, native, False) == want, repr(text)
+        assert _core._piece_ends(text, native, True) == want, repr(text)
+
+
+@pytest.mark.parametrize("name", sorted(PATTERNS))
+def test_every_two_byte_character_among_cyrillic_and_latin1(name):
+    """Each two-byte character (U+0080..U+07FF) inside runs of Cyrillic or Latin-1 letters of
+    either case, at every offset in a 64-byte window (the text's start shifts it), at the
+    text's end, and after an ASCII capital."""
+    pattern = PATTERNS[name]
+    native = scanner_id(pattern)
+    chars = [chr(c) for c in range(0x80, 0x800) if unicodedata.category(chr(c)) not in ("Cn", "Cs")]
+    for i, c in enumerate(chars):
+        pad = "a" * (i % 64)
+        for text in (pad + "Дом" + c + "мир" + c * 4, pad + "ÉÀ" + c + "éàÿ" + c, pad + "Ж" + "ж" * 5 + c):
+            for t in (text, "A" + text, text + "x'S"):
+                want = regex_ends(pattern, t)
+                assert _core._piece_ends(t, native, False) == want, (hex(ord(c)), t)
+                assert _core._piece_ends(t, native, True) == want, (hex(ord(c)), t)

@@ -147,30 +147,96 @@ inline void settle_quotes(const uint8_t* w, size_t avail, AsciiMasks& m) {
   }
 }
 
+// The letter class of every two-byte character, by lead byte (0xC2..0xDF) and the low six bits
+// of its continuation byte: 0 not a letter, else the AsciiMasks field its bytes go to.
+struct TwoByteLetters {
+  enum : uint8_t { kNone = 0, kUpper = 1, kLower = 2, kCaseless = 3 };
+  uint8_t of[30 * 64];
+  constexpr TwoByteLetters() : of() {
+    for (uint32_t cp = 0x80; cp < 0x800; ++cp) {
+      const uint8_t c = kClassStage2[(size_t(kClassStage1[cp >> 8]) << 8) | (cp & 0xFF)];
+      const uint8_t k = !(c & kLetter) ? kNone : !(c & kLowerish) ? kUpper : !(c & kUpperish) ? kLower : kCaseless;
+      of[((cp >> 6) - 2) * 64 + (cp & 0x3F)] = k;  // lead byte 0xC0 | cp >> 6
+    }
+  }
+};
+inline constexpr TwoByteLetters kTwoByteLetters{};
+
+// Classifies the letters of Latin-1 (U+00C0..U+00FF but the signs U+00D7 and U+00F7) and of
+// basic Cyrillic (U+0400..U+047F) anywhere in the window, 16 bytes at a time: each continuation
+// byte's class follows from its own value and the byte before it. For windows dense in such
+// letters (Russian text), where classify_letters would take them one at a time; what is left
+// (other letters, and whatever ends the window) classify_letters finds after it.
+inline void classify_common_letters(const uint8_t* w, size_t avail, AsciiMasks& m) {
+#if defined(__SSE2__)
+  uint64_t upper = 0, lower = 0;
+  __m128i prev_last = _mm_setzero_si128();  // the byte before each block, in its lane 0
+  for (int k = 0; k < 4; ++k) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(w + 16 * k));
+    const __m128i prev = _mm_or_si128(_mm_slli_si128(v, 1), prev_last);
+    prev_last = _mm_srli_si128(v, 15);
+    // Signed compares: continuation bytes 0x80..0xBF are -128..-65, below every other byte.
+    auto below = [&](int hi) { return _mm_cmplt_epi8(v, _mm_set1_epi8(char(hi))); };
+    auto after = [&](int lead) { return _mm_cmpeq_epi8(prev, _mm_set1_epi8(char(lead))); };
+    const __m128i cont = below(0xC0), lt_a0 = below(0xA0), lt_b0 = below(0xB0), lt_9f = below(0x9F);
+    const __m128i odd = _mm_cmpeq_epi8(_mm_and_si128(v, _mm_set1_epi8(1)), _mm_set1_epi8(1));
+    const __m128i c3 = after(0xC3), d0 = after(0xD0), d1 = after(0xD1);
+    const __m128i not97 = _mm_cmpeq_epi8(v, _mm_set1_epi8(char(0x97)));  // (×: set where v is it)
+    const __m128i notb7 = _mm_cmpeq_epi8(v, _mm_set1_epi8(char(0xB7)));  // (÷)
+    // U+00C0..U+00DE upper, U+00DF..U+00FF lower; U+0400..U+042F upper, U+0430..U+045F lower;
+    // U+0460..U+047F upper at even code points, lower at odd ones.
+    const __m128i up =
+        _mm_or_si128(_mm_or_si128(_mm_and_si128(d0, lt_b0), _mm_andnot_si128(not97, _mm_and_si128(c3, lt_9f))),
+                     _mm_andnot_si128(_mm_or_si128(lt_a0, odd), _mm_and_si128(d1, cont)));
+    const __m128i low =
+        _mm_or_si128(_mm_or_si128(_mm_andnot_si128(lt_b0, _mm_and_si128(d0, cont)),
+                                  _mm_andnot_si128(_mm_or_si128(lt_9f, notb7), _mm_and_si128(c3, cont))),
+                     _mm_and_si128(d1, _mm_or_si128(lt_a0, _mm_and_si128(cont, odd))));
+    upper |= uint64_t(uint16_t(_mm_movemask_epi8(up))) << (16 * k);
+    lower |= uint64_t(uint16_t(_mm_movemask_epi8(low))) << (16 * k);
+  }
+  // Bits are on continuation bytes; add their lead bytes. Bytes past `avail` are padding.
+  const uint64_t in_text = avail >= 64 ? ~uint64_t(0) : (uint64_t(1) << avail) - 1;
+  upper &= in_text & ~uint64_t(1), lower &= in_text & ~uint64_t(1);
+  upper |= upper >> 1, lower |= lower >> 1;
+  m.upper |= upper, m.lower |= lower;
+  m.stop &= ~(upper | lower);
+#else
+  (void)w, (void)avail, (void)m;
+#endif
+}
+
 // Classifies the two- and three-byte letters from the first stop byte on, up to the first stop
 // byte that is anything else (punctuation, spaces, digits and marks outside ASCII; apostrophes;
 // a character cut by the window's end at `avail`): every byte of a letter gets its class bit,
 // so case and word rules see one character as a run of equal bits, and starts fall on lead bytes.
 inline void classify_letters(const uint8_t* w, size_t avail, AsciiMasks& m) {
   uint64_t stop = m.stop;
+  uint64_t to[4] = {0, 0, 0, 0};  // by TwoByteLetters class: none (unused), upper, lower, caseless
   while (stop) {
     const size_t i = size_t(__builtin_ctzll(stop));
     const uint8_t b = w[i];
-    if (b < 0xC2 || b >= 0xF0) break;  // apostrophe, continuation byte, four-byte character
-    const size_t len = b < 0xE0 ? 2 : 3;
-    if (i + len > avail || (w[i + 1] & 0xC0) != 0x80 || (len == 3 && (w[i + 2] & 0xC0) != 0x80)) break;
+    if (uint8_t(b - 0xC2) < 30) {  // two bytes: one table load
+      if (i + 2 > avail || (w[i + 1] & 0xC0) != 0x80) break;
+      const uint8_t k = kTwoByteLetters.of[size_t(b - 0xC2) * 64 + (w[i + 1] & 0x3F)];
+      if (!k) break;
+      const uint64_t bits = uint64_t(3) << i;
+      to[k] |= bits;
+      stop &= ~bits;
+      continue;
+    }
+    if (b < 0xE0 || b >= 0xF0) break;  // apostrophe, continuation byte, four-byte character
+    if (i + 3 > avail || (w[i + 1] & 0xC0) != 0x80 || (w[i + 2] & 0xC0) != 0x80) break;
     size_t decoded;
-    const uint8_t c = class_of(decode_utf8(w + i, len, decoded));
+    const uint8_t c = class_of(decode_utf8(w + i, 3, decoded));
     if (!(c & kLetter)) break;
-    const uint64_t bits = ((uint64_t(1) << len) - 1) << i;
-    if (!(c & kLowerish))
-      m.upper |= bits;  // Lu, Lt
-    else if (!(c & kUpperish))
-      m.lower |= bits;  // Ll
-    else
-      m.caseless |= bits;  // Lm, Lo
+    const uint64_t bits = uint64_t(7) << i;
+    to[!(c & kLowerish) ? 1 : !(c & kUpperish) ? 2 : 3] |= bits;  // Lu, Lt / Ll / Lm, Lo
     stop &= ~bits;
   }
+  m.upper |= to[1];
+  m.lower |= to[2];
+  m.caseless |= to[3];
   m.stop = stop;
 }
 
@@ -193,7 +259,14 @@ TF_INLINE WindowStarts window_rules(AsciiMasks m, const uint8_t* w, size_t avail
     else
       m.stop &= ~m.quote;
   }
-  if (m.stop && w[__builtin_ctzll(m.stop)] >= 0x80) classify_letters(w, avail, m);
+  if (m.stop && w[__builtin_ctzll(m.stop)] >= 0x80) {
+    // Many non-ASCII bytes (six or more characters), the first of them Latin-1 or Cyrillic:
+    // the common letters in one go.
+    const uint8_t first = w[__builtin_ctzll(m.stop)];
+    if ((first == 0xD0 || first == 0xD1 || first == 0xC3) && __builtin_popcountll(m.stop) >= 12)
+      classify_common_letters(w, avail, m);
+    if (m.stop && w[__builtin_ctzll(m.stop)] >= 0x80) classify_letters(w, avail, m);
+  }
   // o200k: [Upper]* gives characters back to [Lower]+ when a caseless letter comes before an
   // uppercase one, which the rules below do not model: such a window ends there.
   if (kO200k) {
