@@ -95,6 +95,7 @@ def _files(tmp_path) -> dict[str, tuple[str, str]]:
     wp = HfTokenizer(models.WordPiece(unk_token="[UNK]"))
     wp.normalizer = normalizers.BertNormalizer(lowercase=True)
     wp.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    wp.decoder = decoders.WordPiece()  # (without a decoder the file runs staged: HF joins tokens with spaces)
     raw = [{**a, "normalized": False} for a in ADDED]  # (a normalized token behind BERT's normalizer runs staged)
     train("wordpiece", wp, trainers.WordPieceTrainer(vocab_size=300, special_tokens=["[UNK]"]), "wordpiece", raw)
     train("wordpiece_norm", wp, trainers.WordPieceTrainer(vocab_size=300, special_tokens=["[UNK]"]), "staged")

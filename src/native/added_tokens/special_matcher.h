@@ -246,8 +246,14 @@ void find_added(const AddedTokenSet& set, const uint8_t* s, size_t n, OnText&& o
       if (flags & kAddedLstrip) start = std::max(space_run_start(s, start), start_offset);
       if (flags & kAddedRstrip) stop += space_run_length(s + stop, n - stop);
       if (start_offset < start) on_text(start_offset, start);
-      on_match(SpecialMatch{start, stop - start, m.token->id, start != m.pos || stop != m.pos + m.len});
-      start_offset = stop;
+      // lstrip may move the start up to where an rstrip token before it ended, past this
+      // match's own end: HF's split is then empty, and HF drops empty splits.
+      if (stop > start) {
+        on_match(SpecialMatch{start, stop - start, m.token->id, start != m.pos || stop != m.pos + m.len});
+        start_offset = stop;
+      } else {
+        start_offset = std::max(start_offset, stop);
+      }
     }
   }
   if (start_offset < n) on_text(start_offset, n);

@@ -104,6 +104,9 @@ class StagedPipeline {
     // the model's tokens of that id still show the model's text (HF's Token value).
     for (const auto& [token, id] : d.vocab)
       if (id < d.names.size() && d.names[id] != token) hidden_.emplace_back(id, token);
+    if (d.model_type == "Unigram")  // (a Unigram vocabulary is its pieces, not d.vocab)
+      for (const auto& [piece, id] : static_cast<const UnigramModel&>(*model_).ids())
+        if (id < d.names.size() && d.names[id] != piece) hidden_.emplace_back(id, piece);
     if (d.trim_offsets) {
       trim_prefix_space_ = d.trim_add_prefix_space;
       spaces_.resize(d.names.size());
@@ -164,7 +167,14 @@ class StagedPipeline {
         push_row(e.rows, t.id, start, end, word);
         if (t.id == unk_id_) {
           const std::string covered = piece.text.text().substr(t.start, t.end - t.start);
-          if (covered != unk_piece_) e.texts.push_back(TokenText{t.id, word, start, end, 0, covered});
+          if (covered != unk_piece_) {
+            e.texts.push_back(TokenText{t.id, word, start, end, 0, covered});
+            // trim_offsets counts the spaces around the text it shows (HF's token value); the
+            // row keeps that text as its name, since trimming moves the offsets its TokenText
+            // is found by.
+            if (!spaces_.empty() && spaces_around(covered) != std::pair<uint32_t, uint32_t>{0, 0})
+              e.rows.back().name = e.name_slot(covered);
+          }
         }
         e.show_hidden(e.rows.size() - 1, hidden_);
       }
@@ -212,6 +222,7 @@ class StagedPipeline {
       NormalizedText t(text + from, to - from, uint32_t(from));
       if (normalizer_) normalizer_->normalize(t);
       if (!added || added->normalized().empty()) {
+        t.reslice();
         pieces.add_text(std::move(t));
         return;
       }

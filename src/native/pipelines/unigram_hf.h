@@ -20,13 +20,12 @@
 // runs (the staged pipeline's, on a NormalizedText) and offsets go through its alignments, as
 // the staged pipeline's do. The model's text is then Metaspace's: each space a "▁", the "▁"
 // prefix where prepend_scheme puts one (always: unless the text starts with a space or "▁";
-// first: that, and only for the stretch at the text's start). With split, it is cut before every
-// "▁" (HF's pieces, one word each); without, the stretch is one piece. Each piece's ids come from
-// a per-thread memory keyed by its bytes (models/bpe/piece_cache.h's tables, slots prefetched 16
-// pieces ahead) or, new to the thread, from the model's Viterbi pass (UnigramModel::tokenize_fresh),
-// so they are HF's by construction; a piece is remembered only where each token covers its own
-// piece's bytes (byte-fallback tokens share their run's offsets, an unknown run's length varies).
-// An unknown token shows the text it covers (HF's Token value), kept in Encoded::texts.
+// first: that, and only where the normalized stretch starts at the text's first byte). With split, it is cut before
+// every "▁" (HF's pieces, one word each); without, the stretch is one piece. Each piece's ids come from a per-thread
+// memory keyed by its bytes (models/bpe/piece_cache.h's tables, slots prefetched 16 pieces ahead) or, new to the
+// thread, from the model's Viterbi pass (UnigramModel::tokenize_fresh), so they are HF's by construction; a piece is
+// remembered only where each token covers its own piece's bytes (byte-fallback tokens share their run's offsets, an
+// unknown run's length varies). An unknown token shows the text it covers (HF's Token value), kept in Encoded::texts.
 #pragma once
 #include <algorithm>
 #include <array>
@@ -459,7 +458,7 @@ class UnigramHfPipeline {
       // The map's spaces and runs of spaces made one (the last part, aligned to their last
       // space): the model's text and its map to input bytes made here, without the normalizer.
       if (lead + trail >= n) return;
-      collapsed_text(t + lead, n - lead - trail, from + lead, from == 0, w);
+      collapsed_text(t + lead, n - lead - trail, from + lead, from + lead == 0, w);
       const std::vector<NormalizedText::Span>& map = w.map;
       const CharOffsets& offsets = in.all();
       encode_pieces(w, e, word, [&](size_t a, size_t b) { return offsets.convert(map[a].start, map[b - 1].end); });
@@ -469,7 +468,7 @@ class UnigramHfPipeline {
       // The stretch (stripped) is its own normalized text: model bytes map to input characters
       // by counting (the prefix and the first character are both the first character).
       if (lead + trail >= n) return;
-      const bool prefixed = model_text(t + lead, n - lead - trail, from == 0, w);
+      const bool prefixed = model_text(t + lead, n - lead - trail, from + lead == 0, w);
       const auto* m = reinterpret_cast<const uint8_t*>(w.text.data());
       const uint32_t base = in.char_of(from + lead);
       size_t counted_to = 0;
@@ -495,7 +494,9 @@ class UnigramHfPipeline {
     normalizer_->normalize(nt);
     if (nt.empty()) return;
     const auto* nb = reinterpret_cast<const uint8_t*>(nt.text().data());
-    const bool prefixed = model_text(nb, nt.size(), from == 0, w);
+    // (HF's "first" looks at where the normalized text's first byte came from: a stripped
+    // space at the text's start leaves it unprefixed.)
+    const bool prefixed = model_text(nb, nt.size(), nt.alignments()[0].start == 0, w);
     // Model byte -> input bytes: the prefix stands for the first character, a "▁" for its space.
     const std::vector<NormalizedText::Span>& al = nt.alignments();
     std::vector<NormalizedText::Span>& map = w.map;

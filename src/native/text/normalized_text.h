@@ -222,6 +222,15 @@ class NormalizedText {
     transform(changes, leading);
   }
 
+  // slice(0, size()) in place: the input bytes the normalized text came from become its
+  // original span (HF slices every normalized text so, in AddedVocabulary::split_with_indices,
+  // where no added token matches too; Metaspace's prepend_scheme "first" reads the span).
+  void reslice() {
+    if (text_.empty()) return;
+    const uint32_t s = alignments_.front().start, e = alignments_.back().end;
+    original_ = Span{s, e >= s ? e : s};
+  }
+
   // The piece of normalized bytes [start, end) (character boundaries), as HF's slice.
   NormalizedText slice(size_t start, size_t end) const {
     NormalizedText out;

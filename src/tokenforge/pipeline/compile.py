@@ -92,7 +92,8 @@ def _fused_wordpiece(spec: PipelineSpec) -> bool:
         isinstance(spec.model, WordPiece)
         and (spec.normalizer is None or isinstance(spec.normalizer, (BertNormalizer, WpmNormalizer)))
         and isinstance(spec.pre_tokenizer, (BertPreTokenizer, WpmPreTokenizer))
-        and (spec.decoder is None or isinstance(spec.decoder, (WordPieceDecoder, WpmDecoder)))
+        # (no decoder: HF joins the tokens with spaces, which the staged pipeline does)
+        and isinstance(spec.decoder, (WordPieceDecoder, WpmDecoder))
         and set(spec.options) <= OPTIONS["wordpiece"]
     )
 
