@@ -305,3 +305,47 @@ def test_wordpiece_file_without_a_decoder(tmp_path):
     tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
     tok.post_processor = processors.BertProcessing(("[SEP]", 2), ("[CLS]", 1))
     _same(tok, tmp_path, ["mask hello", "masks"])
+
+
+def _byte_level_bpe() -> Any:
+    tok = tokenizers.Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = decoders.ByteLevel()
+    alphabet = pre_tokenizers.ByteLevel.alphabet()
+    tok.train_from_iterator(LINES[:300], trainers.BpeTrainer(vocab_size=400, initial_alphabet=alphabet))
+    return tok
+
+
+def _metaspace_bpe() -> Any:
+    tok = tokenizers.Tokenizer(models.BPE(unk_token="<unk>", byte_fallback=True))
+    tok.pre_tokenizer = pre_tokenizers.Metaspace()
+    tok.decoder = decoders.Metaspace()
+    tok.train_from_iterator(LINES[:300], trainers.BpeTrainer(vocab_size=400, special_tokens=["<unk>"]))
+    return tok
+
+
+def _metaspace_unigram() -> Any:
+    tok = tokenizers.Tokenizer(models.Unigram())
+    tok.pre_tokenizer = pre_tokenizers.Metaspace()
+    tok.decoder = decoders.Metaspace()
+    trainer = trainers.UnigramTrainer(vocab_size=2500, special_tokens=["<unk>"], unk_token="<unk>")
+    tok.train_from_iterator(LINES[:300], trainer)
+    return tok
+
+
+def _whitespace_wordlevel() -> Any:
+    tok = tokenizers.Tokenizer(models.WordLevel({"<unk>": 0, "x": 1, "y": 2}, unk_token="<unk>"))
+    tok.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+    return tok
+
+
+@pytest.mark.parametrize("make", [_byte_level_bpe, _metaspace_bpe, _metaspace_unigram, _whitespace_wordlevel])
+def test_rstrip_match_reaching_past_the_next_one(tmp_path, make):
+    """A whitespace token with rstrip takes the whitespace after it, where the next match of it
+    starts: HF's spans overlap. Offsets count characters, which the fused kernels count forward
+    (each kernel's case; the last file runs staged)."""
+    tok = make()
+    tok.add_tokens([tokenizers.AddedToken("\n", rstrip=True, normalized=False)])
+    tok.add_special_tokens([tokenizers.AddedToken(" world", rstrip=True, normalized=False)])
+    texts = ["x\n\n\u3000\n y", "x world\n\u3000y", "é\n\u3000\n\u00a0\n é", "\n\n\n", "\u3000\n\u3000\nx"]
+    _same(tok, tmp_path, texts)

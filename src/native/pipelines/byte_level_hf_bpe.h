@@ -256,8 +256,9 @@ class ByteLevelHfBpePipeline {
     }
   };
 
-  // Input byte -> code point index, for offsets; the bytes asked for never go back, so the
-  // count runs once over the text (ASCII text: the byte itself).
+  // Input byte -> code point index, for offsets; the bytes asked for go forward, so the count
+  // runs once over the text (ASCII text: the byte itself; a byte behind them, where an rstrip
+  // match reached past the next match's start, counts back).
   struct Rows {
     TokenRows& rows;
     const uint8_t* s;
@@ -268,6 +269,7 @@ class ByteLevelHfBpePipeline {
     uint32_t word = 0;  // the next piece's word id (pieces and added tokens, in order)
     uint32_t char_of(size_t byte) {
       if (ascii) return uint32_t(byte);
+      if (byte < counted_to) return chars - 1 - count_characters(s, byte + 1, counted_to, n);
       if (counted_to <= byte) {  // eight bytes a step
         chars += count_characters(s, counted_to, byte + 1, n);
         counted_to = byte + 1;

@@ -200,12 +200,14 @@ class SpmHfBpePipeline {
     }
   };
 
-  // Input byte -> code point index; the bytes asked for never go back, so the count runs once.
+  // Input byte -> code point index; the bytes asked for go forward, so the count runs once (a
+  // byte behind them, where an rstrip match reached past the next match's start, counts back).
   struct InputChars {
     const uint8_t* s;
     size_t counted_to = 0;  // lead bytes in s[0..counted_to) are counted in `chars`
     uint32_t chars = 0;
     uint32_t char_of(size_t byte) {
+      if (byte < counted_to) return chars - 1 - count_characters(s, byte + 1, counted_to, counted_to);
       for (; counted_to <= byte; ++counted_to) chars += (s[counted_to] & 0xC0) != 0x80;
       return chars - 1;
     }

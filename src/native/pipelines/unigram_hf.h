@@ -43,6 +43,7 @@
 
 #include "added_tokens/special_matcher.h"
 #include "base/pool.h"
+#include "base/utf8.h"
 #include "decoders/decoder.h"
 #include "decoders/decoder_factory.h"
 #include "formats/tiktoken_file.h"
@@ -182,7 +183,8 @@ class UnigramHfPipeline {
     }
   };
 
-  // The input: byte -> code point index, counted once as the bytes asked for move on; the whole
+  // The input: byte -> code point index, counted once as the bytes asked for move on (a byte
+  // behind them, where an rstrip match reached past the next match's start, counts back); the whole
   // text's CharOffsets (staged.h) built where a normalized stretch needs it.
   struct Input {
     const uint8_t* s;
@@ -191,6 +193,7 @@ class UnigramHfPipeline {
     uint32_t chars = 0;
     std::optional<CharOffsets> offsets;
     uint32_t char_of(size_t byte) {
+      if (byte < counted_to) return chars - 1 - count_characters(s, byte + 1, counted_to, counted_to);
       for (; counted_to <= byte; ++counted_to) chars += (s[counted_to] & 0xC0) != 0x80;
       return chars - 1;
     }
