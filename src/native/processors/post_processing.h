@@ -106,6 +106,7 @@ struct Encoded {
     if (max_len == 0) {
       Encoded all = std::move(*this);
       *this = Encoded{};
+      texts = std::move(all.texts);  // (the texts of every part's rows stay with the whole)
       overflowing.push_back(std::move(all));
       return;
     }
@@ -141,6 +142,7 @@ struct Encoded {
       else
         result.overflowing.push_back(std::move(part));
     }
+    result.texts = std::move(texts);
     *this = std::move(result);
   }
 

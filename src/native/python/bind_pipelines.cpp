@@ -351,50 +351,57 @@ void bind_pipelines(nb::module_& m) {
                      for (const Row& r : o.get().rows) out.append(nb::make_tuple(r.start, r.end));
                      return out;
                    })
-      .def_prop_ro(
-          "tokens",
-          [](const PyEncoded& o) {
-            nb::list out;
-            const Encoded& e = o.get();
-            const std::vector<std::string>& by_id = o.names->by_id;
-            // A row of Encoded::texts shows its own text (HF's Unigram unknown pieces); rows
-            // of equal id, word and offsets take their texts in order. The texts are sorted
-            // by that key (then by place), so each row finds its group in log time and
-            // takes the group's next text.
-            using Key = std::tuple<uint32_t, uint32_t, uint32_t, uint32_t, uint32_t>;
-            auto key_of = [](const TokenText& t) { return Key{t.sequence, t.word, t.start, t.end, t.id}; };
-            std::vector<uint32_t> order(e.texts.size());
-            for (size_t i = 0; i < order.size(); ++i) order[i] = uint32_t(i);
-            std::stable_sort(order.begin(), order.end(),
-                             [&](uint32_t a, uint32_t b) { return key_of(e.texts[a]) < key_of(e.texts[b]); });
-            std::vector<uint32_t> taken(order.size(), 0);  // at a group's first place: texts taken
-            auto own_text = [&](const Row& r) -> const std::string* {
-              if (r.special || r.word == kNoWord) return nullptr;
-              const Key key{r.sequence == kNoSequence ? 0u : uint32_t(r.sequence), r.word, r.start, r.end, r.id};
-              const auto first = std::lower_bound(order.begin(), order.end(), key,
-                                                  [&](uint32_t i, const Key& k) { return key_of(e.texts[i]) < k; });
-              if (first == order.end() || key_of(e.texts[*first]) != key) return nullptr;
-              const size_t at = size_t(first - order.begin());
-              const size_t next = at + taken[at];
-              if (next >= order.size() || key_of(e.texts[order[next]]) != key) return nullptr;
-              ++taken[at];
-              return &e.texts[order[next]].text;
-            };
-            for (const Row& r : e.rows) {
-              const std::string* own = e.texts.empty() || !r.attention ? nullptr : own_text(r);
-              if (own)
-                out.append(nb::str(own->data(), own->size()));
-              else if (!r.attention)
-                out.append(nb::str(o.names->pad.c_str()));
-              else if (r.name && r.name <= e.names.size())
-                out.append(nb::str(e.names[r.name - 1].data(), e.names[r.name - 1].size()));
-              else if (r.id < by_id.size())
-                out.append(nb::str(by_id[r.id].c_str()));
-              else
-                throw nb::value_error(("token id " + std::to_string(r.id) + " has no name").c_str());
-            }
-            return out;
-          })
+      .def_prop_ro("tokens",
+                   [](const PyEncoded& o) {
+                     nb::list out;
+                     const Encoded& e = o.get();
+                     const std::vector<std::string>& by_id = o.names->by_id;
+                     // A row of Encoded::texts shows its own text (HF's Unigram unknown pieces); rows
+                     // of equal id, word and offsets take their texts in order. The texts are sorted
+                     // by that key (then by place), so each row finds its group in log time and
+                     // takes the group's next text.
+                     using Key = std::tuple<uint32_t, uint32_t, uint32_t, uint32_t, uint32_t>;
+                     auto key_of = [](const TokenText& t) { return Key{t.sequence, t.word, t.start, t.end, t.id}; };
+                     std::vector<uint32_t> order(e.texts.size());
+                     for (size_t i = 0; i < order.size(); ++i) order[i] = uint32_t(i);
+                     std::stable_sort(order.begin(), order.end(),
+                                      [&](uint32_t a, uint32_t b) { return key_of(e.texts[a]) < key_of(e.texts[b]); });
+                     std::vector<uint32_t> taken(order.size(), 0);  // at a group's first place: texts taken
+                     auto text_of = [&](const Key& key) -> const std::string* {
+                       const auto first =
+                           std::lower_bound(order.begin(), order.end(), key,
+                                            [&](uint32_t i, const Key& k) { return key_of(e.texts[i]) < k; });
+                       if (first == order.end() || key_of(e.texts[*first]) != key) return nullptr;
+                       const size_t at = size_t(first - order.begin());
+                       const size_t next = at + taken[at];
+                       if (next >= order.size() || key_of(e.texts[order[next]]) != key) return nullptr;
+                       ++taken[at];
+                       return &e.texts[order[next]].text;
+                     };
+                     // A row without a sequence (an overflowing part's: HF gives those no ranges) came
+                     // from either text: the first's texts are taken first, as its rows come first.
+                     auto own_text = [&](const Row& r) -> const std::string* {
+                       if (r.special || r.word == kNoWord) return nullptr;
+                       if (r.sequence != kNoSequence)
+                         return text_of(Key{uint32_t(r.sequence), r.word, r.start, r.end, r.id});
+                       const std::string* t = text_of(Key{0u, r.word, r.start, r.end, r.id});
+                       return t ? t : text_of(Key{1u, r.word, r.start, r.end, r.id});
+                     };
+                     for (const Row& r : e.rows) {
+                       const std::string* own = e.texts.empty() || !r.attention ? nullptr : own_text(r);
+                       if (own)
+                         out.append(nb::str(own->data(), own->size()));
+                       else if (!r.attention)
+                         out.append(nb::str(o.names->pad.c_str()));
+                       else if (r.name && r.name <= e.names.size())
+                         out.append(nb::str(e.names[r.name - 1].data(), e.names[r.name - 1].size()));
+                       else if (r.id < by_id.size())
+                         out.append(nb::str(by_id[r.id].c_str()));
+                       else
+                         throw nb::value_error(("token id " + std::to_string(r.id) + " has no name").c_str());
+                     }
+                     return out;
+                   })
       .def_prop_ro("overflowing", [](const PyEncoded& o) {
         std::vector<PyEncoded> out;
         const Encoded& e = o.get();
