@@ -241,6 +241,7 @@ def test_random_file_runs_as_hf(seed, tmp_path):
     hf = tokenizers.Tokenizer.from_file(str(path))
     ours = Tokenizer.from_file(path)
     rng = random.Random(f"random-pipeline-texts-{seed}")
+    inputs: list[str | tuple[str, str]] = []
     for _ in range(25):
         text = text_of(rng)
         pair = text_of(rng) if rng.random() < 0.2 else None
@@ -261,12 +262,38 @@ def test_random_file_runs_as_hf(seed, tmp_path):
         assert [(list(o.ids), list(o.tokens)) for o in got.overflowing] == [
             (o.ids, o.tokens) for o in want.overflowing
         ], where
+        try:
+            plain = hf.encode(text, pair, add_special_tokens=False).ids
+        except Exception:  # noqa: BLE001 (HF cannot truncate so: ours must refuse too)
+            with pytest.raises(ValueError):
+                ours.encode(text, pair, add_special_tokens=False)
+        else:
+            assert list(ours.encode(text, pair, add_special_tokens=False).ids) == plain, where
         for skip in (False, True):
             try:
                 decoded = hf.decode(want.ids, skip_special_tokens=skip)
             except BaseException:  # noqa: BLE001 (as above)
                 continue
             assert ours.decode(got.ids, skip_special_tokens=skip) == decoded, (where, skip)
+            assert _streamed(ours.decode_stream(skip), got.ids) == _streamed(
+                decoders.DecodeStream(skip_special_tokens=skip), want.ids, hf
+            ), (where, skip)
+        inputs.append(text if pair is None else (text, pair))
+    # A batch on threads, and the file tokenforge writes, read back by HF.
+    want_batch = [e.ids for e in hf.encode_batch(inputs)]
+    assert [list(e.ids) for e in ours.encode_batch(inputs)] == want_batch
+    ours.save(tmp_path / "saved.json")
+    assert [
+        e.ids for e in tokenizers.Tokenizer.from_file(str(tmp_path / "saved.json")).encode_batch(inputs)
+    ] == want_batch
+
+
+def _streamed(stream: Any, ids: list[int], hf: Any = None) -> list[str | None] | str:
+    """What a decode stream gives id by id, or the name of the error HF's raised."""
+    try:
+        return [stream.step(hf, i) if hf is not None else stream.step(i) for i in ids]
+    except BaseException as e:  # noqa: BLE001 (HF's stream refuses some byte sequences)
+        return type(e).__name__
 
 
 # Cases the random files found, each its own small file (every one failed before its fix).

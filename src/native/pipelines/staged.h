@@ -167,19 +167,15 @@ class StagedPipeline {
         push_row(e.rows, t.id, start, end, word);
         if (t.id == unk_id_) {
           const std::string covered = piece.text.text().substr(t.start, t.end - t.start);
-          if (covered != unk_piece_) {
-            e.texts.push_back(TokenText{t.id, word, start, end, 0, covered});
-            // trim_offsets counts the spaces around the text it shows (HF's token value); the
-            // row keeps that text as its name, since trimming moves the offsets its TokenText
-            // is found by.
-            if (!spaces_.empty() && spaces_around(covered) != std::pair<uint32_t, uint32_t>{0, 0})
-              e.rows.back().name = e.name_slot(covered);
-          }
+          if (covered != unk_piece_)
+            e.texts.push_back(TokenText{t.id, word, start, end, 0, covered, uint32_t(e.rows.size() - 1)});
         }
         e.show_hidden(e.rows.size() - 1, hidden_);
       }
       ++word;
     }
+    // (trim_offsets counts the spaces of the text a row shows: its name)
+    e.texts_to_names();
     if (!spaces_.empty() && trim) trim_offsets(e);
     return e;
   }

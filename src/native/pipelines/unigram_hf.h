@@ -124,6 +124,7 @@ class UnigramHfPipeline {
           // HF's token is the text matched: where lstrip / rstrip took whitespace in, not the name.
           if (m.grown) e.rows.back().name = e.name_slot(std::string(reinterpret_cast<const char*>(s) + m.pos, m.len));
         });
+    e.texts_to_names();
     return e;
   }
 
@@ -608,7 +609,8 @@ class UnigramHfPipeline {
         const std::string_view covered(reinterpret_cast<const char*>(p) + t.start, t.end - t.start);
         if (covered != unk_piece_) {
           const Row& r = e.rows.back();
-          e.texts.push_back(TokenText{r.id, r.word, r.start, r.end, 0, std::string(covered)});
+          e.texts.push_back(
+              TokenText{r.id, r.word, r.start, r.end, 0, std::string(covered), uint32_t(e.rows.size() - 1)});
         }
       }
     }

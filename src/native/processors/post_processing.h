@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <string>
 #include <utility>
+#include <unordered_map>
 #include <vector>
 
 namespace tokenforge {
@@ -57,6 +58,7 @@ struct TokenText {
   uint32_t id, word, start, end;
   uint8_t sequence;
   std::string text;
+  uint32_t row = ~uint32_t(0);  // the row's index, while its sequence is encoded (texts_to_names)
 };
 
 // (id, the model's token) where an added token took a vocabulary token's id: the model's tokens
@@ -85,6 +87,34 @@ struct Encoded {
     if (names.size() >= kMaxNames) return 0;
     names.push_back(text);
     return uint16_t(names.size());
+  }
+  // Puts each text on its row as a name (Row::name), found through a hash of the names: names
+  // travel with their rows through truncation, pairs and overflowing parts, where texts (found
+  // by sequence, word and offsets) cannot tell the two texts' rows apart. Texts past the last
+  // free slot stay texts. For one sequence's rows, just encoded (TokenText::row set).
+  void texts_to_names() {
+    if (texts.empty()) return;
+    std::unordered_map<std::string, uint16_t> slot;
+    for (size_t k = 0; k < names.size(); ++k) slot.emplace(names[k], uint16_t(k + 1));
+    std::vector<TokenText> left;
+    for (TokenText& t : texts) {
+      uint16_t at;
+      if (const auto found = slot.find(t.text); found != slot.end()) {
+        at = found->second;
+      } else if (names.size() < kMaxNames && t.row < rows.size()) {
+        names.push_back(t.text);
+        at = uint16_t(names.size());
+        slot.emplace(t.text, at);
+      } else {
+        left.push_back(std::move(t));
+        continue;
+      }
+      if (t.row < rows.size())
+        rows[t.row].name = at;
+      else
+        left.push_back(std::move(t));
+    }
+    texts = std::move(left);
   }
   // The rows from `first` on whose id `hidden` lists show the model's token.
   void show_hidden(size_t first, const HiddenTokens& hidden) {
