@@ -75,7 +75,9 @@ class CharOffsets {
     const uint32_t s = at(start);
     if (end < n_) return {s, at(end)};
     if (end == n_) return {s, at(end - 1) + 1};
-    return {s, s + 1};
+    // Past the text (a byte-fallback token of an affix's bytes): HF's converter finds no
+    // character at end - 1 either and takes the start's next one as the last.
+    return {s, s + 2};
   }
 
  private:

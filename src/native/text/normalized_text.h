@@ -59,10 +59,12 @@ class NormalizedText {
   Span original() const { return original_; }
 
   // The input bytes behind normalized bytes [start, end) (HF's convert_offsets from a normalized
-  // range, plus the shift): an empty range stays as it is (shifted).
+  // range, plus the shift): an empty range stays as it is (shifted); one past the text's end
+  // (byte-fallback tokens of a continuing_subword_prefix or end_of_word_suffix's bytes) has no
+  // alignment, and HF then keeps the model's offsets as they are, unshifted.
   Span to_original(size_t start, size_t end) const {
-    if (start >= end || end > alignments_.size())
-      return Span{uint32_t(original_.start + start), uint32_t(original_.start + end)};
+    if (start == end) return Span{uint32_t(original_.start + start), uint32_t(original_.start + end)};
+    if (start > end || end > alignments_.size()) return Span{uint32_t(start), uint32_t(end)};
     return Span{alignments_[start].start, alignments_[end - 1].end};
   }
 

@@ -21,14 +21,10 @@ class BpeStage : public Model {
   BpeStage(const Vocabulary& vocab, const HfBpeModel::Merges& merges, HfBpeOptions options)
       : model_(vocab, merges, std::move(options)) {}
 
+  // (Byte-fallback tokens of an affix's bytes may end past the piece, as HF's: the caller maps
+  // such offsets as HF does, NormalizedText::to_original.)
   void tokenize(const std::string& piece, std::vector<ModelToken>& out) const override {
-    const size_t first = out.size();
     model_.tokenize(piece.data(), piece.size(), out);
-    const uint32_t n = uint32_t(piece.size());
-    for (size_t i = first; i < out.size(); ++i) {
-      out[i].start = std::min(out[i].start, n);
-      out[i].end = std::min(out[i].end, n);
-    }
   }
 
   // The merges of a tokenizer.json model: ["a b", ...] or [["a", "b"], ...].

@@ -14,7 +14,7 @@
 //     run of them with fuse_unk), else nothing. A token covers the bytes its parts covered, so
 //     offsets are running sums of lengths, as HF's (a dropped character shifts the ones after it;
 //     a byte token covers one byte, even one of the prefix's or suffix's, so with byte_fallback
-//     and an affix the last tokens may end past the piece: callers clamp).
+//     and an affix the last tokens may end past the piece, as HF's).
 //  2. Merges. HF's priority queue: the pair with the lowest-ranked merge, leftmost on ties, is
 //     merged next; a queued pair is still good when the pair now at its place merges into the
 //     same token. The queue is the same (rank, place) order and the same check, so the result is
