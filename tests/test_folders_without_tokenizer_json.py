@@ -30,6 +30,7 @@ TEXTS = [
     "  leading spaces and   runs   of spaces ",
     "def main():\n    return 42\n",
     "naïve café — ünïcödé 日本語 text",
+    "``quoted'' ÀÉ Ünïcode",
     "",
     "a",
     " x",
@@ -81,6 +82,11 @@ def _folder(tmp_path: pathlib.Path, kind: str) -> pathlib.Path:
     elif kind == "t5-extra-ids":  # the default 100 extra ids, appended in reverse, special
         _train_spm(folder, "spiece.model", "unigram", {"pad_id": 0, "eos_id": 1, "unk_id": 2, "bos_id": -1})
         _write(folder, "tokenizer_config.json", {"tokenizer_class": "T5Tokenizer"})
+    elif kind == "albert":
+        ids = {"pad_id": 0, "unk_id": 1, "bos_id": -1, "eos_id": -1}
+        _train_spm(folder, "spiece.model", "unigram", ids, control_symbols=["[CLS]", "[SEP]", "[MASK]"])
+        _write(folder, "tokenizer_config.json", {"tokenizer_class": "AlbertTokenizer"})
+        _write(folder, "config.json", {"model_type": "albert"})
     elif kind == "xlm-roberta":
         _train_spm(folder, "sentencepiece.bpe.model", "unigram", {"unk_id": 0, "bos_id": 1, "eos_id": 2, "pad_id": -1})
         _write(folder, "tokenizer_config.json", {"tokenizer_class": "XLMRobertaTokenizer"})
@@ -107,7 +113,7 @@ def _auto(folder: pathlib.Path):
         pytest.skip(f"transformers cannot build {folder.name} offline: {error!r}")
 
 
-@pytest.mark.parametrize("kind", ["llama", "t5", "t5-extra-ids", "xlm-roberta", "gpt2", "qwen2", "roberta"])
+@pytest.mark.parametrize("kind", ["llama", "t5", "t5-extra-ids", "albert", "xlm-roberta", "gpt2", "qwen2", "roberta"])
 def test_folder_matches_auto_tokenizer(tmp_path, kind):
     folder = _folder(tmp_path, kind)
     _auto(folder)
@@ -117,7 +123,7 @@ def test_folder_matches_auto_tokenizer(tmp_path, kind):
 
 def test_folder_class_not_rebuilt_is_refused(tmp_path):
     folder = _folder(tmp_path, "t5")
-    _write(folder, "tokenizer_config.json", {"tokenizer_class": "AlbertTokenizer"})
-    _write(folder, "config.json", {"model_type": "albert"})
-    with pytest.raises(ValueError, match=r"spiece\.model.*AlbertTokenizer"):
+    _write(folder, "tokenizer_config.json", {"tokenizer_class": "SiglipTokenizer"})
+    _write(folder, "config.json", {"model_type": "siglip"})
+    with pytest.raises(ValueError, match=r"spiece\.model.*SiglipTokenizer"):
         Tokenizer.from_pretrained(folder)
