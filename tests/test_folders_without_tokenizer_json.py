@@ -121,6 +121,18 @@ def test_folder_matches_auto_tokenizer(tmp_path, kind):
     _same_as_transformers(folder, [*TEXTS, *LINES[1:60:7]])
 
 
+def test_bert_folder_with_vocab_json_beside_reads_vocab_txt(tmp_path):
+    """A BertTokenizer folder whose vocab.json + merges.txt sit beside its vocab.txt: the class
+    reads vocab.txt, and so does from_pretrained."""
+    folder = _folder(tmp_path, "gpt2")
+    words = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *sorted({w.lower() for w in " ".join(LINES).split()})[:300]]
+    (folder / "vocab.txt").write_text("\n".join(dict.fromkeys(words)) + "\n", "utf-8")
+    _write(folder, "tokenizer_config.json", {"tokenizer_class": "BertTokenizer"})
+    _write(folder, "config.json", {"model_type": "bert"})
+    _auto(folder)
+    _same_as_transformers(folder, TEXTS)
+
+
 def test_folder_class_not_rebuilt_is_refused(tmp_path):
     folder = _folder(tmp_path, "t5")
     _write(folder, "tokenizer_config.json", {"tokenizer_class": "SiglipTokenizer"})

@@ -369,21 +369,27 @@ class Tokenizer:
         if not os.path.isfile(file):
             found = slow_files(folder)
             routed_class = transformers_class(config.config, model_config, names)
-            if found is not None and (os.path.basename(found) != "tokenizer.model" or (routed_class or "") in _CLASSES):
+            # the files read as they are, where the class is not one slow_files rebuilds
+            plain = [n for n in ("tokenizer.model", "vocab.txt") if os.path.isfile(os.path.join(folder, n))]
+            if found is not None and ((routed_class or "") in _CLASSES or not plain):
+                try:
+                    slow = slow_document(found, routed_class, config.config)
+                except ValueError:
+                    if not plain:
+                        raise
+                    slow = None  # (a BertTokenizer folder with vocab.txt beside vocab.json)
+            if slow is not None and found is not None:
                 file, name = found, "tokenizer.json"  # read as the class reads a tokenizer.json
-                slow = slow_document(found, routed_class, config.config)
                 loader_init = slow_init(slow)
                 config = ModelConfig.from_folder(folder, loader_init=loader_init)
+            elif plain:
+                name = plain[0]
+                file = os.path.join(folder, name)
             else:
-                for name in ("tokenizer.model", "vocab.txt"):
-                    file = os.path.join(folder, name)
-                    if os.path.isfile(file):
-                        break
-                else:
-                    raise FileNotFoundError(
-                        f"{folder}: no tokenizer.json, tokenizer.model or vocab.txt in it (nor spiece.model, "
-                        "sentencepiece.bpe.model, vocab.json + merges.txt); give the folder a model's tokenizer files are in"
-                    )
+                raise FileNotFoundError(
+                    f"{folder}: no tokenizer.json, tokenizer.model or vocab.txt in it (nor spiece.model, "
+                    "sentencepiece.bpe.model, vocab.json + merges.txt); give the folder a model's tokenizer files are in"
+                )
         class_name: str | None = None
         if name == "tokenizer.json":
             from .formats.hf_tokenizer_json import read_tokenizer_document, read_tokenizer_json
