@@ -1162,7 +1162,12 @@ class ModelConfig:
         )
 
     @classmethod
-    def from_folder(cls, folder: str | os.PathLike[str], class_name: str | None = None) -> ModelConfig:
+    def from_folder(
+        cls,
+        folder: str | os.PathLike[str],
+        class_name: str | None = None,
+        loader_init: Mapping[str, Any] | None = None,
+    ) -> ModelConfig:
         """Read a model folder's tokenizer_config.json, special_tokens_map.json and chat templates
         with transformers' precedence:
 
@@ -1174,6 +1179,9 @@ class ModelConfig:
           the config has no "added_tokens_decoder" (older folders), special_tokens_map.json's
           values over them; keys a config leaves out take the defaults of known tokenizer classes.
 
+        `loader_init` are keywords transformers' loader passes the class over the config's (a
+        folder without tokenizer.json: the sentencepiece model's control and user-defined
+        pieces as additional_special_tokens, formats/slow_files.py).
         The class defaults are those of `class_name` (the class AutoTokenizer builds, as
         Tokenizer.from_pretrained finds it: formats/transformers_classes.transformers_class; ""
         for none) where given, else of the config's tokenizer_class.
@@ -1205,7 +1213,7 @@ class ModelConfig:
         # gathered as transformers' _from_pretrained and PreTrainedTokenizerBase.__init__ do. Each is
         # kept as its text and, where the file gives an AddedToken object, the flags it sets
         # (transformers adds the tokens tokenizer.json lacks: tokenizer.py's from_pretrained).
-        init: dict[str, Any] = dict(config)
+        init: dict[str, Any] = {**config, **(loader_init or {})}
         for alias, key in _CLASS_ALIASES.get(class_name, {}).items():
             if alias in init:  # the class pops the other name and passes it on as the usual one
                 value = init.pop(alias)

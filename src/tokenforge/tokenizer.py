@@ -346,32 +346,54 @@ class Tokenizer:
     @classmethod
     def from_pretrained(cls, path: str | os.PathLike[str]) -> Tokenizer:
         """A local model folder as transformers reads one, offline: its tokenizer.json (or,
-        without one, tokenizer.model or vocab.txt), and the settings of tokenizer_config.json,
+        without one, the files the class builds its tokenizer from: vocab.json + merges.txt,
+        spiece.model, sentencepiece.bpe.model or tokenizer.model, formats/slow_files.py; else
+        tokenizer.model or vocab.txt read as they are), and the settings of tokenizer_config.json,
         special_tokens_map.json and chat_template.jinja (see `config`, `apply_chat_template`). A
         hub cache folder (models--org--name) reads the snapshot its refs/main names. Where the
         config names a class transformers 5 rebuilds (LlamaTokenizer, GemmaTokenizer,
         Qwen2Tokenizer, T5Tokenizer, ...), the file's normalizer, pre-tokenizer, decoder and model
         options are those the class builds (formats/transformers_classes.py), as in transformers."""
         from .chat_template import ModelConfig, same_class_tables
+        from .formats.slow_files import slow_document, slow_files, slow_init
+        from .formats.transformers_classes import _CLASSES, rebuild_for_class, transformers_class
 
         folder = _snapshot_folder(os.fspath(path))
-        for name in ("tokenizer.json", "tokenizer.model", "vocab.txt"):
-            file = os.path.join(folder, name)
-            if os.path.isfile(file):
-                break
-        else:
-            raise FileNotFoundError(
-                f"{folder}: no tokenizer.json, tokenizer.model or vocab.txt in it; give the folder a model's "
-                "tokenizer files are in"
-            )
         config = ModelConfig.from_folder(folder)
+        model_config = _model_config(folder)
+        names = [os.fspath(path), *_hub_ids(os.fspath(path))]
+        loader_init: dict[str, Any] = {}  # keywords transformers' loader adds (slow_files.slow_init)
+        slow: dict[str, Any] | None = None  # the document transformers builds from the class's files
+        file = os.path.join(folder, "tokenizer.json")
+        name = "tokenizer.json"
+        if not os.path.isfile(file):
+            found = slow_files(folder)
+            routed_class = transformers_class(config.config, model_config, names)
+            # the files read as they are, where the class is not one slow_files rebuilds
+            plain = [n for n in ("tokenizer.model", "vocab.txt") if os.path.isfile(os.path.join(folder, n))]
+            if found is not None and ((routed_class or "") in _CLASSES or not plain):
+                try:
+                    slow = slow_document(found, routed_class, config.config)
+                except ValueError:
+                    if not plain:
+                        raise
+                    slow = None  # (a BertTokenizer folder with vocab.txt beside vocab.json)
+            if slow is not None and found is not None:
+                file, name = found, "tokenizer.json"  # read as the class reads a tokenizer.json
+                loader_init = slow_init(slow)
+                config = ModelConfig.from_folder(folder, loader_init=loader_init)
+            elif plain:
+                name = plain[0]
+                file = os.path.join(folder, name)
+            else:
+                raise FileNotFoundError(
+                    f"{folder}: no tokenizer.json, tokenizer.model or vocab.txt in it (nor spiece.model, "
+                    "sentencepiece.bpe.model, vocab.json + merges.txt); give the folder a model's tokenizer files are in"
+                )
         class_name: str | None = None
         if name == "tokenizer.json":
-            from .formats.hf_tokenizer_json import read_tokenizer_json
-            from .formats.transformers_classes import rebuild_for_class, transformers_class
+            from .formats.hf_tokenizer_json import read_tokenizer_document, read_tokenizer_json
 
-            model_config = _model_config(folder)
-            names = [os.fspath(path), *_hub_ids(os.fspath(path))]
             listed: list[Any] = []  # the file's added_tokens as written (transformers reads them too)
             routed: list[str | None] = []  # the class AutoTokenizer builds (None: TokenizersBackend)
 
@@ -382,11 +404,14 @@ class Tokenizer:
                 routed.append(transformers_class(config.config, model_config, names, source))
                 return rebuild_for_class(doc, config.config, source, model_config, names)
 
-            spec = read_tokenizer_json(file, rebuild)
+            if slow is None:
+                spec = read_tokenizer_json(file, rebuild)
+            else:
+                spec = read_tokenizer_document(file, rebuild(slow, b""))
             class_name = routed[0] if routed else None
             if routed and not same_class_tables(config.tokenizer_class, class_name):
                 # the defaults are those of the class AutoTokenizer builds, not of the declared one
-                config = ModelConfig.from_folder(folder, class_name=class_name or "")
+                config = ModelConfig.from_folder(folder, class_name=class_name or "", loader_init=loader_init)
         else:
             from .formats import read_tokenizer_file
 

@@ -331,6 +331,12 @@ def read_tokenizer_json(
     return _TokenizerJson(path, doc).read()
 
 
+def read_tokenizer_document(path: str, doc: Any) -> PipelineSpec:
+    """The pipeline of a tokenizer.json document built in memory (from a model folder's other
+    files, formats/slow_files.py); errors name `path`, the file it was built from."""
+    return _TokenizerJson(path, doc).read()
+
+
 class _TokenizerJson:
     """One tokenizer.json document read into a WordPiece pipeline description, field by field."""
 

@@ -307,6 +307,36 @@ def _xlm_roberta(doc: Mapping[str, Any], config: Mapping[str, Any]) -> dict[str,
     }
 
 
+def _albert(doc: Mapping[str, Any], config: Mapping[str, Any]) -> dict[str, Any]:
+    """AlbertTokenizer: `` and '' as ", NFKD and accents stripped (unless keep_accents),
+    lowercase (do_lower_case), the file's charsmap; unk id 1; [CLS] $A [SEP]."""
+    scheme = "always" if _flag(config, "add_prefix_space", True) else "never"
+    steps: list[dict[str, Any]] = [
+        {"type": "Replace", "pattern": {"String": "``"}, "content": '"'},
+        {"type": "Replace", "pattern": {"String": "''"}, "content": '"'},
+    ]
+    if not _flag(config, "keep_accents", False):
+        steps += [{"type": "NFKD"}, {"type": "StripAccents"}]
+    if _flag(config, "do_lower_case", True):
+        steps.append({"type": "Lowercase"})
+    charsmap = _charsmap(doc)
+    if charsmap is not None:
+        steps.append(charsmap)
+    cls, sep = _str_token(config, "cls_token", "[CLS]"), _str_token(config, "sep_token", "[SEP]")
+    return {
+        "model": _unigram(doc, 1),
+        "normalizer": {"type": "Sequence", "normalizers": steps},
+        "pre_tokenizer": {"type": "Sequence", "pretokenizers": [{"type": "WhitespaceSplit"}, _metaspace(scheme)]},
+        "decoder": _metaspace(scheme),
+        "post_processor": _template(
+            doc,
+            "[CLS]:0 $A:0 [SEP]:0",
+            "[CLS]:0 $A:0 [SEP]:0 $B:1 [SEP]:1",
+            {"[CLS]": _token_id(doc, cls), "[SEP]": _token_id(doc, sep)},
+        ),
+    }
+
+
 def _str_token(config: Mapping[str, Any], name: str, default: str) -> str:
     """str() of a token argument as a class's constructor applies it: the config's value (an
     AddedToken object's content), the default where the config leaves it out, "None" for a null."""
@@ -430,6 +460,7 @@ _CLASSES: dict[str, tuple[str, Callable[[Mapping[str, Any], Mapping[str, Any]], 
     "BertTokenizer": ("WordPiece", _bert),
     "T5Tokenizer": ("Unigram", _t5),
     "XLMRobertaTokenizer": ("Unigram", _xlm_roberta),
+    "AlbertTokenizer": ("Unigram", _albert),
     "MBartTokenizer": ("Unigram", _mbart),
     "MBart50Tokenizer": ("Unigram", _mbart50),
     "NllbTokenizer": ("BPE", _nllb),

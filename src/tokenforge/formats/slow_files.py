@@ -1,0 +1,168 @@
+"""A model folder without tokenizer.json, as transformers 5 builds its tokenizer from the
+class's own files: vocab.json + merges.txt (GPT-2, RoBERTa, Qwen2, ...) or a sentencepiece
+model (spiece.model, sentencepiece.bpe.model, tokenizer.model: T5, XLM-R, Llama, ...).
+
+transformers reads the vocabulary (and merges) out of those files and hands them to the class's
+constructor, which builds the same pipeline it builds over a tokenizer.json's vocabulary. So
+`slow_document` writes the files as a tokenizer.json document (a sentencepiece model through
+spm_tokenizer_json.spm_document, with its charsmap for the classes that keep one) and
+tokenizer.py's from_pretrained runs it through transformers_classes.rebuild_for_class, as it
+does a folder's tokenizer.json. A class tokenforge does not rebuild (transformers_classes'
+_CLASSES) for such files is refused with a ValueError naming the file and the class.
+The neighbours: transformers_classes.py (the class table), spm_tokenizer_json.py,
+sentencepiece_model.py, tokenizer.py's from_pretrained.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from typing import Any
+
+# TokenizersBackend's post-processor where the class sets none (no file to keep one from)
+_BARE = {
+    "type": "TemplateProcessing",
+    "single": [{"Sequence": {"id": "A", "type_id": 0}}],
+    "pair": [{"Sequence": {"id": "A", "type_id": 0}}, {"Sequence": {"id": "B", "type_id": 1}}],
+    "special_tokens": {},
+}
+
+# the files each kind of folder holds, in the order transformers' classes name them
+SPM_FILES = ("spiece.model", "sentencepiece.bpe.model", "tokenizer.model")
+BPE_FILES = ("vocab.json", "merges.txt")
+
+
+def slow_files(folder: str) -> str | None:
+    """The file a folder without tokenizer.json has its vocabulary in (vocab.json for the
+    vocab.json + merges.txt pair), None where it has none of them."""
+    if all(os.path.isfile(os.path.join(folder, n)) for n in BPE_FILES):
+        return os.path.join(folder, BPE_FILES[0])
+    for name in SPM_FILES:
+        file = os.path.join(folder, name)
+        if os.path.isfile(file):
+            return file
+    return None
+
+
+def _bpe_files_document(folder: str) -> dict[str, Any]:
+    vocab_file, merges_file = (os.path.join(folder, n) for n in BPE_FILES)
+    with open(vocab_file, encoding="utf-8") as f:
+        vocab = json.load(f)
+    if not isinstance(vocab, dict) or not all(isinstance(k, str) and isinstance(v, int) for k, v in vocab.items()):
+        raise ValueError(f"{vocab_file}: not a vocabulary (a JSON object of token -> id)")
+    merges: list[list[str]] = []
+    with open(merges_file, encoding="utf-8") as f:
+        for number, line in enumerate(f.read().split("\n")):
+            if (number == 0 and line.startswith("#version")) or not line.strip():
+                continue
+            parts = line.split(" ")
+            if len(parts) != 2:
+                raise ValueError(f"{merges_file}: line {number + 1} is not a merge (two tokens and a space)")
+            merges.append(parts)
+    model = {"type": "BPE", "vocab": vocab, "merges": merges}
+    return {"version": "1.0", "added_tokens": [], "model": model, "post_processor": _BARE}
+
+
+def generated_merges(pieces: list[str]) -> list[list[str]]:
+    """The merges transformers' SentencePieceExtractor gives a BPE model (generate_merges without
+    scores): every split of every piece into two pieces of the vocabulary, by the merged piece's
+    id, then the left part's length, then the right part's (and, within one piece, by the parts'
+    ids); control, byte and user-defined pieces take part as any other."""
+    vocab: dict[str, int] = {}
+    for i, piece in enumerate(pieces):
+        vocab[piece] = i  # a repeated piece: its last id, at its first place (a dict comprehension)
+    found: list[tuple[str, str, int]] = []
+    for piece, i in vocab.items():
+        local = [(piece[:k], piece[k:], i) for k in range(1, len(piece)) if piece[:k] in vocab and piece[k:] in vocab]
+        local.sort(key=lambda m: (vocab[m[0]], vocab[m[1]]))
+        found.extend(local)
+    found.sort(key=lambda m: (m[2], len(m[0]), len(m[1])))
+    return [[left, right] for left, right, _ in found]
+
+
+def _spm_document(file: str) -> dict[str, Any]:
+    from .sentencepiece_model import PieceType, SentencePieceModel
+    from .spm_tokenizer_json import spm_document
+
+    spm = SentencePieceModel.read(file)
+    doc = spm_document(spm)
+    doc["post_processor"] = _BARE
+    model = doc["model"]
+    if model.get("type") == "BPE":
+        model["merges"] = generated_merges([p.piece for p in spm.pieces])
+    # transformers' SentencePieceExtractor: control and user-defined pieces are the class's
+    # additional_special_tokens (slow_init)
+    doc["spm_added"] = [p.piece for p in spm.pieces if p.type in (PieceType.CONTROL, PieceType.USER_DEFINED)]
+    if model.get("type") == "Unigram":
+        model["vocab"] = [[piece, float(score)] for piece, score in model["vocab"]]
+    return doc
+
+
+def _added(tokens: list[tuple[int, str]]) -> list[dict[str, Any]]:
+    """Special added tokens as transformers' extractor makes them (AddedToken, normalized=False)."""
+    flags = {"single_word": False, "lstrip": False, "rstrip": False, "normalized": False, "special": True}
+    return [{"id": i, "content": t, **flags} for i, t in tokens]
+
+
+def _token(config: Mapping[str, Any], name: str, default: str) -> str:
+    value = config.get(name)
+    if isinstance(value, dict) and isinstance(value.get("content"), str):
+        return str(value["content"])
+    return value if isinstance(value, str) else default
+
+
+def _class_vocabulary(doc: dict[str, Any], class_name: str | None, config: Mapping[str, Any]) -> None:
+    """The vocabulary a class's converter (convert_slow_tokenizer's convert_from_spm) makes of
+    the sentencepiece model's pieces: XLM-R's fairseq order (<s> <pad> </s> <unk>, the pieces
+    after the model's first three, <mask>), T5's extra ids appended in reverse."""
+    model = doc["model"]
+    vocab = model["vocab"]
+    if class_name == "XLMRobertaTokenizer":
+        named = [
+            _token(config, n, d)
+            for n, d in (("bos_token", "<s>"), ("pad_token", "<pad>"), ("eos_token", "</s>"), ("unk_token", "<unk>"))
+        ]
+        mask = _token(config, "mask_token", "<mask>")
+        model["vocab"] = [[t, 0.0] for t in named] + vocab[3:] + [[mask, 0.0]]
+        model["unk_id"] = 3
+        doc["added_tokens"] = _added([*enumerate(named), (len(model["vocab"]) - 1, mask)])
+    elif class_name == "T5Tokenizer":
+        extra = config.get("extra_ids", 100)
+        extra = extra if isinstance(extra, int) and not isinstance(extra, bool) else 100
+        tokens = [f"<extra_id_{i}>" for i in range(extra - 1, -1, -1)]
+        model["vocab"] = vocab + [[t, 0.0] for t in tokens]
+        doc["added_tokens"] = [*doc["added_tokens"], *_added([(len(vocab) + k, t) for k, t in enumerate(tokens)])]
+        # T5Tokenizer.__init__ appends the extra ids to additional_special_tokens without any
+        listed = doc.get("spm_added", [])
+        if not any("<extra_id_" in t for t in listed):
+            doc["spm_added"] = [*listed, *(f"<extra_id_{i}>" for i in range(extra))]
+
+
+def slow_document(file: str, class_name: str | None, config: Mapping[str, Any]) -> dict[str, Any]:
+    """The tokenizer.json document transformers' `class_name` rebuilds from `file` (slow_files'
+    answer) with tokenizer_config.json `config`. ValueError naming the file and the class where
+    tokenforge does not rebuild it."""
+    from .transformers_classes import _CLASSES
+
+    folder, name = os.path.split(file)
+    entry = _CLASSES.get(class_name or "")
+    doc = _bpe_files_document(folder) if name == BPE_FILES[0] else _spm_document(file)
+    if name != BPE_FILES[0]:
+        _class_vocabulary(doc, class_name, config)
+    if entry is None or entry[0] != doc["model"]["type"]:
+        shown = class_name or "TokenizersBackend"
+        raise ValueError(
+            f"{file}: transformers builds {shown} from this file (the folder has no tokenizer.json); "
+            f"tokenforge does not rebuild {shown} from a {doc['model']['type']} {name}: save the tokenizer "
+            "with transformers (tokenizer.save_pretrained) to write its tokenizer.json"
+        )
+    return doc
+
+
+def slow_init(doc: dict[str, Any]) -> dict[str, Any]:
+    """The keywords transformers' loader passes the class beside the config's for `doc`
+    (slow_document's; the key is taken out of it): a sentencepiece model's control and
+    user-defined pieces as additional_special_tokens."""
+    added = doc.pop("spm_added", None)
+    return {} if added is None else {"additional_special_tokens": added}
