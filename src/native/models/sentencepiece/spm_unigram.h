@@ -568,20 +568,26 @@ class SpmUnigramModel {
   std::string_view lattice_text(const Text& text, const uint8_t* p, size_t m, Cache& cache) const {
     const std::string_view segment(reinterpret_cast<const char*>(p), m);
     if (!text.escape || segment.find(' ') == std::string_view::npos) return segment;
+    const size_t lm = m + 2 * size_t(std::count(segment.begin(), segment.end(), ' '));
     std::string& out = cache.expanded;
     std::vector<uint32_t>& to = cache.to_segment;
-    out.clear();
-    to.clear();
+    out.resize(lm);  // (then written in place)
+    to.resize(lm + 1);
+    char* o = &out[0];
+    uint32_t* t = to.data();
     for (size_t i = 0; i < m; ++i) {
       if (p[i] == ' ') {
-        out += "\xE2\x96\x81";
-        to.insert(to.end(), {uint32_t(i), uint32_t(i), uint32_t(i)});
+        *o++ = '\xE2';
+        *o++ = '\x96';
+        *o++ = '\x81';
+        *t++ = uint32_t(i);
+        *t++ = uint32_t(i);
       } else {
-        out += char(p[i]);
-        to.push_back(uint32_t(i));
+        *o++ = char(p[i]);
       }
+      *t++ = uint32_t(i);
     }
-    to.push_back(uint32_t(m));
+    *t = uint32_t(m);
     return out;
   }
   // The segment's byte for byte `at` of lattice_text(), or its end.
