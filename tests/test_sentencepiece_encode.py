@@ -203,3 +203,49 @@ def test_every_character_normalizes_like_sentencepiece_before_marks_and_at_the_e
             SentencePieceModelEncoder.from_file(trained[name]),
         )
         assert [ours.normalize(t) for t in texts] == theirs.normalize(texts), name
+
+
+def test_unused_pieces_match_sentencepiece_on_unigram_models(trained, tmp_path):
+    """Unused pieces are left out of the Unigram lattice (its trie holds none of them): edited
+    models with every fifth longer piece unused, as sentencepiece encodes them."""
+    from tokenforge.formats.sentencepiece_model import Piece, PieceType
+
+    for name in ("unigram-nmt_nfkc-True-False", "unigram-identity-False-False"):
+        model = SentencePieceModel.read(trained[name])
+        multi = [i for i, p in enumerate(model.pieces) if p.type == PieceType.NORMAL and len(p.piece) > 1]
+        for i in multi[::5]:
+            model.pieces[i] = Piece(model.pieces[i].piece, model.pieces[i].score, PieceType.UNUSED)
+        path = tmp_path / f"{name}.model"
+        model.write(path)
+        theirs, ours = spm.SentencePieceProcessor(model_file=str(path)), SentencePieceModelEncoder.from_file(path)
+        unused = " ".join(model.pieces[i].piece.replace("\u2581", " ") for i in multi[::5][:200])
+        for text in [read_sample(p, 4000) for p in corpus_files()] + [unused, unused.replace(" ", "")]:
+            assert ours.encode(text) == theirs.encode(text), name
+
+
+# Characters no trained model has (Hangul, 3 bytes; Armenian, 2 bytes; Georgian, 3 bytes): lone
+# unknowns, which the Unigram model takes in runs.
+_UNKNOWN_RUNS = ["한", "국어", "Աբգ", "ႠႡ", "한Ա", "Ա한"]
+
+
+def test_unknown_runs_of_every_length_match_sentencepiece_on_unigram_models(trained):
+    """Runs of lone unknown characters of every length, of 2 and 3 bytes and both mixed, alone,
+    at the text's ends, between known characters and spaces, and after a long text (sums past
+    the magnitude where the run's sums are tested one by one), with and without byte fallback."""
+    long = "\n".join(read_sample(p, 20_000) for p in corpus_files())
+    for name in ("unigram-nmt_nfkc-True-False", "unigram-nmt_nfkc-False-True", "unigram-identity-False-False"):
+        theirs, ours = (
+            spm.SentencePieceProcessor(model_file=trained[name]),
+            SentencePieceModelEncoder.from_file(trained[name]),
+        )
+        texts = []
+        for unit in _UNKNOWN_RUNS:
+            for length in range(1, 25):
+                run = (unit * length)[:length]
+                texts += [run, f"a{run}", f"{run}a", f"x {run} y", f"日{run}本", f"{run}😀{run}", f"é{run}."]
+        for text in texts:
+            assert ours.encode(text) == theirs.encode(text), (name, text)
+        together = " ".join(texts)
+        assert ours.encode(together) == theirs.encode(together), name
+        after_long = long + together + long[:5000] + together
+        assert ours.encode(after_long) == theirs.encode(after_long), name

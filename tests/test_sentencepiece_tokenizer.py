@@ -462,3 +462,34 @@ def test_runs_of_three_byte_characters_on_random_text(trained, ascii_unigram, te
     _like_sentencepiece_with_offsets(trained, ("unigram", "unigram-bytes", "denorm"), text)
     sp, tok = _pair(ascii_unigram)
     assert_like_sentencepiece(sp, tok, text)
+
+
+def test_unigram_segments_with_spaces_of_every_length(trained, tmp_path):
+    """Segments the Unigram model searches afresh with their spaces read as "▁" (three bytes in
+    its lattice for each one of the text): words of every length after runs of one to four
+    spaces, spaces at the text's ends, unknowns next to them; ids, offsets and decode as
+    sentencepiece's, on a fresh tokenizer (every segment new) and a warm one, with extra
+    whitespace removed and kept."""
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("".join(read_sample(p, 15_000) for p in corpus_files()), encoding="utf-8")
+    spm.SentencePieceTrainer.train(
+        input=str(corpus),
+        model_prefix=str(tmp_path / "spaces"),
+        model_type="unigram",
+        vocab_size=1000,
+        character_coverage=0.98,
+        remove_extra_whitespaces=False,
+        minloglevel=2,
+    )
+    words = ["a", "of", "the", "them", "there", "thereby", "internal", "interface", "the😀", "x한국y", "日本語"]
+    texts = []
+    for spaces in range(1, 5):
+        gap = " " * spaces
+        texts += [gap.join(words), gap + gap.join(words) + gap, gap.join(w + gap for w in words[::-1])]
+        texts += [gap + w for w in words] + [w + gap for w in words]
+    for path in (trained["unigram"], trained["unigram-bytes"], str(tmp_path / "spaces.model")):
+        sp = spm.SentencePieceProcessor(model_file=path)
+        tok = Tokenizer.from_file(path)
+        for _ in range(2):  # each text new, then remembered
+            for text in texts:
+                assert_like_sentencepiece(sp, tok, text)

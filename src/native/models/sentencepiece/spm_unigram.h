@@ -207,7 +207,7 @@ class SpmUnigramModel {
       const uint8_t t = vocab_.type(id);
       const std::string& text = vocab_.text(id);
       if (SpmVocab::producible(t)) {
-        keys.emplace_back(text, id);
+        if (t != SpmVocab::kUnused) keys.emplace_back(text, id);  // (the lattice skips unused pieces)
         longest_ = std::max(longest_, text.size());
       }
       if (t == SpmVocab::kNormal) min_score_ = std::min(min_score_, vocab_.score(id));
@@ -315,7 +315,7 @@ class SpmUnigramModel {
         t = trie_.child(t, s[end++]);
         if (t == DoubleArrayTrie::kNone) break;
         const uint32_t id = trie_.value(t);
-        if (id == kNoToken || vocab_.type(id) == SpmVocab::kUnused) continue;
+        if (id == kNoToken) continue;
         node(start, end, id);
         if (end - start == char_len) has_single = true;
       }
@@ -394,9 +394,15 @@ class SpmUnigramModel {
     uint32_t entry[kMostInTable + MediumPieceTable::kInlineIds];  // a path read from a table
     std::string expanded;                                         // a segment with its escaped spaces as "▁"
     std::vector<uint32_t> to_segment;  // by byte of `expanded`, and its end: the segment's byte
-    std::vector<double> best, second;
-    std::vector<uint32_t> best_node, ends;
-    std::vector<int64_t> best_start;
+    // By byte of a segment (exact_path): the best sum of a path to it, the best other sum
+    // (its rival), where the best path's last node starts (-1: none yet) and its id.
+    struct Exact {
+      double best, second;
+      int64_t from;
+      uint32_t node;
+    };
+    std::vector<Exact> exact;
+    std::vector<uint32_t> ends;
     struct Best {
       float score = 0;
       uint32_t id = SpmVocab::kNone;
@@ -411,11 +417,8 @@ class SpmUnigramModel {
       release_if_large(path);
       release_if_large(expanded);
       release_if_large(to_segment);
-      release_if_large(best);
-      release_if_large(second);
-      release_if_large(best_node);
+      release_if_large(exact);
       release_if_large(ends);
-      release_if_large(best_start);
       release_if_large(float_best);
     }
   };
@@ -502,6 +505,17 @@ class SpmUnigramModel {
   // are one unknown (or bytes). Near its rebasing, the rest goes through float_path.
   void unknown_run(const Text& text, size_t start, size_t end, float& so_far, Out& out, Cache& cache) const {
     const float score = node_scores_[vocab_.unk_id()];
+    // Where no sum can reach the limit, the sums need no test: the k-th is within |so_far| +
+    // k |score| of zero exactly (k at most the run's bytes), and k float additions move it by
+    // at most k half-spacings (2^-24 of it each).
+    const double bytes = double(end - start);
+    if ((double(std::fabs(so_far)) + bytes * std::fabs(double(score))) * (1.0 + bytes * 0x1p-23) <
+        double(one_node_limit_)) {
+      float sum = so_far;  // (in a register)
+      for (size_t at = start; at < end; at += utf8_length(text.s[at])) sum += score;
+      so_far = sum;
+      return emit(vocab_.unk_id(), text.s + start, end - start, out);
+    }
     size_t at = start;
     for (; at < end && std::fabs(so_far) < one_node_limit_; at += utf8_length(text.s[at])) so_far += score;
     if (at > start) emit(vocab_.unk_id(), text.s + start, at - start, out);
@@ -554,20 +568,26 @@ class SpmUnigramModel {
   std::string_view lattice_text(const Text& text, const uint8_t* p, size_t m, Cache& cache) const {
     const std::string_view segment(reinterpret_cast<const char*>(p), m);
     if (!text.escape || segment.find(' ') == std::string_view::npos) return segment;
+    const size_t lm = m + 2 * size_t(std::count(segment.begin(), segment.end(), ' '));
     std::string& out = cache.expanded;
     std::vector<uint32_t>& to = cache.to_segment;
-    out.clear();
-    to.clear();
+    out.resize(lm);  // (then written in place)
+    to.resize(lm + 1);
+    char* o = &out[0];
+    uint32_t* t = to.data();
     for (size_t i = 0; i < m; ++i) {
       if (p[i] == ' ') {
-        out += "\xE2\x96\x81";
-        to.insert(to.end(), {uint32_t(i), uint32_t(i), uint32_t(i)});
+        *o++ = '\xE2';
+        *o++ = '\x96';
+        *o++ = '\x81';
+        *t++ = uint32_t(i);
+        *t++ = uint32_t(i);
       } else {
-        out += char(p[i]);
-        to.push_back(uint32_t(i));
+        *o++ = char(p[i]);
       }
+      *t++ = uint32_t(i);
     }
-    to.push_back(uint32_t(m));
+    *t = uint32_t(m);
     return out;
   }
   // The segment's byte for byte `at` of lattice_text(), or its end.
@@ -582,45 +602,42 @@ class SpmUnigramModel {
   bool exact_path(const Text& text, const uint8_t* p, size_t m, Cache& cache) const {
     const std::string_view lattice = lattice_text(text, p, m, cache);
     const size_t lm = lattice.size();
-    std::vector<double>&best = cache.best, &second = cache.second;
-    std::vector<uint32_t>& node = cache.best_node;
-    std::vector<int64_t>& from = cache.best_start;
     const double none = -std::numeric_limits<double>::infinity();
-    best.assign(lm + 1, none);
-    second.assign(lm + 1, none);
-    node.resize(lm + 1);
-    from.assign(lm + 1, -1);
-    best[0] = 0;
+    cache.exact.assign(lm + 1, Cache::Exact{none, none, -1, 0});
+    Cache::Exact* const at = cache.exact.data();
+    at[0].best = 0;
     for_each_node(
         reinterpret_cast<const uint8_t*>(lattice.data()), lm, [](size_t) {},
         [&](size_t start, size_t end, uint32_t id) {
-          const double candidate = best[start] + double(node_scores_[id]);
-          if (from[end] == -1 || candidate > best[end]) {
-            second[end] = best[end];
-            best[end] = candidate;
-            node[end] = id;
-            from[end] = int64_t(start);
+          const double candidate = at[start].best + double(node_scores_[id]);
+          Cache::Exact& e = at[end];
+          if (e.from == -1 || candidate > e.best) {
+            e.second = e.best;
+            e.best = candidate;
+            e.node = id;
+            e.from = int64_t(start);
           } else {
-            second[end] = std::max(second[end], candidate);
+            e.second = std::max(e.second, candidate);
           }
         });
     std::vector<uint32_t>& path = cache.path;
-    path.clear();
+    size_t count = 1;  // the limit, then the nodes: written from the back
+    for (int64_t end = int64_t(lm); end > 0; end = at[end].from) ++count;
+    path.resize(count);
+    uint32_t* w = path.data() + count;
     double margin = std::numeric_limits<double>::infinity();
-    for (int64_t end = int64_t(lm); end > 0; end = from[end]) {
-      margin = std::min(margin, best[end] - second[end]);
+    for (int64_t end = int64_t(lm); end > 0; end = at[end].from) {
+      margin = std::min(margin, at[end].best - at[end].second);
       const size_t bytes =
-          segment_byte(lattice, m, cache, size_t(end)) - segment_byte(lattice, m, cache, size_t(from[end]));
+          segment_byte(lattice, m, cache, size_t(end)) - segment_byte(lattice, m, cache, size_t(at[end].from));
       if (bytes >= (size_t(1) << (32 - kLengthShift))) {
         path.clear();  // a node too long to store
         return false;
       }
-      path.push_back(node[end] | uint32_t(bytes) << kLengthShift);
+      *--w = at[end].node | uint32_t(bytes) << kLengthShift;
     }
     const float limit = safe_limit(margin, lm);
-    path.push_back(0);
-    std::memcpy(&path.back(), &limit, sizeof limit);
-    std::reverse(path.begin(), path.end());
+    std::memcpy(path.data(), &limit, sizeof limit);
     return true;
   }
 
@@ -677,7 +694,7 @@ class SpmUnigramModel {
   }
 
   SpmVocab vocab_;
-  DoubleArrayTrie trie_;  // each piece the lattice has -> its id
+  DoubleArrayTrie trie_;  // each piece the lattice has (no unused one) -> its id
   float min_score_ = FLT_MAX;
   size_t longest_ = 4;                 // bytes of the longest node: a piece, or an unknown character
   double max_abs_score_ = 0;           // the largest magnitude of a node's score (a node has a byte at least)
