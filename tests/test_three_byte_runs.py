@@ -77,18 +77,31 @@ def regex_ends(pattern: str, text: str) -> list[int]:
     return out
 
 
-def random_text(rng: random.Random) -> str:
-    alphabet = rng.sample(ATOMS, rng.randint(2, len(ATOMS)))
-    return "".join(rng.choice(alphabet) for _ in range(rng.randint(1, 60)))
+# Two-byte atoms: the Latin-1 and Cyrillic letters the windows classify in blocks (every case
+# rule: U+00C0..U+00DE upper but U+00D7, U+00DF..U+00FF lower but U+00F7, U+0400..U+042F
+# upper, U+0430..U+045F lower, U+0460..U+047F alternating), their neighbours that are not
+# letters, and two-byte letters of other scripts.
+TWO_BYTE_ATOMS = ["Привет", "мир", "ЁЖЗ", "ёжз", "ѠѡѢѣ", "Ѿѿ", "ҀҁҊҋ", "\u0482", "\u0483", "ÀÉÎÕÜ"]
+TWO_BYTE_ATOMS += ["àéîõü", "ß", "ÿ", "Þþ", "×", "÷", "ĄąŁłŃń", "ΩωΆ", "ə", "\u0301", "«»", "\u00a0", "Ա", "א"]
+TWO_BYTE_ATOMS += ["a", "Z", "Hello", " ", "\n", "'", "'s", "1", ".", "/", "世"]
+# Random texts: (atoms, most atoms in one text's alphabet, most atoms in a text).
+RUNS = {"three-byte": (ATOMS, len(ATOMS), 60), "two-byte": (TWO_BYTE_ATOMS, 8, 80)}
 
 
+def random_text(rng: random.Random, runs: str) -> str:
+    atoms, most, longest = RUNS[runs]
+    alphabet = rng.sample(atoms, rng.randint(2, most))
+    return "".join(rng.choice(alphabet) for _ in range(rng.randint(1, longest)))
+
+
+@pytest.mark.parametrize("runs", sorted(RUNS))
 @pytest.mark.parametrize("name", sorted(PATTERNS))
-def test_three_byte_runs_cut_like_regex(name):
+def test_runs_cut_like_regex(name, runs):
     pattern = PATTERNS[name]
     native = scanner_id(pattern)
-    rng = random.Random(f"three-byte-runs-{name}")
+    rng = random.Random(f"{runs}-runs-{name}")
     for _ in range(4000):
-        text = random_text(rng)
+        text = random_text(rng, runs)
         want = regex_ends(pattern, text)
         assert _core._piece_ends(text, native, False) == want, repr(text)
         assert _core._piece_ends(text, native, True) == want, repr(text)
@@ -109,28 +122,6 @@ def test_every_three_byte_character_alone_and_in_runs(name):
             want = regex_ends(pattern, text)
             assert _core._piece_ends(text, native, False) == want, (hex(ord(block[0])), text)
             assert _core._piece_ends(text, native, True) == want, (hex(ord(block[0])), text)
-
-
-# Two-byte atoms: the Latin-1 and Cyrillic letters the windows classify in blocks (every case
-# rule: U+00C0..U+00DE upper but U+00D7, U+00DF..U+00FF lower but U+00F7, U+0400..U+042F
-# upper, U+0430..U+045F lower, U+0460..U+047F alternating), their neighbours that are not
-# letters, and two-byte letters of other scripts.
-TWO_BYTE_ATOMS = ["Привет", "мир", "ЁЖЗ", "ёжз", "ѠѡѢѣ", "Ѿѿ", "ҀҁҊҋ", "\u0482", "\u0483", "ÀÉÎÕÜ"]
-TWO_BYTE_ATOMS += ["àéîõü", "ß", "ÿ", "Þþ", "×", "÷", "ĄąŁłŃń", "ΩωΆ", "ə", "\u0301", "«»", "\u00a0", "Ա", "א"]
-TWO_BYTE_ATOMS += ["a", "Z", "Hello", " ", "\n", "'", "'s", "1", ".", "/", "世"]
-
-
-@pytest.mark.parametrize("name", sorted(PATTERNS))
-def test_two_byte_runs_cut_like_regex(name):
-    pattern = PATTERNS[name]
-    native = scanner_id(pattern)
-    rng = random.Random(f"two-byte-runs-{name}")
-    for _ in range(4000):
-        alphabet = rng.sample(TWO_BYTE_ATOMS, rng.randint(2, 8))
-        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(1, 80)))
-        want = regex_ends(pattern, text)
-        assert _core._piece_ends(text, native, False) == want, repr(text)
-        assert _core._piece_ends(text, native, True) == want, repr(text)
 
 
 @pytest.mark.parametrize("name", sorted(PATTERNS))
