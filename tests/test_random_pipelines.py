@@ -244,7 +244,12 @@ def random_file(seed: int) -> tuple[str, dict[str, Any]]:
     return kind, json.loads(tok.to_str())
 
 
-@pytest.mark.parametrize("seed", range(FUZZ_EXAMPLES))
+# Files past the default count that the base build of this session (bb8ffb5) gets wrong:
+# unknown Unigram pieces in pairs' overflowing parts, with padding, BPE byte-fallback offsets.
+FOUND = (46, 1681, 2536, 2926, 2961)
+
+
+@pytest.mark.parametrize("seed", sorted({*range(FUZZ_EXAMPLES), *FOUND}))
 def test_random_file_runs_as_hf(seed, tmp_path):
     kind, doc = random_file(seed)
     path = tmp_path / "tokenizer.json"
