@@ -95,8 +95,11 @@ class StagedPipeline {
     if (d.model_type == "Unigram") {  // HF shows an unknown piece as the text it covers
       const auto& unigram = static_cast<const UnigramModel&>(*model_);
       unk_id_ = unigram.unk_id();
-      for (const auto& [piece, id] : unigram.ids())
+      for (const auto& [piece, id] : unigram.ids()) {
         if (id == unk_id_) unk_piece_ = piece;
+        // (a Unigram vocabulary is its pieces, not d.vocab: hidden tokens as below)
+        if (id < d.names.size() && d.names[id] != piece) hidden_.emplace_back(id, piece);
+      }
     }
     if (d.decoder.kind != OptionValue::Kind::kNull) decoder_ = make_decoder(d.decoder);
     name_size_.resize(d.names.size());
@@ -106,9 +109,6 @@ class StagedPipeline {
     // the model's tokens of that id still show the model's text (HF's Token value).
     for (const auto& [token, id] : d.vocab)
       if (id < d.names.size() && d.names[id] != token) hidden_.emplace_back(id, token);
-    if (d.model_type == "Unigram")  // (a Unigram vocabulary is its pieces, not d.vocab)
-      for (const auto& [piece, id] : static_cast<const UnigramModel&>(*model_).ids())
-        if (id < d.names.size() && d.names[id] != piece) hidden_.emplace_back(id, piece);
     if (d.trim_offsets) {
       trim_prefix_space_ = d.trim_add_prefix_space;
       spaces_.resize(d.names.size());
@@ -189,12 +189,17 @@ class StagedPipeline {
   // whitespace in (Row::name). (HF counts those characters against byte offsets; each is one
   // byte and one code point here.)
   void trim_offsets(Encoded& e) const {
+    // The spaces around each name, counted at its first row (many rows may share one name).
+    constexpr uint32_t kNotCounted = ~uint32_t(0);
+    std::vector<std::pair<uint32_t, uint32_t>> named(e.names.size(), {kNotCounted, 0});
     for (size_t i = 0; i < e.rows.size(); ++i) {
       Row& r = e.rows[i];
       std::pair<uint32_t, uint32_t> spaces;
-      if (r.name)
-        spaces = spaces_around(e.names[r.name - 1]);
-      else if (r.id < spaces_.size())
+      if (r.name) {
+        std::pair<uint32_t, uint32_t>& counted = named[r.name - 1];
+        if (counted.first == kNotCounted) counted = spaces_around(e.names[r.name - 1]);
+        spaces = counted;
+      } else if (r.id < spaces_.size())
         spaces = spaces_[r.id];
       else
         continue;

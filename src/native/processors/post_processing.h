@@ -98,21 +98,16 @@ struct Encoded {
     for (size_t k = 0; k < names.size(); ++k) slot.emplace(names[k], uint16_t(k + 1));
     std::vector<TokenText> left;
     for (TokenText& t : texts) {
-      uint16_t at;
-      if (const auto found = slot.find(t.text); found != slot.end()) {
-        at = found->second;
-      } else if (names.size() < kMaxNames && t.row < rows.size()) {
-        names.push_back(t.text);
-        at = uint16_t(names.size());
-        slot.emplace(t.text, at);
-      } else {
+      auto found = slot.find(t.text);
+      if (t.row >= rows.size() || (found == slot.end() && names.size() >= kMaxNames)) {
         left.push_back(std::move(t));
         continue;
       }
-      if (t.row < rows.size())
-        rows[t.row].name = at;
-      else
-        left.push_back(std::move(t));
+      if (found == slot.end()) {
+        names.push_back(t.text);
+        found = slot.emplace(t.text, uint16_t(names.size())).first;
+      }
+      rows[t.row].name = found->second;
     }
     texts = std::move(left);
   }
