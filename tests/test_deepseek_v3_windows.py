@@ -95,3 +95,30 @@ def test_fused_equals_hf_on_long_texts(tmp_path_factory):
             text = "".join(base[: k + 5] + stop for k in range(len(base))) * 3
             t.check(text)
             t.check(text.replace(stop, ""))
+
+
+# Runs of two-byte characters: a segment's end (a number, a CJK character) is found sixteen
+# bytes at a time past two-byte characters whose lead byte has no number.
+TWO_BYTE_RUNS = [
+    "Привет, мир! Это тест ",
+    "Ελληνικά γράμματα ",
+    "العربية، نص ",
+    "ÀÉÎõü «ça» ",
+    "ёЁ\u0301ӂ҂ ",
+]
+TWO_BYTE_STOPS = ["7", "²", "¼", "٣", "۵", "߁", "日", "カ", "—", "👍", "«", "\u00a0", "ß"]
+
+
+@pytest.mark.parametrize("base", TWO_BYTE_RUNS)
+def test_two_byte_runs_with_a_stop_at_every_offset(base):
+    text = (base * 6)[:70]
+    for stop in TWO_BYTE_STOPS:
+        for i in range(len(text) + 1):
+            same_pieces_both_ways(text[:i] + stop + text[i:])
+
+
+def test_every_two_byte_code_point_in_a_run():
+    for cp in range(0x80, 0x800):
+        c = chr(cp)
+        for text in (f"абвгдежзийклмно{c}прстуфхцчшщъыь", f"{c * 20} ж{c}ж", f"ЖЖЖЖЖЖЖЖЖЖЖЖЖЖЖ {c}1"):
+            stages_test.same_pieces(V3, text)

@@ -87,14 +87,7 @@ class DeepSeekV3Scanner {
     return b > 0x20 && b < 0x7F && !is_ascii_letter(b) && !(b >= '0' && b <= '9');
   }
 
-  TF_INLINE uint8_t at(size_t p, size_t& len) const {
-    const uint8_t b = s_[p];
-    if (b < 0x80) {
-      len = 1;
-      return kClassStage2[b];
-    }
-    return class_of(decode_utf8(s_ + p, n_ - p, len));
-  }
+  TF_INLINE uint8_t at(size_t p, size_t& len) const { return class_at(s_ + p, n_ - p, len); }
   TF_INLINE uint8_t at(size_t p) const {
     size_t l;
     return at(p, l);
@@ -110,7 +103,7 @@ class DeepSeekV3Scanner {
       while (p < n_ && s_[p] < 0x80 && (kClassStage2[s_[p]] & want)) ++p;
       if (p >= n_ || s_[p] < 0x80) return p;
       size_t l;
-      if (!(class_of(decode_utf8(s_ + p, n_ - p, l)) & want)) return p;
+      if (!(class_at(s_ + p, n_ - p, l) & want)) return p;
       p += l;
     }
   }

@@ -44,6 +44,18 @@ namespace deepseek_ranges {
 TF_INLINE bool is_v3_cjk(uint32_t cp) { return (cp >= 0x4E00 && cp <= 0x9FA5) || (cp >= 0x3040 && cp <= 0x30FF); }
 // A character of \p{N}{1,3} (ASCII digits without the table).
 TF_INLINE bool is_number(uint32_t cp) { return cp < 0x80 ? uint32_t(cp - '0') <= 9 : (class_of(cp) & kNumber) != 0; }
+// Whether a two-byte character with this lead byte (0xC2..0xDF) can be a number.
+constexpr bool lead_has_numbers(uint8_t lead) {
+  for (size_t c = 0; c < 64; ++c)
+    if (kTwoByteClasses.of[size_t(lead - 0xC2) * 64 + c] & kNumber) return true;
+  return false;
+}
+constexpr bool number_leads_are(uint8_t a, uint8_t b, uint8_t c, uint8_t d) {
+  for (unsigned lead = 0xC2; lead < 0xE0; ++lead)
+    if (lead_has_numbers(uint8_t(lead)) != (lead == a || lead == b || lead == c || lead == d)) return false;
+  return true;
+}
+static_assert(number_leads_are(0xC2, 0xD9, 0xDB, 0xDF), "stretch_end's window stops at these lead bytes");
 }  // namespace deepseek_ranges
 
 class DeepSeekV3Ends {
@@ -184,12 +196,18 @@ class DeepSeekV3Ends {
     using deepseek_ranges::is_v3_cjk;
     while (e < n_) {
 #if defined(__SSE2__)
-      // Sixteen bytes at a time past ASCII bytes that are no digit.
+      // Sixteen bytes at a time past ASCII bytes that are no digit and two-byte characters whose
+      // lead byte has no number (all but 0xC2, 0xD9, 0xDB and 0xDF, as kNumberLeads asserts).
       while (e + 16 <= n_) {
         const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(t_ + e));
         const __m128i digit =
             _mm_and_si128(_mm_cmpgt_epi8(v, _mm_set1_epi8('0' - 1)), _mm_cmplt_epi8(v, _mm_set1_epi8('9' + 1)));
-        const unsigned stop = unsigned(_mm_movemask_epi8(_mm_or_si128(digit, v)));  // or a high bit
+        // 0xE0..0xFF: the leads of three- and four-byte characters.
+        const __m128i wide = _mm_cmpeq_epi8(_mm_max_epu8(v, _mm_set1_epi8(char(0xE0))), v);
+        const __m128i numbered = _mm_or_si128(
+            _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(char(0xC2))), _mm_cmpeq_epi8(v, _mm_set1_epi8(char(0xD9)))),
+            _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(char(0xDB))), _mm_cmpeq_epi8(v, _mm_set1_epi8(char(0xDF)))));
+        const unsigned stop = unsigned(_mm_movemask_epi8(_mm_or_si128(_mm_or_si128(digit, wide), numbered)));
         if (stop) {
           e += size_t(__builtin_ctz(stop));
           break;
@@ -199,7 +217,7 @@ class DeepSeekV3Ends {
       if (e >= n_) break;
 #endif
       const uint8_t b = t_[e];
-      if (b < 0x80) {
+      if (b < 0xC0) {  // ASCII, or the second byte of a character the loop above went into
         if (uint8_t(b - '0') <= 9) break;
         ++e;
         continue;

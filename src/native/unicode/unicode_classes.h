@@ -28,6 +28,18 @@ TF_INLINE uint8_t class_of(uint32_t cp) {
   return kClassStage2[(size_t(kClassStage1[cp >> 8]) << 8) | (cp & 0xFF)];
 }
 
+// The class of every two-byte character, by lead byte (0xC2..0xDF) and the low six bits of its
+// continuation byte: one load where class_of takes a decode and two (the scanners' runs of
+// Cyrillic, Greek, Arabic... letters).
+struct TwoByteClasses {
+  uint8_t of[30 * 64];
+  constexpr TwoByteClasses() : of() {
+    for (uint32_t cp = 0x80; cp < 0x800; ++cp)
+      of[((cp >> 6) - 2) * 64 + (cp & 0x3F)] = kClassStage2[(size_t(kClassStage1[cp >> 8]) << 8) | (cp & 0xFF)];
+  }
+};
+inline constexpr TwoByteClasses kTwoByteClasses{};
+
 // Decodes one code point of valid UTF-8 at s[0..n) (n >= 1); sets `len` to its byte length.
 // Input always comes from Python str objects, so it is valid UTF-8 by construction.
 TF_INLINE uint32_t decode_utf8(const uint8_t* s, size_t n, size_t& len) {
@@ -50,6 +62,21 @@ TF_INLINE uint32_t decode_utf8(const uint8_t* s, size_t n, size_t& len) {
   }
   len = 1;  // truncated sequence: treat the byte as a class-less character
   return 0x110000;
+}
+
+// The class of the character at s[0..n) (n >= 1) and its byte length, as
+// class_of(decode_utf8(s, n, len)) gives them.
+TF_INLINE uint8_t class_at(const uint8_t* s, size_t n, size_t& len) {
+  const uint8_t b = s[0];
+  if (b < 0x80) {
+    len = 1;
+    return kClassStage2[b];
+  }
+  if (b >= 0xC2 && b < 0xE0 && n >= 2) {
+    len = 2;
+    return kTwoByteClasses.of[size_t(b - 0xC2) * 64 + (s[1] & 0x3F)];
+  }
+  return class_of(decode_utf8(s, n, len));
 }
 
 // Byte length of the UTF-8 character that starts with byte `lead` (valid UTF-8).
