@@ -66,7 +66,8 @@ class DeepSeekV3Ends {
   // The end of the piece that starts at p (< n), p the text's start or an end this returned.
   TF_INLINE size_t next(size_t p) {
     if (p == handed_ && pending_) return hand_out();
-    if (p >= retry_at_ && !wide_ahead(p)) {
+    // A window keeps no start before its first non-ASCII byte - 1: none where it is at p or p + 1.
+    if (p >= retry_at_ && (p + 1 >= n_ || (t_[p] | t_[p + 1]) < 0x80) && !wide_ahead(p)) {
       const size_t e = window(p);
       if (e) return e;
     }
@@ -197,8 +198,9 @@ class DeepSeekV3Ends {
     while (e < n_) {
 #if defined(__SSE2__)
       // Sixteen bytes at a time past ASCII bytes that are no digit and two-byte characters whose
-      // lead byte has no number (all but 0xC2, 0xD9, 0xDB and 0xDF, as kNumberLeads asserts).
-      while (e + 16 <= n_) {
+      // lead byte has no number (all but 0xC2, 0xD9, 0xDB and 0xDF, as number_leads_are asserts);
+      // not among three-byte characters, which stop it at once.
+      while (t_[e] < 0xE0 && e + 16 <= n_) {
         const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(t_ + e));
         const __m128i digit =
             _mm_and_si128(_mm_cmpgt_epi8(v, _mm_set1_epi8('0' - 1)), _mm_cmplt_epi8(v, _mm_set1_epi8('9' + 1)));

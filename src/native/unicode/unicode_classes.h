@@ -72,7 +72,7 @@ TF_INLINE uint8_t class_at(const uint8_t* s, size_t n, size_t& len) {
     len = 1;
     return kClassStage2[b];
   }
-  if (b >= 0xC2 && b < 0xE0 && n >= 2) {
+  if (uint8_t(b - 0xC2) < 30 && n >= 2) {  // 0xC2..0xDF
     len = 2;
     return kTwoByteClasses.of[size_t(b - 0xC2) * 64 + (s[1] & 0x3F)];
   }
