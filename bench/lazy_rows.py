@@ -1,4 +1,5 @@
-"""Ids first against every row at once on the fused byte-level BPE of tokenizer.json files, in CPU
+"""Ids first against every row at once on the fused byte-level and sentencepiece-style BPE of
+tokenizer.json files (the kernels that give ids first), in CPU
 seconds (time.process_time, the best of `--repeat` passes: the machine is shared, wall time is
 noisy; MB/s of CPU time), per file and per corpus, over 8 KB documents without special tokens:
 - ids first: `Tokenizer.encode(d).ids` (rows not built);
@@ -45,7 +46,7 @@ def main() -> None:
     print("| --- | --- | --- | --- | --- | --- | --- |")
     for folder in folders:
         tok = tokenforge.Tokenizer.from_file(str(folder / "tokenizer.json"))
-        if tok.kernel != "byte_level_hf_bpe":
+        if tok.kernel not in ("byte_level_hf_bpe", "spm_hf_bpe"):
             continue
         native = tok._native
         for path in corpora:

@@ -1,5 +1,5 @@
-"""Ids first on the fused byte-level BPE of tokenizer.json files (pipelines/byte_level_hf_bpe.h's
-encode_ids, python/py_pipeline.h's LazyRows): `encode` computes one text's ids only, and the
+"""Ids first on the fused byte-level BPE and sentencepiece-style BPE of tokenizer.json files
+(pipelines/byte_level_hf_bpe.h's and spm_hf_bpe.h's encode_ids, python/py_pipeline.h's LazyRows): `encode` computes one text's ids only, and the
 encoding builds its rows (offsets, tokens, word ids, masks, the accessors) when one is first
 read. Every field, read in any order, from any thread, after the tokenizer is gone, equals the
 eager encoding's (`_encode_eager`, every row at once); pairs, truncation and padding stay eager
@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 
+import test_fused_spm_json as spm
 import tokenforge
 from hf_trio import Trio
 from test_fused_hf_bpe import EDGE, LINES, SAMPLE_TEXTS, TEXT, trained_doc
@@ -236,3 +237,19 @@ def test_rows_keep_the_vocabulary_of_their_encode(tmp_path):
     worker.start()
     worker.join()
     assert seen == [want]
+
+
+@pytest.mark.parametrize("case", spm.CASES)
+def test_sentencepiece_style_files_are_ids_first(tmp_path_factory, case):
+    """Llama 2, Gemma and Metaspace shapes (byte fallback or unk, ignore_merges, added tokens, a
+    template): ids first on every text, and every field equals the eager encoding's."""
+    fused = spm.trio(tmp_path_factory, case).fused
+    order = list(FIELDS)
+    rng = random.Random(11)
+    for add in (True, False):
+        for text in [*spm.EDGE, *spm.LINES[:60], "<|x|>a  <|x|>", *(t[:2000] for t in spm.SAMPLE_TEXTS)]:
+            eager = fused._encode_eager(text, None, add)
+            got = fused.encode(text, None, add)
+            assert is_lazy(got), text
+            rng.shuffle(order)
+            assert fields(got, order) == fields(eager, list(FIELDS)), text

@@ -46,6 +46,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -131,6 +132,21 @@ class SpmHfBpePipeline {
           if (m.grown) e.rows.back().name = e.name_slot(std::string(reinterpret_cast<const char*>(s) + m.pos, m.len));
         });
     return e;
+  }
+
+  // Ids first: the ids encode_sequence's rows would hold, appended to `out`, without building
+  // the rows (offsets, words, names); python/py_pipeline.h builds those by encode_sequence when
+  // they are read. Always true (every text runs here).
+  bool encode_ids(const uint8_t* s, size_t n, const SpecialMatcher* added, std::vector<uint32_t>& out) const {
+    Pool<Scratch>::Lease lease(scratch_);
+    Scratch& w = lease.get();
+    out.reserve(out.size() + n / 3 + 8);
+    InputChars chars{s};  // unused: ids carry no offsets
+    uint32_t word = 0;
+    split_at_matches(
+        added, s, n, [&](size_t from, size_t to) { encode_stretch(s, from, to, chars, out, w, word); },
+        [&](const SpecialMatch& m) { out.push_back(m.id); });
+    return true;
   }
 
   // The decoder over the tokens' texts, joined (as the staged pipeline's decode).
@@ -379,22 +395,31 @@ class SpmHfBpePipeline {
     f(start, n);
   }
 
-  // One stretch between added tokens, s[from..to): its rows. `word` is the next word index: the
+  // One stretch between added tokens, s[from..to): its rows (Out = TokenRows), or only their ids
+  // (Out = std::vector<uint32_t>: `chars` is not read). `word` is the next word index: the
   // stretch is one word, or with Metaspace's split one per piece that starts at a "▁".
-  void encode_stretch(const uint8_t* s, size_t from, size_t to, InputChars& chars, TokenRows& rows, Scratch& w,
+  template <class Out>
+  void encode_stretch(const uint8_t* s, size_t from, size_t to, InputChars& chars, Out& out, Scratch& w,
                       uint32_t& word) const {
     if (to == from) return;
     const bool prefixed = model_text(s, from, to, w.text);
     const auto* m = reinterpret_cast<const uint8_t*>(w.text.data());
     const size_t n = w.text.size();
-    ModelChars mc{m, chars.char_of(from), prefixed};
+    constexpr bool kRows = std::is_same_v<Out, TokenRows>;
+    ModelChars mc{m, kRows ? chars.char_of(from) : 0, prefixed};
+    // A token of model bytes [start, end) of the stretch, in word `in`.
+    auto emit = [&](uint32_t id, size_t start, size_t end, uint32_t in) {
+      if constexpr (kRows) {
+        const uint32_t first = mc.char_of(start);
+        const uint32_t last = end > start ? mc.char_of(end - 1) + 1 : first;
+        push_row(out, id, first, last, in);
+      } else {
+        out.push_back(id);
+      }
+    };
     if (ignore_merges_ && !d_.split) {  // the whole stretch is HF's one piece
       const uint32_t id = model_->token_id(std::string_view(w.text));
-      if (id != kNoToken) {
-        const uint32_t start = mc.char_of(0);
-        push_row(rows, id, start, mc.char_of(n - 1) + 1, word++);
-        return;
-      }
+      if (id != kNoToken) return emit(id, 0, n, word++);
     }
     std::vector<Segment>& segs = w.segments;
     segs.clear();
@@ -415,7 +440,7 @@ class SpmHfBpePipeline {
     for (size_t i = 0; i < count; ++i) {
       if (i % kBatch == 0)
         for (size_t k = i + kBatch; k < count && k < i + 2 * kBatch; ++k) prepare(m, n, segs[k], w);
-      encode_segment(m, segs[i], mc, rows, w);
+      encode_segment(m, segs[i], w, emit);
     }
   }
 
@@ -465,16 +490,14 @@ class SpmHfBpePipeline {
     f(start, b);
   }
 
-  // The rows of segment s of the model's text m (prepared: its key and hash).
-  void encode_segment(const uint8_t* m, const Segment& s, ModelChars& mc, TokenRows& rows, Scratch& w) const {
+  // The tokens of segment s of the model's text m (prepared: its key and hash), each given to
+  // emit(id, start, end, word) with its model bytes [start, end) of the text.
+  template <class Emit>
+  void encode_segment(const uint8_t* m, const Segment& s, Scratch& w, Emit& emit) const {
     const size_t a = s.a, b = s.b;
     const uint8_t* p = m + a;
     const size_t len = b - a;
-    auto row = [&](uint32_t id, size_t start, size_t end) {  // model bytes [start, end) of the text
-      const uint32_t first = mc.char_of(start);
-      const uint32_t last = end > start ? mc.char_of(end - 1) + 1 : first;
-      push_row(rows, id, first, last, s.word);
-    };
+    auto row = [&](uint32_t id, size_t start, size_t end) { emit(id, start, end, s.word); };
     if (ignore_merges_ && d_.split) {  // a piece of HF's that is a token whole
       const uint32_t id = model_->token_id(std::string_view(reinterpret_cast<const char*>(p), len));
       if (id != kNoToken) return row(id, a, b);
