@@ -493,3 +493,31 @@ def test_unigram_segments_with_spaces_of_every_length(trained, tmp_path):
         for _ in range(2):  # each text new, then remembered
             for text in texts:
                 assert_like_sentencepiece(sp, tok, text)
+
+
+def _fields(e) -> tuple:
+    return (
+        e.ids,
+        e.tokens,
+        [tuple(o) for o in e.offsets],
+        e.word_ids,
+        e.special_tokens_mask,
+        [e.char_to_token(i) for i in (0, 1, 5, 40)],
+    )
+
+
+@pytest.mark.parametrize(
+    "name", ["unigram", "bpe", "unigram-bytes", "bpe-raw", "denorm", "unigram-suffix", "bpe-suffix"]
+)
+def test_ids_first_rows_equal_eager_rows(trained, name):
+    """`encode` gives one text's ids first (offsets, tokens and words are built when first read):
+    every field equals the eager encoding's, with and without bos/eos and allowed special text."""
+    tok = Tokenizer.from_file(trained[name])
+    texts = [*PROBES, "", " ", "<s>a</s><sep>b", *(read_sample(p, 3000) for p in corpus_files())]
+    for text in texts:
+        for add in (True, False):
+            for allowed in (set(), "all"):
+                got = tok.encode(text, add_special_tokens=add, allowed_special=allowed)
+                assert "ids first" in repr(got), text
+                eager = tok._native._encode_eager(text, None, add, allowed_special=allowed, disallowed_special=set())
+                assert _fields(got) == _fields(eager), (text, add, allowed)

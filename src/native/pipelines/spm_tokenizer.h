@@ -133,6 +133,15 @@ class SpmPipeline {
     return post.process(std::move(first), &second, add_special);
   }
 
+  // Ids first: the ids encode_sequence's rows would hold, appended to `out`, without their
+  // offsets and words (python/py_pipeline.h builds the rows by encode when they are read).
+  bool encode_ids(const uint8_t* s, size_t n, const SpecialMatcher* added, std::vector<uint32_t>& out) const {
+    split_at_matches(
+        added, s, n, [&](size_t from, size_t to) { encoder_.encode(s + from, to - from, out); },
+        [&](const SpecialMatch& m) { out.push_back(m.id); });
+    return true;
+  }
+
  private:
   struct Scratch {
     std::vector<uint32_t> ids, bounds;
