@@ -1,5 +1,6 @@
-"""Ids first on the fused byte-level BPE and sentencepiece-style BPE of tokenizer.json files
-(pipelines/byte_level_hf_bpe.h's and spm_hf_bpe.h's encode_ids, python/py_pipeline.h's LazyRows): `encode` computes one text's ids only, and the
+"""Ids first on the fused byte-level BPE, sentencepiece-style BPE and Unigram kernels of
+tokenizer.json files (pipelines/byte_level_hf_bpe.h's, spm_hf_bpe.h's and unigram_hf.h's
+encode_ids, python/py_pipeline.h's LazyRows): `encode` computes one text's ids only, and the
 encoding builds its rows (offsets, tokens, word ids, masks, the accessors) when one is first
 read. Every field, read in any order, from any thread, after the tokenizer is gone, equals the
 eager encoding's (`_encode_eager`, every row at once); pairs, truncation and padding stay eager
@@ -18,6 +19,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 import test_fused_spm_json as spm
+import test_fused_unigram_json as unigram
 import tokenforge
 from hf_trio import Trio
 from test_fused_hf_bpe import EDGE, LINES, SAMPLE_TEXTS, TEXT, trained_doc
@@ -248,6 +250,22 @@ def test_sentencepiece_style_files_are_ids_first(tmp_path_factory, case):
     rng = random.Random(11)
     for add in (True, False):
         for text in [*spm.EDGE, *spm.LINES[:60], "<|x|>a  <|x|>", *(t[:2000] for t in spm.SAMPLE_TEXTS)]:
+            eager = fused._encode_eager(text, None, add)
+            got = fused.encode(text, None, add)
+            assert is_lazy(got), text
+            rng.shuffle(order)
+            assert fields(got, order) == fields(eager, list(FIELDS)), text
+
+
+@pytest.mark.parametrize("case", unigram.CASES)
+def test_unigram_files_are_ids_first(tmp_path_factory, case):
+    """T5-style Unigram files (normalizers run or skipped by their probes, unknown pieces that
+    show their text, byte fallback, split or not): ids first, every field the eager one's."""
+    fused = unigram.trio(tmp_path_factory, case).fused
+    order = list(FIELDS)
+    rng = random.Random(13)
+    for add in (True, False):
+        for text in [*unigram.EDGE, *unigram.LINES[:60], *(t[:2000] for t in unigram.SAMPLE_TEXTS)]:
             eager = fused._encode_eager(text, None, add)
             got = fused.encode(text, None, add)
             assert is_lazy(got), text

@@ -37,6 +37,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -126,6 +127,21 @@ class UnigramHfPipeline {
         });
     e.texts_to_names();
     return e;
+  }
+
+  // Ids first: the ids encode_sequence's rows would hold, appended to `out`, without the rows
+  // (offsets, words, the texts of unknown tokens); python/py_pipeline.h builds those by
+  // encode_sequence when they are read. Always true (every text runs here).
+  bool encode_ids(const uint8_t* s, size_t n, const SpecialMatcher* added, std::vector<uint32_t>& out) const {
+    Pool<Scratch>::Lease lease(scratch_);
+    Scratch& w = lease.get();
+    out.reserve(out.size() + n / 3 + 8);
+    Input in{s, n};  // (not read: ids carry no offsets)
+    uint32_t word = 0;
+    split_at_matches(
+        added, s, n, [&](size_t from, size_t to) { encode_stretch(in, from, to, out, w, word); },
+        [&](const SpecialMatch& m) { out.push_back(m.id); });
+    return true;
   }
 
   // The decoder over the tokens' texts, joined (as the staged pipeline's decode).
@@ -450,8 +466,11 @@ class UnigramHfPipeline {
     }
   }
 
-  // One stretch between added tokens, s[from..to): its rows.
-  void encode_stretch(Input& in, size_t from, size_t to, Encoded& e, Scratch& w, uint32_t& word) const {
+  // One stretch between added tokens, s[from..to): its rows (Out = Encoded), or only their ids
+  // (Out = std::vector<uint32_t>: no spans are asked for, `in` is not read).
+  template <class Out>
+  void encode_stretch(Input& in, size_t from, size_t to, Out& e, Scratch& w, uint32_t& word) const {
+    constexpr bool kRows = std::is_same_v<Out, Encoded>;
     if (to == from) return;
     const uint8_t* t = in.s + from;
     const size_t n = to - from;
@@ -463,9 +482,13 @@ class UnigramHfPipeline {
       // space): the model's text and its map to input bytes made here, without the normalizer.
       if (lead + trail >= n) return;
       collapsed_text(t + lead, n - lead - trail, from + lead, from + lead == 0, w);
-      const std::vector<NormalizedText::Span>& map = w.map;
-      const CharOffsets& offsets = in.all();
-      encode_pieces(w, e, word, [&](size_t a, size_t b) { return offsets.convert(map[a].start, map[b - 1].end); });
+      if constexpr (kRows) {
+        const std::vector<NormalizedText::Span>& map = w.map;
+        const CharOffsets& offsets = in.all();
+        encode_pieces(w, e, word, [&](size_t a, size_t b) { return offsets.convert(map[a].start, map[b - 1].end); });
+      } else {
+        encode_pieces(w, e, word, no_spans);
+      }
       return;
     }
     if (fast) {
@@ -473,6 +496,7 @@ class UnigramHfPipeline {
       // by counting (the prefix and the first character are both the first character).
       if (lead + trail >= n) return;
       const bool prefixed = model_text(t + lead, n - lead - trail, from + lead == 0, w);
+      if constexpr (!kRows) return encode_pieces(w, e, word, no_spans);
       const auto* m = reinterpret_cast<const uint8_t*>(w.text.data());
       const uint32_t base = in.char_of(from + lead);
       size_t counted_to = 0;
@@ -501,6 +525,7 @@ class UnigramHfPipeline {
     // (HF's "first" looks at where the normalized text's first byte came from: a stripped
     // space at the text's start leaves it unprefixed.)
     const bool prefixed = model_text(nb, nt.size(), nt.alignments()[0].start == 0, w);
+    if constexpr (!kRows) return encode_pieces(w, e, word, no_spans);
     // Model byte -> input bytes: the prefix stands for the first character, a "▁" for its space.
     const std::vector<NormalizedText::Span>& al = nt.alignments();
     std::vector<NormalizedText::Span>& map = w.map;
@@ -517,10 +542,14 @@ class UnigramHfPipeline {
     encode_pieces(w, e, word, [&](size_t a, size_t b) { return offsets.convert(map[a].start, map[b - 1].end); });
   }
 
+  // The span of ids without rows: never asked for.
+  static std::pair<uint32_t, uint32_t> no_spans(size_t, size_t) { return {0, 0}; }
+
   // The model's text in w.text, cut into HF's pieces (before every "▁" with split, else whole),
-  // as rows; span(a, b) gives the input characters of model bytes [a, b).
-  template <class Span>
-  void encode_pieces(Scratch& w, Encoded& e, uint32_t& word, Span span) const {
+  // as rows (Out = Encoded) or ids (Out = std::vector<uint32_t>); span(a, b) gives the input
+  // characters of model bytes [a, b).
+  template <class Out, class Span>
+  void encode_pieces(Scratch& w, Out& e, uint32_t& word, Span span) const {
     const auto* m = reinterpret_cast<const uint8_t*>(w.text.data());
     const size_t n = w.text.size();
     std::vector<Segment>& segs = w.segments;
@@ -568,14 +597,19 @@ class UnigramHfPipeline {
     }
   }
 
-  // The rows of piece s of the model's text m (prepared: its key and hash).
-  template <class Span>
-  void encode_segment(const uint8_t* m, const Segment& s, Encoded& e, Scratch& w, Span& span) const {
+  // The rows (or ids) of piece s of the model's text m (prepared: its key and hash).
+  template <class Out, class Span>
+  void encode_segment(const uint8_t* m, const Segment& s, Out& e, Scratch& w, Span& span) const {
+    constexpr bool kRows = std::is_same_v<Out, Encoded>;
     const size_t a = s.a, len = s.b - s.a;
     const uint8_t* p = m + a;
     auto row = [&](uint32_t id, size_t start, size_t end) {  // model bytes [start, end) of the text
-      const auto [first, last] = span(start, end);
-      push_row(e.rows, id, first, last, s.word);
+      if constexpr (kRows) {
+        const auto [first, last] = span(start, end);
+        push_row(e.rows, id, first, last, s.word);
+      } else {
+        e.push_back(id);
+      }
     };
     PieceCache& cache = w.cache;
     uint32_t buf[kMediumPiece + 8];
@@ -605,12 +639,14 @@ class UnigramHfPipeline {
     }
     for (const ModelToken& t : w.tokens) {
       row(t.id, a + t.start, a + t.end);
-      if (t.id == unk_id_) {  // HF names an unknown token by the text it covers
-        const std::string_view covered(reinterpret_cast<const char*>(p) + t.start, t.end - t.start);
-        if (covered != unk_piece_) {
-          const Row& r = e.rows.back();
-          e.texts.push_back(
-              TokenText{r.id, r.word, r.start, r.end, 0, std::string(covered), uint32_t(e.rows.size() - 1)});
+      if constexpr (kRows) {
+        if (t.id == unk_id_) {  // HF names an unknown token by the text it covers
+          const std::string_view covered(reinterpret_cast<const char*>(p) + t.start, t.end - t.start);
+          if (covered != unk_piece_) {
+            const Row& r = e.rows.back();
+            e.texts.push_back(
+                TokenText{r.id, r.word, r.start, r.end, 0, std::string(covered), uint32_t(e.rows.size() - 1)});
+          }
         }
       }
     }
