@@ -521,3 +521,33 @@ def test_ids_first_rows_equal_eager_rows(trained, name):
                 assert "ids first" in repr(got), text
                 eager = tok._native._encode_eager(text, None, add, allowed_special=allowed, disallowed_special=set())
                 assert _fields(got) == _fields(eager), (text, add, allowed)
+
+
+# Characters the models of this file have no piece of (lone unknowns), of 3 bytes (Hangul; CJK
+# for the ASCII-trained model) and of 2 bytes (Armenian), and what may follow a run of them.
+_LONE3 = ["한", "국", "어", "ㄱ"]
+_AFTER_RUN = ["", "x", " ", "日", "本語", "Ա", "😀", "\u0301", "é", "ﬁ", "。", "\x07", "한Ա한"]
+
+
+def test_three_byte_unknown_runs_after_ascii_of_every_length(trained, ascii_unigram):
+    """The cut takes a run of three-byte lone unknowns that starts after ASCII in one step: runs of
+    every length from 1 to 20, after ASCII (a letter, a space, a control character no piece has,
+    the text's start), followed by the text's end, ASCII, a known or unknown character of 2, 3
+    or 4 bytes, a combining mark, a character the normalizer rewrites, more runs; CJK inside
+    the run (a known character for the trained models, a lone unknown for the ASCII one)."""
+    texts = []
+    for length in range(1, 21):
+        run = "".join(_LONE3[k % len(_LONE3)] for k in range(length))
+        for before in ("", "a", "x ", "\x07", "ab\n"):
+            for after in _AFTER_RUN:
+                texts.append(before + run + after)
+        texts.append("a" + run[: length // 2] + "日" + run[length // 2 :] + " z")
+        texts.append(" ".join([run] * 3))
+    for model in (ascii_unigram, trained["unigram"], trained["unigram-bytes"], trained["unigram-suffix"]):
+        sp, tok = _pair(model)
+        enc = SentencePieceModelEncoder.from_file(model)
+        for text in texts:
+            assert_like_sentencepiece(sp, tok, text)
+            assert enc.encode(text) == sp.encode(text), text
+        together = "\n".join(texts)
+        assert_like_sentencepiece(sp, tok, together)

@@ -186,9 +186,35 @@ class PieceAdjacency {
         prev = read_char(prev_byte, escape);
         prev_info = info(prev);
       }
+      // With infos, a first character of three bytes as in the loop below; where it is a lone
+      // unknown (Hangul or CJK where the model has none), the run of lone unknowns of three
+      // bytes after it, with no cut and nothing written (what the loop writes there is
+      // overwritten anyway). (Where the text leaves ASCII, not at each character: the check
+      // costs Cyrillic or CJK with pieces little.)
+      if (kInfos && (b & 0xF0) == 0xE0 && n - i >= 3) {
+        const uint32_t c = ((b & 0x0Fu) << 12) | ((s[i + 1] & 0x3Fu) << 6) | (s[i + 2] & 0x3Fu), c_info = info_[c];
+        *w = uint32_t(i);
+        info_at[w - base] = c_info;
+        w += !((((prev_info >> 1) & c_info & kJoinsPrevious) && may_join(prev, c)) ||
+               (lone_unknown(prev_info) & lone_unknown(c_info)));
+        prev = c;
+        prev_info = c_info;
+        i += 3;
+        if (lone_unknown(c_info))
+          for (; n - i >= 3 && (s[i] & 0xF0) == 0xE0; i += 3) {
+            const uint32_t next = ((s[i] & 0x0Fu) << 12) | ((s[i + 1] & 0x3Fu) << 6) | (s[i + 2] & 0x3Fu);
+            if (!lone_unknown(info_[next])) break;
+            prev = next;
+          }
+        if (i >= n) {
+          len = 0;
+          continue;
+        }
+        b = s[i];
+      }
       // Characters one by one while they are outside ASCII, and the first ASCII one after them.
       for (;;) {
-        const uint32_t c = b < 0x80 ? read_char(b, escape) : decode_utf8(s + i, n - i, len), c_info = info(c);
+        const uint32_t c = b < 0x80 ? read_char(b, escape) : decode_past_ascii(s + i, n - i, len), c_info = info(c);
         *w = uint32_t(i);
         if (kInfos) info_at[w - base] = c_info;
         // With infos (the Unigram model's cut), no cut inside a run of lone unknowns either.
@@ -210,6 +236,20 @@ class PieceAdjacency {
     }
     *w++ = uint32_t(n);
     return size_t(w - base);
+  }
+
+  // decode_utf8() of a character whose first byte s[0] is outside ASCII.
+  static TF_INLINE uint32_t decode_past_ascii(const uint8_t* s, size_t n, size_t& len) {
+    const uint8_t b = s[0];
+    if (b < 0xE0 && n >= 2) {
+      len = 2;
+      return ((b & 0x1Fu) << 6) | (s[1] & 0x3Fu);
+    }
+    if (b < 0xF0 && n >= 3) {
+      len = 3;
+      return ((b & 0x0Fu) << 12) | ((s[1] & 0x3Fu) << 6) | (s[2] & 0x3Fu);
+    }
+    return decode_utf8(s, n, len);
   }
 
   static constexpr uint32_t kDenseRange = 0x800;
