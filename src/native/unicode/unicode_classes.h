@@ -40,14 +40,10 @@ struct TwoByteClasses {
 };
 inline constexpr TwoByteClasses kTwoByteClasses{};
 
-// Decodes one code point of valid UTF-8 at s[0..n) (n >= 1); sets `len` to its byte length.
-// Input always comes from Python str objects, so it is valid UTF-8 by construction.
-TF_INLINE uint32_t decode_utf8(const uint8_t* s, size_t n, size_t& len) {
-  uint8_t b = s[0];
-  if (b < 0x80) {
-    len = 1;
-    return b;
-  }
+// Decodes one code point of valid UTF-8 at s[0..n) whose first byte is outside ASCII (n >= 1);
+// sets `len` to its byte length (for loops that have already taken the ASCII bytes).
+TF_INLINE uint32_t decode_utf8_past_ascii(const uint8_t* s, size_t n, size_t& len) {
+  const uint8_t b = s[0];
   if (b < 0xE0 && n >= 2) {
     len = 2;
     return ((b & 0x1Fu) << 6) | (s[1] & 0x3Fu);
@@ -62,6 +58,16 @@ TF_INLINE uint32_t decode_utf8(const uint8_t* s, size_t n, size_t& len) {
   }
   len = 1;  // truncated sequence: treat the byte as a class-less character
   return 0x110000;
+}
+
+// Decodes one code point of valid UTF-8 at s[0..n) (n >= 1); sets `len` to its byte length.
+// Input always comes from Python str objects, so it is valid UTF-8 by construction.
+TF_INLINE uint32_t decode_utf8(const uint8_t* s, size_t n, size_t& len) {
+  if (s[0] < 0x80) {
+    len = 1;
+    return s[0];
+  }
+  return decode_utf8_past_ascii(s, n, len);
 }
 
 // The class of the character at s[0..n) (n >= 1) and its byte length, as

@@ -214,7 +214,8 @@ class PieceAdjacency {
       }
       // Characters one by one while they are outside ASCII, and the first ASCII one after them.
       for (;;) {
-        const uint32_t c = b < 0x80 ? read_char(b, escape) : decode_past_ascii(s + i, n - i, len), c_info = info(c);
+        const uint32_t c = b < 0x80 ? read_char(b, escape) : decode_utf8_past_ascii(s + i, n - i, len),
+                       c_info = info(c);
         *w = uint32_t(i);
         if (kInfos) info_at[w - base] = c_info;
         // With infos (the Unigram model's cut), no cut inside a run of lone unknowns either.
@@ -236,20 +237,6 @@ class PieceAdjacency {
     }
     *w++ = uint32_t(n);
     return size_t(w - base);
-  }
-
-  // decode_utf8() of a character whose first byte s[0] is outside ASCII.
-  static TF_INLINE uint32_t decode_past_ascii(const uint8_t* s, size_t n, size_t& len) {
-    const uint8_t b = s[0];
-    if (b < 0xE0 && n >= 2) {
-      len = 2;
-      return ((b & 0x1Fu) << 6) | (s[1] & 0x3Fu);
-    }
-    if (b < 0xF0 && n >= 3) {
-      len = 3;
-      return ((b & 0x0Fu) << 12) | ((s[1] & 0x3Fu) << 6) | (s[2] & 0x3Fu);
-    }
-    return decode_utf8(s, n, len);
   }
 
   static constexpr uint32_t kDenseRange = 0x800;
