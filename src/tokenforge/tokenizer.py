@@ -416,7 +416,12 @@ class Tokenizer:
             from .formats import read_tokenizer_file
 
             spec = read_tokenizer_file(file)
-        tok = cls.from_spec(dataclasses.replace(spec, config=config), source=file)
+        options = dict(spec.options)
+        if name == "tokenizer.json" and config.config.get("split_special_tokens") is True:
+            # transformers sets the backend's encode_special_tokens from the config's value: the
+            # special added tokens' text stays text (each call's default, apply_chat_template's too)
+            options["split_special_tokens"] = True
+        tok = cls.from_spec(dataclasses.replace(spec, config=config, options=options), source=file)
         if name == "tokenizer.json":
             config_path = os.path.join(folder, "tokenizer_config.json")
             tokens = _tokens_transformers_adds(tok, config, config_path, listed)
