@@ -306,3 +306,16 @@ def test_split_special_tokens_of_the_config(tmp_path, split):
     backend's encode_special_tokens from it), for the chat template's ids too."""
     config = {"tokenizer_class": "PreTrainedTokenizerFast", "split_special_tokens": split, "chat_template": "<s>a"}
     _same_folder(_wordlevel_folder(tmp_path, config), ["<s> a", "a<pad>b", "<s>"])
+
+
+@pytest.mark.parametrize("config", [{}, {"padding_side": "right", "truncation_side": "right", "pad_token": "<s>"}])
+def test_sides_and_pad_token_of_the_files_settings(tmp_path, config):
+    """tokenizer.json's truncation and padding give truncation_side, padding_side and pad_token
+    where the config does not."""
+    folder = _wordlevel_folder(
+        tmp_path,
+        config,
+        truncation={"max_length": 3, "direction": "left"},
+        padding={"direction": "left", "pad_id": 2, "pad_token": "<pad>"},
+    )
+    _same_folder(folder, ["a b a b", "<s> a"])

@@ -409,9 +409,18 @@ class Tokenizer:
             else:
                 spec = read_tokenizer_document(file, rebuild(slow, b""))
             class_name = routed[0] if routed else None
-            if routed and not same_class_tables(config.tokenizer_class, class_name):
+            # what the file's truncation and padding give transformers' settings, under the config's
+            file_settings: dict[str, Any] = {}
+            if spec.truncation is not None:
+                file_settings["truncation_side"] = spec.truncation["direction"]
+            if spec.padding is not None:
+                file_settings["padding_side"] = spec.padding["direction"]
+                file_settings["pad_token"] = spec.padding["pad_token"]
+            if routed and (file_settings or not same_class_tables(config.tokenizer_class, class_name)):
                 # the defaults are those of the class AutoTokenizer builds, not of the declared one
-                config = ModelConfig.from_folder(folder, class_name=class_name or "", loader_init=loader_init)
+                config = ModelConfig.from_folder(
+                    folder, class_name=class_name or "", loader_init=loader_init, file_settings=file_settings
+                )
         else:
             from .formats import read_tokenizer_file
 
