@@ -123,10 +123,16 @@ def random_config(rng: random.Random, family: str, doc: dict[str, Any]) -> dict[
         for added in doc.get("added_tokens", []):  # the file's own entries, as saved by transformers
             if rng.random() < 0.5:
                 decoder[str(added["id"])] = {f: added[f] for f in ("content", *FLAGS)}
-        for _ in range(rng.randint(0, 3)):
-            i = rng.choice([size, size + 1, size + 5, rng.randrange(size)])
-            flags = {f: rng.random() < 0.4 for f in FLAGS}
-            decoder[str(i)] = {"content": rng.choice([*TEXTS, "<new>", "<|x|>", " pad"]), **flags}
+        # New entries past the file's ids, each text once and none the file adds: entries at an id
+        # the file's vocabulary has, or a text twice, are no folder transformers writes, and
+        # transformers' own reading of them is not consistent (left out).
+        taken = {a["content"] for a in doc.get("added_tokens", [])}
+        contents = [t for t in dict.fromkeys([*TEXTS, "<new>", "<|x|>", " pad"]) if t not in taken]
+        i = size
+        for content in rng.sample(contents, rng.randint(0, 3)):
+            i += rng.choice([0, 0, 1, 4])
+            decoder[str(i)] = {"content": content, **{f: rng.random() < 0.4 for f in FLAGS}}
+            i += 1
         config["added_tokens_decoder"] = decoder
     if rng.random() < 0.5:
         config["model_max_length"] = rng.choice([16, 512, 1000000000000000019884624838656])
@@ -319,3 +325,33 @@ def test_sides_and_pad_token_of_the_files_settings(tmp_path, config):
         padding={"direction": "left", "pad_id": 2, "pad_token": "<pad>"},
     )
     _same_folder(folder, ["a b a b", "<s> a"])
+
+
+@pytest.mark.parametrize("decoder", [None, "omits", "gaps"])
+def test_rebuilt_class_adds_the_files_tokens_anew(tmp_path, decoder):
+    """A class with its own constructor (GPT2Tokenizer) builds its backend from the vocabulary
+    and merges alone: transformers adds the config's added_tokens_decoder (or, without one, the
+    file's added tokens) in key order, each at the next id; a file's token the decoder leaves out
+    is gone, a gap in the keys closes."""
+    tok = tokenizers.Tokenizer(tokenizers.models.BPE())
+    tok.pre_tokenizer = tokenizers.pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = tokenizers.decoders.ByteLevel()
+    alphabet = tokenizers.pre_tokenizers.ByteLevel.alphabet()
+    trainer = tokenizers.trainers.BpeTrainer(vocab_size=300, initial_alphabet=alphabet)
+    tok.train_from_iterator(["hello world, the quick brown fox"] * 5, trainer)
+    size = tok.get_vocab_size()
+    tok.add_tokens(["<a>", "<b>"])
+    tok.add_special_tokens(["<|endoftext|>"])
+    tok.save(str(tmp_path / "tokenizer.json"))
+    config: dict[str, Any] = {"tokenizer_class": "GPT2TokenizerFast"}
+    entry = {"single_word": False, "lstrip": False, "rstrip": False, "normalized": False, "special": False}
+    if decoder == "omits":
+        config["added_tokens_decoder"] = {str(size + 1): {**entry, "content": "<b>"}}
+    elif decoder == "gaps":
+        config["added_tokens_decoder"] = {
+            str(size): {**entry, "content": "<a>"},
+            str(size + 5): {**entry, "content": "<c>"},
+            str(size + 9): {**entry, "content": "<|endoftext|>", "special": True},
+        }
+    (tmp_path / "tokenizer_config.json").write_text(json.dumps(config), encoding="utf-8")
+    _same_folder(tmp_path, ["<a> hello<b> <c>x<|endoftext|>", "world<b>"])

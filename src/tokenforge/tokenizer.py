@@ -402,7 +402,14 @@ class Tokenizer:
                     listed.extend(doc["added_tokens"])
                 source = data.decode("utf-8")
                 routed.append(transformers_class(config.config, model_config, names, source))
-                return rebuild_for_class(doc, config.config, source, model_config, names)
+                rebuilt = rebuild_for_class(doc, config.config, source, model_config, names)
+                if rebuilt is not doc and routed[-1] in _CLASSES and isinstance(rebuilt, dict):
+                    # A class with its own constructor builds its backend from the vocabulary (and
+                    # merges) alone: the file's added tokens reach it only as transformers then adds
+                    # them (the config's added_tokens_decoder, or without one the file's list), each
+                    # at the id adding gives it (_tokens_transformers_adds)
+                    rebuilt = {**rebuilt, "added_tokens": []}
+                return rebuilt
 
             if slow is None:
                 spec = read_tokenizer_json(file, rebuild)
