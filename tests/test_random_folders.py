@@ -303,7 +303,10 @@ def _same_folder(folder: pathlib.Path, texts: list[str]) -> None:
     ours.no_truncation()
     ours.no_padding()
     for text in texts:
-        assert list(ours.encode(text).ids) == ref(text)["input_ids"], text
+        ids = ref(text)["input_ids"]
+        assert list(ours.encode(text).ids) == ids, text
+        for skip in (False, True):
+            assert ours.decode(ids, skip_special_tokens=skip) == ref.decode(ids, skip_special_tokens=skip), text
 
 
 @pytest.mark.parametrize("split", [True, False])
@@ -355,3 +358,21 @@ def test_rebuilt_class_adds_the_files_tokens_anew(tmp_path, decoder):
         }
     (tmp_path / "tokenizer_config.json").write_text(json.dumps(config), encoding="utf-8")
     _same_folder(tmp_path, ["<a> hello<b> <c>x<|endoftext|>", "world<b>"])
+
+
+@pytest.mark.parametrize("model", ["WordLevel", "BPE"])
+@pytest.mark.parametrize("clean", [True, False])
+def test_clean_up_tokenization_spaces_of_the_config(tmp_path, model, clean):
+    """transformers' decode cleans the text up ("a ." -> "a.", "do n't" -> "don't") as the
+    config's clean_up_tokenization_spaces says, but never for a BPE model."""
+    words = ["<unk>", "a", ".", "do", "n't", "'s", "!", "'", "?", ","]
+    vocab = {w: i for i, w in enumerate(words)}
+    if model == "BPE":
+        tok = tokenizers.Tokenizer(tokenizers.models.BPE(vocab, [], unk_token="<unk>"))
+    else:
+        tok = tokenizers.Tokenizer(tokenizers.models.WordLevel(vocab, unk_token="<unk>"))
+    tok.pre_tokenizer = tokenizers.pre_tokenizers.WhitespaceSplit()
+    tok.save(str(tmp_path / "tokenizer.json"))
+    config = {"tokenizer_class": "PreTrainedTokenizerFast", "clean_up_tokenization_spaces": clean}
+    (tmp_path / "tokenizer_config.json").write_text(json.dumps(config), encoding="utf-8")
+    _same_folder(tmp_path, ["a . do n't ' s ' a ! ? , 's", "a ' a"])

@@ -437,6 +437,9 @@ class Tokenizer:
             # transformers sets the backend's encode_special_tokens from the config's value: the
             # special added tokens' text stays text (each call's default, apply_chat_template's too)
             options["split_special_tokens"] = True
+        if config.clean_up_tokenization_spaces and _model_type(spec.model) not in ("BPE", None):
+            # transformers' decode cleans the text up as the config says, but for a BPE model
+            options["clean_up_tokenization_spaces"] = True
         tok = cls.from_spec(dataclasses.replace(spec, config=config, options=options), source=file)
         if name == "tokenizer.json":
             config_path = os.path.join(folder, "tokenizer_config.json")
@@ -907,6 +910,20 @@ def _vocab_of(token_of: list[str], added: Sequence[AddedToken], extras: AddedExt
     if extras:
         vocab.update(extras.contents)
     return vocab
+
+
+def _model_type(model: Any) -> str | None:
+    """The type of a tokenizer.json model (HF's name: "BPE", "Unigram", "WordPiece",
+    "WordLevel"), as HF reads a model without its "type" too; None for another model."""
+    if not isinstance(model, Mapping):
+        return None
+    if isinstance(model.get("type"), str):
+        return str(model["type"])
+    if "merges" in model:
+        return "BPE"
+    if isinstance(model.get("vocab"), list):
+        return "Unigram"
+    return "WordPiece" if "continuing_subword_prefix" in model else "WordLevel"
 
 
 def _model_config(folder: str) -> dict[str, Any]:
