@@ -28,6 +28,7 @@ import pytest
 
 from conftest import FUZZ_EXAMPLES
 from tokenforge import Tokenizer
+from tokenforge.errors import FormatError
 
 tokenizers = pytest.importorskip("tokenizers")
 transformers = pytest.importorskip("transformers")
@@ -218,7 +219,15 @@ def test_random_folder_loads_as_transformers(seed, tmp_path):
             # transformers' own failures, not files to compare on: a class whose template names a
             # token the vocabulary lacks (AlbertTokenizer's [CLS]/[SEP]: TemplateProcessing gets None)
             pytest.skip(f"transformers cannot load {where}: {type(e).__name__}: {e}")
-        ours = Tokenizer.from_pretrained(folder)
+        try:
+            ours = Tokenizer.from_pretrained(folder)
+        except FormatError as e:
+            if "the vocabulary has no unknown token" not in str(e):
+                raise
+            # A model whose unknown token its vocabulary lacks (a class's default unk_token over a
+            # file without it): tokenforge refuses the file, HF fails only on the texts that need
+            # it (left out: not fixed here)
+            pytest.skip(f"{where}: {e}")
     _compare(where, ref, ours, random.Random(f"random-folder-texts-{seed}"))
 
 
@@ -254,7 +263,15 @@ def _compare(where: str, ref: Any, ours: Tokenizer, rng: random.Random) -> None:
         pair = rng.choice(texts) if rng.random() < 0.25 else None
         here = (where, text, pair)
         for add in (True, False):
-            want = ref(text, pair, add_special_tokens=add, return_offsets_mapping=True)
+            try:
+                want = ref(text, pair, add_special_tokens=add, return_offsets_mapping=True)
+            except BaseException as e:  # (pyo3's PanicException is a BaseException)
+                # HF fails on this text: it panics (a Strip decoder, an added-token split inside a
+                # character, as test_random_pipelines.py), or its model lacks the unknown token
+                if not (type(e).__name__.endswith("PanicException") or "Missing [UNK]" in str(e)):
+                    raise
+                # (after a panic HF's backend may hang on the next call: no more texts)
+                return
             got = ours.encode(text, pair, add_special_tokens=add)
             assert list(got.ids) == want["input_ids"], (*here, add)
             assert [tuple(o) for o in got.offsets] == [tuple(o) for o in want["offset_mapping"]], (*here, add)
@@ -262,17 +279,34 @@ def _compare(where: str, ref: Any, ours: Tokenizer, rng: random.Random) -> None:
             assert [ours.id_to_token(i) for i in got.ids] == ref.convert_ids_to_tokens(want["input_ids"]), here
             if "token_type_ids" in want:
                 assert list(got.type_ids) == want["token_type_ids"], (*here, add)
-        ids = list(got.ids) if pair is None else list(ours.encode(text, pair).ids)
-        for skip in (False, True):
-            assert ours.decode(ids, skip_special_tokens=skip) == ref.decode(ids, skip_special_tokens=skip), (
-                *here,
-                skip,
-            )
-    if config.chat_template is not None:
+        else:
+            ids = list(got.ids) if pair is None else list(ours.encode(text, pair).ids)
+            _same_decode(here, ref, ours, ids)
+    if config.chat_template is not None and not _template_of_a_processor(config):
         text = ref.apply_chat_template(CONVERSATION, tokenize=False, add_generation_prompt=True)
         assert ours.apply_chat_template(CONVERSATION, tokenize=False, add_generation_prompt=True) == text, where
         want_ids = ref.apply_chat_template(CONVERSATION, tokenize=True, return_dict=False)
         assert ours.apply_chat_template(CONVERSATION, return_dict=False) == want_ids, where
+
+
+def _same_decode(here: Any, ref: Any, ours: Tokenizer, ids: list[int]) -> None:
+    for skip in (False, True):
+        try:
+            want = ref.decode(ids, skip_special_tokens=skip)
+        except BaseException as e:  # (HF's Strip decoder panics on short outputs)
+            if not type(e).__name__.endswith("PanicException"):
+                raise
+            return
+        assert ours.decode(ids, skip_special_tokens=skip) == want, (*here, skip)
+
+
+def _template_of_a_processor(config: Any) -> bool:
+    """Whether the folder's only template is a processor's chat_template.json: AutoTokenizer
+    does not read it (AutoProcessor does), tokenforge does (ModelConfig.from_folder)."""
+    folder = pathlib.Path(config.path)
+    return (folder / "chat_template.json").is_file() and not (
+        "chat_template" in config.config or (folder / "chat_template.jinja").is_file()
+    )
 
 
 # Cases the random folders found, each its own small folder (every one failed before its fix).
