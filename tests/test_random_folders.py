@@ -259,6 +259,10 @@ def _compare(where: str, ref: Any, ours: Tokenizer, rng: random.Random) -> None:
     ours = copy.copy(ours)
     ours.no_truncation()
     ours.no_padding()
+    if type(ref).__name__ == "CodeLlamaTokenizer":
+        # its infilling format (a text with <FILL_ME> is cut there and given the prefix, suffix and
+        # middle tokens): not in tokenforge
+        texts = [t for t in texts if "<FILL_ME>" not in t]
     for text in texts:
         pair = rng.choice(texts) if rng.random() < 0.25 else None
         here = (where, text, pair)
@@ -410,3 +414,20 @@ def test_clean_up_tokenization_spaces_of_the_config(tmp_path, model, clean):
     config = {"tokenizer_class": "PreTrainedTokenizerFast", "clean_up_tokenization_spaces": clean}
     (tmp_path / "tokenizer_config.json").write_text(json.dumps(config), encoding="utf-8")
     _same_folder(tmp_path, ["a . do n't ' s ' a ! ? , 's", "a ' a"])
+
+
+@pytest.mark.parametrize("config", [{}, {"add_bos_token": False, "add_eos_token": True}, {"bos_token": None}])
+def test_code_llama_writes_its_bos_template(tmp_path, config):
+    """CodeLlamaTokenizer passes its own add_bos_token (true; the config's never reaches it where
+    tokenizer.json exists) to TokenizersBackend, which writes the bos template over the file's."""
+    tok = tokenizers.Tokenizer(tokenizers.models.BPE(unk_token="<unk>", byte_fallback=True, fuse_unk=True))
+    tok.pre_tokenizer = tokenizers.pre_tokenizers.Metaspace()
+    trainer = tokenizers.trainers.BpeTrainer(vocab_size=120, special_tokens=["<unk>", "<s>", "</s>"])
+    tok.train_from_iterator(["hello world, the quick brown fox"] * 5, trainer)
+    tok.post_processor = tokenizers.processors.TemplateProcessing(
+        single="$A </s>", pair="$A </s> $B:1", special_tokens=[("</s>", 2)]
+    )
+    tok.save(str(tmp_path / "tokenizer.json"))
+    config = {"tokenizer_class": "CodeLlamaTokenizerFast", **config}
+    (tmp_path / "tokenizer_config.json").write_text(json.dumps(config), encoding="utf-8")
+    _same_folder(tmp_path, ["hello world", "</s><s> the", ""])

@@ -167,10 +167,19 @@ def _llama(doc: Mapping[str, Any], config: Mapping[str, Any]) -> dict[str, Any]:
 def _code_llama(doc: Mapping[str, Any], config: Mapping[str, Any]) -> dict[str, Any]:
     add_prefix_space = bool(_flag(config, "add_prefix_space", True))
     unk = _text(config.get("unk_token"), "<unk>")
+    # CodeLlamaTokenizer passes add_bos_token (its default true: the config's never reaches it
+    # where tokenizer.json exists, nor add_eos_token) to TokenizersBackend, which then writes its
+    # bos template over the file's (update_post_processor; no bos token: the bare template)
+    bos = _text(config.get("bos_token"), None) if "bos_token" in config else "<s>"
+    if bos is not None:
+        post = _template(doc, f"{bos}:0 $A:0", f"{bos}:0 $A:0 {bos}:1 $B:1", {bos: _token_id(doc, bos)})
+    else:
+        post = _template(doc, "$A:0", "$A:0 $B:1", {})
     return {
         "model": _bpe(doc, fuse_unk=True, byte_fallback=True, unk_token=unk),
         "pre_tokenizer": _metaspace("first" if add_prefix_space else "never", split=False),
         "decoder": {"type": "Sequence", "decoders": [*_SPM_DECODERS, _STRIP_ONE]},
+        "post_processor": post,
     }
 
 
