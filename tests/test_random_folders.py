@@ -431,3 +431,26 @@ def test_code_llama_writes_its_bos_template(tmp_path, config):
     config = {"tokenizer_class": "CodeLlamaTokenizerFast", **config}
     (tmp_path / "tokenizer_config.json").write_text(json.dumps(config), encoding="utf-8")
     _same_folder(tmp_path, ["hello world", "</s><s> the", ""])
+
+
+@pytest.mark.parametrize(
+    "config",
+    [{}, {"cls_token": "<cls>", "sep_token": "</s>"}, {"cls_token": "hello"}, {"trim_offsets": False}],
+)
+def test_roberta_processing_over_the_tokens_it_adds(tmp_path, config):
+    """RobertaTokenizer sets RobertaProcessing after its tokens are added: a cls or sep token
+    the file lacks gets the id adding gives it, and the template holds it."""
+    tok = tokenizers.Tokenizer(tokenizers.models.BPE())
+    tok.pre_tokenizer = tokenizers.pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = tokenizers.decoders.ByteLevel()
+    alphabet = tokenizers.pre_tokenizers.ByteLevel.alphabet()
+    trainer = tokenizers.trainers.BpeTrainer(vocab_size=300, initial_alphabet=alphabet, special_tokens=["</s>"])
+    tok.train_from_iterator(["hello world, the quick brown fox"] * 5, trainer)
+    tok.save(str(tmp_path / "tokenizer.json"))
+    config = {"tokenizer_class": "RobertaTokenizerFast", **config}
+    (tmp_path / "tokenizer_config.json").write_text(json.dumps(config), encoding="utf-8")
+    _same_folder(tmp_path, ["hello world", " the  fox ", ""])
+    # an older folder's special_tokens_map.json names them over the config (no added_tokens_decoder)
+    special_map = {"cls_token": {"content": "<c>", "lstrip": True}, "sep_token": "world"}
+    (tmp_path / "special_tokens_map.json").write_text(json.dumps(special_map), encoding="utf-8")
+    _same_folder(tmp_path, ["hello world", " the <c> fox ", ""])

@@ -394,6 +394,7 @@ class Tokenizer:
         if name == "tokenizer.json":
             from .formats.hf_tokenizer_json import read_tokenizer_document, read_tokenizer_json
 
+            class_config = _class_config(folder, config.config)
             listed: list[Any] = []  # the file's added_tokens as written (transformers reads them too)
             routed: list[str | None] = []  # the class AutoTokenizer builds (None: TokenizersBackend)
 
@@ -402,7 +403,7 @@ class Tokenizer:
                     listed.extend(doc["added_tokens"])
                 source = data.decode("utf-8")
                 routed.append(transformers_class(config.config, model_config, names, source))
-                rebuilt = rebuild_for_class(doc, config.config, source, model_config, names)
+                rebuilt = rebuild_for_class(doc, class_config, source, model_config, names)
                 if rebuilt is not doc and routed[-1] in _CLASSES and isinstance(rebuilt, dict):
                     # A class with its own constructor builds its backend from the vocabulary (and
                     # merges) alone: the file's added tokens reach it only as transformers then adds
@@ -912,6 +913,21 @@ def _vocab_of(token_of: list[str], added: Sequence[AddedToken], extras: AddedExt
     return vocab
 
 
+def _class_config(folder: str, config: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The keywords a class's constructor gets from a folder: tokenizer_config.json, and where it
+    has no added_tokens_decoder (an older folder) special_tokens_map.json's tokens over it, as
+    transformers' _from_pretrained merges them (its extra_special_tokens aside)."""
+    from .chat_template import SPECIAL_TOKENS_MAP_FILE, _read_json
+
+    path = os.path.join(folder, SPECIAL_TOKENS_MAP_FILE)
+    if "added_tokens_decoder" in config or not os.path.isfile(path):
+        return config
+    special_map = _read_json(path)
+    if not isinstance(special_map, dict):
+        return config  # (ModelConfig.from_folder refused it already)
+    return {**config, **{k: v for k, v in special_map.items() if k != "extra_special_tokens"}}
+
+
 def _model_type(model: Any) -> str | None:
     """The type of a tokenizer.json model (HF's name: "BPE", "Unigram", "WordPiece",
     "WordLevel"), as HF reads a model without its "type" too; None for another model."""
@@ -945,7 +961,7 @@ def _set_class_post_processor(tok: Tokenizer, class_name: str | None, config: An
     language codes, Splinter's question token: transformers_classes.class_post_processor), in
     place of the one `tok` has."""
     from .errors import FormatError
-    from .formats.transformers_classes import class_post_processor
+    from .formats.transformers_classes import class_post_processor, roberta_trim_offsets
     from .processors.template import TemplateProcessing
 
     try:
@@ -956,7 +972,17 @@ def _set_class_post_processor(tok: Tokenizer, class_name: str | None, config: An
         raise FormatError(config_path, "src_lang", str(e)) from None
     if post is None:
         return
-    rebuilt = Tokenizer.from_spec(dataclasses.replace(tok.spec, post_processor=TemplateProcessing.from_json(post)))
+    options = dict(tok.spec.options)
+    if class_name == "RobertaTokenizer":
+        if _model_type(tok.spec.model) != "BPE":
+            return  # (the class could not take this file's vocabulary: the file's stays)
+        trim = roberta_trim_offsets(config.config)
+        options.pop("trim_offsets", None)
+        if trim is not None:
+            options["trim_offsets"] = trim
+    rebuilt = Tokenizer.from_spec(
+        dataclasses.replace(tok.spec, post_processor=TemplateProcessing.from_json(post), options=options)
+    )
     tok.__dict__.update(rebuilt.__dict__)
     for stale in tok.__dict__.keys() - rebuilt.__dict__.keys():
         del tok.__dict__[stale]

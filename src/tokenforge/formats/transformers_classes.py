@@ -588,8 +588,15 @@ def rebuild_for_class(
 
 # The classes whose post-processor class_post_processor sets, after the tokens are added
 LATE_POST_PROCESSORS = frozenset(
-    ("MBartTokenizer", "MBart50Tokenizer", "NllbTokenizer", "MLukeTokenizer", "SplinterTokenizer")
+    ("MBartTokenizer", "MBart50Tokenizer", "NllbTokenizer", "MLukeTokenizer", "SplinterTokenizer", "RobertaTokenizer")
 )
+
+
+def roberta_trim_offsets(config: Mapping[str, Any]) -> dict[str, bool] | None:
+    """The trim_offsets option of RobertaTokenizer's RobertaProcessing: None where it does not trim."""
+    if not _flag(config, "trim_offsets", True):
+        return None
+    return {"add_prefix_space": bool(_flag(config, "add_prefix_space", False))}
 
 
 def class_post_processor(
@@ -640,6 +647,17 @@ def class_post_processor(
             "special_tokens": specials,
         }
 
+    if name == "RobertaTokenizer":
+        # RobertaProcessing over the ids of the finished tokenizer (its sep and cls tokens added
+        # where the file lacks them): <s> A </s> </s> B </s>, every type id 0; its trimming is
+        # the pipeline's trim_offsets option (roberta_trim_offsets)
+        sep, cls = special.get("sep_token"), special.get("cls_token")
+        if sep is None or cls is None:
+            return None
+        tokens = [(cls, convert(cls)), (sep, convert(sep))]
+        return template(
+            [f"{cls}:0", "$A:0", f"{sep}:0"], [f"{cls}:0", "$A:0", f"{sep}:0", f"{sep}:0", "$B:0", f"{sep}:0"], tokens
+        )
     eos = special.get("eos_token")
     if name in ("MBartTokenizer", "MBart50Tokenizer"):
         src = config.get("src_lang")
