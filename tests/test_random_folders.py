@@ -454,3 +454,24 @@ def test_roberta_processing_over_the_tokens_it_adds(tmp_path, config):
     special_map = {"cls_token": {"content": "<c>", "lstrip": True}, "sep_token": "world"}
     (tmp_path / "special_tokens_map.json").write_text(json.dumps(special_map), encoding="utf-8")
     _same_folder(tmp_path, ["hello world", " the <c> fox ", ""])
+
+
+@pytest.mark.parametrize("post", [None, "ByteLevel", "template"])
+def test_albert_keeps_the_files_post_processor(tmp_path, post):
+    """AlbertTokenizer sets its [CLS] $A [SEP] template before TokenizersBackend.__init__, which
+    puts the file's post-processor over it where the file has one."""
+    tok = tokenizers.Tokenizer(tokenizers.models.Unigram())
+    tok.pre_tokenizer = tokenizers.pre_tokenizers.Metaspace()
+    specials = ["<pad>", "<unk>", "[CLS]", "[SEP]", "</s>"]
+    trainer = tokenizers.trainers.UnigramTrainer(vocab_size=100, special_tokens=specials, unk_token="<unk>")
+    tok.train_from_iterator(["hello world, the quick brown fox"] * 5, trainer)
+    if post == "ByteLevel":
+        tok.post_processor = tokenizers.processors.ByteLevel(trim_offsets=False)
+    elif post == "template":
+        tok.post_processor = tokenizers.processors.TemplateProcessing(
+            single="$A </s>", pair="$A </s> $B:1", special_tokens=[("</s>", 4)]
+        )
+    tok.save(str(tmp_path / "tokenizer.json"))
+    config = {"tokenizer_class": "AlbertTokenizerFast"}
+    (tmp_path / "tokenizer_config.json").write_text(json.dumps(config), encoding="utf-8")
+    _same_folder(tmp_path, ["hello world", "the fox"])

@@ -479,6 +479,9 @@ _CLASSES: dict[str, tuple[str, Callable[[Mapping[str, Any], Mapping[str, Any]], 
 }
 
 
+# The classes that set their post-processor before calling TokenizersBackend.__init__
+_TEMPLATE_BEFORE_INIT = frozenset(("AlbertTokenizer",))
+
 _BACKENDS = ("TokenizersBackend", "PythonBackend", "PreTrainedTokenizerFast", "PreTrainedTokenizer")
 
 
@@ -580,6 +583,10 @@ def rebuild_for_class(
     rebuilt = dict(doc)
     rebuilt.update({"normalizer": None, "pre_tokenizer": None, "decoder": None})
     built = build(doc, config)
+    if name in _TEMPLATE_BEFORE_INIT and source and doc.get("post_processor") is not None:
+        # the class sets its template before TokenizersBackend.__init__, which puts the
+        # tokenizer.json's post-processor over it (a folder without the file keeps the class's)
+        built["post_processor"] = doc["post_processor"]
     if built.get("post_processor", doc.get("post_processor")) is None:
         built.pop("post_processor", None)  # a class template without its tokens' ids: the file's stays
     rebuilt.update(built)
