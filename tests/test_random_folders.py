@@ -204,7 +204,7 @@ def _texts(rng: random.Random, specials: list[str]) -> list[str]:
 
 
 # Seeds past the default count that failed once (each then fixed).
-FOUND: tuple[int, ...] = ()
+FOUND: tuple[int, ...] = (42, 52, 94, 100, 106)
 
 
 @pytest.mark.parametrize("seed", sorted({*range(max(FUZZ_EXAMPLES // 2, 1)), *FOUND}))
@@ -272,7 +272,8 @@ def _compare(where: str, ref: Any, ours: Tokenizer, rng: random.Random) -> None:
             except BaseException as e:  # (pyo3's PanicException is a BaseException)
                 # HF fails on this text: it panics (a Strip decoder, an added-token split inside a
                 # character, as test_random_pipelines.py), or its model lacks the unknown token
-                if not (type(e).__name__.endswith("PanicException") or "Missing [UNK]" in str(e)):
+                lacks_unk = "Missing [UNK]" in str(e) or "not found in the vocabulary" in str(e)
+                if not (type(e).__name__.endswith("PanicException") or lacks_unk):
                     raise
                 # (after a panic HF's backend may hang on the next call: no more texts)
                 return

@@ -1069,9 +1069,11 @@ def _templates_from_config(value: Any, path: str, field: str) -> ChatTemplates |
     )
 
 
-# The classes without a constructor of their own: no pad_token keyword of theirs hides the one
-# tokenizer.json's padding gives.
-_GENERIC_CLASSES = frozenset(("", "TokenizersBackend", "PreTrainedTokenizerFast"))
+# The classes whose constructor names no pad_token keyword (none of their own, or Llama's and
+# CodeLlama's, which leave it in **kwargs): none hides the one tokenizer.json's padding gives.
+_GENERIC_CLASSES = frozenset(
+    ("", "TokenizersBackend", "PreTrainedTokenizerFast", "LlamaTokenizer", "CodeLlamaTokenizer")
+)
 
 
 @dataclasses.dataclass(frozen=True)
