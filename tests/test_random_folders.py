@@ -204,7 +204,7 @@ def _texts(rng: random.Random, specials: list[str]) -> list[str]:
 
 
 # Seeds past the default count that failed once (each then fixed).
-FOUND: tuple[int, ...] = (42, 52, 94, 100, 106)
+FOUND: tuple[int, ...] = (26, 42, 52, 94, 100, 106)
 
 
 @pytest.mark.parametrize("seed", sorted({*range(max(FUZZ_EXAMPLES // 2, 1)), *FOUND}))
@@ -399,7 +399,7 @@ def test_rebuilt_class_adds_the_files_tokens_anew(tmp_path, decoder):
     _same_folder(tmp_path, ["<a> hello<b> <c>x<|endoftext|>", "world<b>"])
 
 
-@pytest.mark.parametrize("model", ["WordLevel", "BPE"])
+@pytest.mark.parametrize("model", ["WordLevel", "BPE", "WordPiece"])
 @pytest.mark.parametrize("clean", [True, False])
 def test_clean_up_tokenization_spaces_of_the_config(tmp_path, model, clean):
     """transformers' decode cleans the text up ("a ." -> "a.", "do n't" -> "don't") as the
@@ -408,9 +408,16 @@ def test_clean_up_tokenization_spaces_of_the_config(tmp_path, model, clean):
     vocab = {w: i for i, w in enumerate(words)}
     if model == "BPE":
         tok = tokenizers.Tokenizer(tokenizers.models.BPE(vocab, [], unk_token="<unk>"))
+    elif model == "WordPiece":  # (BERT's pipeline: tokenforge's fused WordPiece kernel)
+        tok = tokenizers.Tokenizer(tokenizers.models.WordPiece(vocab, unk_token="<unk>"))
+        tok.decoder = tokenizers.decoders.WordPiece(cleanup=False)
     else:
         tok = tokenizers.Tokenizer(tokenizers.models.WordLevel(vocab, unk_token="<unk>"))
-    tok.pre_tokenizer = tokenizers.pre_tokenizers.WhitespaceSplit()
+    tok.pre_tokenizer = (
+        tokenizers.pre_tokenizers.BertPreTokenizer()
+        if model == "WordPiece"
+        else tokenizers.pre_tokenizers.WhitespaceSplit()
+    )
     tok.save(str(tmp_path / "tokenizer.json"))
     config = {"tokenizer_class": "PreTrainedTokenizerFast", "clean_up_tokenization_spaces": clean}
     (tmp_path / "tokenizer_config.json").write_text(json.dumps(config), encoding="utf-8")

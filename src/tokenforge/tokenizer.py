@@ -932,7 +932,9 @@ def _model_type(model: Any) -> str | None:
     """The type of a tokenizer.json model (HF's name: "BPE", "Unigram", "WordPiece",
     "WordLevel"), as HF reads a model without its "type" too; None for another model."""
     if not isinstance(model, Mapping):
-        return None
+        from .models.wordpiece import WordPiece
+
+        return "WordPiece" if isinstance(model, WordPiece) else None  # (the fused WordPiece kernel's)
     if isinstance(model.get("type"), str):
         return str(model["type"])
     if "merges" in model:
