@@ -11,6 +11,14 @@ config, in chat_template.jinja or chat_template.json). `Tokenizer.from_pretraine
 without special tokens, pairs, tokens, offsets, decode with and without skipping special tokens),
 on the vocabulary, the special-token attributes, the settings, and the chat template.
 
+Compared through transformers' call, which runs without the truncation and padding tokenizer.json
+sets (tokenforge's encode keeps them, as HF tokenizers' does: the comparison turns them off).
+Skipped: folders transformers cannot load, texts on which HF panics or lacks its unknown token,
+a processor's chat_template.json (AutoTokenizer does not read it), CodeLlama's <FILL_ME>
+infilling. Left out (differences not fixed): a model whose unknown token its vocabulary lacks
+(tokenforge refuses it at load, HF fails only on the texts that need it), a class template that
+names its own text over another token's id (T5's "</s>"), and the seeds in KNOWN.
+
 The default run builds FUZZ_EXAMPLES // 2 folders (conftest); more with
 TOKENFORGE_FUZZ_EXAMPLES=2000. FOUND keeps the seeds that failed once, so they run by default."""
 
@@ -207,8 +215,19 @@ def _texts(rng: random.Random, specials: list[str]) -> list[str]:
 FOUND: tuple[int, ...] = (26, 42, 52, 94, 100, 106)
 
 
-@pytest.mark.parametrize("seed", sorted({*range(max(FUZZ_EXAMPLES // 2, 1)), *FOUND}))
-@pytest.mark.xfail(reason="the differences it finds are fixed in the commits that follow", strict=False)
+# Seeds of the default run whose folders still differ (not fixed in the time; strict, so a fix
+# shows): an added token that transformers adds with normalized=True shows its content where HF
+# shows the normalized text it matched ("<bos>" for "▁<bos>").
+KNOWN = {4: "a normalized added token's text"}
+
+
+@pytest.mark.parametrize(
+    "seed",
+    [
+        pytest.param(s, marks=pytest.mark.xfail(reason=KNOWN[s], strict=True)) if s in KNOWN else s
+        for s in sorted({*range(max(FUZZ_EXAMPLES // 2, 1)), *FOUND})
+    ],
+)
 def test_random_folder_loads_as_transformers(seed, tmp_path):
     where, folder = random_folder(seed, tmp_path)
     with warnings.catch_warnings():
@@ -222,7 +241,10 @@ def test_random_folder_loads_as_transformers(seed, tmp_path):
         try:
             ours = Tokenizer.from_pretrained(folder)
         except FormatError as e:
-            if "the vocabulary has no unknown token" not in str(e):
+            # (a class template naming a token by its own text, as T5's "</s>" and Albert's
+            # "[CLS]", over the id of the config's token, another text: HF shows the template's
+            # text, tokenforge refuses the id; left out, not fixed here)
+            if "the vocabulary has no unknown token" not in str(e) and "in the vocabulary, not" not in str(e):
                 raise
             # A model whose unknown token its vocabulary lacks (a class's default unk_token over a
             # file without it): tokenforge refuses the file, HF fails only on the texts that need
