@@ -963,7 +963,7 @@ def _set_class_post_processor(tok: Tokenizer, class_name: str | None, config: An
     language codes, Splinter's question token: transformers_classes.class_post_processor), in
     place of the one `tok` has."""
     from .errors import FormatError
-    from .formats.transformers_classes import class_post_processor, roberta_trim_offsets
+    from .formats.transformers_classes import LATE_WHERE_REBUILT, class_post_processor, roberta_trim_offsets
     from .processors.template import TemplateProcessing
 
     try:
@@ -975,9 +975,9 @@ def _set_class_post_processor(tok: Tokenizer, class_name: str | None, config: An
     if post is None:
         return
     options = dict(tok.spec.options)
+    if class_name in LATE_WHERE_REBUILT and _model_type(tok.spec.model) != LATE_WHERE_REBUILT[class_name]:
+        return  # (the class could not take this file's vocabulary: the file's stays)
     if class_name == "RobertaTokenizer":
-        if _model_type(tok.spec.model) != "BPE":
-            return  # (the class could not take this file's vocabulary: the file's stays)
         trim = roberta_trim_offsets(config.config)
         options.pop("trim_offsets", None)
         if trim is not None:

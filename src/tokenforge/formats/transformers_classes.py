@@ -263,8 +263,8 @@ def _gpt_neox(doc: Mapping[str, Any], config: Mapping[str, Any]) -> dict[str, An
 def _bert(doc: Mapping[str, Any], config: Mapping[str, Any]) -> dict[str, Any]:
     model = doc["model"]
     cls, sep = _text(config.get("cls_token"), "[CLS]") or "", _text(config.get("sep_token"), "[SEP]") or ""
+    # (a token the file lacks: the template waits for its id, class_post_processor)
     cls_id, sep_id = _token_id(doc, cls), _token_id(doc, sep)
-    cls_id, sep_id = 2 if cls_id is None else cls_id, 3 if sep_id is None else sep_id
     return {
         "model": {
             "type": "WordPiece",
@@ -595,8 +595,25 @@ def rebuild_for_class(
 
 # The classes whose post-processor class_post_processor sets, after the tokens are added
 LATE_POST_PROCESSORS = frozenset(
-    ("MBartTokenizer", "MBart50Tokenizer", "NllbTokenizer", "MLukeTokenizer", "SplinterTokenizer", "RobertaTokenizer")
+    (
+        "MBartTokenizer",
+        "MBart50Tokenizer",
+        "NllbTokenizer",
+        "MLukeTokenizer",
+        "SplinterTokenizer",
+        "RobertaTokenizer",
+        "T5Tokenizer",
+        "XLMRobertaTokenizer",
+        "BertTokenizer",
+    )
 )
+# Those of them whose template is set only where the class rebuilt the file (its model type)
+LATE_WHERE_REBUILT = {
+    "RobertaTokenizer": "BPE",
+    "T5Tokenizer": "Unigram",
+    "XLMRobertaTokenizer": "Unigram",
+    "BertTokenizer": "WordPiece",
+}
 
 
 def roberta_trim_offsets(config: Mapping[str, Any]) -> dict[str, bool] | None:
@@ -665,6 +682,24 @@ def class_post_processor(
         return template(
             [f"{cls}:0", "$A:0", f"{sep}:0"], [f"{cls}:0", "$A:0", f"{sep}:0", f"{sep}:0", "$B:0", f"{sep}:0"], tokens
         )
+    if name == "T5Tokenizer":  # "$A </s>" over the eos token's id, whatever its text
+        eos_id = convert(special.get("eos_token"))
+        return template(["$A:0", "</s>:0"], ["$A:0", "</s>:0", "$B:0", "</s>:0"], [("</s>", eos_id)])
+    if name == "XLMRobertaTokenizer":
+        bos, eos = special.get("bos_token"), special.get("eos_token")
+        if bos is None or eos is None:
+            return None
+        single = [f"{bos}:0", "$A:0", f"{eos}:0"]
+        pair = [*single, f"{eos}:0", "$B:0", f"{eos}:0"]
+        return template(single, pair, [(bos, convert(bos)), (eos, convert(eos))])
+    if name == "BertTokenizer":  # (ids 2 and 3 where neither the token nor the unknown one is known)
+        cls, sep = special.get("cls_token"), special.get("sep_token")
+        if cls is None or sep is None:
+            return None
+        cls_id, sep_id = convert(cls), convert(sep)
+        tokens = [(cls, 2 if cls_id is None else cls_id), (sep, 3 if sep_id is None else sep_id)]
+        single = [f"{cls}:0", "$A:0", f"{sep}:0"]
+        return template(single, [*single, "$B:1", f"{sep}:1"], tokens)
     eos = special.get("eos_token")
     if name in ("MBartTokenizer", "MBart50Tokenizer"):
         src = config.get("src_lang")
