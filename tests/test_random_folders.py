@@ -529,3 +529,24 @@ def test_class_templates_over_the_tokens_they_add(tmp_path, cls):
     tok.save(str(tmp_path / "tokenizer.json"))
     (tmp_path / "tokenizer_config.json").write_text(json.dumps({"tokenizer_class": cls}), encoding="utf-8")
     _same_folder(tmp_path, ["hello world", "the fox", ""])
+
+
+def test_qwen2_resets_the_flags_of_its_special_tokens(tmp_path):
+    """Qwen2Tokenizer ends by adding AddedToken(t, special=True) for each of its special tokens:
+    the flags a config's AddedToken object gives them go back to the defaults."""
+    tok = tokenizers.Tokenizer(tokenizers.models.BPE())
+    tok.pre_tokenizer = tokenizers.pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = tokenizers.decoders.ByteLevel()
+    alphabet = tokenizers.pre_tokenizers.ByteLevel.alphabet()
+    trainer = tokenizers.trainers.BpeTrainer(vocab_size=300, initial_alphabet=alphabet, special_tokens=["<|x|>"])
+    tok.train_from_iterator(["hello world, the quick brown fox"] * 5, trainer)
+    tok.save(str(tmp_path / "tokenizer.json"))
+    obj = {"__type": "AddedToken", "single_word": True, "lstrip": True, "rstrip": True, "normalized": True}
+    config = {
+        "tokenizer_class": "Qwen2TokenizerFast",
+        "unk_token": {**obj, "content": "<eot>", "special": False},
+        "eos_token": {**obj, "content": "<|x|>"},
+        "additional_special_tokens": [{**obj, "content": "<e>"}, "hello"],
+    }
+    (tmp_path / "tokenizer_config.json").write_text(json.dumps(config), encoding="utf-8")
+    _same_folder(tmp_path, ["hello <eot> world<|x|> <e>x", " <e> "])

@@ -447,6 +447,11 @@ class Tokenizer:
             tokens = _tokens_transformers_adds(tok, config, config_path, listed)
             if tokens:
                 tok._add(tokens, special=False)
+            if class_name == "Qwen2Tokenizer":
+                # Qwen2Tokenizer.__init__ ends with add_tokens([AddedToken(t, special=True) for t in
+                # self.all_special_tokens]): each named token's flags back to the defaults
+                flags = {"single_word": False, "lstrip": False, "rstrip": False, "normalized": False}
+                tok._add([AddedToken(t, 0, special=True, **flags) for t in tok.all_special_tokens if t], special=False)
             _set_class_post_processor(tok, class_name, config, config_path)
         return tok
 
