@@ -404,7 +404,12 @@ class Tokenizer:
                 source = data.decode("utf-8")
                 routed.append(transformers_class(config.config, model_config, names, source))
                 rebuilt = rebuild_for_class(doc, class_config, source, model_config, names)
-                if rebuilt is not doc and routed[-1] in _CLASSES and isinstance(rebuilt, dict):
+                if (
+                    rebuilt is not doc
+                    and routed[-1] in _CLASSES
+                    and isinstance(rebuilt, dict)
+                    and not _added_anew_as_listed(doc, config.config)
+                ):
                     # A class with its own constructor builds its backend from the vocabulary (and
                     # merges) alone: the file's added tokens reach it only as transformers then adds
                     # them (the config's added_tokens_decoder, or without one the file's list), each
@@ -916,6 +921,53 @@ def _vocab_of(token_of: list[str], added: Sequence[AddedToken], extras: AddedExt
     if extras:
         vocab.update(extras.contents)
     return vocab
+
+
+_FLAGS = ("single_word", "lstrip", "rstrip", "normalized", "special")
+
+
+def _added_anew_as_listed(doc: Any, config: Mapping[str, Any]) -> bool:
+    """Whether the tokens a rebuilt class adds anew (the config's added_tokens_decoder in key
+    order, each at the next id unless the model's vocabulary has its text) are the file's own
+    added tokens, at their ids with their flags: then the file's list can stay as it is (saving
+    a second build of the tokenizer, as real folders written by transformers are)."""
+    entries = config.get("added_tokens_decoder")
+    listed = doc.get("added_tokens") if isinstance(doc, Mapping) else None
+    model = doc.get("model") if isinstance(doc, Mapping) else None
+    if not isinstance(entries, Mapping) or not isinstance(listed, list) or not isinstance(model, Mapping):
+        return False
+    vocab = model.get("vocab")
+    if isinstance(vocab, Mapping):
+        ids: dict[Any, Any] = dict(vocab)
+    elif isinstance(vocab, list):
+        ids = {e[0]: i for i, e in enumerate(vocab) if isinstance(e, list) and e}
+    else:
+        return False
+    try:
+        keyed = sorted((int(k), v) for k, v in entries.items())
+    except (TypeError, ValueError):
+        return False
+    want: dict[str, tuple[Any, ...]] = {}
+    next_id = len(ids)
+    if set(ids.values()) != set(range(next_id)):
+        return False  # (ids with gaps: the next id is not plain)
+    for _, entry in keyed:
+        if not isinstance(entry, Mapping) or any(not isinstance(entry.get(f), bool) for f in _FLAGS):
+            return False  # (a flag left to AddedToken's default: not worth the risk)
+        content = entry.get("content")
+        if not isinstance(content, str) or content in want:
+            return False
+        if content in ids:
+            i = ids[content]
+        else:
+            i, next_id = next_id, next_id + 1
+        want[content] = (i, *(entry[f] for f in _FLAGS))
+    have = {}
+    for a in listed:
+        if not isinstance(a, Mapping) or not isinstance(a.get("content"), str):
+            return False
+        have[a["content"]] = (a.get("id"), *(a.get(f) for f in _FLAGS))
+    return have == want
 
 
 def _class_config(folder: str, config: Mapping[str, Any]) -> Mapping[str, Any]:
