@@ -1069,6 +1069,13 @@ def _templates_from_config(value: Any, path: str, field: str) -> ChatTemplates |
     )
 
 
+# The classes whose constructor names no pad_token keyword (none of their own, or Llama's and
+# CodeLlama's, which leave it in **kwargs): none hides the one tokenizer.json's padding gives.
+_GENERIC_CLASSES = frozenset(
+    ("", "TokenizersBackend", "PreTrainedTokenizerFast", "LlamaTokenizer", "CodeLlamaTokenizer")
+)
+
+
 @dataclasses.dataclass(frozen=True)
 class ModelConfig:
     """The settings of a model folder that transformers reads beside tokenizer.json.
@@ -1167,6 +1174,7 @@ class ModelConfig:
         folder: str | os.PathLike[str],
         class_name: str | None = None,
         loader_init: Mapping[str, Any] | None = None,
+        file_settings: Mapping[str, Any] | None = None,
     ) -> ModelConfig:
         """Read a model folder's tokenizer_config.json, special_tokens_map.json and chat templates
         with transformers' precedence:
@@ -1182,6 +1190,9 @@ class ModelConfig:
         `loader_init` are keywords transformers' loader passes the class over the config's (a
         folder without tokenizer.json: the sentencepiece model's control and user-defined
         pieces as additional_special_tokens, formats/slow_files.py).
+        `file_settings` are what tokenizer.json's truncation and padding give transformers'
+        TokenizersBackend beneath the config's keys: truncation_side, padding_side (over the
+        class's default) and, for a class that names no pad token of its own, pad_token.
         The class defaults are those of `class_name` (the class AutoTokenizer builds, as
         Tokenizer.from_pretrained finds it: formats/transformers_classes.transformers_class; ""
         for none) where given, else of the config's tokenizer_class.
@@ -1259,6 +1270,9 @@ class ModelConfig:
                 where[key] = map_path
             if isinstance(init.get("extra_special_tokens"), dict):
                 explicit.update(init.pop("extra_special_tokens"))
+        file_settings = file_settings or {}
+        if "pad_token" in file_settings and "pad_token" not in init and class_name in _GENERIC_CLASSES:
+            init["pad_token"] = file_settings["pad_token"]  # (kwargs.setdefault, under the config's)
         legacy_added = (
             ()
             if "added_tokens_decoder" in config
@@ -1341,7 +1355,7 @@ class ModelConfig:
                 )
         sides = {}
         for name in ("padding_side", "truncation_side"):
-            side = config.get(name, defaults.get(name, "right"))
+            side = config.get(name, file_settings.get(name, defaults.get(name, "right")))
             if side not in ("right", "left"):
                 raise FormatError(config_path, name, f'must be "right" or "left", got {side!r}')
             sides[name] = side

@@ -394,6 +394,7 @@ class Tokenizer:
         if name == "tokenizer.json":
             from .formats.hf_tokenizer_json import read_tokenizer_document, read_tokenizer_json
 
+            class_config = _class_config(folder, config.config)
             listed: list[Any] = []  # the file's added_tokens as written (transformers reads them too)
             routed: list[str | None] = []  # the class AutoTokenizer builds (None: TokenizersBackend)
 
@@ -402,26 +403,60 @@ class Tokenizer:
                     listed.extend(doc["added_tokens"])
                 source = data.decode("utf-8")
                 routed.append(transformers_class(config.config, model_config, names, source))
-                return rebuild_for_class(doc, config.config, source, model_config, names)
+                rebuilt = rebuild_for_class(doc, class_config, source, model_config, names)
+                if (
+                    rebuilt is not doc
+                    and routed[-1] in _CLASSES
+                    and isinstance(rebuilt, dict)
+                    and not _added_anew_as_listed(doc, config.config)
+                ):
+                    # A class with its own constructor builds its backend from the vocabulary (and
+                    # merges) alone: the file's added tokens reach it only as transformers then adds
+                    # them (the config's added_tokens_decoder, or without one the file's list), each
+                    # at the id adding gives it (_tokens_transformers_adds)
+                    rebuilt = {**rebuilt, "added_tokens": []}
+                return rebuilt
 
             if slow is None:
                 spec = read_tokenizer_json(file, rebuild)
             else:
                 spec = read_tokenizer_document(file, rebuild(slow, b""))
             class_name = routed[0] if routed else None
-            if routed and not same_class_tables(config.tokenizer_class, class_name):
+            # what the file's truncation and padding give transformers' settings, under the config's
+            file_settings: dict[str, Any] = {}
+            if spec.truncation is not None:
+                file_settings["truncation_side"] = spec.truncation["direction"]
+            if spec.padding is not None:
+                file_settings["padding_side"] = spec.padding["direction"]
+                file_settings["pad_token"] = spec.padding["pad_token"]
+            if routed and (file_settings or not same_class_tables(config.tokenizer_class, class_name)):
                 # the defaults are those of the class AutoTokenizer builds, not of the declared one
-                config = ModelConfig.from_folder(folder, class_name=class_name or "", loader_init=loader_init)
+                config = ModelConfig.from_folder(
+                    folder, class_name=class_name or "", loader_init=loader_init, file_settings=file_settings
+                )
         else:
             from .formats import read_tokenizer_file
 
             spec = read_tokenizer_file(file)
-        tok = cls.from_spec(dataclasses.replace(spec, config=config), source=file)
+        options = dict(spec.options)
+        if name == "tokenizer.json" and config.config.get("split_special_tokens") is True:
+            # transformers sets the backend's encode_special_tokens from the config's value: the
+            # special added tokens' text stays text (each call's default, apply_chat_template's too)
+            options["split_special_tokens"] = True
+        if config.clean_up_tokenization_spaces and _model_type(spec.model) not in ("BPE", None):
+            # transformers' decode cleans the text up as the config says, but for a BPE model
+            options["clean_up_tokenization_spaces"] = True
+        tok = cls.from_spec(dataclasses.replace(spec, config=config, options=options), source=file)
         if name == "tokenizer.json":
             config_path = os.path.join(folder, "tokenizer_config.json")
             tokens = _tokens_transformers_adds(tok, config, config_path, listed)
             if tokens:
                 tok._add(tokens, special=False)
+            if class_name == "Qwen2Tokenizer":
+                # Qwen2Tokenizer.__init__ ends with add_tokens([AddedToken(t, special=True) for t in
+                # self.all_special_tokens]): each named token's flags back to the defaults
+                flags = {"single_word": False, "lstrip": False, "rstrip": False, "normalized": False}
+                tok._add([AddedToken(t, 0, special=True, **flags) for t in tok.all_special_tokens if t], special=False)
             _set_class_post_processor(tok, class_name, config, config_path)
         return tok
 
@@ -888,6 +923,84 @@ def _vocab_of(token_of: list[str], added: Sequence[AddedToken], extras: AddedExt
     return vocab
 
 
+_FLAGS = ("single_word", "lstrip", "rstrip", "normalized", "special")
+
+
+def _added_anew_as_listed(doc: Any, config: Mapping[str, Any]) -> bool:
+    """Whether the tokens a rebuilt class adds anew (the config's added_tokens_decoder in key
+    order, each at the next id unless the model's vocabulary has its text) are the file's own
+    added tokens, at their ids with their flags: then the file's list can stay as it is (saving
+    a second build of the tokenizer, as real folders written by transformers are)."""
+    entries = config.get("added_tokens_decoder")
+    listed = doc.get("added_tokens") if isinstance(doc, Mapping) else None
+    model = doc.get("model") if isinstance(doc, Mapping) else None
+    if not isinstance(entries, Mapping) or not isinstance(listed, list) or not isinstance(model, Mapping):
+        return False
+    vocab = model.get("vocab")
+    if isinstance(vocab, Mapping):
+        ids: dict[Any, Any] = dict(vocab)
+    elif isinstance(vocab, list):
+        ids = {e[0]: i for i, e in enumerate(vocab) if isinstance(e, list) and e}
+    else:
+        return False
+    try:
+        keyed = sorted((int(k), v) for k, v in entries.items())
+    except (TypeError, ValueError):
+        return False
+    want: dict[str, tuple[Any, ...]] = {}
+    next_id = len(ids)
+    if set(ids.values()) != set(range(next_id)):
+        return False  # (ids with gaps: the next id is not plain)
+    for _, entry in keyed:
+        if not isinstance(entry, Mapping) or any(not isinstance(entry.get(f), bool) for f in _FLAGS):
+            return False  # (a flag left to AddedToken's default: not worth the risk)
+        content = entry.get("content")
+        if not isinstance(content, str) or content in want:
+            return False
+        if content in ids:
+            i = ids[content]
+        else:
+            i, next_id = next_id, next_id + 1
+        want[content] = (i, *(entry[f] for f in _FLAGS))
+    have = {}
+    for a in listed:
+        if not isinstance(a, Mapping) or not isinstance(a.get("content"), str):
+            return False
+        have[a["content"]] = (a.get("id"), *(a.get(f) for f in _FLAGS))
+    return have == want
+
+
+def _class_config(folder: str, config: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The keywords a class's constructor gets from a folder: tokenizer_config.json, and where it
+    has no added_tokens_decoder (an older folder) special_tokens_map.json's tokens over it, as
+    transformers' _from_pretrained merges them (its extra_special_tokens aside)."""
+    from .chat_template import SPECIAL_TOKENS_MAP_FILE, _read_json
+
+    path = os.path.join(folder, SPECIAL_TOKENS_MAP_FILE)
+    if "added_tokens_decoder" in config or not os.path.isfile(path):
+        return config
+    special_map = _read_json(path)
+    if not isinstance(special_map, dict):
+        return config  # (ModelConfig.from_folder refused it already)
+    return {**config, **{k: v for k, v in special_map.items() if k != "extra_special_tokens"}}
+
+
+def _model_type(model: Any) -> str | None:
+    """The type of a tokenizer.json model (HF's name: "BPE", "Unigram", "WordPiece",
+    "WordLevel"), as HF reads a model without its "type" too; None for another model."""
+    if not isinstance(model, Mapping):
+        from .models.wordpiece import WordPiece
+
+        return "WordPiece" if isinstance(model, WordPiece) else None  # (the fused WordPiece kernel's)
+    if isinstance(model.get("type"), str):
+        return str(model["type"])
+    if "merges" in model:
+        return "BPE"
+    if isinstance(model.get("vocab"), list):
+        return "Unigram"
+    return "WordPiece" if "continuing_subword_prefix" in model else "WordLevel"
+
+
 def _model_config(folder: str) -> dict[str, Any]:
     """config.json of a model folder (its model_type routes transformers' tokenizer class), {}
     where there is none or it is not a JSON object (transformers then routes without it)."""
@@ -907,7 +1020,7 @@ def _set_class_post_processor(tok: Tokenizer, class_name: str | None, config: An
     language codes, Splinter's question token: transformers_classes.class_post_processor), in
     place of the one `tok` has."""
     from .errors import FormatError
-    from .formats.transformers_classes import class_post_processor
+    from .formats.transformers_classes import LATE_WHERE_REBUILT, class_post_processor, roberta_trim_offsets
     from .processors.template import TemplateProcessing
 
     try:
@@ -918,7 +1031,17 @@ def _set_class_post_processor(tok: Tokenizer, class_name: str | None, config: An
         raise FormatError(config_path, "src_lang", str(e)) from None
     if post is None:
         return
-    rebuilt = Tokenizer.from_spec(dataclasses.replace(tok.spec, post_processor=TemplateProcessing.from_json(post)))
+    options = dict(tok.spec.options)
+    if class_name in LATE_WHERE_REBUILT and _model_type(tok.spec.model) != LATE_WHERE_REBUILT[class_name]:
+        return  # (the class could not take this file's vocabulary: the file's stays)
+    if class_name == "RobertaTokenizer":
+        trim = roberta_trim_offsets(config.config)
+        options.pop("trim_offsets", None)
+        if trim is not None:
+            options["trim_offsets"] = trim
+    rebuilt = Tokenizer.from_spec(
+        dataclasses.replace(tok.spec, post_processor=TemplateProcessing.from_json(post), options=options)
+    )
     tok.__dict__.update(rebuilt.__dict__)
     for stale in tok.__dict__.keys() - rebuilt.__dict__.keys():
         del tok.__dict__[stale]

@@ -167,10 +167,19 @@ def _llama(doc: Mapping[str, Any], config: Mapping[str, Any]) -> dict[str, Any]:
 def _code_llama(doc: Mapping[str, Any], config: Mapping[str, Any]) -> dict[str, Any]:
     add_prefix_space = bool(_flag(config, "add_prefix_space", True))
     unk = _text(config.get("unk_token"), "<unk>")
+    # CodeLlamaTokenizer passes add_bos_token (its default true: the config's never reaches it
+    # where tokenizer.json exists, nor add_eos_token) to TokenizersBackend, which then writes its
+    # bos template over the file's (update_post_processor; no bos token: the bare template)
+    bos = _text(config.get("bos_token"), None) if "bos_token" in config else "<s>"
+    if bos is not None:
+        post = _template(doc, f"{bos}:0 $A:0", f"{bos}:0 $A:0 {bos}:1 $B:1", {bos: _token_id(doc, bos)})
+    else:
+        post = _template(doc, "$A:0", "$A:0 $B:1", {})
     return {
         "model": _bpe(doc, fuse_unk=True, byte_fallback=True, unk_token=unk),
         "pre_tokenizer": _metaspace("first" if add_prefix_space else "never", split=False),
         "decoder": {"type": "Sequence", "decoders": [*_SPM_DECODERS, _STRIP_ONE]},
+        "post_processor": post,
     }
 
 
@@ -254,8 +263,8 @@ def _gpt_neox(doc: Mapping[str, Any], config: Mapping[str, Any]) -> dict[str, An
 def _bert(doc: Mapping[str, Any], config: Mapping[str, Any]) -> dict[str, Any]:
     model = doc["model"]
     cls, sep = _text(config.get("cls_token"), "[CLS]") or "", _text(config.get("sep_token"), "[SEP]") or ""
+    # (a token the file lacks: the template waits for its id, class_post_processor)
     cls_id, sep_id = _token_id(doc, cls), _token_id(doc, sep)
-    cls_id, sep_id = 2 if cls_id is None else cls_id, 3 if sep_id is None else sep_id
     return {
         "model": {
             "type": "WordPiece",
@@ -470,6 +479,9 @@ _CLASSES: dict[str, tuple[str, Callable[[Mapping[str, Any], Mapping[str, Any]], 
 }
 
 
+# The classes that set their post-processor before calling TokenizersBackend.__init__
+_TEMPLATE_BEFORE_INIT = frozenset(("AlbertTokenizer",))
+
 _BACKENDS = ("TokenizersBackend", "PythonBackend", "PreTrainedTokenizerFast", "PreTrainedTokenizer")
 
 
@@ -571,6 +583,10 @@ def rebuild_for_class(
     rebuilt = dict(doc)
     rebuilt.update({"normalizer": None, "pre_tokenizer": None, "decoder": None})
     built = build(doc, config)
+    if name in _TEMPLATE_BEFORE_INIT and source and doc.get("post_processor") is not None:
+        # the class sets its template before TokenizersBackend.__init__, which puts the
+        # tokenizer.json's post-processor over it (a folder without the file keeps the class's)
+        built["post_processor"] = doc["post_processor"]
     if built.get("post_processor", doc.get("post_processor")) is None:
         built.pop("post_processor", None)  # a class template without its tokens' ids: the file's stays
     rebuilt.update(built)
@@ -579,8 +595,32 @@ def rebuild_for_class(
 
 # The classes whose post-processor class_post_processor sets, after the tokens are added
 LATE_POST_PROCESSORS = frozenset(
-    ("MBartTokenizer", "MBart50Tokenizer", "NllbTokenizer", "MLukeTokenizer", "SplinterTokenizer")
+    (
+        "MBartTokenizer",
+        "MBart50Tokenizer",
+        "NllbTokenizer",
+        "MLukeTokenizer",
+        "SplinterTokenizer",
+        "RobertaTokenizer",
+        "T5Tokenizer",
+        "XLMRobertaTokenizer",
+        "BertTokenizer",
+    )
 )
+# Those of them whose template is set only where the class rebuilt the file (its model type)
+LATE_WHERE_REBUILT = {
+    "RobertaTokenizer": "BPE",
+    "T5Tokenizer": "Unigram",
+    "XLMRobertaTokenizer": "Unigram",
+    "BertTokenizer": "WordPiece",
+}
+
+
+def roberta_trim_offsets(config: Mapping[str, Any]) -> dict[str, bool] | None:
+    """The trim_offsets option of RobertaTokenizer's RobertaProcessing: None where it does not trim."""
+    if not _flag(config, "trim_offsets", True):
+        return None
+    return {"add_prefix_space": bool(_flag(config, "add_prefix_space", False))}
 
 
 def class_post_processor(
@@ -631,6 +671,35 @@ def class_post_processor(
             "special_tokens": specials,
         }
 
+    if name == "RobertaTokenizer":
+        # RobertaProcessing over the ids of the finished tokenizer (its sep and cls tokens added
+        # where the file lacks them): <s> A </s> </s> B </s>, every type id 0; its trimming is
+        # the pipeline's trim_offsets option (roberta_trim_offsets)
+        sep, cls = special.get("sep_token"), special.get("cls_token")
+        if sep is None or cls is None:
+            return None
+        tokens = [(cls, convert(cls)), (sep, convert(sep))]
+        return template(
+            [f"{cls}:0", "$A:0", f"{sep}:0"], [f"{cls}:0", "$A:0", f"{sep}:0", f"{sep}:0", "$B:0", f"{sep}:0"], tokens
+        )
+    if name == "T5Tokenizer":  # "$A </s>" over the eos token's id, whatever its text
+        eos_id = convert(special.get("eos_token"))
+        return template(["$A:0", "</s>:0"], ["$A:0", "</s>:0", "$B:0", "</s>:0"], [("</s>", eos_id)])
+    if name == "XLMRobertaTokenizer":
+        bos, eos = special.get("bos_token"), special.get("eos_token")
+        if bos is None or eos is None:
+            return None
+        single = [f"{bos}:0", "$A:0", f"{eos}:0"]
+        pair = [*single, f"{eos}:0", "$B:0", f"{eos}:0"]
+        return template(single, pair, [(bos, convert(bos)), (eos, convert(eos))])
+    if name == "BertTokenizer":  # (ids 2 and 3 where neither the token nor the unknown one is known)
+        cls, sep = special.get("cls_token"), special.get("sep_token")
+        if cls is None or sep is None:
+            return None
+        cls_id, sep_id = convert(cls), convert(sep)
+        tokens = [(cls, 2 if cls_id is None else cls_id), (sep, 3 if sep_id is None else sep_id)]
+        single = [f"{cls}:0", "$A:0", f"{sep}:0"]
+        return template(single, [*single, "$B:1", f"{sep}:1"], tokens)
     eos = special.get("eos_token")
     if name in ("MBartTokenizer", "MBart50Tokenizer"):
         src = config.get("src_lang")

@@ -162,7 +162,9 @@ def build_kernel(spec: PipelineSpec) -> Kernel:
     """The native pipeline that runs `spec` (without its truncation and padding, which the
     surface applies); ValueError or TypeError for a description it cannot run. The option
     clean_spaces (any kernel; GGUF files' byte-level BPE sets it, as llama.cpp does) cleans
-    decoded text as llama.cpp's detokenize does (`llama_clean_spaces`)."""
+    decoded text as llama.cpp's detokenize does (`llama_clean_spaces`); the option
+    clean_up_tokenization_spaces (any kernel; from_pretrained sets it as a model folder's config
+    says, for the models transformers cleans) as transformers' decode does (`clean_up_tokenization`)."""
     if "clean_spaces" in spec.options:
         from dataclasses import replace
 
@@ -173,6 +175,17 @@ def build_kernel(spec: PipelineSpec) -> Kernel:
         before = inner.denormalize
         after = llama_clean_spaces if before is None else (lambda text: llama_clean_spaces(before(text)))
         return replace(inner, denormalize=after, options={**inner.options, "clean_spaces": True})
+    if "clean_up_tokenization_spaces" in spec.options:
+        from dataclasses import replace
+
+        name = "clean_up_tokenization_spaces"
+        clean = _check_bool(spec.options[name], name)
+        inner = build_kernel(replace(spec, options={k: v for k, v in spec.options.items() if k != name}))
+        if not clean:
+            return replace(inner, options={**inner.options, name: False})
+        first = inner.denormalize
+        then = clean_up_tokenization if first is None else (lambda text: clean_up_tokenization(first(text)))
+        return replace(inner, denormalize=then, options={**inner.options, name: True})
     kernel = kernel_of(spec)
     unknown = sorted(set(spec.options) - OPTIONS[kernel])
     if unknown:
@@ -208,6 +221,29 @@ def llama_clean_spaces(text: str) -> str:
     text = re.sub(r" (?=[?!.,])", "", text)
     text = text.replace(" ' ", "'")
     return re.sub(r" (?='(?:[sm]|re|ve))", "", text)
+
+
+def clean_up_tokenization(text: str) -> str:
+    """transformers' clean_up_tokenization of decoded text (a model folder's
+    clean_up_tokenization_spaces): the space before ".", "?", "!", ",", " ' " made "'", and the
+    space before "n't", "'m", "'s", "'ve", "'re" removed, each pass over the whole text in turn."""
+    for before, after in _CLEAN_UPS:
+        text = text.replace(before, after)
+    return text
+
+
+_CLEAN_UPS = (
+    (" .", "."),
+    (" ?", "?"),
+    (" !", "!"),
+    (" ,", ","),
+    (" ' ", "'"),
+    (" n't", "n't"),
+    (" 'm", "'m"),
+    (" 's", "'s"),
+    (" 've", "'ve"),
+    (" 're", "'re"),
+)
 
 
 def set_template(native: Any, post: Any) -> None:
