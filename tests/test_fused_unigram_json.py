@@ -273,10 +273,33 @@ def test_probes_let_plain_text_skip_the_normalizer(tmp_path_factory):
     for text in ("Hello world.", "日本語のテキスト", "Привет\tмир\n", "  lead", "a  b"):  # (spaces: read as such)
         assert t5.fused.untouched(text)
     assert t5.fused.untouched("全角，标点：（测试）！ ＡＢＣ")  # alone in their clusters: written by the kernel
-    for text in ("ﬁ", "e\u0301", "\x01", "a\r\nb", "ｶﾞ", "，\u0301"):
+    assert t5.fused.untouched("ﬁ … ½ ㎏")  # made several characters: written by the kernel too
+    for text in ("e\u0301", "\x01", "a\r\nb", "ｶﾞ", "，\u0301", "…\u0301"):
         assert not t5.fused.untouched(text)
     assert albert.fused.untouched("hello world") and not albert.fused.untouched("Hello")
     assert not albert.fused.untouched("é") and not albert.fused.untouched("a``b")
+
+
+@pytest.mark.parametrize("case", ["t5", "t5-bytes", "t5-nosplit", "xlnet"])
+def test_characters_the_map_makes_several_as_hf(tmp_path_factory, case):
+    """Characters Precompiled turns into several ("…" -> "...", "ﬁ" -> "fi", "½" -> "1⁄2", "㎏" ->
+    "kg"), written by the kernel: ids, tokens, offsets (each output character spans the input
+    character) and decode as HF's, next to spaces, newlines, other such characters, marks and the
+    text's ends."""
+    t = trio(tmp_path_factory, case)
+    for c in ("…", "ﬁ", "½", "㎏", "㈱", "ǆ", "ﬀ", "№"):
+        for text in (
+            c,
+            f"a{c}b",
+            f" {c} ",
+            f"x{c}\n",
+            f"{c}{c}  {c}",
+            f"{c}\u0301",
+            f"日{c}日",
+            f"Привет{c}мир",
+            f"{c}，",
+        ):
+            t.check(text)
 
 
 def test_other_shapes_are_left_to_the_staged_pipeline(tmp_path_factory):

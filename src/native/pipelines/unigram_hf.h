@@ -261,8 +261,22 @@ class UnigramHfPipeline {
   // ws: the parts after this one only strip and make runs of spaces one, so an ASCII character
   // the map makes a space alone (a newline, a tab) may stay: the kernel reads it as a space
   // (ascii_space_). Not "\r": "\r\n" is one cluster, which its key would make one space. Other
-  // characters it makes one other character (fullwidth punctuation) are written by the kernel
-  // too (single_), where they are alone in their cluster.
+  // characters it makes other characters (fullwidth punctuation, "…" -> "...") are written by
+  // the kernel too (single_), where they are alone in their cluster.
+  // Whether the map's output for a character can be written in its place with no more thought:
+  // whole characters, none of them whitespace, "▁" or NUL (which the later parts or Metaspace
+  // would read). Each output byte then maps to the character, as HF aligns a character's
+  // replacement ("…" -> "...", "ﬁ" -> "fi": the added characters take the first one's span).
+  static bool plain_replacement(std::string_view replacement) {
+    const auto* r = reinterpret_cast<const uint8_t*>(replacement.data());
+    for (size_t i = 0, len = 0; i < replacement.size(); i += len) {
+      if ((r[i] & 0xC0) == 0x80 || utf8_length(r[i]) > replacement.size() - i) return false;
+      const uint32_t c = decode_utf8(r + i, replacement.size() - i, len);
+      if (c == 0x2581 || c == 0 || c >= 0x110000 || hf_is_whitespace(c)) return false;
+    }
+    return true;
+  }
+
   void mark_precompiled(const SpmCharsmap& map, bool ws) {
     if (map.empty()) return;
     if (touched_.empty()) touched_.assign(0x110000 / 64, 0);
@@ -280,11 +294,7 @@ class UnigramHfPipeline {
         const size_t len = encode_utf8(cp, utf8);
         std::string_view replacement;
         if (!map.first_key(std::string_view(reinterpret_cast<const char*>(utf8), len), replacement)) continue;
-        size_t rlen;
-        const auto* r = reinterpret_cast<const uint8_t*>(replacement.data());
-        const uint32_t rc = replacement.empty() ? 0 : decode_utf8(r, replacement.size(), rlen);
-        if (replacement.empty() || rlen != replacement.size() || rc == 0x2581 || rc == 0 || hf_is_whitespace(rc))
-          continue;
+        if (replacement.empty() || !plain_replacement(replacement)) continue;
         single_.emplace(cp, std::string(replacement));
       }
     }
@@ -391,7 +401,7 @@ class UnigramHfPipeline {
       const uint32_t cp = decode_utf8(t + i, n - i, len);
       if (len == 0) len = 1;
       if (chars && cp < 0x110000 && (touched_[cp >> 6] >> (cp & 63) & 1)) {
-        // a character the map makes one other, alone in its cluster: written by the kernel
+        // a character the map makes other characters, alone in its cluster: written by the kernel
         if (single_.empty() || !single_.count(cp) || !starts_cluster(t + i + len, n - i - len)) return false;
         mapped = true;
       }
@@ -425,8 +435,9 @@ class UnigramHfPipeline {
   }
 
   // Metaspace over t[0..n) (input bytes from `shift` on) once the map's spaces are spaces and,
-  // with collapse_, each run of spaces is one: w.text, and in w.map each model byte's input
-  // bytes (a "▁" its run's last space's, the prefix the first character's).
+  // with collapse_, each run of spaces is one: w.text, and with kMap in w.map each model byte's
+  // input bytes (a "▁" its run's last space's, the prefix the first character's).
+  template <bool kMap>
   void collapsed_text(const uint8_t* t, size_t n, size_t shift, bool at_start, Scratch& w) const {
     std::string& out = w.text;
     std::vector<NormalizedText::Span>& map = w.map;
@@ -439,29 +450,35 @@ class UnigramHfPipeline {
     };
     if (prefixed) {
       out.append(kSpace, 3);
-      map.insert(map.end(), 3, span(0, std::min(utf8_length(t[0]), n)));
+      if constexpr (kMap) map.insert(map.end(), 3, span(0, std::min(utf8_length(t[0]), n)));
     }
     for (size_t i = 0; i < n;) {
+      if constexpr (!kMap) {  // the bytes up to the next space, or character the map rewrites, at once
+        size_t j = i;
+        while (j < n && !is_space(t[j]) && (t[j] < 0x80 || single_.empty())) ++j;
+        out.append(reinterpret_cast<const char*>(t + i), j - i);
+        if ((i = j) == n) break;
+      }
       if (is_space(t[i])) {  // HF's replace aligns the new character to the last one it replaces
         while (collapse_ && i + 1 < n && is_space(t[i + 1])) ++i;
         out.append(kSpace, 3);
-        map.insert(map.end(), 3, span(i, 1));
+        if constexpr (kMap) map.insert(map.end(), 3, span(i, 1));
         ++i;
         continue;
       }
       const size_t len = std::min(utf8_length(t[i]), n - i);
-      if (t[i] >= 0x80 && !single_.empty()) {  // a character the map makes one other (plain found it alone)
+      if (t[i] >= 0x80 && !single_.empty()) {  // a character the map makes others (plain found it alone)
         size_t decoded;
         const auto it = single_.find(decode_utf8(t + i, n - i, decoded));
         if (it != single_.end()) {
           out += it->second;
-          map.insert(map.end(), it->second.size(), span(i, len));
+          if constexpr (kMap) map.insert(map.end(), it->second.size(), span(i, len));
           i += len;
           continue;
         }
       }
       out.append(reinterpret_cast<const char*>(t + i), len);
-      map.insert(map.end(), len, span(i, len));
+      if constexpr (kMap) map.insert(map.end(), len, span(i, len));
       i += len;
     }
   }
@@ -481,7 +498,7 @@ class UnigramHfPipeline {
       // The map's spaces and runs of spaces made one (the last part, aligned to their last
       // space): the model's text and its map to input bytes made here, without the normalizer.
       if (lead + trail >= n) return;
-      collapsed_text(t + lead, n - lead - trail, from + lead, from + lead == 0, w);
+      collapsed_text<kRows>(t + lead, n - lead - trail, from + lead, from + lead == 0, w);
       if constexpr (kRows) {
         const std::vector<NormalizedText::Span>& map = w.map;
         const CharOffsets& offsets = in.all();
@@ -685,7 +702,7 @@ class UnigramHfPipeline {
   uint8_t ascii_space_[128] = {};                     // ASCII characters the map makes a space alone
   std::array<uint8_t, 128> own_key_{}, second_{};     // (mark_precompiled's: keys of, second characters)
   std::vector<uint32_t> owned_, seconds_;             // (the same for every character)
-  std::unordered_map<uint32_t, std::string> single_;  // a character the map makes one other -> it
+  std::unordered_map<uint32_t, std::string> single_;  // a character the map rewrites -> its output
   std::vector<uint64_t> touched_;                     // a bit per code point (Precompiled); empty: none
   std::vector<std::string> contains_;
   bool non_ascii_ = false, strip_left_ = false, strip_right_ = false, space_edge_ = false;
