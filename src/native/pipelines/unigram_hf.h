@@ -252,17 +252,6 @@ class UnigramHfPipeline {
     }
   }
 
-  // The characters HF's Precompiled may change (precompiled.h): a character with a key of its
-  // own, or one that is the second character of a longer key (a grapheme cluster is looked up
-  // whole: its first key is a prefix of it, so it holds the key's second character). A cluster
-  // of characters none of them marked is left as it is. Keys are walked in the double-array
-  // trie down to their second character; a key that ends inside a character marks every
-  // non-ASCII character (a map sentencepiece would not write).
-  // ws: the parts after this one only strip and make runs of spaces one, so an ASCII character
-  // the map makes a space alone (a newline, a tab) may stay: the kernel reads it as a space
-  // (ascii_space_). Not "\r": "\r\n" is one cluster, which its key would make one space. Other
-  // characters it makes other characters (fullwidth punctuation, "…" -> "...") are written by
-  // the kernel too (single_), where they are alone in their cluster.
   // Whether the map's output for a character can be written in its place with no more thought:
   // whole characters, none of them whitespace, "▁" or NUL (which the later parts or Metaspace
   // would read). Each output byte then maps to the character, as HF aligns a character's
@@ -277,6 +266,17 @@ class UnigramHfPipeline {
     return true;
   }
 
+  // The characters HF's Precompiled may change (precompiled.h): a character with a key of its
+  // own, or one that is the second character of a longer key (a grapheme cluster is looked up
+  // whole: its first key is a prefix of it, so it holds the key's second character). A cluster
+  // of characters none of them marked is left as it is. Keys are walked in the double-array
+  // trie down to their second character; a key that ends inside a character marks every
+  // non-ASCII character (a map sentencepiece would not write).
+  // ws: the parts after this one only strip and make runs of spaces one, so an ASCII character
+  // the map makes a space alone (a newline, a tab) may stay: the kernel reads it as a space
+  // (ascii_space_). Not "\r": "\r\n" is one cluster, which its key would make one space. Other
+  // characters it makes other characters (fullwidth punctuation, "…" -> "...") are written by
+  // the kernel too (single_), where they are alone in their cluster.
   void mark_precompiled(const SpmCharsmap& map, bool ws) {
     if (map.empty()) return;
     if (touched_.empty()) touched_.assign(0x110000 / 64, 0);
