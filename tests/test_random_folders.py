@@ -397,18 +397,36 @@ def test_sides_and_pad_token_of_the_files_settings(tmp_path, config):
     _same_folder(folder, ["a b a b", "<s> a"])
 
 
+SENTENCES = ["hello world, the quick brown fox"] * 5
+
+
+def _byte_level_bpe(*specials: str) -> Any:
+    """A byte-level BPE (GPT-2's stages) trained on SENTENCES, with these special tokens."""
+    tok = tokenizers.Tokenizer(tokenizers.models.BPE())
+    tok.pre_tokenizer = tokenizers.pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = tokenizers.decoders.ByteLevel()
+    alphabet = tokenizers.pre_tokenizers.ByteLevel.alphabet()
+    trainer = tokenizers.trainers.BpeTrainer(vocab_size=300, initial_alphabet=alphabet, special_tokens=list(specials))
+    tok.train_from_iterator(SENTENCES, trainer)
+    return tok
+
+
+def _metaspace_unigram(specials: list[str]) -> Any:
+    """A Unigram behind Metaspace trained on SENTENCES, its unknown token "<unk>" among specials."""
+    tok = tokenizers.Tokenizer(tokenizers.models.Unigram())
+    tok.pre_tokenizer = tokenizers.pre_tokenizers.Metaspace()
+    trainer = tokenizers.trainers.UnigramTrainer(vocab_size=100, special_tokens=specials, unk_token="<unk>")
+    tok.train_from_iterator(SENTENCES, trainer)
+    return tok
+
+
 @pytest.mark.parametrize("decoder", [None, "omits", "gaps"])
 def test_rebuilt_class_adds_the_files_tokens_anew(tmp_path, decoder):
     """A class with its own constructor (GPT2Tokenizer) builds its backend from the vocabulary
     and merges alone: transformers adds the config's added_tokens_decoder (or, without one, the
     file's added tokens) in key order, each at the next id; a file's token the decoder leaves out
     is gone, a gap in the keys closes."""
-    tok = tokenizers.Tokenizer(tokenizers.models.BPE())
-    tok.pre_tokenizer = tokenizers.pre_tokenizers.ByteLevel(add_prefix_space=False)
-    tok.decoder = tokenizers.decoders.ByteLevel()
-    alphabet = tokenizers.pre_tokenizers.ByteLevel.alphabet()
-    trainer = tokenizers.trainers.BpeTrainer(vocab_size=300, initial_alphabet=alphabet)
-    tok.train_from_iterator(["hello world, the quick brown fox"] * 5, trainer)
+    tok = _byte_level_bpe()
     size = tok.get_vocab_size()
     tok.add_tokens(["<a>", "<b>"])
     tok.add_special_tokens(["<|endoftext|>"])
@@ -459,7 +477,7 @@ def test_code_llama_writes_its_bos_template(tmp_path, config):
     tok = tokenizers.Tokenizer(tokenizers.models.BPE(unk_token="<unk>", byte_fallback=True, fuse_unk=True))
     tok.pre_tokenizer = tokenizers.pre_tokenizers.Metaspace()
     trainer = tokenizers.trainers.BpeTrainer(vocab_size=120, special_tokens=["<unk>", "<s>", "</s>"])
-    tok.train_from_iterator(["hello world, the quick brown fox"] * 5, trainer)
+    tok.train_from_iterator(SENTENCES, trainer)
     tok.post_processor = tokenizers.processors.TemplateProcessing(
         single="$A </s>", pair="$A </s> $B:1", special_tokens=[("</s>", 2)]
     )
@@ -476,13 +494,7 @@ def test_code_llama_writes_its_bos_template(tmp_path, config):
 def test_roberta_processing_over_the_tokens_it_adds(tmp_path, config):
     """RobertaTokenizer sets RobertaProcessing after its tokens are added: a cls or sep token
     the file lacks gets the id adding gives it, and the template holds it."""
-    tok = tokenizers.Tokenizer(tokenizers.models.BPE())
-    tok.pre_tokenizer = tokenizers.pre_tokenizers.ByteLevel(add_prefix_space=False)
-    tok.decoder = tokenizers.decoders.ByteLevel()
-    alphabet = tokenizers.pre_tokenizers.ByteLevel.alphabet()
-    trainer = tokenizers.trainers.BpeTrainer(vocab_size=300, initial_alphabet=alphabet, special_tokens=["</s>"])
-    tok.train_from_iterator(["hello world, the quick brown fox"] * 5, trainer)
-    tok.save(str(tmp_path / "tokenizer.json"))
+    _byte_level_bpe("</s>").save(str(tmp_path / "tokenizer.json"))
     config = {"tokenizer_class": "RobertaTokenizerFast", **config}
     (tmp_path / "tokenizer_config.json").write_text(json.dumps(config), encoding="utf-8")
     _same_folder(tmp_path, ["hello world", " the  fox ", ""])
@@ -496,11 +508,7 @@ def test_roberta_processing_over_the_tokens_it_adds(tmp_path, config):
 def test_albert_keeps_the_files_post_processor(tmp_path, post):
     """AlbertTokenizer sets its [CLS] $A [SEP] template before TokenizersBackend.__init__, which
     puts the file's post-processor over it where the file has one."""
-    tok = tokenizers.Tokenizer(tokenizers.models.Unigram())
-    tok.pre_tokenizer = tokenizers.pre_tokenizers.Metaspace()
-    specials = ["<pad>", "<unk>", "[CLS]", "[SEP]", "</s>"]
-    trainer = tokenizers.trainers.UnigramTrainer(vocab_size=100, special_tokens=specials, unk_token="<unk>")
-    tok.train_from_iterator(["hello world, the quick brown fox"] * 5, trainer)
+    tok = _metaspace_unigram(["<pad>", "<unk>", "[CLS]", "[SEP]", "</s>"])
     if post == "ByteLevel":
         tok.post_processor = tokenizers.processors.ByteLevel(trim_offsets=False)
     elif post == "template":
@@ -522,12 +530,7 @@ def test_class_templates_over_the_tokens_they_add(tmp_path, cls):
         tok = tokenizers.Tokenizer(tokenizers.models.WordPiece({w: i for i, w in enumerate(words)}, unk_token="[UNK]"))
         tok.pre_tokenizer = tokenizers.pre_tokenizers.BertPreTokenizer()
     else:
-        tok = tokenizers.Tokenizer(tokenizers.models.Unigram())
-        tok.pre_tokenizer = tokenizers.pre_tokenizers.Metaspace()
-        trainer = tokenizers.trainers.UnigramTrainer(
-            vocab_size=100, special_tokens=["<pad>", "<unk>"], unk_token="<unk>"
-        )
-        tok.train_from_iterator(["hello world, the quick brown fox"] * 5, trainer)
+        tok = _metaspace_unigram(["<pad>", "<unk>"])
     tok.save(str(tmp_path / "tokenizer.json"))
     (tmp_path / "tokenizer_config.json").write_text(json.dumps({"tokenizer_class": cls}), encoding="utf-8")
     _same_folder(tmp_path, ["hello world", "the fox", ""])
@@ -536,13 +539,7 @@ def test_class_templates_over_the_tokens_they_add(tmp_path, cls):
 def test_qwen2_resets_the_flags_of_its_special_tokens(tmp_path):
     """Qwen2Tokenizer ends by adding AddedToken(t, special=True) for each of its special tokens:
     the flags a config's AddedToken object gives them go back to the defaults."""
-    tok = tokenizers.Tokenizer(tokenizers.models.BPE())
-    tok.pre_tokenizer = tokenizers.pre_tokenizers.ByteLevel(add_prefix_space=False)
-    tok.decoder = tokenizers.decoders.ByteLevel()
-    alphabet = tokenizers.pre_tokenizers.ByteLevel.alphabet()
-    trainer = tokenizers.trainers.BpeTrainer(vocab_size=300, initial_alphabet=alphabet, special_tokens=["<|x|>"])
-    tok.train_from_iterator(["hello world, the quick brown fox"] * 5, trainer)
-    tok.save(str(tmp_path / "tokenizer.json"))
+    _byte_level_bpe("<|x|>").save(str(tmp_path / "tokenizer.json"))
     obj = {"__type": "AddedToken", "single_word": True, "lstrip": True, "rstrip": True, "normalized": True}
     config = {
         "tokenizer_class": "Qwen2TokenizerFast",
