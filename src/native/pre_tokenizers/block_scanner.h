@@ -147,16 +147,16 @@ inline void settle_quotes(const uint8_t* w, size_t avail, AsciiMasks& m) {
   }
 }
 
-// The letter class of every two-byte character, by lead byte (0xC2..0xDF) and the low six bits
-// of its continuation byte: 0 not a letter, else the AsciiMasks field its bytes go to.
+// The letter class of every two-byte character, indexed as unicode_classes.h's kTwoByteClasses
+// (lead byte 0xC2..0xDF, then the low six bits of its continuation byte): 0 not a letter, else
+// the AsciiMasks field its bytes go to.
 struct TwoByteLetters {
   enum : uint8_t { kNone = 0, kUpper = 1, kLower = 2, kCaseless = 3 };
   uint8_t of[30 * 64];
   constexpr TwoByteLetters() : of() {
-    for (uint32_t cp = 0x80; cp < 0x800; ++cp) {
-      const uint8_t c = kClassStage2[(size_t(kClassStage1[cp >> 8]) << 8) | (cp & 0xFF)];
-      const uint8_t k = !(c & kLetter) ? kNone : !(c & kLowerish) ? kUpper : !(c & kUpperish) ? kLower : kCaseless;
-      of[((cp >> 6) - 2) * 64 + (cp & 0x3F)] = k;  // lead byte 0xC0 | cp >> 6
+    for (size_t i = 0; i < 30 * 64; ++i) {
+      const uint8_t c = kTwoByteClasses.of[i];
+      of[i] = !(c & kLetter) ? kNone : !(c & kLowerish) ? kUpper : !(c & kUpperish) ? kLower : kCaseless;
     }
   }
 };
