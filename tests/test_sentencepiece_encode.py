@@ -249,3 +249,28 @@ def test_unknown_runs_of_every_length_match_sentencepiece_on_unigram_models(trai
         assert ours.encode(together) == theirs.encode(together), name
         after_long = long + together + long[:5000] + together
         assert ours.encode(after_long) == theirs.encode(after_long), name
+
+
+# Two-byte characters: Cyrillic and Greek (in the trained models), Latin-1 letters, combining
+# marks, Armenian (in no model: lone unknowns).
+_TWO_BYTE = ["при", "вет", "Ωμέ", "éàü", "д\u0301", "Աբ", "жԱ", "Ωж", "\u0308\u0301"]
+
+
+def test_two_byte_runs_of_every_length_match_sentencepiece(trained):
+    """Runs of two-byte characters of every length (the cut reads them from its tables alone),
+    after ASCII, a space, a three- or four-byte character and the text's start, before the same
+    and the text's end, on the Unigram and BPE models."""
+    for name in ("unigram-nmt_nfkc-True-False", "unigram-identity-False-False", "bpe-nmt_nfkc-True-True"):
+        theirs, ours = (
+            spm.SentencePieceProcessor(model_file=trained[name]),
+            SentencePieceModelEncoder.from_file(trained[name]),
+        )
+        texts = []
+        for unit in _TWO_BYTE:
+            for length in range(1, 20):
+                run = (unit * length)[:length]
+                texts += [run, f"a{run}", f"{run}a", f"x {run} y", f"日{run}本", f"{run}😀{run}", f"{run}한{run}."]
+        for text in texts:
+            assert ours.encode(text) == theirs.encode(text), (name, text)
+        together = " ".join(texts)
+        assert ours.encode(together) == theirs.encode(together), name

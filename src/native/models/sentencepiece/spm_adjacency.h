@@ -86,16 +86,12 @@ class PieceAdjacency {
     // Both below kDenseRange (alphabets, ASCII: one load each), either past it and not "▁" (CJK,
     // Hangul: not dense, no load), or the rest.
     uint32_t x = kNotDense, y = kNotDense;
-    if (TF_LIKELY((a | b) < kDenseRange)) {
-      x = dense_[a];
-      y = dense_[b];
-    } else if ((a < kDenseRange || a == kMark) && (b < kDenseRange || b == kMark)) {
+    if (TF_LIKELY((a | b) < kDenseRange)) return may_join_below(a, b);
+    if ((a < kDenseRange || a == kMark) && (b < kDenseRange || b == kMark)) {
       x = dense(a);
       y = dense(b);
     }
-    if (((x | y) & kNotDense) != kNotDense) return dense_pairs_[x * dense_stride_ + (y >> 6)] >> (y & 63) & 1;
-    const uint64_t bit = other_bit(a, b);
-    return other_pairs_[bit >> 6] >> (bit & 63) & 1;
+    return pair_bit(x, y, a, b);
   }
 
   // Character c as the models read it: " " as "▁" with `escape`. (No branch on spaces: they
@@ -214,6 +210,25 @@ class PieceAdjacency {
       }
       // Characters one by one while they are outside ASCII, and the first ASCII one after them.
       for (;;) {
+        // After a character below kDenseRange, a run of two-byte ones (alphabets) from the
+        // tables alone: decode_utf8_past_ascii's reading of a byte below 0xE0, no range tests.
+        if (prev < kDenseRange && uint8_t(b - 0x80) < 0x60 && n - i >= 2) {
+          do {
+            const uint32_t c = ((b & 0x1Fu) << 6) | (s[i + 1] & 0x3Fu), c_info = info_[c];
+            *w = uint32_t(i);
+            if (kInfos) info_at[w - base] = c_info;
+            w += !((((prev_info >> 1) & c_info & kJoinsPrevious) && may_join_below(prev, c)) ||
+                   (kInfos && (lone_unknown(prev_info) & lone_unknown(c_info))));
+            prev = c;
+            prev_info = c_info;
+            i += 2;
+          } while (n - i >= 2 && uint8_t((b = s[i]) - 0x80) < 0x60);
+          if (i >= n) {
+            len = 0;
+            break;
+          }
+          b = s[i];
+        }
         const uint32_t c = b < 0x80 ? read_char(b, escape) : decode_utf8_past_ascii(s + i, n - i, len),
                        c_info = info(c);
         *w = uint32_t(i);
@@ -257,6 +272,15 @@ class PieceAdjacency {
   }
   uint32_t dense(uint32_t c) const {
     return c < 0x80 ? c : c < kDenseRange ? dense_[c] : c == kMark ? kDenseMark : kNotDense;
+  }
+  // may_join for a, b below kDenseRange.
+  TF_INLINE bool may_join_below(uint32_t a, uint32_t b) const { return pair_bit(dense_[a], dense_[b], a, b); }
+  // Whether a, b (dense indexes x, y, or kNotDense) are an inner pair: the matrix's bit where
+  // both are dense, else the filter's.
+  TF_INLINE bool pair_bit(uint32_t x, uint32_t y, uint32_t a, uint32_t b) const {
+    if (((x | y) & kNotDense) != kNotDense) return dense_pairs_[x * dense_stride_ + (y >> 6)] >> (y & 63) & 1;
+    const uint64_t bit = other_bit(a, b);
+    return other_pairs_[bit >> 6] >> (bit & 63) & 1;
   }
   bool both_dense(uint32_t a, uint32_t b) const { return ((dense(a) | dense(b)) & kNotDense) != kNotDense; }
   uint64_t other_bit(uint32_t a, uint32_t b) const {
