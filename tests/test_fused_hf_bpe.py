@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import json
+import random
 from typing import Any
 
 import pytest
@@ -332,6 +333,29 @@ def test_an_unk_token_is_never_used(tmp_path_factory):
     assert fused_description(t.spec) is not None
     for text in EDGE:
         t.check(text)
+
+
+@pytest.mark.parametrize(
+    ("shape", "add_prefix_space", "ignore_merges"), [("llama3", False, True), ("gpt2", False, False)]
+)
+def test_warm_batches_meet_new_pieces(tmp_path_factory, shape, add_prefix_space, ignore_merges):
+    # Once a batch of pieces meets none new to the thread, the next is looked up in one pass;
+    # a new piece there is merged and stored (which may move the table), at every length (one
+    # byte, the short and medium tables, longer), inside the text and in its last 16 bytes.
+    t = trio(tmp_path_factory, shape, add_prefix_space, ignore_merges)
+    rng = random.Random(7)
+    known = " ".join(LINES[0].split()[:20] * 4)
+    t.check(known)
+    letters = "abcdefghijklmnopqrstuvwxyzé日ж"
+
+    def new_word(length: int) -> str:
+        return "".join(rng.choice(letters) for _ in range(length))
+
+    for length in range(1, 41):
+        for tail in ("", "!", " " + known[:30], " x"):
+            t.check(known + " " + new_word(length) + tail)
+    # Many new pieces within warm batches: the thread's tables grow while one is looked up.
+    t.check(" ".join(f"{known[:60]} {new_word(rng.randint(2, 35))}" for _ in range(300)))
 
 
 def test_batches_equal_single_encodes(tmp_path_factory):

@@ -460,6 +460,7 @@ class ByteLevelHfBpePipeline {
   struct Batch {
     size_t count = 0;
     size_t bounds[kBatch + 1];  // piece i is [bounds[i], bounds[i + 1])
+    bool keyed = false;         // whether batch_keys has filled what follows
     ShortKey keys[kBatch];
     MediumKey medium_keys[kBatch];
     uint64_t hashes[kBatch];
@@ -476,11 +477,21 @@ class ByteLevelHfBpePipeline {
   // probe them one batch later).
   template <class Ends>
   static void next_batch(const uint8_t* s, size_t n, Ends& ends, PieceCache& cache, size_t p, Batch& b) {
+    next_bounds(n, ends, p, b);
+    batch_keys(s, n, cache, b);
+  }
+  // The ends alone (keyed false).
+  template <class Ends>
+  static TF_INLINE void next_bounds(size_t n, Ends& ends, size_t p, Batch& b) {
     size_t m = 0;
     b.bounds[0] = p;
     for (; m < kBatch && b.bounds[m] < n; ++m) b.bounds[m + 1] = ends.next(b.bounds[m]);
     b.count = m;
-    for (size_t i = 0; i < m; ++i) {
+    b.keyed = false;
+  }
+  // The keys, once the ends are in.
+  static void batch_keys(const uint8_t* s, size_t n, PieceCache& cache, Batch& b) {
+    for (size_t i = 0; i < b.count; ++i) {
       const size_t len = b.bounds[i + 1] - b.bounds[i];
       if (len < 2 || len > kMediumPiece) continue;
       if (len <= kShortPiece) {
@@ -493,6 +504,7 @@ class ByteLevelHfBpePipeline {
         cache.mediums.prefetch(b.hashes[i]);
       }
     }
+    b.keyed = true;
   }
 
   // Each piece's rows are written as soon as its ids are known, into a reused buffer that is
@@ -537,14 +549,14 @@ class ByteLevelHfBpePipeline {
             }
             out = cache.shorts.emit(*e, out);
           } else {
-            std::vector<uint32_t>& ids = missed_piece(piece, len, b, i, w);
+            std::vector<uint32_t>& ids = missed_piece(piece, len, b.keys[i], b.medium_keys[i], b.hashes[i], w);
             id = ids.data(), out = ids.data() + ids.size();
           }
         } else if (const MediumPieceTable::Entry* e =
                        len <= kMediumPiece ? cache.mediums.find(b.medium_keys[i], b.hashes[i]) : nullptr) {
           out = cache.mediums.emit(*e, out);
         } else {
-          std::vector<uint32_t>& ids = missed_piece(piece, len, b, i, w);
+          std::vector<uint32_t>& ids = missed_piece(piece, len, b.keys[i], b.medium_keys[i], b.hashes[i], w);
           id = ids.data(), out = ids.data() + ids.size();
         }
         // Token [at, end) spans from the character holding byte `at` to the one holding end - 1.
@@ -576,11 +588,16 @@ class ByteLevelHfBpePipeline {
 
   // fast_stretch's ids alone: written into the cache's id buffer (room for one id a byte, and
   // the 7 a table hit may write past its last; never cleared, unlike a vector grown to that
-  // size), then appended to `out` whole.
+  // size), then appended to `out` whole. As pipelines/encoder.h's run: where the last batch met
+  // no piece new to this thread, the next is looked up in one pass (warm_ids); otherwise the
+  // keys of the next batch are computed and their slots prefetched while this one is merged.
   template <class Ends>
   void fast_ids(const uint8_t* s, size_t n, Scratch& w, Ends ends, std::vector<uint32_t>& out) const {
     PieceCache& cache = w.cache;
-    auto find_batch = [&](size_t p, Batch& b) { next_batch(s, n, ends, cache, p, b); };
+    auto find_batch = [&](size_t p, Batch& b, bool keyed) {
+      next_bounds(n, ends, p, b);
+      if (keyed) batch_keys(s, n, cache, b);
+    };
     IdBuffer& buf = cache.out;
     buf.reserve(n + 8);
     uint32_t* o = buf.begin();
@@ -589,10 +606,18 @@ class ByteLevelHfBpePipeline {
       o += from.size();
     };
     Batch batches[2];
-    find_batch(0, batches[0]);
+    bool probe = false;  // whether the last batch met pieces new to this thread
+    find_batch(0, batches[0], probe);
     for (int cur = 0; batches[cur].count; cur ^= 1) {
-      const Batch& b = batches[cur];
-      find_batch(b.bounds[b.count], batches[cur ^ 1]);
+      Batch& b = batches[cur];
+      find_batch(b.bounds[b.count], batches[cur ^ 1], probe);
+      const size_t stored = cache.shorts.size() + cache.mediums.size();
+      if (!probe) {
+        o = n - b.bounds[b.count] >= 16 ? warm_ids<true>(s, n, b, o, w) : warm_ids<false>(s, n, b, o, w);
+        probe = cache.shorts.size() + cache.mediums.size() != stored;
+        continue;
+      }
+      if (!b.keyed) batch_keys(s, n, cache, b);
       for (size_t i = 0; i < b.count; ++i) {
         const size_t from = b.bounds[i], to = b.bounds[i + 1];
         const uint8_t* piece = s + from;
@@ -603,33 +628,79 @@ class ByteLevelHfBpePipeline {
           if (const ShortPieceTable::Entry* e = cache.shorts.find(b.keys[i], b.hashes[i])) {
             o = cache.shorts.emit(*e, o);
           } else {
-            copy(missed_piece(piece, len, b, i, w));
+            copy(missed_piece(piece, len, b.keys[i], b.medium_keys[i], b.hashes[i], w));
           }
         } else if (const MediumPieceTable::Entry* e =
                        len <= kMediumPiece ? cache.mediums.find(b.medium_keys[i], b.hashes[i]) : nullptr) {
           o = cache.mediums.emit(*e, o);
         } else {
-          copy(missed_piece(piece, len, b, i, w));
+          copy(missed_piece(piece, len, b.keys[i], b.medium_keys[i], b.hashes[i], w));
         }
       }
+      probe = cache.shorts.size() + cache.mediums.size() != stored;
     }
     out.insert(out.end(), buf.begin(), o);
   }
 
+  // A batch of pieces where the last batch met none new to this thread (so most likely this
+  // one has none either), in one pass: each piece's key (two loads and masks where kInside, the
+  // batch ending 16 bytes or more before the stretch does), its hash, and a probe of the
+  // thread's table through a View kept in registers; a hit's ids are written whole. A piece
+  // the table lacks is merged and stored, which may move the table: the View is read again.
+  template <bool kInside>
+  TF_NOINLINE uint32_t* warm_ids(const uint8_t* s, size_t n, const Batch& b, uint32_t* o, Scratch& w) const {
+    PieceCache& cache = w.cache;
+    ShortPieceTable::View shorts = cache.shorts.view();
+    auto copy = [&](const std::vector<uint32_t>& from) {
+      std::memcpy(o, from.data(), from.size() * sizeof(uint32_t));
+      o += from.size();
+    };
+    for (const size_t *bound = b.bounds, *last = b.bounds + b.count; bound != last; ++bound) {
+      const size_t from = bound[0], len = bound[1] - from;
+      const uint8_t* piece = s + from;
+      if (len == 1) {
+        *o++ = byte_id_[piece[0]];
+      } else if (TF_LIKELY(len <= kShortPiece)) {
+        const ShortKey key = kInside ? short_key_inside(piece, len) : short_key(piece, len, s, s + n);
+        const uint64_t hash = key.hash();
+        if (const ShortPieceTable::Entry* e = shorts.find(key, hash); TF_LIKELY(e != nullptr)) {
+          o = cache.shorts.emit_whole(*e, o);
+          continue;
+        }
+        copy(missed_piece(piece, len, key, MediumKey{}, hash, w));
+        shorts = cache.shorts.view();
+      } else if (len <= kMediumPiece) {
+        const MediumKey key = medium_key(piece, len);
+        const uint64_t hash = key.hash();
+        if (const MediumPieceTable::Entry* e = cache.mediums.find(key, hash); TF_LIKELY(e != nullptr)) {
+          o = cache.mediums.emit_whole(*e, o);
+          continue;
+        }
+        copy(missed_piece(piece, len, ShortKey{}, key, hash, w));
+        shorts = cache.shorts.view();
+      } else {
+        copy(missed_piece(piece, len, ShortKey{}, MediumKey{}, 0, w));
+        shorts = cache.shorts.view();
+      }
+    }
+    return o;
+  }
+
   // A piece fast_stretch and fast_ids did not find cached (or one too long to cache): its ids,
-  // merged into w.ids, and kept in the cache for pieces of its length.
-  TF_INLINE std::vector<uint32_t>& missed_piece(const uint8_t* piece, size_t len, const Batch& b, size_t i,
-                                                Scratch& w) const {
+  // merged into w.ids, and kept in the cache for pieces of its length (under the key of that
+  // length and its hash).
+  TF_INLINE std::vector<uint32_t>& missed_piece(const uint8_t* piece, size_t len, const ShortKey& short_key,
+                                                const MediumKey& medium_key, uint64_t hash, Scratch& w) const {
     std::vector<uint32_t>& ids = w.ids;
     ids.clear();
     if (len > kMediumPiece) {
       encode_piece(piece, len, ids, w);
     } else if (len <= kShortPiece) {
       merge(piece, len, ids, w);
-      w.cache.shorts.insert(b.keys[i], b.hashes[i], ids.data(), ids.size());
+      w.cache.shorts.insert(short_key, hash, ids.data(), ids.size());
     } else {
       merge(piece, len, ids, w);
-      w.cache.mediums.insert(b.medium_keys[i], b.hashes[i], ids.data(), ids.size());
+      w.cache.mediums.insert(medium_key, hash, ids.data(), ids.size());
     }
     return ids;
   }
