@@ -268,6 +268,19 @@ def test_call_leaves_the_tokenizers_own_settings(pair_of):
         ours.no_truncation()
 
 
+def test_targets_as_transformers(pair_of):
+    """text_target / text_pair_target: the targets' ids as labels; positional arguments in
+    transformers' order (text, text_pair, text_target, text_pair_target, add_special_tokens)."""
+    _, ref, ours = pair_of
+    for args, kwargs in [
+        ((TEXTS[:3],), {"text_target": PAIRS[:3]}),
+        ((TEXTS[:3], PAIRS[:3], TEXTS[3:], PAIRS[3:]), {"padding": True, "truncation": True, "max_length": 9}),
+        ((None, None, TEXTS[0]), {"return_offsets_mapping": True}),
+        ((TEXTS[1], None, TEXTS[2], None, False), {}),
+    ]:
+        assert _outcome(ours, args, kwargs) == _outcome(ref, args, kwargs), (args, kwargs)
+
+
 def test_batch_encoding_surface(pair_of):
     name, ref, ours = pair_of
     got = ours(TEXTS[:2], PAIRS[:2], return_offsets_mapping=True)

@@ -543,6 +543,8 @@ class TransformersApi:
         self,
         text: Any = None,
         text_pair: Any = None,
+        text_target: Any = None,
+        text_pair_target: Any = None,
         add_special_tokens: bool = True,
         padding: bool | str = False,
         truncation: bool | str | None = None,
@@ -575,16 +577,16 @@ class TransformersApi:
         (else model_max_length; max_length alone truncates), on truncation_side, overflowing
         parts overlapping by `stride`. The tokenizer's own truncation and padding
         (enable_truncation, enable_padding: encode's, as HF tokenizers') play no part.
+        text_target (and text_pair_target): texts encoded alike, their input_ids returned as
+        "labels" (the targets' own BatchEncoding where `text` is None), as transformers.
         Defaults are transformers' (see the module's docstring for the two families).
         is_split_into_words=True (pre-tokenized words) is not supported: NotImplementedError."""
-        if text is None:
+        if text is None and text_target is None:
             raise ValueError("You need to specify either `text` or `text_target`.")
         padding_strategy, truncation_strategy, max_length = self._strategies(
             padding, truncation, max_length, pad_to_multiple_of
         )
-        return self._encode_plus(
-            text,
-            text_pair,
+        settings = (
             add_special_tokens,
             padding_strategy,
             truncation_strategy,
@@ -601,6 +603,15 @@ class TransformersApi:
             return_offsets_mapping,
             return_length,
         )
+        encodings = self._encode_plus(text, text_pair, *settings) if text is not None else None
+        if text_target is None:
+            assert encodings is not None
+            return encodings
+        targets = self._encode_plus(text_target, text_pair_target, *settings)
+        if encodings is None:
+            return targets
+        encodings["labels"] = targets["input_ids"]  # (as transformers: the targets' ids as labels)
+        return encodings
 
     def _encode_plus(
         self,
