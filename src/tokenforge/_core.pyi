@@ -364,6 +364,11 @@ class WordPiece:
 
     def encode_batch(self, texts: object, pairs: object | None, add_special_tokens: bool, added: SpecialMatcher | None, threads: int) -> list[Encoded]: ...
 
+    def encode_batch_with(self, texts: object, pairs: object | None, add_special_tokens: bool, added: SpecialMatcher | None, threads: int, truncation: object | None, padding: object | None, pad_token: str) -> list[Encoded]:
+        """
+        encode_batch with truncation (max_length, stride, strategy, from_left) or None and padding (length, multiple_of, pad_id, pad_type_id, left) or None for this call only, the padding token shown as pad_token.
+        """
+
 class ByteLevelBpe:
     """
     A byte-level BPE Encoder as a Tokenizer pipeline: offsets, pairs, template, truncation and padding around the Encoder's own ids.
@@ -408,6 +413,11 @@ class ByteLevelBpe:
 
     def encode_batch(self, texts: object, pairs: object | None, add_special_tokens: bool, added: SpecialMatcher | None, threads: int) -> list[Encoded]: ...
 
+    def encode_batch_with(self, texts: object, pairs: object | None, add_special_tokens: bool, added: SpecialMatcher | None, threads: int, truncation: object | None, padding: object | None, pad_token: str) -> list[Encoded]:
+        """
+        encode_batch with truncation (max_length, stride, strategy, from_left) or None and padding (length, multiple_of, pad_id, pad_type_id, left) or None for this call only, the padding token shown as pad_token.
+        """
+
 class SpmTokenizer:
     """
     A sentencepiece model and normalizer as a Tokenizer pipeline, with sentencepiece's decoder.
@@ -450,6 +460,11 @@ class SpmTokenizer:
         """
 
     def encode_batch(self, texts: object, pairs: object | None, add_special_tokens: bool, added: SpecialMatcher | None, threads: int) -> list[Encoded]: ...
+
+    def encode_batch_with(self, texts: object, pairs: object | None, add_special_tokens: bool, added: SpecialMatcher | None, threads: int, truncation: object | None, padding: object | None, pad_token: str) -> list[Encoded]:
+        """
+        encode_batch with truncation (max_length, stride, strategy, from_left) or None and padding (length, multiple_of, pad_id, pad_type_id, left) or None for this call only, the padding token shown as pad_token.
+        """
 
 def parse_tiktoken(data: bytes, rank_limit: int = 2**64 - 1) -> list[bytes]:
     """Parse a .tiktoken file's bytes into a list of token bytes indexed by rank."""
@@ -500,6 +515,11 @@ class Staged:
         """
 
     def encode_batch(self, texts: object, pairs: object | None, add_special_tokens: bool, added: SpecialMatcher | None, threads: int) -> list[Encoded]: ...
+
+    def encode_batch_with(self, texts: object, pairs: object | None, add_special_tokens: bool, added: SpecialMatcher | None, threads: int, truncation: object | None, padding: object | None, pad_token: str) -> list[Encoded]:
+        """
+        encode_batch with truncation (max_length, stride, strategy, from_left) or None and padding (length, multiple_of, pad_id, pad_type_id, left) or None for this call only, the padding token shown as pad_token.
+        """
 
 def unicode_normalize(form: str, text: str) -> str:
     """
@@ -610,6 +630,11 @@ class ByteLevelHfBpe:
 
     def encode_batch(self, texts: object, pairs: object | None, add_special_tokens: bool, added: SpecialMatcher | None, threads: int) -> list[Encoded]: ...
 
+    def encode_batch_with(self, texts: object, pairs: object | None, add_special_tokens: bool, added: SpecialMatcher | None, threads: int, truncation: object | None, padding: object | None, pad_token: str) -> list[Encoded]:
+        """
+        encode_batch with truncation (max_length, stride, strategy, from_left) or None and padding (length, multiple_of, pad_id, pad_type_id, left) or None for this call only, the padding token shown as pad_token.
+        """
+
 def grapheme_clusters(text: str) -> list[str]:
     """
     The extended grapheme clusters of `text`, as the Rust crate unicode-segmentation (HF tokenizers' Precompiled normalizer) cuts them (Unicode 17.0.0; a test hook).
@@ -667,6 +692,11 @@ class SpmHfBpe:
 
     def encode_batch(self, texts: object, pairs: object | None, add_special_tokens: bool, added: SpecialMatcher | None, threads: int) -> list[Encoded]: ...
 
+    def encode_batch_with(self, texts: object, pairs: object | None, add_special_tokens: bool, added: SpecialMatcher | None, threads: int, truncation: object | None, padding: object | None, pad_token: str) -> list[Encoded]:
+        """
+        encode_batch with truncation (max_length, stride, strategy, from_left) or None and padding (length, multiple_of, pad_id, pad_type_id, left) or None for this call only, the padding token shown as pad_token.
+        """
+
 class UnigramHf:
     """
     A Unigram tokenizer.json (T5, ALBERT, XLNet shapes) in one fused pass, exact to HF tokenizers and to the staged pipeline.
@@ -718,6 +748,11 @@ class UnigramHf:
         """
 
     def encode_batch(self, texts: object, pairs: object | None, add_special_tokens: bool, added: SpecialMatcher | None, threads: int) -> list[Encoded]: ...
+
+    def encode_batch_with(self, texts: object, pairs: object | None, add_special_tokens: bool, added: SpecialMatcher | None, threads: int, truncation: object | None, padding: object | None, pad_token: str) -> list[Encoded]:
+        """
+        encode_batch with truncation (max_length, stride, strategy, from_left) or None and padding (length, multiple_of, pad_id, pad_type_id, left) or None for this call only, the padding token shown as pad_token.
+        """
 
 def gguf_strings(data: object, pos: int, count: int, big_endian: bool, keep: bool = True) -> tuple:
     """

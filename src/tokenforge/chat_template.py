@@ -1114,6 +1114,9 @@ class ModelConfig:
     chat_template: ChatTemplates | None = None
     tokenizer_class: str | None = None
     config: Mapping[str, Any] = dataclasses.field(default_factory=dict, repr=False)
+    # The class AutoTokenizer builds for the folder (without "Fast"; None: TokenizersBackend), as
+    # Tokenizer.from_pretrained routes it: its model_input_names (transformers_api.py)
+    transformers_class: str | None = None
 
     @property
     def bos_token(self) -> str | None:

@@ -43,6 +43,7 @@ from .decoders.streaming import DecodeStream
 from .pipeline.spec import PipelineSpec
 from .special import SpecialPolicy, SpecialSet
 from .threads import resolve_threads
+from .transformers_api import _MISSING, TransformersApi
 
 if TYPE_CHECKING:
     from .pipeline.compile import Kernel
@@ -82,7 +83,7 @@ def _resolve_policy(
     return allowed
 
 
-class Tokenizer:
+class Tokenizer(TransformersApi):
     _spec: PipelineSpec  # the description, without truncation and padding (kept below)
     _kernel: Kernel  # the compiled pipeline
     _native: Any  # _kernel.native
@@ -169,6 +170,9 @@ class Tokenizer:
         extras = self._kernel.extras
         if name in extras:
             return extras[name]
+        found = self._special_attribute(name)  # a model-specific special token (transformers_api.py)
+        if found is not _MISSING:
+            return found
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     # -- the description -----------------------------------------------------------------
@@ -446,6 +450,7 @@ class Tokenizer:
         if config.clean_up_tokenization_spaces and _model_type(spec.model) not in ("BPE", None):
             # transformers' decode cleans the text up as the config says, but for a BPE model
             options["clean_up_tokenization_spaces"] = True
+        config = dataclasses.replace(config, transformers_class=class_name)  # (transformers_api.py reads it)
         tok = cls.from_spec(dataclasses.replace(spec, config=config, options=options), source=file)
         if name == "tokenizer.json":
             config_path = os.path.join(folder, "tokenizer_config.json")
@@ -655,14 +660,20 @@ class Tokenizer:
 
     # -- decoding ----------------------------------------------------------------------
 
-    def decode(self, ids: Sequence[int], skip_special_tokens: bool = True) -> str:
+    def decode(
+        self, ids: Sequence[int], skip_special_tokens: bool = True, clean_up_tokenization_spaces: bool | None = None
+    ) -> str:
         """Text of `ids` (any integers, NumPy's too, or a 1-D NumPy integer array), read by the
         pipeline's decoder natively: WordPiece's (or WPM's), sentencepiece's (then the model's
         denormalizer if any), or byte-level BPE's (the tokens' bytes joined, U+FFFD for bytes
         that are not UTF-8). skip_special_tokens drops special tokens (sentencepiece: control
-        pieces). An id outside the vocabulary raises ValueError, anything but an integer
-        TypeError."""
+        pieces); its default is HF tokenizers' (True), not transformers' (batch_decode's False).
+        clean_up_tokenization_spaces: None for the model folder's setting, else transformers'
+        clean-up on or off (never for a BPE model, as transformers). An id outside the
+        vocabulary raises ValueError, anything but an integer TypeError."""
         text = self._decode_natively(ids, skip_special_tokens)
+        if clean_up_tokenization_spaces is not None:
+            return self._clean_up(text, clean_up_tokenization_spaces)
         denormalize = self._kernel.denormalize
         return denormalize(text) if denormalize else text
 

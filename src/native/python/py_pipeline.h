@@ -174,6 +174,12 @@ class PyPipeline {
   // Applies `change` to a copy of the post-processor, checks the ids it names, then swaps it in.
   template <class Change>
   void change_post(Change change) {
+    std::atomic_store(&post_, post_with(change));
+  }
+  // A copy of the post-processor with `change` applied and the ids it names checked, not stored
+  // (change_post stores it; a call with settings of its own uses it for that call only).
+  template <class Change>
+  std::shared_ptr<const PostProcessor> post_with(Change change) const {
     auto next = std::make_shared<PostProcessor>(*post());
     change(*next);
     const size_t n = names()->by_id.size();
@@ -198,11 +204,20 @@ class PyPipeline {
       check(next->padding.pad_id, "padding");
       check_type(next->padding.pad_type_id);
     }
-    std::atomic_store(&post_, std::shared_ptr<const PostProcessor>(std::move(next)));
+    return next;
   }
-  void set_pad_token(const std::string& pad) {
-    std::atomic_store(&names_,
-                      std::shared_ptr<const TokenNames>(std::make_shared<TokenNames>(TokenNames{names()->by_id, pad})));
+  void set_pad_token(const std::string& pad) { std::atomic_store(&names_, names_with(pad)); }
+  // The name table with `pad` as the padding token's text: the current one, or the last one made
+  // for a call (kept, so that a call padding with its own token copies the names once, not per
+  // call; the names by id never change in a pipeline's life, only the padding token's text).
+  std::shared_ptr<const TokenNames> names_with(const std::string& pad) const {
+    std::shared_ptr<const TokenNames> now = names();
+    if (now->pad == pad) return now;
+    std::shared_ptr<const TokenNames> made = std::atomic_load(&call_names_);
+    if (made && made->pad == pad) return made;
+    made = std::make_shared<TokenNames>(TokenNames{now->by_id, pad});
+    std::atomic_store(&call_names_, made);
+    return made;
   }
 
   // The special-token policy: the default (see SpecialDefault) uses default_added, except
@@ -264,9 +279,12 @@ class PyPipeline {
   // Each text (or pair) as encode gives it, on threads; texts without a pair come ids first
   // where encode's would (owner and matcher as there), and padding to the batch's longest makes
   // every row eager.
+  // `with_post` and `with_names`, where given, replace the settings for this call only.
   std::vector<PyEncoded> encode_batch(nb::handle texts, nb::handle pairs, bool add_special, const SpecialMatcher* added,
                                       size_t threads, nb::handle owner = nb::handle(),
-                                      nb::handle matcher = nb::handle()) const {
+                                      nb::handle matcher = nb::handle(),
+                                      std::shared_ptr<const PostProcessor> with_post = nullptr,
+                                      std::shared_ptr<const TokenNames> with_names = nullptr) const {
     const std::vector<Text> a = utf8_of_all(texts);
     const bool has_pairs = !pairs.is_none();
     const std::vector<Text> b = has_pairs ? utf8_of_all(pairs, true) : std::vector<Text>();
@@ -275,8 +293,8 @@ class PyPipeline {
           ("got " + std::to_string(a.size()) + " texts but " + std::to_string(b.size()) + " pairs").c_str());
     std::vector<Encoded> encoded;
     std::vector<PyEncoded> out(a.size());
-    const std::shared_ptr<const PostProcessor> snapshot = this->post();
-    const std::shared_ptr<const TokenNames> names = this->names();
+    const std::shared_ptr<const PostProcessor> snapshot = with_post ? std::move(with_post) : this->post();
+    const std::shared_ptr<const TokenNames> names = with_names ? std::move(with_names) : this->names();
     const PostProcessor& post = *snapshot;
     std::vector<std::shared_ptr<LazyRowsOf<Pipeline>>> lazy;  // ids first where set
     std::vector<uint8_t> eager;                               // lazy[i] could not: rows in encoded[i]
@@ -322,6 +340,7 @@ class PyPipeline {
   Pipeline tok_;
   std::shared_ptr<const PostProcessor> post_ = std::make_shared<PostProcessor>();
   std::shared_ptr<const TokenNames> names_;
+  mutable std::shared_ptr<const TokenNames> call_names_;  // names_with's last table (atomic access)
   IdInts& ints_;
   SpecialDefault default_;
   nb::object default_added_ = nb::none(), resolver_ = nb::none();
@@ -398,7 +417,40 @@ void bind_pipeline(nb::class_<Py>& c, nb::object default_allowed, const char* en
                                   added ? nb::handle(nb::find(added)) : nb::handle());
           },
           nb::arg("texts"), nb::arg("pairs").none(), nb::arg("add_special_tokens"), nb::arg("added").none(),
-          nb::arg("threads"));
+          nb::arg("threads"))
+      .def(
+          "encode_batch_with",
+          [](const Py& t, nb::handle texts, nb::handle pairs, bool add_special, const SpecialMatcher* added,
+             size_t threads, nb::handle truncation, nb::handle padding, const std::string& pad_token) {
+            // settings for this call only: the stored ones stay (other threads keep encoding with them)
+            const bool truncate = !truncation.is_none(), pad = !padding.is_none();
+            TruncationParams tp{};
+            PaddingParams pp{};
+            if (truncate) {
+              nb::tuple tt = nb::cast<nb::tuple>(truncation);
+              tp = TruncationParams{nb::cast<size_t>(tt[0]), nb::cast<size_t>(tt[1]), nb::cast<int>(tt[2]),
+                                    nb::cast<bool>(tt[3])};
+            }
+            if (pad) {
+              nb::tuple pt = nb::cast<nb::tuple>(padding);
+              pp = PaddingParams{nb::cast<size_t>(pt[0]), nb::cast<size_t>(pt[1]), nb::cast<uint32_t>(pt[2]),
+                                 nb::cast<uint32_t>(pt[3]), nb::cast<bool>(pt[4])};
+            }
+            std::shared_ptr<const PostProcessor> post = t.post_with([&](PostProcessor& p) {
+              p.truncate = truncate;
+              if (truncate) p.truncation = tp;
+              p.pad = pad;
+              if (pad) p.padding = pp;
+            });
+            return t.encode_batch(texts, pairs, add_special, added, threads, nb::find(&t),
+                                  added ? nb::handle(nb::find(added)) : nb::handle(), std::move(post),
+                                  t.names_with(pad_token));
+          },
+          nb::arg("texts"), nb::arg("pairs").none(), nb::arg("add_special_tokens"), nb::arg("added").none(),
+          nb::arg("threads"), nb::arg("truncation").none(), nb::arg("padding").none(), nb::arg("pad_token"),
+          "encode_batch with truncation (max_length, stride, strategy, from_left) or None and padding "
+          "(length, multiple_of, pad_id, pad_type_id, left) or None for this call only, the padding "
+          "token shown as pad_token.");
 }
 
 }  // namespace tokenforge::bindings

@@ -66,6 +66,9 @@ class Kernel:
     options: Mapping[str, Any] = field(default_factory=dict)  # the options read, with defaults resolved
     extras: Mapping[str, Any] = field(default_factory=dict)  # kernel-specific attributes (bos_id, encoder)
     denormalize: Callable[[str], str] | None = None  # applied to decoded text
+    # where the option clean_up_tokenization_spaces is on: denormalize without that clean-up
+    # (decode(clean_up_tokenization_spaces=False) of transformers_api.py)
+    uncleaned_denormalize: Callable[[str], str] | None = None
 
 
 # The native pipelines, and the options each reads from PipelineSpec.options.
@@ -185,7 +188,7 @@ def build_kernel(spec: PipelineSpec) -> Kernel:
             return replace(inner, options={**inner.options, name: False})
         first = inner.denormalize
         then = clean_up_tokenization if first is None else (lambda text: clean_up_tokenization(first(text)))
-        return replace(inner, denormalize=then, options={**inner.options, name: True})
+        return replace(inner, denormalize=then, uncleaned_denormalize=first, options={**inner.options, name: True})
     kernel = kernel_of(spec)
     unknown = sorted(set(spec.options) - OPTIONS[kernel])
     if unknown:
