@@ -207,6 +207,38 @@ def test_pieces_on_every_code_point(tmp_path_factory):
         assert got == want, hex(ord(chars[i]))
 
 
+def test_cjk_runs_with_every_kana_code_point(tmp_path_factory):
+    # A run of the CJK Split of letters and marks only is one piece; a kana-range character that
+    # is neither (U+3040, U+309B, U+30A0, U+30FB, ...) makes the main pattern cut it: each such
+    # code point at the start, inside and at the end of ideograph and kana runs, against HF.
+    t = trio(tmp_path_factory)
+
+    def same(text: str) -> None:
+        want = [p for p, _ in t.hf.pre_tokenizer.pre_tokenize_str(text)]
+        got = ["".join(_byte_chars()[b] for b in piece) for piece, _ in t.fused.pieces(text)]
+        assert got == want, text
+
+    for c in map(chr, range(0x3040, 0x3100)):
+        for run in ("漢字", "かな", "カナ", "一"):
+            same(f"{c}{run} {run}{c}{run}、{run}{c}")
+            same(f"x{c}{c}{run}{c}")
+
+
+def test_ascii_stretches_of_every_length_before_a_stop(tmp_path_factory):
+    # ASCII text of every length before a digit, a control, a non-ASCII character or the end:
+    # windows are taken where the stop lies 16 bytes or more ahead, the character scanner
+    # otherwise; both give HF's pieces.
+    t = trio(tmp_path_factory)
+    words = "The quick, brown fox's (jumps) over  the\tlazy dog;  it  ran.\n  Then  "
+    for length in range(0, 70):
+        head = (words * 2)[:length]
+        for stop in ("7", "\x01", "é", "日本", "", " ", "\n"):
+            text = head + stop + words
+            want = [p for p, _ in t.hf.pre_tokenizer.pre_tokenize_str(text)]
+            got = ["".join(_byte_chars()[b] for b in piece) for piece, _ in t.fused.pieces(text)]
+            assert got == want, text
+
+
 def test_a_missing_stage_is_caught(tmp_path_factory):
     # Without any one of the three stages the pieces differ from HF's: the checks see it.
     from tokenforge import _core

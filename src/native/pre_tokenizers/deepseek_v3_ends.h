@@ -137,7 +137,7 @@ class DeepSeekV3Ends {
   TF_INLINE size_t window(size_t p) {
     const size_t avail = n_ - p >= 64 ? 64 : n_ - p;
     const size_t stop = first_stop(p, avail);
-    if (stop < 3) {  // a window keeps nothing before 2
+    if (stop < 16) {  // (a window keeps nothing before 2; too few pieces before 16 to pay)
       retry_at_ = p + stop + 1;
       return 0;
     }
@@ -154,6 +154,9 @@ class DeepSeekV3Ends {
   }
 
   TF_INLINE uint32_t at(size_t p, size_t& len) const { return decode_utf8(t_ + p, n_ - p, len); }
+  // Whether a character of the CJK Split's runs is a letter or mark (\p{L} or \p{M}); the
+  // ideographs U+4E00..U+9FA5 all are.
+  static TF_INLINE bool is_run_letter(uint32_t cp) { return cp >= 0x4E00 || (class_of(cp) & (kLetter | kMark)); }
 
   // The character scanner: a number group, or the next piece of the segment from p.
   size_t scalar(size_t p) {
@@ -176,7 +179,17 @@ class DeepSeekV3Ends {
         return e;
       }
       if (is_v3_cjk(cp)) {
-        for (size_t l; e < n_ && is_v3_cjk(at(e, l));) e += l;
+        // A run of letters and marks only (ideographs are all letters) is one match of the main
+        // pattern's (2), the whole run: no second read of it.
+        bool plain = is_run_letter(cp);
+        for (size_t l; e < n_;) {
+          const uint32_t c = at(e, l);
+          if (!is_v3_cjk(c)) break;
+          plain &= is_run_letter(c);
+          e += l;
+        }
+        seg_end_ = e;
+        if (plain) return e;
       } else {
         e = stretch_end(e);
       }
