@@ -418,19 +418,26 @@ class ByteLevelHfBpePipeline {
       return pass(DeepSeekV3Ends(s, n)), true;
     }
     if (!list_ends(s, n, w)) return false;
-    pass(ListedEnds{w.ends.data()});
+    pass(ListedEnds{w.ends.data(), n});
     return true;
   }
 
   // The pieces' ends, as the fast pass asks for them: from a built-in scanner, or listed.
+  // Each gives the ends of up to max pieces from p (< n) into to[0..) and says how many (fewer
+  // only where the stretch ends), as Scanner::ends does.
   template <Pattern P>
   struct ScannedEnds {
     Scanner scanner;
-    TF_INLINE size_t next(size_t p) { return next_end<P>(scanner, p); }
+    TF_INLINE size_t ends(size_t p, size_t* to, size_t max) { return scanner.ends<P>(p, to, max); }
   };
   struct ListedEnds {
     const size_t* at;
-    TF_INLINE size_t next(size_t) { return *at++; }
+    size_t n;
+    TF_INLINE size_t ends(size_t p, size_t* to, size_t max) {
+      size_t m = 0;
+      for (; m < max && p < n; ++m) to[m] = p = *at++;
+      return m;
+    }
   };
 
   // The ends of the stretch's pieces (pre-splits, then the Split) into w.ends; false where
@@ -483,10 +490,8 @@ class ByteLevelHfBpePipeline {
   // The ends alone (keyed false).
   template <class Ends>
   static TF_INLINE void next_bounds(size_t n, Ends& ends, size_t p, Batch& b) {
-    size_t m = 0;
     b.bounds[0] = p;
-    for (; m < kBatch && b.bounds[m] < n; ++m) b.bounds[m + 1] = ends.next(b.bounds[m]);
-    b.count = m;
+    b.count = p < n ? ends.ends(p, b.bounds + 1, kBatch) : 0;
     b.keyed = false;
   }
   // The keys, once the ends are in.

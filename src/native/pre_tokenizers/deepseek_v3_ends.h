@@ -74,6 +74,14 @@ class DeepSeekV3Ends {
     return scalar(p);
   }
 
+  // The ends of up to max pieces from p (< n) on into to[0..): how many (fewer only where the
+  // text ends), as Scanner::ends.
+  TF_INLINE size_t ends(size_t p, size_t* to, size_t max) {
+    size_t m = 0;
+    for (; m < max && p < n_; ++m) to[m] = p = next(p);
+    return m;
+  }
+
   // The same without windows (tests compare the two).
   size_t next_scalar(size_t p) { return scalar(p); }
 
