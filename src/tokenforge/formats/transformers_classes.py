@@ -263,8 +263,9 @@ def _gpt_neox(doc: Mapping[str, Any], config: Mapping[str, Any]) -> dict[str, An
 def _bert(doc: Mapping[str, Any], config: Mapping[str, Any]) -> dict[str, Any]:
     model = doc["model"]
     cls, sep = _text(config.get("cls_token"), "[CLS]") or "", _text(config.get("sep_token"), "[SEP]") or ""
-    # (a token the file lacks: the template waits for its id, class_post_processor)
-    cls_id, sep_id = _token_id(doc, cls), _token_id(doc, sep)
+    # (a token the model's vocabulary lacks: the template waits for its id, class_post_processor;
+    # the file's added tokens are added anew, at ids of their own)
+    cls_id, sep_id = _token_id({**doc, "added_tokens": []}, cls), _token_id({**doc, "added_tokens": []}, sep)
     return {
         "model": {
             "type": "WordPiece",
@@ -578,6 +579,14 @@ def rebuild_for_class(
     if entry is None or not isinstance(model, dict):
         return doc
     model_type, build = entry
+    if model.get("type", model_type) != model_type and model_type == "WordPiece" and "vocab" in model:
+        # transformers hands a WordPiece class any file's vocabulary (a list's pieces by index)
+        # and its model is a WordPiece over it (BertTokenizer over a WordLevel file)
+        vocab = _as_token_ids(model["vocab"])
+        if vocab is None:
+            return doc
+        model = {"type": model_type, "vocab": vocab}
+        doc = {**doc, "model": model}
     if model.get("type", model_type) != model_type or "vocab" not in model:
         return doc  # the class could not take this file's vocabulary; keep what the file says
     rebuilt = dict(doc)
@@ -591,6 +600,17 @@ def rebuild_for_class(
         built.pop("post_processor", None)  # a class template without its tokens' ids: the file's stays
     rebuilt.update(built)
     return rebuilt
+
+
+def _as_token_ids(vocab: Any) -> dict[str, int] | None:
+    """A file's vocabulary as the {token: id} map transformers' convert_to_native_format gives a
+    WordPiece class: a map as it is, a Unigram list's pieces by index (a repeated piece at its
+    last); None for anything else."""
+    if isinstance(vocab, dict):
+        return vocab
+    if isinstance(vocab, list) and all(isinstance(e, list) and e and isinstance(e[0], str) for e in vocab):
+        return {e[0]: i for i, e in enumerate(vocab)}
+    return None
 
 
 # The classes whose post-processor class_post_processor sets, after the tokens are added
@@ -693,10 +713,11 @@ def class_post_processor(
         pair = [*single, f"{eos}:0", "$B:0", f"{eos}:0"]
         return template(single, pair, [(bos, convert(bos)), (eos, convert(eos))])
     if name == "BertTokenizer":  # (ids 2 and 3 where neither the token nor the unknown one is known)
+        # a token the config sets to null is str(None), "None", in the template
         cls, sep = special.get("cls_token"), special.get("sep_token")
-        if cls is None or sep is None:
-            return None
-        cls_id, sep_id = convert(cls), convert(sep)
+        cls_id = convert(cls) if cls is not None else None
+        sep_id = convert(sep) if sep is not None else None
+        cls, sep = str(cls), str(sep)
         tokens = [(cls, 2 if cls_id is None else cls_id), (sep, 3 if sep_id is None else sep_id)]
         single = [f"{cls}:0", "$A:0", f"{sep}:0"]
         return template(single, [*single, "$B:1", f"{sep}:1"], tokens)
