@@ -595,3 +595,18 @@ def test_bert_tokenizer_over_a_word_level_file(tmp_path, words):
     (tmp_path / "tokenizer_config.json").write_text(json.dumps(config), encoding="utf-8")
     (tmp_path / "config.json").write_text(json.dumps({"model_type": "bert"}), encoding="utf-8")
     _same_folder(tmp_path, ["ab a", "a </s> b", ""])
+
+
+def test_named_tokens_of_one_content_compared_with_defaults(tmp_path):
+    """transformers queues a named token unless an equal one is queued: AddedToken objects are
+    equal by content and flags, a flag left out being its default (normalized = not special), so
+    a mask token without flags is the pad token given normalized=True, and only that one is added."""
+    _metaspace_unigram(["<pad>", "<unk>"]).save(str(tmp_path / "tokenizer.json"))
+    config = {
+        "pad_token": {"__type": "AddedToken", "content": "<x>", "normalized": True, "special": False},
+        "mask_token": {"__type": "AddedToken", "content": "<x>", "single_word": False},
+        "cls_token": {"__type": "AddedToken", "content": "<y>", "normalized": False},
+        "sep_token": {"__type": "AddedToken", "content": "<y>", "lstrip": True},
+    }
+    (tmp_path / "tokenizer_config.json").write_text(json.dumps(config), encoding="utf-8")
+    _same_folder(tmp_path, ["hello <x> world<y> ", " <y>x"])
