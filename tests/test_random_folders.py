@@ -472,7 +472,10 @@ def test_clean_up_tokenization_spaces_of_the_config(tmp_path, model, clean):
     _same_folder(tmp_path, ["a . do n't ' s ' a ! ? , 's", "a ' a"])
 
 
-@pytest.mark.parametrize("config", [{}, {"add_bos_token": False, "add_eos_token": True}, {"bos_token": None}])
+@pytest.mark.parametrize(
+    "config",
+    [{}, {"add_bos_token": False, "add_eos_token": True}, {"bos_token": None}, {"bos_token": "<new>"}],
+)
 def test_code_llama_writes_its_bos_template(tmp_path, config):
     """CodeLlamaTokenizer passes its own add_bos_token (true; the config's never reaches it where
     tokenizer.json exists) to TokenizersBackend, which writes the bos template over the file's."""
@@ -645,3 +648,55 @@ def test_a_token_once_added_normalized_keeps_its_normalized_name(tmp_path, adds)
     assert ours.get_vocab() == tok.get_vocab()
     for skip in (False, True):
         assert ours.decode([3, 0, 3], skip_special_tokens=skip) == tok.decode([3, 0, 3], skip_special_tokens=skip)
+
+
+@pytest.mark.parametrize("cls", ["BertTokenizer", "XLMRobertaTokenizerFast"])
+def test_a_class_template_drops_the_files_byte_level_trimming(tmp_path, cls):
+    """BertTokenizer and XLMRobertaTokenizer set their template over the file's post-processor
+    whole: a ByteLevel step's offset trimming in the file's goes with it (an lstrip token keeps
+    its spaces, an unknown piece its trailing "Ġ")."""
+    if cls == "BertTokenizer":
+        words = ["[UNK]", "a", "b", "hello"]
+        model = tokenizers.models.WordPiece({w: i for i, w in enumerate(words)}, unk_token="[UNK]")
+        tok = tokenizers.Tokenizer(model)
+        tok.pre_tokenizer = tokenizers.pre_tokenizers.BertPreTokenizer()
+        tok.add_special_tokens(["[CLS]", "[SEP]"])
+        tok.add_tokens([tokenizers.AddedToken("<s>", lstrip=True, normalized=False)])
+        template = tokenizers.processors.TemplateProcessing(
+            single="$A [SEP]", pair="$A [SEP] $B:1", special_tokens=[("[SEP]", 5)]
+        )
+        tok.post_processor = tokenizers.processors.Sequence(
+            [tokenizers.processors.ByteLevel(trim_offsets=True), template]
+        )
+    else:
+        tok = _metaspace_unigram(["<pad>", "<unk>", "<s>", "</s>"])
+        tok.post_processor = tokenizers.processors.ByteLevel(trim_offsets=True)
+    tok.save(str(tmp_path / "tokenizer.json"))
+    config = {"tokenizer_class": cls, "bos_token": "<new>"}  # (XLM-R's template waits for its id)
+    (tmp_path / "tokenizer_config.json").write_text(json.dumps(config), "utf-8")
+    _same_folder(tmp_path, ["a\r\n<s>", "hello  <s> b", " <s>", "hello İĠ world\xa0Ġ "])
+
+
+@pytest.mark.parametrize("cls", ["T5TokenizerFast", "XLMRobertaTokenizerFast", "BertTokenizerFast"])
+def test_class_templates_over_the_files_added_tokens(tmp_path, cls):
+    """A class that adds the file's added tokens anew (at ids of their own) sets its template once
+    they are added: a template token that is one of the file's added tokens takes its new id,
+    and the file's post-processor (naming the old ids) never runs."""
+    if cls == "BertTokenizerFast":
+        words = ["[UNK]", "hello", "world", "the", "fox", "h", "e", "l", "o", "w", "r", "d"]
+        tok = tokenizers.Tokenizer(tokenizers.models.WordPiece({w: i for i, w in enumerate(words)}, unk_token="[UNK]"))
+        tok.pre_tokenizer = tokenizers.pre_tokenizers.BertPreTokenizer()
+    else:
+        tok = _metaspace_unigram(["<pad>", "<unk>"])
+    tok.add_tokens(["<a>"])
+    tok.add_special_tokens(["<e>"])
+    n = tok.get_vocab_size()
+    tok.post_processor = tokenizers.processors.TemplateProcessing(
+        single="$A <e>", pair="$A <e> $B:1", special_tokens=[("<e>", n - 1)]
+    )
+    tok.save(str(tmp_path / "tokenizer.json"))
+    config = {"tokenizer_class": cls, "bos_token": "<a>", "cls_token": "<a>", "sep_token": "<e>", "eos_token": "<e>"}
+    if cls == "T5TokenizerFast":
+        config["eos_token"] = "</s>"  # (T5's template names "</s>" whatever the eos token: left out)
+    (tmp_path / "tokenizer_config.json").write_text(json.dumps(config), encoding="utf-8")
+    _same_folder(tmp_path, ["hello world", "the <e> fox<a>", ""])

@@ -1034,9 +1034,11 @@ def _set_class_post_processor(tok: Tokenizer, class_name: str | None, config: An
     options = dict(tok.spec.options)
     if class_name in LATE_WHERE_REBUILT and _model_type(tok.spec.model) != LATE_WHERE_REBUILT[class_name]:
         return  # (the class could not take this file's vocabulary: the file's stays)
+    # the class's template replaces the file's post-processor whole: a ByteLevel step's trimming
+    # in it goes too (RobertaProcessing trims as the class says)
+    options.pop("trim_offsets", None)
     if class_name == "RobertaTokenizer":
         trim = roberta_trim_offsets(config.config)
-        options.pop("trim_offsets", None)
         if trim is not None:
             options["trim_offsets"] = trim
     rebuilt = Tokenizer.from_spec(

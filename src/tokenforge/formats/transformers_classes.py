@@ -120,6 +120,13 @@ def _token_id(doc: Mapping[str, Any], token: str | None) -> int | None:
     return None
 
 
+def _vocab_id(doc: Mapping[str, Any], token: str | None) -> int | None:
+    """The id of `token` in the file's model vocabulary: a class that adds the file's added tokens
+    anew (at ids of their own) and sets its template once they are added
+    (_TEMPLATE_ALWAYS_LATE) takes no id from the file's list."""
+    return _token_id({**doc, "added_tokens": []}, token)
+
+
 def _template(doc: Mapping[str, Any], single: str, pair: str, specials: dict[str, int | None]) -> dict[str, Any] | None:
     """tokenizers' TemplateProcessing(single=, pair=, special_tokens=) as tokenizer.json spells
     it; None where a special token has no id (the class would fail; the file's stays)."""
@@ -172,7 +179,7 @@ def _code_llama(doc: Mapping[str, Any], config: Mapping[str, Any]) -> dict[str, 
     # bos template over the file's (update_post_processor; no bos token: the bare template)
     bos = _text(config.get("bos_token"), None) if "bos_token" in config else "<s>"
     if bos is not None:
-        post = _template(doc, f"{bos}:0 $A:0", f"{bos}:0 $A:0 {bos}:1 $B:1", {bos: _token_id(doc, bos)})
+        post = _template(doc, f"{bos}:0 $A:0", f"{bos}:0 $A:0 {bos}:1 $B:1", {bos: _vocab_id(doc, bos)})
     else:
         post = _template(doc, "$A:0", "$A:0 $B:1", {})
     return {
@@ -263,9 +270,8 @@ def _gpt_neox(doc: Mapping[str, Any], config: Mapping[str, Any]) -> dict[str, An
 def _bert(doc: Mapping[str, Any], config: Mapping[str, Any]) -> dict[str, Any]:
     model = doc["model"]
     cls, sep = _text(config.get("cls_token"), "[CLS]") or "", _text(config.get("sep_token"), "[SEP]") or ""
-    # (a token the model's vocabulary lacks: the template waits for its id, class_post_processor;
-    # the file's added tokens are added anew, at ids of their own)
-    cls_id, sep_id = _token_id({**doc, "added_tokens": []}, cls), _token_id({**doc, "added_tokens": []}, sep)
+    # (a token the model's vocabulary lacks: the template waits for its id, class_post_processor)
+    cls_id, sep_id = _vocab_id(doc, cls), _vocab_id(doc, sep)
     return {
         "model": {
             "type": "WordPiece",
@@ -296,7 +302,7 @@ def _t5(doc: Mapping[str, Any], config: Mapping[str, Any]) -> dict[str, Any]:
         "normalizer": _charsmap(doc),
         "pre_tokenizer": {"type": "Sequence", "pretokenizers": [{"type": "WhitespaceSplit"}, _metaspace("always")]},
         "decoder": _metaspace("always"),
-        "post_processor": _template(doc, "$A </s>", "$A </s> $B </s>", {"</s>": _token_id(doc, eos)}),
+        "post_processor": _template(doc, "$A </s>", "$A </s> $B </s>", {"</s>": _vocab_id(doc, eos)}),
     }
 
 
@@ -312,7 +318,7 @@ def _xlm_roberta(doc: Mapping[str, Any], config: Mapping[str, Any]) -> dict[str,
             doc,
             f"{bos} $A {eos}",
             f"{bos} $A {eos} {eos} $B {eos}",
-            {bos: _token_id(doc, bos), eos: _token_id(doc, eos)},
+            {bos: _vocab_id(doc, bos), eos: _vocab_id(doc, eos)},
         ),
     }
 
@@ -483,6 +489,11 @@ _CLASSES: dict[str, tuple[str, Callable[[Mapping[str, Any], Mapping[str, Any]], 
 # The classes that set their post-processor before calling TokenizersBackend.__init__
 _TEMPLATE_BEFORE_INIT = frozenset(("AlbertTokenizer",))
 
+# The classes that always set their template once their tokens are added (class_post_processor
+# gives one for every folder): the file's post-processor, which may name ids of the file's added
+# tokens that the class adds anew, never runs
+_TEMPLATE_ALWAYS_LATE = frozenset(("BertTokenizer", "T5Tokenizer", "XLMRobertaTokenizer", "CodeLlamaTokenizer"))
+
 _BACKENDS = ("TokenizersBackend", "PythonBackend", "PreTrainedTokenizerFast", "PreTrainedTokenizer")
 
 
@@ -596,7 +607,7 @@ def rebuild_for_class(
         # the class sets its template before TokenizersBackend.__init__, which puts the
         # tokenizer.json's post-processor over it (a folder without the file keeps the class's)
         built["post_processor"] = doc["post_processor"]
-    if built.get("post_processor", doc.get("post_processor")) is None:
+    if built.get("post_processor", doc.get("post_processor")) is None and name not in _TEMPLATE_ALWAYS_LATE:
         built.pop("post_processor", None)  # a class template without its tokens' ids: the file's stays
     rebuilt.update(built)
     return rebuilt
@@ -625,6 +636,7 @@ LATE_POST_PROCESSORS = frozenset(
         "T5Tokenizer",
         "XLMRobertaTokenizer",
         "BertTokenizer",
+        "CodeLlamaTokenizer",
     )
 )
 # Those of them whose template is set only where the class rebuilt the file (its model type)
@@ -633,6 +645,7 @@ LATE_WHERE_REBUILT = {
     "T5Tokenizer": "Unigram",
     "XLMRobertaTokenizer": "Unigram",
     "BertTokenizer": "WordPiece",
+    "CodeLlamaTokenizer": "BPE",
 }
 
 
@@ -702,6 +715,13 @@ def class_post_processor(
         return template(
             [f"{cls}:0", "$A:0", f"{sep}:0"], [f"{cls}:0", "$A:0", f"{sep}:0", f"{sep}:0", "$B:0", f"{sep}:0"], tokens
         )
+    if name == "CodeLlamaTokenizer":
+        # TokenizersBackend's update_post_processor once the tokens are added: its add_bos_token
+        # (true, the class's own) puts the bos token first, where there is one
+        bos = special.get("bos_token")
+        if bos is None:
+            return template(["$A:0"], ["$A:0", "$B:1"], [])
+        return template([f"{bos}:0", "$A:0"], [f"{bos}:0", "$A:0", f"{bos}:1", "$B:1"], [(bos, convert(bos))])
     if name == "T5Tokenizer":  # "$A </s>" over the eos token's id, whatever its text
         eos_id = convert(special.get("eos_token"))
         return template(["$A:0", "</s>:0"], ["$A:0", "</s>:0", "$B:0", "</s>:0"], [("</s>", eos_id)])
