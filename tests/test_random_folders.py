@@ -178,7 +178,14 @@ def random_folder(seed: int, root: pathlib.Path) -> tuple[str, pathlib.Path]:
         base = json.loads((source / "tokenizer_config.json").read_text(encoding="utf-8"))
         family, kind = doc["model"]["type"], f"real {name}"
     else:
-        family, doc = random_file(rng.randrange(10**6))
+        try:
+            family, doc = random_file(rng.randrange(10**6))
+        except Exception as e:
+            # HF tokenizers writes a trained Unigram's score it cannot read back (null for a
+            # non-finite one): its from_str fails on its own to_str
+            if "invalid type: null, expected f64" not in str(e):
+                raise
+            pytest.skip(f"random folder {seed}: HF cannot read its own file back ({e})")
         (folder / "tokenizer.json").write_text(json.dumps(doc), encoding="utf-8")
         base, kind = {}, f"random {family}"
     config = random_config(rng, family, doc)
@@ -199,6 +206,8 @@ def random_folder(seed: int, root: pathlib.Path) -> tuple[str, pathlib.Path]:
         special_map = {n: _map_token(rng, rng.choice(TEXTS)) for n in NAMES if rng.random() < 0.4}
         if rng.random() < 0.3:
             special_map["additional_special_tokens"] = [rng.choice(TEXTS) for _ in range(rng.randint(0, 2))]
+        if config.get("tokenizer_class") == "T5TokenizerFast" and "eos_token" in special_map:
+            special_map["eos_token"] = "</s>"  # (T5's template text, as above: left out)
         (folder / "special_tokens_map.json").write_text(json.dumps(special_map), encoding="utf-8")
     if rng.random() < 0.2:
         (folder / "config.json").write_text(json.dumps({"model_type": rng.choice(MODEL_TYPES[family])}), "utf-8")
