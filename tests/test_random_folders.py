@@ -231,12 +231,13 @@ def _texts(rng: random.Random, specials: list[str]) -> list[str]:
 
 
 # Seeds past the default count that failed once (each then fixed).
-FOUND: tuple[int, ...] = (26, 42, 52, 94, 100, 106)
+FOUND: tuple[int, ...] = (26, 42, 45, 52, 56, 70, 94, 100, 106, 112, 206, 267, 347, 484)
 
 
-# Seeds of the default run whose folders still differ (not fixed in the time; strict, so a fix
-# shows).
-KNOWN: dict[int, str] = {}
+# Seeds whose folders still differ (not fixed in the time; strict, so a fix shows): a class
+# template's token whose id a normalized added token names shows the template's text in HF's
+# tokens ("é"), the normalized name in tokenforge's ("e"), as the left-out template texts above.
+KNOWN = {403: "a template token's text over a normalized added token's id"}
 
 
 @pytest.mark.parametrize(
