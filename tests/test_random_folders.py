@@ -710,3 +710,23 @@ def test_class_templates_over_the_files_added_tokens(tmp_path, cls):
         config["eos_token"] = "</s>"  # (T5's template names "</s>" whatever the eos token: left out)
     (tmp_path / "tokenizer_config.json").write_text(json.dumps(config), encoding="utf-8")
     _same_folder(tmp_path, ["hello world", "the <e> fox<a>", ""])
+
+
+@pytest.mark.parametrize("cls", ["GemmaTokenizerFast", "CodeLlamaTokenizerFast", "BertTokenizerFast"])
+def test_a_null_unknown_token_is_none_to_the_class_model(tmp_path, cls):
+    """GemmaTokenizer, CodeLlamaTokenizer and BertTokenizer build their model with
+    unk_token=str(unk_token): a config's null unknown token is "None", a token of the
+    vocabulary here (an unknown character becomes it)."""
+    if cls == "BertTokenizerFast":
+        words = ["None", "hello", "world", "the", "fox", "h", "e", "l", "o", "w", "r", "d"]
+        tok = tokenizers.Tokenizer(tokenizers.models.WordPiece({w: i for i, w in enumerate(words)}, unk_token="None"))
+        tok.pre_tokenizer = tokenizers.pre_tokenizers.BertPreTokenizer()
+    else:
+        tok = tokenizers.Tokenizer(tokenizers.models.BPE(unk_token="<unk>"))
+        tok.pre_tokenizer = tokenizers.pre_tokenizers.Metaspace()
+        trainer = tokenizers.trainers.BpeTrainer(vocab_size=120, special_tokens=["<unk>", "<s>", "</s>", "None"])
+        tok.train_from_iterator(SENTENCES, trainer)
+    tok.save(str(tmp_path / "tokenizer.json"))
+    config = {"tokenizer_class": cls, "unk_token": None}
+    (tmp_path / "tokenizer_config.json").write_text(json.dumps(config), encoding="utf-8")
+    _same_folder(tmp_path, ["hello world", "the ﬁ fox", "ﬁ"])

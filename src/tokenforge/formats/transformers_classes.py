@@ -173,7 +173,7 @@ def _llama(doc: Mapping[str, Any], config: Mapping[str, Any]) -> dict[str, Any]:
 
 def _code_llama(doc: Mapping[str, Any], config: Mapping[str, Any]) -> dict[str, Any]:
     add_prefix_space = bool(_flag(config, "add_prefix_space", True))
-    unk = _text(config.get("unk_token"), "<unk>")
+    unk = _str_token(config, "unk_token", "<unk>")  # ("None" for a null: str() of it)
     # CodeLlamaTokenizer passes add_bos_token (its default true: the config's never reaches it
     # where tokenizer.json exists, nor add_eos_token) to TokenizersBackend, which then writes its
     # bos template over the file's (update_post_processor; no bos token: the bare template)
@@ -191,7 +191,7 @@ def _code_llama(doc: Mapping[str, Any], config: Mapping[str, Any]) -> dict[str, 
 
 
 def _gemma(doc: Mapping[str, Any], config: Mapping[str, Any]) -> dict[str, Any]:
-    unk = _text(config.get("unk_token"), "<unk>")
+    unk = _str_token(config, "unk_token", "<unk>")  # ("None" for a null: str() of it)
     return {
         "model": _bpe(doc, fuse_unk=True, byte_fallback=True, unk_token=unk),
         "normalizer": {"type": "Replace", "pattern": {"String": " "}, "content": SPACE},
@@ -275,7 +275,7 @@ def _bert(doc: Mapping[str, Any], config: Mapping[str, Any]) -> dict[str, Any]:
     return {
         "model": {
             "type": "WordPiece",
-            "unk_token": _text(config.get("unk_token"), "[UNK]"),
+            "unk_token": _str_token(config, "unk_token", "[UNK]"),
             "continuing_subword_prefix": "##",
             "max_input_chars_per_word": 100,
             "vocab": model["vocab"],
