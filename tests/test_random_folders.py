@@ -13,9 +13,10 @@ on the vocabulary, the special-token attributes, the settings, and the chat temp
 
 Compared through transformers' call, which runs without the truncation and padding tokenizer.json
 sets (tokenforge's encode keeps them, as HF tokenizers' does: the comparison turns them off).
-Skipped: folders transformers cannot load, texts on which HF panics or lacks its unknown token,
-a processor's chat_template.json (AutoTokenizer does not read it), CodeLlama's <FILL_ME>
-infilling. Left out (differences not fixed): a class template that names its own text over
+Skipped: folders transformers cannot load (or panics on), a random file HF cannot read back,
+texts on which HF panics or lacks its unknown token (a model whose unknown token its vocabulary
+lacks loads in both), a processor's chat_template.json (AutoTokenizer does not read it),
+CodeLlama's <FILL_ME> infilling. Left out (differences not fixed): a class template that names its own text over
 another token's id (T5's "</s>", BertTokenizer's "None" for a null cls or sep token), and the
 seeds in KNOWN.
 
