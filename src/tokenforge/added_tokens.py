@@ -86,15 +86,19 @@ class AddedExtras:
     still drops the text, and split_special_tokens still leaves it as text); `hidden`, model
     token -> id where an added token of another content took the id (a vocabulary with an id gap
     below its size: HF names the id by the added token, but the model's own tokens of that id
-    still show the model's text, and get_vocab keeps them). HF's save writes only the tokens by
-    id, so `contents` and `special` do not survive a save."""
+    still show the model's text, and get_vocab keeps them); `renamed`, the contents an earlier
+    entry added normalized whose token is no longer normalized (HF keeps the normalized text it
+    named them by: id_to_token and decode show it, though the token is matched as it is). HF's
+    save writes only the tokens by id, so `contents`, `special` and `renamed` do not survive a
+    save."""
 
     contents: Mapping[str, int] = field(default_factory=dict)
     special: frozenset[str] = frozenset()
     hidden: Mapping[str, int] = field(default_factory=dict)
+    renamed: frozenset[str] = frozenset()
 
     def __bool__(self) -> bool:
-        return bool(self.contents or self.special or self.hidden)
+        return bool(self.contents or self.special or self.hidden or self.renamed)
 
 
 class AddedVocabulary:
@@ -122,6 +126,10 @@ class AddedVocabulary:
         self.special: set[str] = {a.content for a in self.by_id.values() if a.special} | set(
             extras.special if extras else ()
         )
+        # the contents ever added normalized (HF names them by their normalized text from then on)
+        self.normalized: set[str] = {a.content for a in self.by_id.values() if a.normalized} | set(
+            extras.renamed if extras else ()
+        )
         self.model_id, self.model_token = model_id, model_token
         top = max(self.by_id, default=None)
         self.next_id = model_size if top is None or (top < model_size and model_size > 0) else top + 1
@@ -143,6 +151,8 @@ class AddedVocabulary:
         self.by_content[content] = i
         if special:
             self.special.add(content)
+        if token.normalized:
+            self.normalized.add(content)
         self.by_id[i] = token
         return i
 
@@ -161,6 +171,7 @@ class AddedVocabulary:
             {c: i for c, i in self.by_content.items() if c not in shown},
             frozenset(self.special - {a.content for a in self.by_id.values() if a.special}),
             hidden,
+            frozenset(a.content for a in self.by_id.values() if a.content in self.normalized and not a.normalized),
         )
         return extras if extras else None
 

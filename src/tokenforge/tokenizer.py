@@ -1045,9 +1045,11 @@ def _set_class_post_processor(tok: Tokenizer, class_name: str | None, config: An
     options = dict(tok.spec.options)
     if class_name in LATE_WHERE_REBUILT and _model_type(tok.spec.model) != LATE_WHERE_REBUILT[class_name]:
         return  # (the class could not take this file's vocabulary: the file's stays)
+    # the class's template replaces the file's post-processor whole: a ByteLevel step's trimming
+    # in it goes too (RobertaProcessing trims as the class says)
+    options.pop("trim_offsets", None)
     if class_name == "RobertaTokenizer":
         trim = roberta_trim_offsets(config.config)
-        options.pop("trim_offsets", None)
         if trim is not None:
             options["trim_offsets"] = trim
     rebuilt = Tokenizer.from_spec(
@@ -1084,7 +1086,9 @@ def _tokens_transformers_adds(tok: Tokenizer, config: Any, config_path: str, lis
     extras = list(zip(config.extra_special_tokens, config.extra_special_token_flags))
     candidates += extras[: len(extras) - config.late_extra_special_tokens]  # (the late ones are never added)
     for text, flags in candidates:
-        if text in known or (text, flags) in queued:
+        # (transformers' "not in" compares AddedToken objects by content and flags, a flag left
+        # out as its default: normalized = not special; a string equals only a string)
+        if text in known or any(text == t and _resolved(flags) == _resolved(f) for t, f in queued):
             continue
         queued.append((text, flags))
     out = list(tokens)
@@ -1096,6 +1100,15 @@ def _tokens_transformers_adds(tok: Tokenizer, config: Any, config_path: str, lis
             given["special"] = True
         out.append(AddedToken(text, 0, **given))  # the id is the one adding gives it
     return out
+
+
+def _resolved(flags: Mapping[str, bool] | None) -> tuple[bool, ...] | None:
+    """An AddedToken object's flags (None for a string) with AddedToken's defaults filled in."""
+    if flags is None:
+        return None
+    special = flags.get("special", False)
+    defaults = {"single_word": False, "lstrip": False, "rstrip": False, "normalized": not special}
+    return (special, *(flags.get(f, d) for f, d in defaults.items()))
 
 
 def _snapshot_folder(path: str) -> str:

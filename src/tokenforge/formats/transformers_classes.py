@@ -120,6 +120,13 @@ def _token_id(doc: Mapping[str, Any], token: str | None) -> int | None:
     return None
 
 
+def _vocab_id(doc: Mapping[str, Any], token: str | None) -> int | None:
+    """The id of `token` in the file's model vocabulary: a class that adds the file's added tokens
+    anew (at ids of their own) and sets its template once they are added
+    (_TEMPLATE_ALWAYS_LATE) takes no id from the file's list."""
+    return _token_id({**doc, "added_tokens": []}, token)
+
+
 def _template(doc: Mapping[str, Any], single: str, pair: str, specials: dict[str, int | None]) -> dict[str, Any] | None:
     """tokenizers' TemplateProcessing(single=, pair=, special_tokens=) as tokenizer.json spells
     it; None where a special token has no id (the class would fail; the file's stays)."""
@@ -166,13 +173,13 @@ def _llama(doc: Mapping[str, Any], config: Mapping[str, Any]) -> dict[str, Any]:
 
 def _code_llama(doc: Mapping[str, Any], config: Mapping[str, Any]) -> dict[str, Any]:
     add_prefix_space = bool(_flag(config, "add_prefix_space", True))
-    unk = _text(config.get("unk_token"), "<unk>")
+    unk = _str_token(config, "unk_token", "<unk>")  # ("None" for a null: str() of it)
     # CodeLlamaTokenizer passes add_bos_token (its default true: the config's never reaches it
     # where tokenizer.json exists, nor add_eos_token) to TokenizersBackend, which then writes its
     # bos template over the file's (update_post_processor; no bos token: the bare template)
     bos = _text(config.get("bos_token"), None) if "bos_token" in config else "<s>"
     if bos is not None:
-        post = _template(doc, f"{bos}:0 $A:0", f"{bos}:0 $A:0 {bos}:1 $B:1", {bos: _token_id(doc, bos)})
+        post = _template(doc, f"{bos}:0 $A:0", f"{bos}:0 $A:0 {bos}:1 $B:1", {bos: _vocab_id(doc, bos)})
     else:
         post = _template(doc, "$A:0", "$A:0 $B:1", {})
     return {
@@ -184,7 +191,7 @@ def _code_llama(doc: Mapping[str, Any], config: Mapping[str, Any]) -> dict[str, 
 
 
 def _gemma(doc: Mapping[str, Any], config: Mapping[str, Any]) -> dict[str, Any]:
-    unk = _text(config.get("unk_token"), "<unk>")
+    unk = _str_token(config, "unk_token", "<unk>")  # ("None" for a null: str() of it)
     return {
         "model": _bpe(doc, fuse_unk=True, byte_fallback=True, unk_token=unk),
         "normalizer": {"type": "Replace", "pattern": {"String": " "}, "content": SPACE},
@@ -263,12 +270,12 @@ def _gpt_neox(doc: Mapping[str, Any], config: Mapping[str, Any]) -> dict[str, An
 def _bert(doc: Mapping[str, Any], config: Mapping[str, Any]) -> dict[str, Any]:
     model = doc["model"]
     cls, sep = _text(config.get("cls_token"), "[CLS]") or "", _text(config.get("sep_token"), "[SEP]") or ""
-    # (a token the file lacks: the template waits for its id, class_post_processor)
-    cls_id, sep_id = _token_id(doc, cls), _token_id(doc, sep)
+    # (a token the model's vocabulary lacks: the template waits for its id, class_post_processor)
+    cls_id, sep_id = _vocab_id(doc, cls), _vocab_id(doc, sep)
     return {
         "model": {
             "type": "WordPiece",
-            "unk_token": _text(config.get("unk_token"), "[UNK]"),
+            "unk_token": _str_token(config, "unk_token", "[UNK]"),
             "continuing_subword_prefix": "##",
             "max_input_chars_per_word": 100,
             "vocab": model["vocab"],
@@ -295,7 +302,7 @@ def _t5(doc: Mapping[str, Any], config: Mapping[str, Any]) -> dict[str, Any]:
         "normalizer": _charsmap(doc),
         "pre_tokenizer": {"type": "Sequence", "pretokenizers": [{"type": "WhitespaceSplit"}, _metaspace("always")]},
         "decoder": _metaspace("always"),
-        "post_processor": _template(doc, "$A </s>", "$A </s> $B </s>", {"</s>": _token_id(doc, eos)}),
+        "post_processor": _template(doc, "$A </s>", "$A </s> $B </s>", {"</s>": _vocab_id(doc, eos)}),
     }
 
 
@@ -311,7 +318,7 @@ def _xlm_roberta(doc: Mapping[str, Any], config: Mapping[str, Any]) -> dict[str,
             doc,
             f"{bos} $A {eos}",
             f"{bos} $A {eos} {eos} $B {eos}",
-            {bos: _token_id(doc, bos), eos: _token_id(doc, eos)},
+            {bos: _vocab_id(doc, bos), eos: _vocab_id(doc, eos)},
         ),
     }
 
@@ -482,6 +489,11 @@ _CLASSES: dict[str, tuple[str, Callable[[Mapping[str, Any], Mapping[str, Any]], 
 # The classes that set their post-processor before calling TokenizersBackend.__init__
 _TEMPLATE_BEFORE_INIT = frozenset(("AlbertTokenizer",))
 
+# The classes that always set their template once their tokens are added (class_post_processor
+# gives one for every folder): the file's post-processor, which may name ids of the file's added
+# tokens that the class adds anew, never runs
+_TEMPLATE_ALWAYS_LATE = frozenset(("BertTokenizer", "T5Tokenizer", "XLMRobertaTokenizer", "CodeLlamaTokenizer"))
+
 _BACKENDS = ("TokenizersBackend", "PythonBackend", "PreTrainedTokenizerFast", "PreTrainedTokenizer")
 
 
@@ -578,6 +590,14 @@ def rebuild_for_class(
     if entry is None or not isinstance(model, dict):
         return doc
     model_type, build = entry
+    if model.get("type", model_type) != model_type and model_type == "WordPiece" and "vocab" in model:
+        # transformers hands a WordPiece class any file's vocabulary (a list's pieces by index)
+        # and its model is a WordPiece over it (BertTokenizer over a WordLevel file)
+        vocab = _as_token_ids(model["vocab"])
+        if vocab is None:
+            return doc
+        model = {"type": model_type, "vocab": vocab}
+        doc = {**doc, "model": model}
     if model.get("type", model_type) != model_type or "vocab" not in model:
         return doc  # the class could not take this file's vocabulary; keep what the file says
     rebuilt = dict(doc)
@@ -587,10 +607,21 @@ def rebuild_for_class(
         # the class sets its template before TokenizersBackend.__init__, which puts the
         # tokenizer.json's post-processor over it (a folder without the file keeps the class's)
         built["post_processor"] = doc["post_processor"]
-    if built.get("post_processor", doc.get("post_processor")) is None:
+    if built.get("post_processor", doc.get("post_processor")) is None and name not in _TEMPLATE_ALWAYS_LATE:
         built.pop("post_processor", None)  # a class template without its tokens' ids: the file's stays
     rebuilt.update(built)
     return rebuilt
+
+
+def _as_token_ids(vocab: Any) -> dict[str, int] | None:
+    """A file's vocabulary as the {token: id} map transformers' convert_to_native_format gives a
+    WordPiece class: a map as it is, a Unigram list's pieces by index (a repeated piece at its
+    last); None for anything else."""
+    if isinstance(vocab, dict):
+        return vocab
+    if isinstance(vocab, list) and all(isinstance(e, list) and e and isinstance(e[0], str) for e in vocab):
+        return {e[0]: i for i, e in enumerate(vocab)}
+    return None
 
 
 # The classes whose post-processor class_post_processor sets, after the tokens are added
@@ -605,6 +636,7 @@ LATE_POST_PROCESSORS = frozenset(
         "T5Tokenizer",
         "XLMRobertaTokenizer",
         "BertTokenizer",
+        "CodeLlamaTokenizer",
     )
 )
 # Those of them whose template is set only where the class rebuilt the file (its model type)
@@ -613,6 +645,7 @@ LATE_WHERE_REBUILT = {
     "T5Tokenizer": "Unigram",
     "XLMRobertaTokenizer": "Unigram",
     "BertTokenizer": "WordPiece",
+    "CodeLlamaTokenizer": "BPE",
 }
 
 
@@ -682,6 +715,13 @@ def class_post_processor(
         return template(
             [f"{cls}:0", "$A:0", f"{sep}:0"], [f"{cls}:0", "$A:0", f"{sep}:0", f"{sep}:0", "$B:0", f"{sep}:0"], tokens
         )
+    if name == "CodeLlamaTokenizer":
+        # TokenizersBackend's update_post_processor once the tokens are added: its add_bos_token
+        # (true, the class's own) puts the bos token first, where there is one
+        bos = special.get("bos_token")
+        if bos is None:
+            return template(["$A:0"], ["$A:0", "$B:1"], [])
+        return template([f"{bos}:0", "$A:0"], [f"{bos}:0", "$A:0", f"{bos}:1", "$B:1"], [(bos, convert(bos))])
     if name == "T5Tokenizer":  # "$A </s>" over the eos token's id, whatever its text
         eos_id = convert(special.get("eos_token"))
         return template(["$A:0", "</s>:0"], ["$A:0", "</s>:0", "$B:0", "</s>:0"], [("</s>", eos_id)])
@@ -693,10 +733,11 @@ def class_post_processor(
         pair = [*single, f"{eos}:0", "$B:0", f"{eos}:0"]
         return template(single, pair, [(bos, convert(bos)), (eos, convert(eos))])
     if name == "BertTokenizer":  # (ids 2 and 3 where neither the token nor the unknown one is known)
+        # a token the config sets to null is str(None), "None", in the template
         cls, sep = special.get("cls_token"), special.get("sep_token")
-        if cls is None or sep is None:
-            return None
-        cls_id, sep_id = convert(cls), convert(sep)
+        cls_id = convert(cls) if cls is not None else None
+        sep_id = convert(sep) if sep is not None else None
+        cls, sep = str(cls), str(sep)
         tokens = [(cls, 2 if cls_id is None else cls_id), (sep, 3 if sep_id is None else sep_id)]
         single = [f"{cls}:0", "$A:0", f"{sep}:0"]
         return template(single, [*single, "$B:1", f"{sep}:1"], tokens)

@@ -577,13 +577,16 @@ def _staged(spec: PipelineSpec) -> Kernel:
     native = build()
     # A normalized token is matched, named and decoded by its normalized content (HF's
     # normalized_cache); a special one so changed is no longer skipped by decode, as in HF.
-    patterns = {a.content: native.normalize(a.content) for a in spec.added_tokens if a.normalized}
-    patterns = {k: v for k, v in patterns.items() if v != k}
-    if patterns:
+    # A token once added normalized, now not, keeps that name but is matched as it is (HF's).
+    renamed = spec.added_extras.renamed if spec.added_extras is not None else frozenset()
+    named = {a.content: native.normalize(a.content) for a in spec.added_tokens if a.normalized or a.content in renamed}
+    named = {k: v for k, v in named.items() if v != k}
+    patterns = {k: v for k, v in named.items() if k not in renamed}
+    if named:
         names = list(description["names"])
         for a in spec.added_tokens:
-            if a.content in patterns:
-                names[a.id] = patterns[a.content]
+            if a.content in named:
+                names[a.id] = named[a.content]
         description = {**description, "names": names, "special_ids": decode_special_ids(spec, names)}
         native = build()
     set_template(native, spec.post_processor)
