@@ -358,6 +358,21 @@ def test_warm_batches_meet_new_pieces(tmp_path_factory, shape, add_prefix_space,
     t.check(" ".join(f"{known[:60]} {new_word(rng.randint(2, 35))}" for _ in range(300)))
 
 
+@pytest.mark.parametrize(
+    ("shape", "add_prefix_space", "ignore_merges"), [("llama3", False, True), ("qwen2", False, False)]
+)
+def test_new_pieces_near_the_scan_limit(tmp_path_factory, shape, add_prefix_space, ignore_merges):
+    # A new piece of up to 128 bytes is merged over its bytes' ids by a scan, a longer one by
+    # HF's queue: letters, two- and three-byte characters and mixed runs of 100..140 bytes.
+    t = trio(tmp_path_factory, shape, add_prefix_space, ignore_merges)
+    for unit in ("ab", "the", "é", "日本語", "xé日", "Привет"):
+        for size in range(100, 141):
+            run = unit * (size // len(unit.encode()) + 1)
+            while len(run.encode()) > size:
+                run = run[:-1]
+            t.check(f"{run} {run}!")
+
+
 def test_batches_equal_single_encodes(tmp_path_factory):
     t = trio(tmp_path_factory, "qwen2", False, False)
     texts = [*EDGE, *LINES[:200]]

@@ -243,6 +243,7 @@ class ByteLevelHfBpePipeline {
     std::vector<Row> row_buffer;                       // a stretch's rows (fast_stretch), reused
     LongPieces longs;                                  // pieces of 32..256 bytes
     ShortPieceTable parts{10, 18, HugePages::kLater};  // parts of cut pieces (see merge)
+    hf_bpe::PairCache pairs;                           // the merges of pairs looked up (spell_and_merge)
     void trim() {
       cache.trim();
       release_if_large(spelled);
@@ -856,6 +857,19 @@ class ByteLevelHfBpePipeline {
   void spell_and_merge(const uint8_t* p, size_t n, std::vector<uint32_t>& ids, Scratch& w, bool whole_token) const {
     std::string& spelled = w.spelled;
     spelled.clear();
+    if (model_.plain() && n <= HfBpeModel::kScanSymbols) {
+      // Each byte's token is known (byte_id_): the merges over those ids, with this thread's pair
+      // cache, as HfBpeModel's run would make them (with ignore_merges a whole token first).
+      if (whole_token && model_.ignores_merges()) {
+        for (size_t i = 0; i < n; ++i) spelled += spelled_[p[i]];
+        if (const uint32_t id = model_.token_id(spelled); id != kNoToken) return ids.push_back(id);
+      }
+      uint32_t symbols[HfBpeModel::kScanSymbols], lens[HfBpeModel::kScanSymbols];
+      for (size_t i = 0; i < n; ++i) symbols[i] = byte_id_[p[i]], lens[i] = 1;
+      const size_t count = model_.merge_symbols(symbols, lens, n, w.pairs);
+      ids.insert(ids.end(), symbols, symbols + count);
+      return;
+    }
     for (size_t i = 0; i < n; ++i) spelled += spelled_[p[i]];
     w.tokens.clear();
     if (whole_token)

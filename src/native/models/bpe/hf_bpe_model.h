@@ -413,6 +413,18 @@ class HfBpeModel {
     return scan_list(ids, lens, count, pairs);
   }
 
+  // merge_plain's merge over symbols the caller read itself: ids[0..count) (each a token of a
+  // character of the model's text) covering lens[0..count) bytes of the caller's text, merged
+  // in place; the number left, or 0 where merge_plain would not apply (or count is 0 or over
+  // kScanSymbols).
+  size_t merge_symbols(uint32_t* ids, uint32_t* lens, size_t count, hf_bpe::PairCache& pairs) const {
+    if (!plain_ || count > kScanSymbols) return 0;
+    return scan_list(ids, lens, count, pairs);
+  }
+  // Whether merge_plain and merge_symbols apply.
+  bool plain() const { return plain_; }
+  bool ignores_merges() const { return options_.ignore_merges; }
+
  private:
   // Longest piece: symbols are counted in int32 and offsets (the prefix's bytes may count with
   // byte_fallback) in uint32.
