@@ -352,9 +352,7 @@ class TransformersApi:
 
     @padding_side.setter
     def padding_side(self, value: str) -> None:
-        if value not in ("right", "left"):
-            raise ValueError(f"Padding side should be selected between 'right' and 'left', current value: {value}")
-        self._replace_config(padding_side=value)
+        self._replace_config(padding_side=_checked_side(value, "Padding"))
 
     @property
     def truncation_side(self) -> str:
@@ -363,9 +361,7 @@ class TransformersApi:
 
     @truncation_side.setter
     def truncation_side(self, value: str) -> None:
-        if value not in ("right", "left"):
-            raise ValueError(f"Truncation side should be selected between 'right' and 'left', current value: {value}")
-        self._replace_config(truncation_side=value)
+        self._replace_config(truncation_side=_checked_side(value, "Truncation"))
 
     @property
     def clean_up_tokenization_spaces(self) -> bool:
@@ -862,3 +858,11 @@ for _name in SPECIAL_TOKENS_ATTRIBUTES:
     setattr(TransformersApi, _name, _named_token(_name))
     setattr(TransformersApi, _name + "_id", _named_id(_name))
 del _name
+
+
+def _checked_side(value: str, which: str) -> str:
+    """`value` where it is a side ("right" or "left"); else transformers' error for `which`
+    ("Padding" or "Truncation")."""
+    if value not in ("right", "left"):
+        raise ValueError(f"{which} side should be selected between 'right' and 'left', current value: {value}")
+    return value
