@@ -341,6 +341,11 @@ def test_errors_as_transformers(pair_of):
             tok([])
     with pytest.raises(NotImplementedError, match="is_split_into_words"):
         ours(["hello", "world"], is_split_into_words=True)
+    # (transformers takes any value here and fails at the next call; tokenforge says so at once)
+    with pytest.raises(ValueError, match="Padding side should be selected between 'right' and 'left'"):
+        ours.padding_side = "middle"
+    with pytest.raises(ValueError, match="Truncation side should be selected"):
+        ours.truncation_side = "top"
 
 
 def test_padding_without_a_pad_token(tmp_path):
