@@ -274,3 +274,48 @@ def test_two_byte_runs_of_every_length_match_sentencepiece(trained):
             assert ours.encode(text) == theirs.encode(text), (name, text)
         together = " ".join(texts)
         assert ours.encode(together) == theirs.encode(together), name
+
+
+# Two-byte letters with single ASCII bytes between them (the normalizer takes these in one loop):
+# letters that start keys of the map (и before U+0306, е and і before U+0308, Ω), the marks
+# themselves, spaces single and double, commas, tabs and newlines, Latin-1, and neighbours of
+# three and four bytes.
+_TWO_BYTE_TEXT = [
+    "при вет",
+    "и\u0306",
+    "е\u0308",
+    "і\u0308ї",
+    "й и",
+    "д, е",
+    "а  б",
+    "в\tг",
+    "ж\nз",
+    "Ω Ωι",
+    "é,è",
+    "и",
+    "и日",
+    "иa",
+    "і.",
+    "\u0306и",
+]
+
+
+def test_two_byte_text_with_ascii_between_normalizes_like_sentencepiece(trained):
+    """Runs of every length of two-byte letters and the single ASCII bytes between them, alone,
+    after and before ASCII, spaces and other characters, and at the text's ends."""
+    for name in ("unigram-nmt_nfkc-True-False", "bpe-nfkc_cf-False-True", "unigram-identity-False-False"):
+        theirs, ours = (
+            spm.SentencePieceProcessor(model_file=trained[name]),
+            SentencePieceModelEncoder.from_file(trained[name]),
+        )
+        texts = []
+        for unit in _TWO_BYTE_TEXT:
+            for length in range(1, 20):
+                run = (unit * length)[:length]
+                texts += [run, f"a{run}", f"{run}a", f" {run}  ", f"日{run}\u0301", f"{run}😀{run}", f"{run}\u0308"]
+        assert [ours.normalize(t) for t in texts] == theirs.normalize(texts), name
+        for text in texts:
+            assert ours.encode(text) == theirs.encode(text), (name, text)
+        together = " ".join(texts)
+        assert ours.normalize(together) == theirs.normalize(together), name
+        assert ours.encode(together) == theirs.encode(together), name

@@ -399,23 +399,49 @@ class SpmNormalizer {
           size_t len;
           const uint32_t cp = decode_utf8(s + run, n - run, len);
           const uint8_t cls = cp < 0x10000 ? next_class_[cp] : kNeverPlain;
-          if (cls == 0) {  // no key starts with it (most characters)
-            run += len;
+          if (cls != 0) {  // a key starts with it (0: none does, most characters)
+            const bool more = run + len < n;
+            const uint8_t next = more ? s[run + len] : 0;
+            const bool may_go_on = cls == kNeverPlain || ((more & (next_sets_[cls][next >> 6] >> (next & 63) & 1)) &&
+                                                          may_follow(s + run + len, n - run - len));
+            if (TF_UNLIKELY(may_go_on) && key_at(s + run, n - run)) return run;
+          }
+          run += len;
+          after_space = false;
+          if (len == 2) {
+            // After a 2-byte one (alphabets: Cyrillic, Greek, ...), more that no key takes (of
+            // class 0, or whose next byte goes on no key, as above) and the single ASCII bytes
+            // copied as they are between them (spaces, a comma before a space), without
+            // decode_utf8's tests or a block that stops at once. Two ASCII bytes in a row go
+            // back to the loop below (and its blocks).
+            while (run + 2 <= n) {
+              const uint8_t b = s[run], b1 = s[run + 1], rule2 = copy_rule_[b];
+              if (b < 0x80) {
+                if (b1 < 0x80 || !(rule2 == kCopy || rule2 == kSpaceOnce)) break;  // (never after a space)
+                after_space = blank_[b];
+                spaces += after_space;
+                ++run;
+                continue;
+              }
+              if (!(uint8_t(b - 0xC2) < 30 && (b1 & 0xC0) == 0x80 && rule2 == kWhole)) break;
+              const uint8_t c2 = next_class_[((b & 0x1Fu) << 6) | (b1 & 0x3Fu)];
+              if (c2 != 0) {
+                if (c2 == kNeverPlain) break;
+                if (run + 2 < n) {
+                  const uint8_t next = s[run + 2];
+                  if (next_sets_[c2][next >> 6] >> (next & 63) & 1) break;  // (the loop below looks further)
+                }
+              }
+              after_space = false;
+              run += 2;
+            }
+          } else {
             // After a 3-byte one, more of class 0 (CJK, Hangul) without decode_utf8's tests.
             while (len == 3 && run + 3 <= n && (s[run] & 0xF0) == 0xE0 && copy_rule_[s[run]] == kWhole &&
                    next_class_[((s[run] & 0x0Fu) << 12) | ((s[run + 1] & 0x3Fu) << 6) | (s[run + 2] & 0x3Fu)] == 0)
               run += 3;
-            --run;
-            after_space = false;
-            continue;
           }
-          const bool more = run + len < n;
-          const uint8_t next = more ? s[run + len] : 0;
-          const bool may_go_on = cls == kNeverPlain || ((more & (next_sets_[cls][next >> 6] >> (next & 63) & 1)) &&
-                                                        may_follow(s + run + len, n - run - len));
-          if (TF_UNLIKELY(may_go_on) && key_at(s + run, n - run)) return run;
-          run += len - 1;
-          after_space = false;
+          --run;
           continue;
         }
         const bool goes = rule == kCopy || (rule == kSpaceOnce && !after_space) ||
@@ -424,7 +450,7 @@ class SpmNormalizer {
         after_space = blank_[c];
         spaces += after_space;
 #if defined(__SSSE3__)
-        if (n - run > 16) {  // back to blocks
+        if (n - run > 16 && s[run + 1] < 0x80) {  // back to blocks (not for one ASCII byte between others)
           ++run;
           break;
         }
