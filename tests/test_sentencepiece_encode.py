@@ -319,3 +319,31 @@ def test_two_byte_text_with_ascii_between_normalizes_like_sentencepiece(trained)
         together = " ".join(texts)
         assert ours.normalize(together) == theirs.normalize(together), name
         assert ours.encode(together) == theirs.encode(together), name
+
+
+def test_user_defined_symbol_starting_with_a_two_byte_letter_matches_sentencepiece(tmp_path):
+    """A user-defined symbol that starts with a Cyrillic letter and goes on with a character the
+    map replaces ("жＡ": the fullwidth letter stays inside the symbol): the normalizer's run of
+    two-byte letters stops before each "ж", wherever it stands in a word."""
+    text = tmp_path / "corpus.txt"
+    text.write_text("".join(read_sample(p, 20_000) for p in corpus_files()), encoding="utf-8")
+    prefix = tmp_path / "cyrillic-symbol"
+    spm.SentencePieceTrainer.train(
+        input=str(text),
+        model_prefix=str(prefix),
+        vocab_size=800,
+        model_type="unigram",
+        normalization_rule_name="nmt_nfkc",
+        user_defined_symbols=["жＡ"],
+        character_coverage=0.98,
+        minloglevel=2,
+    )
+    path = str(prefix.with_suffix(".model"))
+    theirs, ours = spm.SentencePieceProcessor(model_file=path), SentencePieceModelEncoder.from_file(path)
+    texts = []
+    for word in ["жＡ", "пжＡ", "жＡр", "пажＡро", "жжＡ", "жＡжＡ", "ж Ａ", "жＢ"]:
+        for left in ["", "при", "и\u0306", " ", "a"]:
+            texts += [f"{left}{word}", f"{left}{word} вет", f"{left}{word}Ａ"]
+    assert [ours.normalize(t) for t in texts] == theirs.normalize(texts)
+    for t in texts:
+        assert ours.encode(t) == theirs.encode(t), t

@@ -111,6 +111,11 @@ class SpmNormalizer {
     for (const std::string& u : user_defined_)
       if (!u.empty()) starts_user_defined_[uint8_t(u[0])] = true, copy_rule_[uint8_t(u[0])] = kStop;
     for (uint32_t b = 0; b < 0x80; ++b) translates_ |= blank_[b] && b != space;
+    if (!units().empty()) {
+      two_byte_class_.assign(0x800, kNeverPlain);
+      for (uint32_t c = 0x80; c < 0x800; ++c)
+        if (copy_rule_[0xC0 | (c >> 6)] == kWhole) two_byte_class_[c] = next_class_[c];
+    }
     copies_all_ = std::all_of(copy_rule_.begin(), copy_rule_.end(), [](uint8_t r) { return r == kCopy; });
 #if defined(__SSSE3__)
     alignas(16) uint8_t stops[16] = {}, before_ascii[16] = {}, blanks[16] = {};
@@ -414,27 +419,35 @@ class SpmNormalizer {
             // copied as they are between them (spaces, a comma before a space), without
             // decode_utf8's tests or a block that stops at once. Two ASCII bytes in a row go
             // back to the loop below (and its blocks).
-            while (run + 2 <= n) {
-              const uint8_t b = s[run], b1 = s[run + 1], rule2 = copy_rule_[b];
+            const uint8_t* p = s + run;
+            const uint8_t* const last = s + n - 1;  // (p < last: two bytes left)
+            bool after = false;                     // (locals: stores through the references would stay in the loop)
+            size_t blanks = 0;
+            while (p < last) {
+              const uint8_t b = p[0], b1 = p[1];
               if (b < 0x80) {
+                const uint8_t rule2 = copy_rule_[b];
                 if (b1 < 0x80 || !(rule2 == kCopy || rule2 == kSpaceOnce)) break;  // (never after a space)
-                after_space = blank_[b];
-                spaces += after_space;
-                ++run;
+                after = blank_[b];
+                blanks += after;
+                ++p;
                 continue;
               }
-              if (!(uint8_t(b - 0xC2) < 30 && (b1 & 0xC0) == 0x80 && rule2 == kWhole)) break;
-              const uint8_t c2 = next_class_[((b & 0x1Fu) << 6) | (b1 & 0x3Fu)];
+              if (uint8_t(b - 0xC0) >= 0x20 || (b1 & 0xC0) != 0x80) break;
+              const uint8_t c2 = two_byte_class_[((b & 0x1Fu) << 6) | (b1 & 0x3Fu)];
               if (c2 != 0) {
                 if (c2 == kNeverPlain) break;
-                if (run + 2 < n) {
-                  const uint8_t next = s[run + 2];
+                if (p + 2 <= last) {
+                  const uint8_t next = p[2];
                   if (next_sets_[c2][next >> 6] >> (next & 63) & 1) break;  // (the loop below looks further)
                 }
               }
-              after_space = false;
-              run += 2;
+              after = false;
+              p += 2;
             }
+            run = size_t(p - s);
+            after_space = after;
+            spaces += blanks;
           } else {
             // After a 3-byte one, more of class 0 (CJK, Hangul) without decode_utf8's tests.
             while (len == 3 && run + 3 <= n && (s[run] & 0xF0) == 0xE0 && copy_rule_[s[run]] == kWhole &&
@@ -626,6 +639,9 @@ class SpmNormalizer {
   // kNeverPlain where it is a key or starts keys too varied to keep, else the index in
   // next_sets_ of the bytes that keys starting with it go on with.
   std::vector<uint8_t> next_class_;
+  // By code point below 0x800 (the bits of a two-byte character): next_class_, or kNeverPlain
+  // where its first byte is not copied whole (copy_rule_) or the character is overlong (C0, C1).
+  std::vector<uint8_t> two_byte_class_;
   std::vector<std::array<uint64_t, 4>> next_sets_;
   // By code point of the BMP: whether some key goes on with it after a first character.
   std::array<uint64_t, 0x10000 / 64> followers_{};
