@@ -274,3 +274,76 @@ def test_two_byte_runs_of_every_length_match_sentencepiece(trained):
             assert ours.encode(text) == theirs.encode(text), (name, text)
         together = " ".join(texts)
         assert ours.encode(together) == theirs.encode(together), name
+
+
+# Two-byte letters with single ASCII bytes between them (the normalizer takes these in one loop):
+# letters that start keys of the map (и before U+0306, е and і before U+0308, Ω), the marks
+# themselves, spaces single and double, commas, tabs and newlines, Latin-1, and neighbours of
+# three and four bytes.
+_TWO_BYTE_TEXT = [
+    "при вет",
+    "и\u0306",
+    "е\u0308",
+    "і\u0308ї",
+    "й и",
+    "д, е",
+    "а  б",
+    "в\tг",
+    "ж\nз",
+    "Ω Ωι",
+    "é,è",
+    "и",
+    "и日",
+    "иa",
+    "і.",
+    "\u0306и",
+]
+
+
+def test_two_byte_text_with_ascii_between_normalizes_like_sentencepiece(trained):
+    """Runs of every length of two-byte letters and the single ASCII bytes between them, alone,
+    after and before ASCII, spaces and other characters, and at the text's ends."""
+    for name in ("unigram-nmt_nfkc-True-False", "bpe-nfkc_cf-False-True", "unigram-identity-False-False"):
+        theirs, ours = (
+            spm.SentencePieceProcessor(model_file=trained[name]),
+            SentencePieceModelEncoder.from_file(trained[name]),
+        )
+        texts = []
+        for unit in _TWO_BYTE_TEXT:
+            for length in range(1, 20):
+                run = (unit * length)[:length]
+                texts += [run, f"a{run}", f"{run}a", f" {run}  ", f"日{run}\u0301", f"{run}😀{run}", f"{run}\u0308"]
+        assert [ours.normalize(t) for t in texts] == theirs.normalize(texts), name
+        for text in texts:
+            assert ours.encode(text) == theirs.encode(text), (name, text)
+        together = " ".join(texts)
+        assert ours.normalize(together) == theirs.normalize(together), name
+        assert ours.encode(together) == theirs.encode(together), name
+
+
+def test_user_defined_symbol_starting_with_a_two_byte_letter_matches_sentencepiece(tmp_path):
+    """A user-defined symbol that starts with a Cyrillic letter and goes on with a character the
+    map replaces ("жＡ": the fullwidth letter stays inside the symbol): the normalizer's run of
+    two-byte letters stops before each "ж", wherever it stands in a word."""
+    text = tmp_path / "corpus.txt"
+    text.write_text("".join(read_sample(p, 20_000) for p in corpus_files()), encoding="utf-8")
+    prefix = tmp_path / "cyrillic-symbol"
+    spm.SentencePieceTrainer.train(
+        input=str(text),
+        model_prefix=str(prefix),
+        vocab_size=800,
+        model_type="unigram",
+        normalization_rule_name="nmt_nfkc",
+        user_defined_symbols=["жＡ"],
+        character_coverage=0.98,
+        minloglevel=2,
+    )
+    path = str(prefix.with_suffix(".model"))
+    theirs, ours = spm.SentencePieceProcessor(model_file=path), SentencePieceModelEncoder.from_file(path)
+    texts = []
+    for word in ["жＡ", "пжＡ", "жＡр", "пажＡро", "жжＡ", "жＡжＡ", "ж Ａ", "жＢ"]:
+        for left in ["", "при", "и\u0306", " ", "a"]:
+            texts += [f"{left}{word}", f"{left}{word} вет", f"{left}{word}Ａ"]
+    assert [ours.normalize(t) for t in texts] == theirs.normalize(texts)
+    for t in texts:
+        assert ours.encode(t) == theirs.encode(t), t

@@ -111,6 +111,11 @@ class SpmNormalizer {
     for (const std::string& u : user_defined_)
       if (!u.empty()) starts_user_defined_[uint8_t(u[0])] = true, copy_rule_[uint8_t(u[0])] = kStop;
     for (uint32_t b = 0; b < 0x80; ++b) translates_ |= blank_[b] && b != space;
+    if (!units().empty()) {
+      two_byte_class_.assign(0x800, kNeverPlain);
+      for (uint32_t c = 0x80; c < 0x800; ++c)
+        if (copy_rule_[0xC0 | (c >> 6)] == kWhole) two_byte_class_[c] = next_class_[c];
+    }
     copies_all_ = std::all_of(copy_rule_.begin(), copy_rule_.end(), [](uint8_t r) { return r == kCopy; });
 #if defined(__SSSE3__)
     alignas(16) uint8_t stops[16] = {}, before_ascii[16] = {}, blanks[16] = {};
@@ -399,23 +404,57 @@ class SpmNormalizer {
           size_t len;
           const uint32_t cp = decode_utf8(s + run, n - run, len);
           const uint8_t cls = cp < 0x10000 ? next_class_[cp] : kNeverPlain;
-          if (cls == 0) {  // no key starts with it (most characters)
-            run += len;
+          if (cls != 0) {  // a key starts with it (0: none does, most characters)
+            const bool more = run + len < n;
+            const uint8_t next = more ? s[run + len] : 0;
+            const bool may_go_on = cls == kNeverPlain || ((more & (next_sets_[cls][next >> 6] >> (next & 63) & 1)) &&
+                                                          may_follow(s + run + len, n - run - len));
+            if (TF_UNLIKELY(may_go_on) && key_at(s + run, n - run)) return run;
+          }
+          run += len;
+          after_space = false;
+          if (len == 2) {
+            // After a 2-byte one (alphabets: Cyrillic, Greek, ...), more that no key takes (of
+            // class 0, or whose next byte goes on no key, as above) and the single ASCII bytes
+            // copied as they are between them (spaces, a comma before a space), without
+            // decode_utf8's tests or a block that stops at once. Two ASCII bytes in a row go
+            // back to the loop below (and its blocks).
+            const uint8_t* p = s + run;
+            const uint8_t* const last = s + n - 1;  // (p < last: two bytes left)
+            bool after = false;                     // (locals: stores through the references would stay in the loop)
+            size_t blanks = 0;
+            while (p < last) {
+              const uint8_t b = p[0], b1 = p[1];
+              if (b < 0x80) {
+                const uint8_t rule2 = copy_rule_[b];
+                if (b1 < 0x80 || !(rule2 == kCopy || rule2 == kSpaceOnce)) break;  // (never after a space)
+                after = blank_[b];
+                blanks += after;
+                ++p;
+                continue;
+              }
+              if (uint8_t(b - 0xC0) >= 0x20 || (b1 & 0xC0) != 0x80) break;
+              const uint8_t c2 = two_byte_class_[((b & 0x1Fu) << 6) | (b1 & 0x3Fu)];
+              if (c2 != 0) {
+                if (c2 == kNeverPlain) break;
+                if (p + 2 <= last) {
+                  const uint8_t next = p[2];
+                  if (next_sets_[c2][next >> 6] >> (next & 63) & 1) break;  // (the loop below looks further)
+                }
+              }
+              after = false;
+              p += 2;
+            }
+            run = size_t(p - s);
+            after_space = after;
+            spaces += blanks;
+          } else {
             // After a 3-byte one, more of class 0 (CJK, Hangul) without decode_utf8's tests.
             while (len == 3 && run + 3 <= n && (s[run] & 0xF0) == 0xE0 && copy_rule_[s[run]] == kWhole &&
                    next_class_[((s[run] & 0x0Fu) << 12) | ((s[run + 1] & 0x3Fu) << 6) | (s[run + 2] & 0x3Fu)] == 0)
               run += 3;
-            --run;
-            after_space = false;
-            continue;
           }
-          const bool more = run + len < n;
-          const uint8_t next = more ? s[run + len] : 0;
-          const bool may_go_on = cls == kNeverPlain || ((more & (next_sets_[cls][next >> 6] >> (next & 63) & 1)) &&
-                                                        may_follow(s + run + len, n - run - len));
-          if (TF_UNLIKELY(may_go_on) && key_at(s + run, n - run)) return run;
-          run += len - 1;
-          after_space = false;
+          --run;
           continue;
         }
         const bool goes = rule == kCopy || (rule == kSpaceOnce && !after_space) ||
@@ -424,7 +463,7 @@ class SpmNormalizer {
         after_space = blank_[c];
         spaces += after_space;
 #if defined(__SSSE3__)
-        if (n - run > 16) {  // back to blocks
+        if (n - run > 16 && s[run + 1] < 0x80) {  // back to blocks (not for one ASCII byte between others)
           ++run;
           break;
         }
@@ -600,6 +639,9 @@ class SpmNormalizer {
   // kNeverPlain where it is a key or starts keys too varied to keep, else the index in
   // next_sets_ of the bytes that keys starting with it go on with.
   std::vector<uint8_t> next_class_;
+  // By code point below 0x800 (the bits of a two-byte character): next_class_, or kNeverPlain
+  // where its first byte is not copied whole (copy_rule_) or the character is overlong (C0, C1).
+  std::vector<uint8_t> two_byte_class_;
   std::vector<std::array<uint64_t, 4>> next_sets_;
   // By code point of the BMP: whether some key goes on with it after a first character.
   std::array<uint64_t, 0x10000 / 64> followers_{};

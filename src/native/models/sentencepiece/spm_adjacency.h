@@ -210,16 +210,24 @@ class PieceAdjacency {
       }
       // Characters one by one while they are outside ASCII, and the first ASCII one after them.
       for (;;) {
-        // After a character below kDenseRange, a run of two-byte ones (alphabets) from the
-        // tables alone: decode_utf8_past_ascii's reading of a byte below 0xE0, no range tests.
-        if (prev < kDenseRange && uint8_t(b - 0x80) < 0x60 && n - i >= 2) {
+        // After a character below kDenseRange or "▁" (an escaped space: a word's start), a run
+        // of two-byte ones (alphabets) from the tables alone: decode_utf8_past_ascii's reading
+        // of a byte below 0xE0, no range tests.
+        if (uint8_t(b - 0x80) < 0x60 && (prev < kDenseRange || prev == kMark) && n - i >= 2) {
+          // (Each character's dense index is loaded once and kept for the next pair; the
+          // infos are written through a pointer in step with w.)
+          uint32_t* info_w = kInfos ? info_at + (w - base) : nullptr;
+          uint32_t prev_x = dense(prev);
           do {
-            const uint32_t c = ((b & 0x1Fu) << 6) | (s[i + 1] & 0x3Fu), c_info = info_[c];
+            const uint32_t c = ((b & 0x1Fu) << 6) | (s[i + 1] & 0x3Fu), c_info = info_[c], x = dense_[c];
             *w = uint32_t(i);
-            if (kInfos) info_at[w - base] = c_info;
-            w += !((((prev_info >> 1) & c_info & kJoinsPrevious) && may_join_below(prev, c)) ||
-                   (kInfos && (lone_unknown(prev_info) & lone_unknown(c_info))));
+            if (kInfos) *info_w = c_info;
+            const size_t step = !((((prev_info >> 1) & c_info & kJoinsPrevious) && dense_bit_of(prev_x, x)) ||
+                                  (kInfos && (lone_unknown(prev_info) & lone_unknown(c_info))));
+            w += step;
+            if (kInfos) info_w += step;
             prev = c;
+            prev_x = x;
             prev_info = c_info;
             i += 2;
           } while (n - i >= 2 && uint8_t((b = s[i]) - 0x80) < 0x60);
@@ -272,6 +280,12 @@ class PieceAdjacency {
   }
   uint32_t dense(uint32_t c) const {
     return c < 0x80 ? c : c < kDenseRange ? dense_[c] : c == kMark ? kDenseMark : kNotDense;
+  }
+  // may_join for a, b below kDenseRange from their dense indexes x, y, where a is first and b
+  // second in some inner pairs (info()'s kJoinsNext, kJoinsPrevious): both then have dense
+  // indexes, so there is no kNotDense test.
+  TF_INLINE bool dense_bit_of(uint32_t x, uint32_t y) const {
+    return dense_pairs_[x * dense_stride_ + (y >> 6)] >> (y & 63) & 1;
   }
   // may_join for a, b below kDenseRange.
   TF_INLINE bool may_join_below(uint32_t a, uint32_t b) const { return pair_bit(dense_[a], dense_[b], a, b); }
