@@ -709,7 +709,6 @@ def test_deeply_nested_tokenizer_json_is_a_format_error(tmp_path):
         (lambda d: d["model"]["vocab"].update(hello=10**30), "model.vocab.hello"),
         (lambda d: d["model"]["vocab"].update({"\ud800": 13}), "model.vocab['\\ud800']"),
         (lambda d: d["model"].update(unk_token=None), "model.unk_token"),
-        (lambda d: d["model"].update(unk_token="[NOPE]"), "model.unk_token"),
         (lambda d: d["model"].update(max_input_chars_per_word=-1), "model.max_input_chars_per_word"),
         (lambda d: d["model"].update(max_input_chars_per_word=2**64), "model.max_input_chars_per_word"),
         (lambda d: d["model"].update(continuing_subword_prefix=3), "model.continuing_subword_prefix"),
@@ -750,6 +749,18 @@ def test_tokenizer_json_fields_are_checked(tmp_path, edit, where):
     edit(doc)
     e = refused(load_json, write_json(tmp_path, doc), where)
     assert e.where == where, str(e)
+
+
+def test_an_unknown_token_missing_from_the_vocabulary_fails_where_needed(tmp_path):
+    # As HF: the file loads, texts without unknown words encode, and one that needs the unknown
+    # token raises an error naming it.
+    doc = wordpiece_json()
+    doc["model"]["unk_token"] = "[NOPE]"
+    tok = load_json(write_json(tmp_path, doc))
+    known = next(t for t in doc["model"]["vocab"] if t.isalpha() and t.islower() and len(t) > 2)
+    assert known in tok.encode(known).tokens
+    with pytest.raises(RuntimeError, match=r"Missing \[NOPE\] token"):
+        tok.encode("qqqqzzzzxxxx")
 
 
 @pytest.mark.parametrize(
