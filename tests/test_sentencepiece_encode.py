@@ -223,6 +223,27 @@ def test_unused_pieces_match_sentencepiece_on_unigram_models(trained, tmp_path):
             assert ours.encode(text) == theirs.encode(text), name
 
 
+def _pair(trained, name: str):
+    """sentencepiece's processor and tokenforge's encoder of the trained model `name`."""
+    return spm.SentencePieceProcessor(model_file=trained[name]), SentencePieceModelEncoder.from_file(trained[name])
+
+
+def _runs(units: list[str], longest: int, around) -> list[str]:
+    """Runs of each unit's characters, of every length below `longest`, each in every text
+    around(run) gives."""
+    return [text for unit in units for length in range(1, longest) for text in around((unit * length)[:length])]
+
+
+def _encode_alike(theirs, ours, texts: list[str], name: str) -> str:
+    """Asserts each text, then all of them joined by spaces, encode as sentencepiece encodes
+    them; returns the joined text."""
+    for text in texts:
+        assert ours.encode(text) == theirs.encode(text), (name, text)
+    together = " ".join(texts)
+    assert ours.encode(together) == theirs.encode(together), name
+    return together
+
+
 # Characters no trained model has (Hangul, 3 bytes; Armenian, 2 bytes; Georgian, 3 bytes): lone
 # unknowns, which the Unigram model takes in runs.
 _UNKNOWN_RUNS = ["한", "국어", "Աբգ", "ႠႡ", "한Ա", "Ա한"]
@@ -233,20 +254,10 @@ def test_unknown_runs_of_every_length_match_sentencepiece_on_unigram_models(trai
     at the text's ends, between known characters and spaces, and after a long text (sums past
     the magnitude where the run's sums are tested one by one), with and without byte fallback."""
     long = "\n".join(read_sample(p, 20_000) for p in corpus_files())
+    texts = _runs(_UNKNOWN_RUNS, 25, lambda r: [r, f"a{r}", f"{r}a", f"x {r} y", f"日{r}本", f"{r}😀{r}", f"é{r}."])
     for name in ("unigram-nmt_nfkc-True-False", "unigram-nmt_nfkc-False-True", "unigram-identity-False-False"):
-        theirs, ours = (
-            spm.SentencePieceProcessor(model_file=trained[name]),
-            SentencePieceModelEncoder.from_file(trained[name]),
-        )
-        texts = []
-        for unit in _UNKNOWN_RUNS:
-            for length in range(1, 25):
-                run = (unit * length)[:length]
-                texts += [run, f"a{run}", f"{run}a", f"x {run} y", f"日{run}本", f"{run}😀{run}", f"é{run}."]
-        for text in texts:
-            assert ours.encode(text) == theirs.encode(text), (name, text)
-        together = " ".join(texts)
-        assert ours.encode(together) == theirs.encode(together), name
+        theirs, ours = _pair(trained, name)
+        together = _encode_alike(theirs, ours, texts, name)
         after_long = long + together + long[:5000] + together
         assert ours.encode(after_long) == theirs.encode(after_long), name
 
@@ -260,20 +271,9 @@ def test_two_byte_runs_of_every_length_match_sentencepiece(trained):
     """Runs of two-byte characters of every length (the cut reads them from its tables alone),
     after ASCII, a space, a three- or four-byte character and the text's start, before the same
     and the text's end, on the Unigram and BPE models."""
+    texts = _runs(_TWO_BYTE, 20, lambda r: [r, f"a{r}", f"{r}a", f"x {r} y", f"日{r}本", f"{r}😀{r}", f"{r}한{r}."])
     for name in ("unigram-nmt_nfkc-True-False", "unigram-identity-False-False", "bpe-nmt_nfkc-True-True"):
-        theirs, ours = (
-            spm.SentencePieceProcessor(model_file=trained[name]),
-            SentencePieceModelEncoder.from_file(trained[name]),
-        )
-        texts = []
-        for unit in _TWO_BYTE:
-            for length in range(1, 20):
-                run = (unit * length)[:length]
-                texts += [run, f"a{run}", f"{run}a", f"x {run} y", f"日{run}本", f"{run}😀{run}", f"{run}한{run}."]
-        for text in texts:
-            assert ours.encode(text) == theirs.encode(text), (name, text)
-        together = " ".join(texts)
-        assert ours.encode(together) == theirs.encode(together), name
+        _encode_alike(*_pair(trained, name), texts, name)
 
 
 # Two-byte letters with single ASCII bytes between them (the normalizer takes these in one loop):
@@ -303,22 +303,14 @@ _TWO_BYTE_TEXT = [
 def test_two_byte_text_with_ascii_between_normalizes_like_sentencepiece(trained):
     """Runs of every length of two-byte letters and the single ASCII bytes between them, alone,
     after and before ASCII, spaces and other characters, and at the text's ends."""
+    texts = _runs(
+        _TWO_BYTE_TEXT, 20, lambda r: [r, f"a{r}", f"{r}a", f" {r}  ", f"日{r}\u0301", f"{r}😀{r}", f"{r}\u0308"]
+    )
     for name in ("unigram-nmt_nfkc-True-False", "bpe-nfkc_cf-False-True", "unigram-identity-False-False"):
-        theirs, ours = (
-            spm.SentencePieceProcessor(model_file=trained[name]),
-            SentencePieceModelEncoder.from_file(trained[name]),
-        )
-        texts = []
-        for unit in _TWO_BYTE_TEXT:
-            for length in range(1, 20):
-                run = (unit * length)[:length]
-                texts += [run, f"a{run}", f"{run}a", f" {run}  ", f"日{run}\u0301", f"{run}😀{run}", f"{run}\u0308"]
+        theirs, ours = _pair(trained, name)
         assert [ours.normalize(t) for t in texts] == theirs.normalize(texts), name
-        for text in texts:
-            assert ours.encode(text) == theirs.encode(text), (name, text)
-        together = " ".join(texts)
+        together = _encode_alike(theirs, ours, texts, name)
         assert ours.normalize(together) == theirs.normalize(together), name
-        assert ours.encode(together) == theirs.encode(together), name
 
 
 def test_user_defined_symbol_starting_with_a_two_byte_letter_matches_sentencepiece(tmp_path):
