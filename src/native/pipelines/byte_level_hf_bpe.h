@@ -607,10 +607,6 @@ class ByteLevelHfBpePipeline {
     IdBuffer& buf = cache.out;
     buf.reserve(n + 8);
     uint32_t* o = buf.begin();
-    auto copy = [&](const std::vector<uint32_t>& from) {
-      std::memcpy(o, from.data(), from.size() * sizeof(uint32_t));
-      o += from.size();
-    };
     Batch batches[2];
     bool probe = false;  // whether the last batch met pieces new to this thread
     find_batch(0, batches[0], probe);
@@ -634,13 +630,13 @@ class ByteLevelHfBpePipeline {
           if (const ShortPieceTable::Entry* e = cache.shorts.find(b.keys[i], b.hashes[i])) {
             o = cache.shorts.emit(*e, o);
           } else {
-            copy(missed_piece(piece, len, b.keys[i], b.medium_keys[i], b.hashes[i], w));
+            o = copied(missed_piece(piece, len, b.keys[i], b.medium_keys[i], b.hashes[i], w), o);
           }
         } else if (const MediumPieceTable::Entry* e =
                        len <= kMediumPiece ? cache.mediums.find(b.medium_keys[i], b.hashes[i]) : nullptr) {
           o = cache.mediums.emit(*e, o);
         } else {
-          copy(missed_piece(piece, len, b.keys[i], b.medium_keys[i], b.hashes[i], w));
+          o = copied(missed_piece(piece, len, b.keys[i], b.medium_keys[i], b.hashes[i], w), o);
         }
       }
       probe = cache.shorts.size() + cache.mediums.size() != stored;
@@ -657,10 +653,6 @@ class ByteLevelHfBpePipeline {
   TF_NOINLINE uint32_t* warm_ids(const uint8_t* s, size_t n, const Batch& b, uint32_t* o, Scratch& w) const {
     PieceCache& cache = w.cache;
     ShortPieceTable::View shorts = cache.shorts.view();
-    auto copy = [&](const std::vector<uint32_t>& from) {
-      std::memcpy(o, from.data(), from.size() * sizeof(uint32_t));
-      o += from.size();
-    };
     for (const size_t *bound = b.bounds, *last = b.bounds + b.count; bound != last; ++bound) {
       const size_t from = bound[0], len = bound[1] - from;
       const uint8_t* piece = s + from;
@@ -673,7 +665,7 @@ class ByteLevelHfBpePipeline {
           o = cache.shorts.emit_whole(*e, o);
           continue;
         }
-        copy(missed_piece(piece, len, key, MediumKey{}, hash, w));
+        o = copied(missed_piece(piece, len, key, MediumKey{}, hash, w), o);
         shorts = cache.shorts.view();
       } else if (len <= kMediumPiece) {
         const MediumKey key = medium_key(piece, len);
@@ -682,14 +674,20 @@ class ByteLevelHfBpePipeline {
           o = cache.mediums.emit_whole(*e, o);
           continue;
         }
-        copy(missed_piece(piece, len, ShortKey{}, key, hash, w));
+        o = copied(missed_piece(piece, len, ShortKey{}, key, hash, w), o);
         shorts = cache.shorts.view();
       } else {
-        copy(missed_piece(piece, len, ShortKey{}, MediumKey{}, 0, w));
+        o = copied(missed_piece(piece, len, ShortKey{}, MediumKey{}, 0, w), o);
         shorts = cache.shorts.view();
       }
     }
     return o;
+  }
+
+  // Copies ids to o; returns the end.
+  static TF_INLINE uint32_t* copied(const std::vector<uint32_t>& ids, uint32_t* o) {
+    std::memcpy(o, ids.data(), ids.size() * sizeof(uint32_t));
+    return o + ids.size();
   }
 
   // A piece fast_stretch and fast_ids did not find cached (or one too long to cache): its ids,

@@ -199,9 +199,8 @@ class DeepSeekV3Ends {
         seg_end_ = e;
         if (plain) return e;
       } else {
-        e = stretch_end(e);
+        seg_end_ = stretch_end(e);
       }
-      seg_end_ = e;
     }
     const DeepSeekV3Scanner scanner(t_ + p, seg_end_ - p);
     size_t start, end;

@@ -86,12 +86,16 @@ class PieceAdjacency {
     // Both below kDenseRange (alphabets, ASCII: one load each), either past it and not "▁" (CJK,
     // Hangul: not dense, no load), or the rest.
     uint32_t x = kNotDense, y = kNotDense;
-    if (TF_LIKELY((a | b) < kDenseRange)) return may_join_below(a, b);
-    if ((a < kDenseRange || a == kMark) && (b < kDenseRange || b == kMark)) {
+    if (TF_LIKELY((a | b) < kDenseRange)) {
+      x = dense_[a];
+      y = dense_[b];
+    } else if ((a < kDenseRange || a == kMark) && (b < kDenseRange || b == kMark)) {
       x = dense(a);
       y = dense(b);
     }
-    return pair_bit(x, y, a, b);
+    if (((x | y) & kNotDense) != kNotDense) return dense_bit_of(x, y);
+    const uint64_t bit = other_bit(a, b);
+    return other_pairs_[bit >> 6] >> (bit & 63) & 1;
   }
 
   // Character c as the models read it: " " as "▁" with `escape`. (No branch on spaces: they
@@ -281,20 +285,11 @@ class PieceAdjacency {
   uint32_t dense(uint32_t c) const {
     return c < 0x80 ? c : c < kDenseRange ? dense_[c] : c == kMark ? kDenseMark : kNotDense;
   }
-  // may_join for a, b below kDenseRange from their dense indexes x, y, where a is first and b
-  // second in some inner pairs (info()'s kJoinsNext, kJoinsPrevious): both then have dense
-  // indexes, so there is no kNotDense test.
+  // The matrix's bit for dense indexes x, y (neither kNotDense): may_join for characters that
+  // have them. (Below kDenseRange, a first and a second of some inner pairs, info()'s kJoinsNext
+  // and kJoinsPrevious, always do.)
   TF_INLINE bool dense_bit_of(uint32_t x, uint32_t y) const {
     return dense_pairs_[x * dense_stride_ + (y >> 6)] >> (y & 63) & 1;
-  }
-  // may_join for a, b below kDenseRange.
-  TF_INLINE bool may_join_below(uint32_t a, uint32_t b) const { return pair_bit(dense_[a], dense_[b], a, b); }
-  // Whether a, b (dense indexes x, y, or kNotDense) are an inner pair: the matrix's bit where
-  // both are dense, else the filter's.
-  TF_INLINE bool pair_bit(uint32_t x, uint32_t y, uint32_t a, uint32_t b) const {
-    if (((x | y) & kNotDense) != kNotDense) return dense_pairs_[x * dense_stride_ + (y >> 6)] >> (y & 63) & 1;
-    const uint64_t bit = other_bit(a, b);
-    return other_pairs_[bit >> 6] >> (bit & 63) & 1;
   }
   bool both_dense(uint32_t a, uint32_t b) const { return ((dense(a) | dense(b)) & kNotDense) != kNotDense; }
   uint64_t other_bit(uint32_t a, uint32_t b) const {
