@@ -38,7 +38,6 @@ import pytest
 from conftest import FUZZ_EXAMPLES
 from tokenforge import Tokenizer
 from tokenforge.chat_template import ChatTemplateError
-from tokenforge.errors import FormatError
 
 tokenizers = pytest.importorskip("tokenizers")
 transformers = pytest.importorskip("transformers")
@@ -247,10 +246,8 @@ def _texts(rng: random.Random, specials: list[str]) -> list[str]:
 FOUND: tuple[int, ...] = (26, 42, 45, 52, 56, 70, 94, 100, 106, 112, 206, 267, 347, 484)
 
 
-# Seeds whose folders still differ (not fixed in the time; strict, so a fix shows): a class
-# template's token whose id a normalized added token names shows the template's text in HF's
-# tokens ("é"), the normalized name in tokenforge's ("e"), as the left-out template texts above.
-KNOWN = {403: "a template token's text over a normalized added token's id"}
+# Seeds whose folders still differ (not fixed in the time; strict, so a fix shows).
+KNOWN: dict[int, str] = {}
 
 
 @pytest.mark.parametrize(
@@ -273,15 +270,7 @@ def test_random_folder_loads_as_transformers(seed, tmp_path):
             if not isinstance(e, Exception) and not type(e).__name__.endswith("PanicException"):
                 raise
             pytest.skip(f"transformers cannot load {where}: {type(e).__name__}: {e}")
-        try:
-            ours = Tokenizer.from_pretrained(folder)
-        except FormatError as e:
-            # (a class template naming a token by its own text, as T5's "</s>" and Albert's
-            # "[CLS]", over the id of the config's token, another text: HF shows the template's
-            # text, tokenforge refuses the id; left out, not fixed here)
-            if "in the vocabulary, not" not in str(e):
-                raise
-            pytest.skip(f"{where}: {e}")
+        ours = Tokenizer.from_pretrained(folder)
     _compare(where, ref, ours, random.Random(f"random-folder-texts-{seed}"))
 
 

@@ -221,3 +221,51 @@ def test_bad_ids_are_refused_by_every_kernel(built):
         ours.decode([-1])
     with pytest.raises(TypeError):
         ours.decode(["a"])
+
+
+def _with_post(path: str, post, out) -> str:
+    """The file at `path` with HF's post-processor `post`, saved by HF to `out`."""
+    tok = tokenizers.Tokenizer.from_file(path)
+    tok.post_processor = post
+    tok.save(str(out))
+    return str(out)
+
+
+@pytest.mark.parametrize("make", [llama2_style, wordlevel_nfkc, metaspace_bpe, llama3_style])
+def test_template_tokens_show_the_template_text(make, tmp_path):
+    """A template's special token shows the text the template gives it (HF's
+    SpecialToken.tokens), not its id's name: single, pair, truncated parts, BertProcessing and
+    RobertaProcessing, on every kernel; save() keeps the texts."""
+    path = make(tmp_path)
+    hf = tokenizers.Tokenizer.from_file(path)
+    a, b, c = (hf.token_to_id(t) for t in list(hf.get_vocab())[10:13])
+    posts = {
+        "template": processors.TemplateProcessing(
+            single="<X> $A <Y> <Z>",
+            pair="<X> $A <Y> $B:1 <Z>:1",
+            special_tokens=[("<X>", a), ("<Y>", b), ("<Z>", c)],
+        ),
+        "multi": processors.TemplateProcessing(
+            single="W $A",
+            pair="W $A W $B:1",
+            special_tokens=[{"id": "W", "ids": [a, b], "tokens": ["é", "日本"]}],
+        ),
+        "bert": processors.BertProcessing(("[S]", b), ("[C]", a)),
+        "roberta": processors.RobertaProcessing(("</S>", b), ("<S>", a), trim_offsets=False),
+    }
+    for name, post in posts.items():
+        file = _with_post(path, post, tmp_path / f"{name}.json")
+        ours, ref = tokenforge.Tokenizer.from_file(file), tokenizers.Tokenizer.from_file(file)
+        for text, pair in [(LINES[0], None), (LINES[1], LINES[2]), ("", None), ("", "")]:
+            same(ours, ref, text, pair)
+        for t in (ours, ref):
+            t.enable_truncation(max_length=14, stride=2)
+        got, want = ours.encode(LINES[3], LINES[4]), ref.encode(LINES[3], LINES[4])
+        assert [list(o.tokens) for o in got.overflowing] == [o.tokens for o in want.overflowing], name
+        assert list(got.tokens) == want.tokens, name
+        ours.no_truncation()
+        ref.no_truncation()
+        saved = str(tmp_path / f"{name}-saved.json")
+        ours.save(saved)
+        again = tokenizers.Tokenizer.from_file(saved)
+        assert again.encode(LINES[1], LINES[2]).tokens == ref.encode(LINES[1], LINES[2]).tokens, name

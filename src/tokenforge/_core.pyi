@@ -344,7 +344,7 @@ class WordPiece:
 
     def set_template(self, single: object, pair: object, default_process: bool = False) -> None:
         """
-        Pieces [(is_sequence, sequence 0|1, type_id, [special ids])] for one and for two texts; default_process=True where there is no post-processor (sequence ranges as HF's default_process).
+        Pieces [(is_sequence, sequence 0|1, type_id, [special ids][, [the texts they show]])] for one and for two texts; default_process=True where there is no post-processor (sequence ranges as HF's default_process).
         """
 
     def set_truncation(self, enabled: bool, max_length: int = 0, stride: int = 0, strategy: int = 0, from_left: bool = False) -> None:
@@ -393,7 +393,7 @@ class ByteLevelBpe:
 
     def set_template(self, single: object, pair: object, default_process: bool = False) -> None:
         """
-        Pieces [(is_sequence, sequence 0|1, type_id, [special ids])] for one and for two texts; default_process=True where there is no post-processor (sequence ranges as HF's default_process).
+        Pieces [(is_sequence, sequence 0|1, type_id, [special ids][, [the texts they show]])] for one and for two texts; default_process=True where there is no post-processor (sequence ranges as HF's default_process).
         """
 
     def set_truncation(self, enabled: bool, max_length: int = 0, stride: int = 0, strategy: int = 0, from_left: bool = False) -> None:
@@ -441,7 +441,7 @@ class SpmTokenizer:
 
     def set_template(self, single: object, pair: object, default_process: bool = False) -> None:
         """
-        Pieces [(is_sequence, sequence 0|1, type_id, [special ids])] for one and for two texts; default_process=True where there is no post-processor (sequence ranges as HF's default_process).
+        Pieces [(is_sequence, sequence 0|1, type_id, [special ids][, [the texts they show]])] for one and for two texts; default_process=True where there is no post-processor (sequence ranges as HF's default_process).
         """
 
     def set_truncation(self, enabled: bool, max_length: int = 0, stride: int = 0, strategy: int = 0, from_left: bool = False) -> None:
@@ -496,7 +496,7 @@ class Staged:
 
     def set_template(self, single: object, pair: object, default_process: bool = False) -> None:
         """
-        Pieces [(is_sequence, sequence 0|1, type_id, [special ids])] for one and for two texts; default_process=True where there is no post-processor (sequence ranges as HF's default_process).
+        Pieces [(is_sequence, sequence 0|1, type_id, [special ids][, [the texts they show]])] for one and for two texts; default_process=True where there is no post-processor (sequence ranges as HF's default_process).
         """
 
     def set_truncation(self, enabled: bool, max_length: int = 0, stride: int = 0, strategy: int = 0, from_left: bool = False) -> None:
@@ -610,7 +610,7 @@ class ByteLevelHfBpe:
 
     def set_template(self, single: object, pair: object, default_process: bool = False) -> None:
         """
-        Pieces [(is_sequence, sequence 0|1, type_id, [special ids])] for one and for two texts; default_process=True where there is no post-processor (sequence ranges as HF's default_process).
+        Pieces [(is_sequence, sequence 0|1, type_id, [special ids][, [the texts they show]])] for one and for two texts; default_process=True where there is no post-processor (sequence ranges as HF's default_process).
         """
 
     def set_truncation(self, enabled: bool, max_length: int = 0, stride: int = 0, strategy: int = 0, from_left: bool = False) -> None:
@@ -672,7 +672,7 @@ class SpmHfBpe:
 
     def set_template(self, single: object, pair: object, default_process: bool = False) -> None:
         """
-        Pieces [(is_sequence, sequence 0|1, type_id, [special ids])] for one and for two texts; default_process=True where there is no post-processor (sequence ranges as HF's default_process).
+        Pieces [(is_sequence, sequence 0|1, type_id, [special ids][, [the texts they show]])] for one and for two texts; default_process=True where there is no post-processor (sequence ranges as HF's default_process).
         """
 
     def set_truncation(self, enabled: bool, max_length: int = 0, stride: int = 0, strategy: int = 0, from_left: bool = False) -> None:
@@ -729,7 +729,7 @@ class UnigramHf:
 
     def set_template(self, single: object, pair: object, default_process: bool = False) -> None:
         """
-        Pieces [(is_sequence, sequence 0|1, type_id, [special ids])] for one and for two texts; default_process=True where there is no post-processor (sequence ranges as HF's default_process).
+        Pieces [(is_sequence, sequence 0|1, type_id, [special ids][, [the texts they show]])] for one and for two texts; default_process=True where there is no post-processor (sequence ranges as HF's default_process).
         """
 
     def set_truncation(self, enabled: bool, max_length: int = 0, stride: int = 0, strategy: int = 0, from_left: bool = False) -> None:

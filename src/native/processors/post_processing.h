@@ -279,6 +279,17 @@ struct TemplatePiece {
   uint32_t sequence;  // 0: A, 1: B
   uint32_t type_id;
   std::vector<uint32_t> special_ids;  // the special token's ids
+  // The text each id shows in the encoding's tokens (HF's SpecialToken.tokens), "" where it is
+  // the id's name; empty where none differs.
+  std::vector<std::string> special_texts;
+
+  // Special row i of this piece, named by its text in `e` where the text is not the id's name.
+  Row special(size_t i, Encoded& e) const {
+    Row r = special_row(special_ids[i], type_id);
+    if (i < special_texts.size() && !special_texts[i].empty())
+      r.name = e.name_slot(special_texts[i]) & Encoded::kMaxNames;
+    return r;
+  }
 };
 
 struct TruncationParams {
@@ -357,11 +368,11 @@ struct PostProcessor {
           for (size_t i = before; i < rows.size(); ++i) rows[i].type_id = uint16_t(p.type_id);
           seen = true;
         } else if (add_special) {
-          for (uint32_t id : p.special_ids) {
+          for (size_t i = 0; i < p.special_ids.size(); ++i) {
             if (seen)
-              rows.push_back(special_row(id, p.type_id));
+              rows.push_back(p.special(i, a));
             else
-              rows[at++] = special_row(id, p.type_id);
+              rows[at++] = p.special(i, a);
           }
         }
       }
@@ -380,7 +391,7 @@ struct PostProcessor {
             out.push_row_of(seq, r);
           }
         } else if (add_special) {
-          for (uint32_t id : p.special_ids) out.rows.push_back(special_row(id, p.type_id));
+          for (size_t i = 0; i < p.special_ids.size(); ++i) out.rows.push_back(p.special(i, out));
         }
       }
       out.sequences = uint8_t(a.sequences | (b ? b->sequences : 0));
@@ -392,7 +403,7 @@ struct PostProcessor {
           out.merge_with(seq);
         } else if (add_special) {
           Encoded special;
-          for (uint32_t id : p.special_ids) special.rows.push_back(special_row(id, p.type_id));
+          for (size_t i = 0; i < p.special_ids.size(); ++i) special.rows.push_back(p.special(i, special));
           out.merge_with(special);
         }
       }

@@ -22,13 +22,17 @@
 
 namespace tokenforge::bindings {
 
-// Template pieces from Python: [(is_sequence, sequence, type_id, [special ids]), ...].
+// Template pieces from Python: [(is_sequence, sequence, type_id, [special ids][, [their texts]]), ...].
 inline std::vector<TemplatePiece> template_of(nb::handle seq) {
   std::vector<TemplatePiece> out;
   for (nb::handle item : seq) {
     nb::tuple t = nb::cast<nb::tuple>(item);
     out.push_back(TemplatePiece{nb::cast<bool>(t[0]), nb::cast<uint32_t>(t[1]), nb::cast<uint32_t>(t[2]),
-                                nb::cast<std::vector<uint32_t>>(t[3])});
+                                nb::cast<std::vector<uint32_t>>(t[3]),
+                                t.size() > 4 ? nb::cast<std::vector<std::string>>(t[4]) : std::vector<std::string>{}});
+    const TemplatePiece& p = out.back();
+    if (!p.special_texts.empty() && p.special_texts.size() != p.special_ids.size())
+      throw nb::value_error("a template's special token needs one text per id");
   }
   return out;
 }
@@ -195,10 +199,17 @@ class PyPipeline {
             ("type id " + std::to_string(type_id) + " is past the largest supported, " + std::to_string(kMaxTypeId))
                 .c_str());
     };
-    for (const auto* pieces : {&next->single, &next->pair})
-      for (const TemplatePiece& p : *pieces) {
+    for (auto* pieces : {&next->single, &next->pair})
+      for (TemplatePiece& p : *pieces) {
         check_type(p.type_id);
         for (uint32_t id : p.special_ids) check(id, "special token");
+        // (a text that is its id's name needs no name of its own)
+        bool differs = false;
+        for (size_t i = 0; i < p.special_texts.size(); ++i) {
+          if (p.special_texts[i] == names()->by_id[p.special_ids[i]]) p.special_texts[i].clear();
+          differs = differs || !p.special_texts[i].empty();
+        }
+        if (!differs) p.special_texts.clear();
       }
     if (next->pad) {
       check(next->padding.pad_id, "padding");
@@ -364,7 +375,8 @@ void bind_pipeline(nb::class_<Py>& c, nb::object default_allowed, const char* en
             });
           },
           nb::arg("single"), nb::arg("pair"), nb::arg("default_process") = false,
-          "Pieces [(is_sequence, sequence 0|1, type_id, [special ids])] for one and for two texts; "
+          "Pieces [(is_sequence, sequence 0|1, type_id, [special ids][, [the texts they show]])] for one and for two "
+          "texts; "
           "default_process=True where there is no post-processor (sequence ranges as HF's default_process).")
       .def(
           "set_truncation",

@@ -659,24 +659,29 @@ class _TokenizerJson:
                 if len(item) != 2:
                     f.fail(where, f"must be [token, id], got an array of {len(item)}")
                 token = f.text(item[0], f"{where}[0]", nonempty=True)
-                pairs.append((token, self.token_id(item[1], f"{where}[1]", token)))
+                pairs.append((token, self.token_id(item[1], f"{where}[1]")))
             (cls_token, cls_id), (sep_token, sep_id) = pairs
             # BERT's template, built from pieces (its tokens may hold spaces or ':', which the
             # text form of a template cannot)
             cls_piece, sep_piece = (False, 0, 0, cls_token), (False, 0, 0, sep_token)
+            both = {cls_token: [cls_id], sep_token: [sep_id]}
+            shows = {cls_token: [cls_token], sep_token: [sep_token]}
             if d["type"] == "RobertaProcessing":  # <s> A </s> </s> B </s>, every type id 0
                 return TemplateProcessing(
                     (cls_piece, (True, 0, 0, ""), sep_piece),
                     (cls_piece, (True, 0, 0, ""), sep_piece, sep_piece, (True, 1, 0, ""), sep_piece),
-                    {cls_token: [cls_id], sep_token: [sep_id]},
+                    both,
+                    shows,
                 )
             return TemplateProcessing(
                 (cls_piece, (True, 0, 0, ""), sep_piece),
                 (cls_piece, (True, 0, 0, ""), sep_piece, (True, 1, 1, ""), (False, 0, 1, sep_token)),
-                {cls_token: [cls_id], sep_token: [sep_id]},
+                both,
+                shows,
             )
 
         specials: dict[str, list[int]] = {}
+        texts: dict[str, list[str]] = {}  # what each id shows in the tokens (any text, as HF)
         entries = f.obj(d.get("special_tokens", {}), f"{at}.special_tokens")
         for name, entry in entries.items():
             where = key_path(f"{at}.special_tokens", name)
@@ -688,12 +693,9 @@ class _TokenizerJson:
             shown = entry.get("tokens")
             if shown is not None and len(f.array(shown, f"{where}.tokens")) != len(ids):
                 f.fail(f"{where}.tokens", f"lists {len(shown)} tokens for {len(ids)} ids")
-            specials[name] = [
-                self.token_id(
-                    i, f"{where}.ids[{k}]", None if shown is None else f.text(shown[k], f"{where}.tokens[{k}]")
-                )
-                for k, i in enumerate(ids)
-            ]
+            specials[name] = [self.token_id(i, f"{where}.ids[{k}]") for k, i in enumerate(ids)]
+            if shown is not None:
+                texts[name] = [f.text(t, f"{where}.tokens[{k}]") for k, t in enumerate(shown)]
 
         def pieces(key: str) -> tuple[Any, ...]:
             out = []
@@ -721,7 +723,7 @@ class _TokenizerJson:
         single, pair = pieces("single"), pieces("pair")
         if {p[1] for p in pair if p[0]} != {0, 1}:
             f.fail(f"{at}.pair", "the pair template must use both sequences ($A and $B)")
-        return TemplateProcessing(single, pair, specials)
+        return TemplateProcessing(single, pair, specials, texts)
 
     # -- settings ------------------------------------------------------------------------
 

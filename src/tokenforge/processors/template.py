@@ -7,7 +7,7 @@ type id (default 0). BERT's is `TemplateProcessing.bert(cls_id, sep_id)`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from .. import _core
@@ -44,12 +44,20 @@ class TemplateProcessing:
     single: tuple[Piece, ...]
     pair: tuple[Piece, ...]
     special_tokens: dict[str, list[int]]  # special token -> its ids
+    # special token -> the text each of its ids shows in an encoding's tokens (HF's
+    # SpecialToken.tokens); a token not listed shows its ids' names
+    texts: dict[str, list[str]] = field(default_factory=dict)
 
     @classmethod
     def from_templates(
         cls, single: str | list[str], pair: str | list[str], special_tokens: list[tuple[str, int]]
     ) -> TemplateProcessing:
-        made = cls(tuple(_parse(single)), tuple(_parse(pair)), {t: [i] for t, i in special_tokens})
+        made = cls(
+            tuple(_parse(single)),
+            tuple(_parse(pair)),
+            {t: [i] for t, i in special_tokens},
+            {t: [t] for t, _ in special_tokens},  # (HF's SpecialToken from (token, id))
+        )
         made._check()
         return made
 
@@ -81,10 +89,12 @@ class TemplateProcessing:
                     out.append((False, 0, sp["type_id"], sp["id"]))
             return tuple(out)
 
+        specials = data.get("special_tokens", {})
         made = cls(
             pieces(data["single"]),
             pieces(data["pair"]),
-            {k: list(v["ids"]) for k, v in data.get("special_tokens", {}).items()},
+            {k: list(v["ids"]) for k, v in specials.items()},
+            {k: list(v["tokens"]) for k, v in specials.items() if "tokens" in v},
         )
         made._check()
         return made
@@ -96,9 +106,12 @@ class TemplateProcessing:
         if {p[1] for p in self.pair if p[0]} != {0, 1}:
             raise ValueError("the pair template must use both sequences ($A and $B)")
 
-    def native_pieces(self, pair: bool) -> list[tuple[bool, int, int, list[int]]]:
+    def native_pieces(self, pair: bool) -> list[tuple[bool, int, int, list[int], list[str]]]:
+        """The pieces as the native set_template takes them: (is sequence, sequence, type id,
+        the special token's ids, the texts they show or [] for their names)."""
         return [
-            (s, q, t, [] if s else self.special_tokens[name]) for s, q, t, name in (self.pair if pair else self.single)
+            (s, q, t, [] if s else self.special_tokens[name], [] if s else self.texts.get(name, []))
+            for s, q, t, name in (self.pair if pair else self.single)
         ]
 
     def to_json(self, tokens_of: dict[int, str]) -> dict[str, Any]:
@@ -113,7 +126,7 @@ class TemplateProcessing:
             "single": pieces(self.single),
             "pair": pieces(self.pair),
             "special_tokens": {
-                k: {"id": k, "ids": ids, "tokens": [tokens_of.get(i, k) for i in ids]}
+                k: {"id": k, "ids": ids, "tokens": self.texts.get(k) or [tokens_of.get(i, k) for i in ids]}
                 for k, ids in self.special_tokens.items()
             },
         }
