@@ -1,7 +1,8 @@
 """DeepSeek V3's split sequence on its one-pass scanner (pre_tokenizers/deepseek_v3_ends.h):
-64-byte ASCII windows (block_scanner.h's cl100k rules with Llama 3's whitespace, no
-contractions) whose starts are kept only before the first digit, control or non-ASCII byte,
-and the character scanner a segment at a time for the rest. The pieces must be HF's
+64-byte windows of ASCII and two-byte letters (block_scanner.h's cl100k rules with Llama 3's
+whitespace, no contractions, punctuation prefixing ASCII letters only) whose starts are kept
+only before the first digit, control or other non-ASCII character, and the character scanner
+a segment at a time for the rest. The pieces must be HF's
 pre-tokenizer's, with the AVX2 windows and without, on long mostly-ASCII texts where windows
 meet digits, controls, marks, non-ASCII letters and spaces, CJK and the text's end at every
 offset; and the fused kernel's ids, offsets and decode must be HF's on them."""
@@ -122,3 +123,35 @@ def test_every_two_byte_code_point_in_a_run():
         c = chr(cp)
         for text in (f"абвгдежзийклмно{c}прстуфхцчшщъыь", f"{c * 20} ж{c}ж", f"ЖЖЖЖЖЖЖЖЖЖЖЖЖЖЖ {c}1"):
             stages_test.same_pieces(V3, text)
+
+
+# Windows over two-byte letters: "[punct][A-Za-z]+" takes ASCII letters only and ends at the
+# first other letter, which starts a piece; a space or nothing before a letter run keeps it whole.
+LETTER_WORDS = ["привет", "Мир", "été", "Ça", "façade", "abc", "Xyz", "ΑΒΓ", "λόγος", "שלום", "aé", "éa", "ѠѡҊ", "ǅx"]
+LETTER_SEPS = [" ", "  ", ", ", ". ", "(", ")", "'", '"', "-", "\n", "\t", " (", "((", "!", "_", "/", "\r\n", " \n "]
+
+
+@pytest.mark.parametrize("sep", LETTER_SEPS)
+def test_two_byte_words_after_every_separator(sep):
+    for word in LETTER_WORDS:
+        for other in LETTER_WORDS:
+            text = " ".join([word, other] * 3) + sep + word + other + sep + other + sep + sep + word
+            for stop in ("", "1", "\u0301", "«", "×", "\u00a0", "日", "\x01"):
+                same_pieces_both_ways(text + stop + text)
+                same_pieces_both_ways(stop + text)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    parts=st.lists(
+        st.one_of(
+            st.sampled_from(LETTER_WORDS),
+            st.sampled_from(LETTER_SEPS),
+            st.sampled_from(["1", "\u0301", "«", "×", "\u00a0", "日", "\x01", "²", "—", "ß", "µ"]),
+            st.characters(min_codepoint=0x80, max_codepoint=0x7FF),
+        ),
+        max_size=60,
+    )
+)
+def test_pieces_equal_hf_on_two_byte_heavy_text(parts):
+    same_pieces_both_ways("".join(parts))

@@ -208,8 +208,10 @@ inline void classify_common_letters(const uint8_t* w, size_t avail, AsciiMasks& 
 
 // Classifies the two- and three-byte letters from the first stop byte on, up to the first stop
 // byte that is anything else (punctuation, spaces, digits and marks outside ASCII; apostrophes;
-// a character cut by the window's end at `avail`): every byte of a letter gets its class bit,
-// so case and word rules see one character as a run of equal bits, and starts fall on lead bytes.
+// a character cut by the window's end at `avail`; kThreeByte false: any three-byte character):
+// every byte of a letter gets its class bit, so case and word rules see one character as a run
+// of equal bits, and starts fall on lead bytes.
+template <bool kThreeByte = true>
 inline void classify_letters(const uint8_t* w, size_t avail, AsciiMasks& m) {
   uint64_t stop = m.stop;
   uint64_t to[4] = {0, 0, 0, 0};  // by TwoByteLetters class: none (unused), upper, lower, caseless
@@ -225,7 +227,7 @@ inline void classify_letters(const uint8_t* w, size_t avail, AsciiMasks& m) {
       stop &= ~bits;
       continue;
     }
-    if (b < 0xE0 || b >= 0xF0) break;  // apostrophe, continuation byte, four-byte character
+    if (!kThreeByte || b < 0xE0 || b >= 0xF0) break;  // apostrophe, continuation byte, four-byte character
     if (i + 3 > avail || (w[i + 1] & 0xC0) != 0x80 || (w[i + 2] & 0xC0) != 0x80) break;
     size_t decoded;
     const uint8_t c = class_of(decode_utf8(w + i, 3, decoded));
@@ -248,10 +250,14 @@ struct WindowStarts {
 
 // o200k: case-split words and slashes in the punctuation tail; else cl100k. kEndSplit: a
 // whitespace run at the end of the text splits after its last newline (o200k, Llama 3);
-// kOneDigit: each digit is a piece (Qwen2).
+// kOneDigit: each digit is a piece (Qwen2). kAsciiPrefix (DeepSeek V3's main pattern,
+// pre_tokenizers/deepseek_scanner.h): punctuation prefixes only a run of ASCII letters
+// ("[punct][A-Za-z]+"), which then ends at the first other letter, that starts a piece of
+// its own; a letter run with no prefix or a space's is one piece, as cl100k's; only two-byte
+// letters are classified (three-byte characters stop the window).
 // What window_starts and window_starts_avx2 share: the starts from the masks of the bytes at w
 // (the text from p, or a copy of its last avail < 64 bytes padded with stop bytes).
-template <bool kO200k, bool kEndSplit, bool kOneDigit, bool kContractions>
+template <bool kO200k, bool kEndSplit, bool kOneDigit, bool kContractions, bool kAsciiPrefix = false>
 TF_INLINE WindowStarts window_rules(AsciiMasks m, const uint8_t* w, size_t avail, size_t p, size_t n) {
   if (m.quote) {
     if (kContractions)
@@ -259,13 +265,14 @@ TF_INLINE WindowStarts window_rules(AsciiMasks m, const uint8_t* w, size_t avail
     else
       m.stop &= ~m.quote;
   }
+  const uint64_t ascii_letter = m.upper | m.lower;  // (before the other letters join them)
   if (m.stop && w[__builtin_ctzll(m.stop)] >= 0x80) {
     // Many non-ASCII bytes (six or more characters), the first of them Latin-1 or Cyrillic:
     // the common letters in one go.
     const uint8_t first = w[__builtin_ctzll(m.stop)];
     if ((first == 0xD0 || first == 0xD1 || first == 0xC3) && __builtin_popcountll(m.stop) >= 12)
       classify_common_letters(w, avail, m);
-    if (m.stop && w[__builtin_ctzll(m.stop)] >= 0x80) classify_letters(w, avail, m);
+    if (m.stop && w[__builtin_ctzll(m.stop)] >= 0x80) classify_letters<!kAsciiPrefix>(w, avail, m);
   }
   // o200k: [Upper]* gives characters back to [Lower]+ when a caseless letter comes before an
   // uppercase one, which the rules below do not model: such a window ends there.
@@ -294,8 +301,15 @@ TF_INLINE WindowStarts window_rules(AsciiMasks m, const uint8_t* w, size_t avail
   const uint64_t punct_starts = punct & ~(punct << 1) & ~(m.blank << 1);
   // Prefixes: a non-newline space always starts a piece when something non-space follows; a
   // punctuation character when it starts a piece and is alone in its run (a letter follows).
-  const uint64_t prefixes = ((space & ~newline) | punct_starts) & (letter >> 1);
+  // (kAsciiPrefix: a punctuation character prefixes only ASCII letters, `word` of them)
+  const uint64_t wide = kAsciiPrefix ? letter & ~ascii_letter : 0, word = wide ? ascii_letter & valid : letter;
+  const uint64_t prefixes = ((space & ~newline) & (letter >> 1)) | (punct_starts & (word >> 1));
   uint64_t words = letter & ~(letter << 1);
+  if (wide) {
+    // The ASCII letters after a punctuation prefix end where another letter follows them: the
+    // carry of adding each run's first bit runs to the bit after it.
+    words |= (word + ((punct_starts & (word >> 1)) << 1)) & wide;
+  }
   if (kO200k) words |= m.upper & (m.lower << 1);
   words = (words & ~(prefixes << 1)) | prefixes;
   // Digits: groups of three from the start of each run (kOneDigit: each digit alone).
@@ -337,36 +351,39 @@ TF_INLINE const uint8_t* window_bytes(const uint8_t* s, size_t p, size_t n, uint
   return buf;
 }
 
-template <bool kO200k, bool kEndSplit = kO200k, bool kOneDigit = false, bool kContractions = true>
+template <bool kO200k, bool kEndSplit = kO200k, bool kOneDigit = false, bool kContractions = true,
+          bool kAsciiPrefix = false>
 inline WindowStarts window_starts(const uint8_t* s, size_t p, size_t n) {
   uint8_t buf[64];
   size_t avail;
   const uint8_t* w = window_bytes(s, p, n, buf, avail);
-  return window_rules<kO200k, kEndSplit, kOneDigit, kContractions>(ascii_masks(w), w, avail, p, n);
+  return window_rules<kO200k, kEndSplit, kOneDigit, kContractions, kAsciiPrefix>(ascii_masks(w), w, avail, p, n);
 }
 
 #if TF_HAVE_AVX2_PATH
 // window_starts with AVX2 masks, and the rules compiled for AVX2 and BMI (only where
 // cpu_has_avx2(): the caller checks avx2_enabled()). Not inlined into callers built without.
-template <bool kO200k, bool kEndSplit = kO200k, bool kOneDigit = false, bool kContractions = true>
+template <bool kO200k, bool kEndSplit = kO200k, bool kOneDigit = false, bool kContractions = true,
+          bool kAsciiPrefix = false>
 TF_TARGET_AVX2 TF_NOINLINE WindowStarts window_starts_avx2(const uint8_t* s, size_t p, size_t n) {
   uint8_t buf[64];
   size_t avail;
   const uint8_t* w = window_bytes(s, p, n, buf, avail);
-  return window_rules<kO200k, kEndSplit, kOneDigit, kContractions>(ascii_masks_avx2(w), w, avail, p, n);
+  return window_rules<kO200k, kEndSplit, kOneDigit, kContractions, kAsciiPrefix>(ascii_masks_avx2(w), w, avail, p, n);
 }
 #endif
 
 // window_starts through the AVX2 path where `avx2` (the caller's avx2_enabled()) says so and
 // the build has it, else the portable one: the one dispatch both scanners use.
-template <bool kO200k, bool kEndSplit = kO200k, bool kOneDigit = false, bool kContractions = true>
+template <bool kO200k, bool kEndSplit = kO200k, bool kOneDigit = false, bool kContractions = true,
+          bool kAsciiPrefix = false>
 TF_INLINE WindowStarts window_starts_for(bool avx2, const uint8_t* s, size_t p, size_t n) {
 #if TF_HAVE_AVX2_PATH
-  if (avx2) return window_starts_avx2<kO200k, kEndSplit, kOneDigit, kContractions>(s, p, n);
+  if (avx2) return window_starts_avx2<kO200k, kEndSplit, kOneDigit, kContractions, kAsciiPrefix>(s, p, n);
 #else
   (void)avx2;
 #endif
-  return window_starts<kO200k, kEndSplit, kOneDigit, kContractions>(s, p, n);
+  return window_starts<kO200k, kEndSplit, kOneDigit, kContractions, kAsciiPrefix>(s, p, n);
 }
 
 }  // namespace tokenforge

@@ -10,17 +10,19 @@
 // the text between them each a piece. Neither the main pattern nor the stages look behind, so
 // the pieces from any piece start p are found by taking [p, the segment's end) as the subject.
 //
-// Windows: on ASCII text without digits or control characters the main pattern's pieces are
-// the pieces of block_scanner.h's cl100k rules with Llama 3's whitespace and no contractions
-// (window_starts<false, true, false, false>): "[punct][A-Za-z]+" is a one-character prefix and
-// a word, "[^\r\n\p{L}\p{P}\p{S}]?" a whitespace prefix (the only ASCII characters it takes once
-// digits are cut away and controls excluded), " ?[\p{P}\p{S}]+[\r\n]*" the punctuation run, and
-// the whitespace alternatives are Llama 3's. A window runs over the whole stretch; its starts
-// are kept only before L - 1, where L is the window's first digit, control or non-ASCII byte
-// (where a segment may end, or the patterns part: a mark, "'é", a control between punctuation):
-// each kept start ends a piece that lies in [p, L - 1), which both patterns cut alike (a
-// whitespace run's last character, the one whose split depends on what follows, is at L - 1 at
-// the latest). A window with none of those bytes up to the text's end keeps all its starts.
+// Windows: on text of ASCII (without digits or control characters) and two-byte letters, the
+// main pattern's pieces are the pieces of block_scanner.h's cl100k rules with Llama 3's
+// whitespace, no contractions and kAsciiPrefix (window_starts<false, true, false, false, true>):
+// "[punct][A-Za-z]+" is a one-character prefix and a run of ASCII letters that ends at the
+// first other letter, "[^\r\n\p{L}\p{P}\p{S}]?[\p{L}\p{M}]+" a whitespace prefix (the only
+// ASCII characters it takes once digits are cut away and controls excluded) and a letter run,
+// " ?[\p{P}\p{S}]+[\r\n]*" the punctuation run, and the whitespace alternatives are Llama 3's.
+// A window runs over the whole stretch; its starts are kept only before L - 1, where L is the
+// window's first digit, control or non-ASCII byte that is no two-byte letter (where a segment
+// may end, or the patterns part: a mark, a symbol, a three-byte character): each kept start
+// ends a piece that lies in [p, L - 1), which both read alike (a whitespace run's last
+// character, the one whose split depends on what follows, is at L - 1 at the latest). A window
+// with none of those bytes up to the text's end keeps all its starts.
 // Everything else goes through the character scanner, a segment at a time.
 #pragma once
 #include <cstddef>
@@ -66,8 +68,7 @@ class DeepSeekV3Ends {
   // The end of the piece that starts at p (< n), p the text's start or an end this returned.
   TF_INLINE size_t next(size_t p) {
     if (p == handed_ && pending_) return hand_out();
-    // A window keeps no start before its first non-ASCII byte - 1: none where it is at p or p + 1.
-    if (p >= retry_at_ && (p + 1 >= n_ || (t_[p] | t_[p + 1]) < 0x80) && !wide_ahead(p)) {
+    if (p >= retry_at_ && !wide_ahead(p)) {
       const size_t e = window(p);
       if (e) return e;
     }
@@ -111,10 +112,11 @@ class DeepSeekV3Ends {
     return (x & (x << 1) & (x << 2) & 0x8080808080808080ull) != 0;
   }
 
-  // Bytes where a window's starts stop being kept: digits, controls (but \t..\r), DEL and
-  // non-ASCII bytes.
+  // Bytes where a window's starts stop being kept: digits, controls (but \t..\r), DEL and the
+  // lead bytes of three- and four-byte characters (the window itself stops at the first
+  // character of two bytes that is no letter).
   static constexpr bool is_stop(uint8_t b) {
-    return b >= 0x7F || (b < 0x20 && !(b >= '\t' && b <= '\r')) || (b >= '0' && b <= '9');
+    return b == 0x7F || b >= 0xE0 || (b < 0x20 && !(b >= '\t' && b <= '\r')) || (b >= '0' && b <= '9');
   }
   // The first stop byte in t[p..p + avail) (avail <= 64), as an offset, or avail.
   TF_INLINE size_t first_stop(size_t p, size_t avail) const {
@@ -123,9 +125,10 @@ class DeepSeekV3Ends {
 #if defined(__SSE2__)
     for (; i + 16 <= avail; i += 16) {
       const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(w + i));
-      // Signed: bytes >= 0x80 are negative. Keep 0x20..0x7E but digits, and \t..\r.
+      // Signed: bytes >= 0x80 are negative. Keep 0x20..0x7E but digits, \t..\r and 0x80..0xDF.
       const __m128i printable =
-          _mm_and_si128(_mm_cmpgt_epi8(v, _mm_set1_epi8(0x1F)), _mm_cmplt_epi8(v, _mm_set1_epi8(0x7F)));
+          _mm_or_si128(_mm_and_si128(_mm_cmpgt_epi8(v, _mm_set1_epi8(0x1F)), _mm_cmplt_epi8(v, _mm_set1_epi8(0x7F))),
+                       _mm_cmplt_epi8(v, _mm_set1_epi8(char(0xE0))));
       const __m128i digit =
           _mm_and_si128(_mm_cmpgt_epi8(v, _mm_set1_epi8('0' - 1)), _mm_cmplt_epi8(v, _mm_set1_epi8('9' + 1)));
       const __m128i blank =
@@ -149,8 +152,8 @@ class DeepSeekV3Ends {
       retry_at_ = p + stop + 1;
       return 0;
     }
-    const WindowStarts w = window_starts_for<false, true, false, false>(avx2_, t_, p, n_);
-    uint64_t starts = w.starts;
+    const WindowStarts w = window_starts_for<false, true, false, false, true>(avx2_, t_, p, n_);
+    uint64_t starts = w.starts;  // (those before w.length - 1 where the window stopped early)
     if (stop < avail) starts &= (uint64_t(1) << (stop - 1)) - 1;
     if (!starts) {
       retry_at_ = p + (stop < w.length ? stop : w.length) + 1;
