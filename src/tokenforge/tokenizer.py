@@ -447,6 +447,9 @@ class Tokenizer(TransformersApi):
             # transformers sets the backend's encode_special_tokens from the config's value: the
             # special added tokens' text stays text (each call's default, apply_chat_template's too)
             options["split_special_tokens"] = True
+        if class_name == "CLIPTokenizer" and _model_type(spec.model) == "BPE":
+            # CLIPTokenizer wraps its backend's decode: each </w> a space, the text stripped
+            options["strip_word_suffix"] = "</w>"
         if config.clean_up_tokenization_spaces and _model_type(spec.model) not in ("BPE", None):
             # transformers' decode cleans the text up as the config says, but for a BPE model
             options["clean_up_tokenization_spaces"] = True
