@@ -107,32 +107,40 @@ def _folder(tmp_path: pathlib.Path, kind: str) -> pathlib.Path:
         _train_bpe(folder, ["<s>", "<pad>", "</s>", "<unk>", "<mask>"])
         _write(folder, "tokenizer_config.json", {"tokenizer_class": "RobertaTokenizer"})
         _write(folder, "config.json", {"model_type": "roberta"})
-    elif kind == "camembert":
-        _train_spm(folder, "sentencepiece.bpe.model", "unigram", {"unk_id": 0, "bos_id": 1, "eos_id": 2, "pad_id": -1})
+    elif kind in ("camembert", "camembert-bpe"):
+        model_type = "bpe" if kind == "camembert-bpe" else "unigram"
+        ids = {"unk_id": 0, "bos_id": 1, "eos_id": 2, "pad_id": -1}
+        _train_spm(folder, "sentencepiece.bpe.model", model_type, ids)
         _write(folder, "tokenizer_config.json", {"tokenizer_class": "CamembertTokenizer"})
         _write(folder, "config.json", {"model_type": "camembert"})
-    elif kind == "xlnet":  # <sep> <cls> at the end, left padding, the sentencepiece unknown id
-        ids = {"unk_id": 0, "bos_id": 1, "eos_id": 2, "pad_id": -1}
-        controls = ["<cls>", "<sep>", "<pad>", "<mask>", "<eod>", "<eop>"]
+    elif kind in ("xlnet", "xlnet-lowercase"):  # <sep> <cls> at the end, left padding, the model's unknown id
+        ids = {"unk_id": 3, "bos_id": 1, "eos_id": 2, "pad_id": 0}
+        controls = ["<cls>", "<sep>", "<mask>", "<eod>", "<eop>"]
         _train_spm(folder, "spiece.model", "unigram", ids, control_symbols=controls)
         config = {"tokenizer_class": "XLNetTokenizer", "do_lower_case": False, "remove_space": True}
-        _write(folder, "tokenizer_config.json", {**config, "keep_accents": False, "padding_side": "left"})
+        config.update(keep_accents=False, padding_side="left")
+        if kind == "xlnet-lowercase":  # (keep_accents: the class strips them all the same)
+            config.update(do_lower_case=True, keep_accents=True, unk_id=5)
+        _write(folder, "tokenizer_config.json", config)
         _write(folder, "config.json", {"model_type": "xlnet"})
-    elif kind in ("pegasus", "pegasus-defaults"):
+    elif kind in ("pegasus", "pegasus-defaults", "pegasus-offset"):
         _train_spm(folder, "spiece.model", "unigram", {"pad_id": 0, "eos_id": 1, "unk_id": 2, "bos_id": -1})
         config = {"tokenizer_class": "PegasusTokenizer"}
         if kind == "pegasus":  # as google/pegasus-xsum's
             unks = [f"<unk_{i}>" for i in range(2, 103)]
             config.update(mask_token="<mask_2>", mask_token_sent="<mask_1>", offset=103, unk_token="<unk>")
             config.update(additional_special_tokens=["<mask_1>", *unks], model_max_length=512)
+        elif kind == "pegasus-offset":  # no sentence mask, a small offset
+            config.update(mask_token_sent=None, offset=6)
         _write(folder, "tokenizer_config.json", config)
         _write(folder, "config.json", {"model_type": "pegasus"})
-    elif kind in ("mbart", "mbart50", "mbart-unigram"):  # fairseq's sentencepiece.bpe.model
+    elif kind in ("mbart", "mbart50", "mbart-unigram", "mbart50-ro"):  # fairseq's sentencepiece.bpe.model
         model_type = "unigram" if kind == "mbart-unigram" else "bpe"
         ids = {"unk_id": 0, "bos_id": 1, "eos_id": 2, "pad_id": -1}
         _train_spm(folder, "sentencepiece.bpe.model", model_type, ids)
-        name = "MBart50Tokenizer" if kind == "mbart50" else "MBartTokenizer"
-        _write(folder, "tokenizer_config.json", {"tokenizer_class": name, "src_lang": "en_XX", "tgt_lang": "ro_RO"})
+        name = "MBart50Tokenizer" if kind.startswith("mbart50") else "MBartTokenizer"
+        src = "ro_RO" if kind == "mbart50-ro" else "en_XX"
+        _write(folder, "tokenizer_config.json", {"tokenizer_class": name, "src_lang": src, "tgt_lang": "de_DE"})
         _write(folder, "config.json", {"model_type": "mbart"})
     elif kind in ("nllb", "nllb-unknown-src-lang"):
         # (the model's control pieces are the class's additional_special_tokens, so its language
@@ -182,7 +190,7 @@ def _auto(folder: pathlib.Path):
 KINDS = ["llama", "t5", "t5-extra-ids", "albert", "xlm-roberta", "gpt2", "qwen2", "roberta"]
 # (issue 19's second round)
 KINDS += ["camembert", "xlnet", "pegasus", "pegasus-defaults", "mbart", "mbart-unigram", "mbart50", "nllb"]
-KINDS += ["bart", "clip"]
+KINDS += ["bart", "clip", "xlnet-lowercase", "pegasus-offset", "mbart50-ro"]
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -291,3 +299,13 @@ def test_mbart50_rebuilt_vocabulary_with_unk_twice(tmp_path):
     ref = _auto(folder)
     assert ref.convert_ids_to_tokens(3) == ref.convert_ids_to_tokens(4) == "<unk>"
     _same_as_transformers(folder, [*CLASS_TEXTS, "日本語 ☃ unknown ✓ text"])
+
+
+def test_camembert_from_a_bpe_sentencepiece_model_is_refused(tmp_path):
+    """CamembertTokenizer takes the sentencepiece model's own type: a BPE model's pieces come as a
+    {piece: id} map, which its Unigram cannot take (transformers' TypeError); refused by name."""
+    folder = _folder(tmp_path, "camembert-bpe")
+    with pytest.raises(TypeError):
+        transformers.AutoTokenizer.from_pretrained(str(folder), local_files_only=True)
+    with pytest.raises(ValueError, match=r"sentencepiece\.bpe\.model.*CamembertTokenizer"):
+        Tokenizer.from_pretrained(folder)

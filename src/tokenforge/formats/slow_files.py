@@ -7,8 +7,14 @@ constructor, which builds the same pipeline it builds over a tokenizer.json's vo
 `slow_document` writes the files as a tokenizer.json document (a sentencepiece model through
 spm_tokenizer_json.spm_document, with its charsmap for the classes that keep one) and
 tokenizer.py's from_pretrained runs it through transformers_classes.rebuild_for_class, as it
-does a folder's tokenizer.json. A class tokenforge does not rebuild (transformers_classes'
-_CLASSES) for such files is refused with a ValueError naming the file and the class.
+does a folder's tokenizer.json. As transformers' SentencePieceExtractor, a sentencepiece model
+is read for the model type the class builds (a BPE model's pieces and scores make a Unigram
+class's vocabulary; a BPE class gets the pieces by id and merges generated from them), then
+reordered as the class's converter's convert_from_spm does (XLM-R, Camembert, Pegasus, MBart,
+MBart50, NLLB, T5). A class tokenforge does not rebuild (transformers_classes' _CLASSES) for such
+files is refused with a ValueError naming the file and the class, as are the classes
+transformers runs in Python over the sentencepiece library (PYTHON_SPM_CLASSES: Siglip,
+M2M100, Marian).
 The neighbours: transformers_classes.py (the class table), spm_tokenizer_json.py,
 sentencepiece_model.py, tokenizer.py's from_pretrained.
 """
@@ -207,8 +213,6 @@ def slow_document(file: str, class_name: str | None, config: Mapping[str, Any]) 
     # the model the class builds (CamembertTokenizer names none: the sentencepiece model's own)
     class_model = entry[0] if entry is not None and class_name != "CamembertTokenizer" else None
     doc = _bpe_files_document(folder) if name == BPE_FILES[0] else _spm_document(file, class_model)
-    if name != BPE_FILES[0]:
-        _class_vocabulary(doc, class_name, config)
     if entry is None or entry[0] != doc["model"]["type"]:
         shown = class_name or "TokenizersBackend"
         raise ValueError(
@@ -216,6 +220,8 @@ def slow_document(file: str, class_name: str | None, config: Mapping[str, Any]) 
             f"tokenforge does not rebuild {shown} from a {doc['model']['type']} {name}: save the tokenizer "
             "with transformers (tokenizer.save_pretrained) to write its tokenizer.json"
         )
+    if name != BPE_FILES[0]:
+        _class_vocabulary(doc, class_name, config)
     return doc
 
 
