@@ -123,7 +123,7 @@ def _folder(tmp_path: pathlib.Path, kind: str) -> pathlib.Path:
             config.update(do_lower_case=True, keep_accents=True, unk_id=5)
         _write(folder, "tokenizer_config.json", config)
         _write(folder, "config.json", {"model_type": "xlnet"})
-    elif kind in ("pegasus", "pegasus-defaults", "pegasus-offset"):
+    elif kind in ("pegasus", "pegasus-defaults", "pegasus-offset", "pegasus-map"):
         _train_spm(folder, "spiece.model", "unigram", {"pad_id": 0, "eos_id": 1, "unk_id": 2, "bos_id": -1})
         config = {"tokenizer_class": "PegasusTokenizer"}
         if kind == "pegasus":  # as google/pegasus-xsum's
@@ -132,6 +132,9 @@ def _folder(tmp_path: pathlib.Path, kind: str) -> pathlib.Path:
             config.update(additional_special_tokens=["<mask_1>", *unks], model_max_length=512)
         elif kind == "pegasus-offset":  # no sentence mask, a small offset
             config.update(mask_token_sent=None, offset=6)
+        elif kind == "pegasus-map":  # an older folder: the tokens in special_tokens_map.json
+            specials = {"mask_token": "<mask_2>", "pad_token": "<pad>", "eos_token": "</s>", "unk_token": "<unk>"}
+            _write(folder, "special_tokens_map.json", {**specials, "mask_token_sent": "<mask_1>"})
         _write(folder, "tokenizer_config.json", config)
         _write(folder, "config.json", {"model_type": "pegasus"})
     elif kind in ("mbart", "mbart50", "mbart-unigram", "mbart50-ro"):  # fairseq's sentencepiece.bpe.model
@@ -190,7 +193,7 @@ def _auto(folder: pathlib.Path):
 KINDS = ["llama", "t5", "t5-extra-ids", "albert", "xlm-roberta", "gpt2", "qwen2", "roberta"]
 # (issue 19's second round)
 KINDS += ["camembert", "xlnet", "pegasus", "pegasus-defaults", "mbart", "mbart-unigram", "mbart50", "nllb"]
-KINDS += ["bart", "clip", "xlnet-lowercase", "pegasus-offset", "mbart50-ro"]
+KINDS += ["bart", "clip", "xlnet-lowercase", "pegasus-offset", "pegasus-map", "mbart50-ro"]
 
 
 @pytest.mark.parametrize("kind", KINDS)

@@ -377,7 +377,8 @@ class Tokenizer(TransformersApi):
             plain = [n for n in ("tokenizer.model", "vocab.txt") if os.path.isfile(os.path.join(folder, n))]
             if found is not None and ((routed_class or "") in _CLASSES or not plain):
                 try:
-                    slow = slow_document(found, routed_class, config.config)
+                    # (the converter reads the class's keywords: special_tokens_map.json's too)
+                    slow = slow_document(found, routed_class, _class_config(folder, config.config))
                 except ValueError:
                     if not plain:
                         raise
