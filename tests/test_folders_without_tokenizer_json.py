@@ -107,13 +107,20 @@ def _folder(tmp_path: pathlib.Path, kind: str) -> pathlib.Path:
         _train_bpe(folder, ["<s>", "<pad>", "</s>", "<unk>", "<mask>"])
         _write(folder, "tokenizer_config.json", {"tokenizer_class": "RobertaTokenizer"})
         _write(folder, "config.json", {"model_type": "roberta"})
-    elif kind in ("camembert", "camembert-bpe"):
+    elif kind in ("camembert", "camembert-bpe", "camembert-hub"):
         model_type = "bpe" if kind == "camembert-bpe" else "unigram"
         ids = {"unk_id": 0, "bos_id": 1, "eos_id": 2, "pad_id": -1}
         _train_spm(folder, "sentencepiece.bpe.model", model_type, ids)
-        _write(folder, "tokenizer_config.json", {"tokenizer_class": "CamembertTokenizer"})
+        config = {"tokenizer_class": "CamembertTokenizer"}
+        if kind == "camembert-hub":  # as almanach/camembert-base's
+            config.update(additional_special_tokens=["<s>NOTUSED", "</s>NOTUSED", "<unk>NOTUSED"])
+        _write(folder, "tokenizer_config.json", config)
         _write(folder, "config.json", {"model_type": "camembert"})
-    elif kind in ("xlnet", "xlnet-lowercase"):  # <sep> <cls> at the end, left padding, the model's unknown id
+    elif kind in (
+        "xlnet",
+        "xlnet-lowercase",
+        "xlnet-hub",
+    ):  # <sep> <cls> at the end, left padding, the model's unknown id
         ids = {"unk_id": 3, "bos_id": 1, "eos_id": 2, "pad_id": 0}
         controls = ["<cls>", "<sep>", "<mask>", "<eod>", "<eop>"]
         _train_spm(folder, "spiece.model", "unigram", ids, control_symbols=controls)
@@ -121,6 +128,8 @@ def _folder(tmp_path: pathlib.Path, kind: str) -> pathlib.Path:
         config.update(keep_accents=False, padding_side="left")
         if kind == "xlnet-lowercase":  # (keep_accents: the class strips them all the same)
             config.update(do_lower_case=True, keep_accents=True, unk_id=5)
+        elif kind == "xlnet-hub":  # as xlnet/xlnet-base-cased's
+            config.update(additional_special_tokens=["<eop>", "<eod>"], bos_token="<s>", cls_token="<cls>")
         _write(folder, "tokenizer_config.json", config)
         _write(folder, "config.json", {"model_type": "xlnet"})
     elif kind in ("pegasus", "pegasus-defaults", "pegasus-offset", "pegasus-map"):
@@ -153,13 +162,21 @@ def _folder(tmp_path: pathlib.Path, kind: str) -> pathlib.Path:
         src = "xx_Unknown" if kind == "nllb-unknown-src-lang" else "fra_Latn"
         _write(folder, "tokenizer_config.json", {"tokenizer_class": "NllbTokenizer", "src_lang": src})
         _write(folder, "config.json", {"model_type": "m2m_100"})
-    elif kind == "bart":
+    elif kind in ("bart", "bart-no-class"):
         _train_bpe(folder, ["<s>", "<pad>", "</s>", "<unk>", "<mask>"])
-        _write(folder, "tokenizer_config.json", {"tokenizer_class": "BartTokenizer"})
+        config = {"model_max_length": 1024} if kind == "bart-no-class" else {"tokenizer_class": "BartTokenizer"}
+        _write(folder, "tokenizer_config.json", config)
         _write(folder, "config.json", {"model_type": "bart"})
-    elif kind == "clip":
+    elif kind in ("clip", "clip-hub"):
         _train_clip_bpe(folder)
-        _write(folder, "tokenizer_config.json", {"tokenizer_class": "CLIPTokenizer"})
+        config = {"tokenizer_class": "CLIPTokenizer"}
+        if kind == "clip-hub":  # as openai/clip-vit-base-patch32's
+            end = {"__type": "AddedToken", "content": "<|endoftext|>", "lstrip": False, "rstrip": False}
+            start = {**end, "content": "<|startoftext|>"}
+            config.update(unk_token={**end, "normalized": True}, bos_token={**start, "normalized": True})
+            config.update(eos_token={**end, "normalized": True}, pad_token="<|endoftext|>", errors="replace")
+            config.update(add_prefix_space=False, do_lower_case=True, model_max_length=77)
+        _write(folder, "tokenizer_config.json", config)
         _write(folder, "config.json", {"model_type": "clip"})
     return folder
 
@@ -194,6 +211,7 @@ KINDS = ["llama", "t5", "t5-extra-ids", "albert", "xlm-roberta", "gpt2", "qwen2"
 # (issue 19's second round)
 KINDS += ["camembert", "xlnet", "pegasus", "pegasus-defaults", "mbart", "mbart-unigram", "mbart50", "nllb"]
 KINDS += ["bart", "clip", "xlnet-lowercase", "pegasus-offset", "pegasus-map", "mbart50-ro"]
+KINDS += ["bart-no-class", "clip-hub", "xlnet-hub", "camembert-hub"]
 
 
 @pytest.mark.parametrize("kind", KINDS)

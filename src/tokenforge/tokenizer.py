@@ -404,8 +404,8 @@ class Tokenizer(TransformersApi):
             routed: list[str | None] = []  # the class AutoTokenizer builds (None: TokenizersBackend)
 
             def rebuild(doc: Any, data: bytes) -> Any:
-                if isinstance(doc, dict) and isinstance(doc.get("added_tokens"), list):
-                    listed.extend(doc["added_tokens"])
+                if isinstance(doc, dict) and isinstance(doc.get("added_tokens"), list) and slow is None:
+                    listed.extend(doc["added_tokens"])  # (a folder without the file lists none)
                 source = data.decode("utf-8")
                 routed.append(transformers_class(config.config, model_config, names, source))
                 rebuilt = rebuild_for_class(doc, class_config, source, model_config, names)
