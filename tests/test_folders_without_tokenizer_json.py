@@ -6,6 +6,7 @@ with AutoTokenizer: ids with and without special tokens, tokens, offsets, decode
 
 from __future__ import annotations
 
+import importlib.resources
 import json
 import pathlib
 import re
@@ -154,6 +155,15 @@ def _folder(tmp_path: pathlib.Path, kind: str) -> pathlib.Path:
         src = "ro_RO" if kind == "mbart50-ro" else "en_XX"
         _write(folder, "tokenizer_config.json", {"tokenizer_class": name, "src_lang": src, "tgt_lang": "de_DE"})
         _write(folder, "config.json", {"model_type": "mbart"})
+    elif kind == "nllb-hub":  # as facebook/nllb-200-distilled-600M's: the codes listed, so added
+        _train_spm(folder, "sentencepiece.bpe.model", "bpe", {"unk_id": 0, "bos_id": 1, "eos_id": 2, "pad_id": -1})
+        routing = importlib.resources.files("tokenforge").joinpath("data", "transformers_routing.json")
+        codes = json.loads(routing.read_text("utf-8"))["language_codes"]["NllbTokenizer"]
+        config = {"tokenizer_class": "NllbTokenizer", "src_lang": "deu_Latn", "tgt_lang": "fra_Latn"}
+        _write(
+            folder, "tokenizer_config.json", {**config, "additional_special_tokens": codes, "legacy_behaviour": False}
+        )
+        _write(folder, "config.json", {"model_type": "m2m_100"})
     elif kind in ("nllb", "nllb-unknown-src-lang"):
         # (the model's control pieces are the class's additional_special_tokens, so its language
         # codes are not added: the source language's code is a piece of the model here)
@@ -211,7 +221,7 @@ KINDS = ["llama", "t5", "t5-extra-ids", "albert", "xlm-roberta", "gpt2", "qwen2"
 # (issue 19's second round)
 KINDS += ["camembert", "xlnet", "pegasus", "pegasus-defaults", "mbart", "mbart-unigram", "mbart50", "nllb"]
 KINDS += ["bart", "clip", "xlnet-lowercase", "pegasus-offset", "pegasus-map", "mbart50-ro"]
-KINDS += ["bart-no-class", "clip-hub", "xlnet-hub", "camembert-hub"]
+KINDS += ["bart-no-class", "clip-hub", "xlnet-hub", "camembert-hub", "nllb-hub"]
 
 
 @pytest.mark.parametrize("kind", KINDS)
