@@ -6,8 +6,10 @@ with AutoTokenizer: ids with and without special tokens, tokens, offsets, decode
 
 from __future__ import annotations
 
+import importlib.resources
 import json
 import pathlib
+import re
 
 import pytest
 
@@ -42,7 +44,9 @@ def _write(folder: pathlib.Path, name: str, doc: dict) -> None:
     (folder / name).write_text(json.dumps(doc), "utf-8")
 
 
-def _train_spm(folder: pathlib.Path, name: str, model_type: str, ids: dict[str, int], **options) -> None:
+def _train_spm(
+    folder: pathlib.Path, name: str, model_type: str, ids: dict[str, int], keep_vocab: bool = False, **options
+) -> None:
     prefix = folder / "m"
     spm.SentencePieceTrainer.train(
         sentence_iterator=iter([line[:300] for line in LINES]),
@@ -55,7 +59,8 @@ def _train_spm(folder: pathlib.Path, name: str, model_type: str, ids: dict[str, 
         **options,
     )
     (folder / "m.model").rename(folder / name)
-    (folder / "m.vocab").unlink()
+    if not keep_vocab:
+        (folder / "m.vocab").unlink()
 
 
 def _train_bpe(folder: pathlib.Path, specials: list[str]) -> None:
@@ -103,7 +108,106 @@ def _folder(tmp_path: pathlib.Path, kind: str) -> pathlib.Path:
         _train_bpe(folder, ["<s>", "<pad>", "</s>", "<unk>", "<mask>"])
         _write(folder, "tokenizer_config.json", {"tokenizer_class": "RobertaTokenizer"})
         _write(folder, "config.json", {"model_type": "roberta"})
+    elif kind in ("camembert", "camembert-bpe", "camembert-hub"):
+        model_type = "bpe" if kind == "camembert-bpe" else "unigram"
+        ids = {"unk_id": 0, "bos_id": 1, "eos_id": 2, "pad_id": -1}
+        _train_spm(folder, "sentencepiece.bpe.model", model_type, ids)
+        config = {"tokenizer_class": "CamembertTokenizer"}
+        if kind == "camembert-hub":  # as almanach/camembert-base's
+            config.update(additional_special_tokens=["<s>NOTUSED", "</s>NOTUSED", "<unk>NOTUSED"])
+        _write(folder, "tokenizer_config.json", config)
+        _write(folder, "config.json", {"model_type": "camembert"})
+    elif kind in (
+        "xlnet",
+        "xlnet-lowercase",
+        "xlnet-hub",
+    ):  # <sep> <cls> at the end, left padding, the model's unknown id
+        ids = {"unk_id": 3, "bos_id": 1, "eos_id": 2, "pad_id": 0}
+        controls = ["<cls>", "<sep>", "<mask>", "<eod>", "<eop>"]
+        _train_spm(folder, "spiece.model", "unigram", ids, control_symbols=controls)
+        config = {"tokenizer_class": "XLNetTokenizer", "do_lower_case": False, "remove_space": True}
+        config.update(keep_accents=False, padding_side="left")
+        if kind == "xlnet-lowercase":  # (keep_accents: the class strips them all the same)
+            config.update(do_lower_case=True, keep_accents=True, unk_id=5)
+        elif kind == "xlnet-hub":  # as xlnet/xlnet-base-cased's
+            config.update(additional_special_tokens=["<eop>", "<eod>"], bos_token="<s>", cls_token="<cls>")
+        _write(folder, "tokenizer_config.json", config)
+        _write(folder, "config.json", {"model_type": "xlnet"})
+    elif kind in ("pegasus", "pegasus-defaults", "pegasus-offset", "pegasus-map"):
+        _train_spm(folder, "spiece.model", "unigram", {"pad_id": 0, "eos_id": 1, "unk_id": 2, "bos_id": -1})
+        config = {"tokenizer_class": "PegasusTokenizer"}
+        if kind == "pegasus":  # as google/pegasus-xsum's
+            unks = [f"<unk_{i}>" for i in range(2, 103)]
+            config.update(mask_token="<mask_2>", mask_token_sent="<mask_1>", offset=103, unk_token="<unk>")
+            config.update(additional_special_tokens=["<mask_1>", *unks], model_max_length=512)
+        elif kind == "pegasus-offset":  # no sentence mask, a small offset
+            config.update(mask_token_sent=None, offset=6)
+        elif kind == "pegasus-map":  # an older folder: the tokens in special_tokens_map.json
+            specials = {"mask_token": "<mask_2>", "pad_token": "<pad>", "eos_token": "</s>", "unk_token": "<unk>"}
+            _write(folder, "special_tokens_map.json", {**specials, "mask_token_sent": "<mask_1>"})
+        _write(folder, "tokenizer_config.json", config)
+        _write(folder, "config.json", {"model_type": "pegasus"})
+    elif kind in ("mbart", "mbart50", "mbart-unigram", "mbart50-ro"):  # fairseq's sentencepiece.bpe.model
+        model_type = "unigram" if kind == "mbart-unigram" else "bpe"
+        ids = {"unk_id": 0, "bos_id": 1, "eos_id": 2, "pad_id": -1}
+        _train_spm(folder, "sentencepiece.bpe.model", model_type, ids)
+        name = "MBart50Tokenizer" if kind.startswith("mbart50") else "MBartTokenizer"
+        src = "ro_RO" if kind == "mbart50-ro" else "en_XX"
+        _write(folder, "tokenizer_config.json", {"tokenizer_class": name, "src_lang": src, "tgt_lang": "de_DE"})
+        _write(folder, "config.json", {"model_type": "mbart"})
+    elif kind == "nllb-hub":  # as facebook/nllb-200-distilled-600M's: the codes listed, so added
+        _train_spm(folder, "sentencepiece.bpe.model", "bpe", {"unk_id": 0, "bos_id": 1, "eos_id": 2, "pad_id": -1})
+        routing = importlib.resources.files("tokenforge").joinpath("data", "transformers_routing.json")
+        codes = json.loads(routing.read_text("utf-8"))["language_codes"]["NllbTokenizer"]
+        config = {"tokenizer_class": "NllbTokenizer", "src_lang": "deu_Latn", "tgt_lang": "fra_Latn"}
+        _write(
+            folder, "tokenizer_config.json", {**config, "additional_special_tokens": codes, "legacy_behaviour": False}
+        )
+        _write(folder, "config.json", {"model_type": "m2m_100"})
+    elif kind in ("nllb", "nllb-unknown-src-lang"):
+        # (the model's control pieces are the class's additional_special_tokens, so its language
+        # codes are not added: the source language's code is a piece of the model here)
+        ids = {"unk_id": 0, "bos_id": 1, "eos_id": 2, "pad_id": -1}
+        _train_spm(folder, "sentencepiece.bpe.model", "bpe", ids, user_defined_symbols=["fra_Latn"])
+        src = "xx_Unknown" if kind == "nllb-unknown-src-lang" else "fra_Latn"
+        _write(folder, "tokenizer_config.json", {"tokenizer_class": "NllbTokenizer", "src_lang": src})
+        _write(folder, "config.json", {"model_type": "m2m_100"})
+    elif kind in ("bart", "bart-no-class"):
+        _train_bpe(folder, ["<s>", "<pad>", "</s>", "<unk>", "<mask>"])
+        config = {"model_max_length": 1024} if kind == "bart-no-class" else {"tokenizer_class": "BartTokenizer"}
+        _write(folder, "tokenizer_config.json", config)
+        _write(folder, "config.json", {"model_type": "bart"})
+    elif kind in ("clip", "clip-hub"):
+        _train_clip_bpe(folder)
+        config = {"tokenizer_class": "CLIPTokenizer"}
+        if kind == "clip-hub":  # as openai/clip-vit-base-patch32's
+            end = {"__type": "AddedToken", "content": "<|endoftext|>", "lstrip": False, "rstrip": False}
+            start = {**end, "content": "<|startoftext|>"}
+            config.update(unk_token={**end, "normalized": True}, bos_token={**start, "normalized": True})
+            config.update(eos_token={**end, "normalized": True}, pad_token="<|endoftext|>", errors="replace")
+            config.update(add_prefix_space=False, do_lower_case=True, model_max_length=77)
+        _write(folder, "tokenizer_config.json", config)
+        _write(folder, "config.json", {"model_type": "clip"})
     return folder
+
+
+def _train_clip_bpe(folder: pathlib.Path) -> None:
+    """vocab.json + merges.txt as CLIP's: byte-level pieces, a word's last piece ending in </w>."""
+    from tokenizers import Tokenizer as HfTokenizer
+    from tokenizers import models, pre_tokenizers, trainers
+
+    bpe = HfTokenizer(models.BPE(end_of_word_suffix="</w>"))
+    bpe.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    trainer = trainers.BpeTrainer(
+        vocab_size=700,
+        min_frequency=2,
+        special_tokens=["<|startoftext|>", "<|endoftext|>"],
+        end_of_word_suffix="</w>",
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        show_progress=False,
+    )
+    bpe.train_from_iterator([line.lower() for line in LINES], trainer)
+    bpe.model.save(str(folder))
 
 
 def _auto(folder: pathlib.Path):
@@ -113,12 +217,36 @@ def _auto(folder: pathlib.Path):
         pytest.skip(f"transformers cannot build {folder.name} offline: {error!r}")
 
 
-@pytest.mark.parametrize("kind", ["llama", "t5", "t5-extra-ids", "albert", "xlm-roberta", "gpt2", "qwen2", "roberta"])
+KINDS = ["llama", "t5", "t5-extra-ids", "albert", "xlm-roberta", "gpt2", "qwen2", "roberta"]
+# (issue 19's second round)
+KINDS += ["camembert", "xlnet", "pegasus", "pegasus-defaults", "mbart", "mbart-unigram", "mbart50", "nllb"]
+KINDS += ["bart", "clip", "xlnet-lowercase", "pegasus-offset", "pegasus-map", "mbart50-ro"]
+KINDS += ["bart-no-class", "clip-hub", "xlnet-hub", "camembert-hub", "nllb-hub"]
+
+
+@pytest.mark.parametrize("kind", KINDS)
 def test_folder_matches_auto_tokenizer(tmp_path, kind):
     folder = _folder(tmp_path, kind)
     _auto(folder)
     # the vocabulary, added tokens and their flags, special tokens, ids, tokens, offsets, decode
     _same_as_transformers(folder, [*TEXTS, *LINES[1:60:7]])
+
+
+@pytest.mark.parametrize("kind", ["camembert", "xlnet", "pegasus", "bart", "clip"])
+def test_saved_folder_matches_auto_tokenizer(tmp_path, kind):
+    """The same classes' folders as transformers saves them (tokenizer.json written), the file's
+    normalizer made another: the class rebuilds the file's pipeline (its normalizer too) as it
+    rebuilds the sentencepiece model's or vocab.json's."""
+    saved = tmp_path / "saved"
+    _auto(_folder(tmp_path, kind)).save_pretrained(str(saved))
+    doc = json.loads((saved / "tokenizer.json").read_text("utf-8"))
+    doc["normalizer"] = {"type": "Lowercase"}
+    _write(saved, "tokenizer.json", doc)
+    config = json.loads((saved / "tokenizer_config.json").read_text("utf-8"))
+    declared = json.loads((tmp_path / kind / "tokenizer_config.json").read_text("utf-8"))["tokenizer_class"]
+    _write(saved, "tokenizer_config.json", {**config, "tokenizer_class": declared})  # (it saves RobertaTokenizer)
+    _write(saved, "config.json", json.loads((tmp_path / kind / "config.json").read_text("utf-8")))
+    _same_as_transformers(saved, [*TEXTS, *LINES[1:60:7]])
 
 
 def test_bert_folder_with_vocab_json_beside_reads_vocab_txt(tmp_path):
@@ -138,4 +266,77 @@ def test_folder_class_not_rebuilt_is_refused(tmp_path):
     _write(folder, "tokenizer_config.json", {"tokenizer_class": "SiglipTokenizer"})
     _write(folder, "config.json", {"model_type": "siglip"})
     with pytest.raises(ValueError, match=r"spiece\.model.*SiglipTokenizer"):
+        Tokenizer.from_pretrained(folder)
+
+
+@pytest.mark.parametrize("kind", ["siglip", "m2m100", "marian"])
+def test_python_sentencepiece_classes_are_refused(tmp_path, kind):
+    """SiglipTokenizer, M2M100Tokenizer and MarianTokenizer are Python classes over the
+    sentencepiece library in transformers 5 (no tokenizers backend: no offsets, their own text
+    handling); from_pretrained refuses their folders, naming the file and the class."""
+    folder = tmp_path / kind
+    folder.mkdir()
+    ids = {"unk_id": 2, "eos_id": 1, "pad_id": 0, "bos_id": -1}
+    if kind == "siglip":
+        _train_spm(folder, "spiece.model", "unigram", ids)
+        _write(folder, "tokenizer_config.json", {"tokenizer_class": "SiglipTokenizer"})
+        _write(folder, "config.json", {"model_type": "siglip"})
+        file, name = "spiece.model", "SiglipTokenizer"
+    elif kind == "m2m100":
+        ids = {"unk_id": 0, "bos_id": 1, "eos_id": 2, "pad_id": -1}
+        _train_spm(folder, "sentencepiece.bpe.model", "bpe", ids, keep_vocab=True)
+        pieces = [line.split("\t")[0] for line in (folder / "m.vocab").read_text("utf-8").splitlines()]
+        _write(folder, "vocab.json", {p: i for i, p in enumerate(["<s>", "<pad>", "</s>", "<unk>", *pieces[3:]])})
+        _write(folder, "tokenizer_config.json", {"tokenizer_class": "M2M100Tokenizer", "src_lang": "en"})
+        _write(folder, "config.json", {"model_type": "m2m_100"})
+        file, name = "sentencepiece.bpe.model", "M2M100Tokenizer"
+    else:
+        _train_spm(folder, "source.spm", "unigram", ids)
+        _train_spm(folder, "target.spm", "unigram", ids, keep_vocab=True)
+        pieces = [line.split("\t")[0] for line in (folder / "m.vocab").read_text("utf-8").splitlines()]
+        _write(folder, "vocab.json", {p: i for i, p in enumerate(pieces)})
+        _write(folder, "tokenizer_config.json", {"tokenizer_class": "MarianTokenizer"})
+        _write(folder, "config.json", {"model_type": "marian"})
+        file, name = "source.spm", "MarianTokenizer"
+    ref = _auto(folder)
+    assert not ref.is_fast  # (a Python class: transformers has no backend_tokenizer for it)
+    with pytest.raises(ValueError, match=rf"{re.escape(file)}.*{name}.*Python class"):
+        Tokenizer.from_pretrained(folder)
+
+
+def test_nllb_source_language_not_in_the_vocabulary_is_refused(tmp_path):
+    """NllbTokenizer with a src_lang the vocabulary lacks: transformers' template shows the
+    code's text with the unknown token's id, which tokenforge's template (a special token's text
+    is its id's) cannot; from_pretrained refuses the folder, naming the file, field and class."""
+    folder = _folder(tmp_path, "nllb-unknown-src-lang")
+    ref = _auto(folder)
+    assert ref("hi")["input_ids"][0] == ref.unk_token_id
+    assert ref.backend_tokenizer.encode("hi").tokens[0] == "xx_Unknown"
+    with pytest.raises(ValueError, match=r"tokenizer_config\.json.*src_lang.*NllbTokenizer.*'xx_Unknown'"):
+        Tokenizer.from_pretrained(folder)
+
+
+def test_mbart50_rebuilt_vocabulary_with_unk_twice(tmp_path):
+    """A MBart50 tokenizer.json without the language codes whose fourth piece is <unk>: the class
+    rebuilds the vocabulary as <s> <pad> </s> <unk>, the file's pieces from the fourth on (so
+    <unk> again, the id its text looks up), the codes and <mask>; the unknown id stays 3, and
+    decode skips it by its text as HF's does."""
+    from test_special_tokens_transformers import CLASS_TEXTS, _unigram_nfkc
+
+    folder = tmp_path / "mbart50"
+    folder.mkdir()
+    _unigram_nfkc(folder / "tokenizer.json", ("<s>", "<pad>", "</s>", "<unk>"))
+    _write(folder, "tokenizer_config.json", {"tokenizer_class": "MBart50Tokenizer"})
+    ref = _auto(folder)
+    assert ref.convert_ids_to_tokens(3) == ref.convert_ids_to_tokens(4) == "<unk>"
+    _same_as_transformers(folder, [*CLASS_TEXTS, "日本語 ☃ unknown ✓ text"])
+
+
+def test_camembert_from_a_bpe_sentencepiece_model_is_refused(tmp_path):
+    """CamembertTokenizer takes the sentencepiece model's own type: a BPE model's pieces come as a
+    {piece: id} map, which its Unigram cannot take (transformers' TypeError); refused by name."""
+    folder = _folder(tmp_path, "camembert-bpe")
+    with pytest.raises(TypeError):
+        transformers.AutoTokenizer.from_pretrained(str(folder), local_files_only=True)
+    with pytest.raises(ValueError, match=r"sentencepiece\.bpe\.model.*CamembertTokenizer"):
         Tokenizer.from_pretrained(folder)

@@ -419,9 +419,10 @@ def test_class_default_special_tokens(tmp_path, cls, model, given):
             None,
         ),
         ("CamembertTokenizer", {}, {"additional_special_tokens": ["<a>"]}),
-        ("NllbTokenizer", {}, {"additional_special_tokens": ["<a>", "fra_Latn"]}),
-        ("NllbTokenizer", {"extra_special_tokens": []}, {"additional_special_tokens": ["<a>"]}),
-        ("NllbTokenizer", {"additional_special_tokens": ["<x>"]}, None),
+        # (src_lang a token the tokenizer has: one it lacks is refused, test_folders_without_tokenizer_json)
+        ("NllbTokenizer", {"src_lang": "fra_Latn"}, {"additional_special_tokens": ["<a>", "fra_Latn"]}),
+        ("NllbTokenizer", {"extra_special_tokens": [], "src_lang": "</s>"}, {"additional_special_tokens": ["<a>"]}),
+        ("NllbTokenizer", {"additional_special_tokens": ["<x>"], "src_lang": "<x>"}, None),
         ("XGLMTokenizer", {}, {"additional_special_tokens": ["<madeupword3>", "<a>"]}),
         ("XGLMTokenizer", {"additional_special_tokens": ["<x>"]}, None),
         ("MBartTokenizer", {}, {"additional_special_tokens": ["<a>", "de_DE", "<b>"]}),

@@ -1227,7 +1227,7 @@ class ModelConfig:
         # gathered as transformers' _from_pretrained and PreTrainedTokenizerBase.__init__ do. Each is
         # kept as its text and, where the file gives an AddedToken object, the flags it sets
         # (transformers adds the tokens tokenizer.json lacks: tokenizer.py's from_pretrained).
-        init: dict[str, Any] = {**config, **(loader_init or {})}
+        init: dict[str, Any] = dict(config)
         for alias, key in _CLASS_ALIASES.get(class_name, {}).items():
             if alias in init:  # the class pops the other name and passes it on as the usual one
                 value = init.pop(alias)
@@ -1238,6 +1238,10 @@ class ModelConfig:
         if "additional_special_tokens" in init and not init.get("extra_special_tokens"):
             init["extra_special_tokens"] = init.pop("additional_special_tokens")
             where["extra_special_tokens"] = config_path
+        # (the loader's keywords come after that: a sentencepiece model's additional_special_tokens
+        # reach the class as its argument, as convert_to_native_format passes them)
+        init.update(loader_init or {})
+        where.update(dict.fromkeys(loader_init or {}, config_path))
         # model-specific tokens given as strings (and extra_special_tokens given as an object)
         explicit = {
             k: init.pop(k)

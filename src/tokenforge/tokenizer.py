@@ -377,7 +377,8 @@ class Tokenizer(TransformersApi):
             plain = [n for n in ("tokenizer.model", "vocab.txt") if os.path.isfile(os.path.join(folder, n))]
             if found is not None and ((routed_class or "") in _CLASSES or not plain):
                 try:
-                    slow = slow_document(found, routed_class, config.config)
+                    # (the converter reads the class's keywords: special_tokens_map.json's too)
+                    slow = slow_document(found, routed_class, _class_config(folder, config.config))
                 except ValueError:
                     if not plain:
                         raise
@@ -403,8 +404,8 @@ class Tokenizer(TransformersApi):
             routed: list[str | None] = []  # the class AutoTokenizer builds (None: TokenizersBackend)
 
             def rebuild(doc: Any, data: bytes) -> Any:
-                if isinstance(doc, dict) and isinstance(doc.get("added_tokens"), list):
-                    listed.extend(doc["added_tokens"])
+                if isinstance(doc, dict) and isinstance(doc.get("added_tokens"), list) and slow is None:
+                    listed.extend(doc["added_tokens"])  # (a folder without the file lists none)
                 source = data.decode("utf-8")
                 routed.append(transformers_class(config.config, model_config, names, source))
                 rebuilt = rebuild_for_class(doc, class_config, source, model_config, names)
@@ -447,6 +448,9 @@ class Tokenizer(TransformersApi):
             # transformers sets the backend's encode_special_tokens from the config's value: the
             # special added tokens' text stays text (each call's default, apply_chat_template's too)
             options["split_special_tokens"] = True
+        if class_name == "CLIPTokenizer" and _model_type(spec.model) == "BPE":
+            # CLIPTokenizer wraps its backend's decode: each </w> a space, the text stripped
+            options["strip_word_suffix"] = "</w>"
         if config.clean_up_tokenization_spaces and _model_type(spec.model) not in ("BPE", None):
             # transformers' decode cleans the text up as the config says, but for a BPE model
             options["clean_up_tokenization_spaces"] = True

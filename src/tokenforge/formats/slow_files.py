@@ -7,8 +7,14 @@ constructor, which builds the same pipeline it builds over a tokenizer.json's vo
 `slow_document` writes the files as a tokenizer.json document (a sentencepiece model through
 spm_tokenizer_json.spm_document, with its charsmap for the classes that keep one) and
 tokenizer.py's from_pretrained runs it through transformers_classes.rebuild_for_class, as it
-does a folder's tokenizer.json. A class tokenforge does not rebuild (transformers_classes'
-_CLASSES) for such files is refused with a ValueError naming the file and the class.
+does a folder's tokenizer.json. As transformers' SentencePieceExtractor, a sentencepiece model
+is read for the model type the class builds (a BPE model's pieces and scores make a Unigram
+class's vocabulary; a BPE class gets the pieces by id and merges generated from them), then
+reordered as the class's converter's convert_from_spm does (XLM-R, Camembert, Pegasus, MBart,
+MBart50, NLLB, T5). A class tokenforge does not rebuild (transformers_classes' _CLASSES) for such
+files is refused with a ValueError naming the file and the class, as are the classes
+transformers runs in Python over the sentencepiece library (PYTHON_SPM_CLASSES: Siglip,
+M2M100, Marian).
 The neighbours: transformers_classes.py (the class table), spm_tokenizer_json.py,
 sentencepiece_model.py, tokenizer.py's from_pretrained.
 """
@@ -20,6 +26,8 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
+from .transformers_classes import SPM_UNK_ID, _routing, _str_token
+
 # TokenizersBackend's post-processor where the class sets none (no file to keep one from)
 _BARE = {
     "type": "TemplateProcessing",
@@ -29,7 +37,11 @@ _BARE = {
 }
 
 # the files each kind of folder holds, in the order transformers' classes name them
-SPM_FILES = ("spiece.model", "sentencepiece.bpe.model", "tokenizer.model")
+SPM_FILES = ("spiece.model", "sentencepiece.bpe.model", "tokenizer.model", "source.spm")
+# Classes transformers 5 runs in Python over the sentencepiece library (no tokenizers backend, so
+# no offsets, and text handling of their own: Siglip's punctuation removal, M2M100's vocab.json
+# beside the model, Marian's source and target models): refused by name
+PYTHON_SPM_CLASSES = frozenset(("SiglipTokenizer", "M2M100Tokenizer", "MarianTokenizer"))
 BPE_FILES = ("vocab.json", "merges.txt")
 
 
@@ -81,22 +93,42 @@ def generated_merges(pieces: list[str]) -> list[list[str]]:
     return [[left, right] for left, right, _ in found]
 
 
-def _spm_document(file: str) -> dict[str, Any]:
-    from .sentencepiece_model import PieceType, SentencePieceModel
+def _spm_document(file: str, class_model: str | None = None) -> dict[str, Any]:
+    """The document of a sentencepiece model as transformers' SentencePieceExtractor hands it to
+    a class whose model is `class_model` ("Unigram": the pieces with their scores and the
+    model's unknown id; "BPE": the pieces by id with the merges generated from them; None: the
+    sentencepiece model's own type)."""
+    from .sentencepiece_model import ModelType, PieceType, SentencePieceModel
     from .spm_tokenizer_json import spm_document
 
     spm = SentencePieceModel.read(file)
     doc = spm_document(spm)
     doc["post_processor"] = _BARE
     model = doc["model"]
+    pieces = [p.piece for p in spm.pieces]
+    unk_id = int(spm.trainer_spec["unk_id"])
+    if class_model == "Unigram" and spm.trainer_spec["model_type"] != ModelType.UNIGRAM:
+        scored = [[p.piece, float(p.score)] for p in spm.pieces]
+        model = doc["model"] = {"type": "Unigram", "unk_id": unk_id, "vocab": scored, "byte_fallback": False}
+    elif class_model == "BPE" and model.get("type") != "BPE":
+        model = doc["model"] = {"type": "BPE", "vocab": {p: i for i, p in enumerate(pieces)}, "merges": []}
+    doc[SPM_UNK_ID] = unk_id
     if model.get("type") == "BPE":
-        model["merges"] = generated_merges([p.piece for p in spm.pieces])
+        model["merges"] = generated_merges(pieces)
     # transformers' SentencePieceExtractor: control and user-defined pieces are the class's
     # additional_special_tokens (slow_init)
-    doc["spm_added"] = [p.piece for p in spm.pieces if p.type in (PieceType.CONTROL, PieceType.USER_DEFINED)]
+    # (a user-defined piece as AddedToken(piece, normalized=False, special=False))
+    doc["spm_added"] = [
+        p.piece if p.type == PieceType.CONTROL else {**_USER_DEFINED, "content": p.piece}
+        for p in spm.pieces
+        if p.type in (PieceType.CONTROL, PieceType.USER_DEFINED)
+    ]
     if model.get("type") == "Unigram":
         model["vocab"] = [[piece, float(score)] for piece, score in model["vocab"]]
     return doc
+
+
+_USER_DEFINED = {"__type": "AddedToken", "lstrip": False, "rstrip": False, "normalized": False, "special": False}
 
 
 def _added(tokens: list[tuple[int, str]]) -> list[dict[str, Any]]:
@@ -127,6 +159,31 @@ def _class_vocabulary(doc: dict[str, Any], class_name: str | None, config: Mappi
         model["vocab"] = [[t, 0.0] for t in named] + vocab[3:] + [[mask, 0.0]]
         model["unk_id"] = 3
         doc["added_tokens"] = _added([*enumerate(named), (len(model["vocab"]) - 1, mask)])
+    elif class_name == "CamembertTokenizer":  # CamembertConverter.convert_from_spm
+        head = [["<s>NOTUSED", 0.0], [_str_token(config, "pad_token", "<pad>"), 0.0], ["</s>NOTUSED", 0.0]]
+        head += [[_str_token(config, "unk_token", "<unk>"), 0.0], ["<unk>NOTUSED", -100.0]]
+        model["vocab"] = head + vocab[1:] + [[_str_token(config, "mask_token", "<mask>"), 0.0]]
+    elif class_name == "PegasusTokenizer":  # PegasusConverter.convert_from_spm (its own defaults)
+        mask, sent = _str_token(config, "mask_token", "<mask_1>"), _str_token(config, "mask_token_sent", "<mask_2>")
+        head = [[_str_token(config, "pad_token", "<pad>"), 0.0], [_str_token(config, "eos_token", "</s>"), 0.0]]
+        head += [[mask, 0.0]] if mask != "None" else []
+        head += [[sent, 0.0]] if sent not in ("None", mask) else []
+        offset = config.get("offset", 103)
+        head += [[f"<unk_{i}>", -100.0] for i in range(2, offset if isinstance(offset, int) else 103)]
+        model["vocab"] = head + vocab[2:]
+    elif class_name in ("MBartTokenizer", "MBart50Tokenizer"):  # MBart(50)Converter.convert_from_spm
+        first = "bos_token" if class_name == "MBartTokenizer" else "cls_token"
+        names = ((first, "<s>"), ("pad_token", "<pad>"), ("eos_token", "</s>"), ("unk_token", "<unk>"))
+        codes = _routing()["language_codes"][class_name]
+        mask = _str_token(config, "mask_token", "<mask>")
+        head = [[_str_token(config, n, d), 0.0] for n, d in names]
+        model["vocab"] = head + vocab[3:] + [[c, 0.0] for c in codes] + [[mask, 0.0]]
+    elif class_name == "NllbTokenizer":  # NllbConverter.convert_from_spm: the specials first
+        names = (("bos_token", "<s>"), ("pad_token", "<pad>"), ("eos_token", "</s>"), ("unk_token", "<unk>"))
+        reordered = {_str_token(config, n, d): i for i, (n, d) in enumerate(names)}
+        for token in vocab:
+            reordered.setdefault(token, len(reordered))
+        model["vocab"] = reordered
     elif class_name == "T5Tokenizer":
         extra = config.get("extra_ids", 100)
         extra = extra if isinstance(extra, int) and not isinstance(extra, bool) else 100
@@ -135,7 +192,7 @@ def _class_vocabulary(doc: dict[str, Any], class_name: str | None, config: Mappi
         doc["added_tokens"] = [*doc["added_tokens"], *_added([(len(vocab) + k, t) for k, t in enumerate(tokens)])]
         # T5Tokenizer.__init__ appends the extra ids to additional_special_tokens without any
         listed = doc.get("spm_added", [])
-        if not any("<extra_id_" in t for t in listed):
+        if not any("<extra_id_" in (t if isinstance(t, str) else t["content"]) for t in listed):
             doc["spm_added"] = [*listed, *(f"<extra_id_{i}>" for i in range(extra))]
 
 
@@ -146,10 +203,16 @@ def slow_document(file: str, class_name: str | None, config: Mapping[str, Any]) 
     from .transformers_classes import _CLASSES
 
     folder, name = os.path.split(file)
+    if class_name in PYTHON_SPM_CLASSES:
+        raise ValueError(
+            f"{file}: transformers builds {class_name} from this file (the folder has no tokenizer.json), a "
+            "Python class over the sentencepiece library without a tokenizers pipeline; tokenforge does not "
+            f"run {class_name}"
+        )
     entry = _CLASSES.get(class_name or "")
-    doc = _bpe_files_document(folder) if name == BPE_FILES[0] else _spm_document(file)
-    if name != BPE_FILES[0]:
-        _class_vocabulary(doc, class_name, config)
+    # the model the class builds (CamembertTokenizer names none: the sentencepiece model's own)
+    class_model = entry[0] if entry is not None and class_name != "CamembertTokenizer" else None
+    doc = _bpe_files_document(folder) if name == BPE_FILES[0] else _spm_document(file, class_model)
     if entry is None or entry[0] != doc["model"]["type"]:
         shown = class_name or "TokenizersBackend"
         raise ValueError(
@@ -157,6 +220,8 @@ def slow_document(file: str, class_name: str | None, config: Mapping[str, Any]) 
             f"tokenforge does not rebuild {shown} from a {doc['model']['type']} {name}: save the tokenizer "
             "with transformers (tokenizer.save_pretrained) to write its tokenizer.json"
         )
+    if name != BPE_FILES[0]:
+        _class_vocabulary(doc, class_name, config)
     return doc
 
 

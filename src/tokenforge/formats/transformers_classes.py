@@ -415,6 +415,92 @@ def _nllb(doc: Mapping[str, Any], config: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
+def _camembert(doc: Mapping[str, Any], config: Mapping[str, Any]) -> dict[str, Any]:
+    """CamembertTokenizer: a Unigram whose unknown id is the first place of the unk token's text
+    (0 without one), the file's charsmap, XLM-R's pre-tokenizer; its template (XLM-R's) is set
+    once the tokens are added (class_post_processor)."""
+    unk = _str_token(config, "unk_token", "<unk>")
+    vocab = doc["model"]["vocab"]
+    unk_id = next((i for i, e in enumerate(vocab) if isinstance(e, list) and e and e[0] == unk), 0)
+    scheme = "always" if _flag(config, "add_prefix_space", True) else "never"
+    return {
+        "model": _unigram(doc, unk_id),
+        "normalizer": _charsmap(doc),
+        "pre_tokenizer": {"type": "Sequence", "pretokenizers": [{"type": "WhitespaceSplit"}, _metaspace(scheme)]},
+        "decoder": _metaspace(scheme),
+    }
+
+
+def _xlnet(doc: Mapping[str, Any], config: Mapping[str, Any]) -> dict[str, Any]:
+    """XLNetTokenizer: `` and '' as ", NFKD and accents stripped (whatever keep_accents says),
+    lowercase (do_lower_case, default false), the file's charsmap; the unknown id the config's
+    unk_id (0), or the sentencepiece model's where the folder has no tokenizer.json (SPM_UNK_ID);
+    "$A <sep> <cls>" (the cls token of type id 2) set once the tokens are added."""
+    steps: list[dict[str, Any]] = [
+        {"type": "Replace", "pattern": {"String": "``"}, "content": '"'},
+        {"type": "Replace", "pattern": {"String": "''"}, "content": '"'},
+        {"type": "NFKD"},
+        {"type": "StripAccents"},
+    ]
+    if _flag(config, "do_lower_case", False):
+        steps.append({"type": "Lowercase"})
+    charsmap = _charsmap(doc)
+    if charsmap is not None:
+        steps.append(charsmap)
+    unk_id = doc.get(SPM_UNK_ID, _flag(config, "unk_id", 0))
+    return {
+        "model": _unigram(doc, int(unk_id)),
+        "normalizer": {"type": "Sequence", "normalizers": steps},
+        "pre_tokenizer": {"type": "Sequence", "pretokenizers": [{"type": "WhitespaceSplit"}, _metaspace("always")]},
+        "decoder": _metaspace("always"),
+    }
+
+
+def _pegasus(doc: Mapping[str, Any], config: Mapping[str, Any]) -> dict[str, Any]:
+    """PegasusTokenizer: a Unigram whose unknown id is the first place past 0 of the unk token
+    scored 0 (ValueError without one, as the class's list.index), the file's charsmap (else
+    newlines made spaces), runs of spaces made one; "$A </s>" set once the tokens are added."""
+    unk = _str_token(config, "unk_token", "<unk>")
+    vocab = doc["model"]["vocab"]
+    found = [i for i, e in enumerate(vocab) if i >= 1 and isinstance(e, list) and e[:1] == [unk] and e[1] == 0.0]
+    if not found:
+        raise ValueError(f"PegasusTokenizer: the vocabulary has no {unk!r} scored 0 past id 0 (its unknown token)")
+    charsmap = _charsmap(doc)
+    spaces = {"type": "Replace", "pattern": {"Regex": " {2,}"}, "content": " "}
+    first = charsmap or {"type": "Replace", "pattern": {"Regex": "\\n"}, "content": " "}
+    return {
+        "model": _unigram(doc, found[0]),
+        "normalizer": {"type": "Sequence", "normalizers": [first, spaces]},
+        "pre_tokenizer": _metaspace("always"),
+        "decoder": _metaspace("always"),
+    }
+
+
+_CLIP_PATTERN = r"<\|startoftext\|>|<\|endoftext\|>|'s|'t|'re|'ve|'m|'ll|'d|[\p{L}]+|[\p{N}]|[^\s\p{L}\p{N}]+"
+
+
+def _clip(doc: Mapping[str, Any], config: Mapping[str, Any]) -> dict[str, Any]:
+    """CLIPTokenizer: a BPE whose word-final pieces end in </w>, NFC, whitespace runs made one
+    space, lowercase, its words split out (the rest removed) then byte-level; its decode drops
+    the </w> (a space each) and strips the text (the option strip_word_suffix); RobertaProcessing
+    without trimming set once the tokens are added."""
+    unk = _str_token(config, "unk_token", "<|endoftext|>")
+    split = {"type": "Split", "pattern": {"Regex": _CLIP_PATTERN}, "behavior": "Removed", "invert": True}
+    return {
+        "model": _bpe(doc, continuing_subword_prefix="", end_of_word_suffix="</w>", fuse_unk=False, unk_token=unk),
+        "normalizer": {
+            "type": "Sequence",
+            "normalizers": [
+                {"type": "NFC"},
+                {"type": "Replace", "pattern": {"Regex": "\\s+"}, "content": " "},
+                {"type": "Lowercase"},
+            ],
+        },
+        "pre_tokenizer": {"type": "Sequence", "pretokenizers": [split, _byte_level(False)]},
+        "decoder": _BYTE_LEVEL_DECODER,
+    }
+
+
 def _luke(doc: Mapping[str, Any], config: Mapping[str, Any]) -> dict[str, Any]:
     """LukeTokenizer: GPT-2's byte-level BPE (no unknown token), RoBERTa's post-processor with
     tokenizers' defaults (trim_offsets and add_prefix_space true, whatever the config says)."""
@@ -483,7 +569,13 @@ _CLASSES: dict[str, tuple[str, Callable[[Mapping[str, Any], Mapping[str, Any]], 
     "LukeTokenizer": ("BPE", _luke),
     "MLukeTokenizer": ("Unigram", _mluke),
     "SplinterTokenizer": ("WordPiece", _splinter),
+    "CamembertTokenizer": ("Unigram", _camembert),
+    "XLNetTokenizer": ("Unigram", _xlnet),
+    "PegasusTokenizer": ("Unigram", _pegasus),
+    "CLIPTokenizer": ("BPE", _clip),
 }
+# A document key slow_files sets: the unknown id a sentencepiece model gives XLNetTokenizer
+SPM_UNK_ID = "spm_unk_id"
 
 
 # The classes that set their post-processor before calling TokenizersBackend.__init__
@@ -492,7 +584,18 @@ _TEMPLATE_BEFORE_INIT = frozenset(("AlbertTokenizer",))
 # The classes that always set their template once their tokens are added (class_post_processor
 # gives one for every folder): the file's post-processor, which may name ids of the file's added
 # tokens that the class adds anew, never runs
-_TEMPLATE_ALWAYS_LATE = frozenset(("BertTokenizer", "T5Tokenizer", "XLMRobertaTokenizer", "CodeLlamaTokenizer"))
+_TEMPLATE_ALWAYS_LATE = frozenset(
+    (
+        "BertTokenizer",
+        "T5Tokenizer",
+        "XLMRobertaTokenizer",
+        "CodeLlamaTokenizer",
+        "CamembertTokenizer",
+        "XLNetTokenizer",
+        "PegasusTokenizer",
+        "CLIPTokenizer",
+    )
+)
 
 _BACKENDS = ("TokenizersBackend", "PythonBackend", "PreTrainedTokenizerFast", "PreTrainedTokenizer")
 
@@ -505,8 +608,13 @@ def _routing() -> dict[str, Any]:
     return table
 
 
+# Class names transformers 5 keeps as aliases of another class (BartTokenizer is RobertaTokenizer)
+_ALIASES = {"BartTokenizer": "RobertaTokenizer"}
+
+
 def _strip_fast(name: str) -> str:
-    return name if name == "PreTrainedTokenizerFast" else name.removesuffix("Fast")
+    name = name if name == "PreTrainedTokenizerFast" else name.removesuffix("Fast")
+    return _ALIASES.get(name, name)
 
 
 def transformers_class(
@@ -563,6 +671,20 @@ def transformers_class(
 
 
 def rebuild_for_class(
+    doc: dict[str, Any],
+    config: Mapping[str, Any],
+    source: str,
+    model_config: Mapping[str, Any] | None = None,
+    names: Iterable[str] = (),
+) -> dict[str, Any]:
+    """_rebuild_for_class, without the key slow_files' documents carry for it (SPM_UNK_ID)."""
+    rebuilt = _rebuild_for_class(doc, config, source, model_config, names)
+    if SPM_UNK_ID in rebuilt:
+        rebuilt = {k: v for k, v in rebuilt.items() if k != SPM_UNK_ID}
+    return rebuilt
+
+
+def _rebuild_for_class(
     doc: dict[str, Any],
     config: Mapping[str, Any],
     source: str,
@@ -637,6 +759,10 @@ LATE_POST_PROCESSORS = frozenset(
         "XLMRobertaTokenizer",
         "BertTokenizer",
         "CodeLlamaTokenizer",
+        "CamembertTokenizer",
+        "XLNetTokenizer",
+        "PegasusTokenizer",
+        "CLIPTokenizer",
     )
 )
 # Those of them whose template is set only where the class rebuilt the file (its model type)
@@ -646,6 +772,10 @@ LATE_WHERE_REBUILT = {
     "XLMRobertaTokenizer": "Unigram",
     "BertTokenizer": "WordPiece",
     "CodeLlamaTokenizer": "BPE",
+    "CamembertTokenizer": "Unigram",
+    "XLNetTokenizer": "Unigram",
+    "PegasusTokenizer": "Unigram",
+    "CLIPTokenizer": "BPE",
 }
 
 
@@ -689,7 +819,7 @@ def class_post_processor(
         def pieces(items: list[str]) -> list[dict[str, Any]]:
             out: list[dict[str, Any]] = []
             for item in items:
-                text, _, type_id = item.rpartition(":") if item[-2:] in (":0", ":1") else (item, "", "0")
+                text, _, type_id = item.rpartition(":") if item[-2:] in (":0", ":1", ":2") else (item, "", "0")
                 if text in ("$A", "$B"):
                     out.append({"Sequence": {"id": text[1], "type_id": int(type_id)}})
                 else:
@@ -725,7 +855,20 @@ def class_post_processor(
     if name == "T5Tokenizer":  # "$A </s>" over the eos token's id, whatever its text
         eos_id = convert(special.get("eos_token"))
         return template(["$A:0", "</s>:0"], ["$A:0", "</s>:0", "$B:0", "</s>:0"], [("</s>", eos_id)])
-    if name == "XLMRobertaTokenizer":
+    if name == "CLIPTokenizer":  # RobertaProcessing(eos, bos) without trimming, every type id 0
+        bos, eos = special.get("bos_token"), special.get("eos_token")
+        if bos is None or eos is None:
+            return None
+        single = [f"{bos}:0", "$A:0", f"{eos}:0"]
+        return template(single, [*single, f"{eos}:0", "$B:0", f"{eos}:0"], [(bos, convert(bos)), (eos, convert(eos))])
+    if name == "XLNetTokenizer":  # $A <sep> <cls>, the cls token of type id 2
+        sep, cls = str(special.get("sep_token")), str(special.get("cls_token"))
+        tokens = [(sep, convert(sep)), (cls, convert(cls))]
+        return template(["$A:0", f"{sep}:0", f"{cls}:2"], ["$A:0", f"{sep}:0", "$B:1", f"{sep}:1", f"{cls}:2"], tokens)
+    if name == "PegasusTokenizer":  # "$A </s>", "$A $B </s>" over the eos token's id
+        eos = str(special.get("eos_token"))
+        return template(["$A:0", f"{eos}:0"], ["$A:0", "$B:0", f"{eos}:0"], [(eos, convert(eos))])
+    if name in ("XLMRobertaTokenizer", "CamembertTokenizer"):
         bos, eos = special.get("bos_token"), special.get("eos_token")
         if bos is None or eos is None:
             return None
@@ -761,6 +904,16 @@ def class_post_processor(
         if eos is None:
             return None
         tokens = [(eos, convert(eos)), (src, convert(src))]
+        for text, i in tokens:
+            if i is not None and id_to_token(i) != text:
+                # tokenizers shows the template's text with the unknown id; tokenforge's template
+                # reads a special token's text from its id
+                raise ValueError(
+                    f"NllbTokenizer: {text!r} is not in the vocabulary, so transformers' template shows "
+                    f"{text!r} with the id of {id_to_token(i)!r} ({i}); tokenforge's template gives a "
+                    "special token its id's text, so it does not load this folder (set src_lang to a "
+                    "language code the vocabulary has)"
+                )
         if config.get("legacy_behaviour", False):
             return template(["$A", eos, src], ["$A", "$B", eos, src], tokens)
         return template([src, "$A", eos], [src, "$A", "$B", eos], tokens)

@@ -167,7 +167,9 @@ def build_kernel(spec: PipelineSpec) -> Kernel:
     clean_spaces (any kernel; GGUF files' byte-level BPE sets it, as llama.cpp does) cleans
     decoded text as llama.cpp's detokenize does (`llama_clean_spaces`); the option
     clean_up_tokenization_spaces (any kernel; from_pretrained sets it as a model folder's config
-    says, for the models transformers cleans) as transformers' decode does (`clean_up_tokenization`)."""
+    says, for the models transformers cleans) as transformers' decode does (`clean_up_tokenization`);
+    the option strip_word_suffix (any kernel; from_pretrained sets "</w>" for CLIPTokenizer) as
+    CLIPTokenizer's decode does: each suffix a space, then the text stripped."""
     if "clean_spaces" in spec.options:
         from dataclasses import replace
 
@@ -189,6 +191,19 @@ def build_kernel(spec: PipelineSpec) -> Kernel:
         first = inner.denormalize
         then = clean_up_tokenization if first is None else (lambda text: clean_up_tokenization(first(text)))
         return replace(inner, denormalize=then, uncleaned_denormalize=first, options={**inner.options, name: True})
+    if "strip_word_suffix" in spec.options:
+        from dataclasses import replace
+
+        suffix = spec.options["strip_word_suffix"]
+        if not isinstance(suffix, str) or not suffix:
+            raise TypeError(f"strip_word_suffix must be a non-empty string, got {suffix!r}")
+        inner = build_kernel(replace(spec, options={k: v for k, v in spec.options.items() if k != "strip_word_suffix"}))
+        first = inner.denormalize
+
+        def strip(text: str) -> str:
+            return (first(text) if first is not None else text).replace(suffix, " ").strip()
+
+        return replace(inner, denormalize=strip, options={**inner.options, "strip_word_suffix": suffix})
     kernel = kernel_of(spec)
     unknown = sorted(set(spec.options) - OPTIONS[kernel])
     if unknown:

@@ -103,6 +103,10 @@ def decode_special_ids(spec: PipelineSpec, names: list[str]) -> list[int]:
     ids = {t.id for t in spec.added_tokens}
     if spec.added_extras:
         ids.update(spec.added_extras.contents.values())
+    model = spec.model
+    if isinstance(model, dict) and model.get("type") == "Unigram" and isinstance(model.get("vocab"), list):
+        # (a repeated piece: every id of a special content's text, MBart50's rebuilt <unk> too)
+        ids.update(i for i, entry in enumerate(model["vocab"]) if entry and entry[0] in special)
     return sorted(i for i in ids if i < len(names) and names[i] in special)
 
 
