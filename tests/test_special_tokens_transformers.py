@@ -419,7 +419,9 @@ def test_class_default_special_tokens(tmp_path, cls, model, given):
             None,
         ),
         ("CamembertTokenizer", {}, {"additional_special_tokens": ["<a>"]}),
-        # (src_lang a token the tokenizer has: one it lacks is refused, test_folders_without_tokenizer_json)
+        ("NllbTokenizer", {}, {"additional_special_tokens": ["<a>", "fra_Latn"]}),
+        ("NllbTokenizer", {"extra_special_tokens": []}, {"additional_special_tokens": ["<a>"]}),
+        ("NllbTokenizer", {"additional_special_tokens": ["<x>"]}, None),
         ("NllbTokenizer", {"src_lang": "fra_Latn"}, {"additional_special_tokens": ["<a>", "fra_Latn"]}),
         ("NllbTokenizer", {"extra_special_tokens": [], "src_lang": "</s>"}, {"additional_special_tokens": ["<a>"]}),
         ("NllbTokenizer", {"additional_special_tokens": ["<x>"], "src_lang": "<x>"}, None),
