@@ -377,6 +377,36 @@ def test_two_byte_text_with_ascii_between_normalizes_like_sentencepiece(trained)
         assert ours.normalize(together) == theirs.normalize(together), name
 
 
+# Three-byte text the normalizer takes in one loop where no key goes on from a character: kana
+# that start keys with the voicing marks (か + U+3099 is が), the marks themselves, combined and
+# halfwidth forms (keys of the map), ideographs, Hangul, the ideographic space.
+_THREE_BYTE_TEXT = [
+    "かきく",
+    "か\u3099",
+    "は\u309a",
+    "カ\u3099キ",
+    "\u3099か",
+    "ｶﾞｷ",
+    "が日本",
+    "テ\u3000ス",
+    "한\u3099",
+    "ウ\u3099ー",
+]
+
+
+def test_three_byte_text_with_voicing_marks_normalizes_like_sentencepiece(trained):
+    """Runs of every length of kana with and without voicing marks after them, alone, after and
+    before ASCII, spaces and two- and four-byte characters, and at the text's ends."""
+    texts = _runs(
+        _THREE_BYTE_TEXT, 20, lambda r: [r, f"a{r}", f"{r}a", f" {r}  ", f"ж{r}\u0301", f"{r}😀{r}", f"{r}\u3099"]
+    )
+    for name in ("unigram-nmt_nfkc-True-False", "bpe-nfkc_cf-False-True", "unigram-identity-False-False"):
+        theirs, ours = _pair(trained, name)
+        assert [ours.normalize(t) for t in texts] == theirs.normalize(texts), name
+        together = _encode_alike(theirs, ours, texts, name)
+        assert ours.normalize(together) == theirs.normalize(together), name
+
+
 def test_user_defined_symbol_starting_with_a_two_byte_letter_matches_sentencepiece(tmp_path):
     """A user-defined symbol that starts with a Cyrillic letter and goes on with a character the
     map replaces ("жＡ": the fullwidth letter stays inside the symbol): the normalizer's run of
