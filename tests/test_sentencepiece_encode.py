@@ -379,7 +379,8 @@ def test_two_byte_text_with_ascii_between_normalizes_like_sentencepiece(trained)
 
 # Three-byte text the normalizer takes in one loop where no key goes on from a character: kana
 # that start keys with the voicing marks (か + U+3099 is が), the marks themselves, combined and
-# halfwidth forms (keys of the map), ideographs, Hangul, the ideographic space.
+# halfwidth forms (keys of the map), ideographs, Hangul, the ideographic space; and ASCII
+# between them (spaces single and double, commas, tabs, a user-defined symbol).
 _THREE_BYTE_TEXT = [
     "かきく",
     "か\u3099",
@@ -391,6 +392,14 @@ _THREE_BYTE_TEXT = [
     "テ\u3000ス",
     "한\u3099",
     "ウ\u3099ー",
+    "한국 어",
+    "日,本",
+    "本\tか",
+    "日  本",
+    "か \u3099",
+    "日 ж",
+    "テ 😀",
+    "日 <sep>本",
 ]
 
 

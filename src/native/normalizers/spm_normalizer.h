@@ -456,21 +456,37 @@ class SpmNormalizer {
             // After a 3-byte one, more that no key takes, without decode_utf8's tests: of class
             // 0 (most CJK and Hangul), or whose next byte goes on no key that starts with them,
             // or whose next character goes on none (kana before kana: keys go on with the
-            // voicing marks). (What may go on a key goes back to the tests above.)
+            // voicing marks); and a single ASCII byte between two of them as in the loop above
+            // (a space between Hangul words). (What may go on a key goes back to the tests above.)
             const uint8_t* p = s + run;
             const uint8_t* const end = s + n;
-            while (end - p >= 3 && (p[0] & 0xF0) == 0xE0) {
-              const uint8_t c3 = next_class_[((p[0] & 0x0Fu) << 12) | ((p[1] & 0x3Fu) << 6) | (p[2] & 0x3Fu)];
-              if (c3 != 0) {
-                if (c3 == kNeverPlain) break;
-                if (end - p > 3) {
-                  const uint8_t next = p[3];
-                  if ((next_sets_[c3][next >> 6] >> (next & 63) & 1) && may_follow(p + 3, size_t(end - p - 3))) break;
+            bool after = false;
+            size_t blanks = 0;
+            for (;;) {
+              const uint8_t* const from = p;
+              while (end - p >= 3 && (p[0] & 0xF0) == 0xE0) {
+                const uint8_t c3 = next_class_[((p[0] & 0x0Fu) << 12) | ((p[1] & 0x3Fu) << 6) | (p[2] & 0x3Fu)];
+                if (c3 != 0) {
+                  if (c3 == kNeverPlain) break;
+                  if (end - p > 3) {
+                    const uint8_t next = p[3];
+                    if ((next_sets_[c3][next >> 6] >> (next & 63) & 1) && may_follow(p + 3, size_t(end - p - 3))) break;
+                  }
                 }
+                p += 3;
               }
-              p += 3;
+              if (p != from) after = false;
+              // (The byte before is a 3-byte one's: a blank here follows no blank.)
+              if (end - p < 4 || p[0] >= 0x80 || (p[1] & 0xF0) != 0xE0) break;
+              const uint8_t rule3 = copy_rule_[p[0]];
+              if (!(rule3 == kCopy || rule3 == kSpaceOnce)) break;
+              after = blank_[p[0]];
+              blanks += after;
+              ++p;
             }
             run = size_t(p - s);
+            after_space = after;
+            spaces += blanks;
           }
           --run;
           continue;
