@@ -276,6 +276,70 @@ def test_two_byte_runs_of_every_length_match_sentencepiece(trained):
         _encode_alike(*_pair(trained, name), texts, name)
 
 
+# Three-byte characters (the cut reads a run of them from its tables alone): CJK ideographs and
+# kana that the trained models have (alone and in pieces), punctuation, Hangul and Georgian (in
+# no model: lone unknowns) mixed with known ones, and "▁" typed in the text.
+_THREE_BYTE = [
+    "日本語",
+    "的是在",
+    "のはる",
+    "テスト",
+    "。、「",
+    "한국",
+    "日한",
+    "한日",
+    "ႠႡ日",
+    "日▁本",
+    "ー中文",
+    "▁の",
+]
+
+
+def test_three_byte_runs_of_every_length_match_sentencepiece(trained):
+    """Runs of three-byte characters of every length, after ASCII, a space, a two- or four-byte
+    character and the text's start, before the same and the text's end, on the Unigram models
+    (with and without byte fallback) and a BPE model; and after a long text, where the sums near
+    sentencepiece's rebasing."""
+    long = "\n".join(read_sample(p, 20_000) for p in corpus_files())
+    texts = _runs(
+        _THREE_BYTE, 25, lambda r: [r, f"a{r}", f"{r}a", f"x {r} y", f"ж{r}ж", f"{r}😀{r}", f"é{r}.", f"{r}д{r}"]
+    )
+    for name in ("unigram-nmt_nfkc-True-False", "unigram-identity-False-False", "bpe-nmt_nfkc-True-True"):
+        theirs, ours = _pair(trained, name)
+        together = _encode_alike(theirs, ours, texts, name)
+        after_long = long + together + long[:5000] + together
+        assert ours.encode(after_long) == theirs.encode(after_long), name
+
+
+def test_user_defined_symbols_starting_with_three_byte_characters_match_sentencepiece(tmp_path):
+    """User-defined symbols that start with a CJK ideograph, one of three-byte characters the
+    model has apart ("本日語"), one going on with a fullwidth letter that the map replaces
+    elsewhere ("本Ａ"): the cut keeps each whole inside runs of three-byte characters, and a
+    character next to one is cut from it only where no piece joins them."""
+    text = tmp_path / "corpus.txt"
+    text.write_text("".join(read_sample(p, 20_000) for p in corpus_files()), encoding="utf-8")
+    prefix = tmp_path / "cjk-symbols"
+    spm.SentencePieceTrainer.train(
+        input=str(text),
+        model_prefix=str(prefix),
+        vocab_size=800,
+        model_type="unigram",
+        normalization_rule_name="nmt_nfkc",
+        user_defined_symbols=["本日語", "本Ａ"],
+        character_coverage=0.98,
+        byte_fallback=True,
+        minloglevel=2,
+    )
+    path = str(prefix.with_suffix(".model"))
+    theirs, ours = spm.SentencePieceProcessor(model_file=path), SentencePieceModelEncoder.from_file(path)
+    texts = []
+    for word in ["本日語", "本日", "日語", "本Ａ", "本本Ａ", "本日語本Ａ", "本 Ａ", "本Ｂ", "本日語語", "한本Ａ한"]:
+        for left in ["", "日本", "の", " ", "a", "ж", "한"]:
+            texts += [f"{left}{word}", f"{left}{word} 中文", f"{left}{word}Ａ", f"{left}{word}日本"]
+    assert [ours.normalize(t) for t in texts] == theirs.normalize(texts)
+    _encode_alike(theirs, ours, texts, "cjk-symbols")
+
+
 # Two-byte letters with single ASCII bytes between them (the normalizer takes these in one loop):
 # letters that start keys of the map (и before U+0306, е and і before U+0308, Ω), the marks
 # themselves, spaces single and double, commas, tabs and newlines, Latin-1, and neighbours of
@@ -305,6 +369,45 @@ def test_two_byte_text_with_ascii_between_normalizes_like_sentencepiece(trained)
     after and before ASCII, spaces and other characters, and at the text's ends."""
     texts = _runs(
         _TWO_BYTE_TEXT, 20, lambda r: [r, f"a{r}", f"{r}a", f" {r}  ", f"日{r}\u0301", f"{r}😀{r}", f"{r}\u0308"]
+    )
+    for name in ("unigram-nmt_nfkc-True-False", "bpe-nfkc_cf-False-True", "unigram-identity-False-False"):
+        theirs, ours = _pair(trained, name)
+        assert [ours.normalize(t) for t in texts] == theirs.normalize(texts), name
+        together = _encode_alike(theirs, ours, texts, name)
+        assert ours.normalize(together) == theirs.normalize(together), name
+
+
+# Three-byte text the normalizer takes in one loop where no key goes on from a character: kana
+# that start keys with the voicing marks (か + U+3099 is が), the marks themselves, combined and
+# halfwidth forms (keys of the map), ideographs, Hangul, the ideographic space; and ASCII
+# between them (spaces single and double, commas, tabs, a user-defined symbol).
+_THREE_BYTE_TEXT = [
+    "かきく",
+    "か\u3099",
+    "は\u309a",
+    "カ\u3099キ",
+    "\u3099か",
+    "ｶﾞｷ",
+    "が日本",
+    "テ\u3000ス",
+    "한\u3099",
+    "ウ\u3099ー",
+    "한국 어",
+    "日,本",
+    "本\tか",
+    "日  本",
+    "か \u3099",
+    "日 ж",
+    "テ 😀",
+    "日 <sep>本",
+]
+
+
+def test_three_byte_text_with_voicing_marks_normalizes_like_sentencepiece(trained):
+    """Runs of every length of kana with and without voicing marks after them, alone, after and
+    before ASCII, spaces and two- and four-byte characters, and at the text's ends."""
+    texts = _runs(
+        _THREE_BYTE_TEXT, 20, lambda r: [r, f"a{r}", f"{r}a", f" {r}  ", f"ж{r}\u0301", f"{r}😀{r}", f"{r}\u3099"]
     )
     for name in ("unigram-nmt_nfkc-True-False", "bpe-nfkc_cf-False-True", "unigram-identity-False-False"):
         theirs, ours = _pair(trained, name)

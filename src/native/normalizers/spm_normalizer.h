@@ -112,6 +112,10 @@ class SpmNormalizer {
       if (!u.empty()) starts_user_defined_[uint8_t(u[0])] = true, copy_rule_[uint8_t(u[0])] = kStop;
     for (uint32_t b = 0; b < 0x80; ++b) translates_ |= blank_[b] && b != space;
     if (!units().empty()) {
+      // A three-byte character whose first byte is not copied whole (a user-defined symbol
+      // starts with it) is never plain: runs of them then test next_class_ alone.
+      for (uint32_t c = 0x800; c < 0x10000; ++c)
+        if (copy_rule_[0xE0 | (c >> 12)] != kWhole) next_class_[c] = kNeverPlain;
       two_byte_class_.assign(0x800, kNeverPlain);
       for (uint32_t c = 0x80; c < 0x800; ++c)
         if (copy_rule_[0xC0 | (c >> 6)] == kWhole) two_byte_class_[c] = next_class_[c];
@@ -448,11 +452,41 @@ class SpmNormalizer {
             run = size_t(p - s);
             after_space = after;
             spaces += blanks;
-          } else {
-            // After a 3-byte one, more of class 0 (CJK, Hangul) without decode_utf8's tests.
-            while (len == 3 && run + 3 <= n && (s[run] & 0xF0) == 0xE0 && copy_rule_[s[run]] == kWhole &&
-                   next_class_[((s[run] & 0x0Fu) << 12) | ((s[run + 1] & 0x3Fu) << 6) | (s[run + 2] & 0x3Fu)] == 0)
-              run += 3;
+          } else if (len == 3) {
+            // After a 3-byte one, more that no key takes, without decode_utf8's tests: of class
+            // 0 (most CJK and Hangul), or whose next byte goes on no key that starts with them,
+            // or whose next character goes on none (kana before kana: keys go on with the
+            // voicing marks); and a single ASCII byte between two of them as in the loop above
+            // (a space between Hangul words). (What may go on a key goes back to the tests above.)
+            const uint8_t* p = s + run;
+            const uint8_t* const end = s + n;
+            bool after = false;
+            size_t blanks = 0;
+            for (;;) {
+              const uint8_t* const from = p;
+              while (end - p >= 3 && (p[0] & 0xF0) == 0xE0) {
+                const uint8_t c3 = next_class_[((p[0] & 0x0Fu) << 12) | ((p[1] & 0x3Fu) << 6) | (p[2] & 0x3Fu)];
+                if (c3 != 0) {
+                  if (c3 == kNeverPlain) break;
+                  if (end - p > 3) {
+                    const uint8_t next = p[3];
+                    if ((next_sets_[c3][next >> 6] >> (next & 63) & 1) && may_follow(p + 3, size_t(end - p - 3))) break;
+                  }
+                }
+                p += 3;
+              }
+              if (p != from) after = false;
+              // (The byte before is a 3-byte one's: a blank here follows no blank.)
+              if (end - p < 4 || p[0] >= 0x80 || (p[1] & 0xF0) != 0xE0) break;
+              const uint8_t rule3 = copy_rule_[p[0]];
+              if (!(rule3 == kCopy || rule3 == kSpaceOnce)) break;
+              after = blank_[p[0]];
+              blanks += after;
+              ++p;
+            }
+            run = size_t(p - s);
+            after_space = after;
+            spaces += blanks;
           }
           --run;
           continue;
@@ -636,8 +670,9 @@ class SpmNormalizer {
   static inline const __m128i kHighNibbleBit = _mm_setr_epi8(1, 2, 4, 8, 16, 32, 64, -128, 0, 0, 0, 0, 0, 0, 0, 0);
 #endif
   // By code point of the Basic Multilingual Plane (with a map): 0 where no key starts with it,
-  // kNeverPlain where it is a key or starts keys too varied to keep, else the index in
-  // next_sets_ of the bytes that keys starting with it go on with.
+  // kNeverPlain where it is a key or starts keys too varied to keep (or, of three bytes, where
+  // its first byte is not copied whole), else the index in next_sets_ of the bytes that keys
+  // starting with it go on with.
   std::vector<uint8_t> next_class_;
   // By code point below 0x800 (the bits of a two-byte character): next_class_, or kNeverPlain
   // where its first byte is not copied whole (copy_rule_) or the character is overlong (C0, C1).

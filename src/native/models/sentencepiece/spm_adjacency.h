@@ -94,8 +94,7 @@ class PieceAdjacency {
       y = dense(b);
     }
     if (((x | y) & kNotDense) != kNotDense) return dense_bit_of(x, y);
-    const uint64_t bit = other_bit(a, b);
-    return other_pairs_[bit >> 6] >> (bit & 63) & 1;
+    return other_pair(a, b);
   }
 
   // Character c as the models read it: " " as "▁" with `escape`. (No branch on spaces: they
@@ -241,6 +240,30 @@ class PieceAdjacency {
           }
           b = s[i];
         }
+        // A run of three-byte ones (CJK, kana, Hangul, punctuation) likewise: no range tests, and
+        // no dense index (a pair with one of them is in the filter, unless it is "▁").
+        if ((b & 0xF0) == 0xE0 && n - i >= 3) {
+          uint32_t* info_w = kInfos ? info_at + (w - base) : nullptr;
+          do {
+            const uint32_t c = ((b & 0x0Fu) << 12) | ((s[i + 1] & 0x3Fu) << 6) | (s[i + 2] & 0x3Fu), c_info = info_[c];
+            *w = uint32_t(i);
+            if (kInfos) *info_w = c_info;
+            const size_t step = !((((prev_info >> 1) & c_info & kJoinsPrevious) &&
+                                   (TF_LIKELY(c != kMark) ? other_pair(prev, c) : may_join(prev, c))) ||
+                                  (kInfos && (lone_unknown(prev_info) & lone_unknown(c_info))));
+            w += step;
+            if (kInfos) info_w += step;
+            prev = c;
+            prev_info = c_info;
+            i += 3;
+          } while (n - i >= 3 && ((b = s[i]) & 0xF0) == 0xE0);
+          if (i >= n) {
+            len = 0;
+            break;
+          }
+          b = s[i];
+          // (Then the character after the run, of one, two or four bytes, below.)
+        }
         const uint32_t c = b < 0x80 ? read_char(b, escape) : decode_utf8_past_ascii(s + i, n - i, len),
                        c_info = info(c);
         *w = uint32_t(i);
@@ -294,6 +317,11 @@ class PieceAdjacency {
   bool both_dense(uint32_t a, uint32_t b) const { return ((dense(a) | dense(b)) & kNotDense) != kNotDense; }
   uint64_t other_bit(uint32_t a, uint32_t b) const {
     return (((uint64_t(a) << 32) | b) * 0xD6E8FEB86659FD93ull) >> other_shift_;
+  }
+  // The filter's answer for a and b: may_join where either has no dense index.
+  TF_INLINE bool other_pair(uint32_t a, uint32_t b) const {
+    const uint64_t bit = other_bit(a, b);
+    return other_pairs_[bit >> 6] >> (bit & 63) & 1;
   }
 
   std::vector<uint32_t> info_;         // by code point below kCharacters: info()
