@@ -11,6 +11,7 @@ present ($TOKENFORGE_SHARED; skipped otherwise)."""
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
 import pathlib
@@ -22,6 +23,7 @@ from typing import Any
 import pytest
 
 from tokenforge import Tokenizer
+from tokenforge.transformers_api import _ENCODE_PLUS_KEYWORDS
 
 tokenizers = pytest.importorskip("tokenizers")
 transformers = pytest.importorskip("transformers")
@@ -364,6 +366,25 @@ def test_split_into_words_as_transformers(pair_of, kwargs):
         if want == ("panic",):
             continue
         assert _outcome(ours, args, kwargs) == want, (name, what, kwargs)
+
+
+def test_tokenize_keywords_as_transformers(pair_of):
+    name, ref, ours = pair_of
+    calls = [
+        ((["hello", "wor ld", "é 東京"],), {"is_split_into_words": True}),
+        ((["a", "b"], ["c"]), {"is_split_into_words": True, "add_special_tokens": True}),
+        ((SPECIAL_TEXT,), {"split_special_tokens": True}),
+        ((SPECIAL_TEXT,), {"split_special_tokens": False}),
+        ((TEXTS[0],), {"foo": 1, "padding": True}),
+    ]
+    for args, kwargs in calls:
+        assert ours.tokenize(*args, **kwargs) == ref.tokenize(*args, **kwargs), (name, args, kwargs)
+    assert set(inspect.signature(ours._encode_plus).parameters) - {
+        "self",
+        "text",
+        "text_pair",
+        "add_special_tokens",
+    } == (_ENCODE_PLUS_KEYWORDS)
 
 
 def test_split_into_words_errors_as_transformers(pair_of):

@@ -56,6 +56,26 @@ _PADDING = ("longest", "max_length", "do_not_pad")
 _TRUNCATION = ("only_first", "only_second", "longest_first", "do_not_truncate")
 _STRATEGY = {"longest_first": 0, "only_first": 1, "only_second": 2}
 _MISSING = object()
+# The keywords of TransformersApi._encode_plus after add_special_tokens (tokenize passes them on).
+_ENCODE_PLUS_KEYWORDS = frozenset(
+    {
+        "padding_strategy",
+        "truncation_strategy",
+        "max_length",
+        "stride",
+        "is_split_into_words",
+        "pad_to_multiple_of",
+        "padding_side",
+        "return_tensors",
+        "return_token_type_ids",
+        "return_attention_mask",
+        "return_overflowing_tokens",
+        "return_special_tokens_mask",
+        "return_offsets_mapping",
+        "return_length",
+        "split_special_tokens",
+    }
+)
 
 
 class CharSpan(NamedTuple):
@@ -915,10 +935,12 @@ class TransformersApi:
         matched = names - special_contents(self._spec) if split_special_tokens else names
         return k.policy.allowed_matcher(frozenset(matched))
 
-    def tokenize(self, text: str, pair: str | None = None, add_special_tokens: bool = False) -> list[str]:
+    def tokenize(self, text: Any, pair: Any = None, add_special_tokens: bool = False, **kwargs: Any) -> list[str]:
         """The tokens of a text (or a pair), without special tokens unless add_special_tokens,
-        as transformers' tokenize."""
-        return self._encode_plus(text, pair, add_special_tokens).tokens()
+        as transformers' tokenize: keywords of its _encode_plus (is_split_into_words,
+        split_special_tokens, ...) apply, others are ignored, as there."""
+        known = {k: v for k, v in kwargs.items() if k in _ENCODE_PLUS_KEYWORDS}
+        return self._encode_plus(text, pair, add_special_tokens, **known).tokens()  # type: ignore[no-any-return]
 
     # -- decoding as transformers ----------------------------------------------------------
 
