@@ -11,6 +11,7 @@ encodes. transformers' `is_split_into_words=True` is in test_transformers_api.py
 
 from __future__ import annotations
 
+import base64
 import dataclasses
 import json
 import pathlib
@@ -19,9 +20,11 @@ from typing import Any
 
 import pytest
 
-from conftest import SHARED
+from conftest import DATA, SHARED
 from tokenforge import Tokenizer, get_encoding
 from tokenforge.formats import read_tokenizer_file
+from tokenforge.formats.tiktoken_file import read_tokens
+from tokenforge.pre_tokenizers.patterns import TEKKEN
 
 tokenizers = pytest.importorskip("tokenizers")
 from tokenizers import decoders, models, normalizers, pre_tokenizers, processors, trainers  # noqa: E402
@@ -319,12 +322,38 @@ def _per_word(tok: Tokenizer, words: list[str]) -> tuple[list[int], list[tuple[i
     return ids, offsets, word_ids
 
 
+def _tekken(folder: pathlib.Path) -> Tokenizer:
+    """A tekken.json of cl100k's first 20,000 ranks (single bytes first, as tekken's rule; see
+    test_tekken.py) behind 16 special tokens, with bos."""
+    tokens = read_tokens(DATA / "cl100k_base.tiktoken", 20000)
+    tokens = [bytes([b]) for b in range(256)] + [t for t in tokens if len(t) > 1]
+    doc = {
+        "config": {
+            "pattern": TEKKEN,
+            "num_vocab_tokens": len(tokens),
+            "default_vocab_size": 16 + len(tokens),
+            "default_num_special_tokens": 16,
+            "version": "v3",
+        },
+        "vocab": [
+            {"rank": r, "token_bytes": base64.b64encode(t).decode(), "token_str": None} for r, t in enumerate(tokens)
+        ],
+        "special_tokens": [
+            {"rank": i, "token_str": t, "is_control": True} for i, t in enumerate(["<unk>", "<s>", "</s>"])
+        ],
+    }
+    path = folder / "tekken.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    return Tokenizer.from_file(path)
+
+
 def _kernels() -> list[Any]:
-    out = [pytest.param(lambda: Tokenizer(get_encoding("cl100k_base")), id="byte_level_bpe")]
+    out = [pytest.param(lambda _: Tokenizer(get_encoding("cl100k_base")), id="byte_level_bpe")]
+    out.append(pytest.param(_tekken, id="tekken"))
     model = SHARED / "vocab" / "mistral-7b-v0.1.model"
     out.append(
         pytest.param(
-            lambda: Tokenizer.from_file(model, add_bos=True, add_eos=True),
+            lambda _: Tokenizer.from_file(model, add_bos=True, add_eos=True),
             id="sentencepiece",
             marks=pytest.mark.skipif(not model.is_file(), reason=f"{model}: not here"),
         )
@@ -333,8 +362,8 @@ def _kernels() -> list[Any]:
 
 
 @pytest.mark.parametrize("make", _kernels())
-def test_other_kernels_encode_each_word(make):
-    tok = make()
+def test_other_kernels_encode_each_word(make, tmp_path):
+    tok = make(tmp_path)
     for words in WORDS:
         e = tok.encode(words, is_pretokenized=True)
         n_special = len(tok.encode("x").ids) - len(tok.encode("x", add_special_tokens=False).ids)
