@@ -1,7 +1,7 @@
 """Pre-tokenized input (HF tokenizers' `is_pretokenized=True`): `encode(words, ...,
 is_pretokenized=True)` and `encode_batch(..., is_pretokenized=True)` against HF tokenizers on
 tokenizer.json files built here (byte-level BPE with and without add_prefix_space, the latter with
-RoBERTa's trim_offsets; a Metaspace Unigram; BERT's WordPiece; a sentencepiece-style BPE with
+RoBERTa's trim_offsets, and with ByteLevel's trim_offsets; a Metaspace Unigram; BERT's WordPiece; a sentencepiece-style BPE with
 byte_fallback), each on its fused kernel and on the staged pipeline: ids, tokens, offsets (in each
 word's characters), word ids (the word's index), sequence ids, type ids, masks and overflowing
 parts, for pairs, truncation with stride, padding, empty words and word lists, words with spaces
@@ -51,16 +51,19 @@ WORDS: list[list[str]] = [
 PAIR_WORDS: list[list[str]] = [["a", "pair"], [], ["fox"], ["", "é", "東京 dog"], ["the dog ran"] * 3]
 
 
-def _bpe(add_prefix_space: bool) -> Any:
+def _bpe(add_prefix_space: bool, trim: bool = False) -> Any:
     """A byte-level BPE (GPT-2's stages) with a bos/eos template; with add_prefix_space,
-    RoBERTa's post-processor (trim_offsets)."""
+    RoBERTa's post-processor (trim_offsets); with trim, ByteLevel's post-processor trimming
+    offsets."""
     tok = tokenizers.Tokenizer(models.BPE())
     tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=add_prefix_space)
     tok.decoder = decoders.ByteLevel()
     alphabet = pre_tokenizers.ByteLevel.alphabet()
     trainer = trainers.BpeTrainer(vocab_size=400, initial_alphabet=alphabet, special_tokens=["<s>", "</s>", "<pad>"])
     tok.train_from_iterator(SENTENCES, trainer)
-    if add_prefix_space:
+    if trim:
+        tok.post_processor = processors.ByteLevel(trim_offsets=True, add_prefix_space=add_prefix_space)
+    elif add_prefix_space:
         tok.post_processor = processors.RobertaProcessing(("</s>", 1), ("<s>", 0), trim_offsets=True)
     else:
         tok.post_processor = processors.TemplateProcessing(
@@ -118,7 +121,7 @@ def _spm_bpe(path: pathlib.Path) -> Any:
     return tokenizers.Tokenizer.from_file(str(path))
 
 
-BUILT = ["bpe", "bpe_prefix_space", "unigram", "bert", "spm_bpe"]
+BUILT = ["bpe", "bpe_prefix_space", "bpe_trim", "unigram", "bert", "spm_bpe"]
 
 
 @pytest.fixture(
@@ -133,9 +136,13 @@ def pair_of(request, tmp_path_factory):
     if name == "spm_bpe":
         hf = _spm_bpe(path)
     else:
-        hf = {"bpe": lambda: _bpe(False), "bpe_prefix_space": lambda: _bpe(True), "unigram": _unigram, "bert": _bert}[
-            name
-        ]()
+        hf = {
+            "bpe": lambda: _bpe(False),
+            "bpe_prefix_space": lambda: _bpe(True),
+            "bpe_trim": lambda: _bpe(False, trim=True),
+            "unigram": _unigram,
+            "bert": _bert,
+        }[name]()
         hf.save(str(path))
         hf = tokenizers.Tokenizer.from_file(str(path))
     spec = read_tokenizer_file(path)
