@@ -357,9 +357,16 @@ class WordPiece:
 
     def set_policy(self, default_added: object | None, resolver: object) -> None: ...
 
-    def encode(self, sequence: object, pair: object | None = None, add_special_tokens: object = True, *, allowed_special: object = 'all', disallowed_special: object = (), is_pretokenized: object = False) -> Encoded:
+    @overload
+    def encode(self, sequence: object, pair: object | None = None, add_special_tokens: object = True, *, allowed_special: object = 'all', disallowed_special: object = ()) -> Encoded:
         """
         Encode a text, or a pair of texts, with truncation, template and padding as set. Added tokens in the text become their ids when in allowed_special (default all, as HF matches them), raise when in disallowed_special, and are plain text otherwise.
+        """
+
+    @overload
+    def encode(self, sequence: object, pair: object | None = None, add_special_tokens: object = True, *, allowed_special: object = 'all', disallowed_special: object = (), is_pretokenized: object) -> Encoded:
+        """
+        encode with is_pretokenized: True reads `sequence` (and `pair`) as lists (or tuples) of words, each encoded on its own (HF tokenizers' is_pretokenized).
         """
 
     def encode_batch(self, texts: object, pairs: object | None, add_special_tokens: bool, added: SpecialMatcher | None, threads: int, *, is_pretokenized: bool = False) -> list[Encoded]:
@@ -407,9 +414,16 @@ class ByteLevelBpe:
 
     def set_policy(self, default_added: object | None, resolver: object) -> None: ...
 
-    def encode(self, sequence: object, pair: object | None = None, add_special_tokens: object = True, *, allowed_special: object = (), disallowed_special: object = 'all', is_pretokenized: object = False) -> Encoded:
+    @overload
+    def encode(self, sequence: object, pair: object | None = None, add_special_tokens: object = True, *, allowed_special: object = (), disallowed_special: object = 'all') -> Encoded:
         """
         Encode a text, or a pair of texts, with truncation, template and padding as set. Special-token text raises unless in allowed_special (as tiktoken's encode), or is plain text with disallowed_special=().
+        """
+
+    @overload
+    def encode(self, sequence: object, pair: object | None = None, add_special_tokens: object = True, *, allowed_special: object = (), disallowed_special: object = 'all', is_pretokenized: object) -> Encoded:
+        """
+        encode with is_pretokenized: True reads `sequence` (and `pair`) as lists (or tuples) of words, each encoded on its own (HF tokenizers' is_pretokenized).
         """
 
     def encode_batch(self, texts: object, pairs: object | None, add_special_tokens: bool, added: SpecialMatcher | None, threads: int, *, is_pretokenized: bool = False) -> list[Encoded]:
@@ -456,9 +470,16 @@ class SpmTokenizer:
 
     def set_policy(self, default_added: object | None, resolver: object) -> None: ...
 
-    def encode(self, sequence: object, pair: object | None = None, add_special_tokens: object = True, *, allowed_special: object = (), disallowed_special: object = (), is_pretokenized: object = False) -> Encoded:
+    @overload
+    def encode(self, sequence: object, pair: object | None = None, add_special_tokens: object = True, *, allowed_special: object = (), disallowed_special: object = ()) -> Encoded:
         """
         Encode a text, or a pair of texts, with truncation, template and padding as set. Special-token text (<s>) is plain text unless in allowed_special, and raises when in disallowed_special.
+        """
+
+    @overload
+    def encode(self, sequence: object, pair: object | None = None, add_special_tokens: object = True, *, allowed_special: object = (), disallowed_special: object = (), is_pretokenized: object) -> Encoded:
+        """
+        encode with is_pretokenized: True reads `sequence` (and `pair`) as lists (or tuples) of words, each encoded on its own (HF tokenizers' is_pretokenized).
         """
 
     def encode_batch(self, texts: object, pairs: object | None, add_special_tokens: bool, added: SpecialMatcher | None, threads: int, *, is_pretokenized: bool = False) -> list[Encoded]:
@@ -512,9 +533,16 @@ class Staged:
 
     def set_policy(self, default_added: object | None, resolver: object) -> None: ...
 
-    def encode(self, sequence: object, pair: object | None = None, add_special_tokens: object = True, *, allowed_special: object = 'all', disallowed_special: object = (), is_pretokenized: object = False) -> Encoded:
+    @overload
+    def encode(self, sequence: object, pair: object | None = None, add_special_tokens: object = True, *, allowed_special: object = 'all', disallowed_special: object = ()) -> Encoded:
         """
         Encode a text, or a pair of texts, with truncation, template and padding as set. Added tokens in the text become their ids when in allowed_special (default all, as HF matches them), raise when in disallowed_special, and are plain text otherwise.
+        """
+
+    @overload
+    def encode(self, sequence: object, pair: object | None = None, add_special_tokens: object = True, *, allowed_special: object = 'all', disallowed_special: object = (), is_pretokenized: object) -> Encoded:
+        """
+        encode with is_pretokenized: True reads `sequence` (and `pair`) as lists (or tuples) of words, each encoded on its own (HF tokenizers' is_pretokenized).
         """
 
     def encode_batch(self, texts: object, pairs: object | None, add_special_tokens: bool, added: SpecialMatcher | None, threads: int, *, is_pretokenized: bool = False) -> list[Encoded]:
@@ -627,9 +655,16 @@ class ByteLevelHfBpe:
 
     def set_policy(self, default_added: object | None, resolver: object) -> None: ...
 
-    def encode(self, sequence: object, pair: object | None = None, add_special_tokens: object = True, *, allowed_special: object = 'all', disallowed_special: object = (), is_pretokenized: object = False) -> Encoded:
+    @overload
+    def encode(self, sequence: object, pair: object | None = None, add_special_tokens: object = True, *, allowed_special: object = 'all', disallowed_special: object = ()) -> Encoded:
         """
         Encode a text, or a pair of texts, with truncation, template and padding as set. Added tokens in the text become their ids when in allowed_special (default all, as HF matches them), raise when in disallowed_special, and are plain text otherwise.
+        """
+
+    @overload
+    def encode(self, sequence: object, pair: object | None = None, add_special_tokens: object = True, *, allowed_special: object = 'all', disallowed_special: object = (), is_pretokenized: object) -> Encoded:
+        """
+        encode with is_pretokenized: True reads `sequence` (and `pair`) as lists (or tuples) of words, each encoded on its own (HF tokenizers' is_pretokenized).
         """
 
     def encode_batch(self, texts: object, pairs: object | None, add_special_tokens: bool, added: SpecialMatcher | None, threads: int, *, is_pretokenized: bool = False) -> list[Encoded]:
@@ -690,9 +725,16 @@ class SpmHfBpe:
 
     def set_policy(self, default_added: object | None, resolver: object) -> None: ...
 
-    def encode(self, sequence: object, pair: object | None = None, add_special_tokens: object = True, *, allowed_special: object = 'all', disallowed_special: object = (), is_pretokenized: object = False) -> Encoded:
+    @overload
+    def encode(self, sequence: object, pair: object | None = None, add_special_tokens: object = True, *, allowed_special: object = 'all', disallowed_special: object = ()) -> Encoded:
         """
         Encode a text, or a pair of texts, with truncation, template and padding as set. Added tokens in the text become their ids when in allowed_special (default all, as HF matches them), raise when in disallowed_special, and are plain text otherwise.
+        """
+
+    @overload
+    def encode(self, sequence: object, pair: object | None = None, add_special_tokens: object = True, *, allowed_special: object = 'all', disallowed_special: object = (), is_pretokenized: object) -> Encoded:
+        """
+        encode with is_pretokenized: True reads `sequence` (and `pair`) as lists (or tuples) of words, each encoded on its own (HF tokenizers' is_pretokenized).
         """
 
     def encode_batch(self, texts: object, pairs: object | None, add_special_tokens: bool, added: SpecialMatcher | None, threads: int, *, is_pretokenized: bool = False) -> list[Encoded]:
@@ -748,9 +790,16 @@ class UnigramHf:
 
     def set_policy(self, default_added: object | None, resolver: object) -> None: ...
 
-    def encode(self, sequence: object, pair: object | None = None, add_special_tokens: object = True, *, allowed_special: object = 'all', disallowed_special: object = (), is_pretokenized: object = False) -> Encoded:
+    @overload
+    def encode(self, sequence: object, pair: object | None = None, add_special_tokens: object = True, *, allowed_special: object = 'all', disallowed_special: object = ()) -> Encoded:
         """
         Encode a text, or a pair of texts, with truncation, template and padding as set. Added tokens in the text become their ids when in allowed_special (default all, as HF matches them), raise when in disallowed_special, and are plain text otherwise.
+        """
+
+    @overload
+    def encode(self, sequence: object, pair: object | None = None, add_special_tokens: object = True, *, allowed_special: object = 'all', disallowed_special: object = (), is_pretokenized: object) -> Encoded:
+        """
+        encode with is_pretokenized: True reads `sequence` (and `pair`) as lists (or tuples) of words, each encoded on its own (HF tokenizers' is_pretokenized).
         """
 
     def encode_batch(self, texts: object, pairs: object | None, add_special_tokens: bool, added: SpecialMatcher | None, threads: int, *, is_pretokenized: bool = False) -> list[Encoded]:

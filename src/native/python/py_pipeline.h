@@ -554,6 +554,17 @@ void bind_pipeline(nb::class_<Py>& c, nb::object default_allowed, const char* en
       .def(
           "encode",
           [](const Py& t, nb::handle text, nb::handle pair, nb::handle add_special, nb::handle allowed,
+             nb::handle disallowed) {
+            return t.encode_with_policy(text, pair, flag_of(add_special, "add_special_tokens"), allowed, disallowed,
+                                        nb::find(&t));
+          },
+          nb::arg("sequence"), nb::arg("pair").none() = nb::none(), nb::arg("add_special_tokens") = true, nb::kw_only(),
+          nb::arg("allowed_special") = default_allowed, nb::arg("disallowed_special") = default_disallowed, encode_doc)
+      // is_pretokenized given: a second overload, so that the common call (above) reads no more
+      // arguments than it did before pre-tokenized input (nanobind tries the overloads in order).
+      .def(
+          "encode",
+          [](const Py& t, nb::handle text, nb::handle pair, nb::handle add_special, nb::handle allowed,
              nb::handle disallowed, nb::handle pretokenized) {
             const bool add = flag_of(add_special, "add_special_tokens");
             if (flag_of(pretokenized, "is_pretokenized"))
@@ -562,7 +573,9 @@ void bind_pipeline(nb::class_<Py>& c, nb::object default_allowed, const char* en
           },
           nb::arg("sequence"), nb::arg("pair").none() = nb::none(), nb::arg("add_special_tokens") = true, nb::kw_only(),
           nb::arg("allowed_special") = default_allowed, nb::arg("disallowed_special") = default_disallowed,
-          nb::arg("is_pretokenized") = false, encode_doc)
+          nb::arg("is_pretokenized"),
+          "encode with is_pretokenized: True reads `sequence` (and `pair`) as lists (or tuples) of words, "
+          "each encoded on its own (HF tokenizers' is_pretokenized).")
       .def(
           "_encode_eager",
           [](const Py& t, nb::handle text, nb::handle pair, nb::handle add_special, nb::handle allowed,
