@@ -2,7 +2,8 @@
 // python/bind_staged.cpp for the staged one): PyPipeline holds a pipeline with the special-token
 // policy, the post-processor's settings and batches on threads; PyEncoded is an encoding as Python
 // sees it (its class is registered in bind_pipelines.cpp); bind_pipeline defines the methods they
-// share. Conversions come from python/convert.h.
+// share. Pre-tokenized input (HF's is_pretokenized) is one entry over every pipeline's per-text
+// encode: PyPipeline::encode_words. Conversions come from python/convert.h.
 #pragma once
 #include <algorithm>
 #include <atomic>
