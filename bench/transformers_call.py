@@ -9,7 +9,10 @@ return_offsets_mapping=True)` over every batch, best of three passes, and the ou
 seconds (time.process_time: every thread of the process, the fair figure on a busy machine)
 per pass, and the ratio transformers / tokenforge.
 
-    python bench/transformers_call.py [--folders DIR ...] [--corpus FILE ...] [--mb 0.5]
+With --words, each line is split at whitespace into words and the call is
+`tok(batch, is_split_into_words=True, ...)` (pre-tokenized input: every word encoded on its own).
+
+    python bench/transformers_call.py [--folders DIR ...] [--corpus FILE ...] [--mb 0.5] [--words]
 """
 
 from __future__ import annotations
@@ -26,13 +29,15 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "true")
 SHARED = Path(os.environ.get("TOKENFORGE_SHARED", Path(__file__).resolve().parents[2] / "shared"))
 
 
-def batches(path: Path, megabytes: float, size: int) -> list[list[str]]:
+def batches(path: Path, megabytes: float, size: int, words: bool = False) -> list[list[Any]]:
     data = path.read_bytes()[: int(megabytes * 1e6)].decode("utf-8", "ignore")
-    lines = [line for line in data.splitlines() if line.strip()]
+    lines: list[Any] = [line for line in data.splitlines() if line.strip()]
+    if words:
+        lines = [line.split() for line in lines]
     return [lines[i : i + size] for i in range(0, len(lines), size)]
 
 
-def best_of_three(call: Any, work: list[list[str]], kwargs: dict[str, Any]) -> tuple[float, float, list[Any]]:
+def best_of_three(call: Any, work: list[list[Any]], kwargs: dict[str, Any]) -> tuple[float, float, list[Any]]:
     best_wall = best_cpu = float("inf")
     out: list[Any] = []
     for _ in range(3):
@@ -50,6 +55,7 @@ def main() -> None:
     parser.add_argument("--mb", type=float, default=0.5)
     parser.add_argument("--batch", type=int, default=64)
     parser.add_argument("--max-length", type=int, default=128)
+    parser.add_argument("--words", action="store_true", help="pre-tokenized input (is_split_into_words=True)")
     args = parser.parse_args()
     import transformers
 
@@ -63,6 +69,8 @@ def main() -> None:
         "max_length": args.max_length,
         "return_offsets_mapping": True,
     }
+    if args.words:
+        kwargs["is_split_into_words"] = True
     print(f"batches of {args.batch} lines, {kwargs}; best of 3 passes; seconds per pass")
     print(f"{'folder':10} {'corpus':24} {'transformers wall/cpu':>22} {'tokenforge wall/cpu':>20} {'cpu ratio':>9}")
     for folder in folders:
@@ -74,7 +82,7 @@ def main() -> None:
             ref.pad_token = ref.eos_token
             ours.pad_token = ours.eos_token
         for corpus in corpora:
-            work = batches(corpus, args.mb, args.batch)
+            work = batches(corpus, args.mb, args.batch, args.words)
             ref_wall, ref_cpu, want = best_of_three(ref, work, kwargs)
             wall, cpu, got = best_of_three(ours, work, kwargs)
             same = all(dict(g) == dict(w) for g, w in zip(got, want))

@@ -11,16 +11,19 @@ present ($TOKENFORGE_SHARED; skipped otherwise)."""
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
 import pathlib
 import threading
 import warnings
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
 
 from tokenforge import Tokenizer
+from tokenforge.transformers_api import _ENCODE_PLUS_KEYWORDS
 
 tokenizers = pytest.importorskip("tokenizers")
 transformers = pytest.importorskip("transformers")
@@ -326,6 +329,153 @@ def test_return_tensors_pt_needs_torch(pair_of):
         assert all(bool((got[k] == want[k]).all()) and got[k].dtype == want[k].dtype for k in want)
 
 
+# -- pre-tokenized input (is_split_into_words) ---------------------------------------------------
+
+WORD_INPUTS = {
+    "one example": (["hello", "world", ",", "the", "quick"],),
+    "one pair": (["Don't", "stop"], ["a", "pair", "text"]),
+    "empty words": (["", "x", ""],),
+    "no words": ([],),
+    "spaces and non-ASCII": (["two words", "é 東京", " fox ", "naïve"],),
+    "special text": (["<s>", "a</s>", "[CLS]x"],),
+    "batch": ([t.split() for t in TEXTS],),
+    "batch of pairs": ([t.split() for t in TEXTS], [p.split() for p in PAIRS]),
+    "batch of tuples": ([(t.split(), p.split()) for t, p in zip(TEXTS, PAIRS)],),
+    "tuple batch": (tuple(tuple(t.split()) for t in TEXTS),),
+}
+
+WORD_CALLS = [
+    {},
+    {"add_special_tokens": False},
+    {"padding": True},
+    {"padding": "max_length", "max_length": 30, "return_tensors": "np"},
+    {"truncation": True, "max_length": 7},
+    {"truncation": True, "max_length": 8, "stride": 2, "return_overflowing_tokens": True, "padding": True},
+    {"truncation": "only_second", "max_length": 9},
+    {"return_offsets_mapping": True, "return_special_tokens_mask": True, "return_length": True},
+    {"split_special_tokens": True, "return_offsets_mapping": True},
+]
+
+
+@pytest.mark.parametrize("kwargs", WORD_CALLS, ids=[_call_id(c) for c in WORD_CALLS])
+def test_split_into_words_as_transformers(pair_of, kwargs):
+    name, ref, ours = pair_of
+    kwargs = {**kwargs, "is_split_into_words": True}
+    for what, args in WORD_INPUTS.items():
+        want = _outcome(ref, args, kwargs)
+        if want == ("panic",):
+            continue
+        assert _outcome(ours, args, kwargs) == want, (name, what, kwargs)
+
+
+def test_tokenize_keywords_as_transformers(pair_of):
+    name, ref, ours = pair_of
+    calls = [
+        ((["hello", "wor ld", "é 東京"],), {"is_split_into_words": True}),
+        ((["a", "b"], ["c"]), {"is_split_into_words": True, "add_special_tokens": True}),
+        ((SPECIAL_TEXT,), {"split_special_tokens": True}),
+        ((SPECIAL_TEXT,), {"split_special_tokens": False}),
+        ((TEXTS[0],), {"foo": 1, "padding": True}),
+    ]
+    for args, kwargs in calls:
+        assert ours.tokenize(*args, **kwargs) == ref.tokenize(*args, **kwargs), (name, args, kwargs)
+    assert set(inspect.signature(ours._encode_plus).parameters) - {
+        "self",
+        "text",
+        "text_pair",
+        "add_special_tokens",
+    } == (_ENCODE_PLUS_KEYWORDS)
+
+
+def test_split_into_words_errors_as_transformers(pair_of):
+    _, ref, ours = pair_of
+    for tok in (ref, ours):
+        with pytest.raises(TypeError):  # (one str is no list of words)
+            tok("hello world", is_split_into_words=True)
+        with pytest.raises(TypeError, match="text_pair` must be a list"):
+            tok([["a"], ["b"]], "a pair", is_split_into_words=True)
+        with pytest.raises(ValueError, match="does not match batch length"):
+            tok([["a"], ["b"]], [["c"]], is_split_into_words=True)
+        with pytest.raises(ValueError, match="text input must be of type"):
+            tok([3], is_split_into_words=True)
+
+
+def test_other_keywords_as_transformers(pair_of):
+    """transformers 5 ignores keywords it has no parameter for (no warning, no error);
+    tokenizer_kwargs replace the arguments; max_target_length cuts the targets."""
+    name, ref, ours = pair_of
+    calls = [
+        ((TEXTS[0],), {"foo": 1, "return_offsets": True}),
+        ((TEXTS,), {"padding": True, "bar": None}),
+        ((TEXTS[0],), {"tokenizer_kwargs": {"add_special_tokens": False, "return_length": True}}),
+        ((TEXTS[0],), {"add_special_tokens": True, "tokenizer_kwargs": {"add_special_tokens": False}}),
+        ((TEXTS[4],), {"text_target": TEXTS[4], "truncation": True, "max_length": 20, "max_target_length": 5}),
+    ]
+    for args, kwargs in calls:
+        want = _outcome(ref, args, kwargs)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # (none, as transformers)
+            got = ours(*args, **kwargs)
+        assert _outcome(ours, args, kwargs) == want, (name, kwargs)
+        assert "labels" not in want[1] or got["labels"] == want[1]["labels"]
+
+
+SPECIAL_TEXT = "<s> hello </s>[SEP] [CLS]<pad> world [MASK] <unk>"
+
+
+def test_split_special_tokens_for_one_call(pair_of):
+    """split_special_tokens in the call is that call's; the tokenizer's own stays, also for
+    threads encoding at the same time."""
+    name, ref, ours = pair_of
+    stored = ours.split_special_tokens
+    for split in (True, False, None):
+        kwargs = {"return_offsets_mapping": True} if split is None else {"split_special_tokens": split}
+        for args in ((SPECIAL_TEXT,), ([SPECIAL_TEXT, "x <s>"], ["</s>", "[SEP]"])):
+            assert _outcome(ours, args, kwargs) == _outcome(ref, args, kwargs), (name, split)
+        assert ours.split_special_tokens is stored
+    plain = ours(SPECIAL_TEXT)["input_ids"]
+    split = ours(SPECIAL_TEXT, split_special_tokens=True)["input_ids"]
+    if name != "unigram":  # (its special tokens are split as text here too)
+        assert plain != split
+    jobs = [{"split_special_tokens": True}, {}] * 40
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        got = list(pool.map(lambda kw: ours(SPECIAL_TEXT, **kw)["input_ids"], jobs))
+    assert got == [split, plain] * 40
+
+
+def test_error_classes_as_transformers(pair_of):
+    """Where transformers (or HF tokenizers under it) raises TypeError or OverflowError,
+    tokenforge's error is one too (and still the ValueError it was)."""
+    _, ref, ours = pair_of
+    calls = [
+        (([TEXTS[0], None],), {}, TypeError),  # (a later item: transformers' backend raises)
+        (([(TEXTS[0], "a", "b")],), {}, TypeError),
+        (([TEXTS[0], 5],), {}, TypeError),
+        ((TEXTS[:2], ["a", 5]), {}, TypeError),
+        ((TEXTS[0],), {"truncation": True, "max_length": -1}, OverflowError),
+    ]
+    for args, kwargs, error in calls:
+        for tok in (ref, ours):
+            with pytest.raises(error):
+                tok(*args, **kwargs)
+        with pytest.raises(ValueError):
+            ours(*args, **kwargs)
+    hf = ref.backend_tokenizer
+    for call in (
+        lambda t: t.enable_truncation(-1),
+        lambda t: t.enable_truncation(5, stride=-1),
+        lambda t: t.enable_padding(length=-1),
+        lambda t: t.enable_padding(pad_to_multiple_of=-2),
+    ):
+        for tok in (hf, ours):
+            with pytest.raises(OverflowError):
+                call(tok)
+        with pytest.raises(ValueError):
+            call(ours)
+    hf.no_truncation()
+    hf.no_padding()
+
+
 def test_errors_as_transformers(pair_of):
     _, ref, ours = pair_of
     for tok in (ref, ours):
@@ -339,8 +489,6 @@ def test_errors_as_transformers(pair_of):
             tok(3)
         with pytest.raises(IndexError):
             tok([])
-    with pytest.raises(NotImplementedError, match="is_split_into_words"):
-        ours(["hello", "world"], is_split_into_words=True)
     # (transformers takes any value here and fails at the next call; tokenforge says so at once)
     with pytest.raises(ValueError, match="Padding side should be selected between 'right' and 'left'"):
         ours.padding_side = "middle"
@@ -513,3 +661,9 @@ def test_real_folders(real_pair):
         )
     for text in TEXTS:
         assert ours.tokenize(text) == ref.tokenize(text)
+    for kwargs in REAL_CALLS[:3]:
+        kwargs = {**kwargs, "is_split_into_words": True}
+        for what, args in WORD_INPUTS.items():
+            want = _outcome(ref, args, kwargs)
+            if want != ("panic",):
+                assert _outcome(ours, args, kwargs) == want, (name, what, kwargs)

@@ -357,16 +357,24 @@ class WordPiece:
 
     def set_policy(self, default_added: object | None, resolver: object) -> None: ...
 
+    @overload
     def encode(self, sequence: object, pair: object | None = None, add_special_tokens: object = True, *, allowed_special: object = 'all', disallowed_special: object = ()) -> Encoded:
         """
         Encode a text, or a pair of texts, with truncation, template and padding as set. Added tokens in the text become their ids when in allowed_special (default all, as HF matches them), raise when in disallowed_special, and are plain text otherwise.
         """
 
-    def encode_batch(self, texts: object, pairs: object | None, add_special_tokens: bool, added: SpecialMatcher | None, threads: int) -> list[Encoded]: ...
-
-    def encode_batch_with(self, texts: object, pairs: object | None, add_special_tokens: bool, added: SpecialMatcher | None, threads: int, truncation: object | None, padding: object | None, pad_token: str) -> list[Encoded]:
+    @overload
+    def encode(self, sequence: object, pair: object | None = None, add_special_tokens: object = True, *, allowed_special: object = 'all', disallowed_special: object = (), is_pretokenized: object) -> Encoded:
         """
-        encode_batch with truncation (max_length, stride, strategy, from_left) or None and padding (length, multiple_of, pad_id, pad_type_id, left) or None for this call only, the padding token shown as pad_token.
+        encode with is_pretokenized: True reads `sequence` (and `pair`) as lists (or tuples) of words, each encoded on its own (HF tokenizers' is_pretokenized).
+        """
+
+    def encode_batch(self, texts: object, pairs: object | None, add_special_tokens: bool, added: SpecialMatcher | None, threads: int, *, is_pretokenized: bool = False) -> list[Encoded]:
+        """is_pretokenized: texts (and pairs) are lists of words."""
+
+    def encode_batch_with(self, texts: object, pairs: object | None, add_special_tokens: bool, added: SpecialMatcher | None, threads: int, truncation: object | None, padding: object | None, pad_token: str, *, is_pretokenized: bool = False) -> list[Encoded]:
+        """
+        encode_batch with truncation (max_length, stride, strategy, from_left) or None and padding (length, multiple_of, pad_id, pad_type_id, left) or None for this call only, the padding token shown as pad_token; is_pretokenized: texts (and pairs) are lists of words.
         """
 
 class ByteLevelBpe:
@@ -406,16 +414,24 @@ class ByteLevelBpe:
 
     def set_policy(self, default_added: object | None, resolver: object) -> None: ...
 
+    @overload
     def encode(self, sequence: object, pair: object | None = None, add_special_tokens: object = True, *, allowed_special: object = (), disallowed_special: object = 'all') -> Encoded:
         """
         Encode a text, or a pair of texts, with truncation, template and padding as set. Special-token text raises unless in allowed_special (as tiktoken's encode), or is plain text with disallowed_special=().
         """
 
-    def encode_batch(self, texts: object, pairs: object | None, add_special_tokens: bool, added: SpecialMatcher | None, threads: int) -> list[Encoded]: ...
-
-    def encode_batch_with(self, texts: object, pairs: object | None, add_special_tokens: bool, added: SpecialMatcher | None, threads: int, truncation: object | None, padding: object | None, pad_token: str) -> list[Encoded]:
+    @overload
+    def encode(self, sequence: object, pair: object | None = None, add_special_tokens: object = True, *, allowed_special: object = (), disallowed_special: object = 'all', is_pretokenized: object) -> Encoded:
         """
-        encode_batch with truncation (max_length, stride, strategy, from_left) or None and padding (length, multiple_of, pad_id, pad_type_id, left) or None for this call only, the padding token shown as pad_token.
+        encode with is_pretokenized: True reads `sequence` (and `pair`) as lists (or tuples) of words, each encoded on its own (HF tokenizers' is_pretokenized).
+        """
+
+    def encode_batch(self, texts: object, pairs: object | None, add_special_tokens: bool, added: SpecialMatcher | None, threads: int, *, is_pretokenized: bool = False) -> list[Encoded]:
+        """is_pretokenized: texts (and pairs) are lists of words."""
+
+    def encode_batch_with(self, texts: object, pairs: object | None, add_special_tokens: bool, added: SpecialMatcher | None, threads: int, truncation: object | None, padding: object | None, pad_token: str, *, is_pretokenized: bool = False) -> list[Encoded]:
+        """
+        encode_batch with truncation (max_length, stride, strategy, from_left) or None and padding (length, multiple_of, pad_id, pad_type_id, left) or None for this call only, the padding token shown as pad_token; is_pretokenized: texts (and pairs) are lists of words.
         """
 
 class SpmTokenizer:
@@ -454,16 +470,24 @@ class SpmTokenizer:
 
     def set_policy(self, default_added: object | None, resolver: object) -> None: ...
 
+    @overload
     def encode(self, sequence: object, pair: object | None = None, add_special_tokens: object = True, *, allowed_special: object = (), disallowed_special: object = ()) -> Encoded:
         """
         Encode a text, or a pair of texts, with truncation, template and padding as set. Special-token text (<s>) is plain text unless in allowed_special, and raises when in disallowed_special.
         """
 
-    def encode_batch(self, texts: object, pairs: object | None, add_special_tokens: bool, added: SpecialMatcher | None, threads: int) -> list[Encoded]: ...
-
-    def encode_batch_with(self, texts: object, pairs: object | None, add_special_tokens: bool, added: SpecialMatcher | None, threads: int, truncation: object | None, padding: object | None, pad_token: str) -> list[Encoded]:
+    @overload
+    def encode(self, sequence: object, pair: object | None = None, add_special_tokens: object = True, *, allowed_special: object = (), disallowed_special: object = (), is_pretokenized: object) -> Encoded:
         """
-        encode_batch with truncation (max_length, stride, strategy, from_left) or None and padding (length, multiple_of, pad_id, pad_type_id, left) or None for this call only, the padding token shown as pad_token.
+        encode with is_pretokenized: True reads `sequence` (and `pair`) as lists (or tuples) of words, each encoded on its own (HF tokenizers' is_pretokenized).
+        """
+
+    def encode_batch(self, texts: object, pairs: object | None, add_special_tokens: bool, added: SpecialMatcher | None, threads: int, *, is_pretokenized: bool = False) -> list[Encoded]:
+        """is_pretokenized: texts (and pairs) are lists of words."""
+
+    def encode_batch_with(self, texts: object, pairs: object | None, add_special_tokens: bool, added: SpecialMatcher | None, threads: int, truncation: object | None, padding: object | None, pad_token: str, *, is_pretokenized: bool = False) -> list[Encoded]:
+        """
+        encode_batch with truncation (max_length, stride, strategy, from_left) or None and padding (length, multiple_of, pad_id, pad_type_id, left) or None for this call only, the padding token shown as pad_token; is_pretokenized: texts (and pairs) are lists of words.
         """
 
 def parse_tiktoken(data: bytes, rank_limit: int = 2**64 - 1) -> list[bytes]:
@@ -509,16 +533,24 @@ class Staged:
 
     def set_policy(self, default_added: object | None, resolver: object) -> None: ...
 
+    @overload
     def encode(self, sequence: object, pair: object | None = None, add_special_tokens: object = True, *, allowed_special: object = 'all', disallowed_special: object = ()) -> Encoded:
         """
         Encode a text, or a pair of texts, with truncation, template and padding as set. Added tokens in the text become their ids when in allowed_special (default all, as HF matches them), raise when in disallowed_special, and are plain text otherwise.
         """
 
-    def encode_batch(self, texts: object, pairs: object | None, add_special_tokens: bool, added: SpecialMatcher | None, threads: int) -> list[Encoded]: ...
-
-    def encode_batch_with(self, texts: object, pairs: object | None, add_special_tokens: bool, added: SpecialMatcher | None, threads: int, truncation: object | None, padding: object | None, pad_token: str) -> list[Encoded]:
+    @overload
+    def encode(self, sequence: object, pair: object | None = None, add_special_tokens: object = True, *, allowed_special: object = 'all', disallowed_special: object = (), is_pretokenized: object) -> Encoded:
         """
-        encode_batch with truncation (max_length, stride, strategy, from_left) or None and padding (length, multiple_of, pad_id, pad_type_id, left) or None for this call only, the padding token shown as pad_token.
+        encode with is_pretokenized: True reads `sequence` (and `pair`) as lists (or tuples) of words, each encoded on its own (HF tokenizers' is_pretokenized).
+        """
+
+    def encode_batch(self, texts: object, pairs: object | None, add_special_tokens: bool, added: SpecialMatcher | None, threads: int, *, is_pretokenized: bool = False) -> list[Encoded]:
+        """is_pretokenized: texts (and pairs) are lists of words."""
+
+    def encode_batch_with(self, texts: object, pairs: object | None, add_special_tokens: bool, added: SpecialMatcher | None, threads: int, truncation: object | None, padding: object | None, pad_token: str, *, is_pretokenized: bool = False) -> list[Encoded]:
+        """
+        encode_batch with truncation (max_length, stride, strategy, from_left) or None and padding (length, multiple_of, pad_id, pad_type_id, left) or None for this call only, the padding token shown as pad_token; is_pretokenized: texts (and pairs) are lists of words.
         """
 
 def unicode_normalize(form: str, text: str) -> str:
@@ -623,16 +655,24 @@ class ByteLevelHfBpe:
 
     def set_policy(self, default_added: object | None, resolver: object) -> None: ...
 
+    @overload
     def encode(self, sequence: object, pair: object | None = None, add_special_tokens: object = True, *, allowed_special: object = 'all', disallowed_special: object = ()) -> Encoded:
         """
         Encode a text, or a pair of texts, with truncation, template and padding as set. Added tokens in the text become their ids when in allowed_special (default all, as HF matches them), raise when in disallowed_special, and are plain text otherwise.
         """
 
-    def encode_batch(self, texts: object, pairs: object | None, add_special_tokens: bool, added: SpecialMatcher | None, threads: int) -> list[Encoded]: ...
-
-    def encode_batch_with(self, texts: object, pairs: object | None, add_special_tokens: bool, added: SpecialMatcher | None, threads: int, truncation: object | None, padding: object | None, pad_token: str) -> list[Encoded]:
+    @overload
+    def encode(self, sequence: object, pair: object | None = None, add_special_tokens: object = True, *, allowed_special: object = 'all', disallowed_special: object = (), is_pretokenized: object) -> Encoded:
         """
-        encode_batch with truncation (max_length, stride, strategy, from_left) or None and padding (length, multiple_of, pad_id, pad_type_id, left) or None for this call only, the padding token shown as pad_token.
+        encode with is_pretokenized: True reads `sequence` (and `pair`) as lists (or tuples) of words, each encoded on its own (HF tokenizers' is_pretokenized).
+        """
+
+    def encode_batch(self, texts: object, pairs: object | None, add_special_tokens: bool, added: SpecialMatcher | None, threads: int, *, is_pretokenized: bool = False) -> list[Encoded]:
+        """is_pretokenized: texts (and pairs) are lists of words."""
+
+    def encode_batch_with(self, texts: object, pairs: object | None, add_special_tokens: bool, added: SpecialMatcher | None, threads: int, truncation: object | None, padding: object | None, pad_token: str, *, is_pretokenized: bool = False) -> list[Encoded]:
+        """
+        encode_batch with truncation (max_length, stride, strategy, from_left) or None and padding (length, multiple_of, pad_id, pad_type_id, left) or None for this call only, the padding token shown as pad_token; is_pretokenized: texts (and pairs) are lists of words.
         """
 
 def grapheme_clusters(text: str) -> list[str]:
@@ -685,16 +725,24 @@ class SpmHfBpe:
 
     def set_policy(self, default_added: object | None, resolver: object) -> None: ...
 
+    @overload
     def encode(self, sequence: object, pair: object | None = None, add_special_tokens: object = True, *, allowed_special: object = 'all', disallowed_special: object = ()) -> Encoded:
         """
         Encode a text, or a pair of texts, with truncation, template and padding as set. Added tokens in the text become their ids when in allowed_special (default all, as HF matches them), raise when in disallowed_special, and are plain text otherwise.
         """
 
-    def encode_batch(self, texts: object, pairs: object | None, add_special_tokens: bool, added: SpecialMatcher | None, threads: int) -> list[Encoded]: ...
-
-    def encode_batch_with(self, texts: object, pairs: object | None, add_special_tokens: bool, added: SpecialMatcher | None, threads: int, truncation: object | None, padding: object | None, pad_token: str) -> list[Encoded]:
+    @overload
+    def encode(self, sequence: object, pair: object | None = None, add_special_tokens: object = True, *, allowed_special: object = 'all', disallowed_special: object = (), is_pretokenized: object) -> Encoded:
         """
-        encode_batch with truncation (max_length, stride, strategy, from_left) or None and padding (length, multiple_of, pad_id, pad_type_id, left) or None for this call only, the padding token shown as pad_token.
+        encode with is_pretokenized: True reads `sequence` (and `pair`) as lists (or tuples) of words, each encoded on its own (HF tokenizers' is_pretokenized).
+        """
+
+    def encode_batch(self, texts: object, pairs: object | None, add_special_tokens: bool, added: SpecialMatcher | None, threads: int, *, is_pretokenized: bool = False) -> list[Encoded]:
+        """is_pretokenized: texts (and pairs) are lists of words."""
+
+    def encode_batch_with(self, texts: object, pairs: object | None, add_special_tokens: bool, added: SpecialMatcher | None, threads: int, truncation: object | None, padding: object | None, pad_token: str, *, is_pretokenized: bool = False) -> list[Encoded]:
+        """
+        encode_batch with truncation (max_length, stride, strategy, from_left) or None and padding (length, multiple_of, pad_id, pad_type_id, left) or None for this call only, the padding token shown as pad_token; is_pretokenized: texts (and pairs) are lists of words.
         """
 
 class UnigramHf:
@@ -742,16 +790,24 @@ class UnigramHf:
 
     def set_policy(self, default_added: object | None, resolver: object) -> None: ...
 
+    @overload
     def encode(self, sequence: object, pair: object | None = None, add_special_tokens: object = True, *, allowed_special: object = 'all', disallowed_special: object = ()) -> Encoded:
         """
         Encode a text, or a pair of texts, with truncation, template and padding as set. Added tokens in the text become their ids when in allowed_special (default all, as HF matches them), raise when in disallowed_special, and are plain text otherwise.
         """
 
-    def encode_batch(self, texts: object, pairs: object | None, add_special_tokens: bool, added: SpecialMatcher | None, threads: int) -> list[Encoded]: ...
-
-    def encode_batch_with(self, texts: object, pairs: object | None, add_special_tokens: bool, added: SpecialMatcher | None, threads: int, truncation: object | None, padding: object | None, pad_token: str) -> list[Encoded]:
+    @overload
+    def encode(self, sequence: object, pair: object | None = None, add_special_tokens: object = True, *, allowed_special: object = 'all', disallowed_special: object = (), is_pretokenized: object) -> Encoded:
         """
-        encode_batch with truncation (max_length, stride, strategy, from_left) or None and padding (length, multiple_of, pad_id, pad_type_id, left) or None for this call only, the padding token shown as pad_token.
+        encode with is_pretokenized: True reads `sequence` (and `pair`) as lists (or tuples) of words, each encoded on its own (HF tokenizers' is_pretokenized).
+        """
+
+    def encode_batch(self, texts: object, pairs: object | None, add_special_tokens: bool, added: SpecialMatcher | None, threads: int, *, is_pretokenized: bool = False) -> list[Encoded]:
+        """is_pretokenized: texts (and pairs) are lists of words."""
+
+    def encode_batch_with(self, texts: object, pairs: object | None, add_special_tokens: bool, added: SpecialMatcher | None, threads: int, truncation: object | None, padding: object | None, pad_token: str, *, is_pretokenized: bool = False) -> list[Encoded]:
+        """
+        encode_batch with truncation (max_length, stride, strategy, from_left) or None and padding (length, multiple_of, pad_id, pad_type_id, left) or None for this call only, the padding token shown as pad_token; is_pretokenized: texts (and pairs) are lists of words.
         """
 
 def gguf_strings(data: object, pos: int, count: int, big_endian: bool, keep: bool = True) -> tuple:

@@ -41,6 +41,11 @@ def _int_range(low: int | None, high: int | None) -> str:
     return "an int" if high is None else f"an int <= {_bound(high)}"
 
 
+class NegativeIntError(ValueError, OverflowError):
+    """A negative int where only those >= 0 go: a ValueError (tokenforge's range check) and an
+    OverflowError, as HF tokenizers' conversion to an unsigned integer raises."""
+
+
 def _check_int(
     value: Any, name: str, low: int | None = None, high: int | None = None, *, none: str | None = None, why: str = ""
 ) -> Any:
@@ -60,6 +65,8 @@ def _check_int(
         else:
             if (low is None or n >= low) and (high is None or n <= high):
                 return n
+            if n < 0 <= (low or 0):
+                raise NegativeIntError(f"{name} must be {allowed}, got {n}")
             raise ValueError(f"{name} must be {allowed}, got {n}")
     raise TypeError(f"{name} must be {allowed}, got {type(value).__name__} {_shown(value)}")
 

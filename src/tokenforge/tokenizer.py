@@ -43,7 +43,7 @@ from .decoders.streaming import DecodeStream
 from .pipeline.spec import PipelineSpec
 from .special import SpecialPolicy, SpecialSet
 from .threads import resolve_threads
-from .transformers_api import _MISSING, TransformersApi
+from .transformers_api import _MISSING, TransformersApi, pretokenized_inputs, words_of
 
 if TYPE_CHECKING:
     from .pipeline.compile import Kernel
@@ -606,8 +606,15 @@ class Tokenizer(TransformersApi):
         *,
         allowed_special: SpecialSet | None = None,
         disallowed_special: SpecialSet | None = None,
+        is_pretokenized: bool = False,
     ) -> Encoded:
         """Encode a text, or a pair of texts, with truncation, template and padding as set.
+
+        is_pretokenized=True (HF tokenizers'): `sequence` (and `pair`) is a list (or tuple) of
+        words, each normalized, pre-tokenized and encoded on its own (its tokens' word id is its
+        index, their offsets are in the word's characters), then truncated, put in the template
+        and padded as one sequence. (Keyword-only here: the third argument stays
+        add_special_tokens.)
 
         Special-token text in the input ("[MASK]", "<s>") becomes its id when in
         `allowed_special`, raises DisallowedSpecialTokenError when in `disallowed_special`, and is
@@ -618,7 +625,12 @@ class Tokenizer(TransformersApi):
         allowed = self._kernel.default_allowed if allowed_special is None else allowed_special
         disallowed = self._kernel.default_disallowed if disallowed_special is None else disallowed_special
         return self._native.encode(
-            sequence, pair, add_special_tokens, allowed_special=allowed, disallowed_special=disallowed
+            sequence,
+            pair,
+            add_special_tokens,
+            allowed_special=allowed,
+            disallowed_special=disallowed,
+            is_pretokenized=is_pretokenized,
         )
 
     def encode_batch(
@@ -629,13 +641,20 @@ class Tokenizer(TransformersApi):
         *,
         allowed_special: SpecialSet | None = None,
         disallowed_special: SpecialSet | None = None,
+        is_pretokenized: bool = False,
     ) -> list[Encoded]:
         """Encode many inputs on threads, each a text (str) or a pair ((str, str) or [str, str]),
         mixed as HF allows; with padding set, all are padded to the longest (or to the fixed
         length). Special tokens as in `encode`.
+        is_pretokenized=True (HF tokenizers'): each input is a list (or tuple) of words, or a pair
+        of them ((words, words)), encoded as `encode(..., is_pretokenized=True)` does.
         `num_threads`: None for a thread per 64 texts or 32 K characters up to every core, else an
         int >= 1 (capped at tokenforge.threads.MAX_THREADS)."""
         _check_bool(add_special_tokens, "add_special_tokens")
+        if _check_bool(is_pretokenized, "is_pretokenized"):
+            return self._encode_words_batch(
+                inputs, add_special_tokens, num_threads, allowed_special, disallowed_special
+            )
         if isinstance(inputs, str):
             raise TypeError("encode_batch takes a list of str or a list of (str, str) pairs, got a single str")
         texts: list[Any] = list(inputs)
@@ -661,6 +680,30 @@ class Tokenizer(TransformersApi):
         disallowed = self._kernel.default_disallowed if disallowed_special is None else disallowed_special
         added = self._added(allowed, disallowed, texts + [p for p in pairs or () if p is not None])
         return self._native.encode_batch(texts, pairs, add_special_tokens, added, threads)
+
+    def _encode_words_batch(
+        self,
+        inputs: Sequence[Any],
+        add_special_tokens: bool,
+        num_threads: int | None,
+        allowed_special: SpecialSet | None,
+        disallowed_special: SpecialSet | None,
+    ) -> list[Encoded]:
+        """encode_batch(..., is_pretokenized=True): the inputs read as HF's PreTokenizedEncodeInput
+        (a list or tuple of str, else a pair of them), encoded natively on threads."""
+        sequences, pairs = pretokenized_inputs(inputs)
+        words = words_of(sequences, pairs)
+        if num_threads is None:
+            size = sum(map(len, words))
+            threads = min(max(len(sequences) // 64, size // 32768) + 1, resolve_threads(None))
+        else:
+            threads = resolve_threads(num_threads)
+        allowed = self._kernel.default_allowed if allowed_special is None else allowed_special
+        disallowed = self._kernel.default_disallowed if disallowed_special is None else disallowed_special
+        added = self._added(allowed, disallowed, words)
+        return self._native.encode_batch(  # type: ignore[no-any-return]
+            sequences, pairs, add_special_tokens, added, threads, is_pretokenized=True
+        )
 
     # -- decoding ----------------------------------------------------------------------
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 import collections
 import dataclasses
 import importlib
+import itertools
 import warnings
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -55,6 +56,26 @@ _PADDING = ("longest", "max_length", "do_not_pad")
 _TRUNCATION = ("only_first", "only_second", "longest_first", "do_not_truncate")
 _STRATEGY = {"longest_first": 0, "only_first": 1, "only_second": 2}
 _MISSING = object()
+# The keywords of TransformersApi._encode_plus after add_special_tokens (tokenize passes them on).
+_ENCODE_PLUS_KEYWORDS = frozenset(
+    {
+        "padding_strategy",
+        "truncation_strategy",
+        "max_length",
+        "stride",
+        "is_split_into_words",
+        "pad_to_multiple_of",
+        "padding_side",
+        "return_tensors",
+        "return_token_type_ids",
+        "return_attention_mask",
+        "return_overflowing_tokens",
+        "return_special_tokens_mask",
+        "return_offsets_mapping",
+        "return_length",
+        "split_special_tokens",
+    }
+)
 
 
 class CharSpan(NamedTuple):
@@ -274,6 +295,55 @@ def _valid_text_input(t: Any) -> bool:
                 return not t[0][0] or isinstance(t[0][0][0], str)
         return False
     return False
+
+
+class TextInputError(TypeError, ValueError):
+    """A batch item of the call that is no text, pair or list of words, past the first (which
+    transformers checks itself, raising ValueError): a TypeError, as transformers' backend
+    raises, and a ValueError, as tokenforge's check of the first."""
+
+
+def _is_words(value: Any) -> bool:
+    """Whether an item of a pre-tokenized batch is one sequence of words (HF tokenizers'
+    PreTokenizedInputSequence, a list or tuple of str), not a pair of them. (Only its first item
+    is looked at here; the native encode checks every word, raising TypeError as HF's.)"""
+    return isinstance(value, (list, tuple)) and (not value or isinstance(value[0], str))
+
+
+def pretokenized_inputs(inputs: Any) -> tuple[list[Any], list[Any] | None]:
+    """The sequences of a pre-tokenized batch and their pairs (None, or one per sequence, None
+    where it has none), read as HF tokenizers' PreTokenizedEncodeInput: each item a list or tuple
+    of words, else a list or tuple of two such (a pair); TypeError otherwise, as HF's."""
+    if not isinstance(inputs, (list, tuple)):
+        raise TypeError(f"encode_batch takes a list of pre-tokenized inputs, got {type(inputs).__name__}")
+    sequences: list[Any] = []
+    pairs: list[Any] | None = None
+    for i, item in enumerate(inputs):
+        if _is_words(item):
+            sequences.append(item)
+            if pairs is not None:
+                pairs.append(None)
+        elif (
+            isinstance(item, (list, tuple))
+            and len(item) == 2
+            and isinstance(item[0], (list, tuple))
+            and isinstance(item[1], (list, tuple))
+        ):
+            if pairs is None:
+                pairs = [None] * i
+            sequences.append(item[0])
+            pairs.append(item[1])
+        else:
+            raise TypeError(
+                "PreTokenizedEncodeInput must be Union[PreTokenizedInputSequence, Tuple[PreTokenizedInputSequence, "
+                f"PreTokenizedInputSequence]] (item {i} is {type(item).__name__})"
+            )
+    return sequences, pairs
+
+
+def words_of(sequences: list[Any], pairs: list[Any] | None) -> list[str]:
+    """Every word of pre-tokenized sequences and their pairs, in one list (read at C speed)."""
+    return list(itertools.chain.from_iterable(sequences + [p for p in pairs or () if p is not None]))
 
 
 class TransformersApi:
@@ -557,6 +627,8 @@ class TransformersApi:
         return_offsets_mapping: bool = False,
         return_length: bool = False,
         verbose: bool = True,
+        tokenizer_kwargs: dict[str, Any] | None = None,
+        **kwargs: Any,
     ) -> BatchEncoding:
         """A text, a pair (`text`, `text_pair`), or a batch (a list of texts, with a list of
         pairs) encoded as transformers' tokenizer call does it, to a BatchEncoding of
@@ -576,33 +648,66 @@ class TransformersApi:
         text_target (and text_pair_target): texts encoded alike, their input_ids returned as
         "labels" (the targets' own BatchEncoding where `text` is None), as transformers.
         Defaults are transformers' (see the module's docstring for the two families).
-        is_split_into_words=True (pre-tokenized words) is not supported: NotImplementedError."""
+        is_split_into_words=True: `text` (and `text_pair`) is pre-tokenized, a list of words
+        (one example) or a list of lists of words (a batch), each word encoded on its own as
+        `encode(..., is_pretokenized=True)` (no check of add_prefix_space, as transformers 5).
+        split_special_tokens (a keyword, as transformers'): None or the tokenizer's own
+        setting, else this call's (the tokenizer's stays). tokenizer_kwargs: settings that
+        replace the arguments (as transformers' update); max_target_length: max_length of
+        text_target. Other keywords are ignored, as transformers 5 ignores them."""
+        explicit = {
+            "add_special_tokens": add_special_tokens,
+            "padding": padding,
+            "truncation": truncation,
+            "max_length": max_length,
+            "stride": stride,
+            "is_split_into_words": is_split_into_words,
+            "pad_to_multiple_of": pad_to_multiple_of,
+            "padding_side": padding_side,
+            "return_tensors": return_tensors,
+            "return_token_type_ids": return_token_type_ids,
+            "return_attention_mask": return_attention_mask,
+            "return_overflowing_tokens": return_overflowing_tokens,
+            "return_special_tokens_mask": return_special_tokens_mask,
+            "return_offsets_mapping": return_offsets_mapping,
+            "return_length": return_length,
+            "split_special_tokens": kwargs.pop("split_special_tokens", None),
+        }
+        max_target_length = kwargs.pop("max_target_length", None)
+        # (as transformers: tokenizer_kwargs, then the other keywords, update the arguments; what
+        # no parameter reads is ignored)
+        if tokenizer_kwargs is not None:
+            explicit.update(tokenizer_kwargs)
+        explicit.update(kwargs)
         if text is None and text_target is None:
             raise ValueError("You need to specify either `text` or `text_target`.")
         padding_strategy, truncation_strategy, max_length = self._strategies(
-            padding, truncation, max_length, pad_to_multiple_of
+            explicit["padding"], explicit["truncation"], explicit["max_length"], explicit["pad_to_multiple_of"]
         )
-        settings = (
-            add_special_tokens,
+        settings = [
+            explicit["add_special_tokens"],
             padding_strategy,
             truncation_strategy,
             max_length,
-            stride,
-            is_split_into_words,
-            pad_to_multiple_of,
-            padding_side,
-            return_tensors,
-            return_token_type_ids,
-            return_attention_mask,
-            return_overflowing_tokens,
-            return_special_tokens_mask,
-            return_offsets_mapping,
-            return_length,
-        )
+            explicit["stride"],
+            explicit["is_split_into_words"],
+            explicit["pad_to_multiple_of"],
+            explicit["padding_side"],
+            explicit["return_tensors"],
+            explicit["return_token_type_ids"],
+            explicit["return_attention_mask"],
+            explicit["return_overflowing_tokens"],
+            explicit["return_special_tokens_mask"],
+            explicit["return_offsets_mapping"],
+            explicit["return_length"],
+            explicit["split_special_tokens"],
+        ]
         encodings = self._encode_plus(text, text_pair, *settings) if text is not None else None
         if text_target is None:
             assert encodings is not None
             return encodings
+        if max_target_length is not None:
+            settings[3] = max_target_length
         targets = self._encode_plus(text_target, text_pair_target, *settings)
         if encodings is None:
             return targets
@@ -628,13 +733,13 @@ class TransformersApi:
         return_special_tokens_mask: bool = False,
         return_offsets_mapping: bool = False,
         return_length: bool = False,
+        split_special_tokens: bool | None = None,
     ) -> BatchEncoding:
         """transformers' TokenizersBackend._encode_plus, on the native pipeline."""
         _check_bool(add_special_tokens, "add_special_tokens")
-        if _check_bool(is_split_into_words, "is_split_into_words"):
-            raise NotImplementedError(
-                "is_split_into_words=True (pre-tokenized input) is not supported by tokenforge yet"
-            )
+        words = _check_bool(is_split_into_words, "is_split_into_words")
+        if split_special_tokens is not None:
+            _check_bool(split_special_tokens, "split_special_tokens")
         message = (
             "text input must be of type `str` (single example), `list[str]` (batch or single pretokenized example) "
             "or `list[list[str]]` (batch of pretokenized examples) or `list[tuple[list[str], list[str]]]` (batch of "
@@ -642,8 +747,29 @@ class TransformersApi:
         )
         if not _valid_text_input(text) or (text_pair is not None and not _valid_text_input(text_pair)):
             raise ValueError(message)
-        batched = isinstance(text, (list, tuple))
-        if batched:
+        if words:
+            # transformers' batch detection with is_split_into_words: a list of lists is a batch,
+            # a list of str (or an empty list) one example
+            batched = bool(isinstance(text, (list, tuple)) and text and isinstance(text[0], (list, tuple)))
+        else:
+            batched = isinstance(text, (list, tuple))
+        if words:
+            if batched:
+                if isinstance(text_pair, str):
+                    raise TypeError(
+                        "when tokenizing batches of text, `text_pair` must be a list or tuple with the same length "
+                        "as `text`."
+                    )
+                if text_pair is not None and len(text) != len(text_pair):
+                    raise ValueError(
+                        f"batch length of `text`: {len(text)} does not match batch length of `text_pair`: "
+                        f"{len(text_pair)}."
+                    )
+                items = list(zip(text, text_pair)) if text_pair is not None else list(text)
+            else:
+                items = [(text, text_pair)] if text_pair else [text]
+            texts, pairs = pretokenized_inputs(items)
+        elif batched:
             if isinstance(text_pair, str):
                 raise TypeError(
                     "when tokenizing batches of text, `text_pair` must be a list or tuple with the same length as `text`."
@@ -658,17 +784,17 @@ class TransformersApi:
             texts = [text]
             pairs = [text_pair] if text_pair else None  # (an empty pair is none, as transformers')
         for i, t in enumerate(texts):
-            if not isinstance(t, str):  # (a pair given inside the batch: (text, pair))
+            if not words and not isinstance(t, str):  # (a pair given inside the batch: (text, pair))
                 if isinstance(t, (list, tuple)) and len(t) == 2 and all(isinstance(x, str) for x in t):
                     if pairs is None:
                         pairs = [None] * len(texts)
                     if pairs[i] is not None:
-                        raise ValueError(message)
+                        raise TextInputError(message)
                     texts[i], pairs[i] = t
                 else:
-                    raise ValueError(message)
-        if pairs is not None and not all(p is None or isinstance(p, str) for p in pairs):
-            raise ValueError(message)
+                    raise TextInputError(message)
+        if not words and pairs is not None and not all(p is None or isinstance(p, str) for p in pairs):
+            raise TextInputError(message)
         truncate = None
         if truncation_strategy != "do_not_truncate":
             assert max_length is not None  # (_strategies set it)
@@ -709,7 +835,9 @@ class TransformersApi:
                 0,
                 side == "left",
             )
-        encodings = self._encode_with(texts, pairs, add_special_tokens, truncate, pad, pad_token)
+        encodings = self._encode_with(
+            texts, pairs, add_special_tokens, truncate, pad, pad_token, words, split_special_tokens
+        )
 
         input_names = self.model_input_names
         if return_token_type_ids is None:
@@ -763,21 +891,56 @@ class TransformersApi:
         truncation: tuple[Any, ...] | None,
         padding: tuple[Any, ...] | None,
         pad_token: str,
+        is_split_into_words: bool = False,
+        split_special_tokens: bool | None = None,
     ) -> list[Any]:
         """encode_batch with this call's truncation and padding (the native pipeline's for one
-        call; its own settings stay), on threads as encode_batch picks them."""
-        size = sum(len(t) for t in texts)
+        call; its own settings stay), on threads as encode_batch picks them; texts (and pairs)
+        lists of words where is_split_into_words. split_special_tokens: None for the
+        tokenizer's own, else this call's."""
+        every = words_of(texts, pairs) if is_split_into_words else texts + [p for p in pairs or () if p is not None]
+        size = sum(map(len, every))
         threads = min(max(len(texts) // 64, size // 32768) + 1, resolve_threads(None))
         k = self._kernel
-        added = self._added(k.default_allowed, k.default_disallowed, texts + [p for p in pairs or () if p is not None])
+        added = self._added(k.default_allowed, k.default_disallowed, every)
+        if split_special_tokens is not None and split_special_tokens != self._split_special():
+            added = self._split_matcher(split_special_tokens)
         return self._native.encode_batch_with(  # type: ignore[no-any-return]
-            texts, pairs, add_special_tokens, added, threads, truncation, padding, pad_token
+            texts,
+            pairs,
+            add_special_tokens,
+            added,
+            threads,
+            truncation,
+            padding,
+            pad_token,
+            is_pretokenized=is_split_into_words,
         )
 
-    def tokenize(self, text: str, pair: str | None = None, add_special_tokens: bool = False) -> list[str]:
+    def _split_special(self) -> bool:
+        """The tokenizer's split_special_tokens (False where its kernel has no such option)."""
+        return bool(self._spec.options.get("split_special_tokens", False))
+
+    def _split_matcher(self, split_special_tokens: bool) -> Any:
+        """The added-token matcher of a call with split_special_tokens other than the
+        tokenizer's: every added token matched, the special ones left as text where it is True
+        (as the kernel's own default with that option; the tokenizer is not changed)."""
+        from .pipeline.compile import OPTIONS
+        from .pipeline.staged import special_contents
+
+        k = self._kernel
+        if "split_special_tokens" not in OPTIONS.get(k.name, ()):
+            raise ValueError(f"split_special_tokens is not an option of a {k.name} tokenizer")
+        names = k.policy.names
+        matched = names - special_contents(self._spec) if split_special_tokens else names
+        return k.policy.allowed_matcher(frozenset(matched))
+
+    def tokenize(self, text: Any, pair: Any = None, add_special_tokens: bool = False, **kwargs: Any) -> list[str]:
         """The tokens of a text (or a pair), without special tokens unless add_special_tokens,
-        as transformers' tokenize."""
-        return self._encode_plus(text, pair, add_special_tokens).tokens()
+        as transformers' tokenize: keywords of its _encode_plus (is_split_into_words,
+        split_special_tokens, ...) apply, others are ignored, as there."""
+        known = {k: v for k, v in kwargs.items() if k in _ENCODE_PLUS_KEYWORDS}
+        return self._encode_plus(text, pair, add_special_tokens, **known).tokens()  # type: ignore[no-any-return]
 
     # -- decoding as transformers ----------------------------------------------------------
 

@@ -182,6 +182,10 @@ class StagedPipeline {
     return e;
   }
 
+  // Whether trim_offsets runs (pre-tokenized input, python/py_pipeline.h, trims the whole
+  // sequence's rows once its words are joined, as HF's post-processor does).
+  bool trims_offsets() const { return !spaces_.empty(); }
+
   // HF's process_offsets (processors/byte_level.rs) over one sequence's rows (or one part of
   // them): the leading and trailing spaces of each token's text ("Ġ" or whitespace) come off its
   // offsets, but a single leading space of the first token stays where add_prefix_space added it.

@@ -2,7 +2,8 @@
 // python/bind_staged.cpp for the staged one): PyPipeline holds a pipeline with the special-token
 // policy, the post-processor's settings and batches on threads; PyEncoded is an encoding as Python
 // sees it (its class is registered in bind_pipelines.cpp); bind_pipeline defines the methods they
-// share. Conversions come from python/convert.h.
+// share. Pre-tokenized input (HF's is_pretokenized) is one entry over every pipeline's per-text
+// encode: PyPipeline::encode_words. Conversions come from python/convert.h.
 #pragma once
 #include <algorithm>
 #include <atomic>
@@ -129,6 +130,46 @@ struct HasEncodeIds : std::false_type {};
 template <class P>
 struct HasEncodeIds<P, std::void_t<decltype(std::declval<const P&>().encode_ids(
                            nullptr, 0, nullptr, std::declval<std::vector<uint32_t>&>()))>> : std::true_type {};
+
+// Whether Pipeline trims offsets after truncation (trims_offsets(), trim_offsets(Encoded&) and
+// encode_sequence(s, n, added, trim): pipelines/staged.h).
+template <class P, class = void>
+struct TrimsOffsets : std::false_type {};
+template <class P>
+struct TrimsOffsets<P, std::void_t<decltype(std::declval<const P&>().trims_offsets())>> : std::true_type {};
+
+// One pre-tokenized sequence (HF's is_pretokenized): a list or tuple of str, read into a tuple
+// that keeps its words alive (and unchanged) while they are encoded without the GIL.
+struct Words {
+  nb::object held;  // a tuple of the words
+  std::vector<Text> texts;
+  size_t bytes = 0;
+
+  explicit Words(nb::handle seq) {
+    static const char* kMessage = "PreTokenizedInputSequence must be Union[List[str], Tuple[str]]";
+    if (!PyList_Check(seq.ptr()) && !PyTuple_Check(seq.ptr())) throw nb::type_error(kMessage);
+    held = nb::steal(PySequence_Tuple(seq.ptr()));
+    if (!held) throw nb::python_error();
+    const Py_ssize_t n = PyTuple_GET_SIZE(held.ptr());
+    texts.reserve(size_t(n));
+    for (Py_ssize_t i = 0; i < n; ++i) {
+      PyObject* word = PyTuple_GET_ITEM(held.ptr(), i);
+      if (!PyUnicode_Check(word)) throw nb::type_error(kMessage);
+      texts.push_back(utf8_of(word));
+      bytes += texts.back().size;
+    }
+  }
+};
+
+// A post-processor that does nothing (no template, truncation or padding): a word's own rows.
+inline const PostProcessor& bare_post() {
+  static const PostProcessor bare = [] {
+    PostProcessor p;
+    p.default_process = true;
+    return p;
+  }();
+  return bare;
+}
 
 // An Encoded as Python sees it: the rows (or, ids first, the ids and the lazy rows), and the
 // names to show its tokens with.
@@ -287,6 +328,93 @@ class PyPipeline {
                      nullptr};
   }
 
+  // Pre-tokenized input, as HF's is_pretokenized: each word runs through the pipeline as a text
+  // of its own (normalizer, pre-tokenizer, added tokens, model), its tokens of word w (its index)
+  // with offsets in the word's characters; the words' rows are joined, and the post-processor
+  // runs once over the sequence (and the pair): truncation, template, padding. A pipeline that
+  // trims offsets (ByteLevel's trim_offsets) trims the joined rows after truncation, as HF.
+  Encoded encode_words(const std::vector<Text>& a, const std::vector<Text>* b, bool add_special,
+                       const SpecialMatcher* added, const PostProcessor& post) const {
+    Encoded first = words_rows(a, added), second;
+    if (b) second = words_rows(*b, added);
+    Encoded* pair = b ? &second : nullptr;
+    if constexpr (TrimsOffsets<Pipeline>::value) {
+      if (tok_.trims_offsets()) {
+        if (post.truncate) post.truncate_pair(first, pair, add_special);
+        for (Encoded* e : {&first, &second}) {
+          tok_.trim_offsets(*e);
+          for (Encoded& part : e->overflowing) tok_.trim_offsets(part);
+        }
+        return process_keeping_texts(post, std::move(first), pair, add_special, true);
+      }
+    }
+    return process_keeping_texts(post, std::move(first), pair, add_special);
+  }
+
+  // One pre-tokenized sequence (or pair: `pair` not None) under the special-token policy.
+  PyEncoded encode_words_with_policy(nb::handle seq, nb::handle pair, bool add_special, nb::handle allowed,
+                                     nb::handle disallowed) const {
+    const Words a(seq);
+    const bool has_pair = !pair.is_none();
+    const Words b = has_pair ? Words(pair) : Words(nb::tuple());
+    nb::object keep;
+    nb::object all = has_pair ? nb::steal(PySequence_Concat(a.held.ptr(), b.held.ptr())) : a.held;
+    if (!all) throw nb::python_error();
+    const SpecialMatcher* added = added_for(allowed, disallowed, all, keep);
+    std::shared_ptr<const PostProcessor> post = this->post();
+    std::shared_ptr<const TokenNames> names = this->names();
+    GilReleasedFor nogil(a.bytes + b.bytes);
+    return PyEncoded{encode_words(a.texts, has_pair ? &b.texts : nullptr, add_special, added, *post), std::move(names),
+                     nullptr};
+  }
+
+  // A batch of pre-tokenized sequences (`texts`, each a list of words), with `pairs` None or one
+  // per sequence (None where it has none), on threads; padding as encode_batch's.
+  std::vector<PyEncoded> encode_words_batch(nb::handle texts, nb::handle pairs, bool add_special,
+                                            const SpecialMatcher* added, size_t threads,
+                                            std::shared_ptr<const PostProcessor> with_post = nullptr,
+                                            std::shared_ptr<const TokenNames> with_names = nullptr) const {
+    nb::object fast = nb::steal(PySequence_Fast(texts.ptr(), "expected a list of pre-tokenized sequences"));
+    if (!fast) throw nb::python_error();
+    const size_t n = size_t(PySequence_Fast_GET_SIZE(fast.ptr()));
+    std::vector<Words> a, b;
+    a.reserve(n);
+    for (size_t i = 0; i < n; ++i) a.emplace_back(nb::handle(PySequence_Fast_GET_ITEM(fast.ptr(), Py_ssize_t(i))));
+    const bool has_pairs = !pairs.is_none();
+    std::vector<uint8_t> paired(n, 0);
+    if (has_pairs) {
+      nb::object fast_pairs = nb::steal(PySequence_Fast(pairs.ptr(), "expected a list of pre-tokenized pairs"));
+      if (!fast_pairs) throw nb::python_error();
+      if (size_t(PySequence_Fast_GET_SIZE(fast_pairs.ptr())) != n)
+        throw nb::value_error(("got " + std::to_string(n) + " sequences but " +
+                               std::to_string(PySequence_Fast_GET_SIZE(fast_pairs.ptr())) + " pairs")
+                                  .c_str());
+      b.reserve(n);
+      for (size_t i = 0; i < n; ++i) {
+        PyObject* item = PySequence_Fast_GET_ITEM(fast_pairs.ptr(), Py_ssize_t(i));
+        paired[i] = item != Py_None;
+        b.emplace_back(paired[i] ? nb::handle(item) : nb::handle(nb::tuple()));
+      }
+    }
+    const std::shared_ptr<const PostProcessor> snapshot = with_post ? std::move(with_post) : this->post();
+    const std::shared_ptr<const TokenNames> names = with_names ? std::move(with_names) : this->names();
+    const PostProcessor& post = *snapshot;
+    std::vector<Encoded> encoded(n);
+    {
+      nb::gil_scoped_release nogil;
+      parallel_for(
+          n, threads,
+          [&](size_t i) {
+            encoded[i] = encode_words(a[i].texts, paired[i] ? &b[i].texts : nullptr, add_special, added, post);
+          },
+          SignalPoll());
+      post.pad_batch(encoded);
+    }
+    std::vector<PyEncoded> out(n);
+    for (size_t i = 0; i < n; ++i) out[i] = PyEncoded{std::move(encoded[i]), names, nullptr};
+    return out;
+  }
+
   // Each text (or pair) as encode gives it, on threads; texts without a pair come ids first
   // where encode's would (owner and matcher as there), and padding to the batch's longest makes
   // every row eager.
@@ -348,6 +476,39 @@ class PyPipeline {
   }
 
  protected:
+  // The rows of one pre-tokenized sequence (see encode_words), before the post-processor; a
+  // pipeline that trims offsets leaves them untrimmed here.
+  Encoded words_rows(const std::vector<Text>& words, const SpecialMatcher* added) const {
+    Encoded out;
+    for (size_t w = 0; w < words.size(); ++w) {
+      const Text& t = words[w];
+      Encoded e;
+      bool done = false;
+      if constexpr (TrimsOffsets<Pipeline>::value) {
+        if (tok_.trims_offsets()) {
+          e = tok_.encode_sequence(t.data, t.size, added, false);
+          done = true;
+        }
+      }
+      if (!done) e = tok_.encode(t.data, t.size, nullptr, 0, false, false, added, bare_post());
+      const uint32_t word = uint32_t(w);
+      out.rows.reserve(out.rows.size() + e.rows.size());
+      for (Row r : e.rows) {
+        r.word = word;
+        if (e.names.empty())
+          out.rows.push_back(r);
+        else
+          out.push_row_of(e, r);
+      }
+      for (TokenText& text : e.texts) {
+        text.word = word;
+        text.row = ~uint32_t(0);
+        out.texts.push_back(std::move(text));
+      }
+    }
+    return out;
+  }
+
   Pipeline tok_;
   std::shared_ptr<const PostProcessor> post_ = std::make_shared<PostProcessor>();
   std::shared_ptr<const TokenNames> names_;
@@ -412,6 +573,22 @@ void bind_pipeline(nb::class_<Py>& c, nb::object default_allowed, const char* en
           },
           nb::arg("sequence"), nb::arg("pair").none() = nb::none(), nb::arg("add_special_tokens") = true, nb::kw_only(),
           nb::arg("allowed_special") = default_allowed, nb::arg("disallowed_special") = default_disallowed, encode_doc)
+      // is_pretokenized given: a second overload, so that the common call (above) reads no more
+      // arguments than it did before pre-tokenized input (nanobind tries the overloads in order).
+      .def(
+          "encode",
+          [](const Py& t, nb::handle text, nb::handle pair, nb::handle add_special, nb::handle allowed,
+             nb::handle disallowed, nb::handle pretokenized) {
+            const bool add = flag_of(add_special, "add_special_tokens");
+            if (flag_of(pretokenized, "is_pretokenized"))
+              return t.encode_words_with_policy(text, pair, add, allowed, disallowed);
+            return t.encode_with_policy(text, pair, add, allowed, disallowed, nb::find(&t));
+          },
+          nb::arg("sequence"), nb::arg("pair").none() = nb::none(), nb::arg("add_special_tokens") = true, nb::kw_only(),
+          nb::arg("allowed_special") = default_allowed, nb::arg("disallowed_special") = default_disallowed,
+          nb::arg("is_pretokenized"),
+          "encode with is_pretokenized: True reads `sequence` (and `pair`) as lists (or tuples) of words, "
+          "each encoded on its own (HF tokenizers' is_pretokenized).")
       .def(
           "_encode_eager",
           [](const Py& t, nb::handle text, nb::handle pair, nb::handle add_special, nb::handle allowed,
@@ -424,16 +601,19 @@ void bind_pipeline(nb::class_<Py>& c, nb::object default_allowed, const char* en
       .def(
           "encode_batch",
           [](const Py& t, nb::handle texts, nb::handle pairs, bool add_special, const SpecialMatcher* added,
-             size_t threads) {
+             size_t threads, bool pretokenized) {
+            if (pretokenized) return t.encode_words_batch(texts, pairs, add_special, added, threads);
             return t.encode_batch(texts, pairs, add_special, added, threads, nb::find(&t),
                                   added ? nb::handle(nb::find(added)) : nb::handle());
           },
           nb::arg("texts"), nb::arg("pairs").none(), nb::arg("add_special_tokens"), nb::arg("added").none(),
-          nb::arg("threads"))
+          nb::arg("threads"), nb::kw_only(), nb::arg("is_pretokenized") = false,
+          "is_pretokenized: texts (and pairs) are lists of words.")
       .def(
           "encode_batch_with",
           [](const Py& t, nb::handle texts, nb::handle pairs, bool add_special, const SpecialMatcher* added,
-             size_t threads, nb::handle truncation, nb::handle padding, const std::string& pad_token) {
+             size_t threads, nb::handle truncation, nb::handle padding, const std::string& pad_token,
+             bool pretokenized) {
             // settings for this call only: the stored ones stay (other threads keep encoding with them)
             const bool truncate = !truncation.is_none(), pad = !padding.is_none();
             TruncationParams tp{};
@@ -454,15 +634,19 @@ void bind_pipeline(nb::class_<Py>& c, nb::object default_allowed, const char* en
               p.pad = pad;
               if (pad) p.padding = pp;
             });
+            if (pretokenized)
+              return t.encode_words_batch(texts, pairs, add_special, added, threads, std::move(post),
+                                          t.names_with(pad_token));
             return t.encode_batch(texts, pairs, add_special, added, threads, nb::find(&t),
                                   added ? nb::handle(nb::find(added)) : nb::handle(), std::move(post),
                                   t.names_with(pad_token));
           },
           nb::arg("texts"), nb::arg("pairs").none(), nb::arg("add_special_tokens"), nb::arg("added").none(),
           nb::arg("threads"), nb::arg("truncation").none(), nb::arg("padding").none(), nb::arg("pad_token"),
+          nb::kw_only(), nb::arg("is_pretokenized") = false,
           "encode_batch with truncation (max_length, stride, strategy, from_left) or None and padding "
           "(length, multiple_of, pad_id, pad_type_id, left) or None for this call only, the padding "
-          "token shown as pad_token.");
+          "token shown as pad_token; is_pretokenized: texts (and pairs) are lists of words.");
 }
 
 }  // namespace tokenforge::bindings

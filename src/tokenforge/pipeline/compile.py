@@ -354,10 +354,16 @@ class TekkenNative:
         *,
         allowed_special: SpecialSet = (),
         disallowed_special: SpecialSet = (),
+        is_pretokenized: Any = False,
     ) -> Any:
         """Tokenizer.encode: one text (and a pair), special-token text plain unless allowed."""
         return self._native.encode(
-            sequence, pair, add_special_tokens, allowed_special=allowed_special, disallowed_special=disallowed_special
+            sequence,
+            pair,
+            add_special_tokens,
+            allowed_special=allowed_special,
+            disallowed_special=disallowed_special,
+            is_pretokenized=is_pretokenized,
         )
 
     def decode(self, ids: Any, skip_special_tokens: bool) -> str:
