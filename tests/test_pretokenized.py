@@ -165,17 +165,11 @@ def _rows(e: Any) -> tuple[Any, ...]:
     )
 
 
-def _same(got: Any, want: Any, where: Any, part_types: bool = True) -> None:
-    """part_types=False: the overflowing parts' type ids are not compared (RoBERTa's template
-    without special tokens gives a pair's parts type id 1 in HF, 0 in tokenforge, for plain text
-    too: a known gap of the template, not of pre-tokenized input)."""
+def _same(got: Any, want: Any, where: Any) -> None:
     assert _rows(got) == _rows(want), where
     assert len(got.overflowing) == len(want.overflowing), where
     for g, w in zip(got.overflowing, want.overflowing):
-        if part_types:
-            assert _rows(g) == _rows(w), where
-        else:
-            assert _rows(g)[:5] + _rows(g)[6:] == _rows(w)[:5] + _rows(w)[6:], where
+        assert _rows(g) == _rows(w), where
     assert got.n_sequences == want.n_sequences, where
     for word in range(4):
         for seq in range(2 if got.n_sequences > 1 else 1):
@@ -242,8 +236,7 @@ def test_encode_as_hf(pair_of, truncation, padding):
                         with pytest.raises(ValueError):
                             ours.encode(words, pair, add, is_pretokenized=True)
                         continue
-                    roberta_gap = name == "bpe_prefix_space" and not add and pair is not None
-                    _same(ours.encode(words, pair, add, is_pretokenized=True), want, where, not roberta_gap)
+                    _same(ours.encode(words, pair, add, is_pretokenized=True), want, where)
                     tupled = ours.encode(tuple(words), None if pair is None else tuple(pair), add, is_pretokenized=True)
                     assert _rows(tupled) == _rows(ours.encode(words, pair, add, is_pretokenized=True)), where
     finally:
@@ -269,8 +262,7 @@ def test_encode_batch_as_hf(pair_of, truncation, padding):
                     got = ours.encode_batch(batch, add, num_threads=threads, is_pretokenized=True)
                     assert len(got) == len(want)
                     for i, (g, w) in enumerate(zip(got, want)):
-                        roberta_gap = name == "bpe_prefix_space" and not add
-                        _same(g, w, (name, i, add, threads, truncation, padding), not roberta_gap)
+                        _same(g, w, (name, i, add, threads, truncation, padding))
     finally:
         _settings(hf, ours, None, None)
 

@@ -269,3 +269,31 @@ def test_template_tokens_show_the_template_text(make, tmp_path):
         ours.save(saved)
         again = tokenizers.Tokenizer.from_file(saved)
         assert again.encode(LINES[1], LINES[2]).tokens == ref.encode(LINES[1], LINES[2]).tokens, name
+
+
+@pytest.mark.parametrize("make", [wordlevel_nfkc, llama3_style])
+def test_overflowing_parts_keep_their_sequence_type_ids(make, tmp_path):
+    """HF's templates set the type ids of the whole texts only: the overflowing parts keep their
+    sequence's index (0, 1), whatever type id the template gives the sequence; RobertaProcessing
+    and BertProcessing build the parts anew with theirs where special tokens are added."""
+    path = make(tmp_path)
+    hf = tokenizers.Tokenizer.from_file(path)
+    a, b = (hf.token_to_id(t) for t in list(hf.get_vocab())[10:12])
+    posts = {
+        "b0": processors.TemplateProcessing(single="$A:1 <X>", pair="$A:1 <X> $B:0 <X>:1", special_tokens=[("<X>", a)]),
+        "b5": processors.TemplateProcessing(single="$A:3", pair="<X>:2 $A:3 $B:5", special_tokens=[("<X>", a)]),
+        "roberta": processors.RobertaProcessing(("</s>", b), ("<s>", a), trim_offsets=False),
+        "bert": processors.BertProcessing(("[SEP]", b), ("[CLS]", a)),
+    }
+    for name, post in posts.items():
+        file = _with_post(path, post, tmp_path / f"{name}.json")
+        ours, ref = tokenforge.Tokenizer.from_file(file), tokenizers.Tokenizer.from_file(file)
+        for t in (ours, ref):
+            t.enable_truncation(max_length=12, stride=2)
+        for add in (True, False):
+            for text, pair in [(LINES[3], LINES[4]), (LINES[5], None), (LINES[6], "x")]:
+                got, want = ours.encode(text, pair, add), ref.encode(text, pair, add_special_tokens=add)
+                where = (name, add, text, pair)
+                assert list(got.type_ids) == want.type_ids, where
+                assert [list(o.type_ids) for o in got.overflowing] == [o.type_ids for o in want.overflowing], where
+                assert [list(o.ids) for o in got.overflowing] == [o.ids for o in want.overflowing], where

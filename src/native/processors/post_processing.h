@@ -312,6 +312,10 @@ struct PostProcessor {
   // true: there is no post-processor, and HF's default_process runs instead: one text keeps no
   // sequence ranges, a pair's texts get theirs but their overflowing parts do not.
   bool default_process = false;
+  // Overflowing parts keep their sequence's index as type id (the model's, as HF's templates set
+  // only the whole text's), but where this is true and special tokens are added: then they take
+  // the template's (HF's RobertaProcessing and BertProcessing build their parts anew).
+  bool parts_typed = false;
   TruncationParams truncation;
   PaddingParams padding;
 
@@ -399,7 +403,7 @@ struct PostProcessor {
       for (const TemplatePiece& p : pieces) {
         if (p.is_sequence) {
           Encoded& seq = p.sequence == 0 ? a : *b;
-          set_type_ids(seq, p.type_id);
+          set_type_ids(seq, p.type_id, parts_typed && add_special ? p.type_id : p.sequence);
           out.merge_with(seq);
         } else if (add_special) {
           Encoded special;
@@ -435,9 +439,9 @@ struct PostProcessor {
     if (parts)
       for (Encoded& o : e.overflowing) set_sequence(o, sequence, false);
   }
-  static void set_type_ids(Encoded& e, uint32_t type_id) {
+  static void set_type_ids(Encoded& e, uint32_t type_id, uint32_t part_type) {
     for (Row& r : e.rows) r.type_id = uint16_t(type_id);
-    for (Encoded& o : e.overflowing) set_type_ids(o, type_id);
+    for (Encoded& o : e.overflowing) set_type_ids(o, part_type, part_type);
   }
 
  public:

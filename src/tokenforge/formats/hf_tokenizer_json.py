@@ -672,12 +672,14 @@ class _TokenizerJson:
                     (cls_piece, (True, 0, 0, ""), sep_piece, sep_piece, (True, 1, 0, ""), sep_piece),
                     both,
                     shows,
+                    parts_typed=True,
                 )
             return TemplateProcessing(
                 (cls_piece, (True, 0, 0, ""), sep_piece),
                 (cls_piece, (True, 0, 0, ""), sep_piece, (True, 1, 1, ""), (False, 0, 1, sep_token)),
                 both,
                 shows,
+                parts_typed=True,
             )
 
         specials: dict[str, list[int]] = {}

@@ -264,7 +264,7 @@ def build_fused_hf_bpe(spec: PipelineSpec) -> _core.ByteLevelHfBpe:
     native = _core.ByteLevelHfBpe(**description)
     post = spec.post_processor
     if post is not None:
-        native.set_template(post.native_pieces(False), post.native_pieces(True))
+        native.set_template(post.native_pieces(False), post.native_pieces(True), parts_typed=post.parts_typed)
     else:
         native.set_template([(True, 0, 0, [])], [(True, 0, 0, []), (True, 1, 1, [])], default_process=True)
     return native

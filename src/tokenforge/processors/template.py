@@ -47,6 +47,10 @@ class TemplateProcessing:
     # special token -> the text each of its ids shows in an encoding's tokens (HF's
     # SpecialToken.tokens); a token not listed shows its ids' names
     texts: dict[str, list[str]] = field(default_factory=dict)
+    # Overflowing parts take the template's type ids where special tokens are added (HF's
+    # RobertaProcessing and BertProcessing build their parts anew); else, as HF's
+    # TemplateProcessing leaves them, their sequence's index.
+    parts_typed: bool = False
 
     @classmethod
     def from_templates(
