@@ -196,12 +196,21 @@ class SpmHfBpePipeline {
   };
   static constexpr size_t kBatch = 16;
 
+  // A part of a missed segment (merge_cut): its key in the short or the medium table (by its
+  // length) and the key's hash, found once for the prefetch and the lookup.
+  struct PartKey {
+    ShortKey short_key;
+    MediumKey medium_key;
+    uint64_t hash;
+  };
+
   struct Scratch {
     PieceCache cache;
     std::vector<Segment> segments;  // one stretch's segments and parts, in order
     std::string text;               // the model's text of one stretch
     std::vector<ModelToken> tokens;
     std::vector<uint32_t> cuts;           // a missed segment's part boundaries (merge_cut)
+    std::vector<PartKey> part_keys;       // and each part's table key and hash
     std::vector<ModelToken> part_tokens;  // a missed segment's tokens, part by part
     std::vector<uint32_t> part_ids;       // and their ids
     hf_bpe::PairCache pairs;              // the merges of pairs looked up (HfBpeModel::merge_plain)
@@ -211,6 +220,7 @@ class SpmHfBpePipeline {
       release_if_large(tokens);
       release_if_large(segments);
       release_if_large(cuts);
+      release_if_large(part_keys);
       release_if_large(part_tokens);
       release_if_large(part_ids);
     }
@@ -592,32 +602,42 @@ class SpmHfBpePipeline {
     }
     if (cuts.empty()) return merge(p, len, w);
     cuts.push_back(uint32_t(len));
-    uint32_t start = 0;  // the parts' table slots are asked for together, ahead of the lookups
-    for (const uint32_t end : cuts) {
-      const size_t n = end - start;
-      if (n >= 2 && n <= kShortPiece)
-        w.cache.shorts.prefetch(short_key(p + start, n, p, p + len).hash());
-      else if (n > kShortPiece && n <= kMediumPiece)
-        w.cache.mediums.prefetch(medium_key(p + start, n).hash());
-      start = end;
+    // The parts' keys, their table slots asked for together, ahead of the lookups.
+    std::vector<PartKey>& keys = w.part_keys;
+    keys.resize(cuts.size());
+    uint32_t start = 0;
+    for (size_t k = 0; k < cuts.size(); ++k) {
+      const size_t n = cuts[k] - start;
+      PartKey& key = keys[k];
+      if (n >= 2 && n <= kShortPiece) {
+        key.short_key = short_key(p + start, n, p, p + len);
+        key.hash = key.short_key.hash();
+        w.cache.shorts.prefetch(key.hash);
+      } else if (n > kShortPiece && n <= kMediumPiece) {
+        key.medium_key = medium_key(p + start, n);
+        key.hash = key.medium_key.hash();
+        w.cache.mediums.prefetch(key.hash);
+      }
+      start = cuts[k];
     }
     w.part_tokens.clear();
     w.part_ids.clear();
     bool exact = true;
     uint32_t from = 0;
-    for (const uint32_t to : cuts) {
-      exact &= merge_part(p, len, from, to, w);
-      from = to;
+    for (size_t k = 0; k < cuts.size(); ++k) {
+      exact &= merge_part(p, from, cuts[k], keys[k], w);
+      from = cuts[k];
     }
     w.tokens.swap(w.part_tokens);
     w.cache.ids.swap(w.part_ids);
     return exact;
   }
 
-  // Part p[from..to) of a segment p[0..len): its tokens (offsets in the segment) and ids appended
-  // to w.part_tokens and w.part_ids, from the tables or merged (and then remembered); whether they
-  // are exact (as merge says).
-  bool merge_part(const uint8_t* p, size_t len, uint32_t from, uint32_t to, Scratch& w) const {
+  // Part p[from..to) of a segment, with its table key (merge_cut's; set where the part has 2 to
+  // kMediumPiece bytes): its tokens (offsets in the segment) and ids appended to w.part_tokens
+  // and w.part_ids, from the tables or merged (and then remembered); whether they are exact (as
+  // merge says).
+  bool merge_part(const uint8_t* p, uint32_t from, uint32_t to, const PartKey& key, Scratch& w) const {
     const uint8_t* q = p + from;
     const size_t n = to - from;
     uint32_t at = from;
@@ -644,25 +664,18 @@ class SpmHfBpePipeline {
     }
     PieceCache& cache = w.cache;
     uint32_t buf[kMediumPiece + 8];
-    ShortKey short_k{};
-    MediumKey medium_k{};
-    uint64_t h = 0;
     if (n >= 2 && n <= kShortPiece) {
-      short_k = short_key(q, n, p, p + len);
-      h = short_k.hash();
-      if (const ShortPieceTable::Entry* e = cache.shorts.find(short_k, h))
+      if (const ShortPieceTable::Entry* e = cache.shorts.find(key.short_key, key.hash))
         return from_ids(buf, cache.shorts.emit(*e, buf));
     } else if (n > kShortPiece && n <= kMediumPiece) {
-      medium_k = medium_key(q, n);
-      h = medium_k.hash();
-      if (const MediumPieceTable::Entry* e = cache.mediums.find(medium_k, h))
+      if (const MediumPieceTable::Entry* e = cache.mediums.find(key.medium_key, key.hash))
         return from_ids(buf, cache.mediums.emit(*e, buf));
     }
     const bool exact = merge(q, n, w);
     if (exact && n >= 2 && n <= kShortPiece)
-      cache.shorts.insert(short_k, h, cache.ids.data(), cache.ids.size());
+      cache.shorts.insert(key.short_key, key.hash, cache.ids.data(), cache.ids.size());
     else if (exact && n > kShortPiece && n <= kMediumPiece)
-      cache.mediums.insert(medium_k, h, cache.ids.data(), cache.ids.size());
+      cache.mediums.insert(key.medium_key, key.hash, cache.ids.data(), cache.ids.size());
     for (const ModelToken& t : w.tokens) {
       w.part_tokens.push_back({t.id, from + t.start, from + t.end});
       w.part_ids.push_back(t.id);
