@@ -174,10 +174,11 @@ class SpmHfBpePipeline {
     Pool<Scratch>::Lease lease(scratch_);
     Scratch& w = lease.get();
     std::vector<std::pair<std::string, size_t>> out;
-    const bool prefixed = model_text(s, 0, n, w.text);
+    size_t size;
+    const bool prefixed = model_text(s, 0, n, w.text, size);
     (void)prefixed;
     const auto* m = reinterpret_cast<const uint8_t*>(w.text.data());
-    each_segment(m, w.text.size(),
+    each_segment(m, size,
                  [&](size_t from, size_t to) { out.emplace_back(std::string(w.text.data() + from, to - from), from); });
     return out;
   }
@@ -185,13 +186,16 @@ class SpmHfBpePipeline {
  private:
   static constexpr const char* kSpace = "\xE2\x96\x81";  // "▁"
 
-  // A segment of the model's text, [a, b), with its piece-table key once prepared.
+  // A segment of the model's text, [a, b), with its piece-table key once prepared. The key and
+  // hash are left unset until then (prepare sets them where encode_segment reads them: a
+  // segment of 2 to kMediumPiece bytes that is not one character taken from a table), so
+  // that adding a segment writes 24 bytes, not 80.
   struct Segment {
     size_t a, b;
     uint32_t word;  // HF's pre-tokenized piece (word index) the segment lies in
-    uint64_t hash = 0;
-    ShortKey short_key = {};
-    MediumKey medium_key = {};
+    uint64_t hash;
+    ShortKey short_key;
+    MediumKey medium_key;
     Segment(size_t from, size_t to, uint32_t w) : a(from), b(to), word(w) {}
   };
   static constexpr size_t kBatch = 16;
@@ -207,7 +211,7 @@ class SpmHfBpePipeline {
   struct Scratch {
     PieceCache cache;
     std::vector<Segment> segments;  // one stretch's segments and parts, in order
-    std::string text;               // the model's text of one stretch
+    std::string text;               // the model's text of one stretch, at its start (model_text)
     std::vector<ModelToken> tokens;
     std::vector<uint32_t> cuts;           // a missed segment's part boundaries (merge_cut)
     std::vector<PartKey> part_keys;       // and each part's table key and hash
@@ -348,16 +352,18 @@ class SpmHfBpePipeline {
     return std::binary_search(joins_rest_.begin(), joins_rest_.end(), c);
   }
 
-  // The model's text of the stretch s[from..to) into `out`; whether it has the prefix.
-  bool model_text(const uint8_t* s, size_t from, size_t to, std::string& out) const {
+  // The model's text of the stretch s[from..to) into out[0..size); whether it has the prefix.
+  // `out` only grows (room for the longest text, every byte a space): a resize to each text's
+  // room would fill three bytes with zeros for every byte of text, cold or warm.
+  bool model_text(const uint8_t* s, size_t from, size_t to, std::string& out, size_t& size) const {
     const uint8_t* t = s + from;
     const size_t n = to - from;
-    out.clear();
+    size = 0;
     if (n == 0) return false;
     const bool starts = t[0] == ' ' || (n >= 3 && std::memcmp(t, kSpace, 3) == 0);
     const bool prefixed =
         d_.prepend == kEvery || (d_.prepend == kAlways && !starts) || (d_.prepend == kFirst && !starts && from == 0);
-    out.resize(3 * n + 3);  // room for the longest: every byte a space
+    if (out.size() < 3 * n + 3) out.resize(3 * n + 3);
     char* w = out.data();
     if (prefixed) w = std::copy_n(kSpace, 3, w);
     for (size_t i = 0; i < n;) {
@@ -369,7 +375,7 @@ class SpmHfBpePipeline {
       w = std::copy_n(kSpace, 3, w);
       i = end + 1;
     }
-    out.resize(size_t(w - out.data()));
+    size = size_t(w - out.data());
     return prefixed;
   }
 
@@ -412,9 +418,9 @@ class SpmHfBpePipeline {
   void encode_stretch(const uint8_t* s, size_t from, size_t to, InputChars& chars, Out& out, Scratch& w,
                       uint32_t& word) const {
     if (to == from) return;
-    const bool prefixed = model_text(s, from, to, w.text);
+    size_t n;
+    const bool prefixed = model_text(s, from, to, w.text, n);
     const auto* m = reinterpret_cast<const uint8_t*>(w.text.data());
-    const size_t n = w.text.size();
     constexpr bool kRows = std::is_same_v<Out, TokenRows>;
     ModelChars mc{m, kRows ? chars.char_of(from) : 0, prefixed};
     // A token of model bytes [start, end) of the stretch, in word `in`.
@@ -428,7 +434,7 @@ class SpmHfBpePipeline {
       }
     };
     if (ignore_merges_ && !d_.split) {  // the whole stretch is HF's one piece
-      const uint32_t id = model_->token_id(std::string_view(w.text));
+      const uint32_t id = model_->token_id(std::string_view(w.text.data(), n));
       if (id != kNoToken) return emit(id, 0, n, word++);
     }
     std::vector<Segment>& segs = w.segments;
