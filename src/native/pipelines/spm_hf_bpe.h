@@ -609,8 +609,8 @@ class SpmHfBpePipeline {
     if (cuts.empty()) return merge(p, len, w);
     cuts.push_back(uint32_t(len));
     // The parts' keys, their table slots asked for together, ahead of the lookups.
-    std::vector<PartKey>& keys = w.part_keys;
-    keys.resize(cuts.size());
+    std::vector<PartKey>& keys = w.part_keys;  // only grows: a resize down and up again would zero them
+    if (keys.size() < cuts.size()) keys.resize(cuts.size());
     uint32_t start = 0;
     for (size_t k = 0; k < cuts.size(); ++k) {
       const size_t n = cuts[k] - start;
