@@ -373,6 +373,25 @@ def test_new_segments_merge_part_by_part_as_hf(tmp_path_factory, case):
         t.check(" ".join(order))
 
 
+@pytest.mark.parametrize("case", [("llama2", True, True, False), ("gemma", False, True, False)])
+def test_new_segments_with_parts_of_every_length_as_hf(tmp_path_factory, case):
+    # merge_cut finds each part's table key once (short: 2 to 15 bytes, medium: 16 to 31, none
+    # beyond) and looks it up, merges and remembers the part under it: parts of every length
+    # from 1 to 40 bytes, new and then known, first, inside and last in their segment, in fresh
+    # kernels, are HF's.
+    doc = spm_doc(*case)
+    letters = "abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGH"
+    glue = ["(", ")", "\n", "\u00a0", "日"]
+    for order in (1, -1):
+        t = Trio(doc, tmp_path_factory.mktemp("fused_spm") / "tokenizer.json")
+        for n in range(1, 41)[::order]:
+            word = letters[:n]
+            for g in glue:
+                for text in [g + word, word + g, g + word + g + word[::-1] + g, f"x {g}{word}{g}{word}"]:
+                    t.check(text)
+                    t.check(text + text)
+
+
 @pytest.mark.parametrize("firsts", [4, 8, 12])
 def test_added_tokens_of_several_first_bytes_as_hf(tmp_path_factory, firsts):
     # The added-token search skips to the next byte that starts some token, 16 bytes at a time

@@ -174,10 +174,11 @@ class SpmHfBpePipeline {
     Pool<Scratch>::Lease lease(scratch_);
     Scratch& w = lease.get();
     std::vector<std::pair<std::string, size_t>> out;
-    const bool prefixed = model_text(s, 0, n, w.text);
+    size_t size;
+    const bool prefixed = model_text(s, 0, n, w.text, size);
     (void)prefixed;
     const auto* m = reinterpret_cast<const uint8_t*>(w.text.data());
-    each_segment(m, w.text.size(),
+    each_segment(m, size,
                  [&](size_t from, size_t to) { out.emplace_back(std::string(w.text.data() + from, to - from), from); });
     return out;
   }
@@ -185,23 +186,35 @@ class SpmHfBpePipeline {
  private:
   static constexpr const char* kSpace = "\xE2\x96\x81";  // "▁"
 
-  // A segment of the model's text, [a, b), with its piece-table key once prepared.
+  // A segment of the model's text, [a, b), with its piece-table key once prepared. The key and
+  // hash are left unset until then (prepare sets them where encode_segment reads them: a
+  // segment of 2 to kMediumPiece bytes that is not one character taken from a table), so
+  // that adding a segment writes 24 bytes, not 80.
   struct Segment {
     size_t a, b;
     uint32_t word;  // HF's pre-tokenized piece (word index) the segment lies in
-    uint64_t hash = 0;
-    ShortKey short_key = {};
-    MediumKey medium_key = {};
+    uint64_t hash;
+    ShortKey short_key;
+    MediumKey medium_key;
     Segment(size_t from, size_t to, uint32_t w) : a(from), b(to), word(w) {}
   };
   static constexpr size_t kBatch = 16;
 
+  // A part of a missed segment (merge_cut): its key in the short or the medium table (by its
+  // length) and the key's hash, found once for the prefetch and the lookup.
+  struct PartKey {
+    ShortKey short_key;
+    MediumKey medium_key;
+    uint64_t hash;
+  };
+
   struct Scratch {
     PieceCache cache;
     std::vector<Segment> segments;  // one stretch's segments and parts, in order
-    std::string text;               // the model's text of one stretch
+    std::string text;               // the model's text of one stretch, at its start (model_text)
     std::vector<ModelToken> tokens;
     std::vector<uint32_t> cuts;           // a missed segment's part boundaries (merge_cut)
+    std::vector<PartKey> part_keys;       // and each part's table key and hash
     std::vector<ModelToken> part_tokens;  // a missed segment's tokens, part by part
     std::vector<uint32_t> part_ids;       // and their ids
     hf_bpe::PairCache pairs;              // the merges of pairs looked up (HfBpeModel::merge_plain)
@@ -211,6 +224,7 @@ class SpmHfBpePipeline {
       release_if_large(tokens);
       release_if_large(segments);
       release_if_large(cuts);
+      release_if_large(part_keys);
       release_if_large(part_tokens);
       release_if_large(part_ids);
     }
@@ -338,16 +352,18 @@ class SpmHfBpePipeline {
     return std::binary_search(joins_rest_.begin(), joins_rest_.end(), c);
   }
 
-  // The model's text of the stretch s[from..to) into `out`; whether it has the prefix.
-  bool model_text(const uint8_t* s, size_t from, size_t to, std::string& out) const {
+  // The model's text of the stretch s[from..to) into out[0..size); whether it has the prefix.
+  // `out` only grows (room for the longest text, every byte a space): a resize to each text's
+  // room would fill three bytes with zeros for every byte of text, cold or warm.
+  bool model_text(const uint8_t* s, size_t from, size_t to, std::string& out, size_t& size) const {
     const uint8_t* t = s + from;
     const size_t n = to - from;
-    out.clear();
+    size = 0;
     if (n == 0) return false;
     const bool starts = t[0] == ' ' || (n >= 3 && std::memcmp(t, kSpace, 3) == 0);
     const bool prefixed =
         d_.prepend == kEvery || (d_.prepend == kAlways && !starts) || (d_.prepend == kFirst && !starts && from == 0);
-    out.resize(3 * n + 3);  // room for the longest: every byte a space
+    if (out.size() < 3 * n + 3) out.resize(3 * n + 3);
     char* w = out.data();
     if (prefixed) w = std::copy_n(kSpace, 3, w);
     for (size_t i = 0; i < n;) {
@@ -359,7 +375,7 @@ class SpmHfBpePipeline {
       w = std::copy_n(kSpace, 3, w);
       i = end + 1;
     }
-    out.resize(size_t(w - out.data()));
+    size = size_t(w - out.data());
     return prefixed;
   }
 
@@ -402,9 +418,9 @@ class SpmHfBpePipeline {
   void encode_stretch(const uint8_t* s, size_t from, size_t to, InputChars& chars, Out& out, Scratch& w,
                       uint32_t& word) const {
     if (to == from) return;
-    const bool prefixed = model_text(s, from, to, w.text);
+    size_t n;
+    const bool prefixed = model_text(s, from, to, w.text, n);
     const auto* m = reinterpret_cast<const uint8_t*>(w.text.data());
-    const size_t n = w.text.size();
     constexpr bool kRows = std::is_same_v<Out, TokenRows>;
     ModelChars mc{m, kRows ? chars.char_of(from) : 0, prefixed};
     // A token of model bytes [start, end) of the stretch, in word `in`.
@@ -418,7 +434,7 @@ class SpmHfBpePipeline {
       }
     };
     if (ignore_merges_ && !d_.split) {  // the whole stretch is HF's one piece
-      const uint32_t id = model_->token_id(std::string_view(w.text));
+      const uint32_t id = model_->token_id(std::string_view(w.text.data(), n));
       if (id != kNoToken) return emit(id, 0, n, word++);
     }
     std::vector<Segment>& segs = w.segments;
@@ -592,32 +608,42 @@ class SpmHfBpePipeline {
     }
     if (cuts.empty()) return merge(p, len, w);
     cuts.push_back(uint32_t(len));
-    uint32_t start = 0;  // the parts' table slots are asked for together, ahead of the lookups
-    for (const uint32_t end : cuts) {
-      const size_t n = end - start;
-      if (n >= 2 && n <= kShortPiece)
-        w.cache.shorts.prefetch(short_key(p + start, n, p, p + len).hash());
-      else if (n > kShortPiece && n <= kMediumPiece)
-        w.cache.mediums.prefetch(medium_key(p + start, n).hash());
-      start = end;
+    // The parts' keys, their table slots asked for together, ahead of the lookups.
+    std::vector<PartKey>& keys = w.part_keys;  // only grows: a resize down and up again would zero them
+    if (keys.size() < cuts.size()) keys.resize(cuts.size());
+    uint32_t start = 0;
+    for (size_t k = 0; k < cuts.size(); ++k) {
+      const size_t n = cuts[k] - start;
+      PartKey& key = keys[k];
+      if (n >= 2 && n <= kShortPiece) {
+        key.short_key = short_key(p + start, n, p, p + len);
+        key.hash = key.short_key.hash();
+        w.cache.shorts.prefetch(key.hash);
+      } else if (n > kShortPiece && n <= kMediumPiece) {
+        key.medium_key = medium_key(p + start, n);
+        key.hash = key.medium_key.hash();
+        w.cache.mediums.prefetch(key.hash);
+      }
+      start = cuts[k];
     }
     w.part_tokens.clear();
     w.part_ids.clear();
     bool exact = true;
     uint32_t from = 0;
-    for (const uint32_t to : cuts) {
-      exact &= merge_part(p, len, from, to, w);
-      from = to;
+    for (size_t k = 0; k < cuts.size(); ++k) {
+      exact &= merge_part(p, from, cuts[k], keys[k], w);
+      from = cuts[k];
     }
     w.tokens.swap(w.part_tokens);
     w.cache.ids.swap(w.part_ids);
     return exact;
   }
 
-  // Part p[from..to) of a segment p[0..len): its tokens (offsets in the segment) and ids appended
-  // to w.part_tokens and w.part_ids, from the tables or merged (and then remembered); whether they
-  // are exact (as merge says).
-  bool merge_part(const uint8_t* p, size_t len, uint32_t from, uint32_t to, Scratch& w) const {
+  // Part p[from..to) of a segment, with its table key (merge_cut's; set where the part has 2 to
+  // kMediumPiece bytes): its tokens (offsets in the segment) and ids appended to w.part_tokens
+  // and w.part_ids, from the tables or merged (and then remembered); whether they are exact (as
+  // merge says).
+  bool merge_part(const uint8_t* p, uint32_t from, uint32_t to, const PartKey& key, Scratch& w) const {
     const uint8_t* q = p + from;
     const size_t n = to - from;
     uint32_t at = from;
@@ -644,25 +670,18 @@ class SpmHfBpePipeline {
     }
     PieceCache& cache = w.cache;
     uint32_t buf[kMediumPiece + 8];
-    ShortKey short_k{};
-    MediumKey medium_k{};
-    uint64_t h = 0;
     if (n >= 2 && n <= kShortPiece) {
-      short_k = short_key(q, n, p, p + len);
-      h = short_k.hash();
-      if (const ShortPieceTable::Entry* e = cache.shorts.find(short_k, h))
+      if (const ShortPieceTable::Entry* e = cache.shorts.find(key.short_key, key.hash))
         return from_ids(buf, cache.shorts.emit(*e, buf));
     } else if (n > kShortPiece && n <= kMediumPiece) {
-      medium_k = medium_key(q, n);
-      h = medium_k.hash();
-      if (const MediumPieceTable::Entry* e = cache.mediums.find(medium_k, h))
+      if (const MediumPieceTable::Entry* e = cache.mediums.find(key.medium_key, key.hash))
         return from_ids(buf, cache.mediums.emit(*e, buf));
     }
     const bool exact = merge(q, n, w);
     if (exact && n >= 2 && n <= kShortPiece)
-      cache.shorts.insert(short_k, h, cache.ids.data(), cache.ids.size());
+      cache.shorts.insert(key.short_key, key.hash, cache.ids.data(), cache.ids.size());
     else if (exact && n > kShortPiece && n <= kMediumPiece)
-      cache.mediums.insert(medium_k, h, cache.ids.data(), cache.ids.size());
+      cache.mediums.insert(key.medium_key, key.hash, cache.ids.data(), cache.ids.size());
     for (const ModelToken& t : w.tokens) {
       w.part_tokens.push_back({t.id, from + t.start, from + t.end});
       w.part_ids.push_back(t.id);

@@ -750,8 +750,8 @@ class HfBpeModel {
       rank[right] = kNoToken;
       next[k] = after;
       if (after != kNone) prev[after] = uint8_t(k);
-      if (before != kNone) pairs.prefetch(ids[before], ids[k], merge_table_);
-      if (after != kNone) pairs.prefetch(ids[k], ids[after], merge_table_);
+      // The two pairs looked up next were asked for when pair k's rank was last found
+      // (ahead_left(k) and ahead_right(k)): no second prefetch here.
       if (before != kNone) {
         const auto m = pairs.find(ids[before], ids[k], merge_table_);
         rank[before] = m.rank;
