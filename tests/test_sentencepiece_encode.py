@@ -5,6 +5,8 @@ normalization rules and options."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -249,6 +251,27 @@ def _encode_alike(theirs, ours, texts: list[str], name: str) -> str:
 _UNKNOWN_RUNS = ["한", "국어", "Աբգ", "ႠႡ", "한Ա", "Ա한"]
 
 
+def _with_symbols(tmp_path, name: str, symbols: list[str], **options: Any) -> tuple[Any, Any]:
+    """sentencepiece's and tokenforge's encoders of a Unigram model trained on the sample corpora
+    with these user-defined symbols (nmt_nfkc)."""
+    text = tmp_path / "corpus.txt"
+    text.write_text("".join(read_sample(p, 20_000) for p in corpus_files()), encoding="utf-8")
+    prefix = tmp_path / name
+    spm.SentencePieceTrainer.train(
+        input=str(text),
+        model_prefix=str(prefix),
+        vocab_size=800,
+        model_type="unigram",
+        normalization_rule_name="nmt_nfkc",
+        user_defined_symbols=symbols,
+        character_coverage=0.98,
+        minloglevel=2,
+        **options,
+    )
+    path = str(prefix.with_suffix(".model"))
+    return spm.SentencePieceProcessor(model_file=path), SentencePieceModelEncoder.from_file(path)
+
+
 def test_unknown_runs_of_every_length_match_sentencepiece_on_unigram_models(trained):
     """Runs of lone unknown characters of every length, of 2 and 3 bytes and both mixed, alone,
     at the text's ends, between known characters and spaces, and after a long text (sums past
@@ -316,22 +339,7 @@ def test_user_defined_symbols_starting_with_three_byte_characters_match_sentence
     model has apart ("本日語"), one going on with a fullwidth letter that the map replaces
     elsewhere ("本Ａ"): the cut keeps each whole inside runs of three-byte characters, and a
     character next to one is cut from it only where no piece joins them."""
-    text = tmp_path / "corpus.txt"
-    text.write_text("".join(read_sample(p, 20_000) for p in corpus_files()), encoding="utf-8")
-    prefix = tmp_path / "cjk-symbols"
-    spm.SentencePieceTrainer.train(
-        input=str(text),
-        model_prefix=str(prefix),
-        vocab_size=800,
-        model_type="unigram",
-        normalization_rule_name="nmt_nfkc",
-        user_defined_symbols=["本日語", "本Ａ"],
-        character_coverage=0.98,
-        byte_fallback=True,
-        minloglevel=2,
-    )
-    path = str(prefix.with_suffix(".model"))
-    theirs, ours = spm.SentencePieceProcessor(model_file=path), SentencePieceModelEncoder.from_file(path)
+    theirs, ours = _with_symbols(tmp_path, "cjk-symbols", ["本日語", "本Ａ"], byte_fallback=True)
     texts = []
     for word in ["本日語", "本日", "日語", "本Ａ", "本本Ａ", "本日語本Ａ", "本 Ａ", "本Ｂ", "本日語語", "한本Ａ한"]:
         for left in ["", "日本", "の", " ", "a", "ж", "한"]:
@@ -420,21 +428,7 @@ def test_user_defined_symbol_starting_with_a_two_byte_letter_matches_sentencepie
     """A user-defined symbol that starts with a Cyrillic letter and goes on with a character the
     map replaces ("жＡ": the fullwidth letter stays inside the symbol): the normalizer's run of
     two-byte letters stops before each "ж", wherever it stands in a word."""
-    text = tmp_path / "corpus.txt"
-    text.write_text("".join(read_sample(p, 20_000) for p in corpus_files()), encoding="utf-8")
-    prefix = tmp_path / "cyrillic-symbol"
-    spm.SentencePieceTrainer.train(
-        input=str(text),
-        model_prefix=str(prefix),
-        vocab_size=800,
-        model_type="unigram",
-        normalization_rule_name="nmt_nfkc",
-        user_defined_symbols=["жＡ"],
-        character_coverage=0.98,
-        minloglevel=2,
-    )
-    path = str(prefix.with_suffix(".model"))
-    theirs, ours = spm.SentencePieceProcessor(model_file=path), SentencePieceModelEncoder.from_file(path)
+    theirs, ours = _with_symbols(tmp_path, "cyrillic-symbol", ["жＡ"])
     texts = []
     for word in ["жＡ", "пжＡ", "жＡр", "пажＡро", "жжＡ", "жＡжＡ", "ж Ａ", "жＢ"]:
         for left in ["", "при", "и\u0306", " ", "a"]:

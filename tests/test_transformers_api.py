@@ -28,18 +28,11 @@ from tokenforge.transformers_api import _ENCODE_PLUS_KEYWORDS
 tokenizers = pytest.importorskip("tokenizers")
 transformers = pytest.importorskip("transformers")
 np = pytest.importorskip("numpy")
-from tokenizers import decoders, models, normalizers, pre_tokenizers, processors, trainers  # noqa: E402
+from test_pretokenized import _bert, _bpe, _unigram  # noqa: E402 (the same built tokenizers)
 
 REPO = pathlib.Path(__file__).resolve().parents[1]
 SHARED = pathlib.Path(os.environ.get("TOKENFORGE_SHARED", REPO.parent / "shared"))
 REAL_FOLDERS = ["gemma3", "llama2", "llama3", "qwen3"]
-
-SENTENCES = [
-    "hello world, the quick brown fox jumps over the lazy dog",
-    "Don't stop: it's 12.5 degrees! Isn't it?",
-    "naïve café résumé — 東京 and Zürich",
-    "the lazy dog sleeps; the fox runs away quickly",
-] * 4
 
 TEXTS = [
     "hello world, the quick brown fox",
@@ -54,15 +47,7 @@ PAIRS = ["a pair text", "fox", "", "the dog ran", "hello", "world " * 9]
 
 def _bpe_folder(folder: pathlib.Path) -> pathlib.Path:
     """A byte-level BPE (GPT-2's stages) with a bos/eos template, no pad token in its config."""
-    tok = tokenizers.Tokenizer(models.BPE())
-    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-    tok.decoder = decoders.ByteLevel()
-    alphabet = pre_tokenizers.ByteLevel.alphabet()
-    trainer = trainers.BpeTrainer(vocab_size=400, initial_alphabet=alphabet, special_tokens=["<s>", "</s>", "<pad>"])
-    tok.train_from_iterator(SENTENCES, trainer)
-    tok.post_processor = processors.TemplateProcessing(
-        single="<s> $A </s>", pair="<s> $A </s> $B:1 </s>:1", special_tokens=[("<s>", 0), ("</s>", 1)]
-    )
+    tok = _bpe(add_prefix_space=False)
     folder.mkdir()
     tok.save(str(folder / "tokenizer.json"))
     config = {"bos_token": "<s>", "eos_token": "</s>", "extra_special_tokens": ["<pad>"], "model_max_length": 24}
@@ -72,15 +57,7 @@ def _bpe_folder(folder: pathlib.Path) -> pathlib.Path:
 
 def _unigram_folder(folder: pathlib.Path) -> pathlib.Path:
     """A Metaspace Unigram (T5-like: "$A </s>"), its pad token "<pad>", padding on the left."""
-    tok = tokenizers.Tokenizer(models.Unigram())
-    tok.normalizer = normalizers.NFKC()
-    tok.pre_tokenizer = pre_tokenizers.Metaspace()
-    tok.decoder = decoders.Metaspace()
-    trainer = trainers.UnigramTrainer(vocab_size=150, special_tokens=["<pad>", "</s>", "<unk>"], unk_token="<unk>")
-    tok.train_from_iterator(SENTENCES, trainer)
-    tok.post_processor = processors.TemplateProcessing(
-        single="$A </s>", pair="$A </s> $B:1 </s>:1", special_tokens=[("</s>", 1)]
-    )
+    tok = _unigram()
     folder.mkdir()
     tok.save(str(folder / "tokenizer.json"))
     config = {
@@ -98,8 +75,7 @@ def _unigram_folder(folder: pathlib.Path) -> pathlib.Path:
 
 def _bert_folder(folder: pathlib.Path) -> pathlib.Path:
     """A BERT WordPiece folder (BertTokenizer: token_type_ids by default), truncating on the left."""
-    tok = tokenizers.BertWordPieceTokenizer(lowercase=True)
-    tok.train_from_iterator(SENTENCES, vocab_size=200, min_frequency=1)
+    tok = _bert()
     folder.mkdir()
     tok.save(str(folder / "tokenizer.json"))
     config = {
