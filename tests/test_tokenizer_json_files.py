@@ -297,3 +297,13 @@ def test_overflowing_parts_keep_their_sequence_type_ids(make, tmp_path):
                 assert list(got.type_ids) == want.type_ids, where
                 assert [list(o.type_ids) for o in got.overflowing] == [o.type_ids for o in want.overflowing], where
                 assert [list(o.ids) for o in got.overflowing] == [o.ids for o in want.overflowing], where
+        saved = str(tmp_path / f"{name}-saved.json")
+        ours.save(saved)
+        again = tokenizers.Tokenizer.from_file(saved)  # (the saved file keeps truncation)
+        for add in (True, False):
+            got, want = (
+                again.encode(LINES[3], LINES[4], add_special_tokens=add),
+                ref.encode(LINES[3], LINES[4], add_special_tokens=add),
+            )
+            assert [o.type_ids for o in got.overflowing] == [o.type_ids for o in want.overflowing], (name, add)
+            assert got.tokens == want.tokens, (name, add)

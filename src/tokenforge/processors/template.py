@@ -119,6 +119,19 @@ class TemplateProcessing:
         ]
 
     def to_json(self, tokens_of: dict[int, str]) -> dict[str, Any]:
+        if self.parts_typed:  # read from BertProcessing or RobertaProcessing: written back as it was
+            cls_name, sep_name = self.single[0][3], self.single[-1][3]
+            cls, sep = [cls_name, self.special_tokens[cls_name][0]], [sep_name, self.special_tokens[sep_name][0]]
+            if len(self.pair) == 6:  # <s> A </s> </s> B </s> (offsets trimmed apart, as a ByteLevel)
+                return {
+                    "type": "RobertaProcessing",
+                    "sep": sep,
+                    "cls": cls,
+                    "trim_offsets": False,
+                    "add_prefix_space": True,
+                }
+            return {"type": "BertProcessing", "sep": sep, "cls": cls}
+
         def pieces(items: tuple[Piece, ...]) -> list[dict[str, Any]]:
             return [
                 {"Sequence": {"id": "AB"[q], "type_id": t}} if s else {"SpecialToken": {"id": name, "type_id": t}}
