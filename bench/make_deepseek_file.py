@@ -11,14 +11,14 @@ ByteLevel decoder and DeepSeek's begin/end of sentence tokens:
 then ByteLevel(add_prefix_space=false, use_regex=false). tokenforge runs each on the fused
 byte_level_hf_bpe kernel (pre_tokenizers/split_sequence.h).
 
-    python bench/make_deepseek_file.py OUT_FOLDER [v3|llm|coder]
+    python bench/make_deepseek_file.py OUT_FOLDER [v3|llm|coder] [--corpus ../shared/corpus]
     python bench/tokenizer_json.py --folders OUT_FOLDER --corpus ...
 """
 
 from __future__ import annotations
 
+import argparse
 import random
-import sys
 from pathlib import Path
 
 from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers, trainers
@@ -29,11 +29,16 @@ CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 
 
 def main() -> None:
-    out = Path(sys.argv[1])
-    shape = sys.argv[2] if len(sys.argv) > 2 else "v3"
-    sequence = SEQUENCES[{"v3": "DeepSeek V3", "llm": "DeepSeek LLM", "coder": "DeepSeek Coder"}[shape]]
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("out", type=Path, help="the folder to write tokenizer.json to")
+    parser.add_argument("shape", nargs="?", default="v3", choices=["v3", "llm", "coder"], help="the pre-tokenizer")
+    parser.add_argument("--corpus", type=Path, default=CORPUS, help="../shared/corpus (default: beside the repo)")
+    args = parser.parse_args()
+    out, corpus = args.out, args.corpus
+    if not corpus.exists():
+        parser.error(f"no corpus at {corpus}: pass --corpus DIR (../shared/corpus)")
+    sequence = SEQUENCES[{"v3": "DeepSeek V3", "llm": "DeepSeek LLM", "coder": "DeepSeek Coder"}[args.shape]]
     out.mkdir(parents=True, exist_ok=True)
-    corpus = CORPUS if CORPUS.exists() else Path("/work/shared/corpus")
     lines: list[str] = []
     rng = random.Random(19)
     for path in sorted(corpus.rglob("*.txt")):

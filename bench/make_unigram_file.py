@@ -4,14 +4,14 @@ shuffled lines of each corpus of ../shared/corpus, converted by transformers' T5
 (Precompiled, Strip, Replace " {2,}" -> "▁"; Metaspace always; the "$A </s>" template; 100
 extra ids). Needs sentencepiece, transformers and protobuf.
 
-    python bench/make_unigram_file.py OUT_FOLDER
+    python bench/make_unigram_file.py OUT_FOLDER [--corpus ../shared/corpus]
     python bench/tokenizer_json.py --folders OUT_FOLDER --corpus ...
 """
 
 from __future__ import annotations
 
+import argparse
 import random
-import sys
 from pathlib import Path
 
 import sentencepiece as spm
@@ -34,9 +34,14 @@ class _Original:
 
 
 def main() -> None:
-    out = Path(sys.argv[1])
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("out", type=Path, help="the folder to write spiece.model and tokenizer.json to")
+    parser.add_argument("--corpus", type=Path, default=CORPUS, help="../shared/corpus (default: beside the repo)")
+    args = parser.parse_args()
+    out, corpus = args.out, args.corpus
+    if not corpus.exists():
+        parser.error(f"no corpus at {corpus}: pass --corpus DIR (../shared/corpus)")
     out.mkdir(parents=True, exist_ok=True)
-    corpus = CORPUS if CORPUS.exists() else Path("/work/shared/corpus")
     lines: list[str] = []
     for path in [
         corpus / "en-linuxdoc.txt",
