@@ -261,10 +261,8 @@ def build_fused_hf_bpe(spec: PipelineSpec) -> _core.ByteLevelHfBpe:
     description = fused_description(spec)
     if description is None:
         raise ValueError("not a byte-level BPE tokenizer.json of the shape the fused kernel runs")
+    from .compile import set_template  # (compile imports this module where it needs it)
+
     native = _core.ByteLevelHfBpe(**description)
-    post = spec.post_processor
-    if post is not None:
-        native.set_template(post.native_pieces(False), post.native_pieces(True), parts_typed=post.parts_typed)
-    else:
-        native.set_template([(True, 0, 0, [])], [(True, 0, 0, []), (True, 1, 1, [])], default_process=True)
+    set_template(native, spec.post_processor)
     return native
