@@ -753,23 +753,7 @@ class TransformersApi:
             batched = bool(isinstance(text, (list, tuple)) and text and isinstance(text[0], (list, tuple)))
         else:
             batched = isinstance(text, (list, tuple))
-        if words:
-            if batched:
-                if isinstance(text_pair, str):
-                    raise TypeError(
-                        "when tokenizing batches of text, `text_pair` must be a list or tuple with the same length "
-                        "as `text`."
-                    )
-                if text_pair is not None and len(text) != len(text_pair):
-                    raise ValueError(
-                        f"batch length of `text`: {len(text)} does not match batch length of `text_pair`: "
-                        f"{len(text_pair)}."
-                    )
-                items = list(zip(text, text_pair)) if text_pair is not None else list(text)
-            else:
-                items = [(text, text_pair)] if text_pair else [text]
-            texts, pairs = pretokenized_inputs(items)
-        elif batched:
+        if batched:
             if isinstance(text_pair, str):
                 raise TypeError(
                     "when tokenizing batches of text, `text_pair` must be a list or tuple with the same length as `text`."
@@ -778,6 +762,13 @@ class TransformersApi:
                 raise ValueError(
                     f"batch length of `text`: {len(text)} does not match batch length of `text_pair`: {len(text_pair)}."
                 )
+        if words:
+            if batched:
+                items = list(zip(text, text_pair)) if text_pair is not None else list(text)
+            else:
+                items = [(text, text_pair)] if text_pair else [text]
+            texts, pairs = pretokenized_inputs(items)
+        elif batched:
             texts = list(text)
             pairs = list(text_pair) if text_pair is not None else None
         else:
