@@ -339,3 +339,21 @@ def test_camembert_from_a_bpe_sentencepiece_model_is_refused(tmp_path):
         transformers.AutoTokenizer.from_pretrained(str(folder), local_files_only=True)
     with pytest.raises(ValueError, match=r"sentencepiece\.bpe\.model.*CamembertTokenizer"):
         Tokenizer.from_pretrained(folder)
+
+
+@pytest.mark.parametrize("kind", ["roberta", "clip"])
+def test_roberta_processing_parts_as_transformers(tmp_path, kind):
+    """RobertaTokenizer and CLIPTokenizer set RobertaProcessing: with special tokens, a pair's
+    overflowing parts are all of type id 0 (a template would leave the second text's at 1)."""
+    folder = _folder(tmp_path, kind)
+    ref = _auto(folder).backend_tokenizer
+    ours = Tokenizer.from_pretrained(folder)
+    for t in (ref, ours):
+        t.enable_truncation(max_length=10, stride=1)
+    text, pair = LINES[1], LINES[2]
+    for add in (True, False):
+        want, got = ref.encode(text, pair, add_special_tokens=add), ours.encode(text, pair, add)
+        assert want.overflowing, "the texts must be long enough to overflow"
+        assert list(got.type_ids) == want.type_ids, add
+        assert [list(o.type_ids) for o in got.overflowing] == [o.type_ids for o in want.overflowing], add
+        assert [list(o.ids) for o in got.overflowing] == [o.ids for o in want.overflowing], add

@@ -661,26 +661,7 @@ class _TokenizerJson:
                 token = f.text(item[0], f"{where}[0]", nonempty=True)
                 pairs.append((token, self.token_id(item[1], f"{where}[1]")))
             (cls_token, cls_id), (sep_token, sep_id) = pairs
-            # BERT's template, built from pieces (its tokens may hold spaces or ':', which the
-            # text form of a template cannot)
-            cls_piece, sep_piece = (False, 0, 0, cls_token), (False, 0, 0, sep_token)
-            both = {cls_token: [cls_id], sep_token: [sep_id]}
-            shows = {cls_token: [cls_token], sep_token: [sep_token]}
-            if d["type"] == "RobertaProcessing":  # <s> A </s> </s> B </s>, every type id 0
-                return TemplateProcessing(
-                    (cls_piece, (True, 0, 0, ""), sep_piece),
-                    (cls_piece, (True, 0, 0, ""), sep_piece, sep_piece, (True, 1, 0, ""), sep_piece),
-                    both,
-                    shows,
-                    parts_typed=True,
-                )
-            return TemplateProcessing(
-                (cls_piece, (True, 0, 0, ""), sep_piece),
-                (cls_piece, (True, 0, 0, ""), sep_piece, (True, 1, 1, ""), (False, 0, 1, sep_token)),
-                both,
-                shows,
-                parts_typed=True,
-            )
+            return TemplateProcessing.processing(d["type"], cls_token, cls_id, sep_token, sep_id)
 
         specials: dict[str, list[int]] = {}
         texts: dict[str, list[str]] = {}  # what each id shows in the tokens (any text, as HF)

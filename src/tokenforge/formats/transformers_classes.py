@@ -834,17 +834,22 @@ def class_post_processor(
             "special_tokens": specials,
         }
 
+    def roberta(cls: str, sep: str) -> dict[str, Any] | None:
+        """RobertaProcessing(sep, cls) over the ids of the finished tokenizer: <s> A </s> </s> B
+        </s>, every type id 0, its overflowing parts' too; its trimming is the pipeline's."""
+        cls_id, sep_id = convert(cls), convert(sep)
+        if cls_id is None or sep_id is None:
+            return None  # tokenizers refuses a template token without an id
+        return {"type": "RobertaProcessing", "sep": [sep, sep_id], "cls": [cls, cls_id], "trim_offsets": False}
+
     if name == "RobertaTokenizer":
         # RobertaProcessing over the ids of the finished tokenizer (its sep and cls tokens added
-        # where the file lacks them): <s> A </s> </s> B </s>, every type id 0; its trimming is
-        # the pipeline's trim_offsets option (roberta_trim_offsets)
+        # where the file lacks them); its trimming is the pipeline's trim_offsets option
+        # (roberta_trim_offsets)
         sep, cls = special.get("sep_token"), special.get("cls_token")
         if sep is None or cls is None:
             return None
-        tokens = [(cls, convert(cls)), (sep, convert(sep))]
-        return template(
-            [f"{cls}:0", "$A:0", f"{sep}:0"], [f"{cls}:0", "$A:0", f"{sep}:0", f"{sep}:0", "$B:0", f"{sep}:0"], tokens
-        )
+        return roberta(cls, sep)
     if name == "CodeLlamaTokenizer":
         # TokenizersBackend's update_post_processor once the tokens are added: its add_bos_token
         # (true, the class's own) puts the bos token first, where there is one
@@ -855,12 +860,11 @@ def class_post_processor(
     if name == "T5Tokenizer":  # "$A </s>" over the eos token's id, whatever its text
         eos_id = convert(special.get("eos_token"))
         return template(["$A:0", "</s>:0"], ["$A:0", "</s>:0", "$B:0", "</s>:0"], [("</s>", eos_id)])
-    if name == "CLIPTokenizer":  # RobertaProcessing(eos, bos) without trimming, every type id 0
+    if name == "CLIPTokenizer":  # RobertaProcessing(eos, bos) without trimming
         bos, eos = special.get("bos_token"), special.get("eos_token")
         if bos is None or eos is None:
             return None
-        single = [f"{bos}:0", "$A:0", f"{eos}:0"]
-        return template(single, [*single, f"{eos}:0", "$B:0", f"{eos}:0"], [(bos, convert(bos)), (eos, convert(eos))])
+        return roberta(bos, eos)
     if name == "XLNetTokenizer":  # $A <sep> <cls>, the cls token of type id 2
         sep, cls = str(special.get("sep_token")), str(special.get("cls_token"))
         tokens = [(sep, convert(sep)), (cls, convert(cls))]

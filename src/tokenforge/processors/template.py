@@ -74,13 +74,30 @@ class TemplateProcessing:
         )
 
     @classmethod
+    def processing(cls, kind: str, cls_token: str, cls_id: int, sep_token: str, sep_id: int) -> TemplateProcessing:
+        """HF's BertProcessing ("[CLS] $A [SEP]", "$B:1 [SEP]:1" after) or RobertaProcessing
+        ("<s> $A </s>", "</s> $B </s>" after, every type id 0) as a template, built from pieces
+        (the tokens may hold spaces or ':', which the text form of a template cannot); their
+        overflowing parts take these type ids (parts_typed)."""
+        cls_piece, sep_piece, a = (False, 0, 0, cls_token), (False, 0, 0, sep_token), (True, 0, 0, "")
+        if kind == "RobertaProcessing":
+            pair: tuple[Piece, ...] = (cls_piece, a, sep_piece, sep_piece, (True, 1, 0, ""), sep_piece)
+        else:
+            pair = (cls_piece, a, sep_piece, (True, 1, 1, ""), (False, 0, 1, sep_token))
+        ids = {cls_token: [cls_id], sep_token: [sep_id]}
+        texts = {cls_token: [cls_token], sep_token: [sep_token]}
+        return cls((cls_piece, a, sep_piece), pair, ids, texts, parts_typed=True)
+
+    @classmethod
     def from_json(cls, data: dict[str, Any]) -> TemplateProcessing:
         kind = data.get("type")
-        if kind == "BertProcessing":
+        if kind in ("BertProcessing", "RobertaProcessing"):
             (sep, sep_id), (cls_tok, cls_id) = data["sep"], data["cls"]
-            return cls.bert(cls_id, sep_id, cls_tok, sep)
+            return cls.processing(kind, cls_tok, cls_id, sep, sep_id)
         if kind != "TemplateProcessing":
-            raise ValueError(f"post-processor {kind!r} is not supported (TemplateProcessing, BertProcessing are)")
+            raise ValueError(
+                f"post-processor {kind!r} is not supported (TemplateProcessing, BertProcessing, RobertaProcessing are)"
+            )
 
         def pieces(items: list[dict[str, Any]]) -> tuple[Piece, ...]:
             out = []
