@@ -372,17 +372,23 @@ _TWO_BYTE_TEXT = [
 ]
 
 
+def _normalize_alike(trained, texts: list[str]) -> None:
+    """Each text, and all of them joined, normalized and encoded alike by sentencepiece and
+    tokenforge under three normalization rules (Unigram and BPE models)."""
+    for name in ("unigram-nmt_nfkc-True-False", "bpe-nfkc_cf-False-True", "unigram-identity-False-False"):
+        theirs, ours = _pair(trained, name)
+        assert [ours.normalize(t) for t in texts] == theirs.normalize(texts), name
+        together = _encode_alike(theirs, ours, texts, name)
+        assert ours.normalize(together) == theirs.normalize(together), name
+
+
 def test_two_byte_text_with_ascii_between_normalizes_like_sentencepiece(trained):
     """Runs of every length of two-byte letters and the single ASCII bytes between them, alone,
     after and before ASCII, spaces and other characters, and at the text's ends."""
     texts = _runs(
         _TWO_BYTE_TEXT, 20, lambda r: [r, f"a{r}", f"{r}a", f" {r}  ", f"日{r}\u0301", f"{r}😀{r}", f"{r}\u0308"]
     )
-    for name in ("unigram-nmt_nfkc-True-False", "bpe-nfkc_cf-False-True", "unigram-identity-False-False"):
-        theirs, ours = _pair(trained, name)
-        assert [ours.normalize(t) for t in texts] == theirs.normalize(texts), name
-        together = _encode_alike(theirs, ours, texts, name)
-        assert ours.normalize(together) == theirs.normalize(together), name
+    _normalize_alike(trained, texts)
 
 
 # Three-byte text the normalizer takes in one loop where no key goes on from a character: kana
@@ -417,11 +423,7 @@ def test_three_byte_text_with_voicing_marks_normalizes_like_sentencepiece(traine
     texts = _runs(
         _THREE_BYTE_TEXT, 20, lambda r: [r, f"a{r}", f"{r}a", f" {r}  ", f"ж{r}\u0301", f"{r}😀{r}", f"{r}\u3099"]
     )
-    for name in ("unigram-nmt_nfkc-True-False", "bpe-nfkc_cf-False-True", "unigram-identity-False-False"):
-        theirs, ours = _pair(trained, name)
-        assert [ours.normalize(t) for t in texts] == theirs.normalize(texts), name
-        together = _encode_alike(theirs, ours, texts, name)
-        assert ours.normalize(together) == theirs.normalize(together), name
+    _normalize_alike(trained, texts)
 
 
 def test_user_defined_symbol_starting_with_a_two_byte_letter_matches_sentencepiece(tmp_path):
