@@ -953,3 +953,73 @@ def test_float_fields_keep_their_wire_type(spm_models, tmp_path):
     path = tmp_path / "score.model"
     path.write_bytes(data)
     refused(Tokenizer.from_file, path, "piece 0")
+
+
+# ---------------------------------------------------------------- every option of a tokenizer.json
+
+OPTION_JUNK = [[], {}, None, 1.5, "x", -1, True, [0], {"a": 1}, 2**40]
+
+
+def _option_paths(node, at=()):
+    """The key paths of every value under node but the vocabulary's and merges' entries."""
+    items = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else []
+    for key, value in items:
+        if key in ("vocab", "merges"):
+            continue
+        yield (*at, key)
+        yield from _option_paths(value, (*at, key))
+
+
+def _option_files(tmp_path) -> dict[str, dict]:
+    """Small files of each kernel's shape: byte-level BPE (GPT-2's, RoBERTa's), Metaspace
+    Unigram (with T5's Replace of space runs), sentencepiece-style BPE, BERT."""
+    from tokenizers import Regex, normalizers
+
+    from test_pretokenized import _bert, _bpe, _spm_bpe, _unigram
+
+    unigram = _unigram()
+    unigram.normalizer = normalizers.Sequence([normalizers.Replace(Regex(" {2,}"), " "), normalizers.NFKC()])
+    _spm_bpe(tmp_path / "spm.json")
+    files = {name: json.loads(tok.to_str()) for name, tok in [("bpe", _bpe(False)), ("roberta", _bpe(True))]}
+    files.update(unigram=json.loads(unigram.to_str()), bert=json.loads(_bert().to_str()))
+    files["spm_bpe"] = json.loads((tmp_path / "spm.json").read_text(encoding="utf-8"))
+    return files
+
+
+def test_every_option_of_the_wrong_kind_is_a_format_error(tmp_path):
+    """Each value of a tokenizer.json's components, truncation and padding (not the vocabulary's
+    entries) replaced by one of the wrong kind or out of range: the file loads and runs, or is
+    refused with a FormatError naming it; never another exception (the fused kernels' shape
+    checks look at the options before the staged pipeline says what is wrong with them)."""
+    pytest.importorskip("tokenizers")
+    path = tmp_path / "tokenizer.json"
+    failures = []
+    for name, doc in _option_files(tmp_path).items():
+        for where in _option_paths(doc):
+            if where[0] in ("added_tokens", "version"):
+                continue
+            for junk in OPTION_JUNK:
+                changed = json.loads(json.dumps(doc))
+                node = changed
+                for key in where[:-1]:
+                    node = node[key]
+                node[where[-1]] = junk
+                path.write_text(json.dumps(changed), encoding="utf-8")
+                try:
+                    tok = Tokenizer.from_file(path)
+                except FormatError as e:
+                    assert e.path == str(path), str(e)
+                    continue
+                except Exception as e:  # noqa: BLE001
+                    failures.append((name, where, junk, f"{type(e).__name__}: {e}"))
+                    continue
+                for text in ["Hello world, café 東京 😀", ""]:
+                    try:
+                        encoded = tok.encode(text, "pair")
+                        encoded.tokens, encoded.offsets  # noqa: B018
+                        tok.decode(encoded.ids)
+                    except ValueError as e:  # a truncation too short for the template, as HF
+                        assert "no room" in str(e) or "too short" in str(e), (name, where, junk, str(e))
+                    except RuntimeError as e:  # HF's own encode errors (a model without its unknown token)
+                        assert "unk" in str(e), (name, where, junk, str(e))
+    assert not failures, failures[:10]

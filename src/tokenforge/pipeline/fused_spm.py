@@ -90,7 +90,7 @@ def _metaspace(options: Mapping[str, Any]) -> tuple[int, bool] | None:
         return None
     scheme = options.get("prepend_scheme", "never" if add_prefix_space is False else "always")
     split = options.get("split", True)
-    if scheme not in _SCHEMES or not isinstance(split, bool):
+    if not isinstance(scheme, str) or scheme not in _SCHEMES or not isinstance(split, bool):
         return None
     return _SCHEMES[scheme], split
 

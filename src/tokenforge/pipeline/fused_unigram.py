@@ -67,7 +67,7 @@ def _probe(kind: str, options: Mapping[str, Any]) -> list[tuple[str, str]] | Non
             return None
         if set(pattern) == {"String"} and isinstance(pattern["String"], str) and pattern["String"]:
             return [("contains", pattern["String"])]
-        if set(pattern) == {"Regex"} and pattern["Regex"] in _REGEX_PROBES:
+        if set(pattern) == {"Regex"} and isinstance(pattern["Regex"], str) and pattern["Regex"] in _REGEX_PROBES:
             return [_REGEX_PROBES[pattern["Regex"]]]
         return None
     if keys:
