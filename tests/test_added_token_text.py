@@ -78,7 +78,11 @@ def _files(tmp_path) -> dict[str, tuple[str, str]]:
     trimmed = HfTokenizer(models.BPE())
     _byte_level(trimmed)
     trimmed.post_processor = processors.ByteLevel(trim_offsets=True)
-    train("byte_level_trim", trimmed, trainers.BpeTrainer(vocab_size=300, initial_alphabet=alphabet), "staged")
+    train(
+        "byte_level_trim", trimmed, trainers.BpeTrainer(vocab_size=300, initial_alphabet=alphabet), "byte_level_hf_bpe"
+    )
+    trimmed.normalizer = normalizers.Lowercase()  # (a normalizer the fused kernel does not run)
+    train("byte_level_trim_staged", trimmed, trainers.BpeTrainer(vocab_size=300, initial_alphabet=alphabet), "staged")
 
     spm = HfTokenizer(models.BPE(byte_fallback=True, unk_token="<unk>"))
     spm.pre_tokenizer = pre_tokenizers.Metaspace()
@@ -124,6 +128,7 @@ def files(tmp_path_factory):
 NAMES = [
     "byte_level",
     "byte_level_trim",
+    "byte_level_trim_staged",
     "metaspace",
     "wordpiece",
     "wordpiece_norm",

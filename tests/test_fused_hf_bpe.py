@@ -399,6 +399,115 @@ def test_other_shapes_are_left_to_the_staged_pipeline(tmp_path_factory):
         build_fused_hf_bpe(dataclasses.replace(spec, normalizer={"type": "Lowercase"}))
 
 
+# -- trim_offsets (ByteLevel's and RobertaProcessing's post-processors) ---------------------------
+
+# (post-processor, its add_prefix_space, the pre-tokenizer's add_prefix_space, shape)
+TRIM_CASES = [
+    ("ByteLevel", False, False, "gpt2"),
+    ("ByteLevel", True, True, "gpt2"),
+    ("RobertaProcessing", True, True, "gpt2"),
+    ("RobertaProcessing", False, False, "llama3"),
+    ("RobertaProcessing", True, False, "qwen2"),  # (NFC: texts NFC changes run staged, trimmed there)
+]
+
+
+def trimmed_doc(processor: str, add_prefix_space: bool, pre_prefix: bool, shape: str) -> dict[str, Any]:
+    """A trained file whose post-processor trims offsets (RoBERTa's, or ByteLevel's), with added
+    tokens that lstrip / rstrip take spaces into (their rows show the text they matched)."""
+    doc = trained_doc(shape, pre_prefix, False, False)
+    vocab = doc["model"]["vocab"]
+    n = max([*vocab.values(), *(a["id"] for a in doc["added_tokens"])]) + 1
+    doc["added_tokens"] += [
+        {"id": n, "content": "<mask>", "single_word": False, "lstrip": True, "rstrip": False,
+         "normalized": False, "special": True},
+        {"id": n + 1, "content": "<r>", "single_word": False, "lstrip": False, "rstrip": True,
+         "normalized": False, "special": False},
+    ]  # fmt: skip
+    for i, token in enumerate(["<|endoftext|>", "<|fim|>"]):
+        assert vocab[token] == i
+    if processor == "ByteLevel":
+        doc["post_processor"] = {
+            "type": "ByteLevel",
+            "add_prefix_space": add_prefix_space,
+            "trim_offsets": True,
+            "use_regex": True,
+        }
+    else:
+        doc["post_processor"] = {
+            "type": "RobertaProcessing",
+            "sep": ["<|fim|>", 1],
+            "cls": ["<|endoftext|>", 0],
+            "trim_offsets": True,
+            "add_prefix_space": add_prefix_space,
+        }
+    return doc
+
+
+TRIM_TEXTS = [
+    *EDGE,
+    "hello  <mask>  world",
+    " <mask> a<r>  b <r>",
+    "  lead and trail  ",
+    "a \t\n b\u3000 c\u00a0 d",
+    " x",
+    "x ",
+]
+
+
+@pytest.mark.parametrize(("processor", "add_prefix_space", "pre_prefix", "shape"), TRIM_CASES)
+def test_trimmed_offsets_run_fused_as_hf(tmp_path, processor, add_prefix_space, pre_prefix, shape):
+    """The fused kernel trims offsets as HF's post-processor does (spaces off each token's ends,
+    the one add_prefix_space put first kept), on one text, pairs, a text NFC changes, added
+    tokens whose lstrip / rstrip took spaces, and pre-tokenized words."""
+    from tokenforge import Tokenizer
+
+    doc = trimmed_doc(processor, add_prefix_space, pre_prefix, shape)
+    t = Trio(doc, tmp_path / "tokenizer.json")
+    assert Tokenizer.from_file(tmp_path / "tokenizer.json").kernel == "byte_level_hf_bpe"
+    for text in TRIM_TEXTS:
+        t.check(text)
+        t.check(text, " pair  <mask> b ")
+    for line in LINES[::9]:
+        t.check(line)
+    ours = Tokenizer.from_file(tmp_path / "tokenizer.json")
+    for words in (["hello", " world ", "  "], [" a", "<mask> b", "c  "], []):
+        a = ours.encode(words, is_pretokenized=True)
+        b = t.hf.encode(words, is_pretokenized=True)
+        assert (a.ids, [tuple(o) for o in a.offsets]) == (b.ids, [tuple(o) for o in b.offsets]), words
+
+
+@pytest.mark.parametrize(("processor", "add_prefix_space", "pre_prefix", "shape"), TRIM_CASES[:3])
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=TEXT, pair=st.none() | TEXT)
+def test_trimmed_offsets_on_any_text(tmp_path_factory, processor, add_prefix_space, pre_prefix, shape, text, pair):
+    key = ("trim", processor, add_prefix_space, pre_prefix, shape)
+    if key not in _TRIOS:
+        doc = trimmed_doc(processor, add_prefix_space, pre_prefix, shape)
+        _TRIOS[key] = Trio(doc, tmp_path_factory.mktemp("trim") / "tokenizer.json")
+    _TRIOS[key].check(text, pair)
+
+
+@pytest.mark.parametrize(("processor", "add_prefix_space", "pre_prefix", "shape"), TRIM_CASES[1:3])
+def test_trimmed_offsets_after_truncation(tmp_path, processor, add_prefix_space, pre_prefix, shape):
+    """With truncation, HF trims each part on its own after cutting (a part's first token keeps
+    the single space add_prefix_space would have added): the parts' offsets as HF's."""
+    from tokenforge import Tokenizer
+
+    doc = trimmed_doc(processor, add_prefix_space, pre_prefix, shape)
+    path = tmp_path / "tokenizer.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    ours, theirs = Tokenizer.from_file(path), tokenizers.Tokenizer.from_file(str(path))
+    assert ours.kernel == "byte_level_hf_bpe"
+    for stride in (0, 2):
+        ours.enable_truncation(16, stride=stride)
+        theirs.enable_truncation(16, stride=stride)
+        for text, pair in [(LINES[3], None), ("  a  b  <mask>  c d  e f  g h  ", " x  y z  w "), (" hello " * 9, None)]:
+            a, b = ours.encode(text, pair), theirs.encode(text, pair)
+            for x, y in zip([a, *a.overflowing], [b, *b.overflowing], strict=True):
+                assert x.ids == y.ids and x.tokens == y.tokens, (text, stride)
+                assert [tuple(o) for o in x.offsets] == [tuple(o) for o in y.offsets], (text, stride)
+
+
 # -- the real files ---------------------------------------------------------------------------------
 
 

@@ -57,6 +57,7 @@
 #include "pre_tokenizers/regex.h"
 #include "pre_tokenizers/scanner.h"
 #include "pre_tokenizers/split_sequence.h"
+#include "processors/offset_trim.h"
 #include "processors/post_processing.h"
 #include "unicode/normalization.h"
 
@@ -127,20 +128,27 @@ class ByteLevelHfBpePipeline {
         throw std::invalid_argument("the vocabulary has no token for byte " + std::to_string(b) + " (`" + ch +
                                     "`), which a byte-level BPE needs");
     }
+    if (d_.staged.trim_offsets) trim_ = OffsetTrim(d_.staged.names, d_.staged.trim_add_prefix_space);
   }
 
   Encoded encode(const uint8_t* a, size_t na, const uint8_t* b, size_t nb, bool pair, bool add_special,
                  const SpecialMatcher* added, const PostProcessor& post) const {
+    if (trim_.on() && post.truncate) {  // (trimmed after truncation, each part on its own)
+      Encoded first = encode_sequence(a, na, added, false), second;
+      if (pair) second = encode_sequence(b, nb, added, false);
+      return trim_.process_trimming_parts(post, std::move(first), pair ? &second : nullptr, add_special);
+    }
     Encoded first = encode_sequence(a, na, added);
     if (!pair) return post.process(std::move(first), nullptr, add_special);
     Encoded second = encode_sequence(b, nb, added);
     return post.process(std::move(first), &second, add_special);
   }
 
-  // The model's rows for one text, before post-processing.
-  Encoded encode_sequence(const uint8_t* s, size_t n, const SpecialMatcher* added) const {
+  // The model's rows for one text, before post-processing; `trim`: with the post-processor's
+  // trim_offsets applied (where the file has it).
+  Encoded encode_sequence(const uint8_t* s, size_t n, const SpecialMatcher* added, bool trim = true) const {
     if (d_.nfc && !is_normalized_quick(NormalForm::kNFC, std::string_view(reinterpret_cast<const char*>(s), n)))
-      return staged().encode_sequence(s, n, added);
+      return staged().encode_sequence(s, n, added, trim);
     Pool<Scratch>::Lease lease(scratch_);
     Scratch& w = lease.get();
     Encoded e;
@@ -158,8 +166,12 @@ class ByteLevelHfBpePipeline {
           e.rows.push_back(token_row(m.id, start, rows.char_of(m.pos + m.len - 1) + 1, rows.word++));
           if (m.grown) e.rows.back().name = e.name_slot(std::string(reinterpret_cast<const char*>(s) + m.pos, m.len));
         });
+    if (trim) trim_.apply(e);
     return e;
   }
+
+  // The post-processor's trim_offsets (off where the file has none).
+  const OffsetTrim& offset_trim() const { return trim_; }
 
   // Ids first: the ids encode_sequence's rows would hold, appended to `out`, without building
   // the rows (offsets, words, names); false, with `out` as it was, where the text must go
@@ -889,6 +901,7 @@ class ByteLevelHfBpePipeline {
   std::vector<uint8_t> short_length_;  // length_ in a byte, or kLongToken: see length_
   SplitPoints split_points_;           // where no token holds bytes on both sides
   mutable Pool<Scratch> scratch_;
+  OffsetTrim trim_;
   mutable std::once_flag staged_once_;
   mutable std::unique_ptr<StagedPipeline> staged_;
 };

@@ -31,6 +31,7 @@
 #include "pipelines/stage_options.h"
 #include "pre_tokenizers/pre_tokenizer.h"
 #include "pre_tokenizers/pre_tokenizer_factory.h"
+#include "processors/offset_trim.h"
 #include "processors/post_processing.h"
 #include "text/pre_tokenized_text.h"
 
@@ -109,37 +110,22 @@ class StagedPipeline {
     // the model's tokens of that id still show the model's text (HF's Token value).
     for (const auto& [token, id] : d.vocab)
       if (id < d.names.size() && d.names[id] != token) hidden_.emplace_back(id, token);
-    if (d.trim_offsets) {
-      trim_prefix_space_ = d.trim_add_prefix_space;
-      spaces_.resize(d.names.size());
-      for (size_t id = 0; id < d.names.size(); ++id) spaces_[id] = spaces_around(d.names[id]);
-    }
+    if (d.trim_offsets) trim_ = OffsetTrim(d.names, d.trim_add_prefix_space);
   }
 
   // The pipeline's contract (see pipelines/wordpiece_tokenizer.h): one text or a pair, through
   // the post-processor `post`; `added` (may be null) finds the added tokens in the raw text.
   Encoded encode(const uint8_t* a, size_t na, const uint8_t* b, size_t nb, bool pair, bool add_special,
                  const SpecialMatcher* added, const PostProcessor& post) const {
-    if (!spaces_.empty() && post.truncate) return encode_trimming_parts(a, na, b, nb, pair, add_special, added, post);
+    if (trim_.on() && post.truncate) {
+      Encoded first = encode_sequence(a, na, added, false), second;
+      if (pair) second = encode_sequence(b, nb, added, false);
+      return trim_.process_trimming_parts(post, std::move(first), pair ? &second : nullptr, add_special);
+    }
     Encoded first = encode_sequence(a, na, added);
     if (!pair) return process_keeping_texts(post, std::move(first), nullptr, add_special);
     Encoded second = encode_sequence(b, nb, added);
     return process_keeping_texts(post, std::move(first), &second, add_special);
-  }
-
-  // trim_offsets with truncation: HF trims after truncating, each part on its own (its first
-  // token keeps a single leading space that add_prefix_space would have added), so the parts are
-  // cut from the untrimmed rows and trimmed one by one before the template goes around them.
-  Encoded encode_trimming_parts(const uint8_t* a, size_t na, const uint8_t* b, size_t nb, bool pair, bool add_special,
-                                const SpecialMatcher* added, const PostProcessor& post) const {
-    Encoded first = encode_sequence(a, na, added, false), second;
-    if (pair) second = encode_sequence(b, nb, added, false);
-    post.truncate_pair(first, pair ? &second : nullptr, add_special);
-    for (Encoded* e : {&first, &second}) {
-      trim_offsets(*e);
-      for (Encoded& part : e->overflowing) trim_offsets(part);
-    }
-    return process_keeping_texts(post, std::move(first), pair ? &second : nullptr, add_special, true);
   }
 
   // The model's tokens for one text, before post-processing.
@@ -178,43 +164,13 @@ class StagedPipeline {
     }
     // (trim_offsets counts the spaces of the text a row shows: its name)
     e.texts_to_names();
-    if (!spaces_.empty() && trim) trim_offsets(e);
+    if (trim) trim_.apply(e);
     return e;
   }
 
-  // Whether trim_offsets runs (pre-tokenized input, python/py_pipeline.h, trims the whole
-  // sequence's rows once its words are joined, as HF's post-processor does).
-  bool trims_offsets() const { return !spaces_.empty(); }
-
-  // HF's process_offsets (processors/byte_level.rs) over one sequence's rows (or one part of
-  // them): the leading and trailing spaces of each token's text ("Ġ" or whitespace) come off its
-  // offsets, but a single leading space of the first token stays where add_prefix_space added it.
-  // A row's text is its id's name, or what an added token matched where lstrip / rstrip took
-  // whitespace in (Row::name). (HF counts those characters against byte offsets; each is one
-  // byte and one code point here.)
-  void trim_offsets(Encoded& e) const {
-    // The spaces around each name, counted at its first row (many rows may share one name).
-    constexpr uint32_t kNotCounted = ~uint32_t(0);
-    std::vector<std::pair<uint32_t, uint32_t>> named(e.names.size(), {kNotCounted, 0});
-    for (size_t i = 0; i < e.rows.size(); ++i) {
-      Row& r = e.rows[i];
-      std::pair<uint32_t, uint32_t> spaces;
-      if (r.name) {
-        std::pair<uint32_t, uint32_t>& counted = named[r.name - 1];
-        if (counted.first == kNotCounted) counted = spaces_around(e.names[r.name - 1]);
-        spaces = counted;
-      } else if (r.id < spaces_.size())
-        spaces = spaces_[r.id];
-      else
-        continue;
-      uint32_t lead = spaces.first, trail = spaces.second;
-      if (lead > 0) {
-        if ((i == 0 || r.start == 0) && trim_prefix_space_ && lead == 1) lead = 0;
-        r.start = std::min(r.start + lead, r.end);
-      }
-      if (trail > 0 && r.end >= trail) r.end = std::max(r.end - trail, r.start);
-    }
-  }
+  // Whether trim_offsets runs (processors/offset_trim.h; pre-tokenized input, python/py_pipeline.h,
+  // trims the whole sequence's rows once its words are joined, as HF's post-processor does).
+  const OffsetTrim& offset_trim() const { return trim_; }
 
   // Itself: the staged pipeline of its file (as the fused kernels built on it answer staged()).
   const StagedPipeline& staged() const { return *this; }
@@ -271,36 +227,13 @@ class StagedPipeline {
   }
 
  private:
-  // Rust's char::is_whitespace (Unicode White_Space).
-  static bool is_white_space(uint32_t c) {
-    return (c >= 0x09 && c <= 0x0D) || c == 0x20 || c == 0x85 || c == 0xA0 || c == 0x1680 ||
-           (c >= 0x2000 && c <= 0x200A) || c == 0x2028 || c == 0x2029 || c == 0x202F || c == 0x205F || c == 0x3000;
-  }
-  // How many characters of `token` are spaces ("Ġ", GPT-2's byte-level space, or whitespace) at
-  // its start and at its end.
-  static std::pair<uint32_t, uint32_t> spaces_around(const std::string& token) {
-    std::vector<uint32_t> cps;
-    const uint8_t* p = reinterpret_cast<const uint8_t*>(token.data());
-    for (size_t i = 0; i < token.size();) {
-      size_t len;
-      cps.push_back(decode_utf8(p + i, token.size() - i, len));
-      i += len;
-    }
-    auto space = [](uint32_t c) { return c == 0x120 || is_white_space(c); };
-    uint32_t lead = 0, trail = 0;
-    while (lead < cps.size() && space(cps[lead])) ++lead;
-    while (trail < cps.size() && space(cps[cps.size() - 1 - trail])) ++trail;
-    return {lead, trail};
-  }
-
   // A Unigram model's unknown id (rows of it that cover other text are named by that text, as
   // HF's) and its piece; kNoToken for other models.
   uint32_t unk_id_ = kNoToken;
   std::string unk_piece_;
-  std::vector<std::pair<uint32_t, uint32_t>> spaces_;  // per id; empty: offsets not trimmed
-  std::vector<uint32_t> name_size_;                    // per id: the bytes of its name
-  HiddenTokens hidden_;                                // (id, the model's text) where a name hides it
-  bool trim_prefix_space_ = false;
+  OffsetTrim trim_;                  // ByteLevel's trim_offsets (off: not trimmed)
+  std::vector<uint32_t> name_size_;  // per id: the bytes of its name
+  HiddenTokens hidden_;              // (id, the model's text) where a name hides it
   std::unique_ptr<Normalizer> normalizer_;
   std::unique_ptr<PreTokenizer> pre_tokenizer_;
   std::unique_ptr<Model> model_;

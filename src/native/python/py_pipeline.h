@@ -18,6 +18,7 @@
 
 #include "added_tokens/special_matcher.h"
 #include "base/parallel.h"
+#include "processors/offset_trim.h"
 #include "processors/post_processing.h"
 #include "python/convert.h"
 
@@ -131,12 +132,12 @@ template <class P>
 struct HasEncodeIds<P, std::void_t<decltype(std::declval<const P&>().encode_ids(
                            nullptr, 0, nullptr, std::declval<std::vector<uint32_t>&>()))>> : std::true_type {};
 
-// Whether Pipeline trims offsets after truncation (trims_offsets(), trim_offsets(Encoded&) and
-// encode_sequence(s, n, added, trim): pipelines/staged.h).
+// Whether Pipeline may trim offsets after truncation (offset_trim(), processors/offset_trim.h,
+// and encode_sequence(s, n, added, trim): pipelines/staged.h, byte_level_hf_bpe.h).
 template <class P, class = void>
 struct TrimsOffsets : std::false_type {};
 template <class P>
-struct TrimsOffsets<P, std::void_t<decltype(std::declval<const P&>().trims_offsets())>> : std::true_type {};
+struct TrimsOffsets<P, std::void_t<decltype(std::declval<const P&>().offset_trim())>> : std::true_type {};
 
 // One pre-tokenized sequence (HF's is_pretokenized): a list or tuple of str, read into a tuple
 // that keeps its words alive (and unchanged) while they are encoded without the GIL.
@@ -339,14 +340,8 @@ class PyPipeline {
     if (b) second = words_rows(*b, added);
     Encoded* pair = b ? &second : nullptr;
     if constexpr (TrimsOffsets<Pipeline>::value) {
-      if (tok_.trims_offsets()) {
-        if (post.truncate) post.truncate_pair(first, pair, add_special);
-        for (Encoded* e : {&first, &second}) {
-          tok_.trim_offsets(*e);
-          for (Encoded& part : e->overflowing) tok_.trim_offsets(part);
-        }
-        return process_keeping_texts(post, std::move(first), pair, add_special, true);
-      }
+      const OffsetTrim& trim = tok_.offset_trim();
+      if (trim.on()) return trim.process_trimming_parts(post, std::move(first), pair, add_special);
     }
     return process_keeping_texts(post, std::move(first), pair, add_special);
   }
@@ -485,7 +480,7 @@ class PyPipeline {
       Encoded e;
       bool done = false;
       if constexpr (TrimsOffsets<Pipeline>::value) {
-        if (tok_.trims_offsets()) {
+        if (tok_.offset_trim().on()) {
           e = tok_.encode_sequence(t.data, t.size, added, false);
           done = true;
         }

@@ -77,7 +77,7 @@ OPTIONS = {
     "tekken": frozenset({"add_bos", "add_eos", "special_token_policy"}),
     "wordpiece": frozenset({"split_special_tokens"}),
     "sentencepiece": frozenset({"add_bos", "add_eos"}),
-    "byte_level_hf_bpe": frozenset({"split_special_tokens"}),
+    "byte_level_hf_bpe": frozenset({"split_special_tokens", "trim_offsets"}),
     "spm_hf_bpe": frozenset({"split_special_tokens"}),
     "unigram_hf": frozenset({"split_special_tokens"}),
     "staged": frozenset({"split_special_tokens", "trim_offsets"}),
@@ -583,17 +583,11 @@ def _staged(spec: PipelineSpec) -> Kernel:
         raise ValueError("the staged pipeline runs tokenizer.json components: every part needs a to_json() form")
     _check_post_processor(spec.post_processor)
     split_special = _check_bool(spec.options.get("split_special_tokens", False), "split_special_tokens")
-    trim = spec.options.get("trim_offsets")
-    if trim is not None and not (isinstance(trim, dict) and set(trim) == {"add_prefix_space"}):
-        raise ValueError(f"option trim_offsets must be {{'add_prefix_space': bool}} or None, got {trim!r}")
+    trim = _trim_offsets(spec)
     description = staged_description(spec)
 
     def build() -> Any:
-        return _core.Staged(
-            **description,
-            trim_offsets=trim is not None,
-            trim_add_prefix_space=bool(trim and _check_bool(trim["add_prefix_space"], "trim_offsets.add_prefix_space")),
-        )
+        return _core.Staged(**description, **_trim_arguments(trim))
 
     native = build()
     # A normalized token is matched, named and decoded by its normalized content (HF's
@@ -620,8 +614,32 @@ def _staged(spec: PipelineSpec) -> Kernel:
         (),
         default_added,
         description["names"],
-        options={"split_special_tokens": split_special, **({"trim_offsets": trim} if trim is not None else {})},
+        options=_json_kernel_options(split_special, trim),
     )
+
+
+def _trim_offsets(spec: PipelineSpec) -> dict[str, Any] | None:
+    """The option trim_offsets (the ByteLevel or RobertaProcessing post-processor's, read from the
+    file): {"add_prefix_space": bool}, or None where offsets are not trimmed."""
+    trim = spec.options.get("trim_offsets")
+    if trim is not None and not (isinstance(trim, dict) and set(trim) == {"add_prefix_space"}):
+        raise ValueError(f"option trim_offsets must be {{'add_prefix_space': bool}} or None, got {trim!r}")
+    return trim
+
+
+def _json_kernel_options(split_special: bool, trim: dict[str, Any] | None) -> dict[str, Any]:
+    """A tokenizer.json kernel's options as it runs them (Kernel.options)."""
+    return {"split_special_tokens": split_special, **({"trim_offsets": trim} if trim is not None else {})}
+
+
+def _trim_arguments(trim: dict[str, Any] | None) -> dict[str, Any]:
+    """The native pipelines' keyword arguments for the option trim_offsets (none where it is off)."""
+    if trim is None:
+        return {}
+    return {
+        "trim_offsets": True,
+        "trim_add_prefix_space": _check_bool(trim["add_prefix_space"], "trim_offsets.add_prefix_space"),
+    }
 
 
 # -- byte-level BPE tokenizer.json files ---------------------------------------------------
@@ -645,10 +663,11 @@ def _fused_json_kernel(
     kernel has them."""
     _check_post_processor(spec.post_processor)
     split_special = _check_bool(spec.options.get("split_special_tokens", False), "split_special_tokens")
+    trim = _trim_offsets(spec)  # (only kernels whose OPTIONS have it see it)
     description = describe(spec)
     if description is None:
         raise ValueError(f"not a {shape} tokenizer.json of the shape the fused kernel runs (use the staged one)")
-    native = native_class(**description)
+    native = native_class(**description, **_trim_arguments(trim))
     set_template(native, spec.post_processor)
     policy, default_added = _added_tokens_policy(spec, split_special)
     return Kernel(
@@ -659,7 +678,7 @@ def _fused_json_kernel(
         (),
         default_added,
         description["names"],
-        options={"split_special_tokens": split_special},
+        options=_json_kernel_options(split_special, trim),
     )
 
 
