@@ -347,9 +347,10 @@ void bind_pipelines(nb::module_& m) {
                    [](const PyEncoded& o) { return row_ints(o.get(), [](const Row& r) { return r.attention; }); })
       .def_prop_ro("offsets",
                    [](const PyEncoded& o) {
-                     nb::list out;
-                     for (const Row& r : o.get().rows) out.append(nb::make_tuple(r.start, r.end));
-                     return out;
+                     const Row* rows = o.get().rows.data();
+                     return IdInts::instance().pair_list_of(o.get().rows.size(), [rows](size_t i) {
+                       return std::pair<uint32_t, uint32_t>(rows[i].start, rows[i].end);
+                     });
                    })
       .def_prop_ro("tokens",
                    [](const PyEncoded& o) {

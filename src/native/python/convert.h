@@ -144,6 +144,30 @@ class IdInts {
     return list;
   }
 
+  // A new list of n (first, second) tuples of get(0..n) (GIL held): the ints from the table
+  // where covered, each tuple untracked by the cyclic collector (it holds ints only, as
+  // CPython's own collector would find), so a long list of offsets costs no collections.
+  template <class Get>
+  nb::object pair_list_of(size_t n, Get get) const {
+    nb::object list = nb::steal(PyList_New(Py_ssize_t(n)));
+    if (!list) throw nb::python_error();
+    PyObject** items = reinterpret_cast<PyListObject*>(list.ptr())->ob_item;
+    for (size_t i = 0; i < n; ++i) {
+      const std::pair<uint32_t, uint32_t> v = get(i);
+      PyObject* pair = PyTuple_New(2);
+      if (!pair) throw nb::python_error();
+      items[i] = pair;  // (the list owns it from here, whatever fails next)
+      PyObject* first = v.first < ints_.size() ? ints_[v.first] : PyLong_FromUnsignedLong(v.first);
+      if (!first) throw nb::python_error();
+      PyTuple_SET_ITEM(pair, 0, first);
+      PyObject* second = v.second < ints_.size() ? ints_[v.second] : PyLong_FromUnsignedLong(v.second);
+      if (!second) throw nb::python_error();
+      PyTuple_SET_ITEM(pair, 1, second);
+      PyObject_GC_UnTrack(pair);
+    }
+    return list;
+  }
+
   // New lists of values, filled on up to `threads` threads (GIL held throughout). The cyclic
   // collector waits while they are made: lists of ints hold no cycles, and a collection every
   // few hundred new lists would walk all the young ones each time.
