@@ -31,13 +31,16 @@ from .added_tokens import AddedToken as AddedToken
 from .arguments import (
     INT64_MAX,
     MAX_PAD_LENGTH,
+    U32_IDS,
     _batch_ids,
     _check_bool,
     _check_choice,
     _check_int,
     _shown,
     _token_id,
+    _token_id_overflow,
     _token_ids,
+    _u32_overflow,
 )
 from .decoders.streaming import DecodeStream
 from .pipeline.spec import PipelineSpec
@@ -717,7 +720,9 @@ class Tokenizer(TransformersApi):
         pieces); its default is HF tokenizers' (True), not transformers' (batch_decode's False).
         clean_up_tokenization_spaces: None for the model folder's setting, else transformers'
         clean-up on or off (never for a BPE model, as transformers). An id outside the
-        vocabulary raises ValueError, anything but an integer TypeError."""
+        vocabulary raises ValueError (HF tokenizers skips one below 2**32), one a u32 cannot
+        hold TokenIdOverflowError (a ValueError and HF's OverflowError), anything but an integer
+        TypeError."""
         text = self._decode_natively(ids, skip_special_tokens)
         if clean_up_tokenization_spaces is not None:
             return self._clean_up(text, clean_up_tokenization_spaces)
@@ -736,11 +741,18 @@ class Tokenizer(TransformersApi):
                 except TypeError:
                     raise TypeError(f"ids must be a sequence of token ids, got {type(ids).__name__}") from None
         try:
-            return self._native.decode(ids, skip_special_tokens)  # type: ignore[no-any-return]
-        except TypeError:
-            # Integers that are not Python ints are read here; any other item raises a
-            # TypeError that names what it is.
-            return self._native.decode([_token_id(i) for i in ids], skip_special_tokens)  # type: ignore[no-any-return]
+            try:
+                return self._native.decode(ids, skip_special_tokens)  # type: ignore[no-any-return]
+            except TypeError:
+                # Integers that are not Python ints are read here; any other item raises a
+                # TypeError that names what it is.
+                return self._native.decode([_token_id(i) for i in ids], skip_special_tokens)  # type: ignore[no-any-return]
+        except ValueError:
+            # an id outside the vocabulary; one a u32 cannot hold is HF tokenizers' OverflowError
+            bad = _u32_overflow(ids)
+            if bad is not None:
+                raise _token_id_overflow(bad) from None
+            raise
 
     def decode_stream(self, skip_special_tokens: bool = True) -> DecodeStream:
         """A DecodeStream over this tokenizer's decode, as HF's `tokenizers.decoders.DecodeStream`:
@@ -761,8 +773,12 @@ class Tokenizer(TransformersApi):
         return self._vocab.get(token)
 
     def id_to_token(self, token_id: int) -> str | None:
-        """The token of an id (any integer, NumPy's too), or None where the vocabulary has none."""
+        """The token of an id (any integer, NumPy's too), or None where the vocabulary has none; an
+        id a u32 cannot hold (negative, 2**32 and above) raises TokenIdOverflowError, an
+        OverflowError as HF tokenizers' and a ValueError."""
         i = _token_id(token_id, "token_id")
+        if not 0 <= i < U32_IDS:
+            raise _token_id_overflow(i)  # (HF tokenizers: OverflowError)
         return self._token_of[i] if 0 <= i < len(self._token_of) and self._token_of[i] else None
 
     def get_vocab_size(self, with_added_tokens: bool = True) -> int:
