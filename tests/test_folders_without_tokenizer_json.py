@@ -269,11 +269,11 @@ def test_folder_class_not_rebuilt_is_refused(tmp_path):
         Tokenizer.from_pretrained(folder)
 
 
-@pytest.mark.parametrize("kind", ["siglip", "m2m100", "marian"])
+@pytest.mark.parametrize("kind", ["siglip", "marian"])
 def test_python_sentencepiece_classes_are_refused(tmp_path, kind):
-    """SiglipTokenizer, M2M100Tokenizer and MarianTokenizer are Python classes over the
-    sentencepiece library in transformers 5 (no tokenizers backend: no offsets, their own text
-    handling); from_pretrained refuses their folders, naming the file and the class."""
+    """SiglipTokenizer and MarianTokenizer are Python classes over the sentencepiece library in
+    transformers 5 (no tokenizers backend: no offsets, their own text handling); from_pretrained
+    refuses their folders, naming the file and the class."""
     folder = tmp_path / kind
     folder.mkdir()
     ids = {"unk_id": 2, "eos_id": 1, "pad_id": 0, "bos_id": -1}
@@ -357,3 +357,126 @@ def test_roberta_processing_parts_as_transformers(tmp_path, kind):
         assert list(got.type_ids) == want.type_ids, add
         assert [list(o.type_ids) for o in got.overflowing] == [o.type_ids for o in want.overflowing], add
         assert [list(o.ids) for o in got.overflowing] == [o.ids for o in want.overflowing], add
+
+
+# --- Python classes over the sentencepiece library (no tokenizers backend) -------------------
+
+PYTHON_CLASS_TEXTS = [
+    *TEXTS,
+    "Übermäßig große Straße, ça va? ¿Qué tal? Привет, мир! Γειά σου",
+    "日本語のテキスト、中文文本。 한국어 텍스트 — ☃ ✓ 🎉 unknown",
+    "punctuation!!! ... ?? (brackets) [x] {y} <z> a,b;c:d 'q' \"dq\" -- @#$%^&*",
+    "tabs\tand\nnewlines\r\n  \u3000wide\u00a0nbsp  ",
+    "   ",
+    "\u2581already\u2581escaped \u2581",
+    "<s> </s> <pad> <unk> __fr__ __en__ inline</s>specials<s>",
+    "x" * 300,
+]
+
+
+def _m2m100_folder(tmp_path: pathlib.Path, config: dict, missing: str | None = None) -> pathlib.Path:
+    """As facebook/m2m100_418M's: sentencepiece.bpe.model (BPE), vocab.json in fairseq's order
+    (<s> <pad> </s> <unk>, then the pieces in an order of their own, not the model's), made-up
+    words at the end; `missing`: a piece vocab.json leaves out."""
+    folder = tmp_path / "m2m100"
+    folder.mkdir()
+    ids = {"unk_id": 0, "bos_id": 1, "eos_id": 2, "pad_id": -1}
+    _train_spm(folder, "sentencepiece.bpe.model", "bpe", ids, keep_vocab=True)
+    pieces = [line.split("\t")[0] for line in (folder / "m.vocab").read_text("utf-8").splitlines()][3:]
+    pieces = sorted(pieces, key=lambda p: (len(p) % 3, p))  # (not the model's order)
+    if missing is not None:
+        pieces.remove(missing)
+    words = [f"madeupword{i:04d}" for i in range(8)]
+    _write(folder, "vocab.json", {p: i for i, p in enumerate(["<s>", "<pad>", "</s>", "<unk>", *pieces, *words])})
+    _write(folder, "tokenizer_config.json", {"tokenizer_class": "M2M100Tokenizer", **config})
+    _write(folder, "config.json", {"model_type": "m2m_100"})
+    return folder
+
+
+def _same_as_python_class(folder: pathlib.Path, texts: list[str], targets: bool = True) -> None:
+    """AutoTokenizer's Python class (no backend_tokenizer, no offsets) and from_pretrained: the
+    special tokens, ids with and without special tokens (a pair's too), the tokens of those ids,
+    decode with and without special tokens and clean-up, text_target's labels."""
+    ref = transformers.AutoTokenizer.from_pretrained(str(folder), local_files_only=True)
+    assert not ref.is_fast
+    ours = Tokenizer.from_pretrained(folder)
+    assert ours.all_special_tokens == ref.all_special_tokens
+    assert ours.all_special_ids == ref.all_special_ids
+    for name in ("bos", "eos", "unk", "sep", "pad", "cls", "mask"):
+        assert getattr(ours, f"{name}_token") == getattr(ref, f"{name}_token"), name
+        assert getattr(ours, f"{name}_token_id") == getattr(ref, f"{name}_token_id"), name
+    for text in texts:
+        for add in (False, True):
+            want = ref(text, add_special_tokens=add)["input_ids"]
+            got = ours.encode(text, add_special_tokens=add).ids
+            assert got == want, (text, add)
+            assert [ours.id_to_token(i) for i in got] == ref.convert_ids_to_tokens(want), (text, add)
+            assert (
+                ours(text, texts[0], add_special_tokens=add)["input_ids"]
+                == ref(text, texts[0], add_special_tokens=add)["input_ids"]
+            ), (text, add)
+            for skip in (False, True):
+                assert ours.decode(got, skip_special_tokens=skip) == ref.decode(want, skip_special_tokens=skip), (
+                    text,
+                    skip,
+                )
+                for clean in (False, True):
+                    assert ours.decode(got, skip, clean_up_tokenization_spaces=clean) == ref.decode(
+                        want, skip_special_tokens=skip, clean_up_tokenization_spaces=clean
+                    ), (text, skip, clean)
+        if targets:
+            want_call = ref(text, text_target=texts[1])
+            got_call = ours(text, text_target=texts[1])
+            assert got_call["input_ids"] == want_call["input_ids"] and got_call["labels"] == want_call["labels"], text
+    every = list(range(len(ref.get_vocab()) + 8))  # (with ids past the vocabulary: the language codes)
+    for skip in (False, True):
+        assert ours.decode(every, skip_special_tokens=skip) == ref.decode(every, skip_special_tokens=skip)
+        assert ours.batch_decode([every[:50], every[50:]], skip_special_tokens=skip) == ref.batch_decode(
+            [every[:50], every[50:]], skip_special_tokens=skip
+        )
+
+
+@pytest.mark.parametrize(
+    "config",
+    [
+        {"src_lang": "en", "tgt_lang": "fr"},
+        {"src_lang": "de", "tgt_lang": "ja", "language_codes": "wmt21"},
+        {"tgt_lang": "zu", "clean_up_tokenization_spaces": True},
+    ],
+    ids=["en-fr", "wmt21", "default-src-clean-up"],
+)
+def test_m2m100_folder_matches_python_class(tmp_path, config):
+    """M2M100Tokenizer (sentencepiece.bpe.model + vocab.json): the model's pieces through
+    vocab.json's ids, characters the model lacks as the unknown id, __src__ $A </s>, text_target
+    with tgt_lang's code, decode between special tokens as sentencepiece's decode_pieces."""
+    folder = _m2m100_folder(tmp_path, config)
+    _same_as_python_class(folder, [*PYTHON_CLASS_TEXTS, *LINES[1:60:7]])
+    ours = Tokenizer.from_pretrained(folder)
+    # (the pipeline's offsets, into the text; transformers' Python class has none)
+    offsets = ours.encode("hello world", add_special_tokens=False).offsets
+    assert offsets[0][0] == 0 and offsets[-1][1] == len("hello world")
+
+
+def test_m2m100_without_tgt_lang(tmp_path):
+    """No tgt_lang: text is encoded (src_lang en), text_target is transformers' KeyError."""
+    folder = _m2m100_folder(tmp_path, {})
+    ref, ours = transformers.AutoTokenizer.from_pretrained(str(folder)), Tokenizer.from_pretrained(folder)
+    assert ours("hello")["input_ids"] == ref("hello")["input_ids"]
+    for tok in (ref, ours):
+        with pytest.raises(KeyError):
+            tok("hello", text_target="bonjour")
+
+
+def test_m2m100_refusals(tmp_path):
+    """A src_lang that is not a code (transformers' KeyError), a model piece vocab.json lacks (the
+    class maps it to the unknown id: one id for two pieces, which a BPE vocabulary cannot say)."""
+    folder = _m2m100_folder(tmp_path, {"src_lang": "xx"})
+    with pytest.raises(KeyError):
+        transformers.AutoTokenizer.from_pretrained(str(folder))
+    with pytest.raises(ValueError, match="'xx' is not one of M2M100Tokenizer's language codes"):
+        Tokenizer.from_pretrained(folder)
+    missing = tmp_path / "missing"
+    missing.mkdir()
+    folder = _m2m100_folder(missing, {"src_lang": "en"}, missing="\u2581the")
+    with pytest.raises(ValueError, match=r"sentencepiece\.bpe\.model.*M2M100Tokenizer.*'\u2581the'"):
+        Tokenizer.from_pretrained(folder)

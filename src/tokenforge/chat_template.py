@@ -538,8 +538,9 @@ def select_chat_template(
 # routing of formats/transformers_classes.transformers_class), the declared tokenizer_class
 # otherwise. The pipelines and post-processors these classes build (MBart50's vocabulary, the
 # src_lang templates, Splinter's question token) are formats/transformers_classes.py's. Not
-# done: Siglip and M2M100 (classes that build only from a sentencepiece model; transformers
-# cannot load a folder of tokenizer.json alone that names them).
+# done: Siglip (a class that builds only from a sentencepiece model; transformers cannot load
+# a folder of tokenizer.json alone that names it). M2M100Tokenizer's: its folders without
+# tokenizer.json (formats/slow_files.py).
 # tests/test_special_tokens_transformers.py checks them against AutoTokenizer.
 _BERT = {"unk_token": "[UNK]", "sep_token": "[SEP]", "pad_token": "[PAD]", "cls_token": "[CLS]", "mask_token": "[MASK]"}
 _ROBERTA = {
@@ -586,6 +587,13 @@ _CLASS_DEFAULTS: dict[str, dict[str, Any]] = {
         "mask_token": "<mask>",
     },
     "Qwen2Tokenizer": {"unk_token": "<|endoftext|>", "eos_token": "<|endoftext|>", "pad_token": "<|endoftext|>"},
+    "M2M100Tokenizer": {
+        "bos_token": "<s>",
+        "eos_token": "</s>",
+        "sep_token": "</s>",
+        "pad_token": "<pad>",
+        "unk_token": "<unk>",
+    },
 }
 # CodeLlamaTokenizer's infilling tokens, which it passes to super().__init__ (model-specific
 # special tokens) and appends to the extra special tokens.

@@ -451,10 +451,14 @@ class Tokenizer(TransformersApi):
             # transformers sets the backend's encode_special_tokens from the config's value: the
             # special added tokens' text stays text (each call's default, apply_chat_template's too)
             options["split_special_tokens"] = True
+        if class_name == "M2M100Tokenizer" and slow is not None:
+            # its decode joins the text between special tokens with their text (slow_files)
+            options["special_segments"] = "m2m100"
         if class_name == "CLIPTokenizer" and _model_type(spec.model) == "BPE":
             # CLIPTokenizer wraps its backend's decode: each </w> a space, the text stripped
             options["strip_word_suffix"] = "</w>"
-        if config.clean_up_tokenization_spaces and _model_type(spec.model) not in ("BPE", None):
+        python_class = "special_segments" in options  # (no backend: its decode cleans up for any model)
+        if config.clean_up_tokenization_spaces and (python_class or _model_type(spec.model) not in ("BPE", None)):
             # transformers' decode cleans the text up as the config says, but for a BPE model
             options["clean_up_tokenization_spaces"] = True
         config = dataclasses.replace(config, transformers_class=class_name)  # (transformers_api.py reads it)
@@ -470,6 +474,8 @@ class Tokenizer(TransformersApi):
                 flags = {"single_word": False, "lstrip": False, "rstrip": False, "normalized": False}
                 tok._add([AddedToken(t, 0, special=True, **flags) for t in tok.all_special_tokens if t], special=False)
             _set_class_post_processor(tok, class_name, config, config_path)
+            if class_name == "M2M100Tokenizer" and slow is not None:
+                _set_m2m100_targets(tok, config)
         return tok
 
     @property
@@ -741,6 +747,8 @@ class Tokenizer(TransformersApi):
                 except TypeError:
                     raise TypeError(f"ids must be a sequence of token ids, got {type(ids).__name__}") from None
         try:
+            if "special_segments" in self._kernel.options:
+                return self._decode_segments(ids, skip_special_tokens)
             try:
                 return self._native.decode(ids, skip_special_tokens)  # type: ignore[no-any-return]
             except TypeError:
@@ -753,6 +761,25 @@ class Tokenizer(TransformersApi):
             if bad is not None:
                 raise _token_id_overflow(bad) from None
             raise
+
+    def _decode_segments(self, ids: Any, skip_special_tokens: bool) -> str:
+        """Decode as a Python class over sentencepiece does it (the option special_segments,
+        M2M100Tokenizer's convert_tokens_to_string): the ids between special tokens decoded on
+        their own (the pipeline's decoder, sentencepiece's decode_pieces), each special token's
+        text after them (none with skip_special_tokens), the whole stripped."""
+        special = {t.id: t.content for t in self.added_tokens if t.special}
+        decode = self._native.decode
+        parts: list[str] = []
+        run: list[int] = []
+        for item in ids:
+            i = _token_id(item)
+            if i not in special:
+                run.append(i)
+            elif not skip_special_tokens:
+                parts += [decode(run, False), special[i]]
+                run = []
+        parts.append(decode(run, False))
+        return "".join(parts).strip()
 
     def decode_stream(self, skip_special_tokens: bool = True) -> DecodeStream:
         """A DecodeStream over this tokenizer's decode, as HF's `tokenizers.decoders.DecodeStream`:
@@ -1121,6 +1148,27 @@ def _set_class_post_processor(tok: Tokenizer, class_name: str | None, config: An
     tok.__dict__.update(rebuilt.__dict__)
     for stale in tok.__dict__.keys() - rebuilt.__dict__.keys():
         del tok.__dict__[stale]
+
+
+def _set_m2m100_targets(tok: Tokenizer, config: Any) -> None:
+    """M2M100Tokenizer's call encodes text_target with tgt_lang's template (its
+    _switch_to_target_mode); without a tgt_lang it raises KeyError, as transformers."""
+    from .formats.transformers_classes import m2m100_template
+
+    tgt = config.config.get("tgt_lang")
+    target: Any = "M2M100Tokenizer has no tgt_lang (tokenizer_config.json) to encode text_target with"
+    if tgt is not None:
+        try:
+            target = m2m100_template(config.config, tgt, config.special_tokens, tok.token_to_id)
+        except ValueError as e:
+            target = str(e)
+    if target is None:
+        return
+    spec = tok.spec
+    rebuilt = Tokenizer.from_spec(
+        dataclasses.replace(spec, options={**spec.options, "text_target_post_processor": target})
+    )
+    tok.__dict__.update(rebuilt.__dict__)
 
 
 def _hub_ids(path: str) -> list[str]:

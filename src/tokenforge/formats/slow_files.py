@@ -14,7 +14,8 @@ reordered as the class's converter's convert_from_spm does (XLM-R, Camembert, Pe
 MBart50, NLLB, T5). A class tokenforge does not rebuild (transformers_classes' _CLASSES) for such
 files is refused with a ValueError naming the file and the class, as are the classes
 transformers runs in Python over the sentencepiece library (PYTHON_SPM_CLASSES: Siglip,
-M2M100, Marian).
+Marian). One of those, M2M100Tokenizer, is run as a pipeline (m2m100_document: the
+sentencepiece model's through vocab.json's ids).
 The neighbours: transformers_classes.py (the class table), spm_tokenizer_json.py,
 sentencepiece_model.py, tokenizer.py's from_pretrained.
 """
@@ -39,9 +40,9 @@ _BARE = {
 # the files each kind of folder holds, in the order transformers' classes name them
 SPM_FILES = ("spiece.model", "sentencepiece.bpe.model", "tokenizer.model", "source.spm")
 # Classes transformers 5 runs in Python over the sentencepiece library (no tokenizers backend, so
-# no offsets, and text handling of their own: Siglip's punctuation removal, M2M100's vocab.json
-# beside the model, Marian's source and target models): refused by name
-PYTHON_SPM_CLASSES = frozenset(("SiglipTokenizer", "M2M100Tokenizer", "MarianTokenizer"))
+# no offsets, and text handling of their own: Siglip's punctuation removal, Marian's source and
+# target models): refused by name (M2M100Tokenizer, another, is m2m100_document's)
+PYTHON_SPM_CLASSES = frozenset(("SiglipTokenizer", "MarianTokenizer"))
 BPE_FILES = ("vocab.json", "merges.txt")
 
 
@@ -203,6 +204,8 @@ def slow_document(file: str, class_name: str | None, config: Mapping[str, Any]) 
     from .transformers_classes import _CLASSES
 
     folder, name = os.path.split(file)
+    if class_name == "M2M100Tokenizer" and name == "sentencepiece.bpe.model":
+        return m2m100_document(file, config)
     if class_name in PYTHON_SPM_CLASSES:
         raise ValueError(
             f"{file}: transformers builds {class_name} from this file (the folder has no tokenizer.json), a "
@@ -222,6 +225,72 @@ def slow_document(file: str, class_name: str | None, config: Mapping[str, Any]) 
         )
     if name != BPE_FILES[0]:
         _class_vocabulary(doc, class_name, config)
+    return doc
+
+
+def _special_added(tokens: list[tuple[int, str]]) -> list[dict[str, Any]]:
+    """Special tokens as a Python class adds them (AddedToken(normalized=False, special=True))."""
+    flags = {"single_word": False, "lstrip": False, "rstrip": False, "normalized": False, "special": True}
+    return [{"id": i, "content": t, **flags} for i, t in tokens]
+
+
+def m2m100_document(file: str, config: Mapping[str, Any]) -> dict[str, Any]:
+    """M2M100Tokenizer (a Python class over the sentencepiece library) as a pipeline: the
+    sentencepiece model's own (spm_tokenizer_json.spm_document: its normalizer, dummy prefix and
+    BPE) with each piece's id taken from vocab.json (the class's `encoder.get(piece, unk)`: a
+    character the model lacks is the unknown token's id), the language codes (__en__ ...) at
+    len(vocab.json) + i as tokens no text gives (transformers 5.24 neither matches nor skips
+    them as special tokens), the config's bos/pad/eos/unk tokens as special added tokens. Its
+    decode (special_segments "m2m100") decodes the text between special tokens as
+    sentencepiece's decode_pieces does. The template (__src_lang__ $A </s>) is set once the
+    tokens are added (transformers_classes.class_post_processor). ValueError naming the file and
+    the class where the pipeline cannot say what the class does: a piece of the model that
+    vocab.json lacks (the class maps it to the unknown id, which a BPE vocabulary cannot give two
+    pieces), a BPE model that isn't sentencepiece's BPE."""
+    from .sentencepiece_model import ModelType, PieceType, SentencePieceModel
+    from .spm_tokenizer_json import spm_document
+
+    folder = os.path.dirname(file)
+    vocab_file = os.path.join(folder, BPE_FILES[0])
+    name = "M2M100Tokenizer"
+    try:
+        with open(vocab_file, encoding="utf-8") as f:
+            encoder = json.load(f)
+    except (OSError, ValueError) as e:
+        raise ValueError(f"{vocab_file}: {name} reads its vocabulary from this file: {e}") from None
+    if not isinstance(encoder, dict) or not all(isinstance(k, str) and type(v) is int for k, v in encoder.items()):
+        raise ValueError(f"{vocab_file}: not a vocabulary (a JSON object of token -> id)")
+    spm = SentencePieceModel.read(file)
+    if spm.trainer_spec["model_type"] != ModelType.BPE or spm.trainer_spec["byte_fallback"]:
+        raise ValueError(f"{file}: {name}: tokenforge runs a BPE sentencepiece model without byte fallback here")
+    doc = spm_document(spm)
+    kept = (PieceType.NORMAL, PieceType.USER_DEFINED)
+    missing = [p.piece for p in spm.pieces if p.type in kept and p.piece not in encoder]
+    if missing:
+        raise ValueError(
+            f"{file}: {name} maps the pieces {vocab_file} lacks ({missing[0]!r}, {len(missing)} in all) to the "
+            "unknown id; tokenforge's BPE cannot give one id to two pieces, so it does not run this folder"
+        )
+    unk = _token(config, "unk_token", "<unk>")
+    if unk not in encoder:
+        raise ValueError(f"{vocab_file}: {name} needs its unknown token {unk!r} in the vocabulary")
+    codes = _routing()["language_codes"][name].get(config.get("language_codes", "m2m100"))
+    if codes is None:
+        raise ValueError(f"{name}: language_codes must be 'm2m100' or 'wmt21', got {config.get('language_codes')!r}")
+    vocab = dict(encoder)
+    for i, code in enumerate(codes):
+        vocab.setdefault(f"__{code}__", len(encoder) + i)
+    model = doc["model"]
+    model.update(vocab=vocab, unk_token=unk)
+    # only the pieces of both the model and vocab.json merge (a vocab.json token the model lacks,
+    # a language code, is never a symbol of the text)
+    model["merges"] = [m for m in model["merges"] if m[0] in encoder and m[1] in encoder]
+    named = [_token(config, n, d) for n, d in (("bos_token", "<s>"), ("pad_token", "<pad>"), ("eos_token", "</s>"))]
+    doc["added_tokens"] = _special_added(sorted({(encoder[t], t) for t in [*named, unk] if t in encoder}))
+    doc["post_processor"] = _BARE
+    # decode_pieces drops each leading "\u2581" while the text is empty: every leading space
+    decoders = [d for d in doc["decoder"]["decoders"] if d["type"] != "Strip"]
+    doc["decoder"]["decoders"] = [*decoders, {"type": "Strip", "content": " ", "start": 2**31 - 1, "stop": 0}]
     return doc
 
 
