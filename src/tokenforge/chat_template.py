@@ -537,10 +537,9 @@ def select_chat_template(
 # them. The class is the one AutoTokenizer builds (Tokenizer.from_pretrained passes it: the
 # routing of formats/transformers_classes.transformers_class), the declared tokenizer_class
 # otherwise. The pipelines and post-processors these classes build (MBart50's vocabulary, the
-# src_lang templates, Splinter's question token) are formats/transformers_classes.py's. Not
-# done: Siglip (a class that builds only from a sentencepiece model; transformers cannot load
-# a folder of tokenizer.json alone that names it). M2M100Tokenizer's: its folders without
-# tokenizer.json (formats/slow_files.py).
+# src_lang templates, Splinter's question token) are formats/transformers_classes.py's.
+# SiglipTokenizer's and M2M100Tokenizer's: their folders without tokenizer.json
+# (formats/slow_files.py; transformers cannot load a folder of tokenizer.json alone that names them).
 # tests/test_special_tokens_transformers.py checks them against AutoTokenizer.
 _BERT = {"unk_token": "[UNK]", "sep_token": "[SEP]", "pad_token": "[PAD]", "cls_token": "[CLS]", "mask_token": "[MASK]"}
 _ROBERTA = {
@@ -587,6 +586,7 @@ _CLASS_DEFAULTS: dict[str, dict[str, Any]] = {
         "mask_token": "<mask>",
     },
     "Qwen2Tokenizer": {"unk_token": "<|endoftext|>", "eos_token": "<|endoftext|>", "pad_token": "<|endoftext|>"},
+    "SiglipTokenizer": {"eos_token": "</s>", "unk_token": "<unk>", "pad_token": "</s>"},
     "M2M100Tokenizer": {
         "bos_token": "<s>",
         "eos_token": "</s>",

@@ -451,9 +451,9 @@ class Tokenizer(TransformersApi):
             # transformers sets the backend's encode_special_tokens from the config's value: the
             # special added tokens' text stays text (each call's default, apply_chat_template's too)
             options["split_special_tokens"] = True
-        if class_name == "M2M100Tokenizer" and slow is not None:
+        if class_name in ("M2M100Tokenizer", "SiglipTokenizer") and slow is not None:
             # its decode joins the text between special tokens with their text (slow_files)
-            options["special_segments"] = "m2m100"
+            options["special_segments"] = "m2m100" if class_name == "M2M100Tokenizer" else "siglip"
         if class_name == "CLIPTokenizer" and _model_type(spec.model) == "BPE":
             # CLIPTokenizer wraps its backend's decode: each </w> a space, the text stripped
             options["strip_word_suffix"] = "</w>"
@@ -473,7 +473,9 @@ class Tokenizer(TransformersApi):
                 # self.all_special_tokens]): each named token's flags back to the defaults
                 flags = {"single_word": False, "lstrip": False, "rstrip": False, "normalized": False}
                 tok._add([AddedToken(t, 0, special=True, **flags) for t in tok.all_special_tokens if t], special=False)
-            _set_class_post_processor(tok, class_name, config, config_path)
+            if slow is not None or class_name not in ("SiglipTokenizer", "M2M100Tokenizer"):
+                # (those two Python classes' templates: their folders without tokenizer.json only)
+                _set_class_post_processor(tok, class_name, config, config_path)
             if class_name == "M2M100Tokenizer" and slow is not None:
                 _set_m2m100_targets(tok, config)
         return tok
@@ -769,15 +771,20 @@ class Tokenizer(TransformersApi):
         text after them (none with skip_special_tokens), the whole stripped."""
         special = {t.id: t.content for t in self.added_tokens if t.special}
         decode = self._native.decode
+        space_before = self._kernel.options["special_segments"] == "siglip"
         parts: list[str] = []
         run: list[int] = []
+        after_special = False
         for item in ids:
             i = _token_id(item)
             if i not in special:
                 run.append(i)
+                after_special = False
             elif not skip_special_tokens:
-                parts += [decode(run, False), special[i]]
+                # (SiglipTokenizer: a space before a special token that follows text)
+                parts += [" " if space_before and not after_special else "", decode(run, False), special[i]]
                 run = []
+                after_special = True
         parts.append(decode(run, False))
         return "".join(parts).strip()
 

@@ -764,6 +764,7 @@ LATE_POST_PROCESSORS = frozenset(
         "PegasusTokenizer",
         "CLIPTokenizer",
         "M2M100Tokenizer",
+        "SiglipTokenizer",
     )
 )
 # Those of them whose template is set only where the class rebuilt the file (its model type)
@@ -903,6 +904,11 @@ def class_post_processor(
         if name == "MBartTokenizer":
             return template(["$A", eos_text, lang], ["$A", "$B", eos_text, lang], [(eos_text, eos_id), (lang, lang_id)])
         return template([lang, "$A", eos_text], [lang, "$A", "$B", eos_text], [(lang, lang_id), (eos_text, eos_id)])
+    if name == "SiglipTokenizer":  # "$A </s>", "$A </s> $B </s>" (every type id 0)
+        eos = special.get("eos_token")
+        if eos is None:
+            return None
+        return template(["$A:0", f"{eos}:0"], ["$A:0", f"{eos}:0", "$B:0", f"{eos}:0"], [(eos, convert(eos))])
     if name == "M2M100Tokenizer":  # __src_lang__ $A </s>, pair __src_lang__ $A $B </s>
         src = config.get("src_lang")
         src = src if isinstance(src, str) else "en"

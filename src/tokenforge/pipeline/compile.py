@@ -85,9 +85,9 @@ OPTIONS = {
 }
 KERNELS = tuple(OPTIONS)
 # special_segments: how a Python class over sentencepiece joins the decoded text between
-# special tokens with their text ("m2m100": M2M100Tokenizer's, nothing between; the joined text
-# stripped)
-SPECIAL_SEGMENTS = ("m2m100",)
+# special tokens with their text ("m2m100": M2M100Tokenizer's, nothing between; "siglip":
+# SiglipTokenizer's, a space before a special token that follows text; the joined text stripped)
+SPECIAL_SEGMENTS = ("m2m100", "siglip")
 
 
 def _fused_wordpiece(spec: PipelineSpec) -> bool:
