@@ -389,6 +389,7 @@ def _same_as_python_class(folder: pathlib.Path, texts: list[str], targets: bool 
         ours = Tokenizer.from_pretrained(folder)
     assert ours.all_special_tokens == ref.all_special_tokens
     assert ours.all_special_ids == ref.all_special_ids
+    assert (ours.model_max_length, ours.padding_side) == (ref.model_max_length, ref.padding_side)
     for name in ("bos", "eos", "unk", "sep", "pad", "cls", "mask"):
         assert getattr(ours, f"{name}_token") == getattr(ref, f"{name}_token"), name
         assert getattr(ours, f"{name}_token_id") == getattr(ref, f"{name}_token_id"), name

@@ -586,7 +586,7 @@ _CLASS_DEFAULTS: dict[str, dict[str, Any]] = {
         "mask_token": "<mask>",
     },
     "Qwen2Tokenizer": {"unk_token": "<|endoftext|>", "eos_token": "<|endoftext|>", "pad_token": "<|endoftext|>"},
-    "SiglipTokenizer": {"eos_token": "</s>", "unk_token": "<unk>", "pad_token": "</s>"},
+    "SiglipTokenizer": {"eos_token": "</s>", "unk_token": "<unk>", "pad_token": "</s>", "model_max_length": 64},
     "M2M100Tokenizer": {
         "bos_token": "<s>",
         "eos_token": "</s>",
@@ -1361,6 +1361,8 @@ class ModelConfig:
         add_bos = field("add_bos_token", (bool,), "true or false")
         add_eos = field("add_eos_token", (bool,), "true or false")
         max_length = config.get("model_max_length", config.get("max_len"))
+        if max_length is None:
+            max_length = defaults.get("model_max_length")  # (a class's own default: Siglip's 64)
         if max_length is not None:
             if isinstance(max_length, float) and max_length.is_integer():
                 max_length = int(max_length)
