@@ -90,6 +90,7 @@ class Tokenizer(TransformersApi):
     _spec: PipelineSpec  # the description, without truncation and padding (kept below)
     _kernel: Kernel  # the compiled pipeline
     _native: Any  # _kernel.native
+    _decode_ids: Any  # ids to text: _native.decode, or the option special_segments' (_segments_decode)
     _token_of: list[str]  # token text by id ("" where an id has none)
 
     def __init__(
@@ -139,6 +140,9 @@ class Tokenizer(TransformersApi):
         d.pop("_vocab", None)  # made on first use (__getattr__)
         d["truncation"] = d["padding"] = None
         self._native = kernel.native
+        # decode's ids to text: the native decode, or the option special_segments' (no check per call)
+        style = kernel.options.get("special_segments")
+        d["_decode_ids"] = kernel.native.decode if style is None else _segments_decode(kernel.native, spec, style)
         # The resolver holds the policy, not the tokenizer: the native object must not point back here.
         kernel.native.set_policy(kernel.default_added, functools.partial(_resolve_policy, kernel.policy))
         self._apply_truncation()
@@ -749,44 +753,18 @@ class Tokenizer(TransformersApi):
                 except TypeError:
                     raise TypeError(f"ids must be a sequence of token ids, got {type(ids).__name__}") from None
         try:
-            if "special_segments" in self._kernel.options:
-                return self._decode_segments(ids, skip_special_tokens)
             try:
-                return self._native.decode(ids, skip_special_tokens)  # type: ignore[no-any-return]
+                return self._decode_ids(ids, skip_special_tokens)  # type: ignore[no-any-return]
             except TypeError:
                 # Integers that are not Python ints are read here; any other item raises a
                 # TypeError that names what it is.
-                return self._native.decode([_token_id(i) for i in ids], skip_special_tokens)  # type: ignore[no-any-return]
+                return self._decode_ids([_token_id(i) for i in ids], skip_special_tokens)  # type: ignore[no-any-return]
         except ValueError:
             # an id outside the vocabulary; one a u32 cannot hold is HF tokenizers' OverflowError
             bad = _u32_overflow(ids)
             if bad is not None:
                 raise _token_id_overflow(bad) from None
             raise
-
-    def _decode_segments(self, ids: Any, skip_special_tokens: bool) -> str:
-        """Decode as a Python class over sentencepiece does it (the option special_segments,
-        M2M100Tokenizer's convert_tokens_to_string): the ids between special tokens decoded on
-        their own (the pipeline's decoder, sentencepiece's decode_pieces), each special token's
-        text after them (none with skip_special_tokens), the whole stripped."""
-        special = {t.id: t.content for t in self.added_tokens if t.special}
-        decode = self._native.decode
-        space_before = self._kernel.options["special_segments"] == "siglip"
-        parts: list[str] = []
-        run: list[int] = []
-        after_special = False
-        for item in ids:
-            i = _token_id(item)
-            if i not in special:
-                run.append(i)
-                after_special = False
-            elif not skip_special_tokens:
-                # (SiglipTokenizer: a space before a special token that follows text)
-                parts += [" " if space_before and not after_special else "", decode(run, False), special[i]]
-                run = []
-                after_special = True
-        parts.append(decode(run, False))
-        return "".join(parts).strip()
 
     def decode_stream(self, skip_special_tokens: bool = True) -> DecodeStream:
         """A DecodeStream over this tokenizer's decode, as HF's `tokenizers.decoders.DecodeStream`:
@@ -1155,6 +1133,36 @@ def _set_class_post_processor(tok: Tokenizer, class_name: str | None, config: An
     tok.__dict__.update(rebuilt.__dict__)
     for stale in tok.__dict__.keys() - rebuilt.__dict__.keys():
         del tok.__dict__[stale]
+
+
+def _segments_decode(native: Any, spec: PipelineSpec, style: str) -> Any:
+    """Decode as a Python class over sentencepiece does it (the option special_segments:
+    M2M100Tokenizer's and SiglipTokenizer's convert_tokens_to_string): the ids between special
+    tokens decoded on their own (the pipeline's decoder, sentencepiece's decode_pieces), each
+    special token's text after them (none with skip_special_tokens; "siglip": a space before a
+    special token that follows text), the whole stripped. (It holds the native pipeline, not
+    the tokenizer.)"""
+    special = {t.id: t.content for t in spec.added_tokens if t.special}
+    space_before = style == "siglip"
+    decode = native.decode
+
+    def decode_ids(ids: Any, skip_special_tokens: bool) -> str:
+        parts: list[str] = []
+        run: list[int] = []
+        after_special = False
+        for item in ids:
+            i = _token_id(item)
+            if i not in special:
+                run.append(i)
+                after_special = False
+            elif not skip_special_tokens:
+                parts += [" " if space_before and not after_special else "", decode(run, False), special[i]]
+                run = []
+                after_special = True
+        parts.append(decode(run, False))
+        return "".join(parts).strip()
+
+    return decode_ids
 
 
 def _set_m2m100_targets(tok: Tokenizer, config: Any) -> None:
