@@ -403,3 +403,64 @@ def test_vocabulary_missing_a_byte(missing, pattern):
     assert enc.encode_single_token(b"b") == ranks[b"b"]
     with pytest.raises(KeyError):
         enc.encode_single_token(bytes([missing]))
+
+
+# ---------------------------------------------------------------- HF tokenizers' error classes
+
+
+def _hf_pair(tmp_path):
+    """A small BPE tokenizer.json HF tokenizers trains here, read by both."""
+    hf = pytest.importorskip("tokenizers")
+    bpe = hf.Tokenizer(hf.models.BPE(unk_token="[UNK]"))
+    bpe.pre_tokenizer = hf.pre_tokenizers.Whitespace()
+    trainer = hf.trainers.BpeTrainer(vocab_size=80, special_tokens=["[UNK]", "[CLS]"], show_progress=False)
+    bpe.train_from_iterator(["hello world", "low lower lowest", "héllo wörld"], trainer)
+    path = tmp_path / "tokenizer.json"
+    bpe.save(str(path))
+    return hf.Tokenizer.from_file(str(path)), tokenforge.Tokenizer.from_file(path)
+
+
+@pytest.mark.parametrize("bad", [-1, -(2**31), -(2**63), 2**32, 2**32 + 5, 2**64, 2**70])
+def test_tokenizer_ids_a_u32_cannot_hold_are_overflow_errors(tmp_path, bad):
+    """decode, decode_batch and id_to_token of an id a u32 cannot hold: HF tokenizers' class
+    (OverflowError), still the ValueError tokenforge raised before, the id in the message."""
+    np = pytest.importorskip("numpy")
+    from tokenforge.arguments import TokenIdOverflowError
+
+    hf, ours = _hf_pair(tmp_path)
+    good = ours.encode("hello world").ids
+    calls = [
+        lambda t, ids: t.decode(ids),
+        lambda t, ids: t.decode(ids, skip_special_tokens=False),
+        lambda t, ids: t.decode_batch([good, ids]),
+    ]
+    for ids in ([bad], [*good, bad], [bad, *good]):
+        for call in calls:
+            with pytest.raises(OverflowError):
+                call(hf, ids)
+            with pytest.raises(TokenIdOverflowError) as info:
+                call(ours, ids)
+            assert isinstance(info.value, OverflowError) and isinstance(info.value, ValueError)
+            assert str(bad) in str(info.value)
+    if -(2**63) <= bad < 2**63:  # a NumPy array's ids too
+        with pytest.raises(OverflowError, match=str(bad)):
+            ours.decode(np.array([*good, bad], dtype=np.int64))
+    with pytest.raises(OverflowError):
+        hf.id_to_token(bad)
+    with pytest.raises(TokenIdOverflowError, match=str(bad)):
+        ours.id_to_token(bad)
+    with pytest.raises(OverflowError, match=str(bad)):
+        ours.decode_stream().step(bad)
+
+
+def test_tokenizer_ids_a_u32_holds(tmp_path):
+    """An id a u32 holds that the vocabulary lacks: id_to_token is None, as HF's; decode raises
+    ValueError (not OverflowError), where HF tokenizers skips it."""
+    hf, ours = _hf_pair(tmp_path)
+    for bad in (ours.get_vocab_size(), 2**31, 2**32 - 1):
+        assert hf.id_to_token(bad) is None and ours.id_to_token(bad) is None
+        assert hf.decode([bad]) == ""
+        with pytest.raises(ValueError, match=str(bad)) as info:
+            ours.decode([bad])
+        assert not isinstance(info.value, OverflowError)
+    assert ours.id_to_token(0) == hf.id_to_token(0) == "[UNK]"

@@ -10,6 +10,7 @@ import importlib.resources
 import json
 import pathlib
 import re
+import warnings
 
 import pytest
 
@@ -263,44 +264,28 @@ def test_bert_folder_with_vocab_json_beside_reads_vocab_txt(tmp_path):
 
 def test_folder_class_not_rebuilt_is_refused(tmp_path):
     folder = _folder(tmp_path, "t5")
-    _write(folder, "tokenizer_config.json", {"tokenizer_class": "SiglipTokenizer"})
-    _write(folder, "config.json", {"model_type": "siglip"})
-    with pytest.raises(ValueError, match=r"spiece\.model.*SiglipTokenizer"):
+    _write(folder, "tokenizer_config.json", {"tokenizer_class": "BigBirdTokenizer"})
+    _write(folder, "config.json", {"model_type": "big_bird"})
+    with pytest.raises(ValueError, match=r"spiece\.model.*BigBirdTokenizer"):
         Tokenizer.from_pretrained(folder)
 
 
-@pytest.mark.parametrize("kind", ["siglip", "m2m100", "marian"])
-def test_python_sentencepiece_classes_are_refused(tmp_path, kind):
-    """SiglipTokenizer, M2M100Tokenizer and MarianTokenizer are Python classes over the
-    sentencepiece library in transformers 5 (no tokenizers backend: no offsets, their own text
-    handling); from_pretrained refuses their folders, naming the file and the class."""
-    folder = tmp_path / kind
+def test_marian_python_class_is_refused(tmp_path):
+    """MarianTokenizer is a Python class over the sentencepiece library in transformers 5 (no
+    tokenizers backend: no offsets; source.spm for text, target.spm for text_target and decode,
+    over one vocab.json); from_pretrained refuses its folders, naming the file and the class."""
+    folder = tmp_path / "marian"
     folder.mkdir()
     ids = {"unk_id": 2, "eos_id": 1, "pad_id": 0, "bos_id": -1}
-    if kind == "siglip":
-        _train_spm(folder, "spiece.model", "unigram", ids)
-        _write(folder, "tokenizer_config.json", {"tokenizer_class": "SiglipTokenizer"})
-        _write(folder, "config.json", {"model_type": "siglip"})
-        file, name = "spiece.model", "SiglipTokenizer"
-    elif kind == "m2m100":
-        ids = {"unk_id": 0, "bos_id": 1, "eos_id": 2, "pad_id": -1}
-        _train_spm(folder, "sentencepiece.bpe.model", "bpe", ids, keep_vocab=True)
-        pieces = [line.split("\t")[0] for line in (folder / "m.vocab").read_text("utf-8").splitlines()]
-        _write(folder, "vocab.json", {p: i for i, p in enumerate(["<s>", "<pad>", "</s>", "<unk>", *pieces[3:]])})
-        _write(folder, "tokenizer_config.json", {"tokenizer_class": "M2M100Tokenizer", "src_lang": "en"})
-        _write(folder, "config.json", {"model_type": "m2m_100"})
-        file, name = "sentencepiece.bpe.model", "M2M100Tokenizer"
-    else:
-        _train_spm(folder, "source.spm", "unigram", ids)
-        _train_spm(folder, "target.spm", "unigram", ids, keep_vocab=True)
-        pieces = [line.split("\t")[0] for line in (folder / "m.vocab").read_text("utf-8").splitlines()]
-        _write(folder, "vocab.json", {p: i for i, p in enumerate(pieces)})
-        _write(folder, "tokenizer_config.json", {"tokenizer_class": "MarianTokenizer"})
-        _write(folder, "config.json", {"model_type": "marian"})
-        file, name = "source.spm", "MarianTokenizer"
+    _train_spm(folder, "source.spm", "unigram", ids)
+    _train_spm(folder, "target.spm", "unigram", ids, keep_vocab=True)
+    pieces = [line.split("\t")[0] for line in (folder / "m.vocab").read_text("utf-8").splitlines()]
+    _write(folder, "vocab.json", {p: i for i, p in enumerate(pieces)})
+    _write(folder, "tokenizer_config.json", {"tokenizer_class": "MarianTokenizer"})
+    _write(folder, "config.json", {"model_type": "marian"})
     ref = _auto(folder)
     assert not ref.is_fast  # (a Python class: transformers has no backend_tokenizer for it)
-    with pytest.raises(ValueError, match=rf"{re.escape(file)}.*{name}.*Python class"):
+    with pytest.raises(ValueError, match=r"source\.spm.*MarianTokenizer.*Python class"):
         Tokenizer.from_pretrained(folder)
 
 
@@ -357,3 +342,215 @@ def test_roberta_processing_parts_as_transformers(tmp_path, kind):
         assert list(got.type_ids) == want.type_ids, add
         assert [list(o.type_ids) for o in got.overflowing] == [o.type_ids for o in want.overflowing], add
         assert [list(o.ids) for o in got.overflowing] == [o.ids for o in want.overflowing], add
+
+
+# --- Python classes over the sentencepiece library (no tokenizers backend) -------------------
+
+PYTHON_CLASS_TEXTS = [
+    *TEXTS,
+    "Übermäßig große Straße, ça va? ¿Qué tal? Привет, мир! Γειά σου",
+    "日本語のテキスト、中文文本。 한국어 텍스트 — ☃ ✓ 🎉 unknown",
+    "punctuation!!! ... ?? (brackets) [x] {y} <z> a,b;c:d 'q' \"dq\" -- @#$%^&*",
+    "tabs\tand\nnewlines\r\n  \u3000wide\u00a0nbsp  ",
+    "   ",
+    "\u2581already\u2581escaped \u2581",
+    "<s> </s> <pad> <unk> __fr__ __en__ inline</s>specials<s>",
+    "x" * 300,
+]
+
+
+def _m2m100_folder(tmp_path: pathlib.Path, config: dict, missing: str | None = None) -> pathlib.Path:
+    """As facebook/m2m100_418M's: sentencepiece.bpe.model (BPE), vocab.json in fairseq's order
+    (<s> <pad> </s> <unk>, then the pieces in an order of their own, not the model's), made-up
+    words at the end; `missing`: a piece vocab.json leaves out."""
+    folder = tmp_path / "m2m100"
+    folder.mkdir()
+    ids = {"unk_id": 0, "bos_id": 1, "eos_id": 2, "pad_id": -1}
+    _train_spm(folder, "sentencepiece.bpe.model", "bpe", ids, keep_vocab=True)
+    pieces = [line.split("\t")[0] for line in (folder / "m.vocab").read_text("utf-8").splitlines()][3:]
+    pieces = sorted(pieces, key=lambda p: (len(p) % 3, p))  # (not the model's order)
+    if missing is not None:
+        pieces.remove(missing)
+    words = [f"madeupword{i:04d}" for i in range(8)]
+    _write(folder, "vocab.json", {p: i for i, p in enumerate(["<s>", "<pad>", "</s>", "<unk>", *pieces, *words])})
+    _write(folder, "tokenizer_config.json", {"tokenizer_class": "M2M100Tokenizer", **config})
+    _write(folder, "config.json", {"model_type": "m2m_100"})
+    return folder
+
+
+def _same_as_python_class(folder: pathlib.Path, texts: list[str], targets: bool = True, past: int = 8) -> None:
+    """AutoTokenizer's Python class (no backend_tokenizer, no offsets) and from_pretrained: the
+    special tokens, ids with and without special tokens (a pair's too), the tokens of those ids,
+    decode with and without special tokens and clean-up, text_target's labels."""
+    ref = transformers.AutoTokenizer.from_pretrained(str(folder), local_files_only=True)
+    assert not ref.is_fast
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ours = Tokenizer.from_pretrained(folder)
+    assert ours.all_special_tokens == ref.all_special_tokens
+    assert ours.all_special_ids == ref.all_special_ids
+    assert (ours.model_max_length, ours.padding_side) == (ref.model_max_length, ref.padding_side)
+    for name in ("bos", "eos", "unk", "sep", "pad", "cls", "mask"):
+        assert getattr(ours, f"{name}_token") == getattr(ref, f"{name}_token"), name
+        assert getattr(ours, f"{name}_token_id") == getattr(ref, f"{name}_token_id"), name
+    for text in texts:
+        for add in (False, True):
+            want = ref(text, add_special_tokens=add)["input_ids"]
+            got = ours.encode(text, add_special_tokens=add).ids
+            assert got == want, (text, add)
+            assert [ours.id_to_token(i) for i in got] == ref.convert_ids_to_tokens(want), (text, add)
+            assert (
+                ours(text, texts[0], add_special_tokens=add)["input_ids"]
+                == ref(text, texts[0], add_special_tokens=add)["input_ids"]
+            ), (text, add)
+            for skip in (False, True):
+                assert ours.decode(got, skip_special_tokens=skip) == ref.decode(want, skip_special_tokens=skip), (
+                    text,
+                    skip,
+                )
+                for clean in (False, True):
+                    assert ours.decode(got, skip, clean_up_tokenization_spaces=clean) == ref.decode(
+                        want, skip_special_tokens=skip, clean_up_tokenization_spaces=clean
+                    ), (text, skip, clean)
+        if targets:
+            want_call = ref(text, text_target=texts[1])
+            got_call = ours(text, text_target=texts[1])
+            assert got_call["input_ids"] == want_call["input_ids"] and got_call["labels"] == want_call["labels"], text
+    every = list(range(len(ref.get_vocab()) + past))  # (`past` ids past the vocabulary: M2M100's codes)
+    for skip in (False, True):
+        assert ours.decode(every, skip_special_tokens=skip) == ref.decode(every, skip_special_tokens=skip)
+        assert ours.batch_decode([every[:50], every[50:]], skip_special_tokens=skip) == ref.batch_decode(
+            [every[:50], every[50:]], skip_special_tokens=skip
+        )
+
+
+@pytest.mark.parametrize(
+    "config",
+    [
+        {"src_lang": "en", "tgt_lang": "fr"},
+        {"src_lang": "de", "tgt_lang": "ja", "language_codes": "wmt21"},
+        {"tgt_lang": "zu", "clean_up_tokenization_spaces": True},
+    ],
+    ids=["en-fr", "wmt21", "default-src-clean-up"],
+)
+def test_m2m100_folder_matches_python_class(tmp_path, config):
+    """M2M100Tokenizer (sentencepiece.bpe.model + vocab.json): the model's pieces through
+    vocab.json's ids, characters the model lacks as the unknown id, __src__ $A </s>, text_target
+    with tgt_lang's code, decode between special tokens as sentencepiece's decode_pieces."""
+    folder = _m2m100_folder(tmp_path, config)
+    _same_as_python_class(folder, [*PYTHON_CLASS_TEXTS, *LINES[1:60:7]])
+    ours = Tokenizer.from_pretrained(folder)
+    # (the pipeline's offsets, into the text; transformers' Python class has none)
+    offsets = ours.encode("hello world", add_special_tokens=False).offsets
+    assert offsets[0][0] == 0 and offsets[-1][1] == len("hello world")
+
+
+def test_m2m100_without_tgt_lang(tmp_path):
+    """No tgt_lang: text is encoded (src_lang en), text_target is transformers' KeyError."""
+    folder = _m2m100_folder(tmp_path, {})
+    ref, ours = transformers.AutoTokenizer.from_pretrained(str(folder)), Tokenizer.from_pretrained(folder)
+    assert ours("hello")["input_ids"] == ref("hello")["input_ids"]
+    for tok in (ref, ours):
+        with pytest.raises(KeyError):
+            tok("hello", text_target="bonjour")
+
+
+def test_m2m100_refusals(tmp_path):
+    """A src_lang that is not a code (transformers' KeyError), a model piece vocab.json lacks (the
+    class maps it to the unknown id: one id for two pieces, which a BPE vocabulary cannot say)."""
+    folder = _m2m100_folder(tmp_path, {"src_lang": "xx"})
+    with pytest.raises(KeyError):
+        transformers.AutoTokenizer.from_pretrained(str(folder))
+    with pytest.raises(ValueError, match="'xx' is not one of M2M100Tokenizer's language codes"):
+        Tokenizer.from_pretrained(folder)
+    missing = tmp_path / "missing"
+    missing.mkdir()
+    folder = _m2m100_folder(missing, {"src_lang": "en"}, missing="\u2581the")
+    with pytest.raises(ValueError, match=r"sentencepiece\.bpe\.model.*M2M100Tokenizer.*'\u2581the'"):
+        Tokenizer.from_pretrained(folder)
+
+
+def _siglip_folder(tmp_path: pathlib.Path, config: dict) -> pathlib.Path:
+    """As google/siglip-base-patch16-224's: spiece.model (Unigram: <pad> </s> <unk> first)."""
+    folder = tmp_path / "siglip"
+    folder.mkdir()
+    _train_spm(folder, "spiece.model", "unigram", {"pad_id": 0, "eos_id": 1, "unk_id": 2, "bos_id": -1})
+    _write(folder, "tokenizer_config.json", {"tokenizer_class": "SiglipTokenizer", **config})
+    _write(folder, "config.json", {"model_type": "siglip"})
+    return folder
+
+
+def _siglip_says(text: str) -> bool:
+    """Not one of SiglipTokenizer's two cases its pipeline does not say: a text ending with its
+    eos token (the class adds none then), punctuation right after a special token (the class
+    removes it; the pipeline's text after a special token then starts a word)."""
+    return not text.rstrip().endswith("</s>") and not re.search(r"(</s>|<unk>)\s*[!-/:-@\[-`{-~]", text)
+
+
+@pytest.mark.parametrize(
+    "config",
+    [{}, {"do_lower_case": False}, {"clean_up_tokenization_spaces": True, "model_max_length": 64}],
+    ids=["default", "cased", "clean-up"],
+)
+def test_siglip_folder_matches_python_class(tmp_path, config):
+    """SiglipTokenizer (spiece.model): lowercased, Python's string.punctuation removed,
+    whitespace runs one space, stripped, only the first text (before any special token)
+    starting a word, the model's charsmap and Unigram; "$A </s>"; decode with a space before a
+    special token that follows text."""
+    folder = _siglip_folder(tmp_path, config)
+    texts = [
+        *PYTHON_CLASS_TEXTS,
+        "a</s>b",
+        "a </s>  \t b</s> c <unk>d",
+        "!!! x",
+        "``quoted'' start",
+        ".getOptional() and .getMandatory().",
+        "\u2581a \u2581 b",
+        "UPPER lower MiXeD ÀÉÎ",
+        *LINES[1:60:7],
+    ]
+    said = [t for t in texts if _siglip_says(t)]
+    assert len(said) > len(texts) - 3
+    _same_as_python_class(folder, said, past=0)
+
+
+def test_siglip_differences_left(tmp_path):
+    """The two cases the pipeline does not say (docs/usage.md): a text already ending with
+    </s> gets a second one, and punctuation right after a special token starts a word."""
+    folder = _siglip_folder(tmp_path, {})
+    ref, ours = transformers.AutoTokenizer.from_pretrained(str(folder)), Tokenizer.from_pretrained(folder)
+    with pytest.warns(UserWarning):
+        assert ref("x</s>")["input_ids"] == ours.encode("x</s>", add_special_tokens=False).ids
+    assert ours.encode("x</s>").ids[-2:] == [1, 1]
+    assert (
+        ref.tokenize("a</s>!b")[-1:] == ["b"]
+        and ours.encode("a</s>!b", add_special_tokens=False).tokens[-1] == "\u2581b"
+    )
+
+
+@pytest.mark.parametrize("kind", ["clip", "clip-hub"])
+def test_clip_decode_stream_as_transformers_decode(tmp_path, kind):
+    """CLIPTokenizer's decode_stream: after each id, the text the stream has given so far is
+    transformers' CLIP decode of the ids so far (each </w> a space, the text stripped) wherever
+    the step gives text; at the end, all of it. (decode_stream steps Tokenizer.decode, which
+    drops the </w> as the option strip_word_suffix says.)"""
+    import random
+
+    folder = _folder(tmp_path, kind)
+    ref = _auto(folder)
+    ours = Tokenizer.from_pretrained(folder)
+    rng = random.Random(19)
+    size = ours.get_vocab_size()
+    runs = [ours.encode(text).ids for text in [*TEXTS, *LINES[1:40:5]]]
+    runs += [[rng.randrange(size) for _ in range(rng.randrange(1, 14))] for _ in range(60)]
+    for ids in runs:
+        for skip in (False, True):
+            stream, shown = ours.decode_stream(skip_special_tokens=skip), ""
+            for k, i in enumerate(ids):
+                chunk = stream.step(i)
+                if chunk is not None:
+                    shown += chunk
+                    assert shown == ref.decode(ids[: k + 1], skip_special_tokens=skip), (ids[: k + 1], skip)
+                    assert "</w>" not in chunk
+            whole = ref.decode(ids, skip_special_tokens=skip)
+            assert whole.endswith("\ufffd") or shown == whole, (ids, skip)

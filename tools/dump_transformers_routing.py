@@ -13,6 +13,7 @@ import pathlib
 
 import transformers
 from transformers.models.auto import tokenization_auto as auto
+from transformers.models.m2m_100 import tokenization_m2m_100
 from transformers.models.mbart import tokenization_mbart
 from transformers.models.mbart50 import tokenization_mbart50
 from transformers.models.nllb import tokenization_nllb
@@ -44,6 +45,8 @@ def main() -> None:
             "MBartTokenizer": list(tokenization_mbart.FAIRSEQ_LANGUAGE_CODES),
             "MBart50Tokenizer": list(tokenization_mbart50.FAIRSEQ_LANGUAGE_CODES),
             "NllbTokenizer": list(tokenization_nllb.FAIRSEQ_LANGUAGE_CODES),
+            # (M2M100Tokenizer's two sets, by its language_codes argument: "m2m100", "wmt21")
+            "M2M100Tokenizer": tokenization_m2m_100.FAIRSEQ_LANGUAGE_CODES,
         },
     }
     out = pathlib.Path(__file__).resolve().parent.parent / "src" / "tokenforge" / "data" / "transformers_routing.json"

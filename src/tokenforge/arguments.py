@@ -46,6 +46,34 @@ class NegativeIntError(ValueError, OverflowError):
     OverflowError, as HF tokenizers' conversion to an unsigned integer raises."""
 
 
+class TokenIdOverflowError(ValueError, OverflowError):
+    """A token id a u32 cannot hold (negative, or 2**32 and above) handed to decode, decode_batch,
+    a DecodeStream or id_to_token: HF tokenizers' OverflowError, and the ValueError tokenforge
+    raised before for it (an id outside the vocabulary)."""
+
+
+U32_IDS = 2**32
+
+
+def _u32_overflow(ids: Any) -> int | None:
+    """The first id of `ids` (integers) that a u32 cannot hold, None where every one fits."""
+    for value in ids:
+        try:
+            i = operator.index(value)
+        except TypeError:
+            return None  # (a TypeError of its own, raised where the ids are read)
+        if not 0 <= i < U32_IDS:
+            return i
+    return None
+
+
+def _token_id_overflow(i: int) -> TokenIdOverflowError:
+    return TokenIdOverflowError(
+        f"token id {i} is not in this tokenizer's vocabulary: a token id is an int in 0..2**32-1 "
+        "(HF tokenizers' OverflowError)"
+    )
+
+
 def _check_int(
     value: Any, name: str, low: int | None = None, high: int | None = None, *, none: str | None = None, why: str = ""
 ) -> Any:

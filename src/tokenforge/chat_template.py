@@ -537,9 +537,9 @@ def select_chat_template(
 # them. The class is the one AutoTokenizer builds (Tokenizer.from_pretrained passes it: the
 # routing of formats/transformers_classes.transformers_class), the declared tokenizer_class
 # otherwise. The pipelines and post-processors these classes build (MBart50's vocabulary, the
-# src_lang templates, Splinter's question token) are formats/transformers_classes.py's. Not
-# done: Siglip and M2M100 (classes that build only from a sentencepiece model; transformers
-# cannot load a folder of tokenizer.json alone that names them).
+# src_lang templates, Splinter's question token) are formats/transformers_classes.py's.
+# SiglipTokenizer's and M2M100Tokenizer's: their folders without tokenizer.json
+# (formats/slow_files.py; transformers cannot load a folder of tokenizer.json alone that names them).
 # tests/test_special_tokens_transformers.py checks them against AutoTokenizer.
 _BERT = {"unk_token": "[UNK]", "sep_token": "[SEP]", "pad_token": "[PAD]", "cls_token": "[CLS]", "mask_token": "[MASK]"}
 _ROBERTA = {
@@ -586,6 +586,14 @@ _CLASS_DEFAULTS: dict[str, dict[str, Any]] = {
         "mask_token": "<mask>",
     },
     "Qwen2Tokenizer": {"unk_token": "<|endoftext|>", "eos_token": "<|endoftext|>", "pad_token": "<|endoftext|>"},
+    "SiglipTokenizer": {"eos_token": "</s>", "unk_token": "<unk>", "pad_token": "</s>", "model_max_length": 64},
+    "M2M100Tokenizer": {
+        "bos_token": "<s>",
+        "eos_token": "</s>",
+        "sep_token": "</s>",
+        "pad_token": "<pad>",
+        "unk_token": "<unk>",
+    },
 }
 # CodeLlamaTokenizer's infilling tokens, which it passes to super().__init__ (model-specific
 # special tokens) and appends to the extra special tokens.
@@ -1353,6 +1361,8 @@ class ModelConfig:
         add_bos = field("add_bos_token", (bool,), "true or false")
         add_eos = field("add_eos_token", (bool,), "true or false")
         max_length = config.get("model_max_length", config.get("max_len"))
+        if max_length is None:
+            max_length = defaults.get("model_max_length")  # (a class's own default: Siglip's 64)
         if max_length is not None:
             if isinstance(max_length, float) and max_length.is_integer():
                 max_length = int(max_length)

@@ -31,13 +31,16 @@ from .added_tokens import AddedToken as AddedToken
 from .arguments import (
     INT64_MAX,
     MAX_PAD_LENGTH,
+    U32_IDS,
     _batch_ids,
     _check_bool,
     _check_choice,
     _check_int,
     _shown,
     _token_id,
+    _token_id_overflow,
     _token_ids,
+    _u32_overflow,
 )
 from .decoders.streaming import DecodeStream
 from .pipeline.spec import PipelineSpec
@@ -87,6 +90,7 @@ class Tokenizer(TransformersApi):
     _spec: PipelineSpec  # the description, without truncation and padding (kept below)
     _kernel: Kernel  # the compiled pipeline
     _native: Any  # _kernel.native
+    _decode_ids: Any  # ids to text: _native.decode, or the option special_segments' (_segments_decode)
     _token_of: list[str]  # token text by id ("" where an id has none)
 
     def __init__(
@@ -136,6 +140,9 @@ class Tokenizer(TransformersApi):
         d.pop("_vocab", None)  # made on first use (__getattr__)
         d["truncation"] = d["padding"] = None
         self._native = kernel.native
+        # decode's ids to text: the native decode, or the option special_segments' (no check per call)
+        style = kernel.options.get("special_segments")
+        d["_decode_ids"] = kernel.native.decode if style is None else _segments_decode(kernel.native, spec, style)
         # The resolver holds the policy, not the tokenizer: the native object must not point back here.
         kernel.native.set_policy(kernel.default_added, functools.partial(_resolve_policy, kernel.policy))
         self._apply_truncation()
@@ -448,10 +455,14 @@ class Tokenizer(TransformersApi):
             # transformers sets the backend's encode_special_tokens from the config's value: the
             # special added tokens' text stays text (each call's default, apply_chat_template's too)
             options["split_special_tokens"] = True
+        if class_name in ("M2M100Tokenizer", "SiglipTokenizer") and slow is not None:
+            # its decode joins the text between special tokens with their text (slow_files)
+            options["special_segments"] = "m2m100" if class_name == "M2M100Tokenizer" else "siglip"
         if class_name == "CLIPTokenizer" and _model_type(spec.model) == "BPE":
             # CLIPTokenizer wraps its backend's decode: each </w> a space, the text stripped
             options["strip_word_suffix"] = "</w>"
-        if config.clean_up_tokenization_spaces and _model_type(spec.model) not in ("BPE", None):
+        python_class = "special_segments" in options  # (no backend: its decode cleans up for any model)
+        if config.clean_up_tokenization_spaces and (python_class or _model_type(spec.model) not in ("BPE", None)):
             # transformers' decode cleans the text up as the config says, but for a BPE model
             options["clean_up_tokenization_spaces"] = True
         config = dataclasses.replace(config, transformers_class=class_name)  # (transformers_api.py reads it)
@@ -466,7 +477,11 @@ class Tokenizer(TransformersApi):
                 # self.all_special_tokens]): each named token's flags back to the defaults
                 flags = {"single_word": False, "lstrip": False, "rstrip": False, "normalized": False}
                 tok._add([AddedToken(t, 0, special=True, **flags) for t in tok.all_special_tokens if t], special=False)
-            _set_class_post_processor(tok, class_name, config, config_path)
+            if slow is not None or class_name not in ("SiglipTokenizer", "M2M100Tokenizer"):
+                # (those two Python classes' templates: their folders without tokenizer.json only)
+                _set_class_post_processor(tok, class_name, config, config_path)
+            if class_name == "M2M100Tokenizer" and slow is not None:
+                _set_m2m100_targets(tok, config)
         return tok
 
     @property
@@ -717,7 +732,9 @@ class Tokenizer(TransformersApi):
         pieces); its default is HF tokenizers' (True), not transformers' (batch_decode's False).
         clean_up_tokenization_spaces: None for the model folder's setting, else transformers'
         clean-up on or off (never for a BPE model, as transformers). An id outside the
-        vocabulary raises ValueError, anything but an integer TypeError."""
+        vocabulary raises ValueError (HF tokenizers skips one below 2**32), one a u32 cannot
+        hold TokenIdOverflowError (a ValueError and HF's OverflowError), anything but an integer
+        TypeError."""
         text = self._decode_natively(ids, skip_special_tokens)
         if clean_up_tokenization_spaces is not None:
             return self._clean_up(text, clean_up_tokenization_spaces)
@@ -736,11 +753,18 @@ class Tokenizer(TransformersApi):
                 except TypeError:
                     raise TypeError(f"ids must be a sequence of token ids, got {type(ids).__name__}") from None
         try:
-            return self._native.decode(ids, skip_special_tokens)  # type: ignore[no-any-return]
-        except TypeError:
-            # Integers that are not Python ints are read here; any other item raises a
-            # TypeError that names what it is.
-            return self._native.decode([_token_id(i) for i in ids], skip_special_tokens)  # type: ignore[no-any-return]
+            try:
+                return self._decode_ids(ids, skip_special_tokens)  # type: ignore[no-any-return]
+            except TypeError:
+                # Integers that are not Python ints are read here; any other item raises a
+                # TypeError that names what it is.
+                return self._decode_ids([_token_id(i) for i in ids], skip_special_tokens)  # type: ignore[no-any-return]
+        except ValueError:
+            # an id outside the vocabulary; one a u32 cannot hold is HF tokenizers' OverflowError
+            bad = _u32_overflow(ids)
+            if bad is not None:
+                raise _token_id_overflow(bad) from None
+            raise
 
     def decode_stream(self, skip_special_tokens: bool = True) -> DecodeStream:
         """A DecodeStream over this tokenizer's decode, as HF's `tokenizers.decoders.DecodeStream`:
@@ -761,8 +785,12 @@ class Tokenizer(TransformersApi):
         return self._vocab.get(token)
 
     def id_to_token(self, token_id: int) -> str | None:
-        """The token of an id (any integer, NumPy's too), or None where the vocabulary has none."""
+        """The token of an id (any integer, NumPy's too), or None where the vocabulary has none; an
+        id a u32 cannot hold (negative, 2**32 and above) raises TokenIdOverflowError, an
+        OverflowError as HF tokenizers' and a ValueError."""
         i = _token_id(token_id, "token_id")
+        if not 0 <= i < U32_IDS:
+            raise _token_id_overflow(i)  # (HF tokenizers: OverflowError)
         return self._token_of[i] if 0 <= i < len(self._token_of) and self._token_of[i] else None
 
     def get_vocab_size(self, with_added_tokens: bool = True) -> int:
@@ -1105,6 +1133,57 @@ def _set_class_post_processor(tok: Tokenizer, class_name: str | None, config: An
     tok.__dict__.update(rebuilt.__dict__)
     for stale in tok.__dict__.keys() - rebuilt.__dict__.keys():
         del tok.__dict__[stale]
+
+
+def _segments_decode(native: Any, spec: PipelineSpec, style: str) -> Any:
+    """Decode as a Python class over sentencepiece does it (the option special_segments:
+    M2M100Tokenizer's and SiglipTokenizer's convert_tokens_to_string): the ids between special
+    tokens decoded on their own (the pipeline's decoder, sentencepiece's decode_pieces), each
+    special token's text after them (none with skip_special_tokens; "siglip": a space before a
+    special token that follows text), the whole stripped. (It holds the native pipeline, not
+    the tokenizer.)"""
+    special = {t.id: t.content for t in spec.added_tokens if t.special}
+    space_before = style == "siglip"
+    decode = native.decode
+
+    def decode_ids(ids: Any, skip_special_tokens: bool) -> str:
+        parts: list[str] = []
+        run: list[int] = []
+        after_special = False
+        for item in ids:
+            i = _token_id(item)
+            if i not in special:
+                run.append(i)
+                after_special = False
+            elif not skip_special_tokens:
+                parts += [" " if space_before and not after_special else "", decode(run, False), special[i]]
+                run = []
+                after_special = True
+        parts.append(decode(run, False))
+        return "".join(parts).strip()
+
+    return decode_ids
+
+
+def _set_m2m100_targets(tok: Tokenizer, config: Any) -> None:
+    """M2M100Tokenizer's call encodes text_target with tgt_lang's template (its
+    _switch_to_target_mode); without a tgt_lang it raises KeyError, as transformers."""
+    from .formats.transformers_classes import m2m100_template
+
+    tgt = config.config.get("tgt_lang")
+    target: Any = "M2M100Tokenizer has no tgt_lang (tokenizer_config.json) to encode text_target with"
+    if tgt is not None:
+        try:
+            target = m2m100_template(config.config, tgt, config.special_tokens, tok.token_to_id)
+        except ValueError as e:
+            target = str(e)
+    if target is None:
+        return
+    spec = tok.spec
+    rebuilt = Tokenizer.from_spec(
+        dataclasses.replace(spec, options={**spec.options, "text_target_post_processor": target})
+    )
+    tok.__dict__.update(rebuilt.__dict__)
 
 
 def _hub_ids(path: str) -> list[str]:

@@ -708,11 +708,35 @@ class TransformersApi:
             return encodings
         if max_target_length is not None:
             settings[3] = max_target_length
-        targets = self._encode_plus(text_target, text_pair_target, *settings)
+        targets = self._for_targets()._encode_plus(text_target, text_pair_target, *settings)
         if encodings is None:
             return targets
         encodings["labels"] = targets["input_ids"]  # (as transformers: the targets' ids as labels)
         return encodings
+
+    def _for_targets(self) -> Any:
+        """The tokenizer that encodes text_target: this one, or where the class switches its
+        template for targets (the option text_target_post_processor: M2M100Tokenizer's tgt_lang)
+        this one with that post-processor (made once); KeyError where the class has none
+        (transformers' KeyError: no tgt_lang)."""
+        options = self._kernel.options  # type: ignore[attr-defined]
+        target = options.get("text_target_post_processor")
+        if target is None:
+            return self
+        if isinstance(target, str):
+            raise KeyError(target)
+        cached = self.__dict__.get("_targets")
+        if cached is None:
+            import dataclasses
+
+            from .processors.template import TemplateProcessing
+
+            spec = self.spec  # type: ignore[attr-defined]
+            kept = {k: v for k, v in spec.options.items() if k != "text_target_post_processor"}
+            post = TemplateProcessing.from_json(target)
+            cached = type(self).from_spec(dataclasses.replace(spec, post_processor=post, options=kept))  # type: ignore[attr-defined]
+            self.__dict__["_targets"] = cached
+        return cached
 
     def _encode_plus(
         self,
@@ -951,9 +975,12 @@ class TransformersApi:
         return text
 
     def _bpe_model(self) -> bool:
-        """Whether transformers' backend model is a BPE (its decode never cleans up then)."""
+        """Whether transformers' backend model is a BPE (its decode never cleans up then); a
+        Python class over sentencepiece (the option special_segments) has no backend and cleans up."""
         from .tokenizer import _model_type
 
+        if "special_segments" in self._kernel.options:
+            return False
         return _model_type(self._spec.model) == "BPE" or self.kernel in ("byte_level_bpe", "tekken")
 
     def batch_decode(

@@ -12,9 +12,10 @@ is read for the model type the class builds (a BPE model's pieces and scores mak
 class's vocabulary; a BPE class gets the pieces by id and merges generated from them), then
 reordered as the class's converter's convert_from_spm does (XLM-R, Camembert, Pegasus, MBart,
 MBart50, NLLB, T5). A class tokenforge does not rebuild (transformers_classes' _CLASSES) for such
-files is refused with a ValueError naming the file and the class, as are the classes
-transformers runs in Python over the sentencepiece library (PYTHON_SPM_CLASSES: Siglip,
-M2M100, Marian).
+files is refused with a ValueError naming the file and the class, as is MarianTokenizer, a class
+transformers runs in Python over the sentencepiece library (PYTHON_SPM_CLASSES). Two others are
+run as pipelines: M2M100Tokenizer (m2m100_document: the sentencepiece model's through
+vocab.json's ids) and SiglipTokenizer (siglip_document: its canonicalization as normalizers).
 The neighbours: transformers_classes.py (the class table), spm_tokenizer_json.py,
 sentencepiece_model.py, tokenizer.py's from_pretrained.
 """
@@ -39,9 +40,10 @@ _BARE = {
 # the files each kind of folder holds, in the order transformers' classes name them
 SPM_FILES = ("spiece.model", "sentencepiece.bpe.model", "tokenizer.model", "source.spm")
 # Classes transformers 5 runs in Python over the sentencepiece library (no tokenizers backend, so
-# no offsets, and text handling of their own: Siglip's punctuation removal, M2M100's vocab.json
-# beside the model, Marian's source and target models): refused by name
-PYTHON_SPM_CLASSES = frozenset(("SiglipTokenizer", "M2M100Tokenizer", "MarianTokenizer"))
+# no offsets, and text handling of their own: Marian's source and target models, its language
+# code at the text's start): refused by name (M2M100Tokenizer and SiglipTokenizer, two others,
+# are m2m100_document's and siglip_document's)
+PYTHON_SPM_CLASSES = frozenset(("SiglipTokenizer", "MarianTokenizer"))
 BPE_FILES = ("vocab.json", "merges.txt")
 
 
@@ -203,11 +205,16 @@ def slow_document(file: str, class_name: str | None, config: Mapping[str, Any]) 
     from .transformers_classes import _CLASSES
 
     folder, name = os.path.split(file)
+    if class_name == "M2M100Tokenizer" and name == "sentencepiece.bpe.model":
+        return m2m100_document(file, config)
+    if class_name == "SiglipTokenizer" and name == "spiece.model":
+        return siglip_document(file, config)
     if class_name in PYTHON_SPM_CLASSES:
         raise ValueError(
             f"{file}: transformers builds {class_name} from this file (the folder has no tokenizer.json), a "
             "Python class over the sentencepiece library without a tokenizers pipeline; tokenforge does not "
-            f"run {class_name}"
+            f"run {class_name}: its text_target is target.spm's, another pipeline, and the vocab.json tokens "
+            "this model lacks (target.spm's) are never given to text, which no Unigram or BPE vocabulary says"
         )
     entry = _CLASSES.get(class_name or "")
     # the model the class builds (CamembertTokenizer names none: the sentencepiece model's own)
@@ -222,6 +229,146 @@ def slow_document(file: str, class_name: str | None, config: Mapping[str, Any]) 
         )
     if name != BPE_FILES[0]:
         _class_vocabulary(doc, class_name, config)
+    return doc
+
+
+def _special_added(tokens: list[tuple[int, str]]) -> list[dict[str, Any]]:
+    """Special tokens as a Python class adds them (AddedToken(normalized=False, special=True))."""
+    flags = {"single_word": False, "lstrip": False, "rstrip": False, "normalized": False, "special": True}
+    return [{"id": i, "content": t, **flags} for i, t in tokens]
+
+
+def m2m100_document(file: str, config: Mapping[str, Any]) -> dict[str, Any]:
+    """M2M100Tokenizer (a Python class over the sentencepiece library) as a pipeline: the
+    sentencepiece model's own (spm_tokenizer_json.spm_document: its normalizer, dummy prefix and
+    BPE) with each piece's id taken from vocab.json (the class's `encoder.get(piece, unk)`: a
+    character the model lacks is the unknown token's id), the language codes (__en__ ...) at
+    len(vocab.json) + i as tokens no text gives (transformers 5.24 neither matches nor skips
+    them as special tokens), the config's bos/pad/eos/unk tokens as special added tokens. Its
+    decode (special_segments "m2m100") decodes the text between special tokens as
+    sentencepiece's decode_pieces does. The template (__src_lang__ $A </s>) is set once the
+    tokens are added (transformers_classes.class_post_processor). ValueError naming the file and
+    the class where the pipeline cannot say what the class does: a piece of the model that
+    vocab.json lacks (the class maps it to the unknown id, which a BPE vocabulary cannot give two
+    pieces), a BPE model that isn't sentencepiece's BPE."""
+    from .sentencepiece_model import ModelType, PieceType, SentencePieceModel
+    from .spm_tokenizer_json import spm_document
+
+    folder = os.path.dirname(file)
+    vocab_file = os.path.join(folder, BPE_FILES[0])
+    name = "M2M100Tokenizer"
+    try:
+        with open(vocab_file, encoding="utf-8") as f:
+            encoder = json.load(f)
+    except (OSError, ValueError) as e:
+        raise ValueError(f"{vocab_file}: {name} reads its vocabulary from this file: {e}") from None
+    if not isinstance(encoder, dict) or not all(isinstance(k, str) and type(v) is int for k, v in encoder.items()):
+        raise ValueError(f"{vocab_file}: not a vocabulary (a JSON object of token -> id)")
+    spm = SentencePieceModel.read(file)
+    if spm.trainer_spec["model_type"] != ModelType.BPE or spm.trainer_spec["byte_fallback"]:
+        raise ValueError(f"{file}: {name}: tokenforge runs a BPE sentencepiece model without byte fallback here")
+    doc = spm_document(spm)
+    kept = (PieceType.NORMAL, PieceType.USER_DEFINED)
+    missing = [p.piece for p in spm.pieces if p.type in kept and p.piece not in encoder]
+    if missing:
+        raise ValueError(
+            f"{file}: {name} maps the pieces {vocab_file} lacks ({missing[0]!r}, {len(missing)} in all) to the "
+            "unknown id; tokenforge's BPE cannot give one id to two pieces, so it does not run this folder"
+        )
+    unk = _token(config, "unk_token", "<unk>")
+    if unk not in encoder:
+        raise ValueError(f"{vocab_file}: {name} needs its unknown token {unk!r} in the vocabulary")
+    codes = _routing()["language_codes"][name].get(config.get("language_codes", "m2m100"))
+    if codes is None:
+        raise ValueError(f"{name}: language_codes must be 'm2m100' or 'wmt21', got {config.get('language_codes')!r}")
+    vocab = dict(encoder)
+    for i, code in enumerate(codes):
+        vocab.setdefault(f"__{code}__", len(encoder) + i)
+    model = doc["model"]
+    model.update(vocab=vocab, unk_token=unk)
+    # only the pieces of both the model and vocab.json merge (a vocab.json token the model lacks,
+    # a language code, is never a symbol of the text)
+    model["merges"] = [m for m in model["merges"] if m[0] in encoder and m[1] in encoder]
+    named = [_token(config, n, d) for n, d in (("bos_token", "<s>"), ("pad_token", "<pad>"), ("eos_token", "</s>"))]
+    doc["added_tokens"] = _special_added(sorted({(encoder[t], t) for t in [*named, unk] if t in encoder}))
+    doc["post_processor"] = _BARE
+    # decode_pieces drops each leading "\u2581" while the text is empty: every leading space
+    decoders = [d for d in doc["decoder"]["decoders"] if d["type"] != "Strip"]
+    doc["decoder"]["decoders"] = [*decoders, {"type": "Strip", "content": " ", "start": 2**31 - 1, "stop": 0}]
+    return doc
+
+
+# Python's string.punctuation (SiglipTokenizer's remove_punctuation), as a regex class
+_ASCII_PUNCTUATION = "[!-/:-@\\[-`{-~]"
+# what Python's re \s matches in a str (str.isspace), which Rust's \s does not all match
+_PYTHON_SPACE = "[\\t-\\r\\x1c- \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]+"
+
+
+def siglip_document(file: str, config: Mapping[str, Any]) -> dict[str, Any]:
+    """SiglipTokenizer (a Python class over the sentencepiece library) as a pipeline. Its
+    tokenize writes each "\u2581" of the text as a space and puts "\u2581" first, then each text
+    between special tokens is canonicalized (lowercased where do_lower_case, Python's
+    string.punctuation removed, whitespace runs made one space, stripped) and encoded after an
+    "<unk>" whose pieces it drops, so that only the first text starts a word: normalizers
+    Replace, Lowercase, Replace, Replace, Strip (right: the first text's leading space is where
+    Metaspace's "first" scheme puts its "\u2581"), then the model's charsmap; the special tokens
+    rstrip (the spaces after one go, as the class strips the text after it); the model's Unigram. "$A </s>" (a pair: "$A </s> $B </s>") is set once the
+    tokens are added. Decode (special_segments "siglip"): the text between special tokens
+    decoded as sentencepiece's decode_pieces, a space before a special token that follows text,
+    the whole stripped. Not said (transformers' own, left as known differences): its eos is not
+    added to a text whose ids already end with it; a piece of the text that would merge with
+    the dropped "<unk>" pieces. ValueError naming the file and the class for a model that is not
+    a Unigram without byte fallback and user-defined pieces."""
+    from .sentencepiece_model import ModelType, PieceType, SentencePieceModel
+    from .spm_tokenizer_json import SPACE, spm_document
+
+    name = "SiglipTokenizer"
+    spm = SentencePieceModel.read(file)
+    trainer = spm.trainer_spec
+    user_defined = any(p.type == PieceType.USER_DEFINED for p in spm.pieces)
+    if trainer["model_type"] != ModelType.UNIGRAM or trainer["byte_fallback"] or user_defined:
+        raise ValueError(
+            f"{file}: {name}: tokenforge runs a Unigram sentencepiece model without byte fallback or "
+            "user-defined pieces here"
+        )
+    doc = spm_document(spm)
+    steps: list[dict[str, Any]] = [{"type": "Replace", "pattern": {"String": SPACE}, "content": " "}]
+    if config.get("do_lower_case", True) is not False:
+        steps.append({"type": "Lowercase"})
+    steps += [
+        # (a text's leading punctuation and spaces: one space, where the first text's "\u2581" goes;
+        # removed, they would move the text's start, and Metaspace's "first" would not prepend)
+        {"type": "Replace", "pattern": {"Regex": f"\\A(?:{_ASCII_PUNCTUATION}|{_PYTHON_SPACE})+"}, "content": " "},
+        {"type": "Replace", "pattern": {"Regex": _ASCII_PUNCTUATION}, "content": ""},
+        {"type": "Replace", "pattern": {"Regex": _PYTHON_SPACE}, "content": " "},
+        {"type": "Strip", "strip_left": False, "strip_right": True},
+    ]
+    charsmap = bytes(spm.normalizer_spec["precompiled_charsmap"])
+    if charsmap:
+        import base64
+
+        steps.append({"type": "Precompiled", "precompiled_charsmap": base64.b64encode(charsmap).decode("ascii")})
+    doc["normalizer"] = {"type": "Sequence", "normalizers": steps}
+    doc["pre_tokenizer"] = {"type": "Metaspace", "replacement": SPACE, "prepend_scheme": "first", "split": False}
+    pieces = {p.piece: i for i, p in enumerate(spm.pieces)}
+    named = {_token(config, n, d) for n, d in (("eos_token", "</s>"), ("unk_token", "<unk>"), ("pad_token", "</s>"))}
+    # decode_pieces writes a control piece that is none of the class's special tokens as nothing
+    silent = [p.piece for p in spm.pieces if p.type == PieceType.CONTROL and p.piece not in named]
+    # decode_pieces drops each leading "\u2581" while the text is empty: every leading space
+    doc["decoder"] = {
+        "type": "Sequence",
+        "decoders": [
+            *({"type": "Replace", "pattern": {"String": piece}, "content": ""} for piece in silent),
+            {"type": "Replace", "pattern": {"String": SPACE}, "content": " "},
+            {"type": "Fuse"},
+            {"type": "Strip", "content": " ", "start": 2**31 - 1, "stop": 0},
+        ],
+    }
+    # (rstrip: the text after a special token starts without its spaces, as the class strips
+    # each text; the first text keeps its leading space, which Metaspace makes its "\u2581")
+    added = _special_added(sorted((pieces[t], t) for t in named if t in pieces))
+    doc["added_tokens"] = [{**a, "rstrip": True} for a in added]
+    doc["post_processor"] = _BARE
     return doc
 
 

@@ -763,6 +763,8 @@ LATE_POST_PROCESSORS = frozenset(
         "XLNetTokenizer",
         "PegasusTokenizer",
         "CLIPTokenizer",
+        "M2M100Tokenizer",
+        "SiglipTokenizer",
     )
 )
 # Those of them whose template is set only where the class rebuilt the file (its model type)
@@ -902,6 +904,15 @@ def class_post_processor(
         if name == "MBartTokenizer":
             return template(["$A", eos_text, lang], ["$A", "$B", eos_text, lang], [(eos_text, eos_id), (lang, lang_id)])
         return template([lang, "$A", eos_text], [lang, "$A", "$B", eos_text], [(lang, lang_id), (eos_text, eos_id)])
+    if name == "SiglipTokenizer":  # "$A </s>", "$A </s> $B </s>" (every type id 0)
+        eos = special.get("eos_token")
+        if eos is None:
+            return None
+        return template(["$A:0", f"{eos}:0"], ["$A:0", f"{eos}:0", "$B:0", f"{eos}:0"], [(eos, convert(eos))])
+    if name == "M2M100Tokenizer":  # __src_lang__ $A </s>, pair __src_lang__ $A $B </s>
+        src = config.get("src_lang")
+        src = src if isinstance(src, str) else "en"
+        return m2m100_template(config, src, special, token_to_id)
     if name == "NllbTokenizer":
         src = config.get("src_lang")
         src = src if isinstance(src, str) else "eng_Latn"
@@ -928,3 +939,24 @@ def class_post_processor(
         pair = [f"{cls}:0", "$A:0", f"{sep}:0", "$B:1", question, ".", f"{sep}:1"]
     tokens = [(cls, convert(cls)), (sep, convert(sep)), (question, convert(question)), (".", convert("."))]
     return template([f"{cls}:0", "$A:0", f"{sep}:0"], pair, tokens)
+
+
+def m2m100_template(
+    config: Mapping[str, Any], lang: Any, special: Mapping[str, str], token_to_id: Callable[[str], int | None]
+) -> dict[str, Any] | None:
+    """M2M100Tokenizer's template for language `lang` (src_lang's for text, tgt_lang's for
+    text_target): its code's token first, the eos token last, every type id 0 but the second
+    text's (transformers' own ids; a pair's type ids are not its). ValueError for a language
+    that is not one of its codes (transformers' KeyError)."""
+    codes = _routing()["language_codes"]["M2M100Tokenizer"].get(config.get("language_codes", "m2m100"), [])
+    if lang not in codes:
+        raise ValueError(f"{lang!r} is not one of M2M100Tokenizer's language codes")
+    code, eos = f"__{lang}__", special.get("eos_token")
+    code_id, eos_id = token_to_id(code), token_to_id(eos) if eos is not None else None
+    if code_id is None or eos is None or eos_id is None:
+        return None
+    specials = {t: {"id": t, "ids": [i], "tokens": [t]} for t, i in ((code, code_id), (eos, eos_id))}
+    first, a = {"SpecialToken": {"id": code, "type_id": 0}}, {"Sequence": {"id": "A", "type_id": 0}}
+    single = [first, a, {"SpecialToken": {"id": eos, "type_id": 0}}]
+    pair = [first, a, {"Sequence": {"id": "B", "type_id": 1}}, {"SpecialToken": {"id": eos, "type_id": 1}}]
+    return {"type": "TemplateProcessing", "single": single, "pair": pair, "special_tokens": specials}

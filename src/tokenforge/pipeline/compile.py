@@ -84,6 +84,10 @@ OPTIONS = {
     "no_vocab": frozenset(),
 }
 KERNELS = tuple(OPTIONS)
+# special_segments: how a Python class over sentencepiece joins the decoded text between
+# special tokens with their text ("m2m100": M2M100Tokenizer's, nothing between; "siglip":
+# SiglipTokenizer's, a space before a special token that follows text; the joined text stripped)
+SPECIAL_SEGMENTS = ("m2m100", "siglip")
 
 
 def _fused_wordpiece(spec: PipelineSpec) -> bool:
@@ -169,7 +173,13 @@ def build_kernel(spec: PipelineSpec) -> Kernel:
     clean_up_tokenization_spaces (any kernel; from_pretrained sets it as a model folder's config
     says, for the models transformers cleans) as transformers' decode does (`clean_up_tokenization`);
     the option strip_word_suffix (any kernel; from_pretrained sets "</w>" for CLIPTokenizer) as
-    CLIPTokenizer's decode does: each suffix a space, then the text stripped."""
+    CLIPTokenizer's decode does: each suffix a space, then the text stripped; the option
+    special_segments (any kernel; from_pretrained sets it for the Python classes transformers
+    runs over the sentencepiece library, SPECIAL_SEGMENTS) as their convert_tokens_to_string
+    does: the text between special tokens decoded on its own, joined with the special tokens'
+    text (Tokenizer.decode reads it); the option text_target_post_processor (any kernel) the
+    post-processor transformers' call gives text_target (M2M100Tokenizer's tgt_lang template),
+    or the message of the error it raises there (transformers_api.py reads it)."""
     if "clean_spaces" in spec.options:
         from dataclasses import replace
 
@@ -191,6 +201,22 @@ def build_kernel(spec: PipelineSpec) -> Kernel:
         first = inner.denormalize
         then = clean_up_tokenization if first is None else (lambda text: clean_up_tokenization(first(text)))
         return replace(inner, denormalize=then, uncleaned_denormalize=first, options={**inner.options, name: True})
+    if "text_target_post_processor" in spec.options:
+        from dataclasses import replace
+
+        name, target = "text_target_post_processor", spec.options["text_target_post_processor"]
+        if not isinstance(target, (dict, str)):
+            raise TypeError(f"{name} must be a post-processor (tokenizer.json's form) or a message, got {target!r}")
+        inner = build_kernel(replace(spec, options={k: v for k, v in spec.options.items() if k != name}))
+        return replace(inner, options={**inner.options, name: target})
+    if "special_segments" in spec.options:
+        from dataclasses import replace
+
+        style = spec.options["special_segments"]
+        if style not in SPECIAL_SEGMENTS:
+            raise ValueError(f"special_segments must be one of {', '.join(map(repr, SPECIAL_SEGMENTS))}, got {style!r}")
+        inner = build_kernel(replace(spec, options={k: v for k, v in spec.options.items() if k != "special_segments"}))
+        return replace(inner, options={**inner.options, "special_segments": style})
     if "strip_word_suffix" in spec.options:
         from dataclasses import replace
 
