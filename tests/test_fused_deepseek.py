@@ -294,3 +294,47 @@ def test_main_pattern_where_alternatives_meet(tmp_path_factory):
         stages_test.same_pieces([main], text)
         stages_test.same_pieces([1, 2, main], text)
         t.check(text)
+
+
+def test_new_pieces_of_every_kind_of_byte_pair(tmp_path_factory):
+    # A piece new to the thread starts merging from its bytes' pairs, whose merges come from the
+    # kernel's table of every two bytes (pipelines/byte_level_hf_bpe.h, byte_pairs_): characters
+    # of one to four UTF-8 bytes side by side, in pieces of 1..40 characters (short, medium and
+    # long; CJK runs cut into parts), each first seen, then again once known, as HF.
+    import random
+
+    t = trio(tmp_path_factory)
+    rng = random.Random(19)
+    pools = [
+        "abcdefghijklmnopqrstuvwxyzABCDEZ",
+        "0123456789",
+        ",.!?'-_()#/\\;:",
+        "éèàüößñçøåœÇÉ",
+        "Приветмирждущы",
+        "αβγδεζηθ",
+        "的一是不了人我在有他这中大来上个国到说们为子和你地出道也时年深度求索",
+        "日本語のテキストですカタカナとひらがな",
+        "\u3400\u3401\u4db5\u9fa5\u9fa6",
+        "👍🏽𝔘𝔫𝔦😀",
+        "\u0301\u0308",
+    ]
+    for size in [*range(1, 20), 24, 31, 32, 40]:
+        words = []
+        for _ in range(12):
+            mixed = rng.random() < 0.5
+            pool = "".join(pools) if mixed else rng.choice(pools)
+            words.append("".join(rng.choice(pool) for _ in range(size)))
+        text = rng.choice([" ", "\n", "，"]).join(words)
+        t.check(text)
+        t.check(text)
+
+
+def test_new_pieces_with_tied_pairs_of_every_length(tmp_path_factory):
+    # Runs of one character or two make the same pair again and again: its equal ranks merge
+    # leftmost first (the merge's min-scan takes four ranks a step, models/bpe/hf_bpe_model.h's
+    # leftmost_min); every length from 1 byte to past the 128 symbols merged by a scan.
+    t = trio(tmp_path_factory)
+    for unit in ["l", "s", " ", "=", "ab", "日", "か", "本語", "ab日"]:
+        for count in [*range(1, 24), 31, 32, 33, 42, 43, 44, 63, 64, 65, 127, 128, 129]:
+            t.check(unit * count)
+            t.check(f"x{unit * count} {unit * count}")
