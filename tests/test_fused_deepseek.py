@@ -338,3 +338,25 @@ def test_new_pieces_with_tied_pairs_of_every_length(tmp_path_factory):
         for count in [*range(1, 24), 31, 32, 33, 42, 43, 44, 63, 64, 65, 127, 128, 129]:
             t.check(unit * count)
             t.check(f"x{unit * count} {unit * count}")
+
+
+def test_long_pieces_past_the_long_cache(tmp_path_factory):
+    # Pieces of 32..256 bytes are remembered in PieceCache's two-way long cache (2 x 8,192
+    # entries): 20,000 distinct ones (sets fill, older ways are replaced), longer ones (never
+    # remembered), then the same again and in another order, as HF.
+    import random
+
+    t = trio(tmp_path_factory)
+    rng = random.Random(23)
+    letters = "abcdefghijklmnopqrstuvwxyzéü"
+    words = [
+        "".join(rng.choice(letters) for _ in range(rng.choice([31, 32, 33, 40, 64, 127, 200, 255, 256, 257, 300])))
+        for _ in range(20_000)
+    ]
+    docs = [" ".join(words[i : i + 200]) for i in range(0, len(words), 200)]
+    cjk = "的一是不了人我在有他这中大来上个国到说们为子和你地出道也时年日本語のテキストです"
+    docs += ["".join(rng.choice(cjk) for _ in range(rng.choice([11, 12, 30, 85, 86, 90]))) for _ in range(300)]
+    assert [t.fused.encode(d, None).ids for d in docs] == [t.hf.encode(d).ids for d in docs]
+    shuffled = list(range(len(docs)))
+    rng.shuffle(shuffled)
+    assert [t.fused.encode(docs[i], None).ids for i in shuffled] == [t.hf.encode(docs[i]).ids for i in shuffled]
