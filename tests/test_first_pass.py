@@ -95,3 +95,52 @@ def test_medium_tokens_and_their_neighbours(name, reference):
     assert fresh_encoding(ref).encode_ordinary(text) == expected
     ours = fresh_encoding(ref)
     assert [ours.encode_ordinary(w) for w in words[:4000]] == [ref.encode_ordinary(w) for w in words[:4000]]
+
+
+def _batches_with_new_pieces(new_per_batch: int, batches: int, seed: int) -> tuple[str, str]:
+    # (warm-up text, text): the text's pieces are " word", 32 to a batch as the encoder takes
+    # them (pipelines/encoder.h's kBatch), new_per_batch of each batch never seen before, at
+    # random places, the rest known from the warm-up. Words of 1..30 letters: pieces of every
+    # short length (2..15 bytes), medium ones (16..31) and long ones (32).
+    rng = random.Random(seed)
+    letters = "abcdefghijklmnopqrstuvwxyz"
+
+    def word(n: int) -> str:
+        return "".join(rng.choice(letters) for _ in range(n))
+
+    known = sorted({word(rng.choice([*range(1, 15), 15, 20, 31])) for _ in range(600)})
+    seen = set(known)
+    pieces = []
+    for _ in range(batches):
+        new_at = set(rng.sample(range(32), new_per_batch))
+        for i in range(32):
+            if i in new_at:
+                w = word(rng.choice([*range(1, 15), *range(1, 15), 15, 17, 24, 30, 31]))
+                while w in seen:
+                    w = word(len(w) + 1)
+                seen.add(w)
+                pieces.append(w)
+            else:
+                pieces.append(rng.choice(known))
+    return "".join(" " + w for w in known), "".join(" " + w for w in pieces)
+
+
+@pytest.mark.parametrize("name", ["cl100k_base", "o200k_base"])
+@pytest.mark.parametrize("new_per_batch", [0, 1, 2, 3, 4, 5, 8, 32])
+def test_batches_with_a_few_new_pieces(name, new_per_batch, reference):
+    # After a batch that stored no piece the next is looked up in one pass (warm_batch), its new
+    # pieces merged as they come; after one that stored some, the next is probed first. Batches
+    # with a few new pieces switch between the two, with the thread's table growing in either
+    # pass (1,200 batches: up to 38,400 new pieces), in one call and in documents of about one
+    # batch each.
+    ref = reference(name)
+    warm_up, text = _batches_with_new_pieces(new_per_batch, 1200, seed=new_per_batch)
+    expected = ref.encode_ordinary(text)
+    ours = fresh_encoding(ref)
+    assert ours.encode_ordinary(warm_up) == ref.encode_ordinary(warm_up)
+    assert ours.encode_ordinary(text) == expected
+    assert ours.encode_ordinary(text) == expected  # every piece known now
+    docs = [text[i : i + 300] for i in range(0, 60_000, 300)]
+    ours = fresh_encoding(ref)
+    ours.encode_ordinary(warm_up)
+    assert [ours.encode_ordinary(d) for d in docs] == [ref.encode_ordinary(d) for d in docs]

@@ -294,3 +294,69 @@ def test_main_pattern_where_alternatives_meet(tmp_path_factory):
         stages_test.same_pieces([main], text)
         stages_test.same_pieces([1, 2, main], text)
         t.check(text)
+
+
+def test_new_pieces_of_every_kind_of_byte_pair(tmp_path_factory):
+    # A piece new to the thread starts merging from its bytes' pairs, whose merges come from the
+    # kernel's table of every two bytes (pipelines/byte_level_hf_bpe.h, byte_pairs_): characters
+    # of one to four UTF-8 bytes side by side, in pieces of 1..40 characters (short, medium and
+    # long; CJK runs cut into parts), each first seen, then again once known, as HF.
+    import random
+
+    t = trio(tmp_path_factory)
+    rng = random.Random(19)
+    pools = [
+        "abcdefghijklmnopqrstuvwxyzABCDEZ",
+        "0123456789",
+        ",.!?'-_()#/\\;:",
+        "éèàüößñçøåœÇÉ",
+        "Приветмирждущы",
+        "αβγδεζηθ",
+        "的一是不了人我在有他这中大来上个国到说们为子和你地出道也时年深度求索",
+        "日本語のテキストですカタカナとひらがな",
+        "\u3400\u3401\u4db5\u9fa5\u9fa6",
+        "👍🏽𝔘𝔫𝔦😀",
+        "\u0301\u0308",
+    ]
+    for size in [*range(1, 20), 24, 31, 32, 40]:
+        words = []
+        for _ in range(12):
+            mixed = rng.random() < 0.5
+            pool = "".join(pools) if mixed else rng.choice(pools)
+            words.append("".join(rng.choice(pool) for _ in range(size)))
+        text = rng.choice([" ", "\n", "，"]).join(words)
+        t.check(text)
+        t.check(text)
+
+
+def test_new_pieces_with_tied_pairs_of_every_length(tmp_path_factory):
+    # Runs of one character or two make the same pair again and again: its equal ranks merge
+    # leftmost first (the merge's min-scan takes four ranks a step, models/bpe/hf_bpe_model.h's
+    # leftmost_min); every length from 1 byte to past the 128 symbols merged by a scan.
+    t = trio(tmp_path_factory)
+    for unit in ["l", "s", " ", "=", "ab", "日", "か", "本語", "ab日"]:
+        for count in [*range(1, 24), 31, 32, 33, 42, 43, 44, 63, 64, 65, 127, 128, 129]:
+            t.check(unit * count)
+            t.check(f"x{unit * count} {unit * count}")
+
+
+def test_long_pieces_past_the_long_cache(tmp_path_factory):
+    # Pieces of 32..256 bytes are remembered in PieceCache's two-way long cache (2 x 8,192
+    # entries): 20,000 distinct ones (sets fill, older ways are replaced), longer ones (never
+    # remembered), then the same again and in another order, as HF.
+    import random
+
+    t = trio(tmp_path_factory)
+    rng = random.Random(23)
+    letters = "abcdefghijklmnopqrstuvwxyzéü"
+    words = [
+        "".join(rng.choice(letters) for _ in range(rng.choice([31, 32, 33, 40, 64, 127, 200, 255, 256, 257, 300])))
+        for _ in range(20_000)
+    ]
+    docs = [" ".join(words[i : i + 200]) for i in range(0, len(words), 200)]
+    cjk = "的一是不了人我在有他这中大来上个国到说们为子和你地出道也时年日本語のテキストです"
+    docs += ["".join(rng.choice(cjk) for _ in range(rng.choice([11, 12, 30, 85, 86, 90]))) for _ in range(300)]
+    assert [t.fused.encode(d, None).ids for d in docs] == [t.hf.encode(d).ids for d in docs]
+    shuffled = list(range(len(docs)))
+    rng.shuffle(shuffled)
+    assert [t.fused.encode(docs[i], None).ids for i in shuffled] == [t.hf.encode(docs[i]).ids for i in shuffled]

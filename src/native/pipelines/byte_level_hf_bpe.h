@@ -19,7 +19,7 @@
 // input bytes: GPT-2's byte alphabet maps each byte to one character, so the vocabulary's
 // tokens are read back as the bytes they stand for and a piece's bytes key a per-thread memory
 // of pieces (models/bpe/piece_cache.h's tables: one probe for most pieces; pieces of 32..256
-// bytes, CJK runs, have a larger cache of the kernel's own). A piece new to the
+// bytes, CJK runs, go to its two-way long cache). A piece new to the
 // thread is spelled in the alphabet and merged by HfBpeModel itself (pair ranks, HF's order),
 // so the ids are HF's by construction, then remembered.
 //
@@ -128,6 +128,17 @@ class ByteLevelHfBpePipeline {
         throw std::invalid_argument("the vocabulary has no token for byte " + std::to_string(b) + " (`" + ch +
                                     "`), which a byte-level BPE needs");
     }
+    if (model_.plain()) {
+      // Each pair of bytes' merge, for the first round of a new piece's merges (spell_and_merge).
+      // The slots are asked for kAhead pairs ahead: a large vocabulary's merge table is far
+      // larger than the caches, and 65,536 lookups one after another would wait for each.
+      constexpr size_t kPairs = size_t(1) << 16, kAhead = 16;
+      byte_pairs_.resize(kPairs);
+      for (size_t i = 0; i < kPairs; ++i) {
+        if (i + kAhead < kPairs) model_.prefetch_merge(byte_id_[(i + kAhead) >> 8], byte_id_[(i + kAhead) & 255]);
+        byte_pairs_[i] = model_.merge_of(byte_id_[i >> 8], byte_id_[i & 255]);
+      }
+    }
     if (d_.staged.trim_offsets) trim_ = OffsetTrim(d_.staged.names, d_.staged.trim_add_prefix_space);
   }
 
@@ -215,35 +226,6 @@ class ByteLevelHfBpePipeline {
   }
 
  private:
-  // Pieces of 32..256 bytes and their ids, direct-mapped by a hash of their bytes and compared
-  // byte for byte: as many entries as PieceCache's own (two-way) long cache, since runs of CJK
-  // text without spaces are long pieces, thousands of them distinct in a few hundred kilobytes.
-  class LongPieces {
-   public:
-    bool get(const uint8_t* p, size_t n, uint64_t key, std::vector<uint32_t>& out) const {
-      const Entry& e = slots_[slot(key, n)];
-      if (e.key != key || e.bytes.size() != n || std::memcmp(e.bytes.data(), p, n) != 0) return false;
-      out.insert(out.end(), e.ids.begin(), e.ids.end());
-      return true;
-    }
-    void put(const uint8_t* p, size_t n, uint64_t key, const uint32_t* ids, size_t count) {
-      Entry& e = slots_[slot(key, n)];
-      e.key = key;
-      e.bytes.assign(reinterpret_cast<const char*>(p), n);
-      e.ids.assign(ids, ids + count);
-    }
-
-   private:
-    static constexpr int kSlotsLog = 14;
-    struct Entry {
-      uint64_t key = 0;
-      std::string bytes;
-      std::vector<uint32_t> ids;
-    };
-    static size_t slot(uint64_t key, size_t n) { return ((key ^ n) * 0x9E3779B97F4A7C15ull) >> (64 - kSlotsLog); }
-    std::vector<Entry> slots_ = std::vector<Entry>(size_t(1) << kSlotsLog);
-  };
-
   struct Scratch {
     PieceCache cache;
     std::string spelled, prefixed;
@@ -253,7 +235,6 @@ class ByteLevelHfBpePipeline {
     std::vector<size_t> cuts;
     std::vector<size_t> ends;                          // the pieces' ends (list_ends)
     std::vector<Row> row_buffer;                       // a stretch's rows (fast_stretch), reused
-    LongPieces longs;                                  // pieces of 32..256 bytes
     ShortPieceTable parts{10, 18, HugePages::kLater};  // parts of cut pieces (see merge)
     hf_bpe::PairCache pairs;                           // the merges of pairs looked up (spell_and_merge)
     void trim() {
@@ -805,10 +786,10 @@ class ByteLevelHfBpePipeline {
     }
     const bool remembered = n <= PieceCache::kMaxBytes;
     const uint64_t key = remembered ? bytes_key(p, n) : 0;
-    if (remembered && w.longs.get(p, n, key, ids)) return;
+    if (remembered && cache.get_long(p, n, key, ids)) return;
     const size_t before = ids.size();
     merge(p, n, ids, w);
-    if (remembered) w.longs.put(p, n, key, ids.data() + before, ids.size() - before);
+    if (remembered) cache.put_long(p, n, key, ids.data() + before, ids.size() - before);
   }
 
   // A piece new to this thread: spelled in the byte alphabet and merged by HF's model. A long
@@ -874,9 +855,12 @@ class ByteLevelHfBpePipeline {
         for (size_t i = 0; i < n; ++i) spelled += spelled_[p[i]];
         if (const uint32_t id = model_.token_id(spelled); id != kNoToken) return ids.push_back(id);
       }
+      // The first round's pairs are pairs of bytes: their merges come from byte_pairs_.
       uint32_t symbols[HfBpeModel::kScanSymbols], lens[HfBpeModel::kScanSymbols];
+      hf_bpe::MergeTable::Merge first[HfBpeModel::kScanSymbols];
       for (size_t i = 0; i < n; ++i) symbols[i] = byte_id_[p[i]], lens[i] = 1;
-      const size_t count = model_.merge_symbols(symbols, lens, n, w.pairs);
+      for (size_t i = 0; i + 1 < n; ++i) first[i] = byte_pairs_[size_t(p[i]) << 8 | p[i + 1]];
+      const size_t count = model_.merge_symbols(symbols, lens, n, first, w.pairs);
       ids.insert(ids.end(), symbols, symbols + count);
       return;
     }
@@ -896,7 +880,10 @@ class ByteLevelHfBpePipeline {
   std::array<int16_t, 0x144> byte_of_;  // code point of the alphabet -> byte, or -1
   std::string spelled_[256];            // byte -> its character's UTF-8
   uint32_t byte_id_[256];               // byte -> the id of its character's token
-  std::vector<uint32_t> length_;        // id -> its token's length in input bytes (0: none)
+  // (a << 8 | b) -> the merge of byte a's token with byte b's (model_.merge_of), where the model
+  // is plain(): 512 KiB, of which CJK text reads a few rows.
+  std::vector<hf_bpe::MergeTable::Merge> byte_pairs_;
+  std::vector<uint32_t> length_;  // id -> its token's length in input bytes (0: none)
   static constexpr uint8_t kLongToken = 255;
   std::vector<uint8_t> short_length_;  // length_ in a byte, or kLongToken: see length_
   SplitPoints split_points_;           // where no token holds bytes on both sides

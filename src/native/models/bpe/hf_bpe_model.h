@@ -41,6 +41,9 @@
 #include <memory>
 #include <optional>
 #include <random>
+#if defined(__SSE4_1__)
+#include <smmintrin.h>
+#endif
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -330,6 +333,31 @@ class PieceMemo {
   std::vector<ModelToken> tokens_;
 };
 
+// The smallest of ranks[0..n) (n a multiple of 4, at least 4) and, in `at`, the first place
+// that holds it: four ranks a step where SSE4.1 is there (x86-64-v2 builds).
+inline uint32_t leftmost_min(const uint32_t* ranks, size_t n, size_t& at) {
+#if defined(__SSE4_1__)
+  __m128i lo = _mm_loadu_si128(reinterpret_cast<const __m128i*>(ranks));
+  for (size_t i = 4; i < n; i += 4)
+    lo = _mm_min_epu32(lo, _mm_loadu_si128(reinterpret_cast<const __m128i*>(ranks + i)));
+  lo = _mm_min_epu32(lo, _mm_shuffle_epi32(lo, _MM_SHUFFLE(1, 0, 3, 2)));
+  lo = _mm_min_epu32(lo, _mm_shuffle_epi32(lo, _MM_SHUFFLE(2, 3, 0, 1)));
+  for (size_t i = 0;; i += 4) {
+    const __m128i eq = _mm_cmpeq_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(ranks + i)), lo);
+    if (const int mask = _mm_movemask_ps(_mm_castsi128_ps(eq))) {
+      at = i + size_t(__builtin_ctz(unsigned(mask)));
+      return ranks[at];
+    }
+  }
+#else
+  uint32_t best = ranks[0];
+  at = 0;
+  for (size_t i = 1; i < n; ++i)
+    if (ranks[i] < best) best = ranks[i], at = i;
+  return best;
+#endif
+}
+
 }  // namespace hf_bpe
 
 class HfBpeModel {
@@ -421,6 +449,22 @@ class HfBpeModel {
     if (!plain_ || count > kScanSymbols) return 0;
     return scan_list(ids, lens, count, pairs);
   }
+  // merge_symbols where the caller knows the merges of the first pairs already: first[k] is
+  // merge_of(ids[k], ids[k + 1]) for k + 1 < count (pipelines/byte_level_hf_bpe.h keeps those
+  // of every two bytes in a table of its own, so a new piece's first round of pairs, half of
+  // its lookups, takes neither the pair cache nor the merge table).
+  size_t merge_symbols(uint32_t* ids, uint32_t* lens, size_t count, const hf_bpe::MergeTable::Merge* first,
+                       hf_bpe::PairCache& pairs) const {
+    if (!plain_ || count > kScanSymbols) return 0;
+    return scan_list(ids, lens, count, pairs, first);
+  }
+  // The merge of the pair (a, b): its rank and merged token, both kNoToken if none.
+  hf_bpe::MergeTable::Merge merge_of(uint32_t a, uint32_t b) const {
+    const hf_bpe::MergeTable::Merge* m = merge_table_.find(a, b);
+    return m ? *m : hf_bpe::MergeTable::Merge{kNoToken, kNoToken};
+  }
+  // Asks the memory for the merge table's slot of (a, b) ahead of merge_of.
+  void prefetch_merge(uint32_t a, uint32_t b) const { merge_table_.prefetch(a, b); }
   // Whether merge_plain and merge_symbols apply.
   bool plain() const { return plain_; }
   bool ignores_merges() const { return options_.ignore_merges; }
@@ -704,24 +748,28 @@ class HfBpeModel {
   // merge_by_scan's merges (the same order: the lowest rank, leftmost on ties) over symbols
   // ids[0..count) covering lens[0..count) bytes, in place, for merge_plain: the merged symbols
   // are unlinked rather than moved (no memmove per merge), and only the pairs a merge makes new
-  // are asked for ahead. The number of symbols left is returned.
-  size_t scan_list(uint32_t* ids, uint32_t* lens, size_t count, hf_bpe::PairCache& pairs) const {
+  // are asked for ahead. The number of symbols left is returned. first, if not null: the
+  // merges of the pairs (ids[k], ids[k + 1]), known to the caller, so not looked up.
+  size_t scan_list(uint32_t* ids, uint32_t* lens, size_t count, hf_bpe::PairCache& pairs,
+                   const hf_bpe::MergeTable::Merge* first = nullptr) const {
     if (count < 2) return count;
     constexpr uint8_t kNone = 0xFF;
     // rank[k], merged[k]: the merge of live symbol k with the live symbol after it (rank kNoToken
     // if none, or if k was merged away).
-    uint32_t rank[kScanSymbols], merged[kScanSymbols];
+    uint32_t rank[kScanSymbols + 3], merged[kScanSymbols];  // rank: whole groups of 4 for the min-scan
     uint8_t next[kScanSymbols], prev[kScanSymbols];
     const size_t last = count - 1;
-    for (size_t k = 0; k < last; ++k) pairs.prefetch(ids[k], ids[k + 1], merge_table_);
+    const size_t padded = (last + 3) & ~size_t(3);
+    if (!first)
+      for (size_t k = 0; k < last; ++k) pairs.prefetch(ids[k], ids[k + 1], merge_table_);
     for (size_t k = 0; k < last; ++k) {
-      const auto m = pairs.find(ids[k], ids[k + 1], merge_table_);
+      const auto m = first ? first[k] : pairs.find(ids[k], ids[k + 1], merge_table_);
       rank[k] = m.rank;
       merged[k] = m.merged;
       next[k] = uint8_t(k + 1);
       prev[k + 1] = uint8_t(k);
     }
-    rank[last] = kNoToken;
+    for (size_t k = last; k < padded; ++k) rank[k] = kNoToken;
     next[last] = kNone;
     prev[0] = kNone;
     // The pairs that merging pair k would make, asked for ahead (a new piece's pairs lie beyond
@@ -736,11 +784,8 @@ class HfBpeModel {
     };
     for (size_t k = 0; k < last; ++k) ahead_left(k), ahead_right(k);
     for (;;) {
-      uint32_t best = kNoToken;
-      size_t k = 0;
-      for (size_t j = 0; j < last; ++j)
-        if (rank[j] < best) best = rank[j], k = j;
-      if (best == kNoToken) break;
+      size_t k;
+      if (hf_bpe::leftmost_min(rank, padded, k) == kNoToken) break;
       const size_t right = next[k];
       const uint8_t after = next[right];
       const uint8_t before = prev[k];
