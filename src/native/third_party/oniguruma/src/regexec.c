@@ -1365,7 +1365,7 @@ struct OnigCalloutArgsStruct {
                 + sizeof(StackType) * (msa)->stack_n;\
     (msa)->stack_p = xmalloc(size);\
     CHECK_NULL_RETURN_MEMERR((msa)->stack_p);\
-    xmemcpy((msa)->stack_p, (alloc_base), size);\
+    /* tokenforge: no copy (see third_party/oniguruma/README.md) */\
   }\
   else {\
     (msa)->stack_p = (alloc_base);\
