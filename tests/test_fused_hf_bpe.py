@@ -26,10 +26,12 @@ from tokenforge import _core
 from tokenforge.formats.hf_tokenizer_json import hf_split_pattern
 from tokenforge.pipeline.fused_hf_bpe import (
     BYTE_CHARS,
+    DIGITS_ALONE,
     HF_GPT2,
     LLAMA3,
     QWEN2,
     SCANNERS,
+    STAGES,
     build_fused_hf_bpe,
     fused_description,
 )
@@ -397,6 +399,75 @@ def test_other_shapes_are_left_to_the_staged_pipeline(tmp_path_factory):
     assert fused_description(dataclasses.replace(spec, pre_tokenizer=removed)) is None
     with pytest.raises(ValueError):
         build_fused_hf_bpe(dataclasses.replace(spec, normalizer={"type": "Lowercase"}))
+
+
+# -- digits alone, then ByteLevel's own regex (StarCoder's and Command R's files) -----------------
+
+DIGIT_TEXT = st.lists(
+    st.sampled_from([*"0123456789 ab\n", "٣", "²", "Ⅻ", "x1", " 12", "1.5e-3", "a1b2", "  7", "日本"]), max_size=30
+).map("".join)
+
+
+def digits_doc(nfc: bool, add_prefix_space: bool) -> dict[str, Any]:
+    """A trained file of StarCoder's shape: Sequence[Digits(individual_digits), ByteLevel(use_regex)];
+    with NFC, Command R's."""
+    from tokenizers import decoders, models, normalizers, pre_tokenizers, trainers
+
+    tok = tokenizers.Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.Sequence(
+        [
+            pre_tokenizers.Digits(individual_digits=True),
+            pre_tokenizers.ByteLevel(add_prefix_space=add_prefix_space, use_regex=True),
+        ]
+    )
+    if nfc:
+        tok.normalizer = normalizers.NFC()
+    tok.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(
+        vocab_size=1200,
+        special_tokens=["<|endoftext|>", "<|fim|>"],
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        show_progress=False,
+    )
+    tok.train_from_iterator(LINES[::3], trainer)
+    return json.loads(tok.to_str())
+
+
+@pytest.mark.parametrize("nfc", [False, True])
+def test_digits_then_byte_level_regex_runs_fused(tmp_path, nfc):
+    """Digits alone, then ByteLevel's GPT-2 regex on each piece: the pre-split (DIGITS_ALONE)
+    then the GPT-2 scanner, fused, as HF and the staged pipeline cut it."""
+    t = Trio(digits_doc(nfc, False), tmp_path / "tokenizer.json")
+    d = fused_description(t.spec)
+    assert d is not None and d["pre_splits"] == [STAGES[DIGITS_ALONE]] and d["split"] == SCANNERS[HF_GPT2]
+    for text in [*EDGE, "abc123 4567 x=1.5e10; 2²³ ١٢٣ Ⅻ  99\n 0", " 1 22  333   4444"]:
+        t.check(text)
+    for line in LINES[::5]:
+        t.check(line)
+    for text in SAMPLE_TEXTS:
+        t.check(text[:4000])
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=DIGIT_TEXT | TEXT)
+def test_digits_then_byte_level_regex_on_any_text(tmp_path_factory, text):
+    key = ("digits", False, False)
+    if key not in _TRIOS:
+        _TRIOS[key] = Trio(digits_doc(False, False), tmp_path_factory.mktemp("digits") / "tokenizer.json")
+    _TRIOS[key].check(text)
+
+
+def test_digits_then_byte_level_with_a_prefix_space_runs_staged(tmp_path):
+    """With add_prefix_space, ByteLevel puts the space before its regex runs, which a Split
+    before ByteLevel(use_regex=false) would not: such files stay on the staged pipeline."""
+    from tokenforge import Tokenizer
+
+    path = tmp_path / "tokenizer.json"
+    path.write_text(json.dumps(digits_doc(False, True)), encoding="utf-8")
+    ours, theirs = Tokenizer.from_file(path), tokenizers.Tokenizer.from_file(str(path))
+    assert ours.kernel == "staged"
+    for text in ["12 ab", "a1 22", " x 3"]:
+        assert ours.encode(text).ids == theirs.encode(text).ids, text
 
 
 # -- trim_offsets (ByteLevel's and RobertaProcessing's post-processors) ---------------------------

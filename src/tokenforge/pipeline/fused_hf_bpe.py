@@ -14,6 +14,8 @@ the keyword arguments of `_core.ByteLevelHfBpe` if so (None otherwise):
   of pre_tokenizers/split_sequence.h (DeepSeek V3 / R1, DeepSeek LLM / V2, DeepSeek Coder); or
   the first stages of DeepSeek V3 (PRE_SPLITS: digit runs of at most 3, then CJK and kana runs)
   then any Split(Regex P, Isolated);
+- or each digit alone (Digits(individual_digits)), then ByteLevel(use_regex=true) without a
+  prefix space (StarCoder's and Command R's files);
 - normalizer none or NFC; decoder ByteLevel.
 The split runs on a built-in scanner (pre_tokenizers/scanner.h) where P is one of SCANNERS,
 patterns each scanner computes exactly as Oniguruma reads them (tests/test_fused_hf_bpe.py
@@ -103,8 +105,10 @@ SEQUENCES: dict[str, tuple[int, ...]] = {
     "DeepSeek LLM": (4, 5, 6, 7, 8, 9),
     "DeepSeek Coder": (4, 10, 11, 8, 9),
 }
-# First stages run built in before any last Split (its pattern on a scanner or Oniguruma).
-PRE_SPLITS: set[tuple[int, ...]] = {(1, 2)}
+# First stages run built in before any last Split (its pattern on a scanner or Oniguruma), or
+# before a last ByteLevel(use_regex=true) without a prefix space (its GPT-2 regex on the scanner):
+# DeepSeek V3's digit runs and CJK runs; each digit alone (StarCoder's and Command R's files).
+PRE_SPLITS: set[tuple[int, ...]] = {(1, 2), (9,)}
 
 # GPT-2's byte alphabet: the characters byte-level tokens are spelled in.
 _BYTE_CHARS = [chr(b) if (33 <= b <= 126 or 161 <= b <= 172 or 174 <= b <= 255) else None for b in range(256)]
@@ -165,10 +169,21 @@ def _split(pre_tokenizer: Any) -> dict[str, Any] | None:
         }
     if len(parts) < 2 or parts[-1][0] != "ByteLevel":
         return None
+    stages = [_stage_id(kind, options) for kind, options in parts[:-1]]
+    if _byte_level(parts[-1][1], True) is False and all(stages) and tuple(stages) in PRE_SPLITS:
+        # Stages, then ByteLevel's own regex on each of their pieces (Isolated, as a Split of
+        # it): without a prefix space (which ByteLevel puts before its regex, a Split after) the
+        # same pieces as the stages, then Split(GPT-2's regex), then ByteLevel(use_regex=false).
+        return {
+            "split": SCANNERS[HF_GPT2],
+            "pattern": "",
+            "add_prefix_space": False,
+            "prefix_each_piece": True,
+            "pre_splits": stages,
+        }
     prefix = _byte_level(parts[-1][1], False)
     if prefix is None:
         return None
-    stages = [_stage_id(kind, options) for kind, options in parts[:-1]]
     fused = {"add_prefix_space": prefix, "prefix_each_piece": True}
     if all(stages) and tuple(stages) in SEQUENCES.values():
         return {**fused, "split": NO_SPLIT, "pattern": "", "pre_splits": stages}
