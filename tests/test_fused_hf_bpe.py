@@ -35,7 +35,7 @@ from tokenforge.pipeline.fused_hf_bpe import (
     build_fused_hf_bpe,
     fused_description,
 )
-from tokenforge.pre_tokenizers.patterns import CL100K, O200K
+from tokenforge.pre_tokenizers.patterns import CL100K, O200K, TEKKEN
 
 tokenizers = pytest.importorskip("tokenizers")
 
@@ -164,6 +164,7 @@ SHAPES = {
     "cl100k": (False, hf_split_pattern(CL100K)),
     "o200k": (False, hf_split_pattern(O200K)),
     "custom": (True, CUSTOM),
+    "tekken": (False, TEKKEN),
 }
 CASES = [
     ("gpt2", False, False),
@@ -176,6 +177,7 @@ CASES = [
     ("o200k", False, True),
     ("custom", False, False),
     ("custom", True, True),
+    ("tekken", False, False),
 ]
 
 

@@ -84,7 +84,7 @@ class ByteLevelHfBpePipeline {
   // first; this keeps a wrong call from giving wrong ids).
   explicit ByteLevelHfBpePipeline(ByteLevelHfBpeDescription d)
       : d_(std::move(d)), model_(make_model(d_.staged)), decoder_() {
-    if (d_.split < d_.kNoSplit || d_.split > int(Pattern::kQwen2)) throw std::invalid_argument("unknown scanner");
+    if (d_.split < d_.kNoSplit || d_.split > int(Pattern::kTekken)) throw std::invalid_argument("unknown scanner");
     if (d_.split == -1) regex_ = std::make_unique<Regex>(d_.pattern);
     if (d_.split == d_.kNoSplit && d_.pre_splits.empty())
       throw std::invalid_argument("no split: the pre-splits must be given");
@@ -355,6 +355,8 @@ class ByteLevelHfBpePipeline {
         return scan<Pattern::kLlama3>(t, from, to, piece);
       case int(Pattern::kQwen2):
         return scan<Pattern::kQwen2>(t, from, to, piece);
+      case int(Pattern::kTekken):
+        return scan<Pattern::kTekken>(t, from, to, piece);
       case ByteLevelHfBpeDescription::kNoSplit:
         return piece(from, to);
       default:
@@ -405,6 +407,8 @@ class ByteLevelHfBpePipeline {
           return pass(ScannedEnds<Pattern::kLlama3>{Scanner(s, n)}), true;
         case int(Pattern::kQwen2):
           return pass(ScannedEnds<Pattern::kQwen2>{Scanner(s, n)}), true;
+        case int(Pattern::kTekken):
+          return pass(ScannedEnds<Pattern::kTekken>{Scanner(s, n)}), true;
         default:
           break;
       }
@@ -729,8 +733,10 @@ class ByteLevelHfBpePipeline {
       return scanner.o200k(p);
     else if constexpr (P == Pattern::kLlama3)
       return scanner.llama3(p);
-    else
+    else if constexpr (P == Pattern::kQwen2)
       return scanner.qwen2(p);
+    else
+      return scanner.tekken(p);
   }
 
   // The general pass: each piece on its own (a prefix space, or the pattern through Oniguruma).

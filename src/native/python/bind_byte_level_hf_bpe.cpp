@@ -80,7 +80,7 @@ void bind_byte_level_hf_bpe(nb::module_& m) {
        nb::arg("trim_add_prefix_space") = false,
        "The staged pipeline's description (as _core.Staged takes it; its stages run texts the fused pass "
        "does not: NFC texts that fail the quick check) and the fused pass's split: split, a built-in "
-       "scanner (0 GPT-2, 1 cl100k, 2 o200k, 3 Llama 3, 4 Qwen2), -1 for `pattern` through Oniguruma or -2 "
+       "scanner (0 GPT-2, 1 cl100k, 2 o200k, 3 Llama 3, 4 Qwen2, 5 tekken), -1 for `pattern` through Oniguruma or -2 "
        "for none (the pre-splits' pieces are the pieces); add_prefix_space before each stretch, or before "
        "each piece with prefix_each_piece; nfc: the NFC normalizer; pre_splits: built-in stages run first, "
        "in order (pre_tokenizers/split_sequence.h's PreSplit ids: 1 \\p{N}{1,3}, 2 DeepSeek V3's CJK and "
@@ -105,7 +105,7 @@ void bind_byte_level_hf_bpe(nb::module_& m) {
   m.def(
       "_hf_split_ends",
       [](nb::handle text, int pattern, bool windowed) {
-        if (pattern < 0 || pattern > int(Pattern::kQwen2)) throw nb::value_error("no built-in scanner has that id");
+        if (pattern < 0 || pattern > int(Pattern::kTekken)) throw nb::value_error("no built-in scanner has that id");
         Text t = utf8_of(text);
         const Pattern pat = Pattern(pattern);
         Scanner scan(t.data, t.size);
@@ -117,7 +117,8 @@ void bind_byte_level_hf_bpe(nb::module_& m) {
         return ends;
       },
       nb::arg("text"), nb::arg("pattern"), nb::arg("windowed"),
-      "Byte offsets where the built-in scanner `pattern` (0 GPT-2, 1 cl100k, 2 o200k, 3 Llama 3, 4 Qwen2) ends "
+      "Byte offsets where the built-in scanner `pattern` (0 GPT-2, 1 cl100k, 2 o200k, 3 Llama 3, 4 Qwen2, 5 tekken) "
+      "ends "
       "each piece of `text`; windowed=False uses only the character-by-character scanner (for tests).");
 }
 

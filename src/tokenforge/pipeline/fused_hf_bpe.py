@@ -30,7 +30,7 @@ from typing import Any
 
 from .. import _core
 from ..formats.hf_tokenizer_json import hf_split_pattern
-from ..pre_tokenizers.patterns import CL100K, GPT2, O200K
+from ..pre_tokenizers.patterns import CL100K, GPT2, O200K, TEKKEN
 from .spec import PipelineSpec
 from .staged import stage_components, staged_description
 
@@ -44,8 +44,9 @@ LLAMA3 = (
 QWEN2 = LLAMA3.replace(r"\p{N}{1,3}", r"\p{N}")
 
 # Split pattern (as Oniguruma reads it) -> built-in scanner (`Pattern` in scanner.h): 0 GPT-2,
-# 1 cl100k, 2 o200k, 3 Llama 3, 4 Qwen2. tiktoken's patterns as tokenforge writes them into
-# tokenizer.json files (hf_split_pattern) are here too.
+# 1 cl100k, 2 o200k, 3 Llama 3, 4 Qwen2, 5 Mistral's tekken (Nemo, Small 3, Pixtral files).
+# tiktoken's patterns as tokenforge writes them into tokenizer.json files (hf_split_pattern) are
+# here too.
 SCANNERS = {
     HF_GPT2: 0,
     GPT2: 0,
@@ -53,6 +54,7 @@ SCANNERS = {
     hf_split_pattern(O200K): 2,
     LLAMA3: 3,
     QWEN2: 4,
+    TEKKEN: 5,  # (hf_split_pattern leaves it as it is)
 }
 
 # DeepSeek's pre-tokenizer Sequences, stage by stage, as their files spell them.
