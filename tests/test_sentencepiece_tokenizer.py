@@ -464,6 +464,42 @@ def test_runs_of_three_byte_characters_on_random_text(trained, ascii_unigram, te
     assert_like_sentencepiece(sp, tok, text)
 
 
+# Characters the trained Unigram models mostly cut apart from their neighbours (CJK, kana and
+# CJK punctuation, each a piece of its own): runs of one-character segments, which the model
+# takes in a loop of their own. Between them: ASCII letters and punctuation (segments of one
+# character or more), a control character no piece has (a one-character unknown: byte fallback
+# where the model has it), Cyrillic, the user-defined symbol "ﬁ", Hangul (lone unknowns), and
+# a character outside the Basic Multilingual Plane.
+ONE_CHARACTER_SEGMENTS = list("日本語中文的是在のはテスト。、「」（）・")
+ONE_CHARACTER_BREAKS = ["a", "(", " ", "\x07", "\x07\x07", "д", "ﬁ", "한", "😀", "ab", "x\x07"]
+
+
+def test_runs_of_one_character_segments_of_every_length(trained, ascii_unigram):
+    """Runs of one-character segments of every length up to past two batches of the model's
+    look-ahead, at the text's ends and broken by each of ONE_CHARACTER_BREAKS, in texts of each
+    alone and all joined; and texts of such runs long enough for sentencepiece's float sums to be
+    rebased inside them (where the model leaves its loop for sentencepiece's own search)."""
+    texts = []
+    for k in range(1, 40):
+        run = "".join(ONE_CHARACTER_SEGMENTS[(i * 7) % len(ONE_CHARACTER_SEGMENTS)] for i in range(k))
+        texts.append(run)
+        for brk in ONE_CHARACTER_BREAKS:
+            texts += [brk + run, run + brk, run + brk + run[::-1], brk + run + brk]
+    long = "".join(ONE_CHARACTER_SEGMENTS) * 1500
+    texts += [long, long + "\x07" + long[:9000] + "ﬁ" + long[:3000], ("。日\x07本、" * 3000) + "a"]
+    for name in ("unigram", "unigram-bytes", "unigram-suffix", "denorm"):
+        sp, tok = _pair(trained[name])
+        enc = SentencePieceModelEncoder.from_file(trained[name])
+        for text in texts:
+            assert_like_sentencepiece(sp, tok, text)
+            assert enc.encode(text) == sp.encode(text), text[:40]
+        joined = "".join(texts[:400])
+        assert_like_sentencepiece(sp, tok, joined)
+    sp, tok = _pair(ascii_unigram)
+    for text in texts[:200]:
+        assert_like_sentencepiece(sp, tok, text)
+
+
 def test_unigram_segments_with_spaces_of_every_length(trained, tmp_path):
     """Segments the Unigram model searches afresh with their spaces read as "▁" (three bytes in
     its lattice for each one of the text): words of every length after runs of one to four

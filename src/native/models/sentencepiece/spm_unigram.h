@@ -261,7 +261,14 @@ class SpmUnigramModel {
       for (size_t k = 0; k < count; ++k)
         batch.look_ahead(k, s + cuts[first + k], cuts[first + k + 1] - cuts[first + k], cache.infos[first + k], text,
                          cacheable_, cache.paths);
-      for (size_t k = 0; k < count; ++k) append_segment(text, first + k, batch, k, so_far, out, cache);
+      for (size_t k = 0; k < count; ++k) {
+        if (batch.kind[k] == Batch::kOne) {
+          k = out.lengths ? append_ones<true>(text, first, k, count, so_far, out, cache)
+                          : append_ones<false>(text, first, k, count, so_far, out, cache);
+          if (k == count) break;
+        }
+        append_segment(text, first + k, batch, k, so_far, out, cache);
+      }
     }
     ids.insert(ids.end(), out.begin, out.end);
     if (lengths) lengths->insert(lengths->end(), cache.out_lengths.begin(), out.lengths);
@@ -352,6 +359,8 @@ class SpmUnigramModel {
   static constexpr uint32_t kLengthShift = 24, kIdMask = (1u << kLengthShift) - 1;
   static constexpr size_t kMostInTable = 31;  // values a table entry holds
   static constexpr size_t kBatch = 16;        // segments whose table slots are fetched ahead together
+  // utf8_length() by a byte's high four bits (no branches, for runs of characters of any length).
+  static constexpr uint8_t kUtf8Lengths[16] = {1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 3, 4};
 
   // A batch of segments' keys, computed ahead so that their table slots can be fetched. A
   // segment is one character, a run of lone unknowns (PieceAdjacency::lone_unknown), or a key.
@@ -446,6 +455,38 @@ class SpmUnigramModel {
     return id == PieceAdjacency::kNoOne ? vocab_.unk_id() : id;
   }
 
+  // Appends the batch's segments from slot k on (segment first + k) while they are one character
+  // (Batch::kOne) with a piece of its own, and sentencepiece's sum stays below one_node_limit_:
+  // one node each, no rival. Returns the slot where it stops (count, or one for append_segment).
+  // (A loop of its own, with its state in locals: the registers of the loop around it are taken.)
+  template <bool kLengths>
+  TF_INLINE size_t append_ones(const Text& text, size_t first, size_t k, size_t count, float& so_far, Out& out,
+                               const Cache& cache) const {
+    const uint8_t* const kind = cache.batch.kind;
+    const uint32_t* const cuts = cache.cuts.data() + first;
+    const uint32_t* const infos = cache.infos.data() + first;
+    const uint32_t* const ascii = ascii_ones_[text.escape];
+    const float* const scores = node_scores_.data();
+    const float limit = one_node_limit_;
+    const uint32_t unk = vocab_.unk_id();
+    float sum = so_far;
+    uint32_t* ids = out.end;
+    uint32_t* lengths = out.lengths;
+    for (; k < count && kind[k] == Batch::kOne; ++k) {
+      const uint32_t start = cuts[k];
+      const uint8_t lead = text.s[start];
+      const uint32_t id = lead < 0x80 ? ascii[lead] : one_id(infos[k]);
+      if (TF_UNLIKELY(id == unk) || TF_UNLIKELY(!(std::fabs(sum) < limit))) break;
+      sum += scores[id];
+      *ids++ = id;
+      if (kLengths) *lengths++ = cuts[k + 1] - start;
+    }
+    so_far = sum;
+    out.end = ids;
+    if (kLengths) out.lengths = lengths;
+    return k;
+  }
+
   // Appends segment `segment` of the text (between cache.cuts; batch slot k), with sentencepiece's
   // best score so far at its start (updated to its end). sentencepiece sums in float from the
   // start of the text, so a near tie may fall either way depending on the sum before it: a path remembered
@@ -503,7 +544,7 @@ class SpmUnigramModel {
   // Appends a run of lone unknowns s[start..end) (characters of up to 3 bytes, each with an
   // unknown node alone): sentencepiece adds the unknown's score once per character, and the ids
   // are one unknown (or bytes). Near its rebasing, the rest goes through float_path.
-  void unknown_run(const Text& text, size_t start, size_t end, float& so_far, Out& out, Cache& cache) const {
+  TF_INLINE void unknown_run(const Text& text, size_t start, size_t end, float& so_far, Out& out, Cache& cache) const {
     const float score = node_scores_[vocab_.unk_id()];
     // Where no sum can reach the limit, the sums need no test: the k-th is within |so_far| +
     // k |score| of zero exactly (k at most the run's bytes), and k float additions move it by
@@ -512,7 +553,7 @@ class SpmUnigramModel {
     if ((double(std::fabs(so_far)) + bytes * std::fabs(double(score))) * (1.0 + bytes * 0x1p-23) <
         double(one_node_limit_)) {
       float sum = so_far;  // (in a register)
-      for (size_t at = start; at < end; at += utf8_length(text.s[at])) sum += score;
+      for (size_t at = start; at < end; at += kUtf8Lengths[text.s[at] >> 4]) sum += score;
       so_far = sum;
       return emit(vocab_.unk_id(), text.s + start, end - start, out);
     }
@@ -530,7 +571,12 @@ class SpmUnigramModel {
         if (out.lengths) out.lengths[-1] += uint32_t(bytes);
         return;
       }
-      if (vocab_.byte_fallback()) return emit_unknown(p, bytes, out);  // (else written as any id)
+      if (vocab_.byte_fallback()) {  // (else written as any id; through a copy, as float_path)
+        Out o = out;
+        emit_unknown(p, bytes, o);
+        out = o;
+        return;
+      }
     }
     *out.end++ = id;
     if (out.lengths) *out.lengths++ = uint32_t(bytes);
@@ -644,7 +690,17 @@ class SpmUnigramModel {
   // Appends segment s[start..end) as sentencepiece's own search finds it, given its best score
   // so far at the start (updated to the end): float sums, the first of equal ones kept, and all
   // rebased when the best score at a start leaves [-1e5, 1e5].
-  void float_path(const Text& text, size_t start, size_t end, float& so_far, Out& out, Cache& cache) const {
+  // (Through copies, so that the caller's sum and Out, whose addresses go no further, stay in
+  // registers.)
+  TF_INLINE void float_path(const Text& text, size_t start, size_t end, float& so_far, Out& out, Cache& cache) const {
+    float sum = so_far;
+    Out o = out;
+    search_float_path(text, start, end, sum, o, cache);
+    so_far = sum;
+    out = o;
+  }
+  TF_NOINLINE void search_float_path(const Text& text, size_t start, size_t end, float& so_far, Out& out,
+                                     Cache& cache) const {
     const uint8_t* p = text.s + start;
     const size_t m = end - start;
     const std::string_view lattice = lattice_text(text, p, m, cache);
