@@ -500,6 +500,47 @@ def test_runs_of_one_character_segments_of_every_length(trained, ascii_unigram):
         assert_like_sentencepiece(sp, tok, text)
 
 
+# Words whose characters are of 2 and 3 bytes: pieces alone and starts of longer pieces
+# (Cyrillic, Greek, CJK, kana), in no piece (Hangul, Armenian, Georgian), "▁" typed in the
+# text, Latin-1 letters the normalizer keeps, next to ASCII, spaces and a 4-byte character.
+SEARCHED_WORDS = [
+    "при",
+    "вет",
+    "Ωμέ",
+    "日本語",
+    "の は",
+    "テスト",
+    "한국",
+    "Աբ",
+    "ႠႡ",
+    "▁x",
+    "éàü",
+    "д😀日",
+    "a日b",
+    "ж.",
+]
+
+
+def test_segments_searched_afresh_with_two_and_three_byte_characters(trained):
+    """The Unigram model's lattice over a segment it has not seen (read from the character table
+    for the first character at each start): segments of every length of 2- and 3-byte
+    characters, on fresh tokenizers (every segment new) and then warm, with and without byte
+    fallback and with whitespace as a suffix."""
+    texts = []
+    for word in SEARCHED_WORDS:
+        for k in range(1, 9):
+            run = (word * k)[: k * 2]
+            texts += [run, " " + run, run + " x", "a" + run + "b", run + "😀" + run]
+    for name in ("unigram", "unigram-bytes", "unigram-suffix", "denorm"):
+        sp = spm.SentencePieceProcessor(model_file=trained[name])
+        tok = Tokenizer.from_file(trained[name])
+        enc = SentencePieceModelEncoder.from_file(trained[name])
+        for _ in range(2):  # each text new, then remembered
+            for text in texts:
+                assert_like_sentencepiece(sp, tok, text)
+                assert enc.encode(text) == sp.encode(text), text
+
+
 def test_unigram_segments_with_spaces_of_every_length(trained, tmp_path):
     """Segments the Unigram model searches afresh with their spaces read as "▁" (three bytes in
     its lattice for each one of the text): words of every length after runs of one to four

@@ -318,7 +318,20 @@ class SpmUnigramModel {
       const size_t char_len = std::min(utf8_length(s[start]), n - start);
       bool has_single = false;
       uint32_t t = DoubleArrayTrie::kRoot;
-      for (size_t end = start; end < n;) {
+      size_t end = start;
+      if (char_len == 2 || char_len == 3) {  // its bytes' steps in one, from char_nodes_
+        const uint32_t past = node_past_character(s + start, char_len);
+        if (past != kUnread) {
+          t = past;
+          end = start + char_len;
+          const uint32_t id = t == DoubleArrayTrie::kNone ? kNoToken : trie_.value(t);
+          if (id != kNoToken) {
+            node(start, end, id);
+            has_single = true;
+          }
+        }
+      }
+      while (t != DoubleArrayTrie::kNone && end < n) {
         t = trie_.child(t, s[end++]);
         if (t == DoubleArrayTrie::kNone) break;
         const uint32_t id = trie_.value(t);
@@ -329,6 +342,20 @@ class SpmUnigramModel {
       if (!has_single) node(start, start + char_len, vocab_.unk_id());
       start += char_len;
     }
+  }
+
+  // The trie's node past the character of len (2 or 3) bytes at s (kNone: no piece starts with
+  // it), from char_nodes_; kUnread where the bytes are not one character's shortest UTF-8 form of
+  // that length (a character cut short at the text's end, say: then read byte by byte).
+  static constexpr uint32_t kUnread = DoubleArrayTrie::kNone - 1;
+  TF_INLINE uint32_t node_past_character(const uint8_t* s, size_t len) const {
+    if (len == 2) {
+      const uint32_t c = ((s[0] & 0x1Fu) << 6) | (s[1] & 0x3Fu);
+      return (s[0] & 0xE0) == 0xC0 && (s[1] & 0xC0) == 0x80 && c >= 0x80 ? char_nodes_[c] : kUnread;
+    }
+    const uint32_t c = ((s[0] & 0x0Fu) << 12) | ((s[1] & 0x3Fu) << 6) | (s[2] & 0x3Fu);
+    return (s[0] & 0xF0) == 0xE0 && (s[1] & 0xC0) == 0x80 && (s[2] & 0xC0) == 0x80 && c >= 0x800 ? char_nodes_[c]
+                                                                                                 : kUnread;
   }
 
   SpmLattice build_lattice(const uint8_t* s, size_t n) const {
@@ -437,6 +464,7 @@ class SpmUnigramModel {
   // The id of a segment of each character alone (of the Basic Multilingual Plane), for cutting
   // (PieceAdjacency::info): its piece, where used.
   void index_characters() {
+    char_nodes_.assign(PieceAdjacency::kCharacters, DoubleArrayTrie::kNone);
     for (uint32_t c = 0; c < PieceAdjacency::kCharacters; ++c) {
       uint8_t bytes[4];
       const size_t len = c >= 0xD800 && c < 0xE000 ? 0 : encode_utf8(c, bytes);  // (no surrogates in UTF-8)
@@ -444,6 +472,9 @@ class SpmUnigramModel {
           len ? vocab_.find(std::string_view(reinterpret_cast<const char*>(bytes), len)) : SpmVocab::kNone;
       if (id != SpmVocab::kNone && vocab_.type(id) != SpmVocab::kUnused && id < PieceAdjacency::kNoOne)
         adjacency_.set_one(c, id);
+      uint32_t t = DoubleArrayTrie::kRoot;
+      for (size_t i = 0; i < len && t != DoubleArrayTrie::kNone; ++i) t = trie_.child(t, bytes[i]);
+      char_nodes_[c] = len ? t : DoubleArrayTrie::kNone;
     }
     for (int escape = 0; escape < 2; ++escape)
       for (uint32_t c = 0; c < 0x80; ++c)
@@ -599,9 +630,17 @@ class SpmUnigramModel {
     double limit = kRebaseNear;
     if (spacing_below < 1.0) {
       // Floats in [2^e, 2^(e+1)) are 2^(e-23) apart: take the largest e with 2^(e-23) < spacing_below.
-      int e = std::ilogb(spacing_below) + 23;
-      if (std::ldexp(1.0, e - 23) >= spacing_below) --e;
-      limit = std::min(limit, std::ldexp(1.0, e + 1) * (1 - 1e-6));  // (slack for the sums' own error)
+      // (From the double's bits: ilogb() is its exponent, and 2^ilogb() equals it where its
+      // mantissa is zero. A subnormal one leaves a limit below 2^-999: none.)
+      uint64_t bits;
+      std::memcpy(&bits, &spacing_below, sizeof bits);
+      const int exponent = int(bits >> 52);  // (positive: no sign bit)
+      if (exponent == 0) return 0;
+      const int e = exponent - 1023 + 23 - int((bits & ((uint64_t(1) << 52) - 1)) == 0);
+      const uint64_t power_bits = uint64_t(e + 1 + 1023) << 52;  // 2^(e + 1), a normal double
+      double power;
+      std::memcpy(&power, &power_bits, sizeof power);
+      limit = std::min(limit, power * (1 - 1e-6));  // (slack for the sums' own error)
     }
     limit -= double(m) * max_abs_score_ + 1.0;
     if (limit <= 0) return 0;
@@ -649,15 +688,18 @@ class SpmUnigramModel {
     const std::string_view lattice = lattice_text(text, p, m, cache);
     const size_t lm = lattice.size();
     const double none = -std::numeric_limits<double>::infinity();
-    cache.exact.assign(lm + 1, Cache::Exact{none, none, -1, 0});
+    if (cache.exact.size() < lm + 1) cache.exact.resize(lm + 1);  // (kept: only `from` is reset below)
     Cache::Exact* const at = cache.exact.data();
-    at[0].best = 0;
+    at[0] = Cache::Exact{0, none, -1, 0};
+    for (size_t i = 1; i <= lm; ++i) at[i].from = -1;  // (a start is read only once a node ends there)
     for_each_node(
         reinterpret_cast<const uint8_t*>(lattice.data()), lm, [](size_t) {},
         [&](size_t start, size_t end, uint32_t id) {
           const double candidate = at[start].best + double(node_scores_[id]);
           Cache::Exact& e = at[end];
-          if (e.from == -1 || candidate > e.best) {
+          if (e.from == -1) {
+            e = Cache::Exact{candidate, none, int64_t(start), id};
+          } else if (candidate > e.best) {
             e.second = e.best;
             e.best = candidate;
             e.node = id;
@@ -750,7 +792,8 @@ class SpmUnigramModel {
   }
 
   SpmVocab vocab_;
-  DoubleArrayTrie trie_;  // each piece the lattice has (no unused one) -> its id
+  DoubleArrayTrie trie_;              // each piece the lattice has (no unused one) -> its id
+  std::vector<uint32_t> char_nodes_;  // by character of the Basic Multilingual Plane: trie_'s node past its bytes
   float min_score_ = FLT_MAX;
   size_t longest_ = 4;                 // bytes of the longest node: a piece, or an unknown character
   double max_abs_score_ = 0;           // the largest magnitude of a node's score (a node has a byte at least)
