@@ -541,6 +541,24 @@ def test_segments_searched_afresh_with_two_and_three_byte_characters(trained):
                 assert enc.encode(text) == sp.encode(text), text
 
 
+def test_segments_past_the_remembered_length_after_remembered_ones(trained):
+    """Segments longer than the model remembers (256 bytes: long words of letters that join
+    inside pieces, a long run of digits) right after short ones, whose paths it remembers or
+    reads from its tables, and before them, fresh and warm: each gets its own path."""
+    long_words = ["internationalization" * 20, "abcabcabcabcdefg" * 20, "0123456789" * 40, "x" * 300]
+    texts = []
+    for word in long_words:
+        texts += [f"the {word} of", f"a {word}", f"{word} the", f"of the {word} and the {word[:300]} end"]
+    for name in ("unigram", "unigram-bytes", "unigram-suffix"):
+        sp = spm.SentencePieceProcessor(model_file=trained[name])
+        tok = Tokenizer.from_file(trained[name])
+        enc = SentencePieceModelEncoder.from_file(trained[name])
+        for _ in range(2):  # each text new, then remembered
+            for text in texts:
+                assert_like_sentencepiece(sp, tok, text)
+                assert enc.encode(text) == sp.encode(text), text[:40]
+
+
 def test_unigram_segments_with_spaces_of_every_length(trained, tmp_path):
     """Segments the Unigram model searches afresh with their spaces read as "▁" (three bytes in
     its lattice for each one of the text): words of every length after runs of one to four

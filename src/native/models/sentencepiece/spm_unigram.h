@@ -537,9 +537,9 @@ class SpmUnigramModel {
     }
     if (batch.kind[k] == Batch::kUnknownRun) return unknown_run(text, start, end, so_far, out, cache);
     std::vector<uint32_t>& path = cache.path;
-    path.clear();
     // The path: its limit (float bits; see safe_limit), then its nodes; none: no path that may
-    // be taken as it is. A path read from a table lands in cache.entry, up to entry_end.
+    // be taken as it is. A path read from a table lands in cache.entry, up to entry_end. (path
+    // keeps its last size until exact_path resizes it, which then only shrinks it, mostly.)
     const uint32_t* entry_end = nullptr;
     auto remembered = [&](auto& table, const auto& key) {
       if (const auto* e = table.find(key, batch.hash[k]))
@@ -554,8 +554,11 @@ class SpmUnigramModel {
       remembered(paths.mediums, batch.mediums[k]);
     } else if (cacheable_ && m <= PieceCache::kMaxBytes) {
       const uint64_t key = bytes_key(p, m);
+      path.clear();  // (get_long appends)
       if (!paths.get_long(p, m, key, path) && exact_path(text, p, m, cache))
         paths.put_long(p, m, key, path.data(), path.size());
+    } else {
+      path.clear();
     }
     const uint32_t* nodes = entry_end ? cache.entry : path.data();
     const uint32_t* nodes_end = entry_end ? entry_end : path.data() + path.size();
