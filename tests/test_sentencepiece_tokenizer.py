@@ -464,6 +464,101 @@ def test_runs_of_three_byte_characters_on_random_text(trained, ascii_unigram, te
     assert_like_sentencepiece(sp, tok, text)
 
 
+# Characters the trained Unigram models mostly cut apart from their neighbours (CJK, kana and
+# CJK punctuation, each a piece of its own): runs of one-character segments, which the model
+# takes in a loop of their own. Between them: ASCII letters and punctuation (segments of one
+# character or more), a control character no piece has (a one-character unknown: byte fallback
+# where the model has it), Cyrillic, the user-defined symbol "ﬁ", Hangul (lone unknowns), and
+# a character outside the Basic Multilingual Plane.
+ONE_CHARACTER_SEGMENTS = list("日本語中文的是在のはテスト。、「」（）・")
+ONE_CHARACTER_BREAKS = ["a", "(", " ", "\x07", "\x07\x07", "д", "ﬁ", "한", "😀", "ab", "x\x07"]
+
+
+def test_runs_of_one_character_segments_of_every_length(trained, ascii_unigram):
+    """Runs of one-character segments of every length up to past two batches of the model's
+    look-ahead, at the text's ends and broken by each of ONE_CHARACTER_BREAKS, in texts of each
+    alone and all joined; and texts of such runs long enough for sentencepiece's float sums to be
+    rebased inside them (where the model leaves its loop for sentencepiece's own search)."""
+    texts = []
+    for k in range(1, 40):
+        run = "".join(ONE_CHARACTER_SEGMENTS[(i * 7) % len(ONE_CHARACTER_SEGMENTS)] for i in range(k))
+        texts.append(run)
+        for brk in ONE_CHARACTER_BREAKS:
+            texts += [brk + run, run + brk, run + brk + run[::-1], brk + run + brk]
+    long = "".join(ONE_CHARACTER_SEGMENTS) * 1500
+    texts += [long, long + "\x07" + long[:9000] + "ﬁ" + long[:3000], ("。日\x07本、" * 3000) + "a"]
+    for name in ("unigram", "unigram-bytes", "unigram-suffix", "denorm"):
+        sp, tok = _pair(trained[name])
+        enc = SentencePieceModelEncoder.from_file(trained[name])
+        for text in texts:
+            assert_like_sentencepiece(sp, tok, text)
+            assert enc.encode(text) == sp.encode(text), text[:40]
+        joined = "".join(texts[:400])
+        assert_like_sentencepiece(sp, tok, joined)
+    sp, tok = _pair(ascii_unigram)
+    for text in texts[:200]:
+        assert_like_sentencepiece(sp, tok, text)
+
+
+# Words whose characters are of 2 and 3 bytes: pieces alone and starts of longer pieces
+# (Cyrillic, Greek, CJK, kana), in no piece (Hangul, Armenian, Georgian), "▁" typed in the
+# text, Latin-1 letters the normalizer keeps, next to ASCII, spaces and a 4-byte character.
+SEARCHED_WORDS = [
+    "при",
+    "вет",
+    "Ωμέ",
+    "日本語",
+    "の は",
+    "テスト",
+    "한국",
+    "Աբ",
+    "ႠႡ",
+    "▁x",
+    "éàü",
+    "д😀日",
+    "a日b",
+    "ж.",
+]
+
+
+def test_segments_searched_afresh_with_two_and_three_byte_characters(trained):
+    """The Unigram model's lattice over a segment it has not seen (read from the character table
+    for the first character at each start): segments of every length of 2- and 3-byte
+    characters, on fresh tokenizers (every segment new) and then warm, with and without byte
+    fallback and with whitespace as a suffix."""
+    texts = []
+    for word in SEARCHED_WORDS:
+        for k in range(1, 9):
+            run = (word * k)[: k * 2]
+            texts += [run, " " + run, run + " x", "a" + run + "b", run + "😀" + run]
+    for name in ("unigram", "unigram-bytes", "unigram-suffix", "denorm"):
+        sp = spm.SentencePieceProcessor(model_file=trained[name])
+        tok = Tokenizer.from_file(trained[name])
+        enc = SentencePieceModelEncoder.from_file(trained[name])
+        for _ in range(2):  # each text new, then remembered
+            for text in texts:
+                assert_like_sentencepiece(sp, tok, text)
+                assert enc.encode(text) == sp.encode(text), text
+
+
+def test_segments_past_the_remembered_length_after_remembered_ones(trained):
+    """Segments longer than the model remembers (256 bytes: long words of letters that join
+    inside pieces, a long run of digits) right after short ones, whose paths it remembers or
+    reads from its tables, and before them, fresh and warm: each gets its own path."""
+    long_words = ["internationalization" * 20, "abcabcabcabcdefg" * 20, "0123456789" * 40, "x" * 300]
+    texts = []
+    for word in long_words:
+        texts += [f"the {word} of", f"a {word}", f"{word} the", f"of the {word} and the {word[:300]} end"]
+    for name in ("unigram", "unigram-bytes", "unigram-suffix"):
+        sp = spm.SentencePieceProcessor(model_file=trained[name])
+        tok = Tokenizer.from_file(trained[name])
+        enc = SentencePieceModelEncoder.from_file(trained[name])
+        for _ in range(2):  # each text new, then remembered
+            for text in texts:
+                assert_like_sentencepiece(sp, tok, text)
+                assert enc.encode(text) == sp.encode(text), text[:40]
+
+
 def test_unigram_segments_with_spaces_of_every_length(trained, tmp_path):
     """Segments the Unigram model searches afresh with their spaces read as "▁" (three bytes in
     its lattice for each one of the text): words of every length after runs of one to four

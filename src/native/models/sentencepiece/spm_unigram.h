@@ -261,7 +261,14 @@ class SpmUnigramModel {
       for (size_t k = 0; k < count; ++k)
         batch.look_ahead(k, s + cuts[first + k], cuts[first + k + 1] - cuts[first + k], cache.infos[first + k], text,
                          cacheable_, cache.paths);
-      for (size_t k = 0; k < count; ++k) append_segment(text, first + k, batch, k, so_far, out, cache);
+      for (size_t k = 0; k < count; ++k) {
+        if (batch.kind[k] == Batch::kOne) {
+          k = out.lengths ? append_ones<true>(text, first, k, count, so_far, out, cache)
+                          : append_ones<false>(text, first, k, count, so_far, out, cache);
+          if (k == count) break;
+        }
+        append_segment(text, first + k, batch, k, so_far, out, cache);
+      }
     }
     ids.insert(ids.end(), out.begin, out.end);
     if (lengths) lengths->insert(lengths->end(), cache.out_lengths.begin(), out.lengths);
@@ -311,7 +318,20 @@ class SpmUnigramModel {
       const size_t char_len = std::min(utf8_length(s[start]), n - start);
       bool has_single = false;
       uint32_t t = DoubleArrayTrie::kRoot;
-      for (size_t end = start; end < n;) {
+      size_t end = start;
+      if (char_len == 2 || char_len == 3) {  // its bytes' steps in one, from char_nodes_
+        const uint32_t past = node_past_character(s + start, char_len);
+        if (past != kUnread) {
+          t = past;
+          end = start + char_len;
+          const uint32_t id = t == DoubleArrayTrie::kNone ? kNoToken : trie_.value(t);
+          if (id != kNoToken) {
+            node(start, end, id);
+            has_single = true;
+          }
+        }
+      }
+      while (t != DoubleArrayTrie::kNone && end < n) {
         t = trie_.child(t, s[end++]);
         if (t == DoubleArrayTrie::kNone) break;
         const uint32_t id = trie_.value(t);
@@ -322,6 +342,20 @@ class SpmUnigramModel {
       if (!has_single) node(start, start + char_len, vocab_.unk_id());
       start += char_len;
     }
+  }
+
+  // The trie's node past the character of len (2 or 3) bytes at s (kNone: no piece starts with
+  // it), from char_nodes_; kUnread where the bytes are not one character's shortest UTF-8 form of
+  // that length (a character cut short at the text's end, say: then read byte by byte).
+  static constexpr uint32_t kUnread = DoubleArrayTrie::kNone - 1;
+  TF_INLINE uint32_t node_past_character(const uint8_t* s, size_t len) const {
+    if (len == 2) {
+      const uint32_t c = ((s[0] & 0x1Fu) << 6) | (s[1] & 0x3Fu);
+      return (s[0] & 0xE0) == 0xC0 && (s[1] & 0xC0) == 0x80 && c >= 0x80 ? char_nodes_[c] : kUnread;
+    }
+    const uint32_t c = ((s[0] & 0x0Fu) << 12) | ((s[1] & 0x3Fu) << 6) | (s[2] & 0x3Fu);
+    return (s[0] & 0xF0) == 0xE0 && (s[1] & 0xC0) == 0x80 && (s[2] & 0xC0) == 0x80 && c >= 0x800 ? char_nodes_[c]
+                                                                                                 : kUnread;
   }
 
   SpmLattice build_lattice(const uint8_t* s, size_t n) const {
@@ -352,6 +386,8 @@ class SpmUnigramModel {
   static constexpr uint32_t kLengthShift = 24, kIdMask = (1u << kLengthShift) - 1;
   static constexpr size_t kMostInTable = 31;  // values a table entry holds
   static constexpr size_t kBatch = 16;        // segments whose table slots are fetched ahead together
+  // utf8_length() by a byte's high four bits (no branches, for runs of characters of any length).
+  static constexpr uint8_t kUtf8Lengths[16] = {1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 3, 4};
 
   // A batch of segments' keys, computed ahead so that their table slots can be fetched. A
   // segment is one character, a run of lone unknowns (PieceAdjacency::lone_unknown), or a key.
@@ -428,6 +464,7 @@ class SpmUnigramModel {
   // The id of a segment of each character alone (of the Basic Multilingual Plane), for cutting
   // (PieceAdjacency::info): its piece, where used.
   void index_characters() {
+    char_nodes_.assign(PieceAdjacency::kCharacters, DoubleArrayTrie::kNone);
     for (uint32_t c = 0; c < PieceAdjacency::kCharacters; ++c) {
       uint8_t bytes[4];
       const size_t len = c >= 0xD800 && c < 0xE000 ? 0 : encode_utf8(c, bytes);  // (no surrogates in UTF-8)
@@ -435,6 +472,9 @@ class SpmUnigramModel {
           len ? vocab_.find(std::string_view(reinterpret_cast<const char*>(bytes), len)) : SpmVocab::kNone;
       if (id != SpmVocab::kNone && vocab_.type(id) != SpmVocab::kUnused && id < PieceAdjacency::kNoOne)
         adjacency_.set_one(c, id);
+      uint32_t t = DoubleArrayTrie::kRoot;
+      for (size_t i = 0; i < len && t != DoubleArrayTrie::kNone; ++i) t = trie_.child(t, bytes[i]);
+      char_nodes_[c] = len ? t : DoubleArrayTrie::kNone;
     }
     for (int escape = 0; escape < 2; ++escape)
       for (uint32_t c = 0; c < 0x80; ++c)
@@ -444,6 +484,38 @@ class SpmUnigramModel {
   uint32_t one_id(uint32_t info) const {
     const uint32_t id = info & PieceAdjacency::kNoOne;
     return id == PieceAdjacency::kNoOne ? vocab_.unk_id() : id;
+  }
+
+  // Appends the batch's segments from slot k on (segment first + k) while they are one character
+  // (Batch::kOne) with a piece of its own, and sentencepiece's sum stays below one_node_limit_:
+  // one node each, no rival. Returns the slot where it stops (count, or one for append_segment).
+  // (A loop of its own, with its state in locals: the registers of the loop around it are taken.)
+  template <bool kLengths>
+  TF_INLINE size_t append_ones(const Text& text, size_t first, size_t k, size_t count, float& so_far, Out& out,
+                               const Cache& cache) const {
+    const uint8_t* const kind = cache.batch.kind;
+    const uint32_t* const cuts = cache.cuts.data() + first;
+    const uint32_t* const infos = cache.infos.data() + first;
+    const uint32_t* const ascii = ascii_ones_[text.escape];
+    const float* const scores = node_scores_.data();
+    const float limit = one_node_limit_;
+    const uint32_t unk = vocab_.unk_id();
+    float sum = so_far;
+    uint32_t* ids = out.end;
+    uint32_t* lengths = out.lengths;
+    for (; k < count && kind[k] == Batch::kOne; ++k) {
+      const uint32_t start = cuts[k];
+      const uint8_t lead = text.s[start];
+      const uint32_t id = lead < 0x80 ? ascii[lead] : one_id(infos[k]);
+      if (TF_UNLIKELY(id == unk) || TF_UNLIKELY(!(std::fabs(sum) < limit))) break;
+      sum += scores[id];
+      *ids++ = id;
+      if (kLengths) *lengths++ = cuts[k + 1] - start;
+    }
+    so_far = sum;
+    out.end = ids;
+    if (kLengths) out.lengths = lengths;
+    return k;
   }
 
   // Appends segment `segment` of the text (between cache.cuts; batch slot k), with sentencepiece's
@@ -465,9 +537,9 @@ class SpmUnigramModel {
     }
     if (batch.kind[k] == Batch::kUnknownRun) return unknown_run(text, start, end, so_far, out, cache);
     std::vector<uint32_t>& path = cache.path;
-    path.clear();
     // The path: its limit (float bits; see safe_limit), then its nodes; none: no path that may
-    // be taken as it is. A path read from a table lands in cache.entry, up to entry_end.
+    // be taken as it is. A path read from a table lands in cache.entry, up to entry_end. (path
+    // keeps its last size until exact_path resizes it, which then only shrinks it, mostly.)
     const uint32_t* entry_end = nullptr;
     auto remembered = [&](auto& table, const auto& key) {
       if (const auto* e = table.find(key, batch.hash[k]))
@@ -482,8 +554,11 @@ class SpmUnigramModel {
       remembered(paths.mediums, batch.mediums[k]);
     } else if (cacheable_ && m <= PieceCache::kMaxBytes) {
       const uint64_t key = bytes_key(p, m);
+      path.clear();  // (get_long appends)
       if (!paths.get_long(p, m, key, path) && exact_path(text, p, m, cache))
         paths.put_long(p, m, key, path.data(), path.size());
+    } else {
+      path.clear();
     }
     const uint32_t* nodes = entry_end ? cache.entry : path.data();
     const uint32_t* nodes_end = entry_end ? entry_end : path.data() + path.size();
@@ -503,7 +578,7 @@ class SpmUnigramModel {
   // Appends a run of lone unknowns s[start..end) (characters of up to 3 bytes, each with an
   // unknown node alone): sentencepiece adds the unknown's score once per character, and the ids
   // are one unknown (or bytes). Near its rebasing, the rest goes through float_path.
-  void unknown_run(const Text& text, size_t start, size_t end, float& so_far, Out& out, Cache& cache) const {
+  TF_INLINE void unknown_run(const Text& text, size_t start, size_t end, float& so_far, Out& out, Cache& cache) const {
     const float score = node_scores_[vocab_.unk_id()];
     // Where no sum can reach the limit, the sums need no test: the k-th is within |so_far| +
     // k |score| of zero exactly (k at most the run's bytes), and k float additions move it by
@@ -512,7 +587,7 @@ class SpmUnigramModel {
     if ((double(std::fabs(so_far)) + bytes * std::fabs(double(score))) * (1.0 + bytes * 0x1p-23) <
         double(one_node_limit_)) {
       float sum = so_far;  // (in a register)
-      for (size_t at = start; at < end; at += utf8_length(text.s[at])) sum += score;
+      for (size_t at = start; at < end; at += kUtf8Lengths[text.s[at] >> 4]) sum += score;
       so_far = sum;
       return emit(vocab_.unk_id(), text.s + start, end - start, out);
     }
@@ -530,7 +605,12 @@ class SpmUnigramModel {
         if (out.lengths) out.lengths[-1] += uint32_t(bytes);
         return;
       }
-      if (vocab_.byte_fallback()) return emit_unknown(p, bytes, out);  // (else written as any id)
+      if (vocab_.byte_fallback()) {  // (else written as any id; through a copy, as float_path)
+        Out o = out;
+        emit_unknown(p, bytes, o);
+        out = o;
+        return;
+      }
     }
     *out.end++ = id;
     if (out.lengths) *out.lengths++ = uint32_t(bytes);
@@ -553,9 +633,17 @@ class SpmUnigramModel {
     double limit = kRebaseNear;
     if (spacing_below < 1.0) {
       // Floats in [2^e, 2^(e+1)) are 2^(e-23) apart: take the largest e with 2^(e-23) < spacing_below.
-      int e = std::ilogb(spacing_below) + 23;
-      if (std::ldexp(1.0, e - 23) >= spacing_below) --e;
-      limit = std::min(limit, std::ldexp(1.0, e + 1) * (1 - 1e-6));  // (slack for the sums' own error)
+      // (From the double's bits: ilogb() is its exponent, and 2^ilogb() equals it where its
+      // mantissa is zero. A subnormal one leaves a limit below 2^-999: none.)
+      uint64_t bits;
+      std::memcpy(&bits, &spacing_below, sizeof bits);
+      const int exponent = int(bits >> 52);  // (positive: no sign bit)
+      if (exponent == 0) return 0;
+      const int e = exponent - 1023 + 23 - int((bits & ((uint64_t(1) << 52) - 1)) == 0);
+      const uint64_t power_bits = uint64_t(e + 1 + 1023) << 52;  // 2^(e + 1), a normal double
+      double power;
+      std::memcpy(&power, &power_bits, sizeof power);
+      limit = std::min(limit, power * (1 - 1e-6));  // (slack for the sums' own error)
     }
     limit -= double(m) * max_abs_score_ + 1.0;
     if (limit <= 0) return 0;
@@ -603,15 +691,18 @@ class SpmUnigramModel {
     const std::string_view lattice = lattice_text(text, p, m, cache);
     const size_t lm = lattice.size();
     const double none = -std::numeric_limits<double>::infinity();
-    cache.exact.assign(lm + 1, Cache::Exact{none, none, -1, 0});
+    if (cache.exact.size() < lm + 1) cache.exact.resize(lm + 1);  // (kept: only `from` is reset below)
     Cache::Exact* const at = cache.exact.data();
-    at[0].best = 0;
+    at[0] = Cache::Exact{0, none, -1, 0};
+    for (size_t i = 1; i <= lm; ++i) at[i].from = -1;  // (a start is read only once a node ends there)
     for_each_node(
         reinterpret_cast<const uint8_t*>(lattice.data()), lm, [](size_t) {},
         [&](size_t start, size_t end, uint32_t id) {
           const double candidate = at[start].best + double(node_scores_[id]);
           Cache::Exact& e = at[end];
-          if (e.from == -1 || candidate > e.best) {
+          if (e.from == -1) {
+            e = Cache::Exact{candidate, none, int64_t(start), id};
+          } else if (candidate > e.best) {
             e.second = e.best;
             e.best = candidate;
             e.node = id;
@@ -644,7 +735,17 @@ class SpmUnigramModel {
   // Appends segment s[start..end) as sentencepiece's own search finds it, given its best score
   // so far at the start (updated to the end): float sums, the first of equal ones kept, and all
   // rebased when the best score at a start leaves [-1e5, 1e5].
-  void float_path(const Text& text, size_t start, size_t end, float& so_far, Out& out, Cache& cache) const {
+  // (Through copies, so that the caller's sum and Out, whose addresses go no further, stay in
+  // registers.)
+  TF_INLINE void float_path(const Text& text, size_t start, size_t end, float& so_far, Out& out, Cache& cache) const {
+    float sum = so_far;
+    Out o = out;
+    search_float_path(text, start, end, sum, o, cache);
+    so_far = sum;
+    out = o;
+  }
+  TF_NOINLINE void search_float_path(const Text& text, size_t start, size_t end, float& so_far, Out& out,
+                                     Cache& cache) const {
     const uint8_t* p = text.s + start;
     const size_t m = end - start;
     const std::string_view lattice = lattice_text(text, p, m, cache);
@@ -694,7 +795,8 @@ class SpmUnigramModel {
   }
 
   SpmVocab vocab_;
-  DoubleArrayTrie trie_;  // each piece the lattice has (no unused one) -> its id
+  DoubleArrayTrie trie_;              // each piece the lattice has (no unused one) -> its id
+  std::vector<uint32_t> char_nodes_;  // by character of the Basic Multilingual Plane: trie_'s node past its bytes
   float min_score_ = FLT_MAX;
   size_t longest_ = 4;                 // bytes of the longest node: a piece, or an unknown character
   double max_abs_score_ = 0;           // the largest magnitude of a node's score (a node has a byte at least)
