@@ -7,15 +7,13 @@
 #include <cstring>
 #include <functional>
 #include <memory>
-#if defined(__SSE4_1__)
-#include <smmintrin.h>
-#endif
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "base/hash_tables.h"
 #include "base/inline_hints.h"
+#include "base/leftmost_min.h"
 #include "models/bpe/piece_cache.h"
 #include "models/bpe/split_points.h"
 #include "models/bpe/whole_chars.h"
@@ -390,32 +388,6 @@ class BytePairModel {
       ids[m++] = byte_token(p[i++]);
     }
     return m;
-  }
-
-  // The smallest of ranks[0..n) (n a multiple of 4) and, in `at`, its first index.
-  static uint32_t leftmost_min(const uint32_t* ranks, size_t n, size_t& at) {
-#if defined(__SSE4_1__)
-    __m128i lo = _mm_loadu_si128(reinterpret_cast<const __m128i*>(ranks));
-    for (size_t i = 4; i < n; i += 4)
-      lo = _mm_min_epu32(lo, _mm_loadu_si128(reinterpret_cast<const __m128i*>(ranks + i)));
-    lo = _mm_min_epu32(lo, _mm_shuffle_epi32(lo, _MM_SHUFFLE(1, 0, 3, 2)));
-    lo = _mm_min_epu32(lo, _mm_shuffle_epi32(lo, _MM_SHUFFLE(2, 3, 0, 1)));
-    const uint32_t best = uint32_t(_mm_cvtsi128_si32(lo));
-    for (size_t i = 0;; i += 4) {
-      const __m128i eq = _mm_cmpeq_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(ranks + i)), lo);
-      const int mask = _mm_movemask_ps(_mm_castsi128_ps(eq));
-      if (mask) {
-        at = i + size_t(__builtin_ctz(unsigned(mask)));
-        return best;
-      }
-    }
-#else
-    uint32_t best = kNoToken;
-    for (size_t i = 0; i < n; ++i) best = std::min(best, ranks[i]);
-    at = 0;
-    while (ranks[at] != best) ++at;
-    return best;
-#endif
   }
 
   // Longer pieces: a min-heap of (rank, position) over a linked list of parts, O(n log n), so

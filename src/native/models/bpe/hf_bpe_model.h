@@ -41,9 +41,6 @@
 #include <memory>
 #include <optional>
 #include <random>
-#if defined(__SSE4_1__)
-#include <smmintrin.h>
-#endif
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -55,6 +52,7 @@
 #include "base/hash_tables.h"
 #include "base/huge_array.h"
 #include "base/inline_hints.h"
+#include "base/leftmost_min.h"
 #include "base/pool.h"
 #include "models/model_token.h"
 
@@ -332,31 +330,6 @@ class PieceMemo {
   std::string keys_;
   std::vector<ModelToken> tokens_;
 };
-
-// The smallest of ranks[0..n) (n a multiple of 4, at least 4) and, in `at`, the first place
-// that holds it: four ranks a step where SSE4.1 is there (x86-64-v2 builds).
-inline uint32_t leftmost_min(const uint32_t* ranks, size_t n, size_t& at) {
-#if defined(__SSE4_1__)
-  __m128i lo = _mm_loadu_si128(reinterpret_cast<const __m128i*>(ranks));
-  for (size_t i = 4; i < n; i += 4)
-    lo = _mm_min_epu32(lo, _mm_loadu_si128(reinterpret_cast<const __m128i*>(ranks + i)));
-  lo = _mm_min_epu32(lo, _mm_shuffle_epi32(lo, _MM_SHUFFLE(1, 0, 3, 2)));
-  lo = _mm_min_epu32(lo, _mm_shuffle_epi32(lo, _MM_SHUFFLE(2, 3, 0, 1)));
-  for (size_t i = 0;; i += 4) {
-    const __m128i eq = _mm_cmpeq_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(ranks + i)), lo);
-    if (const int mask = _mm_movemask_ps(_mm_castsi128_ps(eq))) {
-      at = i + size_t(__builtin_ctz(unsigned(mask)));
-      return ranks[at];
-    }
-  }
-#else
-  uint32_t best = ranks[0];
-  at = 0;
-  for (size_t i = 1; i < n; ++i)
-    if (ranks[i] < best) best = ranks[i], at = i;
-  return best;
-#endif
-}
 
 }  // namespace hf_bpe
 
@@ -785,7 +758,7 @@ class HfBpeModel {
     for (size_t k = 0; k < last; ++k) ahead_left(k), ahead_right(k);
     for (;;) {
       size_t k;
-      if (hf_bpe::leftmost_min(rank, padded, k) == kNoToken) break;
+      if (leftmost_min(rank, padded, k) == kNoToken) break;
       const size_t right = next[k];
       const uint8_t after = next[right];
       const uint8_t before = prev[k];

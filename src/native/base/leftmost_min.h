@@ -1,0 +1,38 @@
+// The smallest of a padded array of merge ranks and the first place that holds it: the scan
+// the rank-ordered merges of short pieces run each round (models/bpe/bpe_model.h, tiktoken's
+// merge; models/bpe/hf_bpe_model.h, HF's), four ranks a step where SSE4.1 is there.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#if defined(__SSE4_1__)
+#include <smmintrin.h>
+#endif
+
+namespace tokenforge {
+
+// The smallest of ranks[0..n) (n a multiple of 4, at least 4) and, in `at`, its first index.
+inline uint32_t leftmost_min(const uint32_t* ranks, size_t n, size_t& at) {
+#if defined(__SSE4_1__)
+  __m128i lo = _mm_loadu_si128(reinterpret_cast<const __m128i*>(ranks));
+  for (size_t i = 4; i < n; i += 4)
+    lo = _mm_min_epu32(lo, _mm_loadu_si128(reinterpret_cast<const __m128i*>(ranks + i)));
+  lo = _mm_min_epu32(lo, _mm_shuffle_epi32(lo, _MM_SHUFFLE(1, 0, 3, 2)));
+  lo = _mm_min_epu32(lo, _mm_shuffle_epi32(lo, _MM_SHUFFLE(2, 3, 0, 1)));
+  const uint32_t best = uint32_t(_mm_cvtsi128_si32(lo));
+  for (size_t i = 0;; i += 4) {
+    const __m128i eq = _mm_cmpeq_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(ranks + i)), lo);
+    if (const int mask = _mm_movemask_ps(_mm_castsi128_ps(eq))) {
+      at = i + size_t(__builtin_ctz(unsigned(mask)));
+      return best;
+    }
+  }
+#else
+  uint32_t best = ranks[0];
+  at = 0;
+  for (size_t i = 1; i < n; ++i)
+    if (ranks[i] < best) best = ranks[i], at = i;
+  return best;
+#endif
+}
+
+}  // namespace tokenforge
