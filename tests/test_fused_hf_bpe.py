@@ -181,8 +181,25 @@ CASES = [
 ]
 
 
+def _train(tok: Any, nfc: bool, vocab_size: int) -> None:
+    """Trains tok (its pre-tokenizer set) on the sample lines: the byte alphabet, two special
+    tokens (ids 0 and 1), the ByteLevel decoder, NFC where asked."""
+    from tokenizers import decoders, normalizers, pre_tokenizers, trainers
+
+    if nfc:
+        tok.normalizer = normalizers.NFC()
+    tok.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(
+        vocab_size=vocab_size,
+        special_tokens=["<|endoftext|>", "<|fim|>"],
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        show_progress=False,
+    )
+    tok.train_from_iterator(LINES[::3], trainer)
+
+
 def trained_doc(shape: str, add_prefix_space: bool, ignore_merges: bool, template: bool) -> dict[str, Any]:
-    from tokenizers import AddedToken, Regex, decoders, models, normalizers, pre_tokenizers, processors, trainers
+    from tokenizers import AddedToken, Regex, models, pre_tokenizers, processors
 
     nfc, split = SHAPES[shape]
     tok = tokenizers.Tokenizer(models.BPE())
@@ -195,16 +212,7 @@ def trained_doc(shape: str, add_prefix_space: bool, ignore_merges: bool, templat
                 pre_tokenizers.ByteLevel(add_prefix_space=add_prefix_space, use_regex=False),
             ]
         )
-    if nfc:
-        tok.normalizer = normalizers.NFC()
-    tok.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(
-        vocab_size=1500,
-        special_tokens=["<|endoftext|>", "<|fim|>"],
-        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
-        show_progress=False,
-    )
-    tok.train_from_iterator(LINES[::3], trainer)
+    _train(tok, nfc, 1500)
     tok.add_tokens([AddedToken("hello world", normalized=False), AddedToken(" xyz", normalized=False)])
     if template:
         tok.post_processor = processors.TemplateProcessing(
@@ -413,7 +421,7 @@ DIGIT_TEXT = st.lists(
 def digits_doc(nfc: bool, add_prefix_space: bool) -> dict[str, Any]:
     """A trained file of StarCoder's shape: Sequence[Digits(individual_digits), ByteLevel(use_regex)];
     with NFC, Command R's."""
-    from tokenizers import decoders, models, normalizers, pre_tokenizers, trainers
+    from tokenizers import models, pre_tokenizers
 
     tok = tokenizers.Tokenizer(models.BPE())
     tok.pre_tokenizer = pre_tokenizers.Sequence(
@@ -422,16 +430,7 @@ def digits_doc(nfc: bool, add_prefix_space: bool) -> dict[str, Any]:
             pre_tokenizers.ByteLevel(add_prefix_space=add_prefix_space, use_regex=True),
         ]
     )
-    if nfc:
-        tok.normalizer = normalizers.NFC()
-    tok.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(
-        vocab_size=1200,
-        special_tokens=["<|endoftext|>", "<|fim|>"],
-        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
-        show_progress=False,
-    )
-    tok.train_from_iterator(LINES[::3], trainer)
+    _train(tok, nfc, 1200)
     return json.loads(tok.to_str())
 
 

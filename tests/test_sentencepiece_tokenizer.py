@@ -531,14 +531,20 @@ def test_segments_searched_afresh_with_two_and_three_byte_characters(trained):
         for k in range(1, 9):
             run = (word * k)[: k * 2]
             texts += [run, " " + run, run + " x", "a" + run + "b", run + "😀" + run]
-    for name in ("unigram", "unigram-bytes", "unigram-suffix", "denorm"):
+    _fresh_then_remembered(trained, ("unigram", "unigram-bytes", "unigram-suffix", "denorm"), texts)
+
+
+def _fresh_then_remembered(trained, names: tuple[str, ...], texts: list[str]) -> None:
+    """Each text through fresh Tokenizer and SentencePieceModelEncoder of each model, then
+    again (remembered), against sentencepiece."""
+    for name in names:
         sp = spm.SentencePieceProcessor(model_file=trained[name])
         tok = Tokenizer.from_file(trained[name])
         enc = SentencePieceModelEncoder.from_file(trained[name])
         for _ in range(2):  # each text new, then remembered
             for text in texts:
                 assert_like_sentencepiece(sp, tok, text)
-                assert enc.encode(text) == sp.encode(text), text
+                assert enc.encode(text) == sp.encode(text), text[:40]
 
 
 def test_segments_past_the_remembered_length_after_remembered_ones(trained):
@@ -549,14 +555,7 @@ def test_segments_past_the_remembered_length_after_remembered_ones(trained):
     texts = []
     for word in long_words:
         texts += [f"the {word} of", f"a {word}", f"{word} the", f"of the {word} and the {word[:300]} end"]
-    for name in ("unigram", "unigram-bytes", "unigram-suffix"):
-        sp = spm.SentencePieceProcessor(model_file=trained[name])
-        tok = Tokenizer.from_file(trained[name])
-        enc = SentencePieceModelEncoder.from_file(trained[name])
-        for _ in range(2):  # each text new, then remembered
-            for text in texts:
-                assert_like_sentencepiece(sp, tok, text)
-                assert enc.encode(text) == sp.encode(text), text[:40]
+    _fresh_then_remembered(trained, ("unigram", "unigram-bytes", "unigram-suffix"), texts)
 
 
 def test_unigram_segments_with_spaces_of_every_length(trained, tmp_path):
