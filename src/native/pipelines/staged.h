@@ -141,9 +141,11 @@ class StagedPipeline {
         const NormalizedText::Span span = piece.text.original();
         const auto [start, end] = chars.convert(span.start, span.end);
         push_row(e.rows, piece.added_id, start, end, word++);
-        // HF's token is the text matched: where lstrip / rstrip took whitespace in, not the name.
+        // HF's token is the text matched: where lstrip / rstrip moved the span, not the name
+        // (even at the name's length: an lstrip span that starts where an rstrip match before it
+        // ended shows "world " for " world").
         const std::string& matched = piece.text.text();
-        if (piece.added_id >= name_size_.size() || matched.size() != name_size_[piece.added_id])
+        if (piece.grown || piece.added_id >= name_size_.size() || matched.size() != name_size_[piece.added_id])
           e.rows.back().name = e.name_slot(matched);
         continue;
       }
@@ -193,11 +195,11 @@ class StagedPipeline {
       find_added(
           added->normalized(), reinterpret_cast<const uint8_t*>(normalized.data()), normalized.size(),
           [&](size_t a, size_t b) { pieces.add_text(t.slice(a, b)); },
-          [&](const SpecialMatch& m) { pieces.add_token(t.slice(m.pos, m.pos + m.len), m.id); });
+          [&](const SpecialMatch& m) { pieces.add_token(t.slice(m.pos, m.pos + m.len), m.id, m.grown); });
     };
     if (added && !added->raw().empty()) {
       find_added(added->raw(), s, n, add_text, [&](const SpecialMatch& m) {
-        pieces.add_token(NormalizedText(text + m.pos, m.len, uint32_t(m.pos)), m.id);
+        pieces.add_token(NormalizedText(text + m.pos, m.len, uint32_t(m.pos)), m.id, m.grown);
       });
     } else if (n > 0) {
       add_text(0, n);

@@ -16,6 +16,7 @@ struct TextPiece {
   NormalizedText text;
   bool is_added = false;  // an added token: `added_id` is its token
   uint32_t added_id = 0;
+  bool grown = false;  // (an added token) lstrip or rstrip moved its span: HF shows the text it covers
 };
 
 class PreTokenizedText {
@@ -26,7 +27,9 @@ class PreTokenizedText {
   void add_text(NormalizedText text) {
     if (!text.empty()) pieces_.push_back(TextPiece{std::move(text), false, 0});
   }
-  void add_token(NormalizedText text, uint32_t id) { pieces_.push_back(TextPiece{std::move(text), true, id}); }
+  void add_token(NormalizedText text, uint32_t id, bool grown) {
+    pieces_.push_back(TextPiece{std::move(text), true, id, grown});
+  }
 
   // Replaces each piece that is not an added token by the pieces split_one(text, out) appends
   // to out (HF's PreTokenizedString::split); empty ones are dropped.
