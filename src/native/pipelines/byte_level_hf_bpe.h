@@ -144,11 +144,8 @@ class ByteLevelHfBpePipeline {
 
   Encoded encode(const uint8_t* a, size_t na, const uint8_t* b, size_t nb, bool pair, bool add_special,
                  const SpecialMatcher* added, const PostProcessor& post) const {
-    if (trim_.on() && post.truncate) {  // (trimmed after truncation, each part on its own)
-      Encoded first = encode_sequence(a, na, added, false), second;
-      if (pair) second = encode_sequence(b, nb, added, false);
-      return trim_.process_trimming_parts(post, std::move(first), pair ? &second : nullptr, add_special);
-    }
+    if (trim_.on() && post.truncate)  // (trimmed after truncation, each part on its own)
+      return trim_.encode_truncated(*this, a, na, b, nb, pair, add_special, added, post);
     Encoded first = encode_sequence(a, na, added);
     if (!pair) return post.process(std::move(first), nullptr, add_special);
     Encoded second = encode_sequence(b, nb, added);

@@ -117,11 +117,8 @@ class StagedPipeline {
   // the post-processor `post`; `added` (may be null) finds the added tokens in the raw text.
   Encoded encode(const uint8_t* a, size_t na, const uint8_t* b, size_t nb, bool pair, bool add_special,
                  const SpecialMatcher* added, const PostProcessor& post) const {
-    if (trim_.on() && post.truncate) {
-      Encoded first = encode_sequence(a, na, added, false), second;
-      if (pair) second = encode_sequence(b, nb, added, false);
-      return trim_.process_trimming_parts(post, std::move(first), pair ? &second : nullptr, add_special);
-    }
+    if (trim_.on() && post.truncate)  // (trimmed after truncation, each part on its own)
+      return trim_.encode_truncated(*this, a, na, b, nb, pair, add_special, added, post);
     Encoded first = encode_sequence(a, na, added);
     if (!pair) return process_keeping_texts(post, std::move(first), nullptr, add_special);
     Encoded second = encode_sequence(b, nb, added);

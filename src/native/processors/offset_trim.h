@@ -62,6 +62,17 @@ class OffsetTrim {
     }
   }
 
+  // One text or a pair through `post`, which truncates: each sequence encoded untrimmed
+  // (pipeline.encode_sequence(s, n, added, false)), then process_trimming_parts. The staged
+  // pipeline and the fused byte-level kernel encode so wherever they trim and truncate.
+  template <class Pipeline, class Added>
+  Encoded encode_truncated(const Pipeline& pipeline, const uint8_t* a, size_t na, const uint8_t* b, size_t nb,
+                           bool pair, bool add_special, const Added* added, const PostProcessor& post) const {
+    Encoded first = pipeline.encode_sequence(a, na, added, false), second;
+    if (pair) second = pipeline.encode_sequence(b, nb, added, false);
+    return process_trimming_parts(post, std::move(first), pair ? &second : nullptr, add_special);
+  }
+
   // The template around one text or a pair whose rows are untrimmed: truncated first (where
   // post truncates), then each part trimmed on its own, as HF.
   Encoded process_trimming_parts(const PostProcessor& post, Encoded first, Encoded* second, bool add_special) const {

@@ -134,14 +134,17 @@ class IdInts {
     nb::object list = nb::steal(PyList_New(Py_ssize_t(n)));
     if (!list) throw nb::python_error();
     PyObject** items = reinterpret_cast<PyListObject*>(list.ptr())->ob_item;
-    for (size_t i = 0; i < n; ++i) {
-      const uint32_t v = get(i);
-      if (v < ints_.size())
-        items[i] = ints_[v];
-      else if (!(items[i] = PyLong_FromUnsignedLong(v)))
-        throw nb::python_error();
-    }
+    for (size_t i = 0; i < n; ++i) items[i] = int_of(get(i));
     return list;
+  }
+
+  // A reference to the int v (GIL held): the table's where covered (permanent, so taken
+  // without a new reference), else a new one.
+  PyObject* int_of(uint32_t v) const {
+    if (v < ints_.size()) return ints_[v];
+    PyObject* o = PyLong_FromUnsignedLong(v);
+    if (!o) throw nb::python_error();
+    return o;
   }
 
   // A new list of n (first, second) tuples of get(0..n) (GIL held): the ints from the table
@@ -157,12 +160,8 @@ class IdInts {
       PyObject* pair = PyTuple_New(2);
       if (!pair) throw nb::python_error();
       items[i] = pair;  // (the list owns it from here, whatever fails next)
-      PyObject* first = v.first < ints_.size() ? ints_[v.first] : PyLong_FromUnsignedLong(v.first);
-      if (!first) throw nb::python_error();
-      PyTuple_SET_ITEM(pair, 0, first);
-      PyObject* second = v.second < ints_.size() ? ints_[v.second] : PyLong_FromUnsignedLong(v.second);
-      if (!second) throw nb::python_error();
-      PyTuple_SET_ITEM(pair, 1, second);
+      PyTuple_SET_ITEM(pair, 0, int_of(v.first));
+      PyTuple_SET_ITEM(pair, 1, int_of(v.second));
       PyObject_GC_UnTrack(pair);
     }
     return list;
