@@ -169,6 +169,9 @@ def _compare(ours: Tokenizer, ref, texts: list[str], what: str) -> None:
     for skip in (True, False):
         present = [i for i in ids if ref.id_to_token(i) is not None]
         assert ours.decode(present, skip_special_tokens=skip) == ref.decode(present, skip), (what, skip)
+        # every id up to the top one, gaps included: HF skips an id no token has
+        every = list(range(max(ref.get_vocab(True).values()) + 1))
+        assert ours.decode(every, skip_special_tokens=skip) == ref.decode(every, skip), (what, skip)
     for with_added in (True, False):
         assert ours.get_vocab(with_added) == ref.get_vocab(with_added), (what, with_added)
         assert ours.get_vocab_size(with_added) == ref.get_vocab_size(with_added), (what, with_added)
@@ -215,14 +218,13 @@ def test_save_writes_what_hf_writes(tmp_path, kind, layout):
 
 
 def _gap_file(tmp_path, model: str, added: list[dict]) -> str:
-    """A WordLevel or BPE vocabulary with an id gap below its size: HF's next added id (the
-    vocabulary's count) is a vocabulary token's id."""
+    """A WordLevel, BPE or WordPiece vocabulary with an id gap below its size: HF's next added id
+    (the vocabulary's count) is a vocabulary token's id."""
     from tokenizers import models, pre_tokenizers
 
     vocab = {"a": 0, "b": 1, "c": 3, "d": 4, "[UNK]": 5}
-    kind = (
-        models.WordLevel(vocab, unk_token="[UNK]") if model == "WordLevel" else models.BPE(vocab, [], unk_token="[UNK]")
-    )
+    kinds = {"WordLevel": models.WordLevel, "WordPiece": models.WordPiece}
+    kind = kinds[model](vocab, unk_token="[UNK]") if model in kinds else models.BPE(vocab, [], unk_token="[UNK]")
     tok = hf.Tokenizer(kind)
     tok.pre_tokenizer = pre_tokenizers.Whitespace()
     doc = json.loads(tok.to_str())
@@ -241,7 +243,7 @@ GAP_LAYOUTS = {
 
 
 @pytest.mark.parametrize("layout", sorted(GAP_LAYOUTS))
-@pytest.mark.parametrize("model", ["WordLevel", "BPE"])
+@pytest.mark.parametrize("model", ["WordLevel", "BPE", "WordPiece"])
 def test_vocabulary_with_an_id_gap(tmp_path, model, layout):
     path = _gap_file(tmp_path, model, GAP_LAYOUTS[layout])
     ref = hf.Tokenizer.from_file(path)

@@ -454,7 +454,7 @@ def test_tokenizer_ids_a_u32_cannot_hold_are_overflow_errors(tmp_path, bad):
 
 
 def test_tokenizer_ids_a_u32_holds(tmp_path):
-    """An id a u32 holds that the vocabulary lacks: id_to_token is None, as HF's; decode raises
+    """An id a u32 holds above the vocabulary: id_to_token is None, as HF's; decode raises
     ValueError (not OverflowError), where HF tokenizers skips it."""
     hf, ours = _hf_pair(tmp_path)
     for bad in (ours.get_vocab_size(), 2**31, 2**32 - 1):
@@ -464,3 +464,30 @@ def test_tokenizer_ids_a_u32_holds(tmp_path):
             ours.decode([bad])
         assert not isinstance(info.value, OverflowError)
     assert ours.id_to_token(0) == hf.id_to_token(0) == "[UNK]"
+
+
+@pytest.mark.parametrize("name", ["cl100k_base", "o200k_base"])
+def test_tokenizer_skips_ids_in_a_vocabulary_gap(tmp_path, name):
+    """cl100k's and o200k's ids have gaps below their special tokens: HF tokenizers' decode of
+    the file tokenforge saves skips an id in a gap, and so does tokenforge's Tokenizer (its
+    decode, decode_batch and decode_stream); an id above the top one still raises ValueError."""
+    hf = pytest.importorskip("tokenizers")
+    ours = tokenforge.get_tokenizer(name)
+    ours.save(tmp_path / "tokenizer.json")
+    ref = hf.Tokenizer.from_file(str(tmp_path / "tokenizer.json"))
+    top = max(ours.get_vocab().values())
+    gaps = [i for i in range(top) if ours.id_to_token(i) is None]
+    assert gaps and all(ref.id_to_token(i) is None for i in gaps)
+    hello = ours.encode("hello world").ids
+    special = ours.encode("<|endoftext|>", allowed_special="all").ids
+    for ids in ([gaps[0]], [*hello[:1], gaps[0], *hello[1:]], [*special, gaps[-1], *hello]):
+        for skip in (True, False):
+            assert ours.decode(ids, skip_special_tokens=skip) == ref.decode(ids, skip), ids
+            assert ours.decode_batch([ids, hello], skip) == ref.decode_batch([ids, hello], skip), ids
+        stream, ref_stream = (
+            ours.decode_stream(skip_special_tokens=False),
+            hf.decoders.DecodeStream(skip_special_tokens=False),
+        )
+        assert [stream.step(i) for i in ids] == [ref_stream.step(ref, i) for i in ids], ids
+    with pytest.raises(ValueError, match=str(top + 1)):
+        ours.decode([*hello, top + 1])

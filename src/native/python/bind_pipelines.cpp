@@ -71,31 +71,26 @@ class PyWordPiece : public PyPipeline<WordPieceTokenizer> {
       if (id < special_.size()) special_[id] = 1;
   }
 
+  // HF's decode: ids without a token (gaps in the vocabulary) are skipped, special ones too with
+  // skip_special; an id outside the vocabulary raises ValueError naming it (HF skips it).
   nb::str decode(nb::handle ids_seq, bool skip_special) const {
     const std::shared_ptr<const TokenNames> names = this->names();
     const std::vector<std::string>& by_id = names->by_id;
     const size_t size = by_id.size();
-    auto not_in_vocabulary = [size](const std::string& id) {
-      throw nb::value_error(
-          ("token id " + id + " is not in this tokenizer's vocabulary (0.." + std::to_string(size - 1) + ")").c_str());
-    };
-    const std::vector<uint32_t> ids =
-        ids_of(ids_seq, size, [&](size_t, nb::handle item) { not_in_vocabulary(nb::str(item).c_str()); });
+    const std::vector<uint32_t> ids = ids_of(ids_seq, size, [size](size_t, nb::handle item) {
+      throw nb::value_error(("token id " + std::string(nb::str(item).c_str()) +
+                             " is not in this tokenizer's vocabulary (0.." + std::to_string(size - 1) + ")")
+                                .c_str());
+    });
     std::string text;
-    size_t bad = ids.size();  // the first id without a token
     {
       GilReleasedFor nogil(ids.size() * 8);
       std::vector<const std::string*> tokens;
       tokens.reserve(ids.size());
-      for (size_t i = 0; i < ids.size() && bad == ids.size(); ++i) {
-        if (by_id[ids[i]].empty())
-          bad = i;
-        else if (!(skip_special && special_[ids[i]]))
-          tokens.push_back(&by_id[ids[i]]);
-      }
-      if (bad == ids.size()) text = decoder_.decode(tokens);
+      for (uint32_t id : ids)
+        if (!by_id[id].empty() && !(skip_special && special_[id])) tokens.push_back(&by_id[id]);
+      text = decoder_.decode(tokens);
     }
-    if (bad < ids.size()) not_in_vocabulary(std::to_string(ids[bad]));
     return nb::str(text.data(), text.size());
   }
 
@@ -117,30 +112,24 @@ class PyByteLevelBpe : public PyPipeline<ByteLevelBpePipeline> {
   const std::vector<std::string>& token_names() const { return names()->by_id; }
 
   // The text of ids: the tokens' bytes joined (special tokens left out when skip_special), read
-  // as UTF-8 with U+FFFD for bytes that are not, as Encoding.decode. An id without a token raises
-  // ValueError naming it.
+  // as UTF-8 with U+FFFD for bytes that are not, as Encoding.decode. As HF's decode, an id below
+  // the top one that no token has (cl100k's 100256) is skipped; one above it raises ValueError
+  // naming it.
   nb::str decode(nb::handle ids_seq, bool skip_special) const {
     const uint32_t top = encoder_.max_token_id();
-    auto not_in_vocabulary = [top](const std::string& id) {
-      throw nb::value_error(
-          ("token id " + id + " is not in this tokenizer's vocabulary (0.." + std::to_string(top) + ")").c_str());
-    };
-    const std::vector<uint32_t> ids =
-        ids_of(ids_seq, uint64_t(top) + 1, [&](size_t, nb::handle item) { not_in_vocabulary(nb::str(item).c_str()); });
+    const std::vector<uint32_t> ids = ids_of(ids_seq, uint64_t(top) + 1, [top](size_t, nb::handle item) {
+      throw nb::value_error(("token id " + std::string(nb::str(item).c_str()) +
+                             " is not in this tokenizer's vocabulary (0.." + std::to_string(top) + ")")
+                                .c_str());
+    });
     std::string bytes;
-    size_t bad = ids.size();  // the first id without a token
     {
       GilReleasedFor nogil(ids.size() * 4);
-      for (size_t i = 0; i < ids.size(); ++i) {
-        const std::string* b = encoder_.token_bytes(ids[i]);
-        if (!b) {
-          bad = i;
-          break;
-        }
-        if (!(skip_special && encoder_.is_special(ids[i]))) bytes += *b;
+      for (uint32_t id : ids) {
+        const std::string* b = encoder_.token_bytes(id);
+        if (b && !(skip_special && encoder_.is_special(id))) bytes += *b;
       }
     }
-    if (bad < ids.size()) not_in_vocabulary(std::to_string(ids[bad]));
     PyObject* text = PyUnicode_DecodeUTF8(bytes.data(), Py_ssize_t(bytes.size()), "replace");
     if (!text) throw nb::python_error();
     return nb::steal<nb::str>(text);

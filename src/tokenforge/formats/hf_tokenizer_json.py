@@ -395,7 +395,7 @@ class _TokenizerJson:
         if kind not in ("WordPiece", "BPE", "WordLevel"):
             self.unsupported("model.type", kind, "WordPiece, BPE, WordLevel, Unigram")
         vocab = f.obj(m.get("vocab"), "model.vocab")
-        self.tokens = self.vocab_tokens(vocab, gaps=kind != "WordPiece")
+        self.tokens = self.vocab_tokens(vocab, gaps=True)
         self.model_size = len(vocab)  # HF's get_vocab_size: the entries, not the top id
         self.vocab_map = vocab
         # An unknown token the vocabulary lacks is HF's error only on a text that needs it
@@ -414,13 +414,15 @@ class _TokenizerJson:
         limit = m.get("max_input_chars_per_word", 100)
         if limit is not None:
             f.integer(limit, "model.max_input_chars_per_word", 0, _UINT32_MAX - 1)
-        if unk not in vocab:  # (the fused kernel needs its id: the staged WordPiece model runs it)
+        # The fused kernel needs the unknown token's id and an id for every number below the top
+        # one: the staged WordPiece model runs the rest (HF allows both).
+        if unk not in vocab or len(vocab) < len(self.tokens):
             return {**m, "type": "WordPiece"}
         return WordPiece(self.tokens, unk, prefix, limit)
 
     def vocab_tokens(self, vocab: dict[str, Any], gaps: bool = False) -> list[str]:
         """The tokens of a {token: id} vocabulary by id, every id 0..n-1 given once; with `gaps`
-        (BPE, WordLevel: HF's maps allow them, e.g. tiktoken's cl100k special-token ids), ids may
+        (HF's maps allow them, e.g. tiktoken's cl100k special-token ids), ids may
         skip numbers, up to validation.id_limit, and a skipped id shows as ""."""
         f = self.f
         if not vocab:
