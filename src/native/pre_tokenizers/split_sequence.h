@@ -31,11 +31,23 @@
 //  kLlmCjk:         maximal runs of U+0800..U+9FA5 and U+AC00..U+D7FF;
 //  kDigitsAlone:    HF's Digits(individual_digits): each char::is_numeric character alone
 //                   (unicode/hf_chars.h, Rust's table as tokenizers 0.23.3 has it).
+// Falcon's Sequence runs whole here too (its tokenizer.json files:
+//   Punctuation(Contiguous), ByteLevel(use_regex, no prefix space), Digits(contiguous),
+//   Split([0-9][0-9][0-9], Isolated)):
+//  kPunctuation:    HF's Punctuation(Contiguous): maximal runs of is_punc characters
+//                   (ASCII punctuation or P*, unicode/hf_chars.h);
+//  kGpt2:           ByteLevel's own regex on each piece (pre_tokenizers/scanner.h's GPT-2 scanner);
+//  kByteNumeric:    HF's Digits(contiguous) after ByteLevel: maximal runs of bytes whose GPT-2
+//                   byte character is char::is_numeric (the ASCII digits and ² ³ ¹ ¼ ½ ¾, which
+//                   are bytes inside UTF-8 characters: HF cuts those characters there);
+//  kAsciiDigits3:   [0-9][0-9][0-9] after ByteLevel: three ASCII digits, leftmost first.
+// The last two read bytes, not characters: after ByteLevel every byte is a character of its own.
 // \p{N}, \p{L}, \p{P}, \s are unicode/unicode_classes.h's classes (Unicode 16.0.0, as Oniguruma's).
 // tokenforge/pipeline/fused_hf_bpe.py recognises the stages by their exact regex strings
 // (a table); anything else stays on the staged pipeline. tests/test_fused_deepseek.py and
 // tests/test_fused_deepseek_llm.py check each stage against HF on every code point.
 #pragma once
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -43,6 +55,8 @@
 #include "base/inline_hints.h"
 #include "pre_tokenizers/deepseek_scanner.h"
 #include "pre_tokenizers/deepseek_v3_ends.h"
+#include "pre_tokenizers/byte_level.h"
+#include "pre_tokenizers/scanner.h"
 #include "unicode/hf_chars.h"
 #include "unicode/unicode_classes.h"
 
@@ -60,9 +74,26 @@ enum class PreSplit : int {
   kDigitsAlone = 9,
   kSpaceLetters = 10,
   kSpacePunct = 11,
+  kPunctuation = 12,
+  kGpt2 = 13,
+  kByteNumeric = 14,
+  kAsciiDigits3 = 15,
 };
 
-constexpr bool is_pre_split(int kind) { return kind >= int(PreSplit::kDigits3) && kind <= int(PreSplit::kSpacePunct); }
+constexpr bool is_pre_split(int kind) {
+  return kind >= int(PreSplit::kDigits3) && kind <= int(PreSplit::kAsciiDigits3);
+}
+
+// Whether byte b's GPT-2 byte character (pre_tokenizers/byte_level.h) is char::is_numeric.
+inline bool byte_char_is_numeric(uint8_t b) {
+  static const std::array<bool, 256> table = [] {
+    std::array<bool, 256> t{};
+    const auto& alphabet = byte_level_code_points();
+    for (int i = 0; i < 256; ++i) t[i] = hf_is_numeric(alphabet[i]);
+    return t;
+  }();
+  return table[b];
+}
 
 namespace deepseek_ranges {
 
@@ -128,6 +159,28 @@ class PreSplitStage {
         return false;
       case PreSplit::kTrailingSpace:
         return trailing_space(p, start, end);
+      case PreSplit::kGpt2:  // the pieces tile the text: each one a match
+        if (p >= n_) return false;
+        start = p;
+        end = Scanner(s_, n_).gpt2(p);
+        return true;
+      case PreSplit::kByteNumeric:
+        for (; p < n_ && !byte_char_is_numeric(s_[p]); ++p) {
+        }
+        if (p >= n_) return false;
+        for (start = end = p; end < n_ && byte_char_is_numeric(s_[end]); ++end) {
+        }
+        return true;
+      case PreSplit::kAsciiDigits3:
+        for (size_t run = 0; p < n_; ++p) {
+          run = uint8_t(s_[p] - '0') <= 9 ? run + 1 : 0;
+          if (run == 3) {
+            start = p - 2;
+            end = p + 1;
+            return true;
+          }
+        }
+        return false;
       default:
         break;
     }
@@ -179,6 +232,8 @@ class PreSplitStage {
         return (class_of(cp) & kLetter) != 0;
       case PreSplit::kSpacePunct:
         return (class_of(cp) & kPunctuation) != 0;
+      case PreSplit::kPunctuation:
+        return hf_is_punctuation(cp);
       default:
         return false;
     }
@@ -213,7 +268,7 @@ class PreSplitStage {
           if (in_class(at(p + len, next_len))) return run_end(p + len);
         }
         return run_end(p);
-      default:  // the runs: kDeepSeekCjk, kLlmCjk
+      default:  // the runs: kDeepSeekCjk, kLlmCjk, kPunctuation
         return run_end(p);
     }
   }

@@ -84,7 +84,8 @@ void bind_byte_level_hf_bpe(nb::module_& m) {
        "for none (the pre-splits' pieces are the pieces); add_prefix_space before each stretch, or before "
        "each piece with prefix_each_piece; nfc: the NFC normalizer; pre_splits: built-in stages run first, "
        "in order (pre_tokenizers/split_sequence.h's PreSplit ids: 1 \\p{N}{1,3}, 2 DeepSeek V3's CJK and "
-       "kana runs, 3 its main pattern, 4..11 DeepSeek LLM's and Coder's stages); hidden: (id, the model's "
+       "kana runs, 3 its main pattern, 4..11 DeepSeek LLM's and Coder's stages, 12..15 Falcon's); hidden: (id, the "
+       "model's "
        "token) where an added token took a vocabulary token's id (the model's tokens show the model's text; "
        "the file must not have nfc); trim_offsets, trim_add_prefix_space: the ByteLevel or RobertaProcessing "
        "post-processor's (spaces come off each token's offsets, but the one add_prefix_space put first).")

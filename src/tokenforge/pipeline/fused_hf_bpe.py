@@ -111,6 +111,11 @@ SEQUENCES: dict[str, tuple[int, ...]] = {
 # before a last ByteLevel(use_regex=true) without a prefix space (its GPT-2 regex on the scanner):
 # DeepSeek V3's digit runs and CJK runs; each digit alone (StarCoder's and Command R's files).
 PRE_SPLITS: set[tuple[int, ...]] = {(1, 2), (9,)}
+# Falcon's Sequence, run whole by built-in stages (PreSplit 12..15): Punctuation(Contiguous),
+# ByteLevel(use_regex=true) without a prefix space, Digits (contiguous) and
+# Split([0-9][0-9][0-9], Isolated), the last two on ByteLevel's characters.
+FALCON = (12, 13, 14, 15)
+FALCON_DIGITS = "[0-9][0-9][0-9]"
 
 # GPT-2's byte alphabet: the characters byte-level tokens are spelled in.
 _BYTE_CHARS = [chr(b) if (33 <= b <= 126 or 161 <= b <= 172 or 174 <= b <= 255) else None for b in range(256)]
@@ -169,6 +174,14 @@ def _split(pre_tokenizer: Any) -> dict[str, Any] | None:
             "prefix_each_piece": False,
             "pre_splits": [],
         }
+    if _falcon(parts):
+        return {
+            "split": NO_SPLIT,
+            "pattern": "",
+            "add_prefix_space": False,
+            "prefix_each_piece": True,
+            "pre_splits": list(FALCON),
+        }
     if len(parts) < 2 or parts[-1][0] != "ByteLevel":
         return None
     stages = [_stage_id(kind, options) for kind, options in parts[:-1]]
@@ -197,6 +210,19 @@ def _split(pre_tokenizer: Any) -> dict[str, Any] | None:
 
 # `split` where the built-in stages are the whole Sequence (ByteLevelHfBpeDescription::kNoSplit).
 NO_SPLIT = -2
+
+
+def _falcon(parts: list[tuple[str, Mapping[str, Any]]]) -> bool:
+    """Whether the pre-tokenizer's stages are Falcon's Sequence (FALCON)."""
+    if [kind for kind, _ in parts] != ["Punctuation", "ByteLevel", "Digits", "Split"]:
+        return False
+    punctuation, byte_level, digits, split = (options for _, options in parts)
+    return (
+        punctuation.get("behavior", "Isolated") == "Contiguous"
+        and _byte_level(byte_level, True) is False
+        and digits.get("individual_digits", False) is False
+        and _isolated_regex(split) == FALCON_DIGITS
+    )
 
 
 def _stage_id(kind: str, options: Mapping[str, Any]) -> int:
