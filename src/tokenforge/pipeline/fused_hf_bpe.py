@@ -16,6 +16,8 @@ the keyword arguments of `_core.ByteLevelHfBpe` if so (None otherwise):
   then any Split(Regex P, Isolated);
 - or each digit alone (Digits(individual_digits)), then ByteLevel(use_regex=true) without a
   prefix space (StarCoder's and Command R's files);
+- or Falcon's Sequence (FALCON): Punctuation(Contiguous), ByteLevel(use_regex=true) without a
+  prefix space, Digits and Split([0-9][0-9][0-9]) on ByteLevel's characters;
 - normalizer none or NFC; decoder ByteLevel.
 The split runs on a built-in scanner (pre_tokenizers/scanner.h) where P is one of SCANNERS,
 patterns each scanner computes exactly as Oniguruma reads them (tests/test_fused_hf_bpe.py
