@@ -188,7 +188,7 @@ def test_bad_pre_splits_raise(tmp_path_factory):
     d = fused_description(trio(tmp_path_factory).spec)
     assert d is not None
     with pytest.raises(ValueError, match="pre-split"):
-        _core.ByteLevelHfBpe(**{**d, "pre_splits": [1, 16]})
+        _core.ByteLevelHfBpe(**{**d, "pre_splits": [1, 17]})
     with pytest.raises(ValueError, match="no split"):
         _core.ByteLevelHfBpe(**{**d, "pre_splits": []})
     with pytest.raises(ValueError, match="prefix_each_piece"):

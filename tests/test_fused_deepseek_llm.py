@@ -217,7 +217,7 @@ def test_bad_stage_ids_raise():
     with pytest.raises(ValueError, match="stage"):
         _core._pre_split_ends("abc", [0])
     with pytest.raises(ValueError, match="stage"):
-        _core._pre_split_ends("abc", [16])
+        _core._pre_split_ends("abc", [17])
 
 
 def test_no_quadratic_whitespace():

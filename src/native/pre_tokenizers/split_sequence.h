@@ -31,6 +31,9 @@
 //  kLlmCjk:         maximal runs of U+0800..U+9FA5 and U+AC00..U+D7FF;
 //  kDigitsAlone:    HF's Digits(individual_digits): each char::is_numeric character alone
 //                   (unicode/hf_chars.h, Rust's table as tokenizers 0.23.3 has it).
+//  kBloom:          BLOOM's Split, ` ?[^(\s|[.,!?…。，、।۔،])]+` (Oniguruma reads the inner [...] as a
+//                   class inside the class): a run of characters that are not whitespace, ( | )
+//                   or . , ! ? … 。 ， 、 । ۔ ،, with the space before it where there is one.
 // Falcon's Sequence runs whole here too (its tokenizer.json files:
 //   Punctuation(Contiguous), ByteLevel(use_regex, no prefix space), Digits(contiguous),
 //   Split([0-9][0-9][0-9], Isolated)):
@@ -74,14 +77,38 @@ enum class PreSplit : int {
   kDigitsAlone = 9,
   kSpaceLetters = 10,
   kSpacePunct = 11,
-  kPunctuation = 12,
-  kGpt2 = 13,
-  kByteNumeric = 14,
-  kAsciiDigits3 = 15,
+  kBloom = 12,
+  kPunctuation = 13,
+  kGpt2 = 14,
+  kByteNumeric = 15,
+  kAsciiDigits3 = 16,
 };
 
 constexpr bool is_pre_split(int kind) {
   return kind >= int(PreSplit::kDigits3) && kind <= int(PreSplit::kAsciiDigits3);
+}
+
+// The characters BLOOM's Split stops at besides whitespace: ( | ) . , ! ? … 。 ， 、 । ۔ ،
+inline bool is_bloom_stop(uint32_t cp) {
+  switch (cp) {
+    case '(':
+    case '|':
+    case ')':
+    case '.':
+    case ',':
+    case '!':
+    case '?':
+    case 0x2026:
+    case 0x3002:
+    case 0xFF0C:
+    case 0x3001:
+    case 0x0964:
+    case 0x06D4:
+    case 0x060C:
+      return true;
+    default:
+      return false;
+  }
 }
 
 // Whether byte b's GPT-2 byte character (pre_tokenizers/byte_level.h) is char::is_numeric.
@@ -234,6 +261,8 @@ class PreSplitStage {
         return (class_of(cp) & kPunctuation) != 0;
       case PreSplit::kPunctuation:
         return hf_is_punctuation(cp);
+      case PreSplit::kBloom:
+        return !(class_of(cp) & kSpace) && !is_bloom_stop(cp);
       default:
         return false;
     }
@@ -258,6 +287,12 @@ class PreSplitStage {
         return run_end(p, 3);
       case PreSplit::kDigitsAlone:
         return in_class(cp) ? p + len : p;
+      case PreSplit::kBloom:  // ` ?[X]+`: the space is tried first, then the run without it
+        if (cp == ' ' && p + 1 < n_) {
+          size_t next_len;
+          if (in_class(at(p + 1, next_len))) return run_end(p + 1);
+        }
+        return run_end(p);
       case PreSplit::kLlmLetters:
       case PreSplit::kLlmPunct:
       case PreSplit::kSpaceLetters:

@@ -85,6 +85,8 @@ DEEPSEEK_LLM_CJK = "[一-龥ࠀ-一가-\ud7ff]+"
 # DeepSeek Coder: newlines, letters, punctuation, DeepSeek LLM's CJK, each digit alone.
 CODER_LETTERS = r"\s?\p{L}+"
 CODER_PUNCT = r"\s?\p{P}+"
+# BLOOM's Split (the files of BLOOM and BLOOMZ).
+BLOOM = " ?[^(\\s|[.,!?…。，、।۔،])]+"
 # The Digits pre-tokenizer with individual_digits, as a stage key.
 DIGITS_ALONE = ("Digits", True)
 
@@ -102,12 +104,14 @@ STAGES: dict[tuple[str, Any], int] = {
     DIGITS_ALONE: 9,
     ("Split", CODER_LETTERS): 10,
     ("Split", CODER_PUNCT): 11,
+    ("Split", BLOOM): 12,
 }
 # The Sequences (before ByteLevel) the built-in stages run whole, as STAGES ids.
 SEQUENCES: dict[str, tuple[int, ...]] = {
     "DeepSeek V3": (1, 2, 3),
     "DeepSeek LLM": (4, 5, 6, 7, 8, 9),
     "DeepSeek Coder": (4, 10, 11, 8, 9),
+    "BLOOM": (12,),
 }
 # First stages run built in before any last Split (its pattern on a scanner or Oniguruma), or
 # before a last ByteLevel(use_regex=true) without a prefix space (its GPT-2 regex on the scanner):
@@ -116,7 +120,7 @@ PRE_SPLITS: set[tuple[int, ...]] = {(1, 2), (9,)}
 # Falcon's Sequence, run whole by built-in stages (PreSplit 12..15): Punctuation(Contiguous),
 # ByteLevel(use_regex=true) without a prefix space, Digits (contiguous) and
 # Split([0-9][0-9][0-9], Isolated), the last two on ByteLevel's characters.
-FALCON = (12, 13, 14, 15)
+FALCON = (13, 14, 15, 16)
 FALCON_DIGITS = "[0-9][0-9][0-9]"
 
 # GPT-2's byte alphabet: the characters byte-level tokens are spelled in.
