@@ -218,7 +218,7 @@ def _split(pre_tokenizer: Any) -> dict[str, Any] | None:
 NO_SPLIT = -2
 
 
-def _falcon(parts: list[tuple[str, Mapping[str, Any]]]) -> bool:
+def _falcon(parts: list[tuple[str, dict[str, Any]]]) -> bool:
     """Whether the pre-tokenizer's stages are Falcon's Sequence (FALCON)."""
     if [kind for kind, _ in parts] != ["Punctuation", "ByteLevel", "Digits", "Split"]:
         return False
