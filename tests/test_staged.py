@@ -182,6 +182,27 @@ def test_pre_tokenizers_on_samples(config):
         check_pre_tokenizer(config, text)
 
 
+def test_normalizers_rewriting_in_place_then_not():
+    """Lowercase (alone and in BertNormalizer), map and filter rewrite the text in place while
+    each character keeps its UTF-8 length and none is removed; a character whose lowercase is
+    longer, shorter or two characters (İ, ẞ, Ⱥ), or a mark StripAccents removes, hands the rest to
+    the general transform: at the start, inside and at the end of ASCII, Cyrillic and Latin-1
+    text, the same text and offsets as HF."""
+    configs = [
+        [{"type": "Lowercase"}],
+        [{"type": "StripAccents"}],
+        [{"type": "NFD"}, {"type": "Lowercase"}, {"type": "StripAccents"}],
+        [{"type": "BertNormalizer", "clean_text": True, "handle_chinese_chars": True, "lowercase": True}],
+        [{"type": "Replace", "pattern": {"String": "x"}, "content": "yy"}, {"type": "Lowercase"}],
+    ]
+    for prefix in ["", "A", "aB", "ПрИ", "ÀÉ", "日"]:
+        for odd in ["İ", "ẞ", "Ⱥ", "ǅ", "e\u0301", "\u0301", "ΐ", "X"]:
+            for suffix in ["", "Z", "Жx", "\u00c0\u0301"]:
+                text = f"{prefix}{odd}{suffix} {odd}{prefix}"
+                for config in configs:
+                    check_normalizer(config, text)
+
+
 @settings(max_examples=300, deadline=None)
 @given(text=TEXT, n=st.integers(0, len(NORMALIZERS) - 1))
 def test_normalizers_hypothesis(text, n):

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "normalizers/normalizer.h"
+#include "normalizers/lowercase.h"
 #include "unicode/hf_chars.h"
 
 namespace tokenforge {
@@ -77,7 +78,7 @@ class BertNormalizer : public Normalizer {
       hf_nfd(text);
       text.filter([](uint32_t cp) { return !hf_is_nonspacing_mark(cp); });
     }
-    if (lowercase_) text.expand(hf_lowercase);
+    if (lowercase_) lowercase_text(text);
   }
 
  private:

@@ -80,17 +80,20 @@ class NormalizedText {
     }
   }
 
-  // HF's transform_range over the normalized bytes [start, end) (character boundaries).
+  // HF's transform_range over the normalized bytes [start, end) (character boundaries). The new
+  // text and alignments are written through pointers into buffers sized for the longest result
+  // (four bytes a character), then cut to length.
   void transform_range(size_t start, size_t end, const std::vector<CharChange>& changes, size_t initial_offset) {
-    std::string text;
-    std::vector<Span> alignments;
-    text.reserve(text_.size() + changes.size());
-    alignments.reserve(alignments_.size() + changes.size());
-    text.append(text_, 0, start);
-    alignments.insert(alignments.end(), alignments_.begin(), alignments_.begin() + start);
+    const size_t tail = text_.size() - end;
+    std::string text(start + 4 * changes.size() + tail, '\0');
+    std::vector<Span> alignments(text.size());
+    char* out = text.data();
+    Span* al = alignments.data();
+    std::copy(text_.data(), text_.data() + start, out);
+    std::copy(alignments_.data(), alignments_.data() + start, al);
+    size_t n = start;
     size_t offset = start;  // the next old byte to replace
     for (size_t k = 0; k < initial_offset && offset < end; ++k) offset += char_length(offset);
-    uint8_t buf[4];
     for (const CharChange& c : changes) {
       Span align;
       if (c.change > 0)
@@ -99,12 +102,15 @@ class NormalizedText {
         align = alignments_[std::min(offset, alignments_.size() - 1)];
       if (c.change <= 0 && offset < end) offset += char_length(offset);
       for (int32_t r = 0; r < -c.change && offset < end; ++r) offset += char_length(offset);
-      const size_t len = encode_utf8(c.cp, buf);
-      text.append(reinterpret_cast<const char*>(buf), len);
-      alignments.insert(alignments.end(), len, align);
+      const size_t len = encode_utf8(c.cp, reinterpret_cast<uint8_t*>(out + n));
+      for (size_t b = 0; b < len; ++b) al[n + b] = align;
+      n += len;
     }
-    text.append(text_, end, std::string::npos);
-    alignments.insert(alignments.end(), alignments_.begin() + end, alignments_.end());
+    std::copy(text_.data() + end, text_.data() + text_.size(), out + n);
+    std::copy(alignments_.data() + end, alignments_.data() + alignments_.size(), al + n);
+    n += tail;
+    text.resize(n);
+    alignments.resize(n);
     text_ = std::move(text);
     alignments_ = std::move(alignments);
   }
@@ -115,16 +121,21 @@ class NormalizedText {
   // Each character through map(cp) -> cp (HF's map).
   template <class F>
   void map(F&& f) {
-    std::vector<CharChange> changes;
-    changes.reserve(text_.size());
-    for_each_char([&](uint32_t cp, size_t, size_t) { changes.push_back(CharChange{f(cp), 0}); });
-    transform(changes, 0);
+    expand([&](uint32_t cp, std::vector<uint32_t>& out) { out.push_back(f(cp)); });
   }
 
   // Keeps the characters for which keep(cp) holds (HF's filter: a removed character counts
   // against the kept one before it, or against the start).
   template <class F>
   void filter(F&& keep) {
+    // Where every character stays, the text does too (each byte aligned as its character's
+    // first, as transform would leave it).
+    bool all_kept = true;
+    for_each_char([&](uint32_t cp, size_t, size_t) { all_kept = all_kept && keep(cp); });
+    if (all_kept) {
+      for (size_t i = 0; i < text_.size(); i += char_length(i)) same_alignment(i, char_length(i));
+      return;
+    }
     std::vector<CharChange> changes;
     changes.reserve(text_.size());
     int32_t removed = 0;
@@ -149,18 +160,49 @@ class NormalizedText {
   }
 
   // Each character replaced by the characters expand(cp, out) appends (the first replaces it,
-  // the others are inserted after it), as HF's lowercase and NFD do.
+  // the others are inserted after it), as HF's lowercase and NFD do. While each character
+  // becomes one of the same UTF-8 length (ASCII and most cased scripts under lowercase), the text
+  // is rewritten in place; from the first that does not, through transform.
   template <class F>
   void expand(F&& expand_one) {
-    std::vector<CharChange> changes;
-    changes.reserve(text_.size());
     std::vector<uint32_t> out;
-    for_each_char([&](uint32_t cp, size_t, size_t) {
+    uint8_t* s = reinterpret_cast<uint8_t*>(text_.data());
+    const size_t n = text_.size();
+    size_t i = 0;
+    for (; i < n;) {
+      size_t len;
+      const uint32_t cp = decode_utf8(s + i, n - i, len);
       out.clear();
       expand_one(cp, out);
-      for (size_t i = 0; i < out.size(); ++i) changes.push_back(CharChange{out[i], i > 0 ? 1 : 0});
+      uint8_t buf[4];
+      if (out.size() != 1 || encode_utf8(out[0], buf) != len) break;
+      std::copy(buf, buf + len, s + i);
+      same_alignment(i, len);
+      i += len;
+    }
+    if (i == n) return;
+    std::vector<CharChange> changes;
+    changes.reserve(n);
+    for_each_char([&](uint32_t cp, size_t at, size_t) {
+      if (at < i) {  // rewritten in place already
+        changes.push_back(CharChange{cp, 0});
+        return;
+      }
+      out.clear();
+      expand_one(cp, out);
+      for (size_t k = 0; k < out.size(); ++k) changes.push_back(CharChange{out[k], k > 0 ? 1 : 0});
     });
     transform(changes, 0);
+  }
+
+  // Where the text is all ASCII: each byte through f (ASCII to ASCII), in place, and true (the
+  // alignments stay, one byte a character); else false, the text untouched.
+  template <class F>
+  bool map_ascii(F&& f) {
+    for (char c : text_)
+      if (uint8_t(c) >= 0x80) return false;
+    for (char& c : text_) c = char(f(uint8_t(c)));
+    return true;
   }
 
   // Every match in `matches` (spans of the text, as a pattern gives them) replaced by `content`
@@ -300,6 +342,11 @@ class NormalizedText {
 
  private:
   size_t char_length(size_t at) const { return utf8_length(uint8_t(text_[at])); }
+  // The bytes of the character at [at, at + len) aligned as its first byte (what transform gives
+  // a character it replaces with one of the same length).
+  void same_alignment(size_t at, size_t len) {
+    for (size_t k = 1; k < len; ++k) alignments_[at + k] = alignments_[at];
+  }
 
   std::string text_;
   std::vector<Span> alignments_;  // per byte of text_: the input bytes it came from
