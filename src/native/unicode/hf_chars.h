@@ -29,6 +29,22 @@ inline bool in_ranges(const CodePointRange (&table)[N], uint32_t cp) {
   return it != std::begin(table) && cp <= std::prev(it)->last;
 }
 
+// The code points of a range table, the Basic Multilingual Plane's in a bitmap (8 KB, built
+// once) and the rest by the table.
+template <size_t N>
+class RangeSet {
+ public:
+  explicit RangeSet(const CodePointRange (&table)[N]) : table_(table) {
+    for (const CodePointRange& r : table)
+      for (uint32_t cp = r.first; cp <= r.last && cp < 0x10000; ++cp) bits_[cp >> 6] |= uint64_t(1) << (cp & 63);
+  }
+  bool contains(uint32_t cp) const { return cp < 0x10000 ? (bits_[cp >> 6] >> (cp & 63)) & 1 : in_ranges(table_, cp); }
+
+ private:
+  const CodePointRange (&table_)[N];
+  uint64_t bits_[1024] = {};
+};
+
 using bert_chars::append_mapped;
 using bert_chars::flags;
 
@@ -46,17 +62,24 @@ inline bool hf_is_punctuation(uint32_t cp) { return hf_chars::flags(cp) & bert_d
 inline bool hf_is_cjk(uint32_t cp) { return bert_chars::is_cjk(cp); }
 // unicode-normalization-alignments' is_combining_mark (M*, Unicode 9.0): StripAccents'.
 inline bool hf_is_combining_mark(uint32_t cp) {
-  return cp >= 0x300 && hf_chars::in_ranges(hf_chars::kCombiningMark, cp);
+  if (cp < 0x300) return false;
+  static const hf_chars::RangeSet<std::size(hf_chars::kCombiningMark)> marks(hf_chars::kCombiningMark);
+  return marks.contains(cp);
 }
 // Rust regex's \w and \s, char::is_numeric.
 inline bool hf_is_regex_word(uint32_t cp) {
   if (cp < 0x80) return (cp >= 'a' && cp <= 'z') || (cp >= 'A' && cp <= 'Z') || (cp >= '0' && cp <= '9') || cp == '_';
-  return hf_chars::in_ranges(hf_chars::kRegexWord, cp);
+  static const hf_chars::RangeSet<std::size(hf_chars::kRegexWord)> words(hf_chars::kRegexWord);
+  return words.contains(cp);
 }
-inline bool hf_is_regex_space(uint32_t cp) { return hf_chars::in_ranges(hf_chars::kRegexSpace, cp); }
+inline bool hf_is_regex_space(uint32_t cp) {
+  if (cp < 0x80) return cp == ' ' || (cp >= '\t' && cp <= '\r');
+  return hf_chars::in_ranges(hf_chars::kRegexSpace, cp);
+}
 inline bool hf_is_numeric(uint32_t cp) {
   if (cp < 0x80) return cp >= '0' && cp <= '9';
-  return hf_chars::in_ranges(hf_chars::kNumeric, cp);
+  static const hf_chars::RangeSet<std::size(hf_chars::kNumeric)> numbers(hf_chars::kNumeric);
+  return numbers.contains(cp);
 }
 
 // char::to_lowercase: appends cp's lowercase (one or more code points).
