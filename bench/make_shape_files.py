@@ -1,5 +1,5 @@
-"""tokenizer.json files of the shapes popular model families have, for bench/tokenizer_json.py
-(none of them is in ../shared/vocab/hf): byte-level BPEs of 32000 tokens trained by HF
+r"""tokenizer.json files of the shapes popular model families have, for bench/tokenizer_json.py
+(none of them is in ../shared/vocab/hf): BPEs (byte-level but two) of 32000 tokens trained by HF
 tokenizers on shuffled lines of each corpus of ../shared/corpus, each with one family's
 pre-tokenizer, normalizer and post-processor exactly:
 - roberta: ByteLevel(use_regex) with RobertaProcessing trimming offsets (RoBERTa, BART,
@@ -9,7 +9,13 @@ pre-tokenizer, normalizer and post-processor exactly:
 - tekken: Split(Mistral's tekken pattern, Isolated), ByteLevel(use_regex=false) (Mistral Nemo,
   Small 3, Pixtral);
 - clip: CLIP's NFC, whitespace Replace and Lowercase, its Split(Removed, invert) and a BPE with
-  the "</w>" end-of-word suffix, as transformers' CLIPConverter writes it (runs staged).
+  the "</w>" end-of-word suffix, as transformers' CLIPConverter writes it (runs staged);
+- falcon: Sequence[Punctuation(Contiguous), ByteLevel(use_regex), Digits, Split([0-9]{3})] with
+  the ByteLevel post-processor trimming offsets (Falcon's files);
+- bloom: Split(` ?[^(\s|[.,!?…。，、।۔،])]+`, Isolated), ByteLevel(use_regex=false) (BLOOM's);
+- quicktour: HF's quicktour, a BPE with an unknown token over the Whitespace pre-tokenizer and a
+  [CLS]/[SEP] template (files people train themselves; runs staged);
+- wordlevel: a WordLevel over NFD, Lowercase, StripAccents and Whitespace (runs staged).
 Each goes to OUT/<shape>/tokenizer.json.
 
     python bench/make_shape_files.py OUT [SHAPE ...] [--corpus ../shared/corpus]
@@ -29,7 +35,9 @@ from tokenizers import Regex, Tokenizer, decoders, models, normalizers, pre_toke
 from tokenforge.pre_tokenizers.patterns import TEKKEN
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
-SHAPES = ("roberta", "starcoder", "commandr", "tekken", "clip")
+SHAPES = ("roberta", "starcoder", "commandr", "tekken", "clip", "falcon", "bloom", "quicktour", "wordlevel")
+# BLOOM's Split pattern, as its tokenizer.json files spell it.
+BLOOM_SPLIT = " ?[^(\\s|[.,!?…。，、।۔،])]+"
 # CLIP's Split pattern, as its tokenizer.json files spell it.
 CLIP_SPLIT = r"'s|'t|'re|'ve|'m|'ll|'d|[\p{L}]+|[\p{N}]|[^\s\p{L}\p{N}]+"
 
@@ -45,10 +53,20 @@ def byte_level(shape: str, lines: list[str]) -> Tokenizer:
         )
         if shape == "commandr":
             tok.normalizer = normalizers.NFC()
-    else:
+    elif shape == "falcon":
         tok.pre_tokenizer = pre_tokenizers.Sequence(
             [
-                pre_tokenizers.Split(Regex(TEKKEN), behavior="isolated", invert=False),
+                pre_tokenizers.Punctuation("contiguous"),
+                pre_tokenizers.ByteLevel(add_prefix_space=False, trim_offsets=True, use_regex=True),
+                pre_tokenizers.Digits(individual_digits=False),
+                pre_tokenizers.Split(Regex("[0-9][0-9][0-9]"), behavior="isolated", invert=False),
+            ]
+        )
+    else:
+        split = BLOOM_SPLIT if shape == "bloom" else TEKKEN
+        tok.pre_tokenizer = pre_tokenizers.Sequence(
+            [
+                pre_tokenizers.Split(Regex(split), behavior="isolated", invert=False),
                 pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
             ]
         )
@@ -60,6 +78,25 @@ def byte_level(shape: str, lines: list[str]) -> Tokenizer:
     tok.train_from_iterator(lines, trainer)
     if shape == "roberta":
         tok.post_processor = processors.RobertaProcessing(("</s>", 2), ("<s>", 0), trim_offsets=True)
+    elif shape in ("falcon", "bloom"):
+        tok.post_processor = processors.ByteLevel(trim_offsets=shape == "falcon")
+    return tok
+
+
+def whitespace(shape: str, lines: list[str]) -> Tokenizer:
+    """HF's quicktour BPE, or a WordLevel over BERT-like normalizers, on Whitespace."""
+    if shape == "quicktour":
+        tok = Tokenizer(models.BPE(unk_token="[UNK]"))
+        trainer: Any = trainers.BpeTrainer(vocab_size=32000, special_tokens=["[UNK]", "[CLS]", "[SEP]"])
+    else:
+        tok = Tokenizer(models.WordLevel(unk_token="[UNK]"))
+        tok.normalizer = normalizers.Sequence([normalizers.NFD(), normalizers.Lowercase(), normalizers.StripAccents()])
+        trainer = trainers.WordLevelTrainer(vocab_size=32000, special_tokens=["[UNK]", "[CLS]", "[SEP]"])
+    tok.pre_tokenizer = pre_tokenizers.Whitespace()
+    tok.train_from_iterator(lines, trainer)
+    tok.post_processor = processors.TemplateProcessing(
+        single="[CLS] $A [SEP]", pair="[CLS] $A [SEP] $B:1 [SEP]:1", special_tokens=[("[CLS]", 1), ("[SEP]", 2)]
+    )
     return tok
 
 
@@ -106,7 +143,12 @@ def main() -> None:
         lines.extend(text[:20000])
     rng.shuffle(lines)
     for shape in args.shapes or SHAPES:
-        tok = clip(lines) if shape == "clip" else byte_level(shape, lines)
+        if shape == "clip":
+            tok = clip(lines)
+        elif shape in ("quicktour", "wordlevel"):
+            tok = whitespace(shape, lines)
+        else:
+            tok = byte_level(shape, lines)
         doc: dict[str, Any] = json.loads(tok.to_str())
         folder = args.out / shape
         folder.mkdir(parents=True, exist_ok=True)
