@@ -1,6 +1,6 @@
 r"""tokenizer.json files of the shapes popular model families have, for bench/tokenizer_json.py
-(none of them is in ../shared/vocab/hf): BPEs (byte-level but two) of 32000 tokens trained by HF
-tokenizers on shuffled lines of each corpus of ../shared/corpus, each with one family's
+(none of them is in ../shared/vocab/hf): vocabularies of 32000 tokens (byte-level BPEs, but for
+quicktour and wordlevel) trained by HF tokenizers on shuffled lines of each corpus of ../shared/corpus, each with one family's
 pre-tokenizer, normalizer and post-processor exactly:
 - roberta: ByteLevel(use_regex) with RobertaProcessing trimming offsets (RoBERTa, BART,
   Longformer, LED, MVP), as transformers' RobertaConverter writes it;
