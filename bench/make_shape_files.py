@@ -1,7 +1,7 @@
 r"""tokenizer.json files of the shapes popular model families have, for bench/tokenizer_json.py
 (none of them is in ../shared/vocab/hf): vocabularies of 32000 tokens (byte-level BPEs, but for
-quicktour and wordlevel) trained by HF tokenizers on shuffled lines of each corpus of ../shared/corpus, each with one family's
-pre-tokenizer, normalizer and post-processor exactly:
+quicktour and wordlevel) trained by HF tokenizers on shuffled lines of each corpus of
+../shared/corpus, each with one family's pre-tokenizer, normalizer and post-processor exactly:
 - roberta: ByteLevel(use_regex) with RobertaProcessing trimming offsets (RoBERTa, BART,
   Longformer, LED, MVP), as transformers' RobertaConverter writes it;
 - starcoder: Sequence[Digits(individual_digits), ByteLevel(use_regex)] (StarCoder 1/2,
