@@ -11,6 +11,8 @@ import json
 from collections.abc import Collection
 from typing import Any
 
+from hypothesis import strategies as st
+
 from tokenforge import Tokenizer
 from tokenforge.formats import read_tokenizer_file
 from tokenforge.pipeline.compile import build_kernel
@@ -52,3 +54,11 @@ class Trio:
         assert [tuple(o) for o in s.offsets] == [tuple(o) for o in f.offsets] and s.word_ids == f.word_ids, where
         for skip in (False, True):
             assert self.fused.decode(f.ids, skip) == self.hf.decode(h.ids, skip_special_tokens=skip), where
+
+
+def texts_of(chars: str, pieces: Collection[str]) -> st.SearchStrategy[str]:
+    """Hypothesis texts of up to 40 parts: any code point (no surrogate), one of `chars`, or one
+    of `pieces` (added tokens, contractions, runs the file's pattern treats apart)."""
+    return st.lists(
+        st.one_of(st.characters(blacklist_categories=("Cs",)), st.sampled_from([*chars, *pieces])), max_size=40
+    ).map("".join)
