@@ -246,6 +246,125 @@ class SpmNormalizer {
     if (norm_to_orig) norm_to_orig->push_back(here());
   }
 
+  // Whether normalize_cut can give `spaces_as_is` text (spaces stay spaces: none escaped, and
+  // none put at the end).
+  bool cuts_as_it_goes(bool spaces_as_is) const {
+    return (spaces_as_is || !options_.escape_whitespaces) && !options_.whitespace_as_suffix;
+  }
+
+  // normalize(s, n, out, nullptr, spaces_as_is) (where cuts_as_it_goes(spaces_as_is)), telling
+  // `cut` what goes into out as it goes: cut.plain(s, at, n, out.size()) reads the input from at
+  // on and returns where a character is not copied as it is (see plain_at, ascii_stops: it may
+  // stop sooner), or PieceAdjacency::kAbort; what it passed is then copied (blanks as spaces).
+  // Else one step as normalize takes it, and cut.more(out, from) reads what it wrote from
+  // `from` on. False where cut.plain aborted (out is then unfinished). Trailing spaces are
+  // dropped from out at the end (the cut's positions past it are the caller's to drop).
+  template <class Cut>
+  bool normalize_cut(const uint8_t* s, size_t n, std::string& out, Cut& cut) const {
+    std::string_view input(reinterpret_cast<const char*>(s), n);
+    out.clear();
+    if (options_.remove_extra_whitespaces) {
+      while (!input.empty()) {
+        const auto [piece, used] = prefix(input);
+        if (piece != " ") break;
+        input.remove_prefix(used);
+      }
+    }
+    if (input.empty()) return true;
+    if (options_.add_dummy_prefix) {
+      out += ' ';
+      cut.more(out, 0);
+    }
+    bool prev_space = options_.remove_extra_whitespaces;
+    constexpr std::vector<uint32_t>* kNoAlignment = nullptr;
+    while (!input.empty()) {
+      const size_t at = n - input.size();
+      if (prev_space && copy_rule_[uint8_t(input[0])] == kSpaceOnce) {  // extra blanks go, all at once
+        size_t blanks = 1;
+        while (blanks < input.size() && copy_rule_[uint8_t(input[blanks])] == kSpaceOnce) ++blanks;
+        input.remove_prefix(blanks);
+        continue;
+      }
+      const size_t stop = cut.plain(s, at, n, out.size());
+      if (stop == ~size_t(0)) return false;
+      if (stop > at) {
+        const size_t run = stop - at, from = out.size();
+        out.resize(from + run);
+        write_spaces(static_cast<char*>(std::memcpy(&out[from], s + at, run)), run);
+        prev_space = options_.remove_extra_whitespaces && blank_[s[stop - 1]];
+        input.remove_prefix(run);
+        continue;
+      }
+      const size_t from = out.size();
+      if (const size_t run = copy_plain(input, 0, false, prev_space, out, kNoAlignment)) {
+        input.remove_prefix(run);
+      } else {
+        auto [piece, used] = prefix(input);
+        if (prev_space)
+          while (!piece.empty() && piece[0] == ' ') piece.remove_prefix(1);
+        if (!piece.empty()) {
+          out += piece;
+          prev_space = piece.back() == ' ';
+        }
+        input.remove_prefix(used);
+        if (!options_.remove_extra_whitespaces) prev_space = false;
+      }
+      if (out.size() > from) cut.more(out, from);
+    }
+    if (options_.remove_extra_whitespaces) {
+      // Trailing spaces go (sentencepiece takes an input "▁" at the end for an escaped one).
+      for (;;) {
+        const std::string_view o(out);
+        if (!o.empty() && o.back() == ' ')
+          out.pop_back();
+        else if (options_.escape_whitespaces && o.size() >= kSpace.size() &&
+                 o.substr(o.size() - kSpace.size()) == kSpace)
+          out.resize(o.size() - kSpace.size());
+        else
+          break;
+      }
+    }
+    return true;
+  }
+
+  // For a cut that reads the input (normalize_cut): ASCII byte b as it is copied, where it is.
+  uint8_t copied_ascii(uint8_t b) const { return blank_[b] ? uint8_t(' ') : b; }
+  // Whether ASCII byte b is not copied as it is after byte a (0x80: after no ASCII byte): a
+  // blank after a blank where extra whitespace goes, or a byte prefix() takes (a key or a
+  // user-defined symbol may start there). (An ASCII letter that starts a key with the
+  // character after it: see key_after.)
+  bool ascii_stops(uint32_t a, uint8_t b) const {
+    const uint8_t rule = copy_rule_[b];
+    return rule == kStop || (rule == kSpaceOnce && a < 0x80 && blank_[a]);
+  }
+  // Whether ASCII byte p[0] of p[0..m) is a key's start with the character after it.
+  bool key_after(const uint8_t* p, size_t m) const { return copy_rule_[p[0]] == kAsciiNext && key_at(p, m); }
+  // By character c of the Basic Multilingual Plane outside ASCII: 0 where it is copied as it
+  // is wherever it stands, kNeverPlain where plain_at must say, else the index in
+  // next_sets() of the bytes after it that may go on a key (with any other, it is copied).
+  static constexpr uint8_t kNeverPlain = 255;
+  uint8_t plain_class(uint32_t c) const {
+    if (c < 0x80 || (c >= 0xD800 && c < 0xE000) || c >= 0x10000) return kNeverPlain;
+    uint8_t bytes[4];
+    encode_utf8(c, bytes);
+    const uint8_t rule = copy_rule_[bytes[0]];
+    return rule == kCopy ? 0 : rule == kWhole ? next_class_[c] : kNeverPlain;
+  }
+  const std::array<uint64_t, 4>* next_sets() const { return next_sets_.data(); }
+  // Whether character c, of len bytes at p[0..m) (outside ASCII), is copied as it is there (as
+  // copy_plain decides).
+  bool plain_at(const uint8_t* p, size_t m, uint32_t c, size_t len) const {
+    const uint8_t rule = copy_rule_[p[0]];
+    if (rule != kWhole) return rule == kCopy;
+    const uint8_t cls = c < 0x10000 ? next_class_[c] : kNeverPlain;
+    if (cls == 0) return true;
+    const bool more = len < m;
+    const uint8_t next = more ? p[len] : 0;
+    const bool may_go_on = cls == kNeverPlain ||
+                           ((more & (next_sets_[cls][next >> 6] >> (next & 63) & 1)) && may_follow(p + len, m - len));
+    return !(may_go_on && key_at(p, m));
+  }
+
   // The normalized text of s[0..n) and, in `offsets` (replacing its contents), for each of its
   // characters and once more for the end, the input character it came from: sentencepiece's
   // normalize(text, with_offsets=True) (empty text: [0]).
@@ -681,7 +800,6 @@ class SpmNormalizer {
   // By code point of the BMP: whether some key goes on with it after a first character.
   std::array<uint64_t, 0x10000 / 64> followers_{};
   bool any_follows_ = false;  // followers_ does not apply: the map has keys that end inside a character
-  static constexpr uint8_t kNeverPlain = 255;
   bool copies_all_ = true;
   SpmCharsmap map_;
 };
