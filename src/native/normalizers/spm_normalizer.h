@@ -256,9 +256,9 @@ class SpmNormalizer {
   // `cut` what goes into out as it goes: cut.plain(s, at, n, out.size()) reads the input from at
   // on and returns where a character is not copied as it is (see plain_at, ascii_stops: it may
   // stop sooner), or PieceAdjacency::kAbort; what it passed is then copied (blanks as spaces).
-  // Else one step as normalize takes it, and cut.more(out, from) reads what it wrote from
-  // `from` on. False where cut.plain aborted (out is then unfinished). Trailing spaces are
-  // dropped from out at the end (the cut's positions past it are the caller's to drop).
+  // Else one step as normalize takes it (prefix() where cut.plain stopped and cut.began()), and
+  // cut.more(out, from) reads what it wrote from `from` on. False where cut.plain aborted (out is then unfinished).
+  // Trailing spaces are dropped from out at the end (the cut's positions past it are the caller's to drop).
   template <class Cut>
   bool normalize_cut(const uint8_t* s, size_t n, std::string& out, Cut& cut) const {
     std::string_view input(reinterpret_cast<const char*>(s), n);
@@ -277,38 +277,46 @@ class SpmNormalizer {
     }
     bool prev_space = options_.remove_extra_whitespaces;
     constexpr std::vector<uint32_t>* kNoAlignment = nullptr;
+    bool stopped = false;  // cut.plain stopped here: prefix() takes the next step (as copy_plain would)
     while (!input.empty()) {
       const size_t at = n - input.size();
       if (prev_space && copy_rule_[uint8_t(input[0])] == kSpaceOnce) {  // extra blanks go, all at once
         size_t blanks = 1;
         while (blanks < input.size() && copy_rule_[uint8_t(input[blanks])] == kSpaceOnce) ++blanks;
         input.remove_prefix(blanks);
+        stopped = false;
         continue;
       }
-      const size_t stop = cut.plain(s, at, n, out.size());
-      if (stop == ~size_t(0)) return false;
-      if (stop > at) {
-        const size_t run = stop - at, from = out.size();
-        out.resize(from + run);
-        write_spaces(static_cast<char*>(std::memcpy(&out[from], s + at, run)), run);
-        prev_space = options_.remove_extra_whitespaces && blank_[s[stop - 1]];
-        input.remove_prefix(run);
-        continue;
+      if (!stopped) {
+        const size_t stop = cut.plain(s, at, n, out.size());
+        if (stop == ~size_t(0)) return false;
+        stopped = stop < n && cut.began();
+        if (stop > at) {
+          const size_t run = stop - at, from = out.size();
+          out.append(input.data(), run);
+          write_spaces(&out[from], run);
+          prev_space = options_.remove_extra_whitespaces && blank_[s[stop - 1]];
+          input.remove_prefix(run);
+          continue;
+        }
       }
       const size_t from = out.size();
-      if (const size_t run = copy_plain(input, 0, false, prev_space, out, kNoAlignment)) {
+      if (stopped) {  // (copy_plain would take nothing, or one character prefix() gives as it is)
+        stopped = false;
+      } else if (const size_t run = copy_plain(input, 0, false, prev_space, out, kNoAlignment)) {
         input.remove_prefix(run);
-      } else {
-        auto [piece, used] = prefix(input);
-        if (prev_space)
-          while (!piece.empty() && piece[0] == ' ') piece.remove_prefix(1);
-        if (!piece.empty()) {
-          out += piece;
-          prev_space = piece.back() == ' ';
-        }
-        input.remove_prefix(used);
-        if (!options_.remove_extra_whitespaces) prev_space = false;
+        if (out.size() > from) cut.more(out, from);
+        continue;
       }
+      auto [piece, used] = prefix(input);
+      if (prev_space)
+        while (!piece.empty() && piece[0] == ' ') piece.remove_prefix(1);
+      if (!piece.empty()) {
+        out += piece;
+        prev_space = piece.back() == ' ';
+      }
+      input.remove_prefix(used);
+      if (!options_.remove_extra_whitespaces) prev_space = false;
       if (out.size() > from) cut.more(out, from);
     }
     if (options_.remove_extra_whitespaces) {
@@ -351,9 +359,14 @@ class SpmNormalizer {
     return rule == kCopy ? 0 : rule == kWhole ? next_class_[c] : kNeverPlain;
   }
   const std::array<uint64_t, 4>* next_sets() const { return next_sets_.data(); }
+  // plain_at where c (of len bytes at p[0..m)) has a class (not 0 or kNeverPlain) whose keys
+  // may go on with the byte after it: whether no key goes on there.
+  TF_NOINLINE bool plain_after(const uint8_t* p, size_t m, size_t len) const {
+    return !(may_follow(p + len, m - len) && key_at(p, m));
+  }
   // Whether character c, of len bytes at p[0..m) (outside ASCII), is copied as it is there (as
   // copy_plain decides).
-  bool plain_at(const uint8_t* p, size_t m, uint32_t c, size_t len) const {
+  TF_NOINLINE bool plain_at(const uint8_t* p, size_t m, uint32_t c, size_t len) const {
     const uint8_t rule = copy_rule_[p[0]];
     if (rule != kWhole) return rule == kCopy;
     const uint8_t cls = c < 0x10000 ? next_class_[c] : kNeverPlain;

@@ -283,8 +283,8 @@ class SpmUnigramModel {
       TF_INLINE bool plain(const uint8_t* p, size_t m, uint32_t c, size_t len) const {
         const uint8_t cls = c < PieceAdjacency::kCharacters ? classes[c] : SpmNormalizer::kNeverPlain;
         if (TF_LIKELY(cls == 0)) return true;
-        if (cls != SpmNormalizer::kNeverPlain && (len >= m || !(sets[cls][p[len] >> 6] >> (p[len] & 63) & 1)))
-          return true;
+        if (cls != SpmNormalizer::kNeverPlain)
+          return len >= m || !(sets[cls][p[len] >> 6] >> (p[len] & 63) & 1) || normalizer->plain_after(p, m, len);
         return normalizer->plain_at(p, m, c, len);
       }
       bool key_after(const uint8_t* p, size_t m) const { return normalizer->key_after(p, m); }
@@ -312,6 +312,7 @@ class SpmUnigramModel {
       PieceAdjacency::CutState state;
       size_t written = 0;  // cuts so far
       bool begun = false;
+      bool began() const { return begun; }
       void room(size_t out_n) {  // (grown, never shrunk, as PieceAdjacency::cut_kept)
         if (out_n >= std::numeric_limits<uint32_t>::max()) throw std::length_error("text too long to encode (4 GB)");
         if (cache.cuts.size() < out_n + 2) cache.cuts.resize(out_n + 2);
