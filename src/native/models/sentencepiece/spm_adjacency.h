@@ -182,6 +182,7 @@ class PieceAdjacency {
     static constexpr size_t delta = 0;
     static constexpr const uint8_t* pairs = nullptr;
     static constexpr const uint8_t* ascii = nullptr;
+    static constexpr const uint32_t* reads = nullptr;
     static bool fast(uint32_t) { return true; }
     static bool plain(const uint8_t*, size_t, uint32_t, size_t) { return true; }
     static bool key_after(const uint8_t*, size_t) { return false; }
@@ -209,7 +210,8 @@ class PieceAdjacency {
   // pass, or kAbort where what it read already may not be copied (an ASCII letter that starts
   // a key of the normalizer's map with the character after it). A Check (with kOn) has
   // `pairs` ([a << 7 | b] for input ASCII bytes a, b: 0 where they join, 1 where not, 2 where
-  // b is not copied as it is after a), `ascii` (each ASCII byte as it is copied), `delta` (the
+  // b is not copied as it is after a), `ascii` (each ASCII byte as it is copied; `reads`: the
+  // same as read_char reads it), `delta` (the
   // output's position of input byte 0, added to each cut), fast(c) (a character of the Basic
   // Multilingual Plane copied as it is, whatever comes next: a test that may say no where
   // plain says yes), plain(p, m, c, len) (character c, of len bytes at p[0..m), outside ASCII,
@@ -264,7 +266,7 @@ class PieceAdjacency {
           w_io = w;
           return kAbort;
         }
-        prev = read_char(kCheck ? check.ascii[prev_byte] : prev_byte, escape);
+        prev = kCheck ? check.reads[prev_byte] : read_char(prev_byte, escape);
         prev_info = info(prev);
         prev_byte = 0x80;
       }
@@ -353,7 +355,7 @@ class PieceAdjacency {
         uint32_t c;
         if (b < 0x80) {
           if (kCheck && check.pairs[size_t(0x80) << 7 | b] > 1) goto stop;  // (after no ASCII byte)
-          c = read_char(kCheck ? check.ascii[b] : b, escape);
+          c = kCheck ? check.reads[b] : read_char(b, escape);
         } else {
           c = decode_utf8_past_ascii(s + i, n - i, len);
           if (kCheck && !check.plain(s + i, n - i, c, len)) goto stop;

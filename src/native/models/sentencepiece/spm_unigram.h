@@ -260,7 +260,10 @@ class SpmUnigramModel {
    public:
     Fused(const SpmNormalizer& normalizer, const SpmUnigramModel& model, bool escape)
         : normalizer_(normalizer), model_(model), escape_(escape) {
-      for (uint32_t b = 0; b < 0x80; ++b) ascii_[b] = normalizer.copied_ascii(uint8_t(b));
+      for (uint32_t b = 0; b < 0x80; ++b) {
+        ascii_[b] = normalizer.copied_ascii(uint8_t(b));
+        reads_[b] = PieceAdjacency::read_char(ascii_[b], escape);
+      }
       pairs_ = model.adjacency_.check_pairs(
           escape, ascii_, [&](uint32_t a, uint32_t b) { return normalizer.ascii_stops(a, uint8_t(b)); });
       classes_.resize(PieceAdjacency::kCharacters);
@@ -275,6 +278,7 @@ class SpmUnigramModel {
       size_t delta;
       const uint8_t* pairs;
       const uint8_t* ascii;
+      const uint32_t* reads;
       const uint8_t* classes;  // SpmNormalizer::plain_class by character
       const std::array<uint64_t, 4>* sets;
       const SpmNormalizer* normalizer;
@@ -293,6 +297,7 @@ class SpmUnigramModel {
     const SpmUnigramModel& model_;
     bool escape_;
     uint8_t ascii_[0x80];
+    uint32_t reads_[0x80];
     std::vector<uint8_t> pairs_, classes_;
   };
 
@@ -342,9 +347,9 @@ class SpmUnigramModel {
         room(out_n + (n - at));
         uint32_t* const base = cache.cuts.data();
         uint32_t* w = base + written;
-        const Fused::Check check{
-            out_n - at,        fused.pairs_.data(), fused.ascii_, fused.classes_.data(), fused.normalizer_.next_sets(),
-            &fused.normalizer_};
+        const Fused::Check check{out_n - at,        fused.pairs_.data(),   fused.ascii_,
+                                 fused.reads_,      fused.classes_.data(), fused.normalizer_.next_sets(),
+                                 &fused.normalizer_};
         const size_t stop = adjacency.cut_on<true>(s, at, n, fused.escape_, state, base, w, cache.infos.data(), check);
         written = size_t(w - base);
         return stop;
