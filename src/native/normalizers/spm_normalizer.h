@@ -259,24 +259,33 @@ class SpmNormalizer {
   // Else one step as normalize takes it (prefix() where cut.plain stopped and cut.began()), and
   // cut.more(out, from) reads what it wrote from `from` on. False where cut.plain aborted (out is then unfinished).
   // Trailing spaces are dropped from out at the end (the cut's positions past it are the caller's to drop).
-  template <class Cut>
-  bool normalize_cut(const uint8_t* s, size_t n, std::string& out, Cut& cut) const {
+  template <class Cut, class Alignment = std::vector<uint32_t>>
+  bool normalize_cut(const uint8_t* s, size_t n, std::string& out, Cut& cut, Alignment* norm_to_orig = nullptr,
+                     uint32_t* characters = nullptr) const {
     std::string_view input(reinterpret_cast<const char*>(s), n);
     out.clear();
+    if (norm_to_orig) norm_to_orig->clear();
+    uint32_t chars = 0;  // input characters taken so far (counted with norm_to_orig)
+    auto take = [&](size_t used) {
+      if (norm_to_orig)
+        chars += count_characters(reinterpret_cast<const uint8_t*>(input.data()), 0, used, input.size());
+      input.remove_prefix(used);
+    };
     if (options_.remove_extra_whitespaces) {
       while (!input.empty()) {
         const auto [piece, used] = prefix(input);
         if (piece != " ") break;
-        input.remove_prefix(used);
+        take(used);
       }
     }
+    if (characters) *characters = chars;
     if (input.empty()) return true;
     if (options_.add_dummy_prefix) {
       out += ' ';
+      if (norm_to_orig) norm_to_orig->push_back(chars);
       cut.more(out, 0);
     }
     bool prev_space = options_.remove_extra_whitespaces;
-    constexpr std::vector<uint32_t>* kNoAlignment = nullptr;
     bool stopped = false;  // cut.plain stopped here: prefix() takes the next step (as copy_plain would)
     while (!input.empty()) {
       const size_t at = n - input.size();
@@ -284,6 +293,7 @@ class SpmNormalizer {
         size_t blanks = 1;
         while (blanks < input.size() && copy_rule_[uint8_t(input[blanks])] == kSpaceOnce) ++blanks;
         input.remove_prefix(blanks);
+        chars += uint32_t(blanks);  // (ASCII)
         stopped = false;
         continue;
       }
@@ -295,16 +305,23 @@ class SpmNormalizer {
           const size_t run = stop - at, from = out.size();
           out.append(input.data(), run);
           write_spaces(&out[from], run);
+          if (norm_to_orig) {  // each byte: the number of the character it is part of
+            norm_to_orig->resize(from + run);
+            chars = align_characters(s + at, run, chars, norm_to_orig->data() + from);
+          }
           prev_space = options_.remove_extra_whitespaces && blank_[s[stop - 1]];
           input.remove_prefix(run);
           continue;
         }
       }
       const size_t from = out.size();
+      uint32_t run_characters = 0;
       if (stopped) {  // (copy_plain would take nothing, or one character prefix() gives as it is)
         stopped = false;
-      } else if (const size_t run = copy_plain(input, 0, false, prev_space, out, kNoAlignment)) {
+      } else if (const size_t run = copy_plain(input, chars, false, prev_space, out, norm_to_orig,
+                                               norm_to_orig ? &run_characters : nullptr)) {
         input.remove_prefix(run);
+        chars += run_characters;
         if (out.size() > from) cut.more(out, from);
         continue;
       }
@@ -313,14 +330,17 @@ class SpmNormalizer {
         while (!piece.empty() && piece[0] == ' ') piece.remove_prefix(1);
       if (!piece.empty()) {
         out += piece;
+        if (norm_to_orig) norm_to_orig->insert(norm_to_orig->end(), piece.size(), chars);
         prev_space = piece.back() == ' ';
       }
-      input.remove_prefix(used);
+      take(used);
       if (!options_.remove_extra_whitespaces) prev_space = false;
       if (out.size() > from) cut.more(out, from);
     }
+    if (characters) *characters = chars;
     if (options_.remove_extra_whitespaces) {
-      // Trailing spaces go (sentencepiece takes an input "▁" at the end for an escaped one).
+      // Trailing spaces go (sentencepiece takes an input "▁" at the end for an escaped one); the
+      // end then aligns where the first of them came from.
       for (;;) {
         const std::string_view o(out);
         if (!o.empty() && o.back() == ' ')
@@ -330,8 +350,13 @@ class SpmNormalizer {
           out.resize(o.size() - kSpace.size());
         else
           break;
+        if (norm_to_orig) {
+          chars = (*norm_to_orig)[out.size()];
+          norm_to_orig->resize(out.size());
+        }
       }
     }
+    if (norm_to_orig) norm_to_orig->push_back(chars);
     return true;
   }
 
@@ -657,6 +682,22 @@ class SpmNormalizer {
     for (int j = 0; j < 8; ++j) o[j] = before + uint32_t(counts >> (8 * j) & 0xFF);
 #endif
     return next + uint32_t(counts >> 56);
+  }
+
+  // Writes at o[0..run) the number of the character each byte of s[0..run) is part of, the first
+  // character that starts there being `next`; returns the number after the last.
+  static uint32_t align_characters(const uint8_t* s, size_t run, uint32_t next, uint32_t* o) {
+    size_t k = 0;
+    for (; k + 8 <= run; k += 8) {
+      if (const uint64_t v = load8(s + k); v & 0x8080808080808080ull) {
+        next = number_characters(v, next, o + k);
+      } else {
+        for (size_t j = k; j < k + 8; ++j) o[j] = next + uint32_t(j - k);
+        next += 8;
+      }
+    }
+    for (; k < run; ++k) o[k] = (next += (s[k] & 0xC0) != 0x80) - 1;
+    return next;
   }
 
   // Writes s[0..run) at w with each blank as kSpace; returns the end. s may be read up to n.

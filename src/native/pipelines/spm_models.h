@@ -30,8 +30,10 @@ inline SpmEncoder::Model spm_model_function(const SpmUnigramModel& model) {
   m.fuse = [&model](const SpmNormalizer& normalizer, bool spaces_as_is) -> SpmEncoder::Fused {
     if (!normalizer.cuts_as_it_goes(spaces_as_is)) return {};
     auto fused = std::make_shared<const SpmUnigramModel::Fused>(normalizer, model, spaces_as_is);
-    return [&model, fused](const uint8_t* s, size_t n, std::string& normalized, std::vector<uint32_t>& ids) {
-      return model.encode_normalizing(*fused, s, n, normalized, ids);
+    return [&model, fused](const uint8_t* s, size_t n, std::string& normalized, std::vector<uint32_t>& ids,
+                           std::vector<uint32_t>* lengths, DefaultInitVector<uint32_t>* norm_to_orig,
+                           uint32_t* characters) {
+      return model.encode_normalizing(*fused, s, n, normalized, ids, lengths, norm_to_orig, characters);
     };
   };
   return m;

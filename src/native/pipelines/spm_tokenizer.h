@@ -44,8 +44,11 @@ class SpmEncoder {
                                     std::vector<uint32_t>* lengths)>;
   // Normalizes text s[0..n) into `normalized` (with spaces as is where the model reads them so)
   // and appends its ids, in one pass where it can; false where it cannot for this text
-  // (nothing appended then).
-  using Fused = std::function<bool(const uint8_t*, size_t, std::string& normalized, std::vector<uint32_t>& ids)>;
+  // (nothing appended then). With lengths, also what each id covers of the normalized text,
+  // norm_to_orig and the characters of s as SpmNormalizer::normalize gives them in characters.
+  using Fused = std::function<bool(const uint8_t*, size_t, std::string& normalized, std::vector<uint32_t>& ids,
+                                   std::vector<uint32_t>* lengths, DefaultInitVector<uint32_t>* norm_to_orig,
+                                   uint32_t* characters)>;
   // A model: its Encode, and optionally what makes its Fused for a normalizer (given whether
   // spaces stay as they are; it may return none).
   struct Model {
@@ -81,8 +84,9 @@ class SpmEncoder {
     uint32_t characters = 0;
     if (escaped_) {
       model_(s, n, normalizer_.escaping(), ids, bounds ? &lengths : nullptr);
-    } else if (!bounds && fused_ && fused_(s, n, scratch.normalized, ids)) {
-      return 0;
+    } else if (fused_ && fused_(s, n, scratch.normalized, ids, bounds ? &lengths : nullptr,
+                                bounds ? &scratch.norm_to_orig : nullptr, bounds ? &characters : nullptr)) {
+      if (!bounds) return 0;
     } else {
       // With bounds, the alignment comes in input characters: for each normalized byte the
       // input character it came from (a byte inside a character counts as its start).

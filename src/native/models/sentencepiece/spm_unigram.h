@@ -301,12 +301,15 @@ class SpmUnigramModel {
     std::vector<uint8_t> pairs_, classes_;
   };
 
-  // encode(normalized text of s[0..n), ...) with the Fused's normalizer and escaping, the text
-  // normalized into `normalized` and cut as it is written: where the normalizer copies the
-  // input as it is, the cut reads the input (no second pass over it). False where this text
-  // must take the two passes (nothing appended then).
+  // encode(normalized text of s[0..n), ids, lengths) with the Fused's normalizer and escaping,
+  // the text normalized into `normalized` (with norm_to_orig and characters as
+  // SpmNormalizer::normalize gives them in characters) and cut as it is written: where the
+  // normalizer copies the input as it is, the cut reads the input (no second pass over it).
+  // False where this text must take the two passes (nothing appended then).
+  template <class Alignment = std::vector<uint32_t>>
   bool encode_normalizing(const Fused& fused, const uint8_t* s, size_t n, std::string& normalized,
-                          std::vector<uint32_t>& ids) const {
+                          std::vector<uint32_t>& ids, std::vector<uint32_t>* lengths = nullptr,
+                          Alignment* norm_to_orig = nullptr, uint32_t* characters = nullptr) const {
     Pool<Cache>::Lease lease(caches_);
     Cache& cache = lease.get();
     reading(cache, fused.escape_);
@@ -355,14 +358,14 @@ class SpmUnigramModel {
         return stop;
       }
     } cutter{adjacency_, fused, cache, {}};
-    if (!fused.normalizer_.normalize_cut(s, n, normalized, cutter)) return false;
+    if (!fused.normalizer_.normalize_cut(s, n, normalized, cutter, norm_to_orig, characters)) return false;
     const size_t m = normalized.size();
     if (m == 0) return true;
     size_t count = cutter.written;
     uint32_t* const cuts = cache.cuts.data();
     while (count > 1 && cuts[count - 1] >= m) --count;  // (trailing spaces dropped)
     cuts[count++] = uint32_t(m);
-    encode_cut(Text{reinterpret_cast<const uint8_t*>(normalized.data()), m, fused.escape_}, count, ids, nullptr, cache);
+    encode_cut(Text{reinterpret_cast<const uint8_t*>(normalized.data()), m, fused.escape_}, count, ids, lengths, cache);
     return true;
   }
 
