@@ -4,8 +4,8 @@ a check), against the sentencepiece library: ids where the pass reads the input 
 where it hands a character to the normalizer (a character the map changes, a blank after a
 blank, a user-defined symbol, a letter that a combining mark after it changes, characters of
 four bytes) at every position of runs of every length, at the text's ends, with scripts mixed
-inside a segment, unknown characters and byte fallback; ids first (the one pass) equal to the
-ids of the rows (normalizer with its alignment, then the cut)."""
+inside a segment, unknown characters and byte fallback; ids first (the one pass without
+offsets) and the eager rows' ids and offsets (the one pass writing the alignment as it goes)."""
 
 from __future__ import annotations
 
@@ -67,8 +67,8 @@ def models(tmp_path_factory):
 
 
 def _check(pair, text: str) -> None:
-    """Ids first (the one pass) and the eager rows' ids and offsets (normalizer with its
-    alignment, then the cut) equal sentencepiece's."""
+    """Ids first (the one pass without offsets) and the eager rows' ids and offsets (the one pass
+    with the normalizer's alignment) equal sentencepiece's."""
     sp, tok = pair
     got = tok.encode(text, add_special_tokens=False)
     assert "ids first" in repr(got)
