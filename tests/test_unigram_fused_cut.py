@@ -24,8 +24,12 @@ RUNS = ["the quick brown fox", "привет мир", "日本語のテキスト"
 # What the normalizer changes or the pass hands over: full-width letters and space, a ligature
 # (a user-defined symbol in one model), a combining acute after a letter (composed by NFKC),
 # tabs and newlines (blanks), blanks after blanks, the Angstrom sign, a circled digit, four-byte
-# characters, a user-defined symbol, half-width katakana (composed with its voicing mark).
-ODD = ["Ａ", "\u3000", "ﬁ", "e\u0301", "\t", "\n", "  ", " \n\t ", "\u212b", "①", "😀", "<sep>", "ｶﾞ", "й", "и\u0306"]
+# characters, a user-defined symbol, half-width katakana (composed with its voicing mark, or
+# alone), full-width punctuation (a key no longer key goes on from: replaced from a table).
+ODD = [
+    *("Ａ", "\u3000", "ﬁ", "e\u0301", "\t", "\n", "  ", " \n\t ", "\u212b", "①", "😀", "<sep>", "ｶﾞ", "ｶ", "й"),
+    *("и\u0306", "，", "（）", "\u3000 ", "Ａ\u3000"),
+]
 
 
 @pytest.fixture(scope="module")

@@ -13,6 +13,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 #include "base/bytes.h"
@@ -256,8 +257,9 @@ class SpmNormalizer {
   // `cut` what goes into out as it goes: cut.plain(s, at, n, out.size()) reads the input from at
   // on and returns where a character is not copied as it is (see plain_at, ascii_stops: it may
   // stop sooner), or PieceAdjacency::kAbort; what it passed is then copied (blanks as spaces).
-  // Else one step as normalize takes it (prefix() where cut.plain stopped and cut.began()), and
-  // cut.more(out, from) reads what it wrote from `from` on. False where cut.plain aborted (out is then unfinished).
+  // Else one step as normalize takes it (prefix() where cut.plain stopped and cut.began(), or
+  // what cut.replaced(input, piece, used) says prefix() gives there), and cut.more(out, from)
+  // reads what it wrote from `from` on. False where cut.plain aborted (out is then unfinished).
   // Trailing spaces are dropped from out at the end (the cut's positions past it are the caller's to drop).
   template <class Cut, class Alignment = std::vector<uint32_t>>
   bool normalize_cut(const uint8_t* s, size_t n, std::string& out, Cut& cut, Alignment* norm_to_orig = nullptr,
@@ -316,8 +318,11 @@ class SpmNormalizer {
       }
       const size_t from = out.size();
       uint32_t run_characters = 0;
+      std::string_view piece;
+      size_t used = 0;
       if (stopped) {  // (copy_plain would take nothing, or one character prefix() gives as it is)
         stopped = false;
+        cut.replaced(input, piece, used);  // (prefix() of a simple_key, where it knows one)
       } else if (const size_t run = copy_plain(input, chars, false, prev_space, out, norm_to_orig,
                                                norm_to_orig ? &run_characters : nullptr)) {
         input.remove_prefix(run);
@@ -325,7 +330,7 @@ class SpmNormalizer {
         if (out.size() > from) cut.more(out, from);
         continue;
       }
-      auto [piece, used] = prefix(input);
+      if (used == 0) std::tie(piece, used) = prefix(input);
       if (prev_space)
         while (!piece.empty() && piece[0] == ' ') piece.remove_prefix(1);
       if (!piece.empty()) {
@@ -384,6 +389,33 @@ class SpmNormalizer {
     return rule == kCopy ? 0 : rule == kWhole ? next_class_[c] : kNeverPlain;
   }
   const std::array<uint64_t, 4>* next_sets() const { return next_sets_.data(); }
+  // Whether character c (of the Basic Multilingual Plane, outside ASCII) is a key of the map
+  // that no longer key goes on from and no user-defined symbol starts with: prefix() gives
+  // its replacement wherever it stands.
+  bool simple_key(uint32_t c, std::string_view& replacement) const {
+    if (units().empty() || c < 0x80 || (c >= 0xD800 && c < 0xE000) || c >= 0x10000) return false;
+    uint8_t bytes[4];
+    const size_t len = encode_utf8(c, bytes);
+    if (copy_rule_[bytes[0]] != kWhole) return false;
+    size_t node = offset(units()[0]);
+    uint32_t u = 0;
+    for (size_t i = 0; i < len; ++i) {
+      node ^= bytes[i];
+      if (node >= units().size() || label(units()[node]) != bytes[i]) return false;
+      u = units()[node];
+      node ^= offset(u);
+    }
+    if (!has_leaf(u)) return false;
+    for (uint32_t b = 0; b < 256; ++b)
+      if ((node ^ b) < units().size() && label(units()[node ^ b]) == b) return false;  // a longer key
+    size_t key_len = 0;
+    std::string_view found;
+    if (!map_.longest_key(std::string_view(reinterpret_cast<const char*>(bytes), len), key_len, found) ||
+        key_len != len)
+      return false;
+    replacement = found;
+    return true;
+  }
   // plain_at where c (of len bytes at p[0..m)) has a class (not 0 or kNeverPlain) whose keys
   // may go on with the byte after it: whether no key goes on there.
   TF_NOINLINE bool plain_after(const uint8_t* p, size_t m, size_t len) const {

@@ -267,7 +267,16 @@ class SpmUnigramModel {
       pairs_ = model.adjacency_.check_pairs(
           escape, ascii_, [&](uint32_t a, uint32_t b) { return normalizer.ascii_stops(a, uint8_t(b)); });
       classes_.resize(PieceAdjacency::kCharacters);
-      for (uint32_t c = 0; c < PieceAdjacency::kCharacters; ++c) classes_[c] = normalizer.plain_class(c);
+      simple_.assign(PieceAdjacency::kCharacters, 0);
+      for (uint32_t c = 0; c < PieceAdjacency::kCharacters; ++c) {
+        classes_[c] = normalizer.plain_class(c);
+        std::string_view replacement;
+        if (classes_[c] == SpmNormalizer::kNeverPlain && replacements_.size() < 0xFFFF &&
+            normalizer.simple_key(c, replacement)) {
+          replacements_.push_back(replacement);
+          simple_[c] = uint16_t(replacements_.size());
+        }
+      }
     }
 
    private:
@@ -282,6 +291,7 @@ class SpmUnigramModel {
       const uint8_t* classes;  // SpmNormalizer::plain_class by character
       const std::array<uint64_t, 4>* sets;
       const SpmNormalizer* normalizer;
+      const uint16_t* simple;  // by character: 1 + its index in replacements_ where a simple_key
       TF_INLINE bool fast(uint32_t c) const { return classes[c] == 0; }
       // (As SpmNormalizer::plain_at, its first tests here: a class, and the byte after.)
       TF_INLINE bool plain(const uint8_t* p, size_t m, uint32_t c, size_t len) const {
@@ -289,7 +299,7 @@ class SpmUnigramModel {
         if (TF_LIKELY(cls == 0)) return true;
         if (cls != SpmNormalizer::kNeverPlain)
           return len >= m || !(sets[cls][p[len] >> 6] >> (p[len] & 63) & 1) || normalizer->plain_after(p, m, len);
-        return normalizer->plain_at(p, m, c, len);
+        return c < PieceAdjacency::kCharacters && simple[c] ? false : normalizer->plain_at(p, m, c, len);
       }
       bool key_after(const uint8_t* p, size_t m) const { return normalizer->key_after(p, m); }
     };
@@ -299,6 +309,8 @@ class SpmUnigramModel {
     uint8_t ascii_[0x80];
     uint32_t reads_[0x80];
     std::vector<uint8_t> pairs_, classes_;
+    std::vector<uint16_t> simple_;                // see Check::simple
+    std::vector<std::string_view> replacements_;  // (in the normalizer's map)
   };
 
   // encode(normalized text of s[0..n), ids, lengths) with the Fused's normalizer and escaping,
@@ -321,6 +333,18 @@ class SpmUnigramModel {
       size_t written = 0;  // cuts so far
       bool begun = false;
       bool began() const { return begun; }
+      // What prefix() gives at the input's start where it is a simple_key: piece, and used.
+      void replaced(std::string_view input, std::string_view& piece, size_t& used) const {
+        const uint8_t* p = reinterpret_cast<const uint8_t*>(input.data());
+        const size_t len = utf8_length(p[0]);
+        if ((len != 2 && len != 3) || len > input.size()) return;
+        const uint32_t c = len == 2 ? ((p[0] & 0x1Fu) << 6) | (p[1] & 0x3Fu)
+                                    : ((p[0] & 0x0Fu) << 12) | ((p[1] & 0x3Fu) << 6) | (p[2] & 0x3Fu);
+        if (const uint16_t k = fused.simple_[c]) {
+          piece = fused.replacements_[k - 1u];
+          used = len;
+        }
+      }
       void room(size_t out_n) {  // (grown, never shrunk, as PieceAdjacency::cut_kept)
         if (out_n >= std::numeric_limits<uint32_t>::max()) throw std::length_error("text too long to encode (4 GB)");
         if (cache.cuts.size() < out_n + 2) cache.cuts.resize(out_n + 2);
@@ -350,9 +374,9 @@ class SpmUnigramModel {
         room(out_n + (n - at));
         uint32_t* const base = cache.cuts.data();
         uint32_t* w = base + written;
-        const Fused::Check check{out_n - at,        fused.pairs_.data(),   fused.ascii_,
-                                 fused.reads_,      fused.classes_.data(), fused.normalizer_.next_sets(),
-                                 &fused.normalizer_};
+        const Fused::Check check{out_n - at,         fused.pairs_.data(),   fused.ascii_,
+                                 fused.reads_,       fused.classes_.data(), fused.normalizer_.next_sets(),
+                                 &fused.normalizer_, fused.simple_.data()};
         const size_t stop = adjacency.cut_on<true>(s, at, n, fused.escape_, state, base, w, cache.infos.data(), check);
         written = size_t(w - base);
         return stop;
