@@ -13,6 +13,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 #include "base/bytes.h"
@@ -244,6 +245,194 @@ class SpmNormalizer {
     }
     if (options_.add_dummy_prefix && options_.whitespace_as_suffix) append(space);
     if (norm_to_orig) norm_to_orig->push_back(here());
+  }
+
+  // Whether normalize_cut can give `spaces_as_is` text (spaces stay spaces: none escaped, and
+  // none put at the end).
+  bool cuts_as_it_goes(bool spaces_as_is) const {
+    return (spaces_as_is || !options_.escape_whitespaces) && !options_.whitespace_as_suffix;
+  }
+
+  // normalize(s, n, out, nullptr, spaces_as_is) (where cuts_as_it_goes(spaces_as_is)), telling
+  // `cut` what goes into out as it goes: cut.plain(s, at, n, out.size()) reads the input from at
+  // on and returns where a character is not copied as it is (see plain_at, ascii_stops: it may
+  // stop sooner), or PieceAdjacency::kAbort; what it passed is then copied (blanks as spaces).
+  // Else one step as normalize takes it (prefix() where cut.plain stopped and cut.began(), or
+  // what cut.replaced(input, piece, used) says prefix() gives there), and cut.more(out, from)
+  // reads what it wrote from `from` on. False where cut.plain aborted (out is then unfinished).
+  // Trailing spaces are dropped from out at the end (the cut's positions past it are the caller's to drop).
+  template <class Cut, class Alignment = std::vector<uint32_t>>
+  bool normalize_cut(const uint8_t* s, size_t n, std::string& out, Cut& cut, Alignment* norm_to_orig = nullptr,
+                     uint32_t* characters = nullptr) const {
+    std::string_view input(reinterpret_cast<const char*>(s), n);
+    out.clear();
+    if (norm_to_orig) norm_to_orig->clear();
+    uint32_t chars = 0;  // input characters taken so far (counted with norm_to_orig)
+    auto take = [&](size_t used) {
+      if (norm_to_orig)
+        chars += count_characters(reinterpret_cast<const uint8_t*>(input.data()), 0, used, input.size());
+      input.remove_prefix(used);
+    };
+    if (options_.remove_extra_whitespaces) {
+      while (!input.empty()) {
+        const auto [piece, used] = prefix(input);
+        if (piece != " ") break;
+        take(used);
+      }
+    }
+    if (characters) *characters = chars;
+    if (input.empty()) return true;
+    if (options_.add_dummy_prefix) {
+      out += ' ';
+      if (norm_to_orig) norm_to_orig->push_back(chars);
+      cut.more(out, 0);
+    }
+    bool prev_space = options_.remove_extra_whitespaces;
+    bool stopped = false;  // cut.plain stopped here: prefix() takes the next step (as copy_plain would)
+    while (!input.empty()) {
+      const size_t at = n - input.size();
+      if (prev_space && copy_rule_[uint8_t(input[0])] == kSpaceOnce) {  // extra blanks go, all at once
+        size_t blanks = 1;
+        while (blanks < input.size() && copy_rule_[uint8_t(input[blanks])] == kSpaceOnce) ++blanks;
+        input.remove_prefix(blanks);
+        chars += uint32_t(blanks);  // (ASCII)
+        stopped = false;
+        continue;
+      }
+      if (!stopped) {
+        const size_t stop = cut.plain(s, at, n, out.size());
+        if (stop == ~size_t(0)) return false;
+        stopped = stop < n && cut.began();
+        if (stop > at) {
+          const size_t run = stop - at, from = out.size();
+          out.append(input.data(), run);
+          write_spaces(&out[from], run);
+          if (norm_to_orig) {  // each byte: the number of the character it is part of
+            norm_to_orig->resize(from + run);
+            chars = align_characters(s + at, run, chars, norm_to_orig->data() + from);
+          }
+          prev_space = options_.remove_extra_whitespaces && blank_[s[stop - 1]];
+          input.remove_prefix(run);
+          continue;
+        }
+      }
+      const size_t from = out.size();
+      uint32_t run_characters = 0;
+      std::string_view piece;
+      size_t used = 0;
+      if (stopped) {  // (copy_plain would take nothing, or one character prefix() gives as it is)
+        stopped = false;
+        cut.replaced(input, piece, used);  // (prefix() of a simple_key, where it knows one)
+      } else if (const size_t run = copy_plain(input, chars, false, prev_space, out, norm_to_orig,
+                                               norm_to_orig ? &run_characters : nullptr)) {
+        input.remove_prefix(run);
+        chars += run_characters;
+        if (out.size() > from) cut.more(out, from);
+        continue;
+      }
+      if (used == 0) std::tie(piece, used) = prefix(input);
+      if (prev_space)
+        while (!piece.empty() && piece[0] == ' ') piece.remove_prefix(1);
+      if (!piece.empty()) {
+        out += piece;
+        if (norm_to_orig) norm_to_orig->insert(norm_to_orig->end(), piece.size(), chars);
+        prev_space = piece.back() == ' ';
+      }
+      take(used);
+      if (!options_.remove_extra_whitespaces) prev_space = false;
+      if (out.size() > from) cut.more(out, from);
+    }
+    if (characters) *characters = chars;
+    if (options_.remove_extra_whitespaces) {
+      // Trailing spaces go (sentencepiece takes an input "▁" at the end for an escaped one); the
+      // end then aligns where the first of them came from.
+      for (;;) {
+        const std::string_view o(out);
+        if (!o.empty() && o.back() == ' ')
+          out.pop_back();
+        else if (options_.escape_whitespaces && o.size() >= kSpace.size() &&
+                 o.substr(o.size() - kSpace.size()) == kSpace)
+          out.resize(o.size() - kSpace.size());
+        else
+          break;
+        if (norm_to_orig) {
+          chars = (*norm_to_orig)[out.size()];
+          norm_to_orig->resize(out.size());
+        }
+      }
+    }
+    if (norm_to_orig) norm_to_orig->push_back(chars);
+    return true;
+  }
+
+  // For a cut that reads the input (normalize_cut): ASCII byte b as it is copied, where it is.
+  uint8_t copied_ascii(uint8_t b) const { return blank_[b] ? uint8_t(' ') : b; }
+  // Whether ASCII byte b is not copied as it is after byte a (0x80: after no ASCII byte): a
+  // blank after a blank where extra whitespace goes, or a byte prefix() takes (a key or a
+  // user-defined symbol may start there). (An ASCII letter that starts a key with the
+  // character after it: see key_after.)
+  bool ascii_stops(uint32_t a, uint8_t b) const {
+    const uint8_t rule = copy_rule_[b];
+    return rule == kStop || (rule == kSpaceOnce && a < 0x80 && blank_[a]);
+  }
+  // Whether ASCII byte p[0] of p[0..m) is a key's start with the character after it.
+  bool key_after(const uint8_t* p, size_t m) const { return copy_rule_[p[0]] == kAsciiNext && key_at(p, m); }
+  // By character c of the Basic Multilingual Plane outside ASCII: 0 where it is copied as it
+  // is wherever it stands, kNeverPlain where plain_at must say, else the index in
+  // next_sets() of the bytes after it that may go on a key (with any other, it is copied).
+  static constexpr uint8_t kNeverPlain = 255;
+  uint8_t plain_class(uint32_t c) const {
+    if (c < 0x80 || (c >= 0xD800 && c < 0xE000) || c >= 0x10000) return kNeverPlain;
+    uint8_t bytes[4];
+    encode_utf8(c, bytes);
+    const uint8_t rule = copy_rule_[bytes[0]];
+    return rule == kCopy ? 0 : rule == kWhole ? next_class_[c] : kNeverPlain;
+  }
+  const std::array<uint64_t, 4>* next_sets() const { return next_sets_.data(); }
+  // Whether character c (of the Basic Multilingual Plane, outside ASCII) is a key of the map
+  // that no longer key goes on from and no user-defined symbol starts with: prefix() gives
+  // its replacement wherever it stands.
+  bool simple_key(uint32_t c, std::string_view& replacement) const {
+    if (units().empty() || c < 0x80 || (c >= 0xD800 && c < 0xE000) || c >= 0x10000) return false;
+    uint8_t bytes[4];
+    const size_t len = encode_utf8(c, bytes);
+    if (copy_rule_[bytes[0]] != kWhole) return false;
+    size_t node = offset(units()[0]);
+    uint32_t u = 0;
+    for (size_t i = 0; i < len; ++i) {
+      node ^= bytes[i];
+      if (node >= units().size() || label(units()[node]) != bytes[i]) return false;
+      u = units()[node];
+      node ^= offset(u);
+    }
+    if (!has_leaf(u)) return false;
+    for (uint32_t b = 0; b < 256; ++b)
+      if ((node ^ b) < units().size() && label(units()[node ^ b]) == b) return false;  // a longer key
+    size_t key_len = 0;
+    std::string_view found;
+    if (!map_.longest_key(std::string_view(reinterpret_cast<const char*>(bytes), len), key_len, found) ||
+        key_len != len)
+      return false;
+    replacement = found;
+    return true;
+  }
+  // plain_at where c (of len bytes at p[0..m)) has a class (not 0 or kNeverPlain) whose keys
+  // may go on with the byte after it: whether no key goes on there.
+  TF_NOINLINE bool plain_after(const uint8_t* p, size_t m, size_t len) const {
+    return !(may_follow(p + len, m - len) && key_at(p, m));
+  }
+  // Whether character c, of len bytes at p[0..m) (outside ASCII), is copied as it is there (as
+  // copy_plain decides).
+  TF_NOINLINE bool plain_at(const uint8_t* p, size_t m, uint32_t c, size_t len) const {
+    const uint8_t rule = copy_rule_[p[0]];
+    if (rule != kWhole) return rule == kCopy;
+    const uint8_t cls = c < 0x10000 ? next_class_[c] : kNeverPlain;
+    if (cls == 0) return true;
+    const bool more = len < m;
+    const uint8_t next = more ? p[len] : 0;
+    const bool may_go_on = cls == kNeverPlain ||
+                           ((more & (next_sets_[cls][next >> 6] >> (next & 63) & 1)) && may_follow(p + len, m - len));
+    return !(may_go_on && key_at(p, m));
   }
 
   // The normalized text of s[0..n) and, in `offsets` (replacing its contents), for each of its
@@ -527,6 +716,22 @@ class SpmNormalizer {
     return next + uint32_t(counts >> 56);
   }
 
+  // Writes at o[0..run) the number of the character each byte of s[0..run) is part of, the first
+  // character that starts there being `next`; returns the number after the last.
+  static uint32_t align_characters(const uint8_t* s, size_t run, uint32_t next, uint32_t* o) {
+    size_t k = 0;
+    for (; k + 8 <= run; k += 8) {
+      if (const uint64_t v = load8(s + k); v & 0x8080808080808080ull) {
+        next = number_characters(v, next, o + k);
+      } else {
+        for (size_t j = k; j < k + 8; ++j) o[j] = next + uint32_t(j - k);
+        next += 8;
+      }
+    }
+    for (; k < run; ++k) o[k] = (next += (s[k] & 0xC0) != 0x80) - 1;
+    return next;
+  }
+
   // Writes s[0..run) at w with each blank as kSpace; returns the end. s may be read up to n.
   char* write_escaped(const uint8_t* s, size_t run, size_t n, char* w) const {
     size_t pos = 0;
@@ -681,7 +886,6 @@ class SpmNormalizer {
   // By code point of the BMP: whether some key goes on with it after a first character.
   std::array<uint64_t, 0x10000 / 64> followers_{};
   bool any_follows_ = false;  // followers_ does not apply: the map has keys that end inside a character
-  static constexpr uint8_t kNeverPlain = 255;
   bool copies_all_ = true;
   SpmCharsmap map_;
 };

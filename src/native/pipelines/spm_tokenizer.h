@@ -13,6 +13,8 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <type_traits>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -38,18 +40,36 @@ class SpmEncoder {
  public:
   // Encodes the model's input s[0..n), read as `how` says (SpmBpeModel::encode): appends its ids,
   // and to `lengths` what each covers of it.
-  using Model = std::function<void(const uint8_t*, size_t, SpmEscaping how, std::vector<uint32_t>& ids,
-                                   std::vector<uint32_t>* lengths)>;
+  using Encode = std::function<void(const uint8_t*, size_t, SpmEscaping how, std::vector<uint32_t>& ids,
+                                    std::vector<uint32_t>* lengths)>;
+  // Normalizes text s[0..n) into `normalized` (with spaces as is where the model reads them so)
+  // and appends its ids, in one pass where it can; false where it cannot for this text
+  // (nothing appended then). With lengths, also what each id covers of the normalized text,
+  // norm_to_orig and the characters of s as SpmNormalizer::normalize gives them in characters.
+  using Fused = std::function<bool(const uint8_t*, size_t, std::string& normalized, std::vector<uint32_t>& ids,
+                                   std::vector<uint32_t>* lengths, DefaultInitVector<uint32_t>* norm_to_orig,
+                                   uint32_t* characters)>;
+  // A model: its Encode, and optionally what makes its Fused for a normalizer (given whether
+  // spaces stay as they are; it may return none).
+  struct Model {
+    Encode encode;
+    std::function<Fused(const SpmNormalizer&, bool spaces_as_is)> fuse;
+    Model() = default;
+    template <class F, class = std::enable_if_t<!std::is_same_v<std::decay_t<F>, Model>>>
+    Model(F f) : encode(std::move(f)) {}  // NOLINT: an Encode is a Model
+  };
 
   // `normalizer` must outlive the encoder (the bindings keep its owner alive). Where the
   // normalizer only escapes and the model reads such input, the text skips the normalizer; where
   // the model reads spaces as "▁", the normalizer leaves them as they are.
   SpmEncoder(const SpmNormalizer& normalizer, Model model, SpmReads reads)
       : normalizer_(normalizer),
-        model_(std::move(model)),
+        model_(std::move(model.encode)),
         counts_characters_(reads.input),
         escaped_(reads.input && normalizer.escapes_only()),
-        spaces_as_is_(reads.spaces && normalizer.escaping().escape) {}
+        spaces_as_is_(reads.spaces && normalizer.escaping().escape) {
+    if (model.fuse && !escaped_) fused_ = model.fuse(normalizer, spaces_as_is_);
+  }
 
   // Appends the ids of text s[0..n) to ids. With `bounds`, also (replacing its contents) where
   // each starts in the input, in characters, and where the last ends (sentencepiece's offsets:
@@ -64,6 +84,9 @@ class SpmEncoder {
     uint32_t characters = 0;
     if (escaped_) {
       model_(s, n, normalizer_.escaping(), ids, bounds ? &lengths : nullptr);
+    } else if (fused_ && fused_(s, n, scratch.normalized, ids, bounds ? &lengths : nullptr,
+                                bounds ? &scratch.norm_to_orig : nullptr, bounds ? &characters : nullptr)) {
+      if (!bounds) return 0;
     } else {
       // With bounds, the alignment comes in input characters: for each normalized byte the
       // input character it came from (a byte inside a character counts as its start).
@@ -110,7 +133,8 @@ class SpmEncoder {
     }
   };
   const SpmNormalizer& normalizer_;
-  Model model_;
+  Encode model_;
+  Fused fused_;  // (none: the model normalizes and cuts in two passes)
   bool counts_characters_, escaped_, spaces_as_is_;
   mutable Pool<Scratch> scratch_;  // reused per thread
 };

@@ -3,6 +3,8 @@
 // so a text may be cut there and each part encoded (and remembered) alone. A cut missed only
 // keeps a segment whole, so pairs outside the alphabets sit in a filter that may answer yes
 // for a pair that never stands together (about one time in sixteen), never no for one that does.
+// The cut may also read a normalizer's input where the normalizer copies it as it is (cut_on
+// with a check; SpmUnigramModel::encode_normalizing and SpmNormalizer::normalize_cut drive it).
 #pragma once
 #include <algorithm>
 #include <cstdint>
@@ -155,26 +157,102 @@ class PieceAdjacency {
   size_t cut_at(const uint8_t* s, size_t n, bool escape, bool prefix, uint32_t* w, uint32_t* const info_at) const {
     uint32_t* const base = w;
     *w++ = 0;
-    const uint8_t* const ascii_cuts = ascii_cuts_.data() + (size_t(escape) << 14);
     size_t len = 0;
+    CutState st;
     // The previous character; prev_byte is it where ASCII, else 0x80 (prev is then kept).
-    uint8_t prev_byte = prefix ? (escape ? 0x80 : ' ') : s[0] < 0x80 ? s[0] : 0x80;
-    uint32_t prev = prefix ? read_char(' ', escape) : read(s, n, escape, len);
-    uint32_t prev_info = info(prev);
-    if (kInfos) info_at[0] = prev_info;
-    for (size_t i = len; i < n; i += len) {
+    st.prev_byte = prefix ? (escape ? 0x80 : ' ') : s[0] < 0x80 ? s[0] : 0x80;
+    st.prev = prefix ? read_char(' ', escape) : read(s, n, escape, len);
+    st.prev_info = info(st.prev);
+    if (kInfos) info_at[0] = st.prev_info;
+    cut_on<kInfos>(s, len, n, escape, st, base, w, info_at, NoCheck{});
+    *w++ = uint32_t(n);
+    return size_t(w - base);
+  }
+
+ public:
+  // Where a cut stands between calls of cut_on: the last character read (as the models read
+  // it), its info(), and it as a byte where ASCII (else 0x80).
+  struct CutState {
+    uint32_t prev = 0, prev_info = 0;
+    uint8_t prev_byte = 0x80;
+  };
+  // A cut_on that reads text only as it is (the text is the models' input already).
+  struct NoCheck {
+    static constexpr bool kOn = false;
+    static constexpr size_t delta = 0;
+    static constexpr const uint8_t* pairs = nullptr;
+    static constexpr const uint8_t* ascii = nullptr;
+    static constexpr const uint32_t* reads = nullptr;
+    static bool fast(uint32_t) { return true; }
+    static bool plain(const uint8_t*, size_t, uint32_t, size_t) { return true; }
+    static bool key_after(const uint8_t*, size_t) { return false; }
+  };
+  static constexpr size_t kAbort = ~size_t(0);
+
+  // The `pairs` table of a Check (see cut_on) for input ASCII bytes as `ascii` copies them
+  // (with `escape`): [a << 7 | b] is 2 where stops(a, b) (a is 0x80 after no ASCII byte),
+  // else whether a and b never join inside a piece.
+  template <class Stops>
+  std::vector<uint8_t> check_pairs(bool escape, const uint8_t* ascii, Stops&& stops) const {
+    std::vector<uint8_t> pairs(0x81 << 7, 0);
+    for (uint32_t a = 0; a <= 0x80; ++a)
+      for (uint32_t b = 0; b < 0x80; ++b)
+        pairs[a << 7 | b] = stops(a, b) ? 2
+                            : a == 0x80 ? 0
+                                        : ascii_cuts_[size_t(escape) << 14 | uint32_t(ascii[a]) << 7 | ascii[b]];
+    return pairs;
+  }
+
+  // Cuts s[i..n) after what st says came before it: writes at w (then past what it wrote) the
+  // segment starts there, and with kInfos the infos in step (info_at[k] for base[k]). Returns
+  // where it stopped: n, or (with a Check whose kOn is set: the text is a normalizer's input,
+  // read where the normalizer would copy it as it is) the first character the check does not
+  // pass, or kAbort where what it read already may not be copied (an ASCII letter that starts
+  // a key of the normalizer's map with the character after it). A Check (with kOn) has
+  // `pairs` ([a << 7 | b] for input ASCII bytes a, b: 0 where they join, 1 where not, 2 where
+  // b is not copied as it is after a), `ascii` (each ASCII byte as it is copied; `reads`: the
+  // same as read_char reads it), `delta` (the
+  // output's position of input byte 0, added to each cut), fast(c) (a character of the Basic
+  // Multilingual Plane copied as it is, whatever comes next: a test that may say no where
+  // plain says yes), plain(p, m, c, len) (character c, of len bytes at p[0..m), outside ASCII,
+  // copied as it is there) and key_after(p, m) (whether the ASCII byte at p[0] starts a key
+  // with the character after it).
+  template <bool kInfos, class Check>
+  size_t cut_on(const uint8_t* s, size_t i, size_t n, bool escape, CutState& st, uint32_t* const base, uint32_t*& w_io,
+                uint32_t* const info_at, const Check& check) const {
+    constexpr bool kCheck = Check::kOn;
+    const size_t d = kCheck ? check.delta : 0;
+    const size_t first = i;
+    uint32_t* w = w_io;
+    const uint8_t* const ascii_cuts = kCheck ? check.pairs : ascii_cuts_.data() + (size_t(escape) << 14);
+    uint8_t prev_byte = st.prev_byte;
+    uint32_t prev = st.prev, prev_info = st.prev_info;
+    // (A non-ASCII character that is not copied as it is: read where it stands.)
+    size_t len = 0;
+    if (kCheck && prev_byte < 0x80 && check.ascii[prev_byte] != prev_byte) {
+      i = first;  // (an output byte the input's table reads otherwise: not from here)
+      goto stop;
+    }
+    for (; i < n; i += len) {
       uint8_t b = s[i];
       if ((b | prev_byte) < 0x80) {  // a run of ASCII: a byte of the table each, eight at a time where it can
         for (; i + 8 <= n && !(load8(s + i) & 0x8080808080808080ull); i += 8)
           for (size_t j = i; j < i + 8; ++j) {
-            *w = uint32_t(j);
-            w += ascii_cuts[size_t(prev_byte) << 7 | s[j]];
+            const uint8_t v = ascii_cuts[size_t(prev_byte) << 7 | s[j]];
+            if (kCheck && TF_UNLIKELY(v > 1)) {
+              i = j;
+              goto stop;
+            }
+            *w = uint32_t(j + d);
+            w += v;
             prev_byte = s[j];
           }
         if (i < n && (b = s[i]) < 0x80) {
           do {
-            *w = uint32_t(i);
-            w += ascii_cuts[size_t(prev_byte) << 7 | b];
+            const uint8_t v = ascii_cuts[size_t(prev_byte) << 7 | b];
+            if (kCheck && TF_UNLIKELY(v > 1)) goto stop;
+            *w = uint32_t(i + d);
+            w += v;
             prev_byte = b;
           } while (TF_LIKELY(++i < n) && TF_LIKELY((b = s[i]) < 0x80));
         }
@@ -182,8 +260,15 @@ class PieceAdjacency {
         continue;
       }
       if (prev_byte < 0x80) {
-        prev = read_char(prev_byte, escape);
+        // (Checked: an ASCII letter read here that a key of the map starts with the character
+        // after it is not copied as it is: this text goes the normalizer's way.)
+        if (kCheck && i > first && check.key_after(s + i - 1, n - i + 1)) {
+          w_io = w;
+          return kAbort;
+        }
+        prev = kCheck ? check.reads[prev_byte] : read_char(prev_byte, escape);
         prev_info = info(prev);
+        prev_byte = 0x80;
       }
       // With infos, a first character of three bytes as in the loop below; where it is a lone
       // unknown (Hangul or CJK where the model has none), the run of lone unknowns of three
@@ -192,7 +277,8 @@ class PieceAdjacency {
       // costs Cyrillic or CJK with pieces little.)
       if (kInfos && (b & 0xF0) == 0xE0 && n - i >= 3) {
         const uint32_t c = ((b & 0x0Fu) << 12) | ((s[i + 1] & 0x3Fu) << 6) | (s[i + 2] & 0x3Fu), c_info = info_[c];
-        *w = uint32_t(i);
+        if (kCheck && !check.plain(s + i, n - i, c, 3)) goto stop;
+        *w = uint32_t(i + d);
         info_at[w - base] = c_info;
         w += !((((prev_info >> 1) & c_info & kJoinsPrevious) && may_join(prev, c)) ||
                (lone_unknown(prev_info) & lone_unknown(c_info)));
@@ -202,7 +288,7 @@ class PieceAdjacency {
         if (lone_unknown(c_info))
           for (; n - i >= 3 && (s[i] & 0xF0) == 0xE0; i += 3) {
             const uint32_t next = ((s[i] & 0x0Fu) << 12) | ((s[i + 1] & 0x3Fu) << 6) | (s[i + 2] & 0x3Fu);
-            if (!lone_unknown(info_[next])) break;
+            if (!lone_unknown(info_[next]) || (kCheck && !check.fast(next))) break;
             prev = next;
           }
         if (i >= n) {
@@ -223,7 +309,8 @@ class PieceAdjacency {
           uint32_t prev_x = dense(prev);
           do {
             const uint32_t c = ((b & 0x1Fu) << 6) | (s[i + 1] & 0x3Fu), c_info = info_[c], x = dense_[c];
-            *w = uint32_t(i);
+            if (kCheck && !check.plain(s + i, n - i, c, 2)) goto stop;
+            *w = uint32_t(i + d);
             if (kInfos) *info_w = c_info;
             const size_t step = !((((prev_info >> 1) & c_info & kJoinsPrevious) && dense_bit_of(prev_x, x)) ||
                                   (kInfos && (lone_unknown(prev_info) & lone_unknown(c_info))));
@@ -246,7 +333,8 @@ class PieceAdjacency {
           uint32_t* info_w = kInfos ? info_at + (w - base) : nullptr;
           do {
             const uint32_t c = ((b & 0x0Fu) << 12) | ((s[i + 1] & 0x3Fu) << 6) | (s[i + 2] & 0x3Fu), c_info = info_[c];
-            *w = uint32_t(i);
+            if (kCheck && !check.plain(s + i, n - i, c, 3)) goto stop;
+            *w = uint32_t(i + d);
             if (kInfos) *info_w = c_info;
             const size_t step = !((((prev_info >> 1) & c_info & kJoinsPrevious) &&
                                    (TF_LIKELY(c != kMark) ? other_pair(prev, c) : may_join(prev, c))) ||
@@ -264,9 +352,16 @@ class PieceAdjacency {
           b = s[i];
           // (Then the character after the run, of one, two or four bytes, below.)
         }
-        const uint32_t c = b < 0x80 ? read_char(b, escape) : decode_utf8_past_ascii(s + i, n - i, len),
-                       c_info = info(c);
-        *w = uint32_t(i);
+        uint32_t c;
+        if (b < 0x80) {
+          if (kCheck && check.pairs[size_t(0x80) << 7 | b] > 1) goto stop;  // (after no ASCII byte)
+          c = kCheck ? check.reads[b] : read_char(b, escape);
+        } else {
+          c = decode_utf8_past_ascii(s + i, n - i, len);
+          if (kCheck && !check.plain(s + i, n - i, c, len)) goto stop;
+        }
+        const uint32_t c_info = info(c);
+        *w = uint32_t(i + d);
         if (kInfos) info_at[w - base] = c_info;
         // With infos (the Unigram model's cut), no cut inside a run of lone unknowns either.
         w += !((((prev_info >> 1) & c_info & kJoinsPrevious) && may_join(prev, c)) ||
@@ -285,10 +380,17 @@ class PieceAdjacency {
         b = s[i];
       }
     }
-    *w++ = uint32_t(n);
-    return size_t(w - base);
+    i = n;
+  stop:
+    // (prev_byte is the last character where ASCII, as the output has it; else prev holds it.)
+    st.prev_byte = prev_byte < 0x80 && kCheck ? check.ascii[prev_byte] : prev_byte;
+    st.prev = prev;
+    st.prev_info = prev_info;
+    w_io = w;
+    return i;
   }
 
+ private:
   static constexpr uint32_t kDenseRange = 0x800;
   static constexpr uint16_t kDenseMark = 0x80, kNotDense = 0xFFFF;
 

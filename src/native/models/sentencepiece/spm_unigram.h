@@ -8,6 +8,10 @@
 // never stored, float sums rebased when they grow, a user-defined symbol's length in bytes.
 // encode_nbest (A*) and the samplers follow its Lattice class instead: nodes stored, float sums
 // never rebased, lengths in characters. Each is mirrored, since each breaks ties its own way.
+//
+// encode_normalizing takes a text before its normalizer (normalizers/spm_normalizer.h) in one
+// pass: where the normalizer copies the input as it is, the cut (spm_adjacency.h) reads the
+// input itself; elsewhere the normalizer takes a step and the cut reads what it wrote.
 #pragma once
 #include <algorithm>
 #include <cfloat>
@@ -26,6 +30,7 @@
 #include "base/pool.h"
 #include "models/sentencepiece/spm_adjacency.h"
 #include "models/sentencepiece/spm_vocab.h"
+#include "normalizers/spm_normalizer.h"
 #include "base/double_array_trie.h"
 
 namespace tokenforge {
@@ -243,35 +248,149 @@ class SpmUnigramModel {
     if (how.prefix) throw std::logic_error("the Unigram model reads no dummy prefix: normalize first");
     Pool<Cache>::Lease lease(caches_);
     Cache& cache = lease.get();
-    if (cache.escape != how.escape) {  // " " stands for something else in the remembered keys
-      cache.paths = PieceCache();
-      cache.escape = how.escape;
-    }
+    reading(cache, how.escape);
     const size_t cut_count = adjacency_.cut_kept(s, n, how.escape, false, cache.cuts, cache.infos);
-    cache.paths.out.reserve(n);  // at most one id per byte
-    if (lengths) cache.out_lengths.reserve(n);
-    Out out{cache.paths.out.begin(), cache.paths.out.begin(), lengths ? cache.out_lengths.begin() : nullptr};
-    const Text text{s, n, how.escape};
-    float so_far = 0;  // sentencepiece's best score at the start of the current segment
-    const uint32_t* cuts = cache.cuts.data();
-    const size_t segments = cut_count - 1;
-    Batch& batch = cache.batch;
-    for (size_t first = 0; first < segments; first += kBatch) {
-      const size_t count = std::min(kBatch, segments - first);
-      for (size_t k = 0; k < count; ++k)
-        batch.look_ahead(k, s + cuts[first + k], cuts[first + k + 1] - cuts[first + k], cache.infos[first + k], text,
-                         cacheable_, cache.paths);
-      for (size_t k = 0; k < count; ++k) {
-        if (batch.kind[k] == Batch::kOne) {
-          k = out.lengths ? append_ones<true>(text, first, k, count, so_far, out, cache)
-                          : append_ones<false>(text, first, k, count, so_far, out, cache);
-          if (k == count) break;
+    encode_cut(Text{s, n, how.escape}, cut_count, ids, lengths, cache);
+  }
+
+  // A normalizer and this model in one pass over a text (SpmNormalizer::normalize_cut): the
+  // tables of the cut's check (PieceAdjacency::cut_on), for one normalizer whose output the
+  // model reads with `escape` (see encode), where SpmNormalizer::cuts_as_it_goes.
+  class Fused {
+   public:
+    Fused(const SpmNormalizer& normalizer, const SpmUnigramModel& model, bool escape)
+        : normalizer_(normalizer), model_(model), escape_(escape) {
+      for (uint32_t b = 0; b < 0x80; ++b) {
+        ascii_[b] = normalizer.copied_ascii(uint8_t(b));
+        reads_[b] = PieceAdjacency::read_char(ascii_[b], escape);
+      }
+      pairs_ = model.adjacency_.check_pairs(
+          escape, ascii_, [&](uint32_t a, uint32_t b) { return normalizer.ascii_stops(a, uint8_t(b)); });
+      classes_.resize(PieceAdjacency::kCharacters);
+      simple_.assign(PieceAdjacency::kCharacters, 0);
+      for (uint32_t c = 0; c < PieceAdjacency::kCharacters; ++c) {
+        classes_[c] = normalizer.plain_class(c);
+        std::string_view replacement;
+        if (classes_[c] == SpmNormalizer::kNeverPlain && replacements_.size() < 0xFFFF &&
+            normalizer.simple_key(c, replacement)) {
+          replacements_.push_back(replacement);
+          simple_[c] = uint16_t(replacements_.size());
         }
-        append_segment(text, first + k, batch, k, so_far, out, cache);
       }
     }
-    ids.insert(ids.end(), out.begin, out.end);
-    if (lengths) lengths->insert(lengths->end(), cache.out_lengths.begin(), out.lengths);
+
+   private:
+    friend class SpmUnigramModel;
+    // PieceAdjacency::cut_on's check, for input byte 0 at output position delta.
+    struct Check {
+      static constexpr bool kOn = true;
+      size_t delta;
+      const uint8_t* pairs;
+      const uint8_t* ascii;
+      const uint32_t* reads;
+      const uint8_t* classes;  // SpmNormalizer::plain_class by character
+      const std::array<uint64_t, 4>* sets;
+      const SpmNormalizer* normalizer;
+      const uint16_t* simple;  // by character: 1 + its index in replacements_ where a simple_key
+      TF_INLINE bool fast(uint32_t c) const { return classes[c] == 0; }
+      // (As SpmNormalizer::plain_at, its first tests here: a class, and the byte after.)
+      TF_INLINE bool plain(const uint8_t* p, size_t m, uint32_t c, size_t len) const {
+        const uint8_t cls = c < PieceAdjacency::kCharacters ? classes[c] : SpmNormalizer::kNeverPlain;
+        if (TF_LIKELY(cls == 0)) return true;
+        if (cls != SpmNormalizer::kNeverPlain)
+          return len >= m || !(sets[cls][p[len] >> 6] >> (p[len] & 63) & 1) || normalizer->plain_after(p, m, len);
+        return c < PieceAdjacency::kCharacters && simple[c] ? false : normalizer->plain_at(p, m, c, len);
+      }
+      bool key_after(const uint8_t* p, size_t m) const { return normalizer->key_after(p, m); }
+    };
+    const SpmNormalizer& normalizer_;
+    const SpmUnigramModel& model_;
+    bool escape_;
+    uint8_t ascii_[0x80];
+    uint32_t reads_[0x80];
+    std::vector<uint8_t> pairs_, classes_;
+    std::vector<uint16_t> simple_;                // see Check::simple
+    std::vector<std::string_view> replacements_;  // (in the normalizer's map)
+  };
+
+  // encode(normalized text of s[0..n), ids, lengths) with the Fused's normalizer and escaping,
+  // the text normalized into `normalized` (with norm_to_orig and characters as
+  // SpmNormalizer::normalize gives them in characters) and cut as it is written: where the
+  // normalizer copies the input as it is, the cut reads the input (no second pass over it).
+  // False where this text must take the two passes (nothing appended then).
+  template <class Alignment = std::vector<uint32_t>>
+  bool encode_normalizing(const Fused& fused, const uint8_t* s, size_t n, std::string& normalized,
+                          std::vector<uint32_t>& ids, std::vector<uint32_t>* lengths = nullptr,
+                          Alignment* norm_to_orig = nullptr, uint32_t* characters = nullptr) const {
+    Pool<Cache>::Lease lease(caches_);
+    Cache& cache = lease.get();
+    reading(cache, fused.escape_);
+    struct Cutter {
+      const PieceAdjacency& adjacency;
+      const Fused& fused;
+      Cache& cache;
+      PieceAdjacency::CutState state;
+      size_t written = 0;  // cuts so far
+      bool begun = false;
+      bool began() const { return begun; }
+      // What prefix() gives at the input's start where it is a simple_key: piece, and used.
+      void replaced(std::string_view input, std::string_view& piece, size_t& used) const {
+        const uint8_t* p = reinterpret_cast<const uint8_t*>(input.data());
+        const size_t len = utf8_length(p[0]);
+        if ((len != 2 && len != 3) || len > input.size()) return;
+        const uint32_t c = len == 2 ? ((p[0] & 0x1Fu) << 6) | (p[1] & 0x3Fu)
+                                    : ((p[0] & 0x0Fu) << 12) | ((p[1] & 0x3Fu) << 6) | (p[2] & 0x3Fu);
+        if (const uint16_t k = fused.simple_[c]) {
+          piece = fused.replacements_[k - 1u];
+          used = len;
+        }
+      }
+      void room(size_t out_n) {  // (grown, never shrunk, as PieceAdjacency::cut_kept)
+        if (out_n >= std::numeric_limits<uint32_t>::max()) throw std::length_error("text too long to encode (4 GB)");
+        if (cache.cuts.size() < out_n + 2) cache.cuts.resize(out_n + 2);
+        if (cache.infos.size() < out_n + 2) cache.infos.resize(out_n + 2);
+      }
+      void more(const std::string& out, size_t from) {
+        room(out.size());
+        const uint8_t* o = reinterpret_cast<const uint8_t*>(out.data());
+        uint32_t* const base = cache.cuts.data();
+        uint32_t* w = base + written;
+        if (!begun) {  // (from 0: as PieceAdjacency::cut_at begins)
+          size_t len;
+          state.prev_byte = o[0] < 0x80 ? o[0] : 0x80;
+          state.prev = PieceAdjacency::read(o, out.size(), fused.escape_, len);
+          state.prev_info = adjacency.info(state.prev);
+          cache.infos[0] = state.prev_info;
+          *w++ = 0;
+          from = len;
+          begun = true;
+        }
+        adjacency.cut_on<true>(o, from, out.size(), fused.escape_, state, base, w, cache.infos.data(),
+                               PieceAdjacency::NoCheck{});
+        written = size_t(w - base);
+      }
+      size_t plain(const uint8_t* s, size_t at, size_t n, size_t out_n) {
+        if (!begun) return at;
+        room(out_n + (n - at));
+        uint32_t* const base = cache.cuts.data();
+        uint32_t* w = base + written;
+        const Fused::Check check{out_n - at,         fused.pairs_.data(),   fused.ascii_,
+                                 fused.reads_,       fused.classes_.data(), fused.normalizer_.next_sets(),
+                                 &fused.normalizer_, fused.simple_.data()};
+        const size_t stop = adjacency.cut_on<true>(s, at, n, fused.escape_, state, base, w, cache.infos.data(), check);
+        written = size_t(w - base);
+        return stop;
+      }
+    } cutter{adjacency_, fused, cache, {}};
+    if (!fused.normalizer_.normalize_cut(s, n, normalized, cutter, norm_to_orig, characters)) return false;
+    const size_t m = normalized.size();
+    if (m == 0) return true;
+    size_t count = cutter.written;
+    uint32_t* const cuts = cache.cuts.data();
+    while (count > 1 && cuts[count - 1] >= m) --count;  // (trailing spaces dropped)
+    cuts[count++] = uint32_t(m);
+    encode_cut(Text{reinterpret_cast<const uint8_t*>(normalized.data()), m, fused.escape_}, count, ids, lengths, cache);
+    return true;
   }
 
   // The ids of the best nbest segmentations, best first (sentencepiece's NBestEncode).
@@ -460,6 +579,46 @@ class SpmUnigramModel {
   };
   // Scores past this are too near sentencepiece's rebasing for remembered paths.
   static constexpr double kRebaseNear = 9e4;
+
+  // A cache that remembered keys read with another escaping forgets them.
+  static void reading(Cache& cache, bool escape) {
+    if (cache.escape != escape) {  // " " stands for something else in the remembered keys
+      cache.paths = PieceCache();
+      cache.escape = escape;
+    }
+  }
+
+  // encode's work past the cut: the text's cut_count cuts are in cache.cuts (infos in step).
+  // Each segment's best path is remembered per thread (see append_segment), and the segments'
+  // table slots are fetched a batch ahead.
+  void encode_cut(const Text& text, size_t cut_count, std::vector<uint32_t>& ids, std::vector<uint32_t>* lengths,
+                  Cache& cache) const {
+    const uint8_t* const s = text.s;
+    const size_t n = text.n;
+    cache.paths.out.reserve(n);  // at most one id per byte
+    if (lengths) cache.out_lengths.reserve(n);
+    Out out{cache.paths.out.begin(), cache.paths.out.begin(), lengths ? cache.out_lengths.begin() : nullptr};
+    float so_far = 0;  // sentencepiece's best score at the start of the current segment
+    const uint32_t* cuts = cache.cuts.data();
+    const size_t segments = cut_count - 1;
+    Batch& batch = cache.batch;
+    for (size_t first = 0; first < segments; first += kBatch) {
+      const size_t count = std::min(kBatch, segments - first);
+      for (size_t k = 0; k < count; ++k)
+        batch.look_ahead(k, s + cuts[first + k], cuts[first + k + 1] - cuts[first + k], cache.infos[first + k], text,
+                         cacheable_, cache.paths);
+      for (size_t k = 0; k < count; ++k) {
+        if (batch.kind[k] == Batch::kOne) {
+          k = out.lengths ? append_ones<true>(text, first, k, count, so_far, out, cache)
+                          : append_ones<false>(text, first, k, count, so_far, out, cache);
+          if (k == count) break;
+        }
+        append_segment(text, first + k, batch, k, so_far, out, cache);
+      }
+    }
+    ids.insert(ids.end(), out.begin, out.end);
+    if (lengths) lengths->insert(lengths->end(), cache.out_lengths.begin(), out.lengths);
+  }
 
   // The id of a segment of each character alone (of the Basic Multilingual Plane), for cutting
   // (PieceAdjacency::info): its piece, where used.
