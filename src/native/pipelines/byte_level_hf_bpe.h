@@ -357,6 +357,7 @@ class ByteLevelHfBpePipeline {
   static bool lowercase_into(const uint8_t* s, size_t n, std::string& out) {
     if (out.size() < n) out.resize(n);
     auto* o = reinterpret_cast<uint8_t*>(out.data());
+    std::memcpy(o, s, n);  // then the characters that change are written over
     const uint16_t* bmp = lower_bmp();
     constexpr uint64_t kOnes = 0x0101010101010101ull, kHighs = 0x8080808080808080ull;
     for (size_t i = 0; i < n;) {
@@ -364,15 +365,22 @@ class ByteLevelHfBpePipeline {
         const uint64_t x = load8(s + i);
         if (!(x & kHighs)) {  // eight ASCII bytes: 'A'..'Z' get 0x20
           const uint64_t upper = (x + kOnes * (0x80 - 'A')) & ~(x + kOnes * (0x80 - 'Z' - 1)) & kHighs;
-          const uint64_t y = x | (upper >> 2);
-          std::memcpy(o + i, &y, 8);
+          if (upper) {
+            const uint64_t y = x | (upper >> 2);
+            std::memcpy(o + i, &y, 8);
+          }
           i += 8;
           continue;
         }
       }
       const uint8_t b = s[i];
       if (b < 0x80) {
-        o[i++] = uint8_t(b - 'A') < 26 ? b + 32 : b;
+        if (uint8_t(b - 'A') < 26) o[i] = b + 32;
+        ++i;
+        continue;
+      }
+      if (b >= 0xE3 && b <= 0xE9) {  // U+3000..U+9FFF (CJK, kana): no character there has a case
+        i += 3;
         continue;
       }
       size_t len;
@@ -388,16 +396,16 @@ class ByteLevelHfBpePipeline {
         if (one.size() != 1 || one[0] < 0x10000) return false;
         lower = one[0];
       }
-      if (lower == cp) {
-        std::memcpy(o + i, s + i, len);
-      } else if (len == 2) {
-        o[i] = uint8_t(0xC0 | (lower >> 6)), o[i + 1] = uint8_t(0x80 | (lower & 0x3F));
-      } else if (len == 3) {
-        o[i] = uint8_t(0xE0 | (lower >> 12)), o[i + 1] = uint8_t(0x80 | ((lower >> 6) & 0x3F));
-        o[i + 2] = uint8_t(0x80 | (lower & 0x3F));
-      } else {
-        o[i] = uint8_t(0xF0 | (lower >> 18)), o[i + 1] = uint8_t(0x80 | ((lower >> 12) & 0x3F));
-        o[i + 2] = uint8_t(0x80 | ((lower >> 6) & 0x3F)), o[i + 3] = uint8_t(0x80 | (lower & 0x3F));
+      if (lower != cp) {
+        if (len == 2) {
+          o[i] = uint8_t(0xC0 | (lower >> 6)), o[i + 1] = uint8_t(0x80 | (lower & 0x3F));
+        } else if (len == 3) {
+          o[i] = uint8_t(0xE0 | (lower >> 12)), o[i + 1] = uint8_t(0x80 | ((lower >> 6) & 0x3F));
+          o[i + 2] = uint8_t(0x80 | (lower & 0x3F));
+        } else {
+          o[i] = uint8_t(0xF0 | (lower >> 18)), o[i + 1] = uint8_t(0x80 | ((lower >> 12) & 0x3F));
+          o[i + 2] = uint8_t(0x80 | ((lower >> 6) & 0x3F)), o[i + 3] = uint8_t(0x80 | (lower & 0x3F));
+        }
       }
       i += len;
     }
@@ -407,15 +415,16 @@ class ByteLevelHfBpePipeline {
   // same UTF-8 length, else 0.
   static const uint16_t* lower_bmp() {
     static const std::vector<uint16_t> table = [] {
-      std::vector<uint16_t> t(0x10000, 0);
-      std::vector<uint32_t> one;
+      // Every character its own lowercase, then the mappings (hf_lowercase's table) laid over.
+      std::vector<uint16_t> t(0x10000);
+      for (uint32_t cp = 0; cp < 0x10000; ++cp) t[cp] = uint16_t(cp);
       auto width = [](uint32_t c) { return c < 0x80 ? 1 : c < 0x800 ? 2 : c < 0x10000 ? 3 : 4; };
-      for (uint32_t cp = 0x80; cp < 0x10000; ++cp) {
-        if (cp >= 0xD800 && cp <= 0xDFFF) continue;
-        one.clear();
-        hf_lowercase(cp, one);
-        if (one.size() == 1 && width(one[0]) == width(cp)) t[cp] = uint16_t(one[0]);
+      for (const auto& m : bert_data::kLower) {
+        if (m.cp >= 0x10000) break;
+        const uint32_t to = bert_data::kLowerData[m.offset];
+        t[m.cp] = m.length == 1 && width(to) == width(m.cp) ? uint16_t(to) : 0;
       }
+      t[0] = 0;  // (ASCII never looks here; 0 stays "not one character of the same length")
       return t;
     }();
     return table.data();
