@@ -9,7 +9,8 @@ pre-tokenizer, normalizer and post-processor exactly:
 - tekken: Split(Mistral's tekken pattern, Isolated), ByteLevel(use_regex=false) (Mistral Nemo,
   Small 3, Pixtral);
 - clip: CLIP's NFC, whitespace Replace and Lowercase, its Split(Removed, invert) and a BPE with
-  the "</w>" end-of-word suffix, as transformers' CLIPConverter writes it (runs staged).
+  the "</w>" end-of-word suffix, as transformers' CLIPConverter writes it (the fused byte-level
+  kernel runs it: pipeline/fused_hf_bpe.py).
 Each goes to OUT/<shape>/tokenizer.json.
 
     python bench/make_shape_files.py OUT [SHAPE ...] [--corpus ../shared/corpus]
