@@ -26,7 +26,7 @@ from conftest import corpus_files, read_sample
 from hf_trio import Trio
 from tokenforge import Tokenizer, _core
 from tokenforge.pipeline.compile import kernel_of
-from tokenforge.pipeline.fused_hf_bpe import BYTE_CHARS, CLIP_SPLIT, fused_description
+from tokenforge.pipeline.fused_hf_bpe import BYTE_CHARS, CLIP_SPLIT, CLIP_SPLIT_SPECIALS, fused_description
 
 tokenizers = pytest.importorskip("tokenizers")
 
@@ -71,6 +71,8 @@ TEXT = st.lists(
                 "  \t ",
                 "<|endoftext|>",
                 "<|EndOfText|>",
+                "<|STARTOFTEXT|>",
+                "|>",
                 "xYz",
                 "hello world",
                 "Hello WORLD",
@@ -84,12 +86,15 @@ TEXT = st.lists(
 # -- the trained files ------------------------------------------------------------------------
 
 
-def clip_doc(every_suffixed_byte: bool, processor: str = "roberta", normalized: bool = False) -> dict[str, Any]:
+def clip_doc(
+    every_suffixed_byte: bool, processor: str = "roberta", normalized: bool = False, specials: bool = False
+) -> dict[str, Any]:
     """A CLIP-shaped file as CLIPConverter writes one, its BPE trained on the sample lines;
     every_suffixed_byte: each byte's character with "</w>" added to the vocabulary (as CLIP's
     own), else only those the trainer made (the unk token for the others); normalized: the
     special tokens and an added "xyz" matched by their normalized form (as CLIP's own files
-    have them), else as they are."""
+    have them), else as they are; specials: the Split's pattern with the special tokens first
+    (as transformers' CLIPTokenizer writes it)."""
     from tokenizers import AddedToken, Regex, decoders, models, normalizers, pre_tokenizers, processors, trainers
 
     tok = tokenizers.Tokenizer(
@@ -100,7 +105,9 @@ def clip_doc(every_suffixed_byte: bool, processor: str = "roberta", normalized: 
     )
     tok.pre_tokenizer = pre_tokenizers.Sequence(
         [
-            pre_tokenizers.Split(Regex(CLIP_SPLIT), behavior="removed", invert=True),
+            pre_tokenizers.Split(
+                Regex(CLIP_SPLIT_SPECIALS if specials else CLIP_SPLIT), behavior="removed", invert=True
+            ),
             pre_tokenizers.ByteLevel(add_prefix_space=False),
         ]
     )
@@ -137,33 +144,34 @@ def clip_doc(every_suffixed_byte: bool, processor: str = "roberta", normalized: 
 
 
 _TRIOS: dict[tuple, Trio] = {}
+# (every_suffixed_byte, normalized, specials)
+CASES = [(False, False, False), (True, False, False), (True, True, False), (False, False, True), (True, True, True)]
 
 
-def trio(tmp_path_factory, every_suffixed_byte: bool, processor: str = "roberta", normalized: bool = False) -> Trio:
-    key = (every_suffixed_byte, processor, normalized)
+def trio(
+    tmp_path_factory, every_suffixed_byte: bool, processor: str = "roberta", normalized: bool = False, specials=False
+) -> Trio:
+    key = (every_suffixed_byte, processor, normalized, specials)
     if key not in _TRIOS:
-        doc = clip_doc(every_suffixed_byte, processor, normalized)
+        doc = clip_doc(every_suffixed_byte, processor, normalized, specials)
         _TRIOS[key] = Trio(doc, tmp_path_factory.mktemp("clip") / "tokenizer.json")
     return _TRIOS[key]
 
 
 def test_a_converter_file_runs_fused(tmp_path_factory):
-    for full, normalized in [(False, False), (True, False), (True, True)]:
-        t = trio(tmp_path_factory, full, normalized=normalized)
+    for full, normalized, specials in CASES:
+        t = trio(tmp_path_factory, full, normalized=normalized, specials=specials)
         d = fused_description(t.spec)
-        assert d is not None and d["clip"] is True and d["split"] == 6 and d["nfc"] is True
+        assert d is not None and d["clip"] is True and d["split"] == 6 + specials and d["nfc"] is True
         assert kernel_of(t.spec) == "byte_level_hf_bpe" and t.kernel.name == "byte_level_hf_bpe"
     vocab = trio(tmp_path_factory, True).spec.model["vocab"]
     assert all(c + "</w>" in vocab for c in BYTE_CHARS)
     assert not all(c + "</w>" in trio(tmp_path_factory, False).spec.model["vocab"] for c in BYTE_CHARS)
 
 
-CASES = [(False, False), (True, False), (True, True)]  # (every_suffixed_byte, normalized)
-
-
-@pytest.mark.parametrize(("full", "normalized"), CASES)
-def test_fused_equals_hf_on_samples(tmp_path_factory, full, normalized):
-    t = trio(tmp_path_factory, full, normalized=normalized)
+@pytest.mark.parametrize(("full", "normalized", "specials"), CASES)
+def test_fused_equals_hf_on_samples(tmp_path_factory, full, normalized, specials):
+    t = trio(tmp_path_factory, full, normalized=normalized, specials=specials)
     for text in EDGE:
         t.check(text)
     for line in LINES[::5]:
@@ -176,16 +184,17 @@ def test_fused_equals_hf_on_samples(tmp_path_factory, full, normalized):
     t.check(LINES[1], "<|endoftext|> x")
     t.check("", "")
     t.check("XYZ xyz Xyz <|ENDOFTEXT|> <|EndOfText|>xYz<|startoftext|>", "xyzXYZ")
+    t.check("<|STARTOFTEXT|>!! a<|EndOfText|>|>x !<|endoftext|>. <|endoftext|<|startoftext|>>'s <|startoftext|")
 
 
-@pytest.mark.parametrize(("full", "normalized"), CASES)
+@pytest.mark.parametrize(("full", "normalized", "specials"), CASES)
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(text=TEXT, pair=st.none() | TEXT)
-def test_fused_equals_hf_on_any_text(tmp_path_factory, full, normalized, text, pair):
-    trio(tmp_path_factory, full, normalized=normalized).check(text, pair)
+def test_fused_equals_hf_on_any_text(tmp_path_factory, full, normalized, specials, text, pair):
+    trio(tmp_path_factory, full, normalized=normalized, specials=specials).check(text, pair)
 
 
-def _code_point_texts(per_text: int, short: bool = False):
+def _code_point_texts(per_text: int, short: bool = False, specials: bool = False):
     """Each code point alone, doubled, capitalised-looking, between letters, after a space, an
     apostrophe, a digit and a newline, and before whitespace, per_text code points a text
     (short: fewer of those)."""
@@ -195,6 +204,8 @@ def _code_point_texts(per_text: int, short: bool = False):
             continue
         c = chr(cp)
         chunk.append(f"{c}A{c} {c}'S{c}1{c}\u3000" if short else f"{c}{c}a{c}A {c}'{c}1{c}\n{c}\u3000 {c}'S{c}")
+        if specials:
+            chunk.append(f"<|endoftext|>{c}{c}<|startoftext|>")
         if len(chunk) == per_text:
             yield "".join(chunk)
             chunk = []
@@ -202,11 +213,12 @@ def _code_point_texts(per_text: int, short: bool = False):
         yield "".join(chunk)
 
 
-def test_split_equals_hf_pre_tokenizer_on_every_code_point(tmp_path_factory):
+@pytest.mark.parametrize("specials", [False, True])
+def test_split_equals_hf_pre_tokenizer_on_every_code_point(tmp_path_factory, specials):
     # CLIP's pattern by the built-in scanner, and ByteLevel's regex (use_regex) the identity on
     # its pieces: the pieces and their spans are HF's pre-tokenizer's (before the normalizer).
-    t = trio(tmp_path_factory, True)
-    for text in _code_point_texts(4096):
+    t = trio(tmp_path_factory, True, specials=specials)
+    for text in _code_point_texts(4096, specials=specials):
         want = t.hf.pre_tokenizer.pre_tokenize_str(text)
         got = pieces_with_spans(t.fused, text)
         if got != want:
@@ -363,5 +375,23 @@ def test_variants_are_exact_to_hf(tmp_path, variant):
     ours, theirs = TfTokenizer.from_file(path), tokenizers.Tokenizer.from_file(str(path))
     assert ours.kernel == "staged"
     for text in [*EDGE, *LINES[:200:4], "XYZ xyz Xyz a  <|ENDOFTEXT|>  b"]:
+        a, b = ours.encode(text), theirs.encode(text)
+        assert a.ids == b.ids and [tuple(o) for o in a.offsets] == [tuple(o) for o in b.offsets], text
+
+
+def test_a_clip_tokenizer_folder_runs_fused(tmp_path):
+    # transformers' CLIPTokenizer over the trained vocabulary and merges, saved: its own
+    # tokenizer.json (the Split with the special tokens first).
+    transformers = pytest.importorskip("transformers")
+    doc = clip_doc(True)
+    (tmp_path / "vocab.json").write_text(json.dumps(doc["model"]["vocab"]), encoding="utf-8")
+    merges = [" ".join(m) if isinstance(m, list) else m for m in doc["model"]["merges"]]
+    (tmp_path / "merges.txt").write_text("#version: 0.2\n" + "\n".join(merges) + "\n", encoding="utf-8")
+    slow = transformers.CLIPTokenizer(str(tmp_path / "vocab.json"), str(tmp_path / "merges.txt"))
+    slow.save_pretrained(str(tmp_path / "saved"))
+    path = tmp_path / "saved" / "tokenizer.json"
+    ours, theirs = Tokenizer.from_file(path), tokenizers.Tokenizer.from_file(str(path))
+    assert ours.kernel == "byte_level_hf_bpe"
+    for text in [*EDGE, *LINES[:300:3], "<|endoftext|>!!<|STARTOFTEXT|>.."]:
         a, b = ours.encode(text), theirs.encode(text)
         assert a.ids == b.ids and [tuple(o) for o in a.offsets] == [tuple(o) for o in b.offsets], text

@@ -109,8 +109,9 @@ class ByteLevelHfBpePipeline {
   // first; this keeps a wrong call from giving wrong ids).
   explicit ByteLevelHfBpePipeline(ByteLevelHfBpeDescription d)
       : d_(std::move(d)), model_(make_model(d_.staged, d_.clip)), decoder_() {
-    if (d_.split < d_.kNoSplit || d_.split > int(Pattern::kClip)) throw std::invalid_argument("unknown scanner");
-    if ((d_.split == int(Pattern::kClip)) != d_.clip ||
+    if (d_.split < d_.kNoSplit || d_.split > int(Pattern::kClipSpecials))
+      throw std::invalid_argument("unknown scanner");
+    if ((d_.split == int(Pattern::kClip) || d_.split == int(Pattern::kClipSpecials)) != d_.clip ||
         (d_.clip && (!d_.nfc || d_.add_prefix_space || !d_.pre_splits.empty())))
       throw std::invalid_argument("the CLIP split goes with CLIP's normalizer and no prefix space alone");
     suffix_ = model_.options().end_of_word_suffix.value_or("");
@@ -503,11 +504,13 @@ class ByteLevelHfBpePipeline {
         return scan<Pattern::kTekken>(t, from, to, piece);
       case ByteLevelHfBpeDescription::kNoSplit:
         return piece(from, to);
-      case int(Pattern::kClip): {
+      case int(Pattern::kClip):
+      case int(Pattern::kClipSpecials): {
         Scanner scanner(t + from, to - from);
+        const bool specials = d_.split == int(Pattern::kClipSpecials);
         bool gap;
         for (size_t p = 0, e; p < to - from; p = e)
-          if (e = scanner.clip(p, gap); !gap) piece(from + p, from + e);
+          if (e = scanner.clip(p, gap, specials); !gap) piece(from + p, from + e);
         return;
       }
       default:
@@ -561,7 +564,9 @@ class ByteLevelHfBpePipeline {
         case int(Pattern::kTekken):
           return pass(ScannedEnds<Pattern::kTekken>{Scanner(s, n)}), true;
         case int(Pattern::kClip):
-          return pass(ClipEnds{Scanner(s, n), n}), true;
+          return pass(ClipEnds{Scanner(s, n), n, false}), true;
+        case int(Pattern::kClipSpecials):
+          return pass(ClipEnds{Scanner(s, n), n, true}), true;
         default:
           break;
       }
@@ -586,12 +591,13 @@ class ByteLevelHfBpePipeline {
   struct ClipEnds {
     Scanner scanner;
     size_t n;
+    bool specials;  // Pattern::kClipSpecials
     uint64_t gaps = 0;
     TF_INLINE size_t ends(size_t p, size_t* to, size_t max) {
       size_t m = 0;
       uint64_t marked = 0;
       for (bool gap; m < max && p < n; ++m) {
-        to[m] = p = scanner.clip(p, gap);
+        to[m] = p = scanner.clip(p, gap, specials);
         marked |= uint64_t(gap) << m;
       }
       gaps = marked;

@@ -123,7 +123,9 @@ PRE_SPLITS: set[tuple[int, ...]] = {(1, 2), (9,)}
 CLIP_SPLIT = r"'s|'t|'re|'ve|'m|'ll|'d|[\p{L}]+|[\p{N}]|[^\s\p{L}\p{N}]+"
 CLIP_NORMALIZER = [("NFC", {}), ("Replace", {"pattern": {"Regex": r"\s+"}, "content": " "}), ("Lowercase", {})]
 CLIP_SUFFIX = "</w>"
-CLIP_SCANNER = 6  # (Pattern::kClip)
+# transformers' CLIPTokenizer writes the pattern with the two special tokens first.
+CLIP_SPLIT_SPECIALS = r"<\|startoftext\|>|<\|endoftext\|>|" + CLIP_SPLIT
+CLIP_SCANNERS = {CLIP_SPLIT: 6, CLIP_SPLIT_SPECIALS: 7}  # (Pattern::kClip, kClipSpecials)
 
 # GPT-2's byte alphabet: the characters byte-level tokens are spelled in.
 _BYTE_CHARS = [chr(b) if (33 <= b <= 126 or 161 <= b <= 172 or 174 <= b <= 255) else None for b in range(256)]
@@ -320,15 +322,17 @@ def _clip_split(pre_tokenizer: Any) -> dict[str, Any] | None:
     if len(parts) != 2 or parts[0][0] != "Split" or parts[1][0] != "ByteLevel":
         return None
     split, byte_level = parts[0][1], parts[1][1]
+    pattern = split.get("pattern")
+    regex = pattern.get("Regex") if isinstance(pattern, Mapping) and set(pattern) == {"Regex"} else None
     if (
-        split.get("pattern") != {"Regex": CLIP_SPLIT}
+        regex not in CLIP_SCANNERS
         or split.get("behavior") != "Removed"
         or split.get("invert") is not True
         or _byte_level(byte_level, True) is not False
     ):
         return None
     return {
-        "split": CLIP_SCANNER,
+        "split": CLIP_SCANNERS[regex],
         "pattern": "",
         "add_prefix_space": False,
         "prefix_each_piece": False,
