@@ -81,7 +81,7 @@ void bind_byte_level_hf_bpe(nb::module_& m) {
        nb::arg("trim_add_prefix_space") = false, nb::arg("clip") = false,
        "The staged pipeline's description (as _core.Staged takes it; its stages run texts the fused pass "
        "does not: NFC texts that fail the quick check) and the fused pass's split: split, a built-in "
-       "scanner (0 GPT-2, 1 cl100k, 2 o200k, 3 Llama 3, 4 Qwen2, 5 tekken, 6 CLIP's with clip), -1 for `pattern` "
+       "scanner (0 GPT-2, 1 cl100k, 2 o200k, 3 Llama 3, 4 Qwen2, 5 tekken, 6 and 7 CLIP's with clip), -1 for `pattern` "
        "through Oniguruma or -2 "
        "for none (the pre-splits' pieces are the pieces); add_prefix_space before each stretch, or before "
        "each piece with prefix_each_piece; nfc: the NFC normalizer; pre_splits: built-in stages run first, "
@@ -90,7 +90,7 @@ void bind_byte_level_hf_bpe(nb::module_& m) {
        "token) where an added token took a vocabulary token's id (the model's tokens show the model's text; "
        "the file must not have nfc); trim_offsets, trim_add_prefix_space: the ByteLevel or RobertaProcessing "
        "post-processor's (spaces come off each token's offsets, but the one add_prefix_space put first); "
-       "clip: CLIP's files (NFC, whitespace Replace and Lowercase, its Split, the end_of_word_suffix; split 6).")
+       "clip: CLIP's files (NFC, whitespace Replace and Lowercase, its Split, the end_of_word_suffix; split 6, or 7 with the special tokens first in the Split).")
       .def("decode", &PyByteLevelHfBpe::decode, nb::arg("ids"), nb::arg("skip_special_tokens") = true,
            "The decoder's text for ids (HF's decode: ids without a token are skipped).")
       .def("pre_tokenize", &PyByteLevelHfBpe::pre_tokenize, nb::arg("text"), nb::arg("added").none() = nb::none(),
