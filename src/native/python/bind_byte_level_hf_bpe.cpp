@@ -90,7 +90,8 @@ void bind_byte_level_hf_bpe(nb::module_& m) {
        "token) where an added token took a vocabulary token's id (the model's tokens show the model's text; "
        "the file must not have nfc); trim_offsets, trim_add_prefix_space: the ByteLevel or RobertaProcessing "
        "post-processor's (spaces come off each token's offsets, but the one add_prefix_space put first); "
-       "clip: CLIP's files (NFC, whitespace Replace and Lowercase, its Split, the end_of_word_suffix; split 6, or 7 with the special tokens first in the Split).")
+       "clip: CLIP's files (NFC, whitespace Replace and Lowercase, its Split, the end_of_word_suffix; "
+       "split 6, or 7 with the special tokens first in the Split).")
       .def("decode", &PyByteLevelHfBpe::decode, nb::arg("ids"), nb::arg("skip_special_tokens") = true,
            "The decoder's text for ids (HF's decode: ids without a token are skipped).")
       .def("pre_tokenize", &PyByteLevelHfBpe::pre_tokenize, nb::arg("text"), nb::arg("added").none() = nb::none(),
