@@ -9,7 +9,8 @@ quicktour and wordlevel) trained by HF tokenizers on shuffled lines of each corp
 - tekken: Split(Mistral's tekken pattern, Isolated), ByteLevel(use_regex=false) (Mistral Nemo,
   Small 3, Pixtral);
 - clip: CLIP's NFC, whitespace Replace and Lowercase, its Split(Removed, invert) and a BPE with
-  the "</w>" end-of-word suffix, as transformers' CLIPConverter writes it (runs staged);
+  the "</w>" end-of-word suffix, as transformers' CLIPConverter writes it (the fused byte-level
+  kernel runs it: pipeline/fused_hf_bpe.py);
 - falcon: Sequence[Punctuation(Contiguous), ByteLevel(use_regex), Digits, Split([0-9]{3})] with
   the ByteLevel post-processor trimming offsets (Falcon's files);
 - bloom: Split(` ?[^(\s|[.,!?…。，、।۔،])]+`, Isolated), ByteLevel(use_regex=false) (BLOOM's);

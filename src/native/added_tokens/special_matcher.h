@@ -267,6 +267,14 @@ void find_added(const AddedTokenSet& set, const uint8_t* s, size_t n, OnText&& o
 // (pipelines/): what lies between matches is encoded as a text of its own.
 template <class OnText, class OnMatch>
 void split_at_matches(const SpecialMatcher* added, const uint8_t* s, size_t n, OnText&& on_text, OnMatch&& on_match) {
+  split_at_matches(added, s, s, n, on_text, on_match);
+}
+// The same where the normalized tokens are looked for in `normalized` instead, the normalizer's
+// text of s when it keeps every byte in place (pipelines/byte_level_hf_bpe.h's CLIP files: a
+// lowercase of the same length; the raw tokens are found in s).
+template <class OnText, class OnMatch>
+void split_at_matches(const SpecialMatcher* added, const uint8_t* s, const uint8_t* normalized, size_t n,
+                      OnText&& on_text, OnMatch&& on_match) {
   if (!added || added->empty()) {
     if (n > 0) on_text(size_t(0), n);
     return;
@@ -280,7 +288,7 @@ void split_at_matches(const SpecialMatcher* added, const uint8_t* s, size_t n, O
           return;
         }
         find_added(
-            second, s + from, to - from, [&](size_t a, size_t b) { on_text(from + a, from + b); },
+            second, normalized + from, to - from, [&](size_t a, size_t b) { on_text(from + a, from + b); },
             [&](SpecialMatch m) {
               m.pos += from;
               on_match(m);

@@ -29,6 +29,22 @@
 // that passes the quick check (unicode/normalization.h) is its own NFC form and runs here; any
 // other runs through the staged pipeline (built on first need), which normalizes it; the
 // staged pipeline also answers the pre_tokenize and normalize hooks.
+//
+// CLIP: CLIP's files (transformers' CLIPConverter; `clip` in the description) have the
+// normalizer Sequence[NFC, Replace(\s+ -> " "), Lowercase], the pre-tokenizer
+// Sequence[Split(CLIP's pattern, Removed, invert), ByteLevel(use_regex)] and a BPE with an
+// end_of_word_suffix ("</w>"). Here: a text that passes NFC's quick check and whose every
+// character lowercases to one character of its own UTF-8 length is lowercased into a copy
+// (lowercase_into) whose bytes sit where s's do, so offsets and added-token matches carry over
+// (raw tokens are found in s, normalized ones in the copy); any other text runs staged. The
+// Split keeps the pattern's matches and drops what lies between, the runs of \s
+// (Scanner::clip: the fast passes get those runs as pieces marked in Batch::gaps and skip them),
+// so the Replace, which only rewrites such runs, changes no piece and no offset; ByteLevel's
+// own regex leaves each CLIP piece whole (tests/test_fused_clip.py checks both on every code
+// point). The BPE puts the suffix on a piece's last character, which after ByteLevel's mapping
+// is its last byte: the piece's last symbol is last_id_[byte] (that character with the suffix,
+// or the unk token where the vocabulary lacks it), and a token that ends with the suffix spans
+// its other bytes.
 #pragma once
 #include <algorithm>
 #include <array>
@@ -36,14 +52,17 @@
 #include <cstring>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
 #include "added_tokens/special_matcher.h"
 #include "base/inline_hints.h"
+#include "base/bytes.h"
 #include "base/pool.h"
 #include "base/utf8.h"
 #include "decoders/byte_level_decoder.h"
@@ -59,6 +78,7 @@
 #include "pre_tokenizers/split_sequence.h"
 #include "processors/offset_trim.h"
 #include "processors/post_processing.h"
+#include "unicode/hf_chars.h"
 #include "unicode/normalization.h"
 
 namespace tokenforge {
@@ -76,6 +96,11 @@ struct ByteLevelHfBpeDescription {
   // `split` when the pre-splits are the whole Sequence: their pieces are the pieces.
   static constexpr int kNoSplit = -2;
   HiddenTokens hidden;  // tokens an added token's id hides (processors/post_processing.h)
+  // CLIP's files (transformers' CLIPConverter): the normalizer Sequence[NFC, Replace(\s+ -> " "),
+  // Lowercase], the pre-tokenizer Sequence[Split(CLIP's pattern, Removed, invert),
+  // ByteLevel(use_regex)] (split Pattern::kClip), a BPE with an end_of_word_suffix. See
+  // "CLIP" at the top.
+  bool clip = false;
 };
 
 class ByteLevelHfBpePipeline {
@@ -83,8 +108,13 @@ class ByteLevelHfBpePipeline {
   // Throws std::invalid_argument for a description it does not run (the Python side checks
   // first; this keeps a wrong call from giving wrong ids).
   explicit ByteLevelHfBpePipeline(ByteLevelHfBpeDescription d)
-      : d_(std::move(d)), model_(make_model(d_.staged)), decoder_() {
-    if (d_.split < d_.kNoSplit || d_.split > int(Pattern::kTekken)) throw std::invalid_argument("unknown scanner");
+      : d_(std::move(d)), model_(make_model(d_.staged, d_.clip)), decoder_() {
+    if (d_.split < d_.kNoSplit || d_.split > int(Pattern::kClipSpecials))
+      throw std::invalid_argument("unknown scanner");
+    if ((d_.split == int(Pattern::kClip) || d_.split == int(Pattern::kClipSpecials)) != d_.clip ||
+        (d_.clip && (!d_.nfc || d_.add_prefix_space || !d_.pre_splits.empty())))
+      throw std::invalid_argument("the CLIP split goes with CLIP's normalizer and no prefix space alone");
+    suffix_ = model_.options().end_of_word_suffix.value_or("");
     if (d_.split == -1) regex_ = std::make_unique<Regex>(d_.pattern);
     if (d_.split == d_.kNoSplit && d_.pre_splits.empty())
       throw std::invalid_argument("no split: the pre-splits must be given");
@@ -102,13 +132,17 @@ class ByteLevelHfBpePipeline {
       if (id >= length_.size()) length_.resize(size_t(id) + 1, 0), seen.resize(size_t(id) + 1, false);
       if (seen[id]) throw std::invalid_argument("id " + std::to_string(id) + " is given to two tokens");
       seen[id] = true;
-      length_[id] = uint32_t(spelled_length(token));
+      // (with a suffix, a token that ends with it is a word's last: its bytes are the rest)
+      const std::string_view body = ends_with_suffix(token)
+                                        ? std::string_view(token).substr(0, token.size() - suffix_.size())
+                                        : std::string_view(token);
+      length_[id] = uint32_t(spelled_length(body));
       if (length_[id] == 0) continue;
       spans.emplace_back(raw.size(), length_[id]);
-      const auto* p = reinterpret_cast<const uint8_t*>(token.data());
-      for (size_t i = 0; i < token.size();) {
+      const auto* p = reinterpret_cast<const uint8_t*>(body.data());
+      for (size_t i = 0; i < body.size();) {
         size_t len;
-        raw += char(byte_of_[decode_utf8(p + i, token.size() - i, len)]);
+        raw += char(byte_of_[decode_utf8(p + i, body.size() - i, len)]);
         i += len;
       }
     }
@@ -127,8 +161,22 @@ class ByteLevelHfBpePipeline {
       if (byte_id_[b] == kNoToken)
         throw std::invalid_argument("the vocabulary has no token for byte " + std::to_string(b) + " (`" + ch +
                                     "`), which a byte-level BPE needs");
+      last_id_[b] = byte_id_[b];
+      if (!suffix_.empty()) {
+        // A piece's last byte is its character with the suffix, else the unk token (HF's).
+        last_id_[b] = model_.token_id(ch + suffix_);
+        if (last_id_[b] == kNoToken) {
+          const std::optional<std::string>& unk = model_.options().unk_token;
+          last_id_[b] = unk ? model_.token_id(*unk) : kNoToken;
+          if (last_id_[b] == kNoToken)
+            throw std::invalid_argument("the vocabulary has no token for byte " + std::to_string(b) +
+                                        " with the suffix, nor an unk token");
+          if (last_id_[b] < length_.size())
+            length_[last_id_[b]] = short_length_[last_id_[b]] = 1;  // (only a last byte's)
+        }
+      }
     }
-    if (model_.plain()) {
+    if (model_.plain() || model_.suffixed_scan()) {
       // Each pair of bytes' merge, for the first round of a new piece's merges (spell_and_merge).
       // The slots are asked for kAhead pairs ahead: a large vocabulary's merge table is far
       // larger than the caches, and 65,536 lookups one after another would wait for each.
@@ -159,14 +207,19 @@ class ByteLevelHfBpePipeline {
       return staged().encode_sequence(s, n, added, trim);
     Pool<Scratch>::Lease lease(scratch_);
     Scratch& w = lease.get();
+    const uint8_t* t = s;  // what the pieces are cut from: s, or with CLIP's Lowercase s lowercased
+    if (d_.clip) {
+      if (!lowercase_into(s, n, w.lowered)) return staged().encode_sequence(s, n, added, trim);
+      t = reinterpret_cast<const uint8_t*>(w.lowered.data());
+    }
     Encoded e;
     e.rows.reserve(n / 3 + 8);
     Rows rows{e.rows, s, n};
     split_at_matches(
-        added, s, n,
+        added, s, t, n,
         [&](size_t from, size_t to) {
           const size_t before = e.rows.size();
-          encode_stretch(s + from, to - from, from, rows, w);
+          encode_stretch(t + from, to - from, from, rows, w);
           if (!d_.hidden.empty()) e.show_hidden(before, d_.hidden);
         },
         [&](const SpecialMatch& m) {
@@ -189,9 +242,14 @@ class ByteLevelHfBpePipeline {
       return false;
     Pool<Scratch>::Lease lease(scratch_);
     Scratch& w = lease.get();
+    const uint8_t* t = s;  // (as encode_sequence)
+    if (d_.clip) {
+      if (!lowercase_into(s, n, w.lowered)) return false;
+      t = reinterpret_cast<const uint8_t*>(w.lowered.data());
+    }
     out.reserve(out.size() + n / 3 + 8);
     split_at_matches(
-        added, s, n, [&](size_t from, size_t to) { stretch_ids(s + from, to - from, w, out); },
+        added, s, t, n, [&](size_t from, size_t to) { stretch_ids(t + from, to - from, w, out); },
         [&](const SpecialMatch& m) { out.push_back(m.id); });
     return true;
   }
@@ -212,7 +270,8 @@ class ByteLevelHfBpePipeline {
   }
 
   // The pieces the model would see for a stretch without added tokens: (model bytes, first
-  // input byte), the prefix space included (a test hook).
+  // input byte), the prefix space included (a test hook; with CLIP's Lowercase, the pieces of s
+  // as it is, not lowercased).
   std::vector<std::pair<std::string, size_t>> pieces(const uint8_t* s, size_t n) const {
     std::vector<std::pair<std::string, size_t>> out;
     Pool<Scratch>::Lease lease(scratch_);
@@ -226,6 +285,7 @@ class ByteLevelHfBpePipeline {
   struct Scratch {
     PieceCache cache;
     std::string spelled, prefixed;
+    std::string lowered;  // the text lowercased (CLIP's files)
     std::vector<ModelToken> tokens;
     std::vector<uint32_t> ids;
     std::vector<MatchSpan> spans;
@@ -238,6 +298,7 @@ class ByteLevelHfBpePipeline {
       cache.trim();
       release_if_large(spelled);
       release_if_large(prefixed);
+      release_if_large(lowered);
       release_if_large(tokens);
       release_if_large(ids);
       release_if_large(spans);
@@ -269,18 +330,105 @@ class ByteLevelHfBpePipeline {
     }
   };
 
-  static HfBpeModel make_model(const StagedDescription& d) {
+  static HfBpeModel make_model(const StagedDescription& d, bool clip) {
     if (d.model_type != "BPE") throw std::invalid_argument("the model must be BPE, got " + d.model_type);
     OptionReader o("model BPE", d.model_options);
     HfBpeOptions options = BpeStage::options_of(o);
     const HfBpeModel::Merges read = d.merges_given ? HfBpeModel::Merges() : BpeStage::merges_of(o);
     const HfBpeModel::Merges& merges = d.merges_given ? d.merges : read;
     if (options.byte_fallback || options.dropout || !options.continuing_subword_prefix.value_or("").empty() ||
-        !options.end_of_word_suffix.value_or("").empty())
+        (!clip && !options.end_of_word_suffix.value_or("").empty()) || (clip && options.ignore_merges))
       throw std::invalid_argument(
           "the fused byte-level BPE runs models without byte_fallback, continuing_subword_prefix, "
-          "end_of_word_suffix and dropout");
+          "end_of_word_suffix (but CLIP's) and dropout");
     return HfBpeModel(d.vocab, merges, options);
+  }
+
+  // Whether a vocabulary token ends with the model's suffix (CLIP's files: a word's last token).
+  bool ends_with_suffix(const std::string& token) const {
+    return !suffix_.empty() && token.size() > suffix_.size() &&
+           token.compare(token.size() - suffix_.size(), suffix_.size(), suffix_) == 0;
+  }
+
+  // CLIP's Lowercase (HF's: char::to_lowercase, unicode/hf_chars.h) where every character of
+  // s[0..n) lowercases to one character of its own UTF-8 length, into `out` (n bytes): the
+  // characters keep their places, so the offsets, the added tokens' matches (found in s) and
+  // the character count are s's. False where one does not (İ, the Kelvin sign, ...): the
+  // staged pipeline runs that text.
+  static bool lowercase_into(const uint8_t* s, size_t n, std::string& out) {
+    if (out.size() < n) out.resize(n);
+    auto* o = reinterpret_cast<uint8_t*>(out.data());
+    std::memcpy(o, s, n);  // then the characters that change are written over
+    const uint16_t* bmp = lower_bmp();
+    constexpr uint64_t kOnes = 0x0101010101010101ull, kHighs = 0x8080808080808080ull;
+    for (size_t i = 0; i < n;) {
+      if (i + 8 <= n) {
+        const uint64_t x = load8(s + i);
+        if (!(x & kHighs)) {  // eight ASCII bytes: 'A'..'Z' get 0x20
+          const uint64_t upper = (x + kOnes * (0x80 - 'A')) & ~(x + kOnes * (0x80 - 'Z' - 1)) & kHighs;
+          if (upper) {
+            const uint64_t y = x | (upper >> 2);
+            std::memcpy(o + i, &y, 8);
+          }
+          i += 8;
+          continue;
+        }
+      }
+      const uint8_t b = s[i];
+      if (b < 0x80) {
+        if (uint8_t(b - 'A') < 26) o[i] = b + 32;
+        ++i;
+        continue;
+      }
+      if (b >= 0xE3 && b <= 0xE9) {  // U+3000..U+9FFF (CJK, kana): no character there has a case
+        i += 3;
+        continue;
+      }
+      size_t len;
+      const uint32_t cp = decode_utf8(s + i, n - i, len);
+      uint32_t lower;
+      if (cp < 0x10000) {
+        lower = bmp[cp];
+        if (lower == 0) return false;
+      } else {
+        thread_local std::vector<uint32_t> one;
+        one.clear();
+        hf_lowercase(cp, one);
+        if (one.size() != 1 || one[0] < 0x10000) return false;
+        lower = one[0];
+      }
+      if (lower != cp) {
+        if (len == 2) {
+          o[i] = uint8_t(0xC0 | (lower >> 6)), o[i + 1] = uint8_t(0x80 | (lower & 0x3F));
+        } else if (len == 3) {
+          o[i] = uint8_t(0xE0 | (lower >> 12)), o[i + 1] = uint8_t(0x80 | ((lower >> 6) & 0x3F));
+          o[i + 2] = uint8_t(0x80 | (lower & 0x3F));
+        } else {
+          o[i] = uint8_t(0xF0 | (lower >> 18)), o[i + 1] = uint8_t(0x80 | ((lower >> 12) & 0x3F));
+          o[i + 2] = uint8_t(0x80 | ((lower >> 6) & 0x3F)), o[i + 3] = uint8_t(0x80 | (lower & 0x3F));
+        }
+      }
+      i += len;
+    }
+    return true;
+  }
+  // Code point below U+10000 (from U+0080) -> its lowercase where that is one character of the
+  // same UTF-8 length, else 0.
+  static const uint16_t* lower_bmp() {
+    static const std::vector<uint16_t> table = [] {
+      // Every character its own lowercase, then the mappings (hf_lowercase's table) laid over.
+      std::vector<uint16_t> t(0x10000);
+      for (uint32_t cp = 0; cp < 0x10000; ++cp) t[cp] = uint16_t(cp);
+      auto width = [](uint32_t c) { return c < 0x80 ? 1 : c < 0x800 ? 2 : c < 0x10000 ? 3 : 4; };
+      for (const auto& m : bert_data::kLower) {
+        if (m.cp >= 0x10000) break;
+        const uint32_t to = bert_data::kLowerData[m.offset];
+        t[m.cp] = m.length == 1 && width(to) == width(m.cp) ? uint16_t(to) : 0;
+      }
+      t[0] = 0;  // (ASCII never looks here; 0 stays "not one character of the same length")
+      return t;
+    }();
+    return table.data();
   }
 
   // The token's length in bytes if every character is in the byte alphabet, else 0 (no piece
@@ -356,6 +504,15 @@ class ByteLevelHfBpePipeline {
         return scan<Pattern::kTekken>(t, from, to, piece);
       case ByteLevelHfBpeDescription::kNoSplit:
         return piece(from, to);
+      case int(Pattern::kClip):
+      case int(Pattern::kClipSpecials): {
+        Scanner scanner(t + from, to - from);
+        const bool specials = d_.split == int(Pattern::kClipSpecials);
+        bool gap;
+        for (size_t p = 0, e; p < to - from; p = e)
+          if (e = scanner.clip(p, gap, specials); !gap) piece(from + p, from + e);
+        return;
+      }
       default:
         break;
     }
@@ -406,6 +563,10 @@ class ByteLevelHfBpePipeline {
           return pass(ScannedEnds<Pattern::kQwen2>{Scanner(s, n)}), true;
         case int(Pattern::kTekken):
           return pass(ScannedEnds<Pattern::kTekken>{Scanner(s, n)}), true;
+        case int(Pattern::kClip):
+          return pass(ClipEnds{Scanner(s, n), n, false}), true;
+        case int(Pattern::kClipSpecials):
+          return pass(ClipEnds{Scanner(s, n), n, true}), true;
         default:
           break;
       }
@@ -424,6 +585,24 @@ class ByteLevelHfBpePipeline {
   struct ScannedEnds {
     Scanner scanner;
     TF_INLINE size_t ends(size_t p, size_t* to, size_t max) { return scanner.ends<P>(p, to, max); }
+  };
+  // CLIP's split: the runs of \s between its pieces come as pieces too, marked in `gaps` (bit m
+  // for the m-th end of the last call), which the passes skip.
+  struct ClipEnds {
+    Scanner scanner;
+    size_t n;
+    bool specials;  // Pattern::kClipSpecials
+    uint64_t gaps = 0;
+    TF_INLINE size_t ends(size_t p, size_t* to, size_t max) {
+      size_t m = 0;
+      uint64_t marked = 0;
+      for (bool gap; m < max && p < n; ++m) {
+        to[m] = p = scanner.clip(p, gap, specials);
+        marked |= uint64_t(gap) << m;
+      }
+      gaps = marked;
+      return m;
+    }
   };
   struct ListedEnds {
     const size_t* at;
@@ -463,6 +642,7 @@ class ByteLevelHfBpePipeline {
     size_t count = 0;
     size_t bounds[kBatch + 1];  // piece i is [bounds[i], bounds[i + 1])
     bool keyed = false;         // whether batch_keys has filled what follows
+    uint64_t gaps = 0;          // bit i: piece i is dropped (ClipEnds)
     ShortKey keys[kBatch];
     MediumKey medium_keys[kBatch];
     uint64_t hashes[kBatch];
@@ -488,12 +668,16 @@ class ByteLevelHfBpePipeline {
     b.bounds[0] = p;
     b.count = p < n ? ends.ends(p, b.bounds + 1, kBatch) : 0;
     b.keyed = false;
+    if constexpr (std::is_same_v<Ends, ClipEnds>)
+      b.gaps = b.count ? ends.gaps : 0;
+    else
+      b.gaps = 0;
   }
   // The keys, once the ends are in.
   static void batch_keys(const uint8_t* s, size_t n, PieceCache& cache, Batch& b) {
     for (size_t i = 0; i < b.count; ++i) {
       const size_t len = b.bounds[i + 1] - b.bounds[i];
-      if (len < 2 || len > kMediumPiece) continue;
+      if (len < 2 || len > kMediumPiece || (b.gaps >> i & 1)) continue;
       if (len <= kShortPiece) {
         b.keys[i] = short_key(s + b.bounds[i], len, s, s + n);
         b.hashes[i] = b.keys[i].hash();
@@ -531,13 +715,14 @@ class ByteLevelHfBpePipeline {
       const Batch& b = batches[cur];
       find_batch(b.bounds[b.count], batches[cur ^ 1]);
       for (size_t i = 0; i < b.count; ++i) {
+        if (b.gaps >> i & 1) continue;
         const size_t from = b.bounds[i], to = b.bounds[i + 1];
         const uint8_t* piece = s + from;
         const size_t len = to - from;
         const uint32_t* id = ids_begin;
         uint32_t* out = ids_begin;
         if (len == 1) {
-          *row++ = token_row(byte_id_[piece[0]], char_at<kAscii>(rows, base + from),
+          *row++ = token_row(last_id_[piece[0]], char_at<kAscii>(rows, base + from),
                              char_after<kAscii>(rows, base + from), word++);
           continue;
         } else if (len <= kShortPiece) {
@@ -615,11 +800,12 @@ class ByteLevelHfBpePipeline {
       }
       if (!b.keyed) batch_keys(s, n, cache, b);
       for (size_t i = 0; i < b.count; ++i) {
+        if (b.gaps >> i & 1) continue;
         const size_t from = b.bounds[i], to = b.bounds[i + 1];
         const uint8_t* piece = s + from;
         const size_t len = to - from;
         if (len == 1) {
-          *o++ = byte_id_[piece[0]];
+          *o++ = last_id_[piece[0]];
         } else if (len <= kShortPiece) {
           if (const ShortPieceTable::Entry* e = cache.shorts.find(b.keys[i], b.hashes[i])) {
             o = cache.shorts.emit(*e, o);
@@ -648,10 +834,11 @@ class ByteLevelHfBpePipeline {
     PieceCache& cache = w.cache;
     ShortPieceTable::View shorts = cache.shorts.view();
     for (const size_t *bound = b.bounds, *last = b.bounds + b.count; bound != last; ++bound) {
+      if (b.gaps >> (bound - b.bounds) & 1) continue;
       const size_t from = bound[0], len = bound[1] - from;
       const uint8_t* piece = s + from;
       if (len == 1) {
-        *o++ = byte_id_[piece[0]];
+        *o++ = last_id_[piece[0]];
       } else if (TF_LIKELY(len <= kShortPiece)) {
         const ShortKey key = kInside ? short_key_inside(piece, len) : short_key(piece, len, s, s + n);
         const uint64_t hash = key.hash();
@@ -758,7 +945,7 @@ class ByteLevelHfBpePipeline {
 
   // The ids of one piece (model bytes p[0..n), n >= 1), appended to ids.
   void encode_piece(const uint8_t* p, size_t n, std::vector<uint32_t>& ids, Scratch& w) const {
-    if (n == 1) return ids.push_back(byte_id_[p[0]]);
+    if (n == 1) return ids.push_back(last_id_[p[0]]);
     PieceCache& cache = w.cache;
     uint32_t buf[kMediumPiece + 8];
     if (n <= kShortPiece) {
@@ -824,8 +1011,19 @@ class ByteLevelHfBpePipeline {
       }
       if (cuts.size() > 1) {
         cuts.push_back(n);
-        for (size_t k = 0; k + 1 < cuts.size(); ++k) merge_part(p + cuts[k], cuts[k + 1] - cuts[k], ids, w);
-        return;
+        if (suffix_.empty()) {
+          for (size_t k = 0; k + 1 < cuts.size(); ++k) merge_part(p + cuts[k], cuts[k + 1] - cuts[k], ids, w);
+          return;
+        }
+        // With a suffix, only the last part ends the word: the others merge without it, which
+        // only the scan does (a longer part: the piece whole).
+        bool scanned = model_.suffixed_scan();
+        for (size_t k = 0; k + 2 < cuts.size(); ++k) scanned &= cuts[k + 1] - cuts[k] <= HfBpeModel::kScanSymbols;
+        if (scanned) {
+          for (size_t k = 0; k + 2 < cuts.size(); ++k) merge_part(p + cuts[k], cuts[k + 1] - cuts[k], ids, w);
+          const size_t from = cuts[cuts.size() - 2];
+          return spell_and_merge(p + from, n - from, ids, w, false, /*last=*/true);
+        }
       }
     }
     spell_and_merge(p, n, ids, w, /*whole_token=*/true);
@@ -833,8 +1031,10 @@ class ByteLevelHfBpePipeline {
 
   // A part of a cut piece: its merges alone (a part that is a token may still not be that
   // token's merge), remembered apart from whole pieces.
+  // (With a suffix: a part before the last, merged without it.)
   void merge_part(const uint8_t* p, size_t n, std::vector<uint32_t>& ids, Scratch& w) const {
-    if (n > kShortPiece) return spell_and_merge(p, n, ids, w, false);
+    const bool last = suffix_.empty();
+    if (n > kShortPiece) return spell_and_merge(p, n, ids, w, false, last);
     const ShortKey key = short_key(p, n, p, p + n);
     const uint64_t h = key.hash();
     if (const ShortPieceTable::Entry* e = w.parts.find(key, h)) {
@@ -844,13 +1044,30 @@ class ByteLevelHfBpePipeline {
       return;
     }
     const size_t before = ids.size();
-    spell_and_merge(p, n, ids, w, false);
+    spell_and_merge(p, n, ids, w, false, last);
     w.parts.insert(key, h, ids.data() + before, ids.size() - before);
   }
 
-  void spell_and_merge(const uint8_t* p, size_t n, std::vector<uint32_t>& ids, Scratch& w, bool whole_token) const {
+  // `last`: p ends the piece (with a suffix, its last byte's token is the suffixed one; false
+  // only where the scan applies, merge and merge_part see to that).
+  void spell_and_merge(const uint8_t* p, size_t n, std::vector<uint32_t>& ids, Scratch& w, bool whole_token,
+                       bool last = true) const {
     std::string& spelled = w.spelled;
     spelled.clear();
+    if (!suffix_.empty() && model_.suffixed_scan() && n <= HfBpeModel::kScanSymbols) {
+      // As below, the last symbol the suffixed character (last_id_) where the piece ends here.
+      uint32_t symbols[HfBpeModel::kScanSymbols], lens[HfBpeModel::kScanSymbols];
+      hf_bpe::MergeTable::Merge first[HfBpeModel::kScanSymbols];
+      for (size_t i = 0; i < n; ++i) symbols[i] = byte_id_[p[i]], lens[i] = 1;
+      for (size_t i = 0; i + 1 < n; ++i) first[i] = byte_pairs_[size_t(p[i]) << 8 | p[i + 1]];
+      if (last) {
+        symbols[n - 1] = last_id_[p[n - 1]];
+        if (n >= 2) first[n - 2] = model_.merge_of(symbols[n - 2], symbols[n - 1]);
+      }
+      const size_t count = model_.merge_suffixed(symbols, lens, n, first, w.pairs);
+      ids.insert(ids.end(), symbols, symbols + count);
+      return;
+    }
     if (model_.plain() && n <= HfBpeModel::kScanSymbols) {
       // Each byte's token is known (byte_id_): the merges over those ids, with this thread's pair
       // cache, as HfBpeModel's run would make them (with ignore_merges a whole token first).
@@ -883,6 +1100,10 @@ class ByteLevelHfBpePipeline {
   std::array<int16_t, 0x144> byte_of_;  // code point of the alphabet -> byte, or -1
   std::string spelled_[256];            // byte -> its character's UTF-8
   uint32_t byte_id_[256];               // byte -> the id of its character's token
+  // byte -> the id of a piece's last byte: byte_id_, or with a suffix its character's token with
+  // the suffix (the unk token where the vocabulary lacks it, as HF's).
+  uint32_t last_id_[256];
+  std::string suffix_;  // the model's end_of_word_suffix (CLIP's files), else empty
   // (a << 8 | b) -> the merge of byte a's token with byte b's (model_.merge_of), where the model
   // is plain(): 512 KiB, of which CJK text reads a few rows.
   std::vector<hf_bpe::MergeTable::Merge> byte_pairs_;

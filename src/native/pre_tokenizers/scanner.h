@@ -45,7 +45,17 @@ struct ByteKinds {
 };
 inline constexpr ByteKinds kKinds{};
 
-enum class Pattern : int { kGpt2 = 0, kCl100k = 1, kO200k = 2, kLlama3 = 3, kQwen2 = 4, kTekken = 5 };
+// kClip is not a tiling split: see Scanner::clip.
+enum class Pattern : int {
+  kGpt2 = 0,
+  kCl100k = 1,
+  kO200k = 2,
+  kLlama3 = 3,
+  kQwen2 = 4,
+  kTekken = 5,
+  kClip = 6,
+  kClipSpecials = 7  // CLIP's with <\|startoftext\|>|<\|endoftext\|>| first (transformers' CLIPTokenizer)
+};
 
 class Scanner {
  public:
@@ -143,6 +153,48 @@ class Scanner {
     if (is_other(c0)) return run_other(p);
     if (s_[p] == ' ' && p + 1 < n_ && is_other(at(p + 1))) return run_other(p + 1);
     return whitespace(p, l0, /*newline_alternative=*/false);
+  }
+
+  // CLIP's Split (Removed, invert: the matches are the pieces, the rest is dropped):
+  //   's|'t|'re|'ve|'m|'ll|'d|[\p{L}]+|[\p{N}]|[^\s\p{L}\p{N}]+
+  // Every character but \s starts a match, so what falls between the matches is the runs of
+  // \s. The end of the piece at p, or with `gap` set, of the run of \s at p (dropped).
+  // specials: the pattern starts with <\|startoftext\|>|<\|endoftext\|>| (the files transformers'
+  // CLIPTokenizer writes); ByteLevel's regex then cuts such a match into "<|", its word and
+  // "|>", which are the pieces given here (the "|>" ends at once, where the plain pattern's run
+  // of punctuation would go on). Called with each returned end in turn.
+  TF_INLINE size_t clip(size_t p, bool& gap, bool specials = false) {
+    const uint8_t b = s_[p];
+    gap = false;
+    if (specials && b == '<') {
+      if (starts_with(p, "<|startoftext|>", 15)) {
+        special_end_ = p + 13;
+        return p + 2;
+      } else if (starts_with(p, "<|endoftext|>", 13)) {
+        special_end_ = p + 11;
+        return p + 2;
+      }
+    }
+    if (specials && p == special_end_) return p + 2;
+    if (b < 0x80) {  // ASCII: letters, a digit, an apostrophe, punctuation or blanks
+      const uint8_t k = kKinds.of[b];
+      if (k & (kUp | kLow)) return run_of(p, kLetter);
+      if (k & kDigit) return p + 1;
+      if (b == '\'') {
+        const size_t e = contraction_exact(p + 1);
+        if (e) return e;
+      }
+      if (k & kPunct) return run_other(p);
+      gap = true;
+      return run_of(p, kSpace);
+    }
+    size_t l0;
+    const uint8_t c0 = at(p, l0);
+    if (c0 & kLetter) return run_of(p, kLetter);
+    if (c0 & kNumber) return p + l0;
+    if (is_other(c0)) return run_other(p);
+    gap = true;
+    return run_of(p, kSpace);
   }
 
   // cl100k: '(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+|
@@ -414,6 +466,14 @@ class Scanner {
       if (e) return e;
     }
     return p;
+  }
+
+  size_t special_end_ = ~size_t(0);  // where a special's "|>" starts (clip with specials)
+  bool starts_with(size_t p, const char* text, size_t len) const {
+    if (p + len > n_) return false;
+    for (size_t i = 0; i < len; ++i)
+      if (s_[p + i] != uint8_t(text[i])) return false;
+    return true;
   }
 
   static uint8_t fold(uint8_t b) { return (b >= 'A' && b <= 'Z') ? b + 32 : b; }

@@ -49,7 +49,7 @@ void bind_byte_level_hf_bpe(nb::module_& m) {
           nb::handle model_options, std::vector<std::pair<std::string, uint32_t>> vocab, nb::handle decoder,
           std::vector<std::string> names, const std::vector<uint32_t>& special_ids, int split,
           const std::string& pattern, bool add_prefix_space, bool prefix_each_piece, bool nfc,
-          std::vector<int> pre_splits, HiddenTokens hidden, bool trim_offsets, bool trim_add_prefix_space) {
+          std::vector<int> pre_splits, HiddenTokens hidden, bool trim_offsets, bool trim_add_prefix_space, bool clip) {
          ByteLevelHfBpeDescription d;
          d.staged.normalizer = stage_of(normalizer, "normalizer", "normalizers");
          d.staged.pre_tokenizer = stage_of(pre_tokenizer, "pre-tokenizer", "pretokenizers");
@@ -64,6 +64,7 @@ void bind_byte_level_hf_bpe(nb::module_& m) {
          d.nfc = nfc;
          d.pre_splits = std::move(pre_splits);
          d.hidden = std::move(hidden);
+         d.clip = clip;
          d.staged.trim_offsets = trim_offsets;
          d.staged.trim_add_prefix_space = trim_add_prefix_space;
          if (trim_offsets) d.staged.names = names;  // (the spaces around each token's text)
@@ -77,10 +78,11 @@ void bind_byte_level_hf_bpe(nb::module_& m) {
        nb::arg("vocab"), nb::arg("decoder"), nb::arg("names"), nb::arg("special_ids"), nb::arg("split"),
        nb::arg("pattern"), nb::arg("add_prefix_space"), nb::arg("prefix_each_piece"), nb::arg("nfc"),
        nb::arg("pre_splits") = std::vector<int>(), nb::arg("hidden") = HiddenTokens(), nb::arg("trim_offsets") = false,
-       nb::arg("trim_add_prefix_space") = false,
+       nb::arg("trim_add_prefix_space") = false, nb::arg("clip") = false,
        "The staged pipeline's description (as _core.Staged takes it; its stages run texts the fused pass "
        "does not: NFC texts that fail the quick check) and the fused pass's split: split, a built-in "
-       "scanner (0 GPT-2, 1 cl100k, 2 o200k, 3 Llama 3, 4 Qwen2, 5 tekken), -1 for `pattern` through Oniguruma or -2 "
+       "scanner (0 GPT-2, 1 cl100k, 2 o200k, 3 Llama 3, 4 Qwen2, 5 tekken, 6 and 7 CLIP's with clip), -1 for `pattern` "
+       "through Oniguruma or -2 "
        "for none (the pre-splits' pieces are the pieces); add_prefix_space before each stretch, or before "
        "each piece with prefix_each_piece; nfc: the NFC normalizer; pre_splits: built-in stages run first, "
        "in order (pre_tokenizers/split_sequence.h's PreSplit ids: 1 \\p{N}{1,3}, 2 DeepSeek V3's CJK and "
@@ -89,7 +91,9 @@ void bind_byte_level_hf_bpe(nb::module_& m) {
        "model's "
        "token) where an added token took a vocabulary token's id (the model's tokens show the model's text; "
        "the file must not have nfc); trim_offsets, trim_add_prefix_space: the ByteLevel or RobertaProcessing "
-       "post-processor's (spaces come off each token's offsets, but the one add_prefix_space put first).")
+       "post-processor's (spaces come off each token's offsets, but the one add_prefix_space put first); "
+       "clip: CLIP's files (NFC, whitespace Replace and Lowercase, its Split, the end_of_word_suffix; "
+       "split 6, or 7 with the special tokens first in the Split).")
       .def("decode", &PyByteLevelHfBpe::decode, nb::arg("ids"), nb::arg("skip_special_tokens") = true,
            "The decoder's text for ids (HF's decode: ids without a token are skipped).")
       .def("pre_tokenize", &PyByteLevelHfBpe::pre_tokenize, nb::arg("text"), nb::arg("added").none() = nb::none(),

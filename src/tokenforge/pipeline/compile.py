@@ -129,8 +129,11 @@ def kernel_of(spec: PipelineSpec) -> str:
         return "sentencepiece"
     if _fused_wordpiece(spec) and not _normalized_added(spec):
         return "wordpiece"
-    if set(spec.options) <= OPTIONS["byte_level_hf_bpe"] and not _normalized_added(spec):
+    if set(spec.options) <= OPTIONS["byte_level_hf_bpe"]:
         from .fused_hf_bpe import runs_fused
+
+        # (normalized added tokens: only CLIP's files run fused with them, where the normalizer
+        # leaves them as they are: fused_split says)
 
         # (an added token may name an id the model's tokens also have: the kernel shows those
         # tokens by the model's text, as HF does; runs_fused says where it cannot)

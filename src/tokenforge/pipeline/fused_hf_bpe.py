@@ -16,9 +16,17 @@ the keyword arguments of `_core.ByteLevelHfBpe` if so (None otherwise):
   then any Split(Regex P, Isolated);
 - or each digit alone (Digits(individual_digits)), then ByteLevel(use_regex=true) without a
   prefix space (StarCoder's and Command R's files);
+- or BLOOM's Split (a built-in stage too, SEQUENCES["BLOOM"]), then ByteLevel(use_regex=false);
 - or Falcon's Sequence (FALCON): Punctuation(Contiguous), ByteLevel(use_regex=true) without a
   prefix space, Digits and Split([0-9][0-9][0-9]) on ByteLevel's characters;
-- normalizer none or NFC; decoder ByteLevel.
+- normalizer none or NFC; decoder ByteLevel;
+- or CLIP's files (transformers' CLIPConverter: CLIP, Stable Diffusion, OpenCLIP): the normalizer
+  Sequence[NFC, Replace(Regex \\s+ -> " "), Lowercase], the pre-tokenizer Sequence[Split(Regex
+  CLIP_SPLIT, Removed, invert), ByteLevel(use_regex, no prefix space)], a BPE with
+  end_of_word_suffix "</w>" (a token for each byte's character with it, or an unk token in the
+  vocabulary), decoder ByteLevel (`clip`: the kernel lowercases natively where each character's
+  lowercase is one character of its length, and runs the rest staged; the Split's pieces are
+  ByteLevel's regex's own, and the whitespace Replace only changes what the Split drops).
 The split runs on a built-in scanner (pre_tokenizers/scanner.h) where P is one of SCANNERS,
 patterns each scanner computes exactly as Oniguruma reads them (tests/test_fused_hf_bpe.py
 checks every code point, the corpus samples and hypothesis strings); any other P runs through
@@ -117,11 +125,19 @@ SEQUENCES: dict[str, tuple[int, ...]] = {
 # before a last ByteLevel(use_regex=true) without a prefix space (its GPT-2 regex on the scanner):
 # DeepSeek V3's digit runs and CJK runs; each digit alone (StarCoder's and Command R's files).
 PRE_SPLITS: set[tuple[int, ...]] = {(1, 2), (9,)}
-# Falcon's Sequence, run whole by built-in stages (PreSplit 12..15): Punctuation(Contiguous),
+# Falcon's Sequence, run whole by built-in stages (PreSplit 13..16): Punctuation(Contiguous),
 # ByteLevel(use_regex=true) without a prefix space, Digits (contiguous) and
 # Split([0-9][0-9][0-9], Isolated), the last two on ByteLevel's characters.
 FALCON = (13, 14, 15, 16)
 FALCON_DIGITS = "[0-9][0-9][0-9]"
+
+# CLIP's Split pattern (Removed, invert), normalizer and word suffix, as CLIPConverter writes them.
+CLIP_SPLIT = r"'s|'t|'re|'ve|'m|'ll|'d|[\p{L}]+|[\p{N}]|[^\s\p{L}\p{N}]+"
+CLIP_NORMALIZER = [("NFC", {}), ("Replace", {"pattern": {"Regex": r"\s+"}, "content": " "}), ("Lowercase", {})]
+CLIP_SUFFIX = "</w>"
+# transformers' CLIPTokenizer writes the pattern with the two special tokens first.
+CLIP_SPLIT_SPECIALS = r"<\|startoftext\|>|<\|endoftext\|>|" + CLIP_SPLIT
+CLIP_SCANNERS = {CLIP_SPLIT: 6, CLIP_SPLIT_SPECIALS: 7}  # (Pattern::kClip, kClipSpecials)
 
 # GPT-2's byte alphabet: the characters byte-level tokens are spelled in.
 _BYTE_CHARS = [chr(b) if (33 <= b <= 126 or 161 <= b <= 172 or 174 <= b <= 255) else None for b in range(256)]
@@ -276,12 +292,18 @@ def fused_split(spec: PipelineSpec) -> dict[str, Any] | None:
         return None
     if model.get("byte_fallback", False) is not False or model.get("dropout") not in (None, 0, 0.0):
         return None
-    if model.get("continuing_subword_prefix") not in (None, "") or model.get("end_of_word_suffix") not in (None, ""):
+    if model.get("continuing_subword_prefix") not in (None, ""):
         return None
     if not isinstance(model.get("ignore_merges", False), bool):
         return None
+    clip = model.get("end_of_word_suffix") not in (None, "")
+    if clip and (model.get("end_of_word_suffix") != CLIP_SUFFIX or model.get("ignore_merges", False)):
+        return None
     vocab = model["vocab"]
     if any(c not in vocab for c in BYTE_CHARS):
+        return None
+    unk = model.get("unk_token")
+    if clip and not (isinstance(unk, str) and unk in vocab) and any(c + CLIP_SUFFIX not in vocab for c in BYTE_CHARS):
         return None
     if spec.post_processor is not None and not isinstance(spec.post_processor, TemplateProcessing):
         return None
@@ -290,18 +312,67 @@ def fused_split(spec: PipelineSpec) -> dict[str, Any] | None:
         decoder = stage_components(spec.decoder, "decoder")
     except (ValueError, TypeError, AttributeError):  # not a tokenizer.json stage: the staged pipeline says why
         return None
-    if normalizer not in ([], [("NFC", {})]) or [kind for kind, _ in decoder] != ["ByteLevel"]:
+    if normalizer not in ((CLIP_NORMALIZER,) if clip else ([], [("NFC", {})])):
         return None
-    if normalizer and any(a.normalized for a in spec.added_tokens):  # matched normalized: the staged pipeline
+    if [kind for kind, _ in decoder] != ["ByteLevel"]:
         return None
+    if normalizer and any(a.normalized and not (clip and _kept_by_clip(a)) for a in spec.added_tokens):
+        return None  # matched normalized: the staged pipeline (but those CLIP's normalizer keeps)
     # The fused pass decodes with ByteLevel's fixed behaviour: its options must be well formed
     # (the staged pipeline refuses the others, naming them, when it is built).
     if not set(decoder[0][1]) <= {"add_prefix_space", "trim_offsets", "use_regex"} or not all(
         isinstance(v, bool) for v in decoder[0][1].values()
     ):
         return None
+    if clip:
+        return _clip_split(spec.pre_tokenizer)
     split = _split(spec.pre_tokenizer)
     return None if split is None else {**split, "nfc": bool(normalizer)}
+
+
+def _kept_by_clip(token: Any) -> bool:
+    """Whether a normalized added token is matched by the kernel as HF matches it behind CLIP's
+    normalizer: its content is what that normalizer makes of it (ASCII without capitals or
+    whitespace, as CLIP's <|startoftext|> and <|endoftext|>) and it strips nothing around it, so
+    it is found in the lowercased text, whose whitespace runs the Replace would only shorten."""
+    content = token.content
+    return (
+        bool(content)
+        and content.isascii()
+        and content == content.lower()
+        and not any(c.isspace() for c in content)
+        and not token.lstrip
+        and not token.rstrip
+    )
+
+
+def _clip_split(pre_tokenizer: Any) -> dict[str, Any] | None:
+    """fused_split's answer for CLIP's pre-tokenizer, else None."""
+    try:
+        parts = stage_components(pre_tokenizer, "pre_tokenizer")
+    except (ValueError, TypeError, AttributeError):  # not a tokenizer.json stage: the staged pipeline says why
+        return None
+    if len(parts) != 2 or parts[0][0] != "Split" or parts[1][0] != "ByteLevel":
+        return None
+    split, byte_level = parts[0][1], parts[1][1]
+    pattern = split.get("pattern")
+    regex = pattern.get("Regex") if isinstance(pattern, Mapping) and set(pattern) == {"Regex"} else None
+    if (
+        regex not in CLIP_SCANNERS
+        or split.get("behavior") != "Removed"
+        or split.get("invert") is not True
+        or _byte_level(byte_level, True) is not False
+    ):
+        return None
+    return {
+        "split": CLIP_SCANNERS[regex],
+        "pattern": "",
+        "add_prefix_space": False,
+        "prefix_each_piece": False,
+        "pre_splits": [],
+        "nfc": True,
+        "clip": True,
+    }
 
 
 def build_fused_hf_bpe(spec: PipelineSpec) -> _core.ByteLevelHfBpe:

@@ -364,6 +364,7 @@ class HfBpeModel {
     dropout_ = options_.dropout.value_or(0.0f);
     index_merges(merges);
     plain_ = regular_ && dropout_ <= 0.0f && prefix_.empty() && suffix_.empty() && chars_[0];
+    suffixed_scan_ = regular_ && dropout_ <= 0.0f && prefix_.empty() && !suffix_.empty();
   }
 
   const HfBpeOptions& options() const { return options_; }
@@ -431,6 +432,16 @@ class HfBpeModel {
     if (!plain_ || count > kScanSymbols) return 0;
     return scan_list(ids, lens, count, pairs, first);
   }
+  // merge_symbols for a model with an end_of_word_suffix (no prefix, no dropout, regular_): the
+  // caller put the suffixed character's token last itself (pipelines/byte_level_hf_bpe.h, CLIP's
+  // files); merges go by ids, so the scan is the same. 0 where it does not apply.
+  size_t merge_suffixed(uint32_t* ids, uint32_t* lens, size_t count, const hf_bpe::MergeTable::Merge* first,
+                        hf_bpe::PairCache& pairs) const {
+    if (!suffixed_scan_ || count > kScanSymbols) return 0;
+    return scan_list(ids, lens, count, pairs, first);
+  }
+  // Whether merge_suffixed applies.
+  bool suffixed_scan() const { return suffixed_scan_; }
   // The merge of the pair (a, b): its rank and merged token, both kNoToken if none.
   hf_bpe::MergeTable::Merge merge_of(uint32_t a, uint32_t b) const {
     const hf_bpe::MergeTable::Merge* m = merge_table_.find(a, b);
@@ -854,7 +865,8 @@ class HfBpeModel {
   // pair is still good exactly when it is the pair there now: HF's queue merges the
   // lowest-ranked pair, leftmost on ties, and a scan finds the same (merge_by_scan).
   bool regular_ = true;
-  bool plain_ = false;  // merge_plain applies: regular_, no prefix, suffix or dropout
+  bool plain_ = false;          // merge_plain applies: regular_, no prefix, suffix or dropout
+  bool suffixed_scan_ = false;  // merge_suffixed applies: regular_, a suffix, no prefix or dropout
   hf_bpe::MergeTable merge_table_;
   size_t merge_count_ = 0;
   std::unique_ptr<Pool<Scratch>> scratch_;  // per-thread working state (a pointer: the model can move)
