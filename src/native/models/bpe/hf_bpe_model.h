@@ -391,6 +391,9 @@ class HfBpeModel {
   // Longest piece (in symbols) merged by a scan; longer ones go through the queue (the scan is
   // quadratic, the queue n log n).
   static constexpr size_t kScanSymbols = 128;
+  // Pieces of over this many pairs find each merge through the minima of blocks of 8 ranks
+  // (scan_list): fewer than that, a scan of every rank costs less.
+  static constexpr size_t kBlockedPairs = 32;
 
   // tokenize_merges' tokens of the piece s[0..n) (n > 0) for a caller that keeps its own
   // per-thread pair cache (pipelines/spm_hf_bpe.h, whose new pieces then take no lease of the
@@ -729,10 +732,17 @@ class HfBpeModel {
     constexpr uint8_t kNone = 0xFF;
     // rank[k], merged[k]: the merge of live symbol k with the live symbol after it (rank kNoToken
     // if none, or if k was merged away).
-    uint32_t rank[kScanSymbols + 3], merged[kScanSymbols];  // rank: whole groups of 4 for the min-scan
+    uint32_t rank[kScanSymbols + 8], merged[kScanSymbols];  // rank: whole groups of 4 (and blocks of 8)
     uint8_t next[kScanSymbols], prev[kScanSymbols];
     const size_t last = count - 1;
     const size_t padded = (last + 3) & ~size_t(3);
+    // Over kBlockedPairs pairs, the smallest rank of each block of 8 is kept (block_min): a
+    // merge changes the ranks of at most three places, so it finds the next pair by a scan of
+    // the blocks' minima and one block's ranks, not of every rank (a long piece's scans would
+    // be quadratic in its length).
+    const bool blocked = last > kBlockedPairs;
+    const size_t blocks = (last + 7) / 8, blocks_padded = (blocks + 3) & ~size_t(3);
+    uint32_t block_min[kScanSymbols / 8 + 4];
     if (!first)
       for (size_t k = 0; k < last; ++k) pairs.prefetch(ids[k], ids[k + 1], merge_table_);
     for (size_t k = 0; k < last; ++k) {
@@ -742,7 +752,11 @@ class HfBpeModel {
       next[k] = uint8_t(k + 1);
       prev[k + 1] = uint8_t(k);
     }
-    for (size_t k = last; k < padded; ++k) rank[k] = kNoToken;
+    for (size_t k = last; k < last + 8; ++k) rank[k] = kNoToken;  // the padding (up to 7 past the last pair)
+    if (blocked) {
+      for (size_t b = 0; b < blocks; ++b) block_min[b] = min_of8(rank + 8 * b);
+      for (size_t b = blocks; b < blocks_padded; ++b) block_min[b] = kNoToken;
+    }
     next[last] = kNone;
     prev[0] = kNone;
     // The pairs that merging pair k would make, asked for ahead (a new piece's pairs lie beyond
@@ -758,7 +772,14 @@ class HfBpeModel {
     for (size_t k = 0; k < last; ++k) ahead_left(k), ahead_right(k);
     for (;;) {
       size_t k;
-      if (leftmost_min(rank, padded, k) == kNoToken) break;
+      if (blocked) {
+        size_t b, at;
+        if (leftmost_min(block_min, blocks_padded, b) == kNoToken) break;
+        leftmost_min(rank + 8 * b, 8, at);  // the block's first place of its minimum, the leftmost of all
+        k = 8 * b + at;
+      } else if (leftmost_min(rank, padded, k) == kNoToken) {
+        break;
+      }
       const size_t right = next[k];
       const uint8_t after = next[right];
       const uint8_t before = prev[k];
@@ -785,6 +806,11 @@ class HfBpeModel {
         ahead_left(after);  // its left neighbour is new
       } else {
         rank[k] = kNoToken;
+      }
+      if (blocked) {  // the blocks of the three places whose ranks changed
+        block_min[k / 8] = min_of8(rank + k / 8 * 8);
+        block_min[right / 8] = min_of8(rank + right / 8 * 8);
+        if (before != kNone) block_min[before / 8] = min_of8(rank + before / 8 * 8);
       }
     }
     size_t m = 0;
