@@ -729,6 +729,13 @@ class HfBpeModel {
   size_t scan_list(uint32_t* ids, uint32_t* lens, size_t count, hf_bpe::PairCache& pairs,
                    const hf_bpe::MergeTable::Merge* first = nullptr) const {
     if (count < 2) return count;
+    // Two copies: a short piece's rounds then test nothing of the blocks.
+    return count - 1 > kBlockedPairs ? scan_list_of<true>(ids, lens, count, pairs, first)
+                                     : scan_list_of<false>(ids, lens, count, pairs, first);
+  }
+  template <bool blocked>
+  size_t scan_list_of(uint32_t* ids, uint32_t* lens, size_t count, hf_bpe::PairCache& pairs,
+                      const hf_bpe::MergeTable::Merge* first) const {
     constexpr uint8_t kNone = 0xFF;
     // rank[k], merged[k]: the merge of live symbol k with the live symbol after it (rank kNoToken
     // if none, or if k was merged away).
@@ -740,7 +747,6 @@ class HfBpeModel {
     // merge changes the ranks of at most three places, so it finds the next pair by a scan of
     // the blocks' minima and one block's ranks, not of every rank (a long piece's scans would
     // be quadratic in its length).
-    const bool blocked = last > kBlockedPairs;
     const size_t blocks = (last + 7) / 8, blocks_padded = (blocks + 3) & ~size_t(3);
     uint32_t block_min[kScanSymbols / 8 + 4];
     if (!first)
@@ -752,8 +758,8 @@ class HfBpeModel {
       next[k] = uint8_t(k + 1);
       prev[k + 1] = uint8_t(k);
     }
-    for (size_t k = last; k < last + 8; ++k) rank[k] = kNoToken;  // the padding (up to 7 past the last pair)
-    if (blocked) {
+    for (size_t k = last; k < last + (blocked ? 8 : 3); ++k) rank[k] = kNoToken;  // the padding (to 4, or 8)
+    if constexpr (blocked) {
       for (size_t b = 0; b < blocks; ++b) block_min[b] = min_of8(rank + 8 * b);
       for (size_t b = blocks; b < blocks_padded; ++b) block_min[b] = kNoToken;
     }
@@ -772,13 +778,13 @@ class HfBpeModel {
     for (size_t k = 0; k < last; ++k) ahead_left(k), ahead_right(k);
     for (;;) {
       size_t k;
-      if (blocked) {
+      if constexpr (blocked) {
         size_t b, at;
         if (leftmost_min(block_min, blocks_padded, b) == kNoToken) break;
         leftmost_min(rank + 8 * b, 8, at);  // the block's first place of its minimum, the leftmost of all
         k = 8 * b + at;
-      } else if (leftmost_min(rank, padded, k) == kNoToken) {
-        break;
+      } else {
+        if (leftmost_min(rank, padded, k) == kNoToken) break;
       }
       const size_t right = next[k];
       const uint8_t after = next[right];
@@ -807,7 +813,7 @@ class HfBpeModel {
       } else {
         rank[k] = kNoToken;
       }
-      if (blocked) {  // the blocks of the three places whose ranks changed
+      if constexpr (blocked) {  // the blocks of the three places whose ranks changed
         block_min[k / 8] = min_of8(rank + k / 8 * 8);
         block_min[right / 8] = min_of8(rank + right / 8 * 8);
         if (before != kNone) block_min[before / 8] = min_of8(rank + before / 8 * 8);
