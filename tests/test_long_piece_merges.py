@@ -2,13 +2,13 @@
 HF tokenizers (tests/hf_trio.py's Trio: ids, tokens, offsets, words and decode).
 
 HfBpeModel::scan_list (models/bpe/hf_bpe_model.h) merges a new piece of up to kScanSymbols (128)
-symbols; over kBlockedPairs (32) pairs it finds each next pair through the minima of blocks of 8
-ranks instead of scanning every rank. The pieces here have every length from 1 to 140 symbols
-(both limits and every block boundary crossed), are made of a few letters whose merges tie
-(the same pair at many places, the leftmost first, across blocks) or put the lowest rank in any
-block, and are met fresh, then again, alone, between others and at the text's end. The
-sentencepiece-style kernel (pipelines/spm_hf_bpe.h, merge_cut and merge_plain) runs the same
-merges over characters, the byte-level one (pipelines/byte_level_hf_bpe.h) over bytes.
+symbols by scans of its pairs' ranks (longer ones go through the queue); a faster scan for long
+pieces (the minima of blocks of 8 ranks, tried in docs/benchmarks.md) must pass these. The pieces
+have every length from 1 to 140 symbols (the limit and every block of 8 crossed), are made of a
+few letters whose merges tie (the same pair at many places, the leftmost first) or put the
+lowest rank anywhere, and are met fresh, then again, alone, between others and at the text's
+end. The sentencepiece-style kernel (pipelines/spm_hf_bpe.h, merge_cut and merge_plain) runs
+the same merges over characters, the byte-level one (pipelines/byte_level_hf_bpe.h) over bytes.
 """
 
 from __future__ import annotations

@@ -1,7 +1,6 @@
 // The smallest of a padded array of merge ranks and the first place that holds it: the scan
 // the rank-ordered merges of short pieces run each round (models/bpe/bpe_model.h, tiktoken's
-// merge; models/bpe/hf_bpe_model.h, HF's), four ranks a step where SSE4.1 is there; and the
-// smallest of a block of eight (hf_bpe_model.h's scan_list keeps each block's for long pieces).
+// merge; models/bpe/hf_bpe_model.h, HF's), four ranks a step where SSE4.1 is there.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -32,21 +31,6 @@ inline uint32_t leftmost_min(const uint32_t* ranks, size_t n, size_t& at) {
   at = 0;
   for (size_t i = 1; i < n; ++i)
     if (ranks[i] < best) best = ranks[i], at = i;
-  return best;
-#endif
-}
-
-// The smallest of ranks[0..8).
-inline uint32_t min_of8(const uint32_t* ranks) {
-#if defined(__SSE4_1__)
-  __m128i lo = _mm_min_epu32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(ranks)),
-                             _mm_loadu_si128(reinterpret_cast<const __m128i*>(ranks + 4)));
-  lo = _mm_min_epu32(lo, _mm_shuffle_epi32(lo, _MM_SHUFFLE(1, 0, 3, 2)));
-  lo = _mm_min_epu32(lo, _mm_shuffle_epi32(lo, _MM_SHUFFLE(2, 3, 0, 1)));
-  return uint32_t(_mm_cvtsi128_si32(lo));
-#else
-  uint32_t best = ranks[0];
-  for (size_t i = 1; i < 8; ++i) best = ranks[i] < best ? ranks[i] : best;
   return best;
 #endif
 }

@@ -391,9 +391,6 @@ class HfBpeModel {
   // Longest piece (in symbols) merged by a scan; longer ones go through the queue (the scan is
   // quadratic, the queue n log n).
   static constexpr size_t kScanSymbols = 128;
-  // Pieces of over this many pairs find each merge through the minima of blocks of 8 ranks
-  // (scan_list): fewer than that, a scan of every rank costs less.
-  static constexpr size_t kBlockedPairs = 32;
 
   // tokenize_merges' tokens of the piece s[0..n) (n > 0) for a caller that keeps its own
   // per-thread pair cache (pipelines/spm_hf_bpe.h, whose new pieces then take no lease of the
@@ -729,26 +726,13 @@ class HfBpeModel {
   size_t scan_list(uint32_t* ids, uint32_t* lens, size_t count, hf_bpe::PairCache& pairs,
                    const hf_bpe::MergeTable::Merge* first = nullptr) const {
     if (count < 2) return count;
-    // Two copies: a short piece's rounds then test nothing of the blocks.
-    return count - 1 > kBlockedPairs ? scan_list_of<true>(ids, lens, count, pairs, first)
-                                     : scan_list_of<false>(ids, lens, count, pairs, first);
-  }
-  template <bool blocked>
-  size_t scan_list_of(uint32_t* ids, uint32_t* lens, size_t count, hf_bpe::PairCache& pairs,
-                      const hf_bpe::MergeTable::Merge* first) const {
     constexpr uint8_t kNone = 0xFF;
     // rank[k], merged[k]: the merge of live symbol k with the live symbol after it (rank kNoToken
     // if none, or if k was merged away).
-    uint32_t rank[kScanSymbols + 8], merged[kScanSymbols];  // rank: whole groups of 4 (and blocks of 8)
+    uint32_t rank[kScanSymbols + 3], merged[kScanSymbols];  // rank: whole groups of 4 for the min-scan
     uint8_t next[kScanSymbols], prev[kScanSymbols];
     const size_t last = count - 1;
     const size_t padded = (last + 3) & ~size_t(3);
-    // Over kBlockedPairs pairs, the smallest rank of each block of 8 is kept (block_min): a
-    // merge changes the ranks of at most three places, so it finds the next pair by a scan of
-    // the blocks' minima and one block's ranks, not of every rank (a long piece's scans would
-    // be quadratic in its length).
-    const size_t blocks = (last + 7) / 8, blocks_padded = (blocks + 3) & ~size_t(3);
-    uint32_t block_min[kScanSymbols / 8 + 4];
     if (!first)
       for (size_t k = 0; k < last; ++k) pairs.prefetch(ids[k], ids[k + 1], merge_table_);
     for (size_t k = 0; k < last; ++k) {
@@ -758,11 +742,7 @@ class HfBpeModel {
       next[k] = uint8_t(k + 1);
       prev[k + 1] = uint8_t(k);
     }
-    for (size_t k = last; k < last + (blocked ? 8 : 3); ++k) rank[k] = kNoToken;  // the padding (to 4, or 8)
-    if constexpr (blocked) {
-      for (size_t b = 0; b < blocks; ++b) block_min[b] = min_of8(rank + 8 * b);
-      for (size_t b = blocks; b < blocks_padded; ++b) block_min[b] = kNoToken;
-    }
+    for (size_t k = last; k < padded; ++k) rank[k] = kNoToken;
     next[last] = kNone;
     prev[0] = kNone;
     // The pairs that merging pair k would make, asked for ahead (a new piece's pairs lie beyond
@@ -778,14 +758,7 @@ class HfBpeModel {
     for (size_t k = 0; k < last; ++k) ahead_left(k), ahead_right(k);
     for (;;) {
       size_t k;
-      if constexpr (blocked) {
-        size_t b, at;
-        if (leftmost_min(block_min, blocks_padded, b) == kNoToken) break;
-        leftmost_min(rank + 8 * b, 8, at);  // the block's first place of its minimum, the leftmost of all
-        k = 8 * b + at;
-      } else {
-        if (leftmost_min(rank, padded, k) == kNoToken) break;
-      }
+      if (leftmost_min(rank, padded, k) == kNoToken) break;
       const size_t right = next[k];
       const uint8_t after = next[right];
       const uint8_t before = prev[k];
@@ -812,11 +785,6 @@ class HfBpeModel {
         ahead_left(after);  // its left neighbour is new
       } else {
         rank[k] = kNoToken;
-      }
-      if constexpr (blocked) {  // the blocks of the three places whose ranks changed
-        block_min[k / 8] = min_of8(rank + k / 8 * 8);
-        block_min[right / 8] = min_of8(rank + right / 8 * 8);
-        if (before != kNone) block_min[before / 8] = min_of8(rank + before / 8 * 8);
       }
     }
     size_t m = 0;
