@@ -213,7 +213,7 @@ class SpmHfBpePipeline {
     std::vector<Segment> segments;  // one stretch's segments and parts, in order
     std::string text;               // the model's text of one stretch, at its start (model_text)
     std::vector<ModelToken> tokens;
-    std::vector<uint32_t> cuts;           // a missed segment's part boundaries (merge_cut)
+    std::vector<uint32_t> cuts;           // a missed segment's part ends (merge_cut; grown only)
     std::vector<PartKey> part_keys;       // and each part's table key and hash
     std::vector<ModelToken> part_tokens;  // a missed segment's tokens, part by part
     std::vector<uint32_t> part_ids;       // and their ids
@@ -573,10 +573,12 @@ class SpmHfBpePipeline {
     // cache (no lease of the model's pool, no symbol list).
     uint32_t plain[HfBpeModel::kScanSymbols], lens[HfBpeModel::kScanSymbols];
     if (const size_t count = model_->merge_plain(p, len, plain, lens, w.pairs)) {
+      w.tokens.resize(count);
+      ids.assign(plain, plain + count);
+      ModelToken* tokens = w.tokens.data();
       for (size_t k = 0; k < count; ++k) {
         const uint32_t id = plain[k];
-        w.tokens.push_back({id, at, at + lens[k]});
-        ids.push_back(id);
+        tokens[k] = {id, at, at + lens[k]};
         exact &= lens[k] == length_[id] && length_[id] > 0;
         at += lens[k];
       }
@@ -594,80 +596,102 @@ class SpmHfBpePipeline {
   // A segment new to the thread, as merge (the same w.tokens, cache.ids and answer), cut first
   // where no token holds the characters on both sides (char_pairs_; with inner_cuts_ only): each
   // part comes from the thread's tables or is merged and remembered on its own, so a new
-  // "▁▁▁▁name(" merges only what is new in it.
+  // "▁▁▁▁name(" merges only what is new in it. A part of one character (most parts of a CJK run)
+  // takes its token (or its bytes' tokens) here, with no table key; the tokens go to the part
+  // buffers through pointers (grown only, at least one token a byte) and are copied once at the end.
   bool merge_cut(const uint8_t* p, size_t len, Scratch& w) const {
     if (!inner_cuts_ || len < 2) return merge(p, len, w);
-    std::vector<uint32_t>& cuts = w.cuts;
-    cuts.clear();
+    if (w.cuts.size() < len) w.cuts.resize(len);  // grown only: at most one cut a byte, the end included
+    uint32_t* const cuts = w.cuts.data();
+    size_t parts = 0;
     size_t step;
     uint32_t prev = decode_utf8(p, len, step);
     for (size_t i = step; i < len; i += step) {
       const uint32_t c = decode_utf8(p + i, len - i, step);
-      if (!char_pairs_.may_join(prev, c)) cuts.push_back(uint32_t(i));
+      if (!char_pairs_.may_join(prev, c)) cuts[parts++] = uint32_t(i);
       prev = c;
     }
-    if (cuts.empty()) return merge(p, len, w);
-    cuts.push_back(uint32_t(len));
-    // The parts' keys, their table slots asked for together, ahead of the lookups.
+    if (parts == 0) return merge(p, len, w);
+    cuts[parts++] = uint32_t(len);
+    // The keys of the parts of 2 to kMediumPiece bytes that are not one character, their table
+    // slots asked for together, ahead of the lookups.
     std::vector<PartKey>& keys = w.part_keys;  // only grows: a resize down and up again would zero them
-    if (keys.size() < cuts.size()) keys.resize(cuts.size());
-    uint32_t start = 0;
-    for (size_t k = 0; k < cuts.size(); ++k) {
-      const size_t n = cuts[k] - start;
-      PartKey& key = keys[k];
+    if (keys.size() < parts) keys.resize(parts);
+    auto key_of = [&](PartKey& key, uint32_t from, size_t n) {
       if (n >= 2 && n <= kShortPiece) {
-        key.short_key = short_key(p + start, n, p, p + len);
+        key.short_key = short_key(p + from, n, p, p + len);
         key.hash = key.short_key.hash();
         w.cache.shorts.prefetch(key.hash);
       } else if (n > kShortPiece && n <= kMediumPiece) {
-        key.medium_key = medium_key(p + start, n);
+        key.medium_key = medium_key(p + from, n);
         key.hash = key.medium_key.hash();
         w.cache.mediums.prefetch(key.hash);
       }
+    };
+    uint32_t start = 0;
+    for (size_t k = 0; k < parts; ++k) {
+      const size_t n = cuts[k] - start;
+      if (n > 3 || utf8_length(p[start]) != n) key_of(keys[k], start, n);
       start = cuts[k];
     }
-    w.part_tokens.clear();
-    w.part_ids.clear();
+    if (w.part_tokens.size() < len) w.part_tokens.resize(len);  // grown only, as the keys
+    if (w.part_ids.size() < len) w.part_ids.resize(len);
+    Parts out{w.part_tokens.data(), w.part_ids.data(), 0};
     bool exact = true;
     uint32_t from = 0;
-    for (size_t k = 0; k < cuts.size(); ++k) {
-      exact &= merge_part(p, from, cuts[k], keys[k], w);
-      from = cuts[k];
+    for (size_t k = 0; k < parts; ++k) {
+      const uint32_t to = cuts[k];
+      const size_t n = to - from;
+      const uint8_t* q = p + from;
+      if (n <= 3 && utf8_length(q[0]) == n) {  // one character of the BMP: its token, or its bytes'
+        size_t decoded;
+        const uint32_t id = char_ids_[decode_utf8(q, n, decoded)];
+        if (id != kNoToken) {
+          out.add(id, from, to);
+          exact &= length_[id] == n;
+          from = to;
+          continue;
+        }
+        if (all_bytes_) {
+          for (uint32_t b = from; b < to; ++b) out.add(byte_ids_[p[b]], b, b + 1);
+          from = to;
+          continue;
+        }
+        key_of(keys[k], from, n);  // not a token (not met: inner cuts need byte fallback)
+      }
+      exact &= merge_part(p, from, to, keys[k], w, out);
+      from = to;
     }
-    w.tokens.swap(w.part_tokens);
-    w.cache.ids.swap(w.part_ids);
+    w.tokens.assign(out.tokens, out.tokens + out.count);
+    w.cache.ids.assign(out.ids, out.ids + out.count);
     return exact;
   }
 
-  // Part p[from..to) of a segment, with its table key (merge_cut's; set where the part has 2 to
-  // kMediumPiece bytes): its tokens (offsets in the segment) and ids appended to w.part_tokens
-  // and w.part_ids, from the tables or merged (and then remembered); whether they are exact (as
-  // merge says).
-  bool merge_part(const uint8_t* p, uint32_t from, uint32_t to, const PartKey& key, Scratch& w) const {
-    const uint8_t* q = p + from;
+  // Where merge_cut writes a segment's tokens (offsets in the segment) and their ids.
+  struct Parts {
+    ModelToken* tokens;
+    uint32_t* ids;
+    size_t count;
+    void add(uint32_t id, uint32_t start, uint32_t end) {
+      tokens[count] = {id, start, end};
+      ids[count++] = id;
+    }
+  };
+
+  // Part p[from..to) of a segment, not one character that merge_cut took, with its table key
+  // (merge_cut's; set where the part has 2 to kMediumPiece bytes): its tokens and ids added to
+  // out, from the tables or merged (and then remembered); whether they are exact (as merge says).
+  bool merge_part(const uint8_t* p, uint32_t from, uint32_t to, const PartKey& key, Scratch& w, Parts& out) const {
     const size_t n = to - from;
-    uint32_t at = from;
-    auto add = [&](uint32_t id, uint32_t bytes) {
-      w.part_tokens.push_back({id, at, at + bytes});
-      w.part_ids.push_back(id);
-      at += bytes;
-    };
     auto from_ids = [&](const uint32_t* ids, const uint32_t* end) {
-      for (; ids != end; ++ids) add(*ids, length_[*ids]);
+      uint32_t at = from;
+      for (; ids != end; ++ids) {
+        const uint32_t bytes = length_[*ids];
+        out.add(*ids, at, at + bytes);
+        at += bytes;
+      }
       return true;
     };
-    if (n <= 3 && utf8_length(q[0]) == n) {  // one character of the BMP
-      size_t decoded;
-      const uint32_t id = char_ids_[decode_utf8(q, n, decoded)];
-      if (id != kNoToken) {
-        add(id, uint32_t(n));
-        return length_[id] == n;
-      }
-      if (all_bytes_) {
-        for (size_t k = 0; k < n; ++k) add(byte_ids_[q[k]], 1);
-        return true;
-      }
-    }
     PieceCache& cache = w.cache;
     uint32_t buf[kMediumPiece + 8];
     if (n >= 2 && n <= kShortPiece) {
@@ -677,15 +701,12 @@ class SpmHfBpePipeline {
       if (const MediumPieceTable::Entry* e = cache.mediums.find(key.medium_key, key.hash))
         return from_ids(buf, cache.mediums.emit(*e, buf));
     }
-    const bool exact = merge(q, n, w);
+    const bool exact = merge(p + from, n, w);
     if (exact && n >= 2 && n <= kShortPiece)
       cache.shorts.insert(key.short_key, key.hash, cache.ids.data(), cache.ids.size());
     else if (exact && n > kShortPiece && n <= kMediumPiece)
       cache.mediums.insert(key.medium_key, key.hash, cache.ids.data(), cache.ids.size());
-    for (const ModelToken& t : w.tokens) {
-      w.part_tokens.push_back({t.id, from + t.start, from + t.end});
-      w.part_ids.push_back(t.id);
-    }
+    for (const ModelToken& t : w.tokens) out.add(t.id, from + t.start, from + t.end);
     return exact;
   }
 
