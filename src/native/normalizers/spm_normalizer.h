@@ -507,16 +507,7 @@ class SpmNormalizer {
       uint32_t next = consumed;  // the next character's number
       if (!escape) {
         write_spaces(static_cast<char*>(std::memcpy(w, s, run)), run);
-        size_t k = 0;
-        for (; k + 8 <= run; k += 8) {
-          if (const uint64_t v = load8(s + k); v & 0x8080808080808080ull) {
-            next = number_characters(v, next, o + k);
-          } else {
-            for (size_t j = k; j < k + 8; ++j) o[j] = next + uint32_t(j - k);
-            next += 8;
-          }
-        }
-        for (; k < run; ++k) o[k] = (next += (s[k] & 0xC0) != 0x80) - 1;
+        next = align_characters(s, run, next, o);
         out.resize(at + run);
       } else {
         for (size_t k = 0; k < run; ++k) {
@@ -718,7 +709,7 @@ class SpmNormalizer {
 
   // Writes at o[0..run) the number of the character each byte of s[0..run) is part of, the first
   // character that starts there being `next`; returns the number after the last.
-  static uint32_t align_characters(const uint8_t* s, size_t run, uint32_t next, uint32_t* o) {
+  static TF_INLINE uint32_t align_characters(const uint8_t* s, size_t run, uint32_t next, uint32_t* o) {
     size_t k = 0;
     for (; k + 8 <= run; k += 8) {
       if (const uint64_t v = load8(s + k); v & 0x8080808080808080ull) {
