@@ -33,14 +33,13 @@ from typing import Any
 
 from tokenizers import Regex, Tokenizer, decoders, models, normalizers, pre_tokenizers, processors, trainers
 
+# The Split patterns as the families' files spell them (the table the fused kernel reads).
+from tokenforge.pipeline.fused_hf_bpe import BLOOM as BLOOM_SPLIT
+from tokenforge.pipeline.fused_hf_bpe import CLIP_SPLIT, FALCON_DIGITS
 from tokenforge.pre_tokenizers.patterns import TEKKEN
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 SHAPES = ("roberta", "starcoder", "commandr", "tekken", "clip", "falcon", "bloom", "quicktour", "wordlevel")
-# BLOOM's Split pattern, as its tokenizer.json files spell it.
-BLOOM_SPLIT = " ?[^(\\s|[.,!?…。，、।۔،])]+"
-# CLIP's Split pattern, as its tokenizer.json files spell it.
-CLIP_SPLIT = r"'s|'t|'re|'ve|'m|'ll|'d|[\p{L}]+|[\p{N}]|[^\s\p{L}\p{N}]+"
 
 
 def byte_level(shape: str, lines: list[str]) -> Tokenizer:
@@ -60,7 +59,7 @@ def byte_level(shape: str, lines: list[str]) -> Tokenizer:
                 pre_tokenizers.Punctuation("contiguous"),
                 pre_tokenizers.ByteLevel(add_prefix_space=False, trim_offsets=True, use_regex=True),
                 pre_tokenizers.Digits(individual_digits=False),
-                pre_tokenizers.Split(Regex("[0-9][0-9][0-9]"), behavior="isolated", invert=False),
+                pre_tokenizers.Split(Regex(FALCON_DIGITS), behavior="isolated", invert=False),
             ]
         )
     else:

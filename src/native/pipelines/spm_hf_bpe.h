@@ -628,10 +628,12 @@ class SpmHfBpePipeline {
         w.cache.mediums.prefetch(key.hash);
       }
     };
+    // (a part of one character of the BMP takes no key: the loop below takes its token)
+    auto one_character = [](const uint8_t* q, size_t n) { return n <= 3 && utf8_length(q[0]) == n; };
     uint32_t start = 0;
     for (size_t k = 0; k < parts; ++k) {
       const size_t n = cuts[k] - start;
-      if (n > 3 || utf8_length(p[start]) != n) key_of(keys[k], start, n);
+      if (!one_character(p + start, n)) key_of(keys[k], start, n);
       start = cuts[k];
     }
     if (w.part_tokens.size() < len) w.part_tokens.resize(len);  // grown only, as the keys
@@ -643,7 +645,7 @@ class SpmHfBpePipeline {
       const uint32_t to = cuts[k];
       const size_t n = to - from;
       const uint8_t* q = p + from;
-      if (n <= 3 && utf8_length(q[0]) == n) {  // one character of the BMP: its token, or its bytes'
+      if (one_character(q, n)) {  // its token, or its bytes'
         size_t decoded;
         const uint32_t id = char_ids_[decode_utf8(q, n, decoded)];
         if (id != kNoToken) {

@@ -77,11 +77,7 @@ class PyWordPiece : public PyPipeline<WordPieceTokenizer> {
     const std::shared_ptr<const TokenNames> names = this->names();
     const std::vector<std::string>& by_id = names->by_id;
     const size_t size = by_id.size();
-    const std::vector<uint32_t> ids = ids_of(ids_seq, size, [size](size_t, nb::handle item) {
-      throw nb::value_error(("token id " + std::string(nb::str(item).c_str()) +
-                             " is not in this tokenizer's vocabulary (0.." + std::to_string(size - 1) + ")")
-                                .c_str());
-    });
+    const std::vector<uint32_t> ids = vocabulary_ids(ids_seq, size);
     std::string text;
     {
       GilReleasedFor nogil(ids.size() * 8);
@@ -117,11 +113,7 @@ class PyByteLevelBpe : public PyPipeline<ByteLevelBpePipeline> {
   // naming it.
   nb::str decode(nb::handle ids_seq, bool skip_special) const {
     const uint32_t top = encoder_.max_token_id();
-    const std::vector<uint32_t> ids = ids_of(ids_seq, uint64_t(top) + 1, [top](size_t, nb::handle item) {
-      throw nb::value_error(("token id " + std::string(nb::str(item).c_str()) +
-                             " is not in this tokenizer's vocabulary (0.." + std::to_string(top) + ")")
-                                .c_str());
-    });
+    const std::vector<uint32_t> ids = vocabulary_ids(ids_seq, uint64_t(top) + 1);
     std::string bytes;
     {
       GilReleasedFor nogil(ids.size() * 4);
@@ -151,11 +143,7 @@ class PySpmTokenizer : public PyPipeline<SpmPipeline> {
 
   nb::str decode(nb::handle ids_seq, bool skip_control) const {
     const size_t size = names_->by_id.size();
-    std::vector<uint32_t> ids = ids_of(ids_seq, size, [size](size_t, nb::handle item) {
-      throw nb::value_error(("token id " + std::string(nb::str(item).c_str()) +
-                             " is not in this tokenizer's vocabulary (0.." + std::to_string(size - 1) + ")")
-                                .c_str());
-    });
+    std::vector<uint32_t> ids = vocabulary_ids(ids_seq, size);
     std::string text;
     {
       GilReleasedFor nogil(ids.size() * 4);

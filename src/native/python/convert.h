@@ -219,6 +219,15 @@ std::vector<uint32_t> ids_of(nb::handle seq, uint64_t limit, OutOfRange out_of_r
   return ids;
 }
 
+// Token ids for a Tokenizer of `size` ids: one outside 0..size-1 raises ValueError naming it.
+inline std::vector<uint32_t> vocabulary_ids(nb::handle seq, uint64_t size) {
+  return ids_of(seq, size, [size](size_t, nb::handle item) {
+    throw nb::value_error(("token id " + std::string(nb::str(item).c_str()) +
+                           " is not in this tokenizer's vocabulary (0.." + std::to_string(size - 1) + ")")
+                              .c_str());
+  });
+}
+
 // Token ids for the byte-level encoder: an id past 32 bits raises KeyError, as tiktoken's.
 inline std::vector<uint32_t> ids_of(nb::handle seq) {
   return ids_of(seq, 0xFFFFFFFFull, [](size_t i, nb::handle item) {

@@ -36,11 +36,7 @@ class PyJsonPipeline : public PyPipeline<Pipeline> {
     const std::shared_ptr<const TokenNames> names = this->names();
     const std::vector<std::string>& by_id = names->by_id;
     const size_t size = by_id.size();
-    const std::vector<uint32_t> ids = ids_of(ids_seq, size, [size](size_t, nb::handle item) {
-      throw nb::value_error(("token id " + std::string(nb::str(item).c_str()) +
-                             " is not in this tokenizer's vocabulary (0.." + std::to_string(size - 1) + ")")
-                                .c_str());
-    });
+    const std::vector<uint32_t> ids = vocabulary_ids(ids_seq, size);
     std::string text;
     {
       GilReleasedFor nogil(ids.size() * 8);
