@@ -445,6 +445,23 @@ def test_m2m100_folder_matches_python_class(tmp_path, config):
     assert offsets[0][0] == 0 and offsets[-1][1] == len("hello world")
 
 
+def test_m2m100_load_builds_the_pipeline_twice(tmp_path, monkeypatch):
+    """The class's template and text_target's template go into one rebuild of the native
+    pipeline after the first (the tokens the class adds need the first one's vocabulary)."""
+    folder = _m2m100_folder(tmp_path, {"src_lang": "en", "tgt_lang": "fr"})
+    built = []
+    from_spec = Tokenizer.from_spec.__func__
+
+    def counting(cls, *args, **kwargs):
+        built.append(args)
+        return from_spec(cls, *args, **kwargs)
+
+    monkeypatch.setattr(Tokenizer, "from_spec", classmethod(counting))
+    tok = Tokenizer.from_pretrained(folder)
+    assert len(built) == 2
+    assert tok("hello", text_target="bonjour")["labels"][0] == tok.token_to_id("__fr__")
+
+
 def test_m2m100_without_tgt_lang(tmp_path):
     """No tgt_lang: text is encoded (src_lang en), text_target is transformers' KeyError."""
     folder = _m2m100_folder(tmp_path, {})

@@ -479,9 +479,8 @@ class Tokenizer(TransformersApi):
                 tok._add([AddedToken(t, 0, special=True, **flags) for t in tok.all_special_tokens if t], special=False)
             if slow is not None or class_name not in ("SiglipTokenizer", "M2M100Tokenizer"):
                 # (those two Python classes' templates: their folders without tokenizer.json only)
-                _set_class_post_processor(tok, class_name, config, config_path)
-            if class_name == "M2M100Tokenizer" and slow is not None:
-                _set_m2m100_targets(tok, config)
+                extra = _m2m100_target_options(tok, config) if class_name == "M2M100Tokenizer" else {}
+                _set_class_post_processor(tok, class_name, config, config_path, extra)
         return tok
 
     @property
@@ -1101,10 +1100,13 @@ def _model_config(folder: str) -> dict[str, Any]:
     return doc if isinstance(doc, dict) else {}
 
 
-def _set_class_post_processor(tok: Tokenizer, class_name: str | None, config: Any, config_path: str) -> None:
+def _set_class_post_processor(
+    tok: Tokenizer, class_name: str | None, config: Any, config_path: str, extra: Mapping[str, Any]
+) -> None:
     """The post-processor a class's constructor sets after its tokens are added (MBart's, NLLB's
     language codes, Splinter's question token: transformers_classes.class_post_processor), in
-    place of the one `tok` has."""
+    place of the one `tok` has, with the `extra` options (one rebuild of the native pipeline
+    for both)."""
     from .errors import FormatError
     from .formats.transformers_classes import LATE_WHERE_REBUILT, class_post_processor, roberta_trim_offsets
     from .processors.template import TemplateProcessing
@@ -1115,21 +1117,22 @@ def _set_class_post_processor(tok: Tokenizer, class_name: str | None, config: An
         )
     except ValueError as e:
         raise FormatError(config_path, "src_lang", str(e)) from None
-    if post is None:
-        return
-    options = dict(tok.spec.options)
     if class_name in LATE_WHERE_REBUILT and _model_type(tok.spec.model) != LATE_WHERE_REBUILT[class_name]:
-        return  # (the class could not take this file's vocabulary: the file's stays)
-    # the class's template replaces the file's post-processor whole: a ByteLevel step's trimming
-    # in it goes too (RobertaProcessing trims as the class says)
-    options.pop("trim_offsets", None)
-    if class_name == "RobertaTokenizer":
-        trim = roberta_trim_offsets(config.config)
-        if trim is not None:
-            options["trim_offsets"] = trim
-    rebuilt = Tokenizer.from_spec(
-        dataclasses.replace(tok.spec, post_processor=TemplateProcessing.from_json(post), options=options)
-    )
+        post = None  # (the class could not take this file's vocabulary: the file's stays)
+    if post is None and not extra:
+        return
+    options = {**tok.spec.options, **extra}
+    spec = tok.spec
+    if post is not None:
+        # the class's template replaces the file's post-processor whole: a ByteLevel step's
+        # trimming in it goes too (RobertaProcessing trims as the class says)
+        options.pop("trim_offsets", None)
+        if class_name == "RobertaTokenizer":
+            trim = roberta_trim_offsets(config.config)
+            if trim is not None:
+                options["trim_offsets"] = trim
+        spec = dataclasses.replace(spec, post_processor=TemplateProcessing.from_json(post))
+    rebuilt = Tokenizer.from_spec(dataclasses.replace(spec, options=options))
     tok.__dict__.update(rebuilt.__dict__)
     for stale in tok.__dict__.keys() - rebuilt.__dict__.keys():
         del tok.__dict__[stale]
@@ -1165,9 +1168,10 @@ def _segments_decode(native: Any, spec: PipelineSpec, style: str) -> Any:
     return decode_ids
 
 
-def _set_m2m100_targets(tok: Tokenizer, config: Any) -> None:
+def _m2m100_target_options(tok: Tokenizer, config: Any) -> dict[str, Any]:
     """M2M100Tokenizer's call encodes text_target with tgt_lang's template (its
-    _switch_to_target_mode); without a tgt_lang it raises KeyError, as transformers."""
+    _switch_to_target_mode); without a tgt_lang it raises KeyError, as transformers: the option
+    that says so, for _set_class_post_processor's rebuild."""
     from .formats.transformers_classes import m2m100_template
 
     tgt = config.config.get("tgt_lang")
@@ -1177,13 +1181,7 @@ def _set_m2m100_targets(tok: Tokenizer, config: Any) -> None:
             target = m2m100_template(config.config, tgt, config.special_tokens, tok.token_to_id)
         except ValueError as e:
             target = str(e)
-    if target is None:
-        return
-    spec = tok.spec
-    rebuilt = Tokenizer.from_spec(
-        dataclasses.replace(spec, options={**spec.options, "text_target_post_processor": target})
-    )
-    tok.__dict__.update(rebuilt.__dict__)
+    return {} if target is None else {"text_target_post_processor": target}
 
 
 def _hub_ids(path: str) -> list[str]:
