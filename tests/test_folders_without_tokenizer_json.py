@@ -571,3 +571,111 @@ def test_clip_decode_stream_as_transformers_decode(tmp_path, kind):
                     assert "</w>" not in chunk
             whole = ref.decode(ids, skip_special_tokens=skip)
             assert whole.endswith("\ufffd") or shown == whole, (ids, skip)
+
+
+def _wav2vec2_folder(
+    tmp_path: pathlib.Path, config: dict, vocab_of: str = "upper", saved: bool = False
+) -> pathlib.Path:
+    """As facebook/wav2vec2-base-960h's (vocab_of "upper": <pad> <s> </s> <unk>, "|", upper-case
+    letters and the apostrophe) or a fine-tuned XLS-R's ("lower": the corpus' 60 most common
+    characters but the space, "[UNK]" and "[PAD]" last); "nested": MMS' one vocabulary per
+    language. saved: the folder transformers' save_pretrained writes of it (added_tokens_decoder)."""
+    folder = tmp_path / f"wav2vec2-{vocab_of}-{saved}"
+    folder.mkdir()
+    if vocab_of == "upper":
+        chars = ["<pad>", "<s>", "</s>", "<unk>", "|", *"ETAONIHSRDLUMWCFGYPBVK'XJQZ"]
+    else:
+        counts: dict[str, int] = {}
+        for line in LINES[:400]:
+            for c in line.lower():
+                counts[c] = counts.get(c, 0) + 1
+        common = sorted((c for c in counts if c != " "), key=lambda c: -counts[c])[:60]
+        chars = ["|", *common, "[UNK]", "[PAD]"]
+        config = {"unk_token": "[UNK]", "pad_token": "[PAD]", **config}
+    vocab = {c: i for i, c in enumerate(chars)}
+    if vocab_of == "nested":
+        vocab = {"eng": vocab, "deu": {c: i for i, c in enumerate(reversed(chars))}}
+    _write(folder, "vocab.json", vocab)
+    _write(folder, "tokenizer_config.json", {"tokenizer_class": "Wav2Vec2CTCTokenizer", **config})
+    _write(folder, "config.json", {"model_type": "wav2vec2"})
+    if saved:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            transformers.AutoTokenizer.from_pretrained(str(folder)).save_pretrained(str(tmp_path / "saved"))
+        return tmp_path / "saved"
+    return folder
+
+
+# Python's str.strip() strips \x1c-\x1f, which HF's lstrip and rstrip (Rust's whitespace) keep
+_PYTHON_ONLY_SPACE = re.compile("[\x1c-\x1f]")
+
+WAV2VEC2_TEXTS = [
+    *PYTHON_CLASS_TEXTS,
+    "HELLO WORLD",
+    "HELLO  WORLD   AGAIN",
+    "A <unk> B<unk>C <s>D</s> <pad>E",
+    " <s>  ",
+    "A|B || C",
+    "AAA  BB\tB",
+    "[UNK] [PAD]x[PAD] y",
+    "Z [UNK] Z <unk>",
+    "\u3000<s>\u00a0X\u2028</s>\n",
+]
+
+
+@pytest.mark.parametrize(
+    ("config", "vocab_of", "saved"),
+    [
+        ({}, "upper", False),
+        ({}, "upper", True),
+        ({"clean_up_tokenization_spaces": True}, "lower", False),
+        ({"replace_word_delimiter_char": "_", "word_delimiter_token": "|"}, "lower", True),
+        ({"target_lang": "deu"}, "nested", False),
+    ],
+    ids=["960h", "960h-saved", "xlsr-clean-up", "xlsr-replace-saved", "mms-deu"],
+)
+def test_wav2vec2_folder_matches_python_class(tmp_path, config, vocab_of, saved):
+    """Wav2Vec2CTCTokenizer (vocab.json alone): each character a token (the unknown token where
+    the vocabulary lacks it), each space the word delimiter, the vocabulary's longer tokens
+    matched whole with the spaces around them stripped; decode as CTC (repeats grouped, the pad
+    token dropped, the delimiter replaced, stripped), with and without special tokens."""
+    folder = _wav2vec2_folder(tmp_path, config, vocab_of, saved)
+    texts = [t for t in [*WAV2VEC2_TEXTS, *LINES[1:80:7]] if not _PYTHON_ONLY_SPACE.search(t)]
+    texts += [t.upper() for t in texts[:20]]
+    _same_as_python_class(folder, texts)
+    ref, ours = transformers.AutoTokenizer.from_pretrained(str(folder)), Tokenizer.from_pretrained(folder)
+    # CTC outputs: every id, repeated and interleaved with the pad (blank) and the delimiter
+    rng = __import__("random").Random(7)
+    size = len(ref.get_vocab())
+    for _ in range(200):
+        ids = [rng.choice([rng.randrange(size), ref.pad_token_id, ref.word_delimiter_token_id]) for _ in range(30)]
+        ids = [i for i in ids for _ in range(rng.randint(1, 3))]
+        for skip in (False, True):
+            assert ours.decode(ids, skip_special_tokens=skip) == ref.decode(ids, skip_special_tokens=skip), ids
+    assert ours.batch_decode([ids, ids[:5]]) == ref.batch_decode([ids, ids[:5]])
+
+
+def test_wav2vec2_differences_and_refusals(tmp_path):
+    """Left as they are: \\x1c-\\x1f, which the class strips around a longer token (Python's
+    whitespace) and the pipeline keeps (HF's). Refused with the reason: do_lower_case (the class
+    upper-cases the text), a nested vocabulary without target_lang, an unknown token the
+    vocabulary lacks, vocab.json alone for another class."""
+    folder = _wav2vec2_folder(tmp_path, {})
+    ref, ours = transformers.AutoTokenizer.from_pretrained(str(folder)), Tokenizer.from_pretrained(folder)
+    assert ref("A\x1c<s>B")["input_ids"] == [7, 1, 24] and ours.encode("A\x1c<s>B").ids == [7, 3, 1, 24]
+    for config, vocab_of, match in [
+        ({"do_lower_case": True}, "upper", "do_lower_case upper-cases"),
+        ({}, "nested", "set target_lang"),
+        ({"target_lang": "fra"}, "nested", "'fra' is not one of"),
+        ({"unk_token": "<oov>"}, "upper", "needs its unknown token '<oov>'"),
+    ]:
+        where = tmp_path / f"refused-{len(match)}"
+        where.mkdir()
+        with pytest.raises(ValueError, match=match):
+            Tokenizer.from_pretrained(_wav2vec2_folder(where, config, vocab_of))
+    other = tmp_path / "other"
+    other.mkdir()
+    _write(other, "vocab.json", {"a": 0, "b": 1})
+    _write(other, "tokenizer_config.json", {"tokenizer_class": "GPT2Tokenizer"})
+    with pytest.raises(ValueError, match=r"vocab\.json: transformers builds GPT2Tokenizer from this file alone"):
+        Tokenizer.from_pretrained(other)

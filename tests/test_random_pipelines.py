@@ -254,7 +254,14 @@ def test_random_file_runs_as_hf(seed, tmp_path):
     kind, doc = random_file(seed)
     path = tmp_path / "tokenizer.json"
     path.write_text(json.dumps(doc), encoding="utf-8")
-    hf = tokenizers.Tokenizer.from_file(str(path))
+    try:
+        hf = tokenizers.Tokenizer.from_file(str(path))
+    except Exception as e:
+        # HF tokenizers writes a trained Unigram's score it cannot read back (null for a
+        # non-finite one): its from_file fails on its own to_str
+        if "invalid type: null, expected f64" not in str(e):
+            raise
+        pytest.skip(f"random file {seed}: HF cannot read its own file back ({e})")
     ours = Tokenizer.from_file(path)
     rng = random.Random(f"random-pipeline-texts-{seed}")
     inputs: list[str | tuple[str, str]] = []

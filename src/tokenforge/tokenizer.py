@@ -20,6 +20,7 @@ import contextlib
 import dataclasses
 import functools
 import gc
+import itertools
 import json
 import os
 from collections.abc import Iterator, Mapping, Sequence
@@ -142,7 +143,12 @@ class Tokenizer(TransformersApi):
         self._native = kernel.native
         # decode's ids to text: the native decode, or the option special_segments' (no check per call)
         style = kernel.options.get("special_segments")
-        d["_decode_ids"] = kernel.native.decode if style is None else _segments_decode(kernel.native, spec, style)
+        if style is None:
+            d["_decode_ids"] = kernel.native.decode
+        elif style == "wav2vec2":
+            d["_decode_ids"] = _ctc_decode(kernel.token_of or [], spec)
+        else:
+            d["_decode_ids"] = _segments_decode(kernel.native, spec, style)
         # The resolver holds the policy, not the tokenizer: the native object must not point back here.
         kernel.native.set_policy(kernel.default_added, functools.partial(_resolve_policy, kernel.policy))
         self._apply_truncation()
@@ -400,7 +406,7 @@ class Tokenizer(TransformersApi):
             else:
                 raise FileNotFoundError(
                     f"{folder}: no tokenizer.json, tokenizer.model or vocab.txt in it (nor spiece.model, "
-                    "sentencepiece.bpe.model, vocab.json + merges.txt); give the folder a model's tokenizer files are in"
+                    "sentencepiece.bpe.model, vocab.json); give the folder a model's tokenizer files are in"
                 )
         class_name: str | None = None
         if name == "tokenizer.json":
@@ -455,9 +461,9 @@ class Tokenizer(TransformersApi):
             # transformers sets the backend's encode_special_tokens from the config's value: the
             # special added tokens' text stays text (each call's default, apply_chat_template's too)
             options["split_special_tokens"] = True
-        if class_name in ("M2M100Tokenizer", "SiglipTokenizer") and slow is not None:
+        if class_name in _PYTHON_CLASS_DECODES and slow is not None:
             # its decode joins the text between special tokens with their text (slow_files)
-            options["special_segments"] = "m2m100" if class_name == "M2M100Tokenizer" else "siglip"
+            options["special_segments"] = _PYTHON_CLASS_DECODES[class_name]
         if class_name == "CLIPTokenizer" and _model_type(spec.model) == "BPE":
             # CLIPTokenizer wraps its backend's decode: each </w> a space, the text stripped
             options["strip_word_suffix"] = "</w>"
@@ -477,7 +483,7 @@ class Tokenizer(TransformersApi):
                 # self.all_special_tokens]): each named token's flags back to the defaults
                 flags = {"single_word": False, "lstrip": False, "rstrip": False, "normalized": False}
                 tok._add([AddedToken(t, 0, special=True, **flags) for t in tok.all_special_tokens if t], special=False)
-            if slow is not None or class_name not in ("SiglipTokenizer", "M2M100Tokenizer"):
+            if slow is not None or class_name not in _PYTHON_CLASS_DECODES:
                 # (those two Python classes' templates: their folders without tokenizer.json only)
                 extra = _m2m100_target_options(tok, config) if class_name == "M2M100Tokenizer" else {}
                 _set_class_post_processor(tok, class_name, config, config_path, extra)
@@ -1166,6 +1172,38 @@ def _segments_decode(native: Any, spec: PipelineSpec, style: str) -> Any:
         return "".join(parts).strip()
 
     return decode_ids
+
+
+def _ctc_decode(token_of: Sequence[str], spec: PipelineSpec) -> Any:
+    """Decode as Wav2Vec2CTCTokenizer's _decode (the option special_segments "wav2vec2"): the ids'
+    tokens (the unknown token for an id without one), without the special tokens but the word
+    delimiter where asked, repeats grouped into one, the pad token (CTC's blank) dropped, the
+    delimiter written as replace_word_delimiter_char, joined and stripped."""
+    config = spec.config
+    named = dict(config.special_tokens) if config is not None else {}
+    raw = config.config if config is not None else {}
+    unk, pad = named.get("unk_token"), named.get("pad_token")
+    delimiter = named.get("word_delimiter_token", "|")
+    replacement = raw.get("replace_word_delimiter_char", " ")
+    replacement = replacement if isinstance(replacement, str) else " "
+    special = {*named.values(), *(config.extra_special_tokens if config is not None else ())} - {delimiter}
+    size = len(token_of)
+
+    def decode_ids(ids: Any, skip_special_tokens: bool) -> str:
+        tokens = []
+        for item in ids:
+            i = _token_id(item)
+            token = token_of[i] if 0 <= i < size and token_of[i] else unk
+            if token is not None and not (skip_special_tokens and token in special):
+                tokens.append(token)
+        chars = [replacement if t == delimiter else t for t, _ in itertools.groupby(tokens) if t != pad]
+        return "".join(chars).strip()
+
+    return decode_ids
+
+
+# The Python classes whose decode is their own (the option special_segments' styles)
+_PYTHON_CLASS_DECODES = {"M2M100Tokenizer": "m2m100", "SiglipTokenizer": "siglip", "Wav2Vec2CTCTokenizer": "wav2vec2"}
 
 
 def _m2m100_target_options(tok: Tokenizer, config: Any) -> dict[str, Any]:

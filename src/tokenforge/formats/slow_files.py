@@ -15,7 +15,8 @@ MBart50, NLLB, T5). A class tokenforge does not rebuild (transformers_classes' _
 files is refused with a ValueError naming the file and the class, as is MarianTokenizer, a class
 transformers runs in Python over the sentencepiece library (PYTHON_SPM_CLASSES). Two others are
 run as pipelines: M2M100Tokenizer (m2m100_document: the sentencepiece model's through
-vocab.json's ids) and SiglipTokenizer (siglip_document: its canonicalization as normalizers).
+vocab.json's ids), SiglipTokenizer (siglip_document: its canonicalization as normalizers) and
+Wav2Vec2CTCTokenizer (wav2vec2_document: vocab.json's characters, CTC's decode).
 The neighbours: transformers_classes.py (the class table), spm_tokenizer_json.py,
 sentencepiece_model.py, tokenizer.py's from_pretrained.
 """
@@ -49,14 +50,16 @@ BPE_FILES = ("vocab.json", "merges.txt")
 
 def slow_files(folder: str) -> str | None:
     """The file a folder without tokenizer.json has its vocabulary in (vocab.json for the
-    vocab.json + merges.txt pair), None where it has none of them."""
+    vocab.json + merges.txt pair, and for vocab.json alone where no other file is there), None
+    where it has none of them."""
     if all(os.path.isfile(os.path.join(folder, n)) for n in BPE_FILES):
         return os.path.join(folder, BPE_FILES[0])
     for name in SPM_FILES:
         file = os.path.join(folder, name)
         if os.path.isfile(file):
             return file
-    return None
+    alone = os.path.join(folder, BPE_FILES[0])  # (Wav2Vec2CTCTokenizer's: characters, no merges)
+    return alone if os.path.isfile(alone) else None
 
 
 def _bpe_files_document(folder: str) -> dict[str, Any]:
@@ -209,6 +212,13 @@ def slow_document(file: str, class_name: str | None, config: Mapping[str, Any]) 
         return m2m100_document(file, config)
     if class_name == "SiglipTokenizer" and name == "spiece.model":
         return siglip_document(file, config)
+    if class_name == "Wav2Vec2CTCTokenizer" and name == BPE_FILES[0]:
+        return wav2vec2_document(file, config)
+    if name == BPE_FILES[0] and not os.path.isfile(os.path.join(folder, BPE_FILES[1])):
+        raise ValueError(
+            f"{file}: transformers builds {class_name or 'TokenizersBackend'} from this file alone (the folder has "
+            "no tokenizer.json nor merges.txt); tokenforge runs vocab.json alone as Wav2Vec2CTCTokenizer only"
+        )
     if class_name in PYTHON_SPM_CLASSES:
         raise ValueError(
             f"{file}: transformers builds {class_name} from this file (the folder has no tokenizer.json), a "
@@ -370,6 +380,66 @@ def siglip_document(file: str, config: Mapping[str, Any]) -> dict[str, Any]:
     doc["added_tokens"] = [{**a, "rstrip": True} for a in added]
     doc["post_processor"] = _BARE
     return doc
+
+
+def wav2vec2_document(file: str, config: Mapping[str, Any]) -> dict[str, Any]:
+    """Wav2Vec2CTCTokenizer (a Python class over vocab.json's characters) as a pipeline. Its
+    tokenize splits the text on the added tokens (each vocab.json token of more than one
+    character, stripping the spaces on both sides, as the class adds them), writes each space
+    as the word delimiter ("|") and makes each character a token; a character vocab.json lacks
+    is the unknown token: normalizer Replace(" " -> "|"), FixedLength(1), WordLevel. No special
+    tokens are added to a text. Decode (special_segments "wav2vec2", tokenizer.py): CTC's, as
+    the class's convert_tokens_to_string (repeats grouped, the pad token dropped, the delimiter
+    as replace_word_delimiter_char, stripped). A nested vocab.json (one vocabulary per
+    language, MMS) takes the config's target_lang. ValueError naming the file where the
+    pipeline cannot say what the class does: do_lower_case (the class upper-cases the text), no
+    unknown token in the vocabulary, a nested vocabulary without target_lang."""
+    name = "Wav2Vec2CTCTokenizer"
+    try:
+        with open(file, encoding="utf-8") as f:
+            vocab = json.load(f)
+    except (OSError, ValueError) as e:
+        raise ValueError(f"{file}: {name} reads its vocabulary from this file: {e}") from None
+    target = config.get("target_lang")
+    if isinstance(vocab, dict) and target is not None:
+        if target not in vocab:
+            raise ValueError(f"{file}: {name}: target_lang {target!r} is not one of this file's languages")
+        vocab = vocab[target]
+    if not isinstance(vocab, dict) or not all(isinstance(k, str) and type(v) is int for k, v in vocab.items()):
+        nested = isinstance(vocab, dict) and any(isinstance(v, dict) for v in vocab.values())
+        raise ValueError(
+            f"{file}: a vocabulary of one language per key; set target_lang (tokenizer_config.json)"
+            if nested
+            else f"{file}: not a vocabulary (a JSON object of token -> id)"
+        )
+    if config.get("do_lower_case") is True:
+        raise ValueError(
+            f"{file}: {name} with do_lower_case upper-cases the text before it looks it up, which no "
+            "tokenizer.json normalizer says; tokenforge does not run it"
+        )
+    unk = _token(config, "unk_token", "<unk>")
+    if unk not in vocab:
+        raise ValueError(f"{file}: {name} needs its unknown token {unk!r} in the vocabulary")
+    delimiter = _token(config, "word_delimiter_token", "|")
+    flags = {"single_word": False, "lstrip": True, "rstrip": True, "normalized": False, "special": False}
+    return {
+        "version": "1.0",
+        # (the class's __init__: add_tokens(AddedToken(token, rstrip=True, lstrip=True, normalized=False)))
+        "added_tokens": [
+            {"id": i, "content": t, **flags} for t, i in sorted(vocab.items(), key=lambda e: e[1]) if len(t) > 1
+        ],
+        "normalizer": {"type": "Replace", "pattern": {"String": " "}, "content": delimiter},
+        "pre_tokenizer": {"type": "FixedLength", "length": 1},
+        "model": {"type": "WordLevel", "vocab": vocab, "unk_token": unk},
+        "post_processor": _BARE,
+        # (decode is tokenizer.py's _ctc_decode; a saved file keeps HF's nearest decoder)
+        "decoder": {
+            "type": "CTC",
+            "pad_token": _token(config, "pad_token", "<pad>"),
+            "word_delimiter_token": delimiter,
+            "cleanup": True,
+        },
+    }
 
 
 def slow_init(doc: dict[str, Any]) -> dict[str, Any]:
