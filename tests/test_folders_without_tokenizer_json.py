@@ -679,3 +679,58 @@ def test_wav2vec2_differences_and_refusals(tmp_path):
     _write(other, "tokenizer_config.json", {"tokenizer_class": "GPT2Tokenizer"})
     with pytest.raises(ValueError, match=r"vocab\.json: transformers builds GPT2Tokenizer from this file alone"):
         Tokenizer.from_pretrained(other)
+
+
+ESM_TOKENS = ["<cls>", "<pad>", "<eos>", "<unk>", *"LAGVSERTIDPKQNFYMHWCXBUZO.-", "<null_1>", "<mask>"]
+
+
+def _esm_folder(tmp_path: pathlib.Path, config: dict, tokens: list[str] = ESM_TOKENS) -> pathlib.Path:
+    """As facebook/esm2_t6_8M_UR50D's: vocab.txt, one token a line (the amino acids, specials)."""
+    folder = tmp_path / f"esm-{len(list(tmp_path.iterdir()))}"
+    folder.mkdir()
+    (folder / "vocab.txt").write_text("\n".join(tokens), "utf-8")
+    _write(folder, "tokenizer_config.json", {"tokenizer_class": "EsmTokenizer", "model_max_length": 1024, **config})
+    _write(folder, "config.json", {"model_type": "esm"})
+    return folder
+
+
+ESM_TEXTS = [
+    *PYTHON_CLASS_TEXTS,
+    "MKTAYIAKQRQISFVKSHFSRQLEERLGLIEVQAPILSRVGDGTQDNLSGAEKAVQVKVKALPDAQFEVVHSLAKWKRQTLGQHDLLR",
+    "M K T <mask> A",
+    "MKT<mask>AYZ.-<null_1>",
+    "MKxTA  \n<cls><eos>X",
+    "<null_1>X<null_ <mask",
+    "mkta MKTA",
+    "AA<pad>BB <unk>",
+]
+
+
+@pytest.mark.parametrize(
+    ("config", "tokens"),
+    [
+        ({}, ESM_TOKENS),
+        ({"clean_up_tokenization_spaces": True}, ESM_TOKENS),
+        ({}, [*ESM_TOKENS[:4], "AB", "A", "ABC", "B", "C", "<mask>"]),
+    ],
+    ids=["esm2", "clean-up", "overlapping"],
+)
+def test_esm_folder_matches_python_class(tmp_path, config, tokens):
+    """EsmTokenizer (vocab.txt alone): every vocabulary token matched anywhere in the text
+    (longest first), the rest split at whitespace, a word that is no token the unknown token;
+    "<cls> $A <eos>" (a pair: "<cls> $A <eos> $B <eos>"); decode joins the tokens with spaces."""
+    folder = _esm_folder(tmp_path, config, tokens)
+    texts = [t for t in [*ESM_TEXTS, *LINES[1:80:7]] if not _PYTHON_ONLY_SPACE.search(t)]
+    texts += [t.upper() for t in texts]
+    _same_as_python_class(folder, texts, targets=False, past=0)
+
+
+def test_esm_refusals(tmp_path):
+    """A token listed twice (the class gives it two ids), no unknown token, no eos token (the
+    class refuses pairs then): ValueError naming vocab.txt (and the line)."""
+    with pytest.raises(ValueError, match=r"vocab\.txt: line 6: 'L' is listed twice \(line 5 too\)"):
+        Tokenizer.from_pretrained(_esm_folder(tmp_path, {}, [*ESM_TOKENS[:5], "L"]))
+    with pytest.raises(ValueError, match=r"vocab\.txt: EsmTokenizer needs its unknown token '<unk>'"):
+        Tokenizer.from_pretrained(_esm_folder(tmp_path, {}, ["<cls>", "A"]))
+    with pytest.raises(ValueError, match=r"vocab\.txt: EsmTokenizer puts its cls and eos tokens \('<cls>', None\)"):
+        Tokenizer.from_pretrained(_esm_folder(tmp_path, {"eos_token": None}))

@@ -538,7 +538,7 @@ def select_chat_template(
 # routing of formats/transformers_classes.transformers_class), the declared tokenizer_class
 # otherwise. The pipelines and post-processors these classes build (MBart50's vocabulary, the
 # src_lang templates, Splinter's question token) are formats/transformers_classes.py's.
-# SiglipTokenizer's, M2M100Tokenizer's and Wav2Vec2CTCTokenizer's: their folders without tokenizer.json
+# SiglipTokenizer's, M2M100Tokenizer's, Wav2Vec2CTCTokenizer's and EsmTokenizer's: their folders without tokenizer.json
 # (formats/slow_files.py; transformers cannot load a folder of tokenizer.json alone that names them).
 # tests/test_special_tokens_transformers.py checks them against AutoTokenizer.
 _BERT = {"unk_token": "[UNK]", "sep_token": "[SEP]", "pad_token": "[PAD]", "cls_token": "[CLS]", "mask_token": "[MASK]"}
@@ -587,6 +587,13 @@ _CLASS_DEFAULTS: dict[str, dict[str, Any]] = {
     },
     "Qwen2Tokenizer": {"unk_token": "<|endoftext|>", "eos_token": "<|endoftext|>", "pad_token": "<|endoftext|>"},
     "SiglipTokenizer": {"eos_token": "</s>", "unk_token": "<unk>", "pad_token": "</s>", "model_max_length": 64},
+    "EsmTokenizer": {
+        "unk_token": "<unk>",
+        "cls_token": "<cls>",
+        "pad_token": "<pad>",
+        "mask_token": "<mask>",
+        "eos_token": "<eos>",
+    },
     "Wav2Vec2CTCTokenizer": {
         "bos_token": "<s>",
         "eos_token": "</s>",

@@ -372,7 +372,7 @@ class Tokenizer(TransformersApi):
         Qwen2Tokenizer, T5Tokenizer, ...), the file's normalizer, pre-tokenizer, decoder and model
         options are those the class builds (formats/transformers_classes.py), as in transformers."""
         from .chat_template import ModelConfig, same_class_tables
-        from .formats.slow_files import slow_document, slow_files, slow_init
+        from .formats.slow_files import PIPELINE_CLASSES, slow_document, slow_files, slow_init
         from .formats.transformers_classes import _CLASSES, rebuild_for_class, transformers_class
 
         folder = _snapshot_folder(os.fspath(path))
@@ -386,14 +386,17 @@ class Tokenizer(TransformersApi):
         if not os.path.isfile(file):
             found = slow_files(folder)
             routed_class = transformers_class(config.config, model_config, names)
+            own = PIPELINE_CLASSES.get(routed_class or "")
+            if own is not None and os.path.isfile(os.path.join(folder, own)):
+                found = os.path.join(folder, own)  # (a Python class run as a pipeline of its own)
             # the files read as they are, where the class is not one slow_files rebuilds
             plain = [n for n in ("tokenizer.model", "vocab.txt") if os.path.isfile(os.path.join(folder, n))]
-            if found is not None and ((routed_class or "") in _CLASSES or not plain):
+            if found is not None and ((routed_class or "") in _CLASSES or own is not None or not plain):
                 try:
                     # (the converter reads the class's keywords: special_tokens_map.json's too)
                     slow = slow_document(found, routed_class, _class_config(folder, config.config))
                 except ValueError:
-                    if not plain:
+                    if not plain or own is not None:
                         raise
                     slow = None  # (a BertTokenizer folder with vocab.txt beside vocab.json)
             if slow is not None and found is not None:

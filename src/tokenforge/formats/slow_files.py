@@ -16,7 +16,8 @@ files is refused with a ValueError naming the file and the class, as is MarianTo
 transformers runs in Python over the sentencepiece library (PYTHON_SPM_CLASSES). Two others are
 run as pipelines: M2M100Tokenizer (m2m100_document: the sentencepiece model's through
 vocab.json's ids), SiglipTokenizer (siglip_document: its canonicalization as normalizers) and
-Wav2Vec2CTCTokenizer (wav2vec2_document: vocab.json's characters, CTC's decode).
+Wav2Vec2CTCTokenizer (wav2vec2_document: vocab.json's characters, CTC's decode) and
+EsmTokenizer (esm_document: vocab.txt's tokens matched anywhere in the text).
 The neighbours: transformers_classes.py (the class table), spm_tokenizer_json.py,
 sentencepiece_model.py, tokenizer.py's from_pretrained.
 """
@@ -45,6 +46,13 @@ SPM_FILES = ("spiece.model", "sentencepiece.bpe.model", "tokenizer.model", "sour
 # code at the text's start): refused by name (M2M100Tokenizer and SiglipTokenizer, two others,
 # are m2m100_document's and siglip_document's)
 PYTHON_SPM_CLASSES = frozenset(("SiglipTokenizer", "MarianTokenizer"))
+# Python classes (no tokenizers backend) run here as pipelines of their own, and the file each reads
+PIPELINE_CLASSES = {
+    "M2M100Tokenizer": "sentencepiece.bpe.model",
+    "SiglipTokenizer": "spiece.model",
+    "Wav2Vec2CTCTokenizer": "vocab.json",
+    "EsmTokenizer": "vocab.txt",
+}
 BPE_FILES = ("vocab.json", "merges.txt")
 
 
@@ -214,6 +222,8 @@ def slow_document(file: str, class_name: str | None, config: Mapping[str, Any]) 
         return siglip_document(file, config)
     if class_name == "Wav2Vec2CTCTokenizer" and name == BPE_FILES[0]:
         return wav2vec2_document(file, config)
+    if class_name == "EsmTokenizer" and name == "vocab.txt":
+        return esm_document(file, config)
     if name == BPE_FILES[0] and not os.path.isfile(os.path.join(folder, BPE_FILES[1])):
         raise ValueError(
             f"{file}: transformers builds {class_name or 'TokenizersBackend'} from this file alone (the folder has "
@@ -440,6 +450,63 @@ def wav2vec2_document(file: str, config: Mapping[str, Any]) -> dict[str, Any]:
             "cleanup": True,
         },
     }
+
+
+def esm_document(file: str, config: Mapping[str, Any]) -> dict[str, Any]:
+    """EsmTokenizer (protein language models: a Python class over vocab.txt, one token a line)
+    as a pipeline. The class splits the text at every vocabulary token (its trie of
+    unique_no_split_tokens, longest first) and each stretch between them at whitespace, and a
+    word that is no token is the unknown token: every token an added token (the named ones
+    special), WhitespaceSplit, WordLevel. "<cls> $A <eos>" (a pair: "<cls> $A <eos> $B <eos>");
+    decode joins the tokens with spaces, as the class. ValueError naming the file for a token
+    listed twice (the class gives it two ids), an unknown, cls or eos token the file lacks (the
+    class adds no eos then, and refuses pairs)."""
+    name = "EsmTokenizer"
+    try:
+        with open(file, encoding="utf-8") as f:
+            tokens = [line.strip() for line in f.read().splitlines()]
+    except (OSError, ValueError) as e:
+        raise ValueError(f"{file}: {name} reads its vocabulary from this file: {e}") from None
+    vocab: dict[str, int] = {}
+    for i, token in enumerate(tokens):
+        if token in vocab:
+            raise ValueError(f"{file}: line {i + 1}: {token!r} is listed twice (line {vocab[token] + 1} too)")
+        vocab[token] = i
+    named = {n: _token(config, n, d) for n, d in _ESM_TOKENS}
+    named = {n: t for n, t in named.items() if config.get(n, "") is not None}  # (an explicit null: none)
+    if named.get("unk_token") not in vocab:
+        raise ValueError(f"{file}: {name} needs its unknown token {named.get('unk_token')!r} in the vocabulary")
+    special = set(named.values())
+    flags = {"single_word": False, "lstrip": False, "rstrip": False, "normalized": False}
+    cls, eos = named.get("cls_token"), named.get("eos_token")
+    if cls not in vocab or eos not in vocab:
+        raise ValueError(
+            f"{file}: {name} puts its cls and eos tokens ({cls!r}, {eos!r}) around a text; tokenforge runs it "
+            "where the vocabulary has both"
+        )
+    one = [{"SpecialToken": {"id": cls, "type_id": 0}}, {"Sequence": {"id": "A", "type_id": 0}}]
+    one.append({"SpecialToken": {"id": eos, "type_id": 0}})
+    pair = [*one, {"Sequence": {"id": "B", "type_id": 1}}, {"SpecialToken": {"id": eos, "type_id": 1}}]
+    specials = {t: {"id": t, "ids": [vocab[t]], "tokens": [t]} for t in (cls, eos)}
+    post = {"type": "TemplateProcessing", "single": one, "pair": pair, "special_tokens": specials}
+    return {
+        "version": "1.0",
+        "added_tokens": [{"id": i, "content": t, **flags, "special": t in special} for t, i in vocab.items() if t],
+        "pre_tokenizer": {"type": "WhitespaceSplit"},
+        "model": {"type": "WordLevel", "vocab": vocab, "unk_token": named["unk_token"]},
+        "post_processor": post,
+        "decoder": None,
+    }
+
+
+# EsmTokenizer's named tokens and their defaults
+_ESM_TOKENS = (
+    ("unk_token", "<unk>"),
+    ("cls_token", "<cls>"),
+    ("pad_token", "<pad>"),
+    ("mask_token", "<mask>"),
+    ("eos_token", "<eos>"),
+)
 
 
 def slow_init(doc: dict[str, Any]) -> dict[str, Any]:
