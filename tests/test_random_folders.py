@@ -220,7 +220,7 @@ def _texts(rng: random.Random, specials: list[str]) -> list[str]:
 
 
 # Seeds past the default count that failed once (each then fixed).
-FOUND: tuple[int, ...] = (26, 42, 45, 52, 56, 70, 94, 100, 106, 112, 206, 267, 347, 484)
+FOUND: tuple[int, ...] = (26, 42, 45, 52, 56, 70, 94, 100, 106, 112, 206, 267, 347, 484, 3062)
 
 
 # Seeds whose folders still differ (not fixed in the time; strict, so a fix shows).

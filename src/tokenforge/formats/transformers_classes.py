@@ -229,7 +229,9 @@ def _roberta(doc: Mapping[str, Any], config: Mapping[str, Any]) -> dict[str, Any
     built = _gpt2(doc, config)
     sep, cls = _text(config.get("sep_token"), "</s>"), _text(config.get("cls_token"), "<s>")
     trim_offsets = bool(_flag(config, "trim_offsets", True))
-    _set_roberta_processing(built, doc, sep, cls, trim_offsets, add_prefix_space)
+    # (a sep or cls token only the file's added tokens hold: the class adds those anew, and its
+    # template waits for the ids they get, class_post_processor)
+    _set_roberta_processing(built, doc, sep, cls, trim_offsets, add_prefix_space, _vocab_id)
     return built
 
 
@@ -240,9 +242,11 @@ def _set_roberta_processing(
     cls: str | None,
     trim_offsets: bool,
     add_prefix_space: bool,
+    token_id: Callable[[Mapping[str, Any], str | None], int | None] = _token_id,
 ) -> None:
-    """RoBERTa's post-processor on `built`, where the file has both the sep and cls tokens."""
-    sep_id, cls_id = _token_id(doc, sep), _token_id(doc, cls)
+    """RoBERTa's post-processor on `built`, where the file has both the sep and cls tokens (their
+    ids as `token_id` finds them)."""
+    sep_id, cls_id = token_id(doc, sep), token_id(doc, cls)
     if sep_id is not None and cls_id is not None:
         built["post_processor"] = {
             "type": "RobertaProcessing",
