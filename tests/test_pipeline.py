@@ -216,3 +216,32 @@ def test_fused_and_staged_kernels_agree(name):
     assert _rows(staged, BERT_SAMPLES[2]) == _rows(fused, BERT_SAMPLES[2])
     again = pickle.loads(pickle.dumps(staged))
     assert again.kernel == "staged" and _rows(again, BERT_SAMPLES[2]) == _rows(fused, BERT_SAMPLES[2])
+
+
+@pytest.mark.parametrize(
+    ("name", "end"), [("bert-base-uncased", "[SEP]"), ("o200k_base", "<|endoftext|>")], ids=["wordpiece", "byte-level"]
+)
+def test_template_that_skips_a_present_end(name, end):
+    """skip_present_special (SiglipTokenizer's _add_eos_if_not_present): the special token after
+    a sequence is left out where the sequence ends with it, in every path: one text (ids first
+    or rows), pairs, batches, truncation (which still keeps its room)."""
+    import dataclasses
+
+    base = tokenforge.get_tokenizer(name)
+    end_id = base.token_to_id(end)
+    template = TemplateProcessing.from_templates(f"$A {end}", f"$A {end} $B:1 {end}:1", [(end, end_id)])
+    tok = tokenforge.Tokenizer.from_spec(
+        dataclasses.replace(base.spec, post_processor=dataclasses.replace(template, skip_present_special=True))
+    )
+    plain = base.encode("hello world", add_special_tokens=False, allowed_special="all").ids
+    for text, want in [("hello world", [*plain, end_id]), (f"hello world{end}", [*plain, end_id])]:
+        got = tok.encode(text, allowed_special="all")
+        assert got.ids == want and len(got.offsets) == len(want), text
+        assert tok.encode_batch([text, "x"], allowed_special="all")[0].ids == want
+    assert tok.encode(f"hello world{end}", add_special_tokens=False, allowed_special="all").ids == [*plain, end_id]
+    pair = tok.encode(f"hello{end}", f"world{end}", allowed_special="all").ids
+    assert pair.count(end_id) == 2 and pair[-1] == end_id
+    assert tok.encode(f"a{end}", "b", allowed_special="all").ids.count(end_id) == 2
+    tok.enable_truncation(3)
+    cut = tok.encode(f"hello world again{end}", allowed_special="all").ids
+    assert len(cut) == 3 and cut[-1] == end_id and cut.count(end_id) == 1

@@ -342,9 +342,9 @@ class WordPiece:
 
     def set_pad_token(self, pad_token: str) -> None: ...
 
-    def set_template(self, single: object, pair: object, default_process: bool = False, parts_typed: bool = False) -> None:
+    def set_template(self, single: object, pair: object, default_process: bool = False, parts_typed: bool = False, skip_present_special: bool = False) -> None:
         """
-        Pieces [(is_sequence, sequence 0|1, type_id, [special ids][, [the texts they show]])] for one and for two texts; default_process=True where there is no post-processor (sequence ranges as HF's default_process); parts_typed=True where overflowing parts take the template's type ids when special tokens are added (HF's RobertaProcessing, BertProcessing), not their sequence's index.
+        Pieces [(is_sequence, sequence 0|1, type_id, [special ids][, [the texts they show]])] for one and for two texts; default_process=True where there is no post-processor (sequence ranges as HF's default_process); parts_typed=True where overflowing parts take the template's type ids when special tokens are added (HF's RobertaProcessing, BertProcessing), not their sequence's index; skip_present_special=True where a special token of one id after a sequence is left out when the sequence ends with it (transformers' _add_eos_if_not_present).
         """
 
     def set_truncation(self, enabled: bool, max_length: int = 0, stride: int = 0, strategy: int = 0, from_left: bool = False) -> None:
@@ -399,9 +399,9 @@ class ByteLevelBpe:
 
     def set_pad_token(self, pad_token: str) -> None: ...
 
-    def set_template(self, single: object, pair: object, default_process: bool = False, parts_typed: bool = False) -> None:
+    def set_template(self, single: object, pair: object, default_process: bool = False, parts_typed: bool = False, skip_present_special: bool = False) -> None:
         """
-        Pieces [(is_sequence, sequence 0|1, type_id, [special ids][, [the texts they show]])] for one and for two texts; default_process=True where there is no post-processor (sequence ranges as HF's default_process); parts_typed=True where overflowing parts take the template's type ids when special tokens are added (HF's RobertaProcessing, BertProcessing), not their sequence's index.
+        Pieces [(is_sequence, sequence 0|1, type_id, [special ids][, [the texts they show]])] for one and for two texts; default_process=True where there is no post-processor (sequence ranges as HF's default_process); parts_typed=True where overflowing parts take the template's type ids when special tokens are added (HF's RobertaProcessing, BertProcessing), not their sequence's index; skip_present_special=True where a special token of one id after a sequence is left out when the sequence ends with it (transformers' _add_eos_if_not_present).
         """
 
     def set_truncation(self, enabled: bool, max_length: int = 0, stride: int = 0, strategy: int = 0, from_left: bool = False) -> None:
@@ -455,9 +455,9 @@ class SpmTokenizer:
 
     def set_pad_token(self, pad_token: str) -> None: ...
 
-    def set_template(self, single: object, pair: object, default_process: bool = False, parts_typed: bool = False) -> None:
+    def set_template(self, single: object, pair: object, default_process: bool = False, parts_typed: bool = False, skip_present_special: bool = False) -> None:
         """
-        Pieces [(is_sequence, sequence 0|1, type_id, [special ids][, [the texts they show]])] for one and for two texts; default_process=True where there is no post-processor (sequence ranges as HF's default_process); parts_typed=True where overflowing parts take the template's type ids when special tokens are added (HF's RobertaProcessing, BertProcessing), not their sequence's index.
+        Pieces [(is_sequence, sequence 0|1, type_id, [special ids][, [the texts they show]])] for one and for two texts; default_process=True where there is no post-processor (sequence ranges as HF's default_process); parts_typed=True where overflowing parts take the template's type ids when special tokens are added (HF's RobertaProcessing, BertProcessing), not their sequence's index; skip_present_special=True where a special token of one id after a sequence is left out when the sequence ends with it (transformers' _add_eos_if_not_present).
         """
 
     def set_truncation(self, enabled: bool, max_length: int = 0, stride: int = 0, strategy: int = 0, from_left: bool = False) -> None:
@@ -518,9 +518,9 @@ class Staged:
 
     def set_pad_token(self, pad_token: str) -> None: ...
 
-    def set_template(self, single: object, pair: object, default_process: bool = False, parts_typed: bool = False) -> None:
+    def set_template(self, single: object, pair: object, default_process: bool = False, parts_typed: bool = False, skip_present_special: bool = False) -> None:
         """
-        Pieces [(is_sequence, sequence 0|1, type_id, [special ids][, [the texts they show]])] for one and for two texts; default_process=True where there is no post-processor (sequence ranges as HF's default_process); parts_typed=True where overflowing parts take the template's type ids when special tokens are added (HF's RobertaProcessing, BertProcessing), not their sequence's index.
+        Pieces [(is_sequence, sequence 0|1, type_id, [special ids][, [the texts they show]])] for one and for two texts; default_process=True where there is no post-processor (sequence ranges as HF's default_process); parts_typed=True where overflowing parts take the template's type ids when special tokens are added (HF's RobertaProcessing, BertProcessing), not their sequence's index; skip_present_special=True where a special token of one id after a sequence is left out when the sequence ends with it (transformers' _add_eos_if_not_present).
         """
 
     def set_truncation(self, enabled: bool, max_length: int = 0, stride: int = 0, strategy: int = 0, from_left: bool = False) -> None:
@@ -640,9 +640,9 @@ class ByteLevelHfBpe:
 
     def set_pad_token(self, pad_token: str) -> None: ...
 
-    def set_template(self, single: object, pair: object, default_process: bool = False, parts_typed: bool = False) -> None:
+    def set_template(self, single: object, pair: object, default_process: bool = False, parts_typed: bool = False, skip_present_special: bool = False) -> None:
         """
-        Pieces [(is_sequence, sequence 0|1, type_id, [special ids][, [the texts they show]])] for one and for two texts; default_process=True where there is no post-processor (sequence ranges as HF's default_process); parts_typed=True where overflowing parts take the template's type ids when special tokens are added (HF's RobertaProcessing, BertProcessing), not their sequence's index.
+        Pieces [(is_sequence, sequence 0|1, type_id, [special ids][, [the texts they show]])] for one and for two texts; default_process=True where there is no post-processor (sequence ranges as HF's default_process); parts_typed=True where overflowing parts take the template's type ids when special tokens are added (HF's RobertaProcessing, BertProcessing), not their sequence's index; skip_present_special=True where a special token of one id after a sequence is left out when the sequence ends with it (transformers' _add_eos_if_not_present).
         """
 
     def set_truncation(self, enabled: bool, max_length: int = 0, stride: int = 0, strategy: int = 0, from_left: bool = False) -> None:
@@ -710,9 +710,9 @@ class SpmHfBpe:
 
     def set_pad_token(self, pad_token: str) -> None: ...
 
-    def set_template(self, single: object, pair: object, default_process: bool = False, parts_typed: bool = False) -> None:
+    def set_template(self, single: object, pair: object, default_process: bool = False, parts_typed: bool = False, skip_present_special: bool = False) -> None:
         """
-        Pieces [(is_sequence, sequence 0|1, type_id, [special ids][, [the texts they show]])] for one and for two texts; default_process=True where there is no post-processor (sequence ranges as HF's default_process); parts_typed=True where overflowing parts take the template's type ids when special tokens are added (HF's RobertaProcessing, BertProcessing), not their sequence's index.
+        Pieces [(is_sequence, sequence 0|1, type_id, [special ids][, [the texts they show]])] for one and for two texts; default_process=True where there is no post-processor (sequence ranges as HF's default_process); parts_typed=True where overflowing parts take the template's type ids when special tokens are added (HF's RobertaProcessing, BertProcessing), not their sequence's index; skip_present_special=True where a special token of one id after a sequence is left out when the sequence ends with it (transformers' _add_eos_if_not_present).
         """
 
     def set_truncation(self, enabled: bool, max_length: int = 0, stride: int = 0, strategy: int = 0, from_left: bool = False) -> None:
@@ -775,9 +775,9 @@ class UnigramHf:
 
     def set_pad_token(self, pad_token: str) -> None: ...
 
-    def set_template(self, single: object, pair: object, default_process: bool = False, parts_typed: bool = False) -> None:
+    def set_template(self, single: object, pair: object, default_process: bool = False, parts_typed: bool = False, skip_present_special: bool = False) -> None:
         """
-        Pieces [(is_sequence, sequence 0|1, type_id, [special ids][, [the texts they show]])] for one and for two texts; default_process=True where there is no post-processor (sequence ranges as HF's default_process); parts_typed=True where overflowing parts take the template's type ids when special tokens are added (HF's RobertaProcessing, BertProcessing), not their sequence's index.
+        Pieces [(is_sequence, sequence 0|1, type_id, [special ids][, [the texts they show]])] for one and for two texts; default_process=True where there is no post-processor (sequence ranges as HF's default_process); parts_typed=True where overflowing parts take the template's type ids when special tokens are added (HF's RobertaProcessing, BertProcessing), not their sequence's index; skip_present_special=True where a special token of one id after a sequence is left out when the sequence ends with it (transformers' _add_eos_if_not_present).
         """
 
     def set_truncation(self, enabled: bool, max_length: int = 0, stride: int = 0, strategy: int = 0, from_left: bool = False) -> None:

@@ -1140,7 +1140,10 @@ def _set_class_post_processor(
             trim = roberta_trim_offsets(config.config)
             if trim is not None:
                 options["trim_offsets"] = trim
-        spec = dataclasses.replace(spec, post_processor=TemplateProcessing.from_json(post))
+        template = TemplateProcessing.from_json(post)
+        if class_name == "SiglipTokenizer":  # (its _add_eos_if_not_present)
+            template = dataclasses.replace(template, skip_present_special=True)
+        spec = dataclasses.replace(spec, post_processor=template)
     rebuilt = Tokenizer.from_spec(dataclasses.replace(spec, options=options))
     tok.__dict__.update(rebuilt.__dict__)
     for stale in tok.__dict__.keys() - rebuilt.__dict__.keys():

@@ -316,6 +316,9 @@ struct PostProcessor {
   // only the whole text's), but where this is true and special tokens are added: then they take
   // the template's (HF's RobertaProcessing and BertProcessing build their parts anew).
   bool parts_typed = false;
+  // transformers' _add_eos_if_not_present (SiglipTokenizer's Python class): a special piece of
+  // one id right after a sequence is left out where that sequence already ends with the id.
+  bool skip_present_special = false;
   TruncationParams truncation;
   PaddingParams padding;
 
@@ -328,7 +331,7 @@ struct PostProcessor {
 
   // Whether process() of one text only puts the template's special ids around its ids (no
   // truncation, no padding): then ids_around gives them, and a kernel may compute ids first.
-  bool ids_only(bool is_pair) const { return !is_pair && !truncate && !pad; }
+  bool ids_only(bool is_pair) const { return !is_pair && !truncate && !pad && !skip_present_special; }
   // The ids process() puts before and after one text's ids (nothing without add_special).
   void ids_around(bool add_special, std::vector<uint32_t>& before, std::vector<uint32_t>& after) const {
     if (!add_special) return;
@@ -350,7 +353,13 @@ struct PostProcessor {
       set_sequence(a, 0, !default_process);
       if (b) set_sequence(*b, 1, !default_process);
     }
-    const std::vector<TemplatePiece>& pieces = b ? pair : single;
+    const std::vector<TemplatePiece>* chosen = b ? &pair : &single;
+    std::vector<TemplatePiece> kept;
+    if (skip_present_special && add_special) {
+      kept = without_present(*chosen, a, b);
+      chosen = &kept;
+    }
+    const std::vector<TemplatePiece>& pieces = *chosen;
     Encoded out;
     if (!b && a.overflowing.empty()) {
       // The common case, one text and nothing cut off: special rows go around its own rows.
@@ -433,6 +442,20 @@ struct PostProcessor {
   }
 
  private:
+  // `pieces` without each one-id special piece that follows a sequence ending with that id.
+  static std::vector<TemplatePiece> without_present(const std::vector<TemplatePiece>& pieces, const Encoded& a,
+                                                    const Encoded* b) {
+    std::vector<TemplatePiece> kept;
+    for (size_t i = 0; i < pieces.size(); ++i) {
+      const TemplatePiece& p = pieces[i];
+      if (i > 0 && !p.is_sequence && p.special_ids.size() == 1 && pieces[i - 1].is_sequence) {
+        const Encoded* seq = pieces[i - 1].sequence == 0 ? &a : b;
+        if (seq && !seq->rows.empty() && seq->rows.back().id == p.special_ids[0]) continue;
+      }
+      kept.push_back(p);
+    }
+    return kept;
+  }
   static void set_sequence(Encoded& e, uint32_t sequence, bool parts) {
     for (Row& r : e.rows) r.sequence = uint8_t(sequence) & 3;
     e.sequences = uint8_t(e.sequences | 1u << sequence);

@@ -522,21 +522,26 @@ void bind_pipeline(nb::class_<Py>& c, nb::object default_allowed, const char* en
        "set_pad_token", [](Py& t, const std::string& pad) { t.set_pad_token(pad); }, nb::arg("pad_token"))
       .def(
           "set_template",
-          [](Py& t, nb::handle single, nb::handle pair, bool default_process, bool parts_typed) {
+          [](Py& t, nb::handle single, nb::handle pair, bool default_process, bool parts_typed,
+             bool skip_present_special) {
             std::vector<TemplatePiece> one = template_of(single), two = template_of(pair);
             t.change_post([&](PostProcessor& p) {
               p.single = std::move(one);
               p.pair = std::move(two);
               p.default_process = default_process;
               p.parts_typed = parts_typed;
+              p.skip_present_special = skip_present_special;
             });
           },
           nb::arg("single"), nb::arg("pair"), nb::arg("default_process") = false, nb::arg("parts_typed") = false,
+          nb::arg("skip_present_special") = false,
           "Pieces [(is_sequence, sequence 0|1, type_id, [special ids][, [the texts they show]])] for one and for two "
           "texts; "
           "default_process=True where there is no post-processor (sequence ranges as HF's default_process); "
           "parts_typed=True where overflowing parts take the template's type ids when special tokens are added "
-          "(HF's RobertaProcessing, BertProcessing), not their sequence's index.")
+          "(HF's RobertaProcessing, BertProcessing), not their sequence's index; skip_present_special=True where a "
+          "special token of one id after a sequence is left out when the sequence ends with it (transformers' "
+          "_add_eos_if_not_present).")
       .def(
           "set_truncation",
           [](Py& t, bool enabled, size_t max_length, size_t stride, int strategy, bool from_left) {

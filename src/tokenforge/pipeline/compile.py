@@ -298,7 +298,12 @@ def set_template(native: Any, post: Any) -> None:
     """The post-processor's template on `native`; without one, the sequences as they are, B
     with type id 1, and one text without sequence ranges (HF's default_process)."""
     if post is not None:
-        native.set_template(post.native_pieces(False), post.native_pieces(True), parts_typed=post.parts_typed)
+        native.set_template(
+            post.native_pieces(False),
+            post.native_pieces(True),
+            parts_typed=post.parts_typed,
+            skip_present_special=post.skip_present_special,
+        )
     else:
         native.set_template([(True, 0, 0, [])], [(True, 0, 0, []), (True, 1, 1, [])], default_process=True)
 

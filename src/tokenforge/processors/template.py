@@ -51,6 +51,10 @@ class TemplateProcessing:
     # RobertaProcessing and BertProcessing build their parts anew); else, as HF's
     # TemplateProcessing leaves them, their sequence's index.
     parts_typed: bool = False
+    # transformers' _add_eos_if_not_present (SiglipTokenizer's Python class): a special token of
+    # one id right after a sequence is left out where the sequence already ends with it. No
+    # tokenizer.json says this; to_json leaves it out.
+    skip_present_special: bool = False
 
     @classmethod
     def from_templates(
