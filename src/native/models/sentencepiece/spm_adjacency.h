@@ -203,6 +203,26 @@ class PieceAdjacency {
     return pairs;
   }
 
+  // cut_on (without a check) over text whose character at i is ASCII byte b and ends there:
+  // the cut before b, its info where the character before it is outside ASCII, and st past it.
+  // (For a normalizer's step that writes one ASCII byte, a replaced character's: no call of
+  // cut_on for it.)
+  TF_NOINLINE void cut_ascii(uint8_t b, size_t i, bool escape, CutState& st, uint32_t* const base, uint32_t*& w,
+                             uint32_t* const info_at) const {
+    *w = uint32_t(i);
+    if (st.prev_byte < 0x80) {  // (as cut_on's runs of ASCII)
+      w += ascii_cuts_[size_t(escape) << 14 | size_t(st.prev_byte) << 7 | b];
+    } else {  // (as cut_on's character after a run, with infos)
+      const uint32_t c = read_char(b, escape), c_info = info(c);
+      info_at[w - base] = c_info;
+      w += !((((st.prev_info >> 1) & c_info & kJoinsPrevious) && may_join(st.prev, c)) ||
+             (lone_unknown(st.prev_info) & lone_unknown(c_info)));
+      st.prev = c;
+      st.prev_info = c_info;
+    }
+    st.prev_byte = b;
+  }
+
   // Cuts s[i..n) after what st says came before it: writes at w (then past what it wrote) the
   // segment starts there, and with kInfos the infos in step (info_at[k] for base[k]). Returns
   // where it stopped: n, or (with a Check whose kOn is set: the text is a normalizer's input,

@@ -365,8 +365,11 @@ class SpmUnigramModel {
           from = len;
           begun = true;
         }
-        adjacency.cut_on<true>(o, from, out.size(), fused.escape_, state, base, w, cache.infos.data(),
-                               PieceAdjacency::NoCheck{});
+        if (out.size() - from == 1 && o[from] < 0x80)  // (a replaced character's one byte, mostly)
+          adjacency.cut_ascii(o[from], from, fused.escape_, state, base, w, cache.infos.data());
+        else
+          adjacency.cut_on<true>(o, from, out.size(), fused.escape_, state, base, w, cache.infos.data(),
+                                 PieceAdjacency::NoCheck{});
         written = size_t(w - base);
       }
       size_t plain(const uint8_t* s, size_t at, size_t n, size_t out_n) {
