@@ -542,10 +542,8 @@ def test_siglip_folder_matches_python_class(tmp_path, config):
                 warnings.simplefilter("ignore")
                 want = ref(text, truncation=True, max_length=length)["input_ids"]
             assert ours(text, truncation=True, max_length=length)["input_ids"] == want, (text, length)
-            # (pairs cut to an even total: the Python class's longest_first gives an odd one's
-            # extra token to the first text where HF's gives it to the second, docs/usage.md)
-            got = ours(text, "y z w</s>", truncation=True, max_length=2 * length)["input_ids"]
-            assert got == ref(text, "y z w</s>", truncation=True, max_length=2 * length)["input_ids"], (text, length)
+            got = ours(text, "y z w</s>", truncation=True, max_length=length + 3)["input_ids"]
+            assert got == ref(text, "y z w</s>", truncation=True, max_length=length + 3)["input_ids"], (text, length)
 
 
 def test_siglip_differences_left(tmp_path):
@@ -751,3 +749,35 @@ def test_esm_refusals(tmp_path):
         Tokenizer.from_pretrained(_esm_folder(tmp_path, {}, ["<cls>", "A"]))
     with pytest.raises(ValueError, match=r"vocab\.txt: EsmTokenizer puts its cls and eos tokens \('<cls>', None\)"):
         Tokenizer.from_pretrained(_esm_folder(tmp_path, {"eos_token": None}))
+
+
+@pytest.mark.parametrize("kind", ["m2m100", "siglip", "wav2vec2", "esm"])
+def test_python_classes_cut_pairs_as_transformers(tmp_path, kind):
+    """transformers' Python classes cut a pair by longest_first their own way (truncate_sequences:
+    the longer text first, then both, the first keeping an odd total's extra token), not as HF
+    tokenizers does; only_first and only_second as HF. Every total from nothing cut to both cut."""
+    make = {
+        "m2m100": lambda: _m2m100_folder(tmp_path, {"src_lang": "en", "tgt_lang": "fr"}),
+        "siglip": lambda: _siglip_folder(tmp_path, {}),
+        "wav2vec2": lambda: _wav2vec2_folder(tmp_path, {}),
+        "esm": lambda: _esm_folder(tmp_path, {}),
+    }
+    folder = make[kind]()
+    ref, ours = transformers.AutoTokenizer.from_pretrained(str(folder)), Tokenizer.from_pretrained(folder)
+    pairs = [("THE KERNEL MEMORY", "PAGES"), ("MKTAYIAKQR", "MKTAYIAKQRQIS"), ("A B C D", "E F G H")]
+    pairs += [(a.lower(), b.lower()) for a, b in pairs]
+    for text, pair in pairs:
+        full = len(ref(text, pair)["input_ids"])
+        for length in range(max(full - 12, 4), full + 1):
+            for strategy in ("longest_first", "only_first", "only_second"):
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    want = ref(text, pair, truncation=strategy, max_length=length)["input_ids"]
+                if len(want) > length:
+                    # (a text too short for the cut: transformers logs an error and empties it,
+                    # tokenforge raises, as HF tokenizers)
+                    with pytest.raises(ValueError, match="too short to fit max_length"):
+                        ours(text, pair, truncation=strategy, max_length=length)
+                    continue
+                got = ours(text, pair, truncation=strategy, max_length=length)["input_ids"]
+                assert got == want, (text, pair, strategy, length)

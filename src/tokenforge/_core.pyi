@@ -348,7 +348,9 @@ class WordPiece:
         """
 
     def set_truncation(self, enabled: bool, max_length: int = 0, stride: int = 0, strategy: int = 0, from_left: bool = False) -> None:
-        """strategy: 0 longest first, 1 only first, 2 only second."""
+        """
+        strategy: 0 longest first, 1 only first, 2 only second; 3, 4, 5 the same as transformers' Python classes cut (the first text keeps an odd total's extra token; a text may be cut to nothing).
+        """
 
     def set_padding(self, enabled: bool, length: int = 0, multiple_of: int = 0, pad_id: int = 0, pad_type_id: int = 0, left: bool = False) -> None:
         """length 0: the longest of a batch."""
@@ -405,7 +407,9 @@ class ByteLevelBpe:
         """
 
     def set_truncation(self, enabled: bool, max_length: int = 0, stride: int = 0, strategy: int = 0, from_left: bool = False) -> None:
-        """strategy: 0 longest first, 1 only first, 2 only second."""
+        """
+        strategy: 0 longest first, 1 only first, 2 only second; 3, 4, 5 the same as transformers' Python classes cut (the first text keeps an odd total's extra token; a text may be cut to nothing).
+        """
 
     def set_padding(self, enabled: bool, length: int = 0, multiple_of: int = 0, pad_id: int = 0, pad_type_id: int = 0, left: bool = False) -> None:
         """length 0: the longest of a batch."""
@@ -461,7 +465,9 @@ class SpmTokenizer:
         """
 
     def set_truncation(self, enabled: bool, max_length: int = 0, stride: int = 0, strategy: int = 0, from_left: bool = False) -> None:
-        """strategy: 0 longest first, 1 only first, 2 only second."""
+        """
+        strategy: 0 longest first, 1 only first, 2 only second; 3, 4, 5 the same as transformers' Python classes cut (the first text keeps an odd total's extra token; a text may be cut to nothing).
+        """
 
     def set_padding(self, enabled: bool, length: int = 0, multiple_of: int = 0, pad_id: int = 0, pad_type_id: int = 0, left: bool = False) -> None:
         """length 0: the longest of a batch."""
@@ -524,7 +530,9 @@ class Staged:
         """
 
     def set_truncation(self, enabled: bool, max_length: int = 0, stride: int = 0, strategy: int = 0, from_left: bool = False) -> None:
-        """strategy: 0 longest first, 1 only first, 2 only second."""
+        """
+        strategy: 0 longest first, 1 only first, 2 only second; 3, 4, 5 the same as transformers' Python classes cut (the first text keeps an odd total's extra token; a text may be cut to nothing).
+        """
 
     def set_padding(self, enabled: bool, length: int = 0, multiple_of: int = 0, pad_id: int = 0, pad_type_id: int = 0, left: bool = False) -> None:
         """length 0: the longest of a batch."""
@@ -646,7 +654,9 @@ class ByteLevelHfBpe:
         """
 
     def set_truncation(self, enabled: bool, max_length: int = 0, stride: int = 0, strategy: int = 0, from_left: bool = False) -> None:
-        """strategy: 0 longest first, 1 only first, 2 only second."""
+        """
+        strategy: 0 longest first, 1 only first, 2 only second; 3, 4, 5 the same as transformers' Python classes cut (the first text keeps an odd total's extra token; a text may be cut to nothing).
+        """
 
     def set_padding(self, enabled: bool, length: int = 0, multiple_of: int = 0, pad_id: int = 0, pad_type_id: int = 0, left: bool = False) -> None:
         """length 0: the longest of a batch."""
@@ -716,7 +726,9 @@ class SpmHfBpe:
         """
 
     def set_truncation(self, enabled: bool, max_length: int = 0, stride: int = 0, strategy: int = 0, from_left: bool = False) -> None:
-        """strategy: 0 longest first, 1 only first, 2 only second."""
+        """
+        strategy: 0 longest first, 1 only first, 2 only second; 3, 4, 5 the same as transformers' Python classes cut (the first text keeps an odd total's extra token; a text may be cut to nothing).
+        """
 
     def set_padding(self, enabled: bool, length: int = 0, multiple_of: int = 0, pad_id: int = 0, pad_type_id: int = 0, left: bool = False) -> None:
         """length 0: the longest of a batch."""
@@ -781,7 +793,9 @@ class UnigramHf:
         """
 
     def set_truncation(self, enabled: bool, max_length: int = 0, stride: int = 0, strategy: int = 0, from_left: bool = False) -> None:
-        """strategy: 0 longest first, 1 only first, 2 only second."""
+        """
+        strategy: 0 longest first, 1 only first, 2 only second; 3, 4, 5 the same as transformers' Python classes cut (the first text keeps an odd total's extra token; a text may be cut to nothing).
+        """
 
     def set_padding(self, enabled: bool, length: int = 0, multiple_of: int = 0, pad_id: int = 0, pad_type_id: int = 0, left: bool = False) -> None:
         """length 0: the longest of a batch."""

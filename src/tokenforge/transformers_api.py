@@ -26,6 +26,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .arguments import _check_bool, _check_int
+from .formats.slow_files import PIPELINE_CLASSES
 from .threads import resolve_threads
 
 if TYPE_CHECKING:
@@ -821,7 +822,11 @@ class TransformersApi:
                     f"tokenizer stride set to {stride}, which is greater than or equal to its effective max length "
                     f"of {max_length - n_added} (= {max_length} original max length - {n_added} added special tokens), "
                 )
-            truncate = (max_length, stride, _STRATEGY[truncation_strategy], self.truncation_side == "left")
+            strategy = _STRATEGY[truncation_strategy]
+            config = self.config
+            if config is not None and config.transformers_class in PIPELINE_CLASSES:
+                strategy += 3  # (a Python class's truncate_sequences: the native pipeline's 3, 4, 5)
+            truncate = (max_length, stride, strategy, self.truncation_side == "left")
             if add_special_tokens:
                 # HF tokenizers cuts to max_length less the template's special tokens, a subtraction
                 # that wraps round where they do not fit: no truncation at all then

@@ -295,7 +295,11 @@ struct TemplatePiece {
 struct TruncationParams {
   size_t max_length = 0;
   size_t stride = 0;
-  int strategy = 0;  // 0 longest first, 1 only first, 2 only second
+  // 0 longest first, 1 only first, 2 only second; 3, 4, 5 the same as transformers' Python
+  // classes cut (truncate_sequences): longest first where both texts are cut leaves an odd
+  // total's extra token to the first text (HF's rule gives it to the longer, the second on a
+  // tie), and only first or only second may cut a text to nothing (HF's refuses).
+  int strategy = 0;
   bool from_left = false;
 };
 
@@ -488,7 +492,9 @@ struct PostProcessor {
     const size_t total = a.size() + (b ? b->size() : 0);
     if (total <= max_length) return;
     const size_t to_remove = total - max_length;
-    if (truncation.strategy == 0) {
+    const bool python = truncation.strategy >= 3;
+    const int kind = python ? truncation.strategy - 3 : truncation.strategy;
+    if (kind == 0) {
       if (!b) {
         a.truncate(total - to_remove, stride, left);
         return;
@@ -501,15 +507,16 @@ struct PostProcessor {
       if (n1 + n2 > max_length) {
         n1 = max_length / 2;
         n2 = n1 + max_length % 2;
+        if (python && !swap) std::swap(n1, n2);  // (the first text's, after the swap back)
       }
       if (swap) std::swap(n1, n2);
       a.truncate(n1, stride, left);
       b->truncate(n2, stride, left);
       return;
     }
-    Encoded* target = truncation.strategy == 1 ? &a : b;
+    Encoded* target = kind == 1 ? &a : b;
     if (!target) throw std::invalid_argument("truncation strategy only_second needs a second sequence");
-    if (target->size() <= to_remove)
+    if (target->size() < to_remove || (target->size() == to_remove && !python))
       throw std::invalid_argument("the sequence to truncate is too short to fit max_length");
     target->truncate(target->size() - to_remove, stride, left);
   }

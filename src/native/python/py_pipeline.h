@@ -513,6 +513,13 @@ class PyPipeline {
   nb::object default_added_ = nb::none(), resolver_ = nb::none();
 };
 
+// A truncation strategy as TruncationParams reads it (ValueError for another number).
+inline int check_strategy(int strategy) {
+  if (strategy < 0 || strategy > 5)
+    throw nb::value_error(("truncation strategy " + std::to_string(strategy) + " is not 0..5").c_str());
+  return strategy;
+}
+
 // The methods every pipeline class shares; `default_allowed` and `default_disallowed` are
 // allowed_special's and disallowed_special's defaults.
 template <class Py>
@@ -545,13 +552,16 @@ void bind_pipeline(nb::class_<Py>& c, nb::object default_allowed, const char* en
       .def(
           "set_truncation",
           [](Py& t, bool enabled, size_t max_length, size_t stride, int strategy, bool from_left) {
+            check_strategy(strategy);
             t.change_post([&](PostProcessor& p) {
               p.truncate = enabled;
               p.truncation = TruncationParams{max_length, stride, strategy, from_left};
             });
           },
           nb::arg("enabled"), nb::arg("max_length") = 0, nb::arg("stride") = 0, nb::arg("strategy") = 0,
-          nb::arg("from_left") = false, "strategy: 0 longest first, 1 only first, 2 only second.")
+          nb::arg("from_left") = false,
+          "strategy: 0 longest first, 1 only first, 2 only second; 3, 4, 5 the same as transformers' Python classes "
+          "cut (the first text keeps an odd total's extra token; a text may be cut to nothing).")
       .def(
           "set_padding",
           [](Py& t, bool enabled, size_t length, size_t multiple_of, uint32_t pad_id, uint32_t pad_type_id, bool left) {
@@ -623,8 +633,8 @@ void bind_pipeline(nb::class_<Py>& c, nb::object default_allowed, const char* en
             PaddingParams pp{};
             if (truncate) {
               nb::tuple tt = nb::cast<nb::tuple>(truncation);
-              tp = TruncationParams{nb::cast<size_t>(tt[0]), nb::cast<size_t>(tt[1]), nb::cast<int>(tt[2]),
-                                    nb::cast<bool>(tt[3])};
+              tp = TruncationParams{nb::cast<size_t>(tt[0]), nb::cast<size_t>(tt[1]),
+                                    check_strategy(nb::cast<int>(tt[2])), nb::cast<bool>(tt[3])};
             }
             if (pad) {
               nb::tuple pt = nb::cast<nb::tuple>(padding);
