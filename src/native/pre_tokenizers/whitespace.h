@@ -10,7 +10,7 @@ namespace tokenforge {
 
 // The spans of `\w+|[^\w\s]+` in s, with the stretches between them, as HF's Invert(regex) sees
 // them (is_match true for what lies between, which Removed then drops).
-inline void find_word_runs(const std::string& s, std::vector<MatchSpan>& out) {
+inline void find_word_runs(std::string_view s, std::vector<MatchSpan>& out) {
   out.clear();
   const uint8_t* p = reinterpret_cast<const uint8_t*>(s.data());
   const size_t n = s.size();
@@ -41,19 +41,23 @@ inline void find_word_runs(const std::string& s, std::vector<MatchSpan>& out) {
   if (prev != n || n == 0) out.push_back(MatchSpan{prev, uint32_t(n), true});
 }
 
-class WhitespacePreTokenizer : public PreTokenizer {
+class WhitespacePreTokenizer : public Cutter {
  public:
-  void pre_tokenize(PreTokenizedText& pieces) const override {
-    split_by(pieces, SplitBehavior::kRemoved, find_word_runs);
+  void cut(std::string_view text, std::vector<Cut>& out) const override {
+    cut_by(text, SplitBehavior::kRemoved, find_word_runs, out);
   }
 };
 
-class WhitespaceSplitPreTokenizer : public PreTokenizer {
+// (BertPreTokenizer's first pass)
+inline void cut_at_whitespace(std::string_view text, std::vector<Cut>& out) {
+  cut_by(
+      text, SplitBehavior::kRemoved,
+      [](std::string_view s, std::vector<MatchSpan>& spans) { find_char_matches(s, hf_is_whitespace, spans); }, out);
+}
+
+class WhitespaceSplitPreTokenizer : public Cutter {
  public:
-  void pre_tokenize(PreTokenizedText& pieces) const override {
-    split_by(pieces, SplitBehavior::kRemoved,
-             [](const std::string& s, std::vector<MatchSpan>& out) { find_char_matches(s, hf_is_whitespace, out); });
-  }
+  void cut(std::string_view text, std::vector<Cut>& out) const override { cut_at_whitespace(text, out); }
 };
 
 }  // namespace tokenforge
