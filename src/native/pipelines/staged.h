@@ -132,18 +132,19 @@ class StagedPipeline {
     Encoded e;
     e.rows.reserve(n / 4 + 8);
     std::vector<ModelToken> tokens;
-    uint32_t word = 0;  // HF's word id: the piece's index (into_encoding)
+    std::string scratch;  // (a piece for a model that reads std::string)
+    uint32_t word = 0;    // HF's word id: the piece's index (into_encoding)
     for_each_piece(
         s, n, added,
-        [&](const NormalizedText& t, size_t from, size_t to, const std::string& piece) {
+        [&](const NormalizedText& t, size_t from, size_t to, std::string_view piece) {
           tokens.clear();
-          model_->tokenize(piece, tokens);
+          model_->tokenize_view(piece, scratch, tokens);
           for (const ModelToken& tok : tokens) {
             const NormalizedText::Span span = t.piece_to_original(from, to, tok.start, tok.end);
             const auto [start, end] = chars.convert(span.start, span.end);
             push_row(e.rows, tok.id, start, end, word);
             if (tok.id == unk_id_) {
-              const std::string covered = piece.substr(tok.start, tok.end - tok.start);
+              const std::string covered(piece.substr(tok.start, tok.end - tok.start));
               if (covered != unk_piece_)
                 e.texts.push_back(TokenText{tok.id, word, start, end, 0, covered, uint32_t(e.rows.size() - 1)});
             }
@@ -178,12 +179,13 @@ class StagedPipeline {
   // `out`, without the offsets, words and names.
   bool encode_ids(const uint8_t* s, size_t n, const SpecialMatcher* added, std::vector<uint32_t>& out) const {
     std::vector<ModelToken> tokens;
+    std::string scratch;
     out.reserve(out.size() + n / 4 + 8);
     for_each_piece(
         s, n, added,
-        [&](const NormalizedText&, size_t, size_t, const std::string& piece) {
+        [&](const NormalizedText&, size_t, size_t, std::string_view piece) {
           tokens.clear();
-          model_->tokenize(piece, tokens);
+          model_->tokenize_view(piece, scratch, tokens);
           for (const ModelToken& tok : tokens) out.push_back(tok.id);
         },
         [&](const NormalizedText&, uint32_t id, bool) { out.push_back(id); });
@@ -191,21 +193,20 @@ class StagedPipeline {
   }
 
   // Each piece the model sees, in order: on_piece(t, from, to, text) for the bytes [from, to)
-  // of the normalized text t (text: those bytes), on_added(matched, id, grown) for an added
+  // of the normalized text t (text: a view of those bytes), on_added(matched, id, grown) for an added
   // token matched (its own NormalizedText). Where the pre-tokenizer only cuts (or there is
   // none), the pieces are spans of one normalized stretch, cut straight from its text; else
   // they come from pre_tokenized(), each a NormalizedText of its own (from 0, to its size).
   template <class OnPiece, class OnAdded>
   void for_each_piece(const uint8_t* s, size_t n, const SpecialMatcher* added, OnPiece&& on_piece,
                       OnAdded&& on_added) const {
-    std::string piece;  // the piece's bytes, for the model (reused: no allocation a piece)
     if (pre_tokenizer_ && !pre_tokenizer_->only_cuts()) {
       const PreTokenizedText pieces = pre_tokenized(s, n, added);
       for (const TextPiece& p : pieces.pieces()) {
         if (p.is_added)
           on_added(p.text, p.added_id, p.grown);
         else
-          on_piece(p.text, 0, p.text.size(), p.text.text());
+          on_piece(p.text, 0, p.text.size(), std::string_view(p.text.text()));
       }
       return;
     }
@@ -214,10 +215,7 @@ class StagedPipeline {
         s, n, added,
         [&](NormalizedText& t, size_t from, size_t to, bool) {
           const std::string& text = t.text();
-          auto give = [&](size_t a, size_t b) {
-            piece.assign(text, a, b - a);
-            on_piece(t, a, b, piece);
-          };
+          auto give = [&](size_t a, size_t b) { on_piece(t, a, b, std::string_view(text).substr(a, b - a)); };
           if (!pre_tokenizer_) {
             if (from < to) give(from, to);
             return;

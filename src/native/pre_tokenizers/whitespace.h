@@ -3,6 +3,9 @@
 // unicode/hf_chars.h) and drops what lies between; WhitespaceSplit drops whitespace
 // (char::is_whitespace) and keeps the rest.
 #pragma once
+#include <array>
+#include <cstdint>
+
 #include "pre_tokenizers/pre_tokenizer.h"
 #include "unicode/hf_chars.h"
 
@@ -14,8 +17,20 @@ inline void find_word_runs(std::string_view s, std::vector<MatchSpan>& out) {
   out.clear();
   const uint8_t* p = reinterpret_cast<const uint8_t*>(s.data());
   const size_t n = s.size();
-  enum Kind { kWord, kOther, kSpace };
+  enum Kind : uint8_t { kWord, kOther, kSpace };
+  static constexpr std::array<uint8_t, 128> kAscii = [] {  // each ASCII character's Kind
+    std::array<uint8_t, 128> kinds{};
+    for (uint32_t c = 0; c < 128; ++c) {
+      const bool word = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+      kinds[c] = word ? kWord : (c == ' ' || (c >= '\t' && c <= '\r')) ? kSpace : kOther;
+    }
+    return kinds;
+  }();
   auto kind_at = [&](size_t i, size_t& len) {
+    if (p[i] < 0x80) {
+      len = 1;
+      return Kind(kAscii[p[i]]);
+    }
     const uint32_t cp = decode_utf8(p + i, n - i, len);
     return hf_is_regex_word(cp) ? kWord : hf_is_regex_space(cp) ? kSpace : kOther;
   };
@@ -28,6 +43,7 @@ inline void find_word_runs(std::string_view s, std::vector<MatchSpan>& out) {
       continue;
     }
     size_t j = i + len;
+    while (j < n && p[j] < 0x80 && kAscii[p[j]] == k) ++j;  // (an ASCII run at a time)
     while (j < n) {
       size_t l2;
       if (kind_at(j, l2) != k) break;

@@ -44,10 +44,16 @@ class NormalizedText {
 
   // s[0..n) as it is, the input bytes [shift, shift + n).
   NormalizedText(const char* s, size_t n, uint32_t shift) : text_(s, n), original_{shift, uint32_t(shift + n)} {
-    alignments_.reserve(n);
+    alignments_.resize(n);
+    Span* al = alignments_.data();
     for (size_t i = 0; i < n;) {
-      const size_t len = char_length(i);
-      for (size_t k = 0; k < len; ++k) alignments_.push_back(Span{uint32_t(shift + i), uint32_t(shift + i + len)});
+      if (uint8_t(s[i]) < 0x80) {  // (most text: a byte a character)
+        al[i] = Span{uint32_t(shift + i), uint32_t(shift + i + 1)};
+        ++i;
+        continue;
+      }
+      const size_t len = std::min(char_length(i), n - i);
+      for (size_t k = 0; k < len; ++k) al[i + k] = Span{uint32_t(shift + i), uint32_t(shift + i + len)};
       i += len;
     }
   }
