@@ -8,6 +8,13 @@
 // BytesToCharOffsetConverter). The post-processor (processors/post_processing.h) then adds the template, truncates and
 // pads; decode() runs the decoder (decoders/decoder.h) over the tokens' texts.
 //
+// Where the pre-tokenizer only cuts (a Cutter: Whitespace, BertPreTokenizer, Split, Digits, ...,
+// or a Sequence of them) or there is none, no piece gets a NormalizedText of its own: the pieces
+// stay byte spans of their stretch's one normalized text, the model reads them in place and
+// their offsets map back through that text's alignments (for_each_piece, exactly as slices
+// would). encode_ids gives the ids alone (no offsets, words or names) for the ids-first path
+// of python/py_pipeline.h.
+//
 // The fused pipelines (wordpiece_tokenizer.h, byte_level_bpe.h, spm_tokenizer.h) are the fast
 // paths for their families; this one runs the rest, and where both apply they agree. Each stage
 // is built by its factory from the description (pipelines/stage_options.h); encode is const and

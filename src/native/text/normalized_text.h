@@ -3,7 +3,8 @@
 // of input bytes it came from, so that a token found in the normalized text maps back to the
 // input. Normalizers (normalizers/normalizer.h) change it through transform() and the operations
 // built on it; pre-tokenizers cut it with split() and slice() (text/pre_tokenized_text.h holds
-// the pieces); models read text().
+// the pieces), or, where they only cut, into spans that piece_to_original maps back without a
+// slice (pipelines/staged.h); models read text().
 //
 // Alignments are kept in absolute input bytes (HF keeps them relative to the piece and adds the
 // piece's shift when it reports offsets: the same numbers). `transform` follows HF's rules
