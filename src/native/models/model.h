@@ -6,6 +6,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -20,6 +21,13 @@ class Model {
   virtual ~Model() = default;
   // Appends the tokens of piece (non-empty UTF-8) to out; offsets are bytes of the piece.
   virtual void tokenize(const std::string& piece, std::vector<ModelToken>& out) const = 0;
+  // The same for a piece that is a view into a longer text (the staged pipeline's pieces are
+  // spans of one normalized text): copied into `scratch` for tokenize, unless the model reads
+  // the bytes where they are (BpeStage).
+  virtual void tokenize_view(std::string_view piece, std::string& scratch, std::vector<ModelToken>& out) const {
+    scratch.assign(piece.data(), piece.size());
+    tokenize(scratch, out);
+  }
 };
 
 }  // namespace tokenforge

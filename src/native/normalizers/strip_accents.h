@@ -10,6 +10,8 @@ namespace tokenforge {
 class StripAccentsNormalizer : public Normalizer {
  public:
   void normalize(NormalizedText& text) const override {
+    // ASCII text holds no combining mark, and filter would leave it as it is.
+    if (text.map_ascii([](uint8_t c) { return c; })) return;
     text.filter([](uint32_t cp) { return !hf_is_combining_mark(cp); });
   }
 };

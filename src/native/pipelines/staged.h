@@ -8,6 +8,13 @@
 // BytesToCharOffsetConverter). The post-processor (processors/post_processing.h) then adds the template, truncates and
 // pads; decode() runs the decoder (decoders/decoder.h) over the tokens' texts.
 //
+// Where the pre-tokenizer only cuts (a Cutter: Whitespace, BertPreTokenizer, Split, Digits, ...,
+// or a Sequence of them) or there is none, no piece gets a NormalizedText of its own: the pieces
+// stay byte spans of their stretch's one normalized text, the model reads them in place and
+// their offsets map back through that text's alignments (for_each_piece, exactly as slices
+// would). encode_ids gives the ids alone (no offsets, words or names) for the ids-first path
+// of python/py_pipeline.h.
+//
 // The fused pipelines (wordpiece_tokenizer.h, byte_level_bpe.h, spm_tokenizer.h) are the fast
 // paths for their families; this one runs the rest, and where both apply they agree. Each stage
 // is built by its factory from the description (pipelines/stage_options.h); encode is const and
@@ -17,6 +24,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -127,40 +135,40 @@ class StagedPipeline {
 
   // The model's tokens for one text, before post-processing.
   Encoded encode_sequence(const uint8_t* s, size_t n, const SpecialMatcher* added, bool trim = true) const {
-    PreTokenizedText pieces = pre_tokenized(s, n, added);
     const CharOffsets chars(s, n);
     Encoded e;
     e.rows.reserve(n / 4 + 8);
     std::vector<ModelToken> tokens;
-    uint32_t word = 0;  // HF's word id: the piece's index (into_encoding)
-    for (const TextPiece& piece : pieces.pieces()) {
-      if (piece.is_added) {
-        const NormalizedText::Span span = piece.text.original();
-        const auto [start, end] = chars.convert(span.start, span.end);
-        push_row(e.rows, piece.added_id, start, end, word++);
-        // HF's token is the text matched: where lstrip / rstrip moved the span, not the name
-        // (even at the name's length: an lstrip span that starts where an rstrip match before it
-        // ended shows "world " for " world").
-        const std::string& matched = piece.text.text();
-        if (piece.grown || piece.added_id >= name_size_.size() || matched.size() != name_size_[piece.added_id])
-          e.rows.back().name = e.name_slot(matched);
-        continue;
-      }
-      tokens.clear();
-      model_->tokenize(piece.text.text(), tokens);
-      for (const ModelToken& t : tokens) {
-        const NormalizedText::Span span = piece.text.to_original(t.start, t.end);
-        const auto [start, end] = chars.convert(span.start, span.end);
-        push_row(e.rows, t.id, start, end, word);
-        if (t.id == unk_id_) {
-          const std::string covered = piece.text.text().substr(t.start, t.end - t.start);
-          if (covered != unk_piece_)
-            e.texts.push_back(TokenText{t.id, word, start, end, 0, covered, uint32_t(e.rows.size() - 1)});
-        }
-        e.show_hidden(e.rows.size() - 1, hidden_);
-      }
-      ++word;
-    }
+    std::string scratch;  // (a piece for a model that reads std::string)
+    uint32_t word = 0;    // HF's word id: the piece's index (into_encoding)
+    for_each_piece(
+        s, n, added,
+        [&](const NormalizedText& t, size_t from, size_t to, std::string_view piece) {
+          tokens.clear();
+          model_->tokenize_view(piece, scratch, tokens);
+          for (const ModelToken& tok : tokens) {
+            const NormalizedText::Span span = t.piece_to_original(from, to, tok.start, tok.end);
+            const auto [start, end] = chars.convert(span.start, span.end);
+            push_row(e.rows, tok.id, start, end, word);
+            if (tok.id == unk_id_) {
+              const std::string covered(piece.substr(tok.start, tok.end - tok.start));
+              if (covered != unk_piece_)
+                e.texts.push_back(TokenText{tok.id, word, start, end, 0, covered, uint32_t(e.rows.size() - 1)});
+            }
+            e.show_hidden(e.rows.size() - 1, hidden_);
+          }
+          ++word;
+        },
+        [&](const NormalizedText& matched, uint32_t id, bool grown) {
+          const NormalizedText::Span span = matched.original();
+          const auto [start, end] = chars.convert(span.start, span.end);
+          push_row(e.rows, id, start, end, word++);
+          // HF's token is the text matched: where lstrip / rstrip moved the span, not the name
+          // (even at the name's length: an lstrip span that starts where an rstrip match before it
+          // ended shows "world " for " world").
+          if (grown || id >= name_size_.size() || matched.size() != name_size_[id])
+            e.rows.back().name = e.name_slot(matched.text());
+        });
     // (trim_offsets counts the spaces of the text a row shows: its name)
     e.texts_to_names();
     if (trim) trim_.apply(e);
@@ -174,35 +182,105 @@ class StagedPipeline {
   // Itself: the staged pipeline of its file (as the fused kernels built on it answer staged()).
   const StagedPipeline& staged() const { return *this; }
 
+  // Ids first (python/py_pipeline.h): the ids encode_sequence's rows would hold, appended to
+  // `out`, without the offsets, words and names.
+  bool encode_ids(const uint8_t* s, size_t n, const SpecialMatcher* added, std::vector<uint32_t>& out) const {
+    std::vector<ModelToken> tokens;
+    std::string scratch;
+    out.reserve(out.size() + n / 4 + 8);
+    for_each_piece(
+        s, n, added,
+        [&](const NormalizedText&, size_t, size_t, std::string_view piece) {
+          tokens.clear();
+          model_->tokenize_view(piece, scratch, tokens);
+          for (const ModelToken& tok : tokens) out.push_back(tok.id);
+        },
+        [&](const NormalizedText&, uint32_t id, bool) { out.push_back(id); });
+    return true;
+  }
+
+  // Each piece the model sees, in order: on_piece(t, from, to, text) for the bytes [from, to)
+  // of the normalized text t (text: a view of those bytes), on_added(matched, id, grown) for an added
+  // token matched (its own NormalizedText). Where the pre-tokenizer only cuts (or there is
+  // none), the pieces are spans of one normalized stretch, cut straight from its text; else
+  // they come from pre_tokenized(), each a NormalizedText of its own (from 0, to its size).
+  template <class OnPiece, class OnAdded>
+  void for_each_piece(const uint8_t* s, size_t n, const SpecialMatcher* added, OnPiece&& on_piece,
+                      OnAdded&& on_added) const {
+    if (pre_tokenizer_ && !pre_tokenizer_->only_cuts()) {
+      const PreTokenizedText pieces = pre_tokenized(s, n, added);
+      for (const TextPiece& p : pieces.pieces()) {
+        if (p.is_added)
+          on_added(p.text, p.added_id, p.grown);
+        else
+          on_piece(p.text, 0, p.text.size(), std::string_view(p.text.text()));
+      }
+      return;
+    }
+    std::vector<Cut> cuts;
+    stretches(
+        s, n, added,
+        [&](NormalizedText& t, size_t from, size_t to, bool) {
+          const std::string& text = t.text();
+          auto give = [&](size_t a, size_t b) { on_piece(t, a, b, std::string_view(text).substr(a, b - a)); };
+          if (!pre_tokenizer_) {
+            if (from < to) give(from, to);
+            return;
+          }
+          cuts.clear();
+          pre_tokenizer_->cut(std::string_view(text).substr(from, to - from), cuts);
+          for (const Cut& c : cuts) give(from + c.start, from + c.end);
+        },
+        on_added);
+  }
+
   // The pieces the model would see: HF's AddedVocabulary::extract_and_normalize (the raw
   // tokens matched in the input, the stretches between them normalized, the normalized tokens
   // matched in those), then pre-tokenized.
   PreTokenizedText pre_tokenized(const uint8_t* s, size_t n, const SpecialMatcher* added) const {
     PreTokenizedText pieces;
+    stretches(
+        s, n, added,
+        [&](NormalizedText& t, size_t from, size_t to, bool whole) {
+          if (whole)
+            pieces.add_text(std::move(t));
+          else
+            pieces.add_text(t.slice(from, to));
+        },
+        [&](NormalizedText&& matched, uint32_t id, bool grown) { pieces.add_token(std::move(matched), id, grown); });
+    if (pre_tokenizer_) pre_tokenizer_->pre_tokenize(pieces);
+    return pieces;
+  }
+
+  // HF's AddedVocabulary::extract_and_normalize, in order: on_text(t, from, to, whole) for the
+  // bytes [from, to) of a normalized stretch t (the input between raw added tokens, normalized
+  // and resliced as HF slices it; given several times, for the parts between its normalized
+  // added tokens, or once whole, when t may be moved from), on_added(matched, id, grown) for an
+  // added token matched (a slice of the input or of t).
+  template <class OnText, class OnAdded>
+  void stretches(const uint8_t* s, size_t n, const SpecialMatcher* added, OnText&& on_text, OnAdded&& on_added) const {
     const char* text = reinterpret_cast<const char*>(s);
     auto add_text = [&](size_t from, size_t to) {
       NormalizedText t(text + from, to - from, uint32_t(from));
       if (normalizer_) normalizer_->normalize(t);
+      t.reslice();
       if (!added || added->normalized().empty()) {
-        t.reslice();
-        pieces.add_text(std::move(t));
+        on_text(t, 0, t.size(), true);
         return;
       }
       const std::string& normalized = t.text();
       find_added(
           added->normalized(), reinterpret_cast<const uint8_t*>(normalized.data()), normalized.size(),
-          [&](size_t a, size_t b) { pieces.add_text(t.slice(a, b)); },
-          [&](const SpecialMatch& m) { pieces.add_token(t.slice(m.pos, m.pos + m.len), m.id, m.grown); });
+          [&](size_t a, size_t b) { on_text(t, a, b, false); },
+          [&](const SpecialMatch& m) { on_added(t.slice(m.pos, m.pos + m.len), m.id, m.grown); });
     };
     if (added && !added->raw().empty()) {
       find_added(added->raw(), s, n, add_text, [&](const SpecialMatch& m) {
-        pieces.add_token(NormalizedText(text + m.pos, m.len, uint32_t(m.pos)), m.id, m.grown);
+        on_added(NormalizedText(text + m.pos, m.len, uint32_t(m.pos)), m.id, m.grown);
       });
     } else if (n > 0) {
       add_text(0, n);
     }
-    if (pre_tokenizer_) pre_tokenizer_->pre_tokenize(pieces);
-    return pieces;
   }
 
   // The normalizer's text for s (HF's normalize_str).

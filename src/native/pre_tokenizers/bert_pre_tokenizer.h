@@ -2,17 +2,22 @@
 // character (ASCII punctuation or Unicode P*, Unicode 8.0) a piece of its own.
 #pragma once
 #include "pre_tokenizers/pre_tokenizer.h"
+#include "pre_tokenizers/whitespace.h"
 #include "unicode/hf_chars.h"
 
 namespace tokenforge {
 
-class BertPreTokenizer : public PreTokenizer {
+class BertPreTokenizer : public Cutter {
  public:
-  void pre_tokenize(PreTokenizedText& pieces) const override {
-    split_by(pieces, SplitBehavior::kRemoved,
-             [](const std::string& s, std::vector<MatchSpan>& out) { find_char_matches(s, hf_is_whitespace, out); });
-    split_by(pieces, SplitBehavior::kIsolated,
-             [](const std::string& s, std::vector<MatchSpan>& out) { find_char_matches(s, hf_is_punctuation, out); });
+  void cut(std::string_view text, std::vector<Cut>& out) const override {
+    const size_t from = out.size();
+    cut_at_whitespace(text, out);
+    cut_again(text, out, from, [](std::string_view piece, std::vector<Cut>& pieces) {
+      cut_by(
+          piece, SplitBehavior::kIsolated,
+          [](std::string_view s, std::vector<MatchSpan>& spans) { find_char_matches(s, hf_is_punctuation, spans); },
+          pieces);
+    });
   }
 };
 

@@ -7,14 +7,17 @@
 
 namespace tokenforge {
 
-class CharDelimiterSplitPreTokenizer : public PreTokenizer {
+class CharDelimiterSplitPreTokenizer : public Cutter {
  public:
   explicit CharDelimiterSplitPreTokenizer(uint32_t delimiter) : delimiter_(delimiter) {}
-  void pre_tokenize(PreTokenizedText& pieces) const override {
+  void cut(std::string_view text, std::vector<Cut>& out) const override {
     const uint32_t d = delimiter_;
-    split_by(pieces, SplitBehavior::kRemoved, [d](const std::string& s, std::vector<MatchSpan>& out) {
-      find_char_matches(s, [d](uint32_t cp) { return cp == d; }, out);
-    });
+    cut_by(
+        text, SplitBehavior::kRemoved,
+        [d](std::string_view s, std::vector<MatchSpan>& spans) {
+          find_char_matches(s, [d](uint32_t cp) { return cp == d; }, spans);
+        },
+        out);
   }
 
  private:

@@ -6,12 +6,13 @@
 
 namespace tokenforge {
 
-class DigitsPreTokenizer : public PreTokenizer {
+class DigitsPreTokenizer : public Cutter {
  public:
   explicit DigitsPreTokenizer(bool individual) : individual_(individual) {}
-  void pre_tokenize(PreTokenizedText& pieces) const override {
-    split_by(pieces, individual_ ? SplitBehavior::kIsolated : SplitBehavior::kContiguous,
-             [](const std::string& s, std::vector<MatchSpan>& out) { find_char_matches(s, hf_is_numeric, out); });
+  void cut(std::string_view text, std::vector<Cut>& out) const override {
+    cut_by(
+        text, individual_ ? SplitBehavior::kIsolated : SplitBehavior::kContiguous,
+        [](std::string_view s, std::vector<MatchSpan>& spans) { find_char_matches(s, hf_is_numeric, spans); }, out);
   }
 
  private:

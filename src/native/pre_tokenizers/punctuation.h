@@ -7,12 +7,13 @@
 
 namespace tokenforge {
 
-class PunctuationPreTokenizer : public PreTokenizer {
+class PunctuationPreTokenizer : public Cutter {
  public:
   explicit PunctuationPreTokenizer(SplitBehavior behavior) : behavior_(behavior) {}
-  void pre_tokenize(PreTokenizedText& pieces) const override {
-    split_by(pieces, behavior_,
-             [](const std::string& s, std::vector<MatchSpan>& out) { find_char_matches(s, hf_is_punctuation, out); });
+  void cut(std::string_view text, std::vector<Cut>& out) const override {
+    cut_by(
+        text, behavior_,
+        [](std::string_view s, std::vector<MatchSpan>& spans) { find_char_matches(s, hf_is_punctuation, spans); }, out);
   }
 
  private:

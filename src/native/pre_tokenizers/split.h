@@ -12,7 +12,7 @@
 
 namespace tokenforge {
 
-class SplitPreTokenizer : public PreTokenizer {
+class SplitPreTokenizer : public Cutter {
  public:
   using Matcher = std::function<void(const char* s, size_t n, std::vector<MatchSpan>& out)>;
 
@@ -22,7 +22,7 @@ class SplitPreTokenizer : public PreTokenizer {
   // A matcher for a literal string.
   static Matcher string_matcher(std::string pattern) {
     return [pattern = std::move(pattern)](const char* s, size_t n, std::vector<MatchSpan>& out) {
-      find_string_matches(std::string(s, n), pattern, out);
+      find_string_matches(std::string_view(s, n), pattern, out);
     };
   }
   // A matcher for any object with find_matches(const char*, size_t, std::vector<MatchSpan>&).
@@ -38,12 +38,15 @@ class SplitPreTokenizer : public PreTokenizer {
     };
   }
 
-  void pre_tokenize(PreTokenizedText& pieces) const override {
-    split_by(pieces, behavior_, [this](const std::string& s, std::vector<MatchSpan>& out) {
-      matcher_(s.data(), s.size(), out);
-      if (invert_)
-        for (MatchSpan& m : out) m.is_match = !m.is_match;
-    });
+  void cut(std::string_view text, std::vector<Cut>& out) const override {
+    cut_by(
+        text, behavior_,
+        [this](std::string_view s, std::vector<MatchSpan>& spans) {
+          matcher_(s.data(), s.size(), spans);
+          if (invert_)
+            for (MatchSpan& m : spans) m.is_match = !m.is_match;
+        },
+        out);
   }
 
  private:

@@ -3,6 +3,9 @@
 // unicode/hf_chars.h) and drops what lies between; WhitespaceSplit drops whitespace
 // (char::is_whitespace) and keeps the rest.
 #pragma once
+#include <array>
+#include <cstdint>
+
 #include "pre_tokenizers/pre_tokenizer.h"
 #include "unicode/hf_chars.h"
 
@@ -10,12 +13,24 @@ namespace tokenforge {
 
 // The spans of `\w+|[^\w\s]+` in s, with the stretches between them, as HF's Invert(regex) sees
 // them (is_match true for what lies between, which Removed then drops).
-inline void find_word_runs(const std::string& s, std::vector<MatchSpan>& out) {
+inline void find_word_runs(std::string_view s, std::vector<MatchSpan>& out) {
   out.clear();
   const uint8_t* p = reinterpret_cast<const uint8_t*>(s.data());
   const size_t n = s.size();
-  enum Kind { kWord, kOther, kSpace };
+  enum Kind : uint8_t { kWord, kOther, kSpace };
+  static constexpr std::array<uint8_t, 128> kAscii = [] {  // each ASCII character's Kind
+    std::array<uint8_t, 128> kinds{};
+    for (uint32_t c = 0; c < 128; ++c) {
+      const bool word = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+      kinds[c] = word ? kWord : (c == ' ' || (c >= '\t' && c <= '\r')) ? kSpace : kOther;
+    }
+    return kinds;
+  }();
   auto kind_at = [&](size_t i, size_t& len) {
+    if (p[i] < 0x80) {
+      len = 1;
+      return Kind(kAscii[p[i]]);
+    }
     const uint32_t cp = decode_utf8(p + i, n - i, len);
     return hf_is_regex_word(cp) ? kWord : hf_is_regex_space(cp) ? kSpace : kOther;
   };
@@ -28,6 +43,7 @@ inline void find_word_runs(const std::string& s, std::vector<MatchSpan>& out) {
       continue;
     }
     size_t j = i + len;
+    while (j < n && p[j] < 0x80 && kAscii[p[j]] == k) ++j;  // (an ASCII run at a time)
     while (j < n) {
       size_t l2;
       if (kind_at(j, l2) != k) break;
@@ -41,19 +57,23 @@ inline void find_word_runs(const std::string& s, std::vector<MatchSpan>& out) {
   if (prev != n || n == 0) out.push_back(MatchSpan{prev, uint32_t(n), true});
 }
 
-class WhitespacePreTokenizer : public PreTokenizer {
+class WhitespacePreTokenizer : public Cutter {
  public:
-  void pre_tokenize(PreTokenizedText& pieces) const override {
-    split_by(pieces, SplitBehavior::kRemoved, find_word_runs);
+  void cut(std::string_view text, std::vector<Cut>& out) const override {
+    cut_by(text, SplitBehavior::kRemoved, find_word_runs, out);
   }
 };
 
-class WhitespaceSplitPreTokenizer : public PreTokenizer {
+// (BertPreTokenizer's first pass)
+inline void cut_at_whitespace(std::string_view text, std::vector<Cut>& out) {
+  cut_by(
+      text, SplitBehavior::kRemoved,
+      [](std::string_view s, std::vector<MatchSpan>& spans) { find_char_matches(s, hf_is_whitespace, spans); }, out);
+}
+
+class WhitespaceSplitPreTokenizer : public Cutter {
  public:
-  void pre_tokenize(PreTokenizedText& pieces) const override {
-    split_by(pieces, SplitBehavior::kRemoved,
-             [](const std::string& s, std::vector<MatchSpan>& out) { find_char_matches(s, hf_is_whitespace, out); });
-  }
+  void cut(std::string_view text, std::vector<Cut>& out) const override { cut_at_whitespace(text, out); }
 };
 
 }  // namespace tokenforge

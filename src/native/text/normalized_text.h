@@ -3,7 +3,8 @@
 // of input bytes it came from, so that a token found in the normalized text maps back to the
 // input. Normalizers (normalizers/normalizer.h) change it through transform() and the operations
 // built on it; pre-tokenizers cut it with split() and slice() (text/pre_tokenized_text.h holds
-// the pieces); models read text().
+// the pieces), or, where they only cut, into spans that piece_to_original maps back without a
+// slice (pipelines/staged.h); models read text().
 //
 // Alignments are kept in absolute input bytes (HF keeps them relative to the piece and adds the
 // piece's shift when it reports offsets: the same numbers). `transform` follows HF's rules
@@ -16,6 +17,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -43,10 +45,16 @@ class NormalizedText {
 
   // s[0..n) as it is, the input bytes [shift, shift + n).
   NormalizedText(const char* s, size_t n, uint32_t shift) : text_(s, n), original_{shift, uint32_t(shift + n)} {
-    alignments_.reserve(n);
+    alignments_.resize(n);
+    Span* al = alignments_.data();
     for (size_t i = 0; i < n;) {
-      const size_t len = char_length(i);
-      for (size_t k = 0; k < len; ++k) alignments_.push_back(Span{uint32_t(shift + i), uint32_t(shift + i + len)});
+      if (uint8_t(s[i]) < 0x80) {  // (most text: a byte a character)
+        al[i] = Span{uint32_t(shift + i), uint32_t(shift + i + 1)};
+        ++i;
+        continue;
+      }
+      const size_t len = std::min(char_length(i), n - i);
+      for (size_t k = 0; k < len; ++k) al[i + k] = Span{uint32_t(shift + i), uint32_t(shift + i + len)};
       i += len;
     }
   }
@@ -63,9 +71,7 @@ class NormalizedText {
   // (byte-fallback tokens of a continuing_subword_prefix or end_of_word_suffix's bytes) has no
   // alignment, and HF then keeps the model's offsets as they are, unshifted.
   Span to_original(size_t start, size_t end) const {
-    if (start == end) return Span{uint32_t(original_.start + start), uint32_t(original_.start + end)};
-    if (start > end || end > alignments_.size()) return Span{uint32_t(start), uint32_t(end)};
-    return Span{alignments_[start].start, alignments_[end - 1].end};
+    return map_to_original(original_.start, alignments_.size(), alignments_.data(), start, end);
   }
 
   // The code points of the text, one call per character: on_char(cp, byte offset, byte length).
@@ -292,26 +298,44 @@ class NormalizedText {
   // The pieces of the text that `matches` (covering it, in order) leave by `behavior` (HF's
   // NormalizedString::split), appended to out; empty pieces are kept (the caller drops them).
   void split(const std::vector<MatchSpan>& matches, SplitBehavior behavior, std::vector<NormalizedText>& out) const {
+    split_pieces(matches, behavior, [&](uint32_t start, uint32_t end) { out.push_back(slice(start, end)); });
+  }
+
+  // The input bytes behind bytes [start, end) of the piece [from, to) of this text, as
+  // slice(from, to).to_original(start, end) gives them (without making the slice), or
+  // to_original(start, end) where the piece is all of the text: the staged pipeline's pieces
+  // are such spans of one normalized text (pipelines/staged.h).
+  Span piece_to_original(size_t from, size_t to, size_t start, size_t end) const {
+    const bool own = from >= to || (from == 0 && to == text_.size());  // (an empty slice: as the text's)
+    const uint32_t base = own ? uint32_t(original_.start + from) : alignments_[from].start;
+    return map_to_original(base, to - from, alignments_.data() + from, start, end);
+  }
+
+  // The pieces [start, end) that `matches` (covering a text, in order) leave by `behavior`, in
+  // order, each given to on_piece(start, end) (empty ones too): HF's NormalizedString::split
+  // without the slicing, which split() and the pre-tokenizers' cuts (pre_tokenizers/pre_tokenizer.h) share.
+  template <class F>
+  static void split_pieces(const std::vector<MatchSpan>& matches, SplitBehavior behavior, F&& on_piece) {
     struct Piece {
       uint32_t start, end;
-      bool remove;
     };
-    std::vector<Piece> pieces;
-    pieces.reserve(matches.size());
+    thread_local std::vector<Piece> pieces;  // (merged ones, before they are given)
+    pieces.clear();
     bool previous_match = false;
     switch (behavior) {
       case SplitBehavior::kIsolated:
-        for (const MatchSpan& m : matches) pieces.push_back(Piece{m.start, m.end, false});
-        break;
+        for (const MatchSpan& m : matches) on_piece(m.start, m.end);
+        return;
       case SplitBehavior::kRemoved:
-        for (const MatchSpan& m : matches) pieces.push_back(Piece{m.start, m.end, m.is_match});
-        break;
+        for (const MatchSpan& m : matches)
+          if (!m.is_match) on_piece(m.start, m.end);
+        return;
       case SplitBehavior::kContiguous:
         for (const MatchSpan& m : matches) {
           if (m.is_match == previous_match && !pieces.empty())
             pieces.back().end = m.end;
           else
-            pieces.push_back(Piece{m.start, m.end, false});
+            pieces.push_back(Piece{m.start, m.end});
           previous_match = m.is_match;
         }
         break;
@@ -320,7 +344,7 @@ class NormalizedText {
           if (m.is_match && !previous_match && !pieces.empty())
             pieces.back().end = m.end;
           else
-            pieces.push_back(Piece{m.start, m.end, false});
+            pieces.push_back(Piece{m.start, m.end});
           previous_match = m.is_match;
         }
         break;
@@ -330,17 +354,22 @@ class NormalizedText {
           if (m.is_match && !previous_match && !pieces.empty())
             pieces.back().start = m.start;
           else
-            pieces.push_back(Piece{m.start, m.end, false});
+            pieces.push_back(Piece{m.start, m.end});
           previous_match = m.is_match;
         }
         std::reverse(pieces.begin(), pieces.end());
         break;
     }
-    for (const Piece& p : pieces)
-      if (!p.remove) out.push_back(slice(p.start, p.end));
+    for (const Piece& p : pieces) on_piece(p.start, p.end);
   }
 
  private:
+  // to_original of a piece whose first input byte is `base`, of `size` bytes aligned by `al`.
+  static Span map_to_original(uint32_t base, size_t size, const Span* al, size_t start, size_t end) {
+    if (start == end) return Span{uint32_t(base + start), uint32_t(base + end)};
+    if (start > end || end > size) return Span{uint32_t(start), uint32_t(end)};
+    return Span{al[start].start, al[end - 1].end};
+  }
   size_t char_length(size_t at) const { return utf8_length(uint8_t(text_[at])); }
   // The bytes of the character at [at, at + len) aligned as its first byte (what transform gives
   // a character it replaces with one of the same length).
@@ -356,7 +385,7 @@ class NormalizedText {
 // HF's Pattern::find_matches for a predicate on characters: each matching character is a match
 // of its own, the runs between them are not.
 template <class F>
-void find_char_matches(const std::string& s, F&& is_match, std::vector<MatchSpan>& out) {
+void find_char_matches(std::string_view s, F&& is_match, std::vector<MatchSpan>& out) {
   out.clear();
   if (s.empty()) {
     out.push_back(MatchSpan{0, 0, false});
@@ -379,7 +408,7 @@ void find_char_matches(const std::string& s, F&& is_match, std::vector<MatchSpan
 
 // HF's find_matches for a literal string (a regex of the escaped string): leftmost matches that
 // do not overlap; an empty pattern matches the empty string at each character boundary.
-inline void find_string_matches(const std::string& s, const std::string& pattern, std::vector<MatchSpan>& out) {
+inline void find_string_matches(std::string_view s, const std::string& pattern, std::vector<MatchSpan>& out) {
   out.clear();
   if (s.empty()) {
     out.push_back(MatchSpan{0, 0, false});

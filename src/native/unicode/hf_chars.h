@@ -7,6 +7,7 @@
 // pre_tokenizers/).
 #pragma once
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <iterator>
 #include <vector>
@@ -82,10 +83,36 @@ inline bool hf_is_numeric(uint32_t cp) {
   return numbers.contains(cp);
 }
 
-// char::to_lowercase: appends cp's lowercase (one or more code points).
+// char::to_lowercase: appends cp's lowercase (one or more code points). The table's answers
+// are kept for the two-byte characters (Latin, Greek, Cyrillic, ...: one code point each where
+// it is one), and the Basic Multilingual Plane's 256-character blocks that the table has no
+// entry in (CJK, kana, Hangul) map to themselves without a search.
 inline void hf_lowercase(uint32_t cp, std::vector<uint32_t>& out) {
   if (cp < 0x80) {
     out.push_back(cp >= 'A' && cp <= 'Z' ? cp + 32 : cp);
+    return;
+  }
+  struct Known {
+    std::array<uint16_t, 0x800> two_byte{};  // the one code point a two-byte character maps to (0: search)
+    std::array<bool, 256> block_mapped{};    // whether the table maps any character of a BMP block
+    Known() {
+      for (const auto& e : bert_data::kLower)
+        if (e.cp < 0x10000) block_mapped[e.cp >> 8] = true;
+      std::vector<uint32_t> one;
+      for (uint32_t c = 0x80; c < 0x800; ++c) {
+        one.clear();
+        hf_chars::append_mapped(bert_data::kLower, std::size(bert_data::kLower), bert_data::kLowerData, c, one);
+        if (one.size() == 1 && one[0] > 0 && one[0] < 0x10000) two_byte[c] = uint16_t(one[0]);
+      }
+    }
+  };
+  static const Known known;
+  if (cp < 0x800 && known.two_byte[cp]) {
+    out.push_back(known.two_byte[cp]);
+    return;
+  }
+  if (cp < 0x10000 && !known.block_mapped[cp >> 8]) {
+    out.push_back(cp);
     return;
   }
   hf_chars::append_mapped(bert_data::kLower, std::size(bert_data::kLower), bert_data::kLowerData, cp, out);

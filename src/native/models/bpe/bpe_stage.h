@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -24,6 +25,9 @@ class BpeStage : public Model {
   // (Byte-fallback tokens of an affix's bytes may end past the piece, as HF's: the caller maps
   // such offsets as HF does, NormalizedText::to_original.)
   void tokenize(const std::string& piece, std::vector<ModelToken>& out) const override {
+    model_.tokenize(piece.data(), piece.size(), out);
+  }
+  void tokenize_view(std::string_view piece, std::string&, std::vector<ModelToken>& out) const override {
     model_.tokenize(piece.data(), piece.size(), out);
   }
 
