@@ -235,15 +235,26 @@ class BytePairModel {
     constexpr uint32_t kAscii = ~0u;
     uint32_t prev = kAscii;  // the previous character if non-ASCII
     for (size_t i = 0; i < n;) {
-      if (p[i] < 0x80) {
+      const uint8_t lead = p[i];
+      if (lead < 0x80) {
         prev = kAscii;
         ++i;
         continue;
       }
-      const size_t len = WholeCharacters::utf8_length(p[i]);
-      if (len == 0 || i + len > n) return merge(p, n, out, cache);  // not UTF-8 (not from a str)
-      size_t decoded;
-      const uint32_t cp = decode_utf8(p + i, len, decoded);
+      size_t len;
+      uint32_t cp;
+      if (uint8_t(lead - 0xE0) < 16 && i + 3 <= n) {  // three bytes (CJK, kana) and two, decoded here
+        len = 3;
+        cp = uint32_t(lead & 0x0F) << 12 | uint32_t(p[i + 1] & 0x3F) << 6 | (p[i + 2] & 0x3F);
+      } else if (uint8_t(lead - 0xC0) < 32 && i + 2 <= n) {
+        len = 2;
+        cp = uint32_t(lead & 0x1F) << 6 | (p[i + 1] & 0x3F);
+      } else {
+        len = WholeCharacters::utf8_length(lead);
+        if (len == 0 || i + len > n) return merge(p, n, out, cache);  // not UTF-8 (not from a str)
+        size_t decoded;
+        cp = decode_utf8(p + i, len, decoded);
+      }
       if (prev != kAscii && !split_points_.may_join(prev, cp, unsigned(p[i - 1]) << 8 | p[i])) cuts.push_back(i);
       prev = cp;
       i += len;
@@ -256,9 +267,9 @@ class BytePairModel {
     for (size_t k = 0; k < parts; ++k) {
       const size_t len = cuts[k + 1] - cuts[k];
       if (len > kShortPiece) continue;
-      keys[k].first = short_key(p + cuts[k], len, p, p + n);
-      keys[k].second = keys[k].first.hash();
-      cache.shorts.prefetch(keys[k].second);
+      keys[k].key = short_key(p + cuts[k], len, p, p + n);
+      keys[k].hash = keys[k].key.hash();
+      cache.shorts.prefetch(keys[k].hash);
     }
     // The parts are looked up in the thread's table first, all of them, and the model's slots
     // of those it lacks are prefetched (as Encoder::run does for a batch of pieces): on text
@@ -268,8 +279,8 @@ class BytePairModel {
     found.resize(parts);
     for (size_t k = 0; k < parts; ++k) {
       if (cuts[k + 1] - cuts[k] > kShortPiece) continue;
-      found[k] = cache.shorts.find(keys[k].first, keys[k].second);
-      if (!found[k]) short_tokens_.prefetch(keys[k].second);
+      found[k] = cache.shorts.find(keys[k].key, keys[k].hash);
+      if (!found[k]) short_tokens_.prefetch(keys[k].hash);
     }
     const uint32_t generation = cache.shorts.generation();
     // At most n ids in all, and emit() writes up to 3 slots past a part's last id.
@@ -285,8 +296,8 @@ class BytePairModel {
       if (is_short) {
         // A part missing before may have been stored since (the same part earlier in the piece).
         e = found[k] && cache.shorts.generation() == generation ? found[k]
-                                                                : cache.shorts.find(keys[k].first, keys[k].second);
-        if (!e) e = copy_token(keys[k].first, keys[k].second, cache);
+                                                                : cache.shorts.find(keys[k].key, keys[k].hash);
+        if (!e) e = copy_token(keys[k].key, keys[k].hash, cache);
       }
       if (e && e->exact()) {  // (a token's entry has one id, so either table can write it)
         w = cache.shorts.emit(*e, w);
@@ -294,7 +305,7 @@ class BytePairModel {
       }
       merged.clear();
       merge(part, len, merged, cache);
-      if (!e && is_short) cache.shorts.insert(keys[k].first, keys[k].second, merged.data(), merged.size());
+      if (!e && is_short) cache.shorts.insert(keys[k].key, keys[k].hash, merged.data(), merged.size());
       std::memcpy(w, merged.data(), merged.size() * sizeof(uint32_t));
       w += merged.size();
     }

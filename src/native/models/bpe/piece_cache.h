@@ -12,13 +12,17 @@
 #pragma once
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <new>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
 #include "base/bytes.h"
+#include "base/default_init.h"
 #include "base/hash_tables.h"
 #include "base/inline_hints.h"
 #include "base/pool.h"
@@ -309,10 +313,15 @@ struct MergeScratch {
   std::vector<Part> parts;
   std::vector<uint32_t> ids;
   std::vector<uint64_t> heap;
-  std::vector<size_t> cuts;                              // where a long piece is cut into parts (split_points.h)
-  std::vector<std::pair<ShortKey, uint64_t>> part_keys;  // the parts' short keys and hashes
-  std::vector<const PieceTable<2>::Entry*> part_found;   // the parts' entries in the thread's table
-  std::vector<uint32_t> part_ids;                        // a part's merge
+  std::vector<size_t> cuts;  // where a long piece is cut into parts (split_points.h)
+  struct PartKey {
+    ShortKey key;
+    uint64_t hash;
+  };
+  // (Both resized for each cut piece and then written: not zeroed first.)
+  DefaultInitVector<PartKey> part_keys;                       // the parts' short keys and hashes
+  DefaultInitVector<const PieceTable<2>::Entry*> part_found;  // the parts' entries in the thread's table
+  std::vector<uint32_t> part_ids;                             // a part's merge
 };
 
 // Room for ids that is reused and never initialized.
@@ -385,28 +394,30 @@ class PieceCache {
   // returns false. Two ways per set, the newer entry first: a new piece pushes the older out.
   bool get_long(const uint8_t* p, size_t n, uint64_t key, std::vector<uint32_t>& out) const {
     if (!long_) return false;
-    const LongSet& set = long_[set_of(key, n)];
+    const LongSet& set = long_.get()[set_of(key, n)];
     for (const Long& e : set.ways) {
-      if (e.key != key || e.n != n || std::memcmp(e.bytes(), p, n) != 0) continue;
-      out.insert(out.end(), e.data.get(), e.data.get() + e.count);
+      if (e.key != key || e.n != n || e.era != era_ || std::memcmp(e.bytes(), p, n) != 0) continue;
+      out.insert(out.end(), e.data, e.data + e.count);
       return true;
     }
     return false;
   }
   void put_long(const uint8_t* p, size_t n, uint64_t key, const uint32_t* ids, size_t count) {
-    if (!long_) long_.reset(new LongSet[size_t(1) << kLongSetsLog]);  // made on first use
-    LongSet& set = long_[set_of(key, n)];
-    std::swap(set.ways[0], set.ways[1]);  // the older entry's buffer is reused for the new one
-    Long& e = set.ways[0];
     const size_t words = count + (n + 3) / 4;  // the ids, then the bytes
-    if (e.capacity < words) {
-      e.capacity = uint32_t(std::max<size_t>(words, 32));
-      e.data.reset(new uint32_t[e.capacity]);
+    if (words > kChunkWords) return;           // (no piece of up to 256 bytes has so many ids)
+    if (!long_) make_long();
+    LongSet& set = long_.get()[set_of(key, n)];
+    std::swap(set.ways[0], set.ways[1]);  // the older entry's room is reused for the new one
+    Long& e = set.ways[0];
+    if (e.era != era_ || e.capacity < words) {
+      e.data = long_room(words);  // (may start a new era: then e is the only entry of it)
+      e.capacity = uint32_t(words);
     }
     e.key = key;
     e.n = uint32_t(n);
     e.count = uint32_t(count);
-    std::memcpy(e.data.get(), ids, count * sizeof(uint32_t));
+    e.era = era_;
+    std::memcpy(e.data, ids, count * sizeof(uint32_t));
     std::memcpy(e.bytes(), p, n);
   }
 
@@ -416,23 +427,62 @@ class PieceCache {
   static constexpr int kLongSetsLog = 13, kPairSlotsLog = 15;
   static constexpr uint64_t kKeyMask = (uint64_t(1) << 40) - 1, kEmptyPair = ~uint64_t(0);
   static constexpr uint32_t kNoMerge = 0xFFFFFF;
-  // An entry: its ids and bytes in one buffer of its own, reused by the entries that replace
-  // it. 32 bytes, so that a set is one cache line (one miss to look up a piece) and all of them
-  // 512 KiB, written on first use. (With a std::string and a std::vector each, the sets took
-  // 1 MiB and two lines, and every new long piece made two allocations.)
+  // An entry: its ids and bytes in room taken from the cache's arena (long_chunks_), reused by
+  // the entries that replace it where it is large enough. 32 bytes, so that a set is one cache
+  // line (one miss to look up a piece). Nothing in it needs constructing or destroying: the
+  // sets come zeroed from calloc (fresh pages from the kernel where the allocator maps the
+  // block anew; after a model's load has freed large blocks glibc takes it from its heap and
+  // zeroes it itself, 0.52 M instructions, as the constructors did), and an all-zero entry
+  // matches no piece (its n is 0, its era 0). (Each entry once had a buffer of its own: 4,424
+  // allocations in a first pass over 0.5 MB of man/ja, about a million instructions.)
   struct Long {
-    uint64_t key = 0;
-    std::unique_ptr<uint32_t[]> data;         // count ids, then n bytes
-    uint32_t n = 0, count = 0, capacity = 0;  // capacity: of data, in words
-    uint8_t* bytes() const { return reinterpret_cast<uint8_t*>(data.get() + count); }
+    uint64_t key;
+    uint32_t* data;          // count ids, then n bytes; inside the arena of era `era`
+    uint32_t n, count;       // the piece's bytes, its ids
+    uint32_t capacity, era;  // capacity: of data, in words
+    uint8_t* bytes() const { return reinterpret_cast<uint8_t*>(data + count); }
   };
   struct alignas(64) LongSet {
     Long ways[2];
   };
   static_assert(sizeof(LongSet) == 64, "a set fills a cache line");
+  static_assert(std::is_trivially_copyable<Long>::value, "entries live in zeroed memory");
   static size_t set_of(uint64_t key, size_t n) { return ((key ^ n) * 0x9E3779B97F4A7C15ull) >> (64 - kLongSetsLog); }
-  std::unique_ptr<LongSet[]> long_;  // 2^kLongSetsLog sets once a long piece is stored
-  std::vector<uint64_t> pairs_;      // 2^kPairSlotsLog entries once merged() is first called
+
+  // The sets, zeroed, on first use; aligned to a cache line inside a calloc'd block.
+  struct FreeSets {
+    void* block;  // (no default member initializer: the class is not complete here)
+    void operator()(LongSet*) const { std::free(block); }
+  };
+  void make_long() {
+    constexpr size_t kSets = size_t(1) << kLongSetsLog;
+    void* block = std::calloc(kSets + 1, sizeof(LongSet));
+    if (!block) throw std::bad_alloc();
+    const uintptr_t aligned = (reinterpret_cast<uintptr_t>(block) + 63) & ~uintptr_t(63);
+    long_ = std::unique_ptr<LongSet, FreeSets>(reinterpret_cast<LongSet*>(aligned), FreeSets{block});
+  }
+  // Room for `words` (at most kChunkWords) in the arena: chunks of kChunkWords, taken in turn.
+  // When kMaxChunks are full the arena starts over in a new era, and the entries of the old
+  // one no longer match (their room is written over): memory stays bounded (4 MiB).
+  static constexpr size_t kChunkWords = size_t(1) << 16, kMaxChunks = 16;
+  uint32_t* long_room(size_t words) {
+    if (long_at_ + words > kChunkWords) {
+      long_at_ = 0;
+      if (++long_chunk_ == kMaxChunks) {
+        long_chunk_ = 0;
+        ++era_;
+      }
+    }
+    if (long_chunk_ == long_chunks_.size()) long_chunks_.emplace_back(new uint32_t[kChunkWords]);
+    uint32_t* room = long_chunks_[long_chunk_].get() + long_at_;
+    long_at_ += words;
+    return room;
+  }
+  std::unique_ptr<LongSet, FreeSets> long_;  // 2^kLongSetsLog sets once a long piece is stored
+  std::vector<std::unique_ptr<uint32_t[]>> long_chunks_;
+  size_t long_chunk_ = 0, long_at_ = 0;  // where the arena's free room starts
+  uint32_t era_ = 1;
+  std::vector<uint64_t> pairs_;  // 2^kPairSlotsLog entries once merged() is first called
 };
 
 // Caches are kept by the encoder between calls (so they warm up) and lent to one thread at a time.
