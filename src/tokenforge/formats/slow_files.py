@@ -277,12 +277,8 @@ def m2m100_document(file: str, config: Mapping[str, Any]) -> dict[str, Any]:
     folder = os.path.dirname(file)
     vocab_file = os.path.join(folder, BPE_FILES[0])
     name = "M2M100Tokenizer"
-    try:
-        with open(vocab_file, encoding="utf-8") as f:
-            encoder = json.load(f)
-    except (OSError, ValueError) as e:
-        raise ValueError(f"{vocab_file}: {name} reads its vocabulary from this file: {e}") from None
-    if not isinstance(encoder, dict) or not all(isinstance(k, str) and type(v) is int for k, v in encoder.items()):
+    encoder = _read_json(vocab_file, name)
+    if not _is_vocabulary(encoder):
         raise ValueError(f"{vocab_file}: not a vocabulary (a JSON object of token -> id)")
     spm = SentencePieceModel.read(file)
     if spm.trainer_spec["model_type"] != ModelType.BPE or spm.trainer_spec["byte_fallback"]:
@@ -295,9 +291,7 @@ def m2m100_document(file: str, config: Mapping[str, Any]) -> dict[str, Any]:
             f"{file}: {name} maps the pieces {vocab_file} lacks ({missing[0]!r}, {len(missing)} in all) to the "
             "unknown id; tokenforge's BPE cannot give one id to two pieces, so it does not run this folder"
         )
-    unk = _token(config, "unk_token", "<unk>")
-    if unk not in encoder:
-        raise ValueError(f"{vocab_file}: {name} needs its unknown token {unk!r} in the vocabulary")
+    unk = _unknown_token(config, encoder, vocab_file, name)
     codes = _routing()["language_codes"][name].get(config.get("language_codes", "m2m100"))
     if codes is None:
         raise ValueError(f"{name}: language_codes must be 'm2m100' or 'wmt21', got {config.get('language_codes')!r}")
@@ -392,6 +386,28 @@ def siglip_document(file: str, config: Mapping[str, Any]) -> dict[str, Any]:
     return doc
 
 
+def _read_json(file: str, name: str) -> Any:
+    """The JSON value in `file`, which class `name` reads its vocabulary from (ValueError naming both)."""
+    try:
+        with open(file, encoding="utf-8") as f:
+            return json.load(f)
+    except (OSError, ValueError) as e:
+        raise ValueError(f"{file}: {name} reads its vocabulary from this file: {e}") from None
+
+
+def _is_vocabulary(value: Any) -> bool:
+    """Whether `value` is a vocabulary as vocab.json holds one (token -> id)."""
+    return isinstance(value, dict) and all(isinstance(k, str) and type(v) is int for k, v in value.items())
+
+
+def _unknown_token(config: Mapping[str, Any], vocab: Mapping[str, int], file: str, name: str) -> str:
+    """The class's unknown token (the config's, else "<unk>"), which its vocabulary must hold."""
+    unk = _token(config, "unk_token", "<unk>")
+    if unk not in vocab:
+        raise ValueError(f"{file}: {name} needs its unknown token {unk!r} in the vocabulary")
+    return unk
+
+
 def wav2vec2_document(file: str, config: Mapping[str, Any]) -> dict[str, Any]:
     """Wav2Vec2CTCTokenizer (a Python class over vocab.json's characters) as a pipeline. Its
     tokenize splits the text on the added tokens (each vocab.json token of more than one
@@ -405,17 +421,13 @@ def wav2vec2_document(file: str, config: Mapping[str, Any]) -> dict[str, Any]:
     pipeline cannot say what the class does: do_lower_case (the class upper-cases the text), no
     unknown token in the vocabulary, a nested vocabulary without target_lang."""
     name = "Wav2Vec2CTCTokenizer"
-    try:
-        with open(file, encoding="utf-8") as f:
-            vocab = json.load(f)
-    except (OSError, ValueError) as e:
-        raise ValueError(f"{file}: {name} reads its vocabulary from this file: {e}") from None
+    vocab = _read_json(file, name)
     target = config.get("target_lang")
     if isinstance(vocab, dict) and target is not None:
         if target not in vocab:
             raise ValueError(f"{file}: {name}: target_lang {target!r} is not one of this file's languages")
         vocab = vocab[target]
-    if not isinstance(vocab, dict) or not all(isinstance(k, str) and type(v) is int for k, v in vocab.items()):
+    if not _is_vocabulary(vocab):
         nested = isinstance(vocab, dict) and any(isinstance(v, dict) for v in vocab.values())
         raise ValueError(
             f"{file}: a vocabulary of one language per key; set target_lang (tokenizer_config.json)"
@@ -427,9 +439,7 @@ def wav2vec2_document(file: str, config: Mapping[str, Any]) -> dict[str, Any]:
             f"{file}: {name} with do_lower_case upper-cases the text before it looks it up, which no "
             "tokenizer.json normalizer says; tokenforge does not run it"
         )
-    unk = _token(config, "unk_token", "<unk>")
-    if unk not in vocab:
-        raise ValueError(f"{file}: {name} needs its unknown token {unk!r} in the vocabulary")
+    unk = _unknown_token(config, vocab, file, name)
     delimiter = _token(config, "word_delimiter_token", "|")
     flags = {"single_word": False, "lstrip": True, "rstrip": True, "normalized": False, "special": False}
     return {
@@ -474,8 +484,7 @@ def esm_document(file: str, config: Mapping[str, Any]) -> dict[str, Any]:
         vocab[token] = i
     named = {n: _token(config, n, d) for n, d in _ESM_TOKENS}
     named = {n: t for n, t in named.items() if config.get(n, "") is not None}  # (an explicit null: none)
-    if named.get("unk_token") not in vocab:
-        raise ValueError(f"{file}: {name} needs its unknown token {named.get('unk_token')!r} in the vocabulary")
+    unk = _unknown_token(config, vocab, file, name)
     special = set(named.values())
     flags = {"single_word": False, "lstrip": False, "rstrip": False, "normalized": False}
     cls, eos = named.get("cls_token"), named.get("eos_token")
@@ -493,7 +502,7 @@ def esm_document(file: str, config: Mapping[str, Any]) -> dict[str, Any]:
         "version": "1.0",
         "added_tokens": [{"id": i, "content": t, **flags, "special": t in special} for t, i in vocab.items() if t],
         "pre_tokenizer": {"type": "WhitespaceSplit"},
-        "model": {"type": "WordLevel", "vocab": vocab, "unk_token": named["unk_token"]},
+        "model": {"type": "WordLevel", "vocab": vocab, "unk_token": unk},
         "post_processor": post,
         "decoder": None,
     }
