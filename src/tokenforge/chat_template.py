@@ -538,8 +538,9 @@ def select_chat_template(
 # routing of formats/transformers_classes.transformers_class), the declared tokenizer_class
 # otherwise. The pipelines and post-processors these classes build (MBart50's vocabulary, the
 # src_lang templates, Splinter's question token) are formats/transformers_classes.py's.
-# SiglipTokenizer's, M2M100Tokenizer's, Wav2Vec2CTCTokenizer's and EsmTokenizer's: their folders without tokenizer.json
-# (formats/slow_files.py; transformers cannot load a folder of tokenizer.json alone that names them).
+# SiglipTokenizer's, M2M100Tokenizer's, Wav2Vec2CTCTokenizer's and EsmTokenizer's: their folders
+# without tokenizer.json (formats/slow_files.py; transformers cannot load a folder of
+# tokenizer.json alone that names them).
 # tests/test_special_tokens_transformers.py checks them against AutoTokenizer.
 _BERT = {"unk_token": "[UNK]", "sep_token": "[SEP]", "pad_token": "[PAD]", "cls_token": "[CLS]", "mask_token": "[MASK]"}
 _ROBERTA = {

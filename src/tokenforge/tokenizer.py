@@ -487,7 +487,7 @@ class Tokenizer(TransformersApi):
                 flags = {"single_word": False, "lstrip": False, "rstrip": False, "normalized": False}
                 tok._add([AddedToken(t, 0, special=True, **flags) for t in tok.all_special_tokens if t], special=False)
             if slow is not None or class_name not in _PYTHON_CLASS_DECODES:
-                # (those two Python classes' templates: their folders without tokenizer.json only)
+                # (the templates of the Python classes run as pipelines: their folders without tokenizer.json only)
                 extra = _m2m100_target_options(tok, config) if class_name == "M2M100Tokenizer" else {}
                 _set_class_post_processor(tok, class_name, config, config_path, extra)
         return tok

@@ -15,7 +15,7 @@ MBart50, NLLB, T5). A class tokenforge does not rebuild (transformers_classes' _
 files is refused with a ValueError naming the file and the class, as is MarianTokenizer, a class
 transformers runs in Python over the sentencepiece library (PYTHON_SPM_CLASSES). Two others are
 run as pipelines: M2M100Tokenizer (m2m100_document: the sentencepiece model's through
-vocab.json's ids), SiglipTokenizer (siglip_document: its canonicalization as normalizers) and
+vocab.json's ids), SiglipTokenizer (siglip_document: its canonicalization as normalizers),
 Wav2Vec2CTCTokenizer (wav2vec2_document: vocab.json's characters, CTC's decode) and
 EsmTokenizer (esm_document: vocab.txt's tokens matched anywhere in the text).
 The neighbours: transformers_classes.py (the class table), spm_tokenizer_json.py,
