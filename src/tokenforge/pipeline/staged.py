@@ -113,9 +113,10 @@ def decode_special_ids(spec: PipelineSpec, names: list[str]) -> list[int]:
 def build_staged(spec: PipelineSpec) -> _core.Staged:
     """The native staged pipeline for spec, with its template set when it has one."""
     from ..processors.template import TemplateProcessing
+    from .compile import set_template
 
     staged = _core.Staged(**staged_description(spec))
     post = spec.post_processor
     if isinstance(post, TemplateProcessing):
-        staged.set_template(post.native_pieces(False), post.native_pieces(True))
+        set_template(staged, post)  # (its flags too: parts_typed, skip_present_special)
     return staged
