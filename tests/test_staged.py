@@ -203,6 +203,25 @@ def test_normalizers_rewriting_in_place_then_not():
                     check_normalizer(config, text)
 
 
+def test_unicode_forms_replace_only_their_segments():
+    """The Unicode forms replace only the stretches the quick check does not pass (from the
+    inert starter before a character that fails to the next inert one) and keep the text between:
+    such stretches at the start, inside, at the end and side by side, with marks out of order,
+    Hangul, compatibility characters and a leading mark, after a Replace that has already moved
+    the alignments, give HF's text and offsets under each form."""
+    parts = ["ab ", "й", "ё", "é", "e\u0301\u0323", "\u0323\u0301", "한", "が", "ﬁ", "日本", "Жx", "\u1100\u1161"]
+    forms = ["NFC", "NFD", "NFKC", "NFKD"]
+    for first in parts:
+        for second in parts:
+            text = f"{first}{second} a{first}.{second}"
+            for form in forms:
+                check_normalizer([{"type": form}], text)
+                check_normalizer(
+                    [{"type": "Replace", "pattern": {"String": "a"}, "content": "ää"}, {"type": form}], text
+                )
+                check_normalizer([{"type": form}, {"type": "StripAccents"}, {"type": "Lowercase"}], text)
+
+
 @settings(max_examples=300, deadline=None)
 @given(text=TEXT, n=st.integers(0, len(NORMALIZERS) - 1))
 def test_normalizers_hypothesis(text, n):

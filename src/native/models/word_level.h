@@ -1,10 +1,15 @@
 // HF's WordLevel model (models/wordlevel/mod.rs) for the staged pipeline: a piece is its token
 // when the vocabulary has it whole, else the unknown token (an error when that is missing too).
+// The vocabulary is a BytesTable (base/hash_tables.h), read where the piece lies.
 #pragma once
 #include <stdexcept>
 #include <string>
-#include <unordered_map>
+#include <string_view>
+#include <unordered_set>
+#include <utility>
+#include <vector>
 
+#include "base/hash_tables.h"
 #include "models/model.h"
 
 namespace tokenforge {
@@ -12,19 +17,45 @@ namespace tokenforge {
 class WordLevelModel : public Model {
  public:
   WordLevelModel(const Vocabulary& vocab, std::string unk_token) : unk_token_(std::move(unk_token)) {
-    ids_.reserve(vocab.size());
-    for (const auto& [token, id] : vocab) ids_[token] = id;
-    const auto unk = ids_.find(unk_token_);
-    if (unk != ids_.end()) {
+    // (a token given twice keeps its last id, as a map would)
+    std::unordered_set<std::string_view> seen;
+    tokens_.reserve(vocab.size());
+    for (auto it = vocab.rbegin(); it != vocab.rend(); ++it) {
+      if (!seen.insert(it->first).second) continue;
+      tokens_.push_back(it->first);
+      ids_.push_back(it->second);
+    }
+    views_.reserve(tokens_.size());
+    for (const std::string& t : tokens_) views_.emplace_back(reinterpret_cast<const uint8_t*>(t.data()), t.size());
+    table_.build(views_);
+    const uint32_t unk = find(unk_token_);
+    if (unk != kNoToken) {
       has_unk_ = true;
-      unk_id_ = unk->second;
+      unk_id_ = unk;
     }
   }
 
-  void tokenize(const std::string& piece, std::vector<ModelToken>& out) const override {
-    const auto it = ids_.find(piece);
-    if (it != ids_.end()) {
-      out.push_back(ModelToken{it->second, 0, uint32_t(piece.size())});
+  void tokenize(const std::string& piece, std::vector<ModelToken>& out) const override { tokenize_piece(piece, out); }
+  void tokenize_view(std::string_view piece, std::string&, std::vector<ModelToken>& out) const override {
+    tokenize_piece(piece, out);
+  }
+
+ private:
+  // The piece's id, or kNoToken (the empty token, which the table leaves out, included).
+  uint32_t find(std::string_view piece) const {
+    if (piece.empty()) {
+      for (size_t i = 0; i < tokens_.size(); ++i)
+        if (tokens_[i].empty()) return ids_[i];
+      return kNoToken;
+    }
+    const uint32_t at = table_.find(reinterpret_cast<const uint8_t*>(piece.data()), piece.size());
+    return at == kNoToken ? kNoToken : ids_[at];
+  }
+
+  void tokenize_piece(std::string_view piece, std::vector<ModelToken>& out) const {
+    const uint32_t id = find(piece);
+    if (id != kNoToken) {
+      out.push_back(ModelToken{id, 0, uint32_t(piece.size())});
     } else if (has_unk_) {
       out.push_back(ModelToken{unk_id_, 0, uint32_t(piece.size())});
     } else {
@@ -32,8 +63,10 @@ class WordLevelModel : public Model {
     }
   }
 
- private:
-  std::unordered_map<std::string, uint32_t> ids_;
+  std::vector<std::string> tokens_;  // (each once; table_ keeps pointers into them)
+  std::vector<uint32_t> ids_;        // the id of tokens_[i]
+  std::vector<std::pair<const uint8_t*, size_t>> views_;
+  BytesTable table_;
   std::string unk_token_;
   bool has_unk_ = false;
   uint32_t unk_id_ = 0;

@@ -2,7 +2,8 @@
 // the Unicode normalization form of unicode/normalization.h (HF's Unicode 9.0 tables), with the
 // (character, change) pairs of the form handed to NormalizedText::transform, so that offsets
 // follow HF's alignments exactly. Text the quick check finds already in the form (ASCII, most
-// text) is left as it is: a transform of unchanged characters would give the same alignments.
+// text) is left as it is: a transform of unchanged characters would give the same alignments;
+// elsewhere only the segments the check does not pass are normalized and replaced.
 #pragma once
 #include <cstdint>
 #include <utility>
@@ -20,13 +21,24 @@ class UnicodeFormNormalizer : public Normalizer {
 
   void normalize(NormalizedText& text) const override {
     if (is_normalized_quick(form_, text.text())) return;
-    const std::vector<char32_t> cps = code_points_of(text.text());
-    std::vector<std::pair<char32_t, int>> pairs;
-    normalize_with_changes(form_, cps.data(), cps.size(), pairs);
-    std::vector<CharChange> changes;
-    changes.reserve(pairs.size());
-    for (const auto& [cp, change] : pairs) changes.push_back(CharChange{uint32_t(cp), int32_t(change)});
-    text.transform(changes, 0);
+    // Only the segments the quick check does not pass change; each is replaced by its
+    // (character, change) pairs, the text between them kept as it is.
+    thread_local std::vector<char32_t> cps;
+    thread_local std::vector<CharChange> changes;
+    thread_local normalization_detail::SegmentNormalizer slow;
+    NormalizedText::Rewrite rewrite(text);
+    const std::string& s = text.text();
+    for_each_slow_segment(form_, s, [&](size_t from, size_t to) {
+      cps.clear();
+      const uint8_t* p = reinterpret_cast<const uint8_t*>(s.data());
+      for (size_t i = from, len; i < to; i += len) cps.push_back(decode_utf8(p + i, to - i, len));
+      changes.clear();
+      slow.run(form_, cps.data(), cps.size(),
+               [&](char32_t cp, int change) { changes.push_back(CharChange{uint32_t(cp), int32_t(change)}); });
+      rewrite.keep(from);
+      rewrite.replace(to, changes.data(), changes.size(), 0);
+    });
+    rewrite.finish();
   }
 
  private:

@@ -26,12 +26,21 @@ inline void find_word_runs(std::string_view s, std::vector<MatchSpan>& out) {
     }
     return kinds;
   }();
+  struct BmpKinds {  // each character's Kind below U+10000 (64 KiB, built once)
+    std::array<uint8_t, 0x10000> kinds{};
+    BmpKinds() {
+      for (uint32_t cp = 0; cp < 0x10000; ++cp)
+        kinds[cp] = hf_is_regex_word(cp) ? kWord : hf_is_regex_space(cp) ? kSpace : kOther;
+    }
+  };
+  static const BmpKinds bmp;
   auto kind_at = [&](size_t i, size_t& len) {
     if (p[i] < 0x80) {
       len = 1;
       return Kind(kAscii[p[i]]);
     }
     const uint32_t cp = decode_utf8(p + i, n - i, len);
+    if (cp < 0x10000) return Kind(bmp.kinds[cp]);
     return hf_is_regex_word(cp) ? kWord : hf_is_regex_space(cp) ? kSpace : kOther;
   };
   uint32_t prev = 0;

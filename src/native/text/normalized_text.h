@@ -43,24 +43,18 @@ class NormalizedText {
 
   NormalizedText() = default;
 
-  // s[0..n) as it is, the input bytes [shift, shift + n).
-  NormalizedText(const char* s, size_t n, uint32_t shift) : text_(s, n), original_{shift, uint32_t(shift + n)} {
-    alignments_.resize(n);
-    Span* al = alignments_.data();
-    for (size_t i = 0; i < n;) {
-      if (uint8_t(s[i]) < 0x80) {  // (most text: a byte a character)
-        al[i] = Span{uint32_t(shift + i), uint32_t(shift + i + 1)};
-        ++i;
-        continue;
-      }
-      const size_t len = std::min(char_length(i), n - i);
-      for (size_t k = 0; k < len; ++k) al[i + k] = Span{uint32_t(shift + i), uint32_t(shift + i + len)};
-      i += len;
-    }
-  }
+  // s[0..n) as it is, the input bytes [shift, shift + n). Its alignments are not written out
+  // until an operation needs them (materialize): while the text keeps each character where it
+  // was (in-place rewrites of the same length), byte k stands for the input character around
+  // shift + k.
+  NormalizedText(const char* s, size_t n, uint32_t shift)
+      : text_(s, n), original_{shift, uint32_t(shift + n)}, identity_(true) {}
 
   const std::string& text() const { return text_; }
-  const std::vector<Span>& alignments() const { return alignments_; }
+  const std::vector<Span>& alignments() const {
+    materialize();
+    return alignments_;
+  }
   bool empty() const { return text_.empty(); }
   size_t size() const { return text_.size(); }
   // The input bytes this piece stands for (HF's offsets_original).
@@ -71,7 +65,7 @@ class NormalizedText {
   // (byte-fallback tokens of a continuing_subword_prefix or end_of_word_suffix's bytes) has no
   // alignment, and HF then keeps the model's offsets as they are, unshifted.
   Span to_original(size_t start, size_t end) const {
-    return map_to_original(original_.start, alignments_.size(), alignments_.data(), start, end);
+    return map_to_original(original_.start, 0, text_.size(), start, end);
   }
 
   // The code points of the text, one call per character: on_char(cp, byte offset, byte length).
@@ -86,39 +80,76 @@ class NormalizedText {
     }
   }
 
-  // HF's transform_range over the normalized bytes [start, end) (character boundaries). The new
-  // text and alignments are written through pointers into buffers sized for the longest result
-  // (four bytes a character), then cut to length.
-  void transform_range(size_t start, size_t end, const std::vector<CharChange>& changes, size_t initial_offset) {
-    const size_t tail = text_.size() - end;
-    std::string text(start + 4 * changes.size() + tail, '\0');
-    std::vector<Span> alignments(text.size());
-    char* out = text.data();
-    Span* al = alignments.data();
-    std::copy(text_.data(), text_.data() + start, out);
-    std::copy(alignments_.data(), alignments_.data() + start, al);
-    size_t n = start;
-    size_t offset = start;  // the next old byte to replace
-    for (size_t k = 0; k < initial_offset && offset < end; ++k) offset += char_length(offset);
-    for (const CharChange& c : changes) {
-      Span align;
-      if (c.change > 0)
-        align = offset < 1 ? Span{original_.start, original_.start} : alignments_[offset - 1];
-      else
-        align = alignments_[std::min(offset, alignments_.size() - 1)];
-      if (c.change <= 0 && offset < end) offset += char_length(offset);
-      for (int32_t r = 0; r < -c.change && offset < end; ++r) offset += char_length(offset);
-      const size_t len = encode_utf8(c.cp, reinterpret_cast<uint8_t*>(out + n));
-      for (size_t b = 0; b < len; ++b) al[n + b] = align;
-      n += len;
+  // Builds the text anew from left to right, for the operations below and the normalizers' fast
+  // paths: runs of old bytes kept as they are, old ranges replaced by (char, change) pairs as HF's
+  // transform_range replaces them, old ranges dropped; each step starts where the last one
+  // ended, at character boundaries. finish() keeps the rest and puts the result in place. Every
+  // byte of a character shares the character's alignment (each operation here leaves it so), so
+  // a kept run is what a transform with change 0 for each of its characters would write, and a
+  // dropped run is what a transform removing those characters (counted against the kept
+  // character before them, or as its initial offset) would write.
+  class Rewrite {
+   public:
+    explicit Rewrite(NormalizedText& t) : t_(t) {
+      const size_t n = t.text_.size();
+      text_.reserve(n + n / 8 + 16);
+      alignments_.reserve(n + n / 8 + 16);
     }
-    std::copy(text_.data() + end, text_.data() + text_.size(), out + n);
-    std::copy(alignments_.data() + end, alignments_.data() + alignments_.size(), al + n);
-    n += tail;
-    text.resize(n);
-    alignments.resize(n);
-    text_ = std::move(text);
-    alignments_ = std::move(alignments);
+    // The next old byte.
+    size_t at() const { return at_; }
+    // Old bytes [at(), end) as they are.
+    void keep(size_t end) {
+      text_.append(t_.text_, at_, end - at_);
+      if (t_.identity_)
+        t_.append_identity(at_, end, alignments_);
+      else
+        alignments_.insert(alignments_.end(), t_.alignments_.begin() + at_, t_.alignments_.begin() + end);
+      at_ = end;
+    }
+    // Old bytes [at(), end) left out.
+    void drop(size_t end) { at_ = end; }
+    // Old bytes [at(), end) replaced by changes[0..count) (HF's transform_range over them, its
+    // initial_offset first characters removed).
+    void replace(size_t end, const CharChange* changes, size_t count, size_t initial_offset) {
+      const size_t old_size = t_.text_.size();
+      size_t offset = at_;  // the next old byte to replace
+      for (size_t k = 0; k < initial_offset && offset < end; ++k) offset += t_.char_length(offset);
+      for (size_t i = 0; i < count; ++i) {
+        const CharChange& c = changes[i];
+        Span align;
+        if (c.change > 0)
+          align = offset < 1 ? Span{t_.original_.start, t_.original_.start} : t_.span_at(offset - 1);
+        else
+          align = t_.span_at(std::min(offset, old_size - 1));
+        if (c.change <= 0 && offset < end) offset += t_.char_length(offset);
+        for (int32_t r = 0; r < -c.change && offset < end; ++r) offset += t_.char_length(offset);
+        uint8_t buf[4];
+        const size_t len = encode_utf8(c.cp, buf);
+        text_.append(reinterpret_cast<const char*>(buf), len);
+        alignments_.insert(alignments_.end(), len, align);
+      }
+      at_ = end;
+    }
+    void finish() {
+      keep(t_.text_.size());
+      t_.text_.swap(text_);
+      t_.alignments_.swap(alignments_);
+      t_.identity_ = false;
+    }
+
+   private:
+    NormalizedText& t_;
+    size_t at_ = 0;
+    std::string text_;
+    std::vector<Span> alignments_;
+  };
+
+  // HF's transform_range over the normalized bytes [start, end) (character boundaries).
+  void transform_range(size_t start, size_t end, const std::vector<CharChange>& changes, size_t initial_offset) {
+    Rewrite r(*this);
+    r.keep(start);
+    r.replace(end, changes.data(), changes.size(), initial_offset);
+    r.finish();
   }
   void transform(const std::vector<CharChange>& changes, size_t initial_offset) {
     transform_range(0, text_.size(), changes, initial_offset);
@@ -131,50 +162,40 @@ class NormalizedText {
   }
 
   // Keeps the characters for which keep(cp) holds (HF's filter: a removed character counts
-  // against the kept one before it, or against the start).
+  // against the kept one before it, or against the start, so the kept ones keep their
+  // alignments and the removed ones' bytes go).
   template <class F>
   void filter(F&& keep) {
-    // Where every character stays, the text does too (each byte aligned as its character's
-    // first, as transform would leave it).
-    bool all_kept = true;
-    for_each_char([&](uint32_t cp, size_t, size_t) { all_kept = all_kept && keep(cp); });
-    if (all_kept) {
-      for (size_t i = 0; i < text_.size(); i += char_length(i)) same_alignment(i, char_length(i));
-      return;
+    const uint8_t* s = reinterpret_cast<const uint8_t*>(text_.data());
+    const size_t n = text_.size();
+    size_t i = 0, len = 0;
+    while (i < n && keep(decode_utf8(s + i, n - i, len))) i += len;
+    if (i == n) return;  // every character stays
+    Rewrite r(*this);
+    for (; i < n; i += len) {
+      if (keep(decode_utf8(s + i, n - i, len))) continue;
+      r.keep(i);
+      r.drop(i + len);
     }
-    std::vector<CharChange> changes;
-    changes.reserve(text_.size());
-    int32_t removed = 0;
-    size_t removed_start = 0;
-    bool have_last = false;
-    uint32_t last = 0;
-    for_each_char([&](uint32_t cp, size_t, size_t) {
-      if (keep(cp)) {
-        if (have_last)
-          changes.push_back(CharChange{last, -removed});
-        else
-          removed_start = size_t(removed);
-        have_last = true;
-        last = cp;
-        removed = 0;
-      } else {
-        ++removed;
-      }
-    });
-    if (have_last) changes.push_back(CharChange{last, -removed});
-    transform(changes, removed_start);
+    r.finish();
   }
 
-  // Each character replaced by the characters expand(cp, out) appends (the first replaces it,
-  // the others are inserted after it), as HF's lowercase and NFD do. While each character
-  // becomes one of the same UTF-8 length (ASCII and most cased scripts under lowercase), the text
-  // is rewritten in place; from the first that does not, through transform.
+  // Each character replaced by the characters expand(cp, out) appends, one or more (the first
+  // replaces it, the others are inserted after it), as HF's lowercase does. in_place(s, n)
+  // rewrites a first part of the bytes in place and returns its end (each character there one of
+  // the same length: the alignments stay); a character it stops at is expanded alone, in place
+  // where it keeps its length, and in_place goes on after it; from the first character that
+  // does not keep its length, the text goes through a Rewrite.
   template <class F>
   void expand(F&& expand_one) {
+    expand([](uint8_t*, size_t) { return size_t(0); }, expand_one);
+  }
+  template <class InPlace, class F>
+  void expand(InPlace&& in_place, F&& expand_one) {
     std::vector<uint32_t> out;
     uint8_t* s = reinterpret_cast<uint8_t*>(text_.data());
     const size_t n = text_.size();
-    size_t i = 0;
+    size_t i = in_place(s, n);
     for (; i < n;) {
       size_t len;
       const uint32_t cp = decode_utf8(s + i, n - i, len);
@@ -183,22 +204,24 @@ class NormalizedText {
       uint8_t buf[4];
       if (out.size() != 1 || encode_utf8(out[0], buf) != len) break;
       std::copy(buf, buf + len, s + i);
-      same_alignment(i, len);
       i += len;
+      i += in_place(s + i, n - i);
     }
     if (i == n) return;
+    Rewrite r(*this);
+    r.keep(i);
     std::vector<CharChange> changes;
-    changes.reserve(n);
-    for_each_char([&](uint32_t cp, size_t at, size_t) {
-      if (at < i) {  // rewritten in place already
-        changes.push_back(CharChange{cp, 0});
-        return;
-      }
+    for (; i < n;) {
+      size_t len;
+      const uint32_t cp = decode_utf8(s + i, n - i, len);
       out.clear();
       expand_one(cp, out);
+      changes.clear();
       for (size_t k = 0; k < out.size(); ++k) changes.push_back(CharChange{out[k], k > 0 ? 1 : 0});
-    });
-    transform(changes, 0);
+      i += len;
+      r.replace(i, changes.data(), changes.size(), 0);
+    }
+    r.finish();
   }
 
   // Where the text is all ASCII: each byte through f (ASCII to ASCII), in place, and true (the
@@ -214,6 +237,7 @@ class NormalizedText {
   // Every match in `matches` (spans of the text, as a pattern gives them) replaced by `content`
   // (HF's replace: the new characters are all inserted, aligned as the match's last byte).
   void replace(const std::vector<MatchSpan>& matches, const std::string& content) {
+    materialize();
     std::string text;
     std::vector<Span> alignments;
     text.reserve(text_.size());
@@ -276,7 +300,7 @@ class NormalizedText {
   // original span (HF slices every normalized text so, in AddedVocabulary::split_with_indices,
   // where no added token matches too; Metaspace's prepend_scheme "first" reads the span).
   void reslice() {
-    if (text_.empty()) return;
+    if (text_.empty() || identity_) return;  // (the identity's span is its original one)
     const uint32_t s = alignments_.front().start, e = alignments_.back().end;
     original_ = Span{s, e >= s ? e : s};
   }
@@ -285,6 +309,12 @@ class NormalizedText {
   NormalizedText slice(size_t start, size_t end) const {
     NormalizedText out;
     out.text_.assign(text_, start, end - start);
+    if (identity_ && is_boundary(start) && is_boundary(end)) {  // (the identity of its input bytes)
+      out.identity_ = true;
+      out.original_ = Span{uint32_t(original_.start + start), uint32_t(original_.start + end)};
+      return out;
+    }
+    materialize();
     out.alignments_.assign(alignments_.begin() + start, alignments_.begin() + end);
     if (start < end) {
       const uint32_t s = alignments_[start].start, e = alignments_[end - 1].end;
@@ -307,8 +337,8 @@ class NormalizedText {
   // are such spans of one normalized text (pipelines/staged.h).
   Span piece_to_original(size_t from, size_t to, size_t start, size_t end) const {
     const bool own = from >= to || (from == 0 && to == text_.size());  // (an empty slice: as the text's)
-    const uint32_t base = own ? uint32_t(original_.start + from) : alignments_[from].start;
-    return map_to_original(base, to - from, alignments_.data() + from, start, end);
+    const uint32_t base = own ? uint32_t(original_.start + from) : span_at(from).start;
+    return map_to_original(base, from, to - from, start, end);
   }
 
   // The pieces [start, end) that `matches` (covering a text, in order) leave by `behavior`, in
@@ -364,22 +394,50 @@ class NormalizedText {
   }
 
  private:
-  // to_original of a piece whose first input byte is `base`, of `size` bytes aligned by `al`.
-  static Span map_to_original(uint32_t base, size_t size, const Span* al, size_t start, size_t end) {
+  // to_original of the piece of `size` bytes at `from`, whose first input byte is `base`.
+  Span map_to_original(uint32_t base, size_t from, size_t size, size_t start, size_t end) const {
     if (start == end) return Span{uint32_t(base + start), uint32_t(base + end)};
     if (start > end || end > size) return Span{uint32_t(start), uint32_t(end)};
-    return Span{al[start].start, al[end - 1].end};
+    return Span{span_at(from + start).start, span_at(from + end - 1).end};
+  }
+  bool is_boundary(size_t at) const { return at >= text_.size() || (uint8_t(text_[at]) & 0xC0) != 0x80; }
+  // The alignment of byte k (the input character around it, while the text is the identity).
+  Span span_at(size_t k) const {
+    if (!identity_) return alignments_[k];
+    size_t a = k, b = k + 1;
+    while (a > 0 && !is_boundary(a)) --a;
+    while (b < text_.size() && !is_boundary(b)) ++b;
+    return Span{uint32_t(original_.start + a), uint32_t(original_.start + b)};
+  }
+  // The identity's alignments of bytes [from, to) (character boundaries), appended to out.
+  void append_identity(size_t from, size_t to, std::vector<Span>& out) const {
+    const uint32_t shift = original_.start;
+    const size_t n = text_.size();
+    for (size_t i = from; i < to;) {
+      if (uint8_t(text_[i]) < 0x80) {  // (most text: a byte a character)
+        out.push_back(Span{uint32_t(shift + i), uint32_t(shift + i + 1)});
+        ++i;
+        continue;
+      }
+      const size_t len = std::min(char_length(i), n - i);
+      for (size_t k = 0; k < len; ++k) out.push_back(Span{uint32_t(shift + i), uint32_t(shift + i + len)});
+      i += len;
+    }
+  }
+  // Writes the identity's alignments out.
+  void materialize() const {
+    if (!identity_) return;
+    alignments_.clear();
+    alignments_.reserve(text_.size());
+    append_identity(0, text_.size(), alignments_);
+    identity_ = false;
   }
   size_t char_length(size_t at) const { return utf8_length(uint8_t(text_[at])); }
-  // The bytes of the character at [at, at + len) aligned as its first byte (what transform gives
-  // a character it replaces with one of the same length).
-  void same_alignment(size_t at, size_t len) {
-    for (size_t k = 1; k < len; ++k) alignments_[at + k] = alignments_[at];
-  }
 
   std::string text_;
-  std::vector<Span> alignments_;  // per byte of text_: the input bytes it came from
+  mutable std::vector<Span> alignments_;  // per byte of text_: the input bytes it came from
   Span original_{0, 0};
+  mutable bool identity_ = false;  // alignments_ not written yet (see the constructor)
 };
 
 // HF's Pattern::find_matches for a predicate on characters: each matching character is a match

@@ -83,6 +83,31 @@ inline bool hf_is_numeric(uint32_t cp) {
   return numbers.contains(cp);
 }
 
+namespace hf_chars {
+
+// What hf_lowercase answers without a search, built once.
+struct LowercaseKnown {
+  std::array<uint16_t, 0x800> two_byte{};  // the one code point a two-byte character maps to (0: search)
+  std::array<bool, 256> block_mapped{};    // whether the table maps any character of a BMP block
+  LowercaseKnown() {
+    for (const auto& e : bert_data::kLower)
+      if (e.cp < 0x10000) block_mapped[e.cp >> 8] = true;
+    std::vector<uint32_t> one;
+    for (uint32_t c = 0x80; c < 0x800; ++c) {
+      one.clear();
+      append_mapped(bert_data::kLower, std::size(bert_data::kLower), bert_data::kLowerData, c, one);
+      if (one.size() == 1 && one[0] > 0 && one[0] < 0x10000) two_byte[c] = uint16_t(one[0]);
+    }
+  }
+};
+
+inline const LowercaseKnown& lowercase_known() {
+  static const LowercaseKnown known;
+  return known;
+}
+
+}  // namespace hf_chars
+
 // char::to_lowercase: appends cp's lowercase (one or more code points). The table's answers
 // are kept for the two-byte characters (Latin, Greek, Cyrillic, ...: one code point each where
 // it is one), and the Basic Multilingual Plane's 256-character blocks that the table has no
@@ -92,21 +117,7 @@ inline void hf_lowercase(uint32_t cp, std::vector<uint32_t>& out) {
     out.push_back(cp >= 'A' && cp <= 'Z' ? cp + 32 : cp);
     return;
   }
-  struct Known {
-    std::array<uint16_t, 0x800> two_byte{};  // the one code point a two-byte character maps to (0: search)
-    std::array<bool, 256> block_mapped{};    // whether the table maps any character of a BMP block
-    Known() {
-      for (const auto& e : bert_data::kLower)
-        if (e.cp < 0x10000) block_mapped[e.cp >> 8] = true;
-      std::vector<uint32_t> one;
-      for (uint32_t c = 0x80; c < 0x800; ++c) {
-        one.clear();
-        hf_chars::append_mapped(bert_data::kLower, std::size(bert_data::kLower), bert_data::kLowerData, c, one);
-        if (one.size() == 1 && one[0] > 0 && one[0] < 0x10000) two_byte[c] = uint16_t(one[0]);
-      }
-    }
-  };
-  static const Known known;
+  const hf_chars::LowercaseKnown& known = hf_chars::lowercase_known();
   if (cp < 0x800 && known.two_byte[cp]) {
     out.push_back(known.two_byte[cp]);
     return;
@@ -116,6 +127,36 @@ inline void hf_lowercase(uint32_t cp, std::vector<uint32_t>& out) {
     return;
   }
   hf_chars::append_mapped(bert_data::kLower, std::size(bert_data::kLower), bert_data::kLowerData, cp, out);
+}
+
+// hf_lowercase over the UTF-8 text s[0..n) in place, as far as each character's lowercase is one
+// character of the same UTF-8 length that the tables above give without a search (ASCII, the
+// two-byte scripts, three-byte characters of blocks the table maps nothing in: CJK, kana);
+// returns where it stopped (n: all of it).
+inline size_t hf_lowercase_in_place(uint8_t* s, size_t n) {
+  const hf_chars::LowercaseKnown& known = hf_chars::lowercase_known();
+  size_t i = 0;
+  while (i < n) {
+    const uint8_t b0 = s[i];
+    if (b0 < 0x80) {
+      if (b0 >= 'A' && b0 <= 'Z') s[i] = uint8_t(b0 + 32);
+      ++i;
+    } else if (b0 >= 0xC2 && b0 < 0xE0) {
+      if (i + 1 >= n || (s[i + 1] & 0xC0) != 0x80) break;
+      const uint32_t lower = known.two_byte[uint32_t(b0 & 0x1F) << 6 | (s[i + 1] & 0x3F)];
+      if (lower < 0x80 || lower >= 0x800) break;  // (0: a search; or another length)
+      s[i] = uint8_t(0xC0 | lower >> 6);
+      s[i + 1] = uint8_t(0x80 | (lower & 0x3F));
+      i += 2;
+    } else if (b0 >= 0xE0 && b0 < 0xF0) {
+      if (i + 2 >= n || (s[i + 1] & 0xC0) != 0x80 || (s[i + 2] & 0xC0) != 0x80) break;
+      if (known.block_mapped[uint32_t(b0 & 0x0F) << 4 | (s[i + 1] & 0x3F) >> 2]) break;
+      i += 3;
+    } else {
+      break;
+    }
+  }
+  return i;
 }
 
 // Canonical decomposition (Unicode 9.0, as HF's NFD) and the canonical combining class.

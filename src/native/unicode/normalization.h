@@ -307,64 +307,60 @@ inline void normalize_with_changes(NormalForm form, const char32_t* cps, size_t 
 
 namespace normalization_detail {
 
-// The blocks of 64 code points below U+10000 whose every character has the form's flag clear and
-// combining class 0 (most of the BMP: Cyrillic, Greek, CJK, Hangul for the composed forms), one
-// bit each: a character of such a block passes the quick check from its UTF-8 lead bytes alone.
-// Built on first use, per form (65536 lookups).
-struct QuickBlocks {
-  uint64_t bits[1024 / 64] = {};
-  explicit QuickBlocks(uint8_t flag) {
-    for (uint32_t block = 0; block < 1024; ++block) {
-      bool all = true;
-      for (uint32_t cp = block * 64; cp < block * 64 + 64 && all; ++cp) {
-        const NormRecord& r = record_of(cp);
-        all = !(r.flags & flag) && r.ccc == 0;
-      }
-      if (all) bits[block / 64] |= uint64_t(1) << (block % 64);
+// The characters below U+10000 whose flag for a form is clear and whose combining class is 0,
+// one bit each (8 KiB a form): such a character passes the quick check from its UTF-8 bytes
+// without a table walk (Cyrillic, Greek, CJK, kana but the ones that decompose, Hangul for the
+// composed forms). Built on first use, per form (65536 lookups).
+struct QuickChars {
+  uint64_t bits[65536 / 64] = {};
+  explicit QuickChars(uint8_t flag) {
+    for (uint32_t cp = 0; cp < 65536; ++cp) {
+      const NormRecord& r = record_of(cp);
+      if (!(r.flags & flag) && r.ccc == 0) bits[cp / 64] |= uint64_t(1) << (cp % 64);
     }
   }
-  bool has(uint32_t block) const { return (bits[block / 64] >> (block % 64)) & 1; }
+  bool has(uint32_t cp) const { return (bits[cp / 64] >> (cp % 64)) & 1; }
 };
 
-inline const QuickBlocks& quick_blocks(NormalForm form) {
+inline const QuickChars& quick_chars(NormalForm form) {
   switch (form) {
     case NormalForm::kNFC: {
-      static const QuickBlocks blocks(kMayChangeNfc);
-      return blocks;
+      static const QuickChars chars(kMayChangeNfc);
+      return chars;
     }
     case NormalForm::kNFD: {
-      static const QuickBlocks blocks(kMayChangeNfd);
-      return blocks;
+      static const QuickChars chars(kMayChangeNfd);
+      return chars;
     }
     case NormalForm::kNFKC: {
-      static const QuickBlocks blocks(kMayChangeNfkc);
-      return blocks;
+      static const QuickChars chars(kMayChangeNfkc);
+      return chars;
     }
     default: {
-      static const QuickBlocks blocks(kMayChangeNfkd);
-      return blocks;
+      static const QuickChars chars(kMayChangeNfkd);
+      return chars;
     }
   }
 }
 
-// The block (code point / 64) of the well-formed 2- or 3-byte character at p[0..avail), or -1
-// for anything else (4-byte characters, ill-formed bytes: the full check reads them).
-TF_INLINE int quick_block(const uint8_t* p, size_t avail) {
+// The code point of the well-formed 2- or 3-byte character at p[0..avail), or -1 for anything
+// else (4-byte characters, ill-formed bytes: the full check reads them).
+TF_INLINE int quick_char(const uint8_t* p, size_t avail) {
   const uint8_t b0 = p[0];
-  if (b0 >= 0xC2 && b0 <= 0xDF) return avail >= 2 && (p[1] & 0xC0) == 0x80 ? int(b0 & 0x1F) : -1;
+  if (b0 >= 0xC2 && b0 <= 0xDF) return avail >= 2 && (p[1] & 0xC0) == 0x80 ? int((b0 & 0x1F) << 6 | (p[1] & 0x3F)) : -1;
   if (b0 < 0xE0 || b0 > 0xEF || avail < 3 || (p[1] & 0xC0) != 0x80 || (p[2] & 0xC0) != 0x80) return -1;
   if ((b0 == 0xE0 && p[1] < 0xA0) || (b0 == 0xED && p[1] >= 0xA0)) return -1;  // overlong, surrogate
-  return int((b0 & 0x0F) << 6 | (p[1] & 0x3F));
+  return int((b0 & 0x0F) << 12 | (p[1] & 0x3F) << 6 | (p[2] & 0x3F));
 }
 
 }  // namespace normalization_detail
 
 // Whether the quick check alone shows UTF-8 text s to be in the form: every character's flag for
 // the form is clear and the combining classes are in order. ASCII goes 8 bytes at a time; a
-// character of a block that is all clear (normalization_detail::QuickBlocks) by its lead bytes.
+// character below U+10000 by its bit in normalization_detail::QuickChars.
 inline bool is_normalized_quick(NormalForm form, std::string_view s) {
   const uint8_t flag = normalization_detail::flag_of(form);
-  const normalization_detail::QuickBlocks& blocks = normalization_detail::quick_blocks(form);
+  const normalization_detail::QuickChars& chars = normalization_detail::quick_chars(form);
   const uint8_t* p = reinterpret_cast<const uint8_t*>(s.data());
   const size_t n = s.size();
   uint8_t last_ccc = 0;
@@ -379,8 +375,8 @@ inline bool is_normalized_quick(NormalForm form, std::string_view s) {
       ++i;
       continue;
     }
-    const int block = normalization_detail::quick_block(p + i, n - i);
-    if (block >= 0 && blocks.has(uint32_t(block))) {
+    const int quick = normalization_detail::quick_char(p + i, n - i);
+    if (quick >= 0 && chars.has(uint32_t(quick))) {
       last_ccc = 0;
       i += p[i] < 0xE0 ? 2 : 3;
       continue;
@@ -393,6 +389,59 @@ inline bool is_normalized_quick(NormalForm form, std::string_view s) {
     last_ccc = r.ccc;
   }
   return true;
+}
+
+// The byte ranges [from, to) of valid UTF-8 text s that the quick check does not pass, in order,
+// each given to on_segment(from, to): the segments normalize_segments normalizes the slow way
+// (from the last inert starter before a character that fails to the first inert one after it),
+// found in the bytes; the text between them is in the form as it is. Where the quick check passes
+// the whole text, none.
+template <class OnSegment>
+void for_each_slow_segment(NormalForm form, std::string_view s, OnSegment&& on_segment) {
+  using namespace normalization_detail;
+  const uint8_t flag = flag_of(form);
+  const QuickChars& chars = quick_chars(form);
+  const uint8_t* p = reinterpret_cast<const uint8_t*>(s.data());
+  const size_t n = s.size();
+  size_t boundary = 0;  // the last starter that passed (or 0)
+  uint8_t last_ccc = 0;
+  for (size_t i = 0; i < n;) {
+    if (i + 8 <= n && !(load8(p + i) & 0x8080808080808080ull)) {
+      last_ccc = 0;
+      boundary = i + 7;
+      i += 8;
+      continue;
+    }
+    if (p[i] < 0x80) {
+      last_ccc = 0;
+      boundary = i++;
+      continue;
+    }
+    const int quick = quick_char(p + i, n - i);
+    if (quick >= 0 && chars.has(uint32_t(quick))) {
+      last_ccc = 0;
+      boundary = i;
+      i += p[i] < 0xE0 ? 2 : 3;
+      continue;
+    }
+    size_t len;
+    const NormRecord& r = record_of(decode_utf8(p + i, n - i, len));
+    if (!(r.flags & flag) && !(r.ccc != 0 && last_ccc > r.ccc)) {
+      if (r.ccc == 0) boundary = i;
+      last_ccc = r.ccc;
+      i += len;
+      continue;
+    }
+    size_t end = i + len;
+    while (end < n) {
+      size_t next_len;
+      if (is_inert(decode_utf8(p + end, n - end, next_len), flag)) break;
+      end += next_len;
+    }
+    on_segment(boundary, end);
+    boundary = i = end;
+    last_ccc = 0;
+  }
 }
 
 // The code points of valid UTF-8 text s.
