@@ -222,6 +222,46 @@ def test_unicode_forms_replace_only_their_segments():
                 check_normalizer([{"type": form}, {"type": "StripAccents"}, {"type": "Lowercase"}], text)
 
 
+def test_ids_first_without_offsets_equal_hf(tmp_path):
+    """Ids computed first keep no alignments while normalizing (the normalized stretches are cut
+    straight): under every normalizer above, with a WordLevel vocabulary of the normalized words
+    (so that a wrong normalized text gives other ids), a file's encode(...).ids equals HF's, and
+    so do its offsets (computed afterwards, with the alignments); a normalized added token
+    keeps them tracked."""
+    texts = [*SAMPLES[::5], "Ab cé e\u0301 日本語 が ﬁ İx", "x ab AB ab", "  lead and trail  "]
+    for n, config in enumerate(NORMALIZERS):
+        normalizer = config[0] if len(config) == 1 else {"type": "Sequence", "normalizers": config}
+        plain = hf_tokenizer(normalizer=config, pre_tokenizer=[{"type": "WhitespaceSplit"}])
+        words = sorted({w for t in texts for w in plain.normalizer.normalize_str(t).split()})[::2]
+        vocab = {"[UNK]": 0, **{w: i + 1 for i, w in enumerate(words)}}
+        for added in (
+            [],
+            [
+                {
+                    "id": len(vocab),
+                    "content": "ab",
+                    "single_word": False,
+                    "lstrip": False,
+                    "rstrip": False,
+                    "normalized": True,
+                    "special": False,
+                }
+            ],
+        ):
+            doc = json.loads(plain.to_str())
+            doc["model"] = {"type": "WordLevel", "vocab": vocab, "unk_token": "[UNK]"}
+            doc["added_tokens"] = added
+            path = tmp_path / f"n{n}-{len(added)}.json"
+            path.write_text(json.dumps(doc), encoding="utf-8")
+            hf = tokenizers.Tokenizer.from_file(str(path))
+            ours = Tokenizer.from_file(path)
+            for text in texts:
+                expected = hf.encode(text)
+                got = ours.encode(text)
+                assert got.ids == expected.ids, (normalizer, text)
+                assert got.offsets == expected.offsets, (normalizer, text)
+
+
 @settings(max_examples=300, deadline=None)
 @given(text=TEXT, n=st.integers(0, len(NORMALIZERS) - 1))
 def test_normalizers_hypothesis(text, n):

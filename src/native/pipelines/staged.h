@@ -195,7 +195,7 @@ class StagedPipeline {
           model_->tokenize_view(piece, scratch, tokens);
           for (const ModelToken& tok : tokens) out.push_back(tok.id);
         },
-        [&](const NormalizedText&, uint32_t id, bool) { out.push_back(id); });
+        [&](const NormalizedText&, uint32_t id, bool) { out.push_back(id); }, false);
     return true;
   }
 
@@ -204,9 +204,11 @@ class StagedPipeline {
   // token matched (its own NormalizedText). Where the pre-tokenizer only cuts (or there is
   // none), the pieces are spans of one normalized stretch, cut straight from its text; else
   // they come from pre_tokenized(), each a NormalizedText of its own (from 0, to its size).
+  // Without `offsets` (a caller that reads only the pieces' bytes and the added tokens' ids), the
+  // stretches cut straight keep no alignments where no normalized added token is matched in them.
   template <class OnPiece, class OnAdded>
-  void for_each_piece(const uint8_t* s, size_t n, const SpecialMatcher* added, OnPiece&& on_piece,
-                      OnAdded&& on_added) const {
+  void for_each_piece(const uint8_t* s, size_t n, const SpecialMatcher* added, OnPiece&& on_piece, OnAdded&& on_added,
+                      bool offsets = true) const {
     if (pre_tokenizer_ && !pre_tokenizer_->only_cuts()) {
       const PreTokenizedText pieces = pre_tokenized(s, n, added);
       for (const TextPiece& p : pieces.pieces()) {
@@ -231,7 +233,7 @@ class StagedPipeline {
           pre_tokenizer_->cut(std::string_view(text).substr(from, to - from), cuts);
           for (const Cut& c : cuts) give(from + c.start, from + c.end);
         },
-        on_added);
+        on_added, offsets || (added && !added->normalized().empty()));
   }
 
   // The pieces the model would see: HF's AddedVocabulary::extract_and_normalize (the raw
@@ -257,11 +259,13 @@ class StagedPipeline {
   // and resliced as HF slices it; given several times, for the parts between its normalized
   // added tokens, or once whole, when t may be moved from), on_added(matched, id, grown) for an
   // added token matched (a slice of the input or of t).
+  // Without `offsets`, the stretches keep no alignments (NormalizedText's constructor).
   template <class OnText, class OnAdded>
-  void stretches(const uint8_t* s, size_t n, const SpecialMatcher* added, OnText&& on_text, OnAdded&& on_added) const {
+  void stretches(const uint8_t* s, size_t n, const SpecialMatcher* added, OnText&& on_text, OnAdded&& on_added,
+                 bool offsets = true) const {
     const char* text = reinterpret_cast<const char*>(s);
     auto add_text = [&](size_t from, size_t to) {
-      NormalizedText t(text + from, to - from, uint32_t(from));
+      NormalizedText t(text + from, to - from, uint32_t(from), offsets);
       if (normalizer_) normalizer_->normalize(t);
       t.reslice();
       if (!added || added->normalized().empty()) {

@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <string>
+#include <stdexcept>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -46,9 +47,10 @@ class NormalizedText {
   // s[0..n) as it is, the input bytes [shift, shift + n). Its alignments are not written out
   // until an operation needs them (materialize): while the text keeps each character where it
   // was (in-place rewrites of the same length), byte k stands for the input character around
-  // shift + k.
-  NormalizedText(const char* s, size_t n, uint32_t shift)
-      : text_(s, n), original_{shift, uint32_t(shift + n)}, identity_(true) {}
+  // shift + k. Without `offsets`, no alignment is kept at all (a caller that wants ids only,
+  // and reads no offsets, original spans or slices of the text: asking one is a logic_error).
+  NormalizedText(const char* s, size_t n, uint32_t shift, bool offsets = true)
+      : text_(s, n), original_{shift, uint32_t(shift + n)}, identity_(true), untracked_(!offsets) {}
 
   const std::string& text() const { return text_; }
   const std::vector<Span>& alignments() const {
@@ -100,10 +102,13 @@ class NormalizedText {
     // Old bytes [at(), end) as they are.
     void keep(size_t end) {
       text_.append(t_.text_, at_, end - at_);
-      if (t_.identity_)
+      if (t_.untracked_) {
+        // (no alignments)
+      } else if (t_.identity_) {
         t_.append_identity(at_, end, alignments_);
-      else
+      } else {
         alignments_.insert(alignments_.end(), t_.alignments_.begin() + at_, t_.alignments_.begin() + end);
+      }
       at_ = end;
     }
     // Old bytes [at(), end) left out.
@@ -114,6 +119,14 @@ class NormalizedText {
       const size_t old_size = t_.text_.size();
       size_t offset = at_;  // the next old byte to replace
       for (size_t k = 0; k < initial_offset && offset < end; ++k) offset += t_.char_length(offset);
+      if (t_.untracked_) {  // (the characters alone)
+        for (size_t i = 0; i < count; ++i) {
+          uint8_t buf[4];
+          text_.append(reinterpret_cast<const char*>(buf), encode_utf8(changes[i].cp, buf));
+        }
+        at_ = end;
+        return;
+      }
       for (size_t i = 0; i < count; ++i) {
         const CharChange& c = changes[i];
         Span align;
@@ -134,7 +147,7 @@ class NormalizedText {
       keep(t_.text_.size());
       t_.text_.swap(text_);
       t_.alignments_.swap(alignments_);
-      t_.identity_ = false;
+      t_.identity_ = t_.untracked_;
     }
 
    private:
@@ -237,6 +250,20 @@ class NormalizedText {
   // Every match in `matches` (spans of the text, as a pattern gives them) replaced by `content`
   // (HF's replace: the new characters are all inserted, aligned as the match's last byte).
   void replace(const std::vector<MatchSpan>& matches, const std::string& content) {
+    if (untracked_) {
+      std::string text;
+      text.reserve(text_.size());
+      size_t last_end = 0;
+      for (const MatchSpan& m : matches) {
+        if (!m.is_match) continue;
+        text.append(text_, last_end, m.start - last_end);
+        text += content;
+        last_end = m.end;
+      }
+      text.append(text_, last_end, std::string::npos);
+      text_ = std::move(text);
+      return;
+    }
     materialize();
     std::string text;
     std::vector<Span> alignments;
@@ -300,7 +327,7 @@ class NormalizedText {
   // original span (HF slices every normalized text so, in AddedVocabulary::split_with_indices,
   // where no added token matches too; Metaspace's prepend_scheme "first" reads the span).
   void reslice() {
-    if (text_.empty() || identity_) return;  // (the identity's span is its original one)
+    if (text_.empty() || identity_) return;  // (the identity's span is its original one; untracked: none)
     const uint32_t s = alignments_.front().start, e = alignments_.back().end;
     original_ = Span{s, e >= s ? e : s};
   }
@@ -311,6 +338,7 @@ class NormalizedText {
     out.text_.assign(text_, start, end - start);
     if (identity_ && is_boundary(start) && is_boundary(end)) {  // (the identity of its input bytes)
       out.identity_ = true;
+      out.untracked_ = untracked_;
       out.original_ = Span{uint32_t(original_.start + start), uint32_t(original_.start + end)};
       return out;
     }
@@ -403,6 +431,7 @@ class NormalizedText {
   bool is_boundary(size_t at) const { return at >= text_.size() || (uint8_t(text_[at]) & 0xC0) != 0x80; }
   // The alignment of byte k (the input character around it, while the text is the identity).
   Span span_at(size_t k) const {
+    if (untracked_) untracked_error();
     if (!identity_) return alignments_[k];
     size_t a = k, b = k + 1;
     while (a > 0 && !is_boundary(a)) --a;
@@ -424,8 +453,12 @@ class NormalizedText {
       i += len;
     }
   }
+  [[noreturn]] static void untracked_error() {
+    throw std::logic_error("NormalizedText: offsets asked of a text normalized without them");
+  }
   // Writes the identity's alignments out.
   void materialize() const {
+    if (untracked_) untracked_error();
     if (!identity_) return;
     alignments_.clear();
     alignments_.reserve(text_.size());
@@ -438,6 +471,7 @@ class NormalizedText {
   mutable std::vector<Span> alignments_;  // per byte of text_: the input bytes it came from
   Span original_{0, 0};
   mutable bool identity_ = false;  // alignments_ not written yet (see the constructor)
+  bool untracked_ = false;         // no alignments kept (see the constructor)
 };
 
 // HF's Pattern::find_matches for a predicate on characters: each matching character is a match
