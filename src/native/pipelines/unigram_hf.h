@@ -540,8 +540,9 @@ class UnigramHfPipeline {
     if (nt.empty()) return;
     const auto* nb = reinterpret_cast<const uint8_t*>(nt.text().data());
     // (HF's "first" looks at where the normalized text's first byte came from: a stripped
-    // space at the text's start leaves it unprefixed.)
-    const bool prefixed = model_text(nb, nt.size(), nt.alignments()[0].start == 0, w);
+    // space at the text's start leaves it unprefixed; to_original reads it without writing out
+    // the alignments of a text the normalizer left as it was.)
+    const bool prefixed = model_text(nb, nt.size(), nt.to_original(0, 1).start == 0, w);
     if constexpr (!kRows) return encode_pieces(w, e, word, no_spans);
     // Model byte -> input bytes: the prefix stands for the first character, a "▁" for its space.
     const std::vector<NormalizedText::Span>& al = nt.alignments();
