@@ -3,6 +3,7 @@
 // unicode/hf_chars.h) and drops what lies between; WhitespaceSplit drops whitespace
 // (char::is_whitespace) and keeps the rest.
 #pragma once
+#include <algorithm>
 #include <array>
 #include <cstdint>
 
@@ -26,11 +27,19 @@ inline void find_word_runs(std::string_view s, std::vector<MatchSpan>& out) {
     }
     return kinds;
   }();
-  struct BmpKinds {  // each character's Kind below U+10000 (64 KiB, built once)
+  // Each character's Kind below U+10000 (64 KiB, built once from the range tables: what
+  // hf_is_regex_word, then hf_is_regex_space, say of each, without a search per code point).
+  struct BmpKinds {
     std::array<uint8_t, 0x10000> kinds{};
     BmpKinds() {
-      for (uint32_t cp = 0; cp < 0x10000; ++cp)
-        kinds[cp] = hf_is_regex_word(cp) ? kWord : hf_is_regex_space(cp) ? kSpace : kOther;
+      kinds.fill(kOther);
+      for (uint32_t c = 0; c < 128; ++c) kinds[c] = kAscii[c];
+      auto fill = [&](const auto& ranges, uint8_t kind) {
+        for (const hf_chars::CodePointRange& r : ranges)
+          for (uint32_t cp = std::max<uint32_t>(r.first, 0x80); cp <= r.last && cp < 0x10000; ++cp) kinds[cp] = kind;
+      };
+      fill(hf_chars::kRegexSpace, kSpace);
+      fill(hf_chars::kRegexWord, kWord);  // (a word character first, as kind_at asks)
     }
   };
   static const BmpKinds bmp;
