@@ -1,9 +1,8 @@
-"""The quick check of unicode/normalization.h (is_normalized_quick), which passes a character of
-a block of 64 code points that is all clear for the form by its UTF-8 lead bytes alone
-(normalization_detail::QuickBlocks): every BMP character, alone and in context, must come out
-of `unicode_normalize` (quick check first) as the full normalization gives it
-(`unicode_normalize_changes`, no quick check). A character the quick check passed wrongly would
-come back unchanged where the form changes it."""
+"""The quick check of unicode/normalization.h (is_normalized_quick), which passes a character
+below U+10000 that is clear for the form by its bit (normalization_detail::QuickChars): every
+BMP character, alone and in context, must come out of `unicode_normalize` (quick check first)
+as the full normalization gives it (`unicode_normalize_changes`, no quick check). A character
+the quick check passed wrongly would come back unchanged where the form changes it."""
 
 from __future__ import annotations
 
