@@ -97,8 +97,6 @@ class NormalizedText {
       text_.reserve(n + n / 8 + 16);
       alignments_.reserve(n + n / 8 + 16);
     }
-    // The next old byte.
-    size_t at() const { return at_; }
     // Old bytes [at(), end) as they are.
     void keep(size_t end) {
       text_.append(t_.text_, at_, end - at_);
