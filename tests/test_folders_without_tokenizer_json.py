@@ -751,7 +751,119 @@ def test_esm_refusals(tmp_path):
         Tokenizer.from_pretrained(_esm_folder(tmp_path, {"eos_token": None}))
 
 
-@pytest.mark.parametrize("kind", ["m2m100", "siglip", "wav2vec2", "esm"])
+def _byt5_folder(
+    tmp_path: pathlib.Path, config: dict, special_tokens_map: dict | None = None, saved: bool = False
+) -> pathlib.Path:
+    """As google/byt5-small's: tokenizer_config.json (ByT5Tokenizer, its extra_ids) and a config.json
+    of model_type t5, no vocabulary file; special_tokens_map.json where given. saved: the folder
+    transformers' save_pretrained writes of it (added_tokens_decoder)."""
+    folder = tmp_path / f"byt5-{len(list(tmp_path.iterdir()))}"
+    folder.mkdir()
+    _write(folder, "tokenizer_config.json", {"tokenizer_class": "ByT5Tokenizer", **config})
+    _write(folder, "config.json", {"model_type": "t5"})
+    if special_tokens_map is not None:
+        _write(folder, "special_tokens_map.json", special_tokens_map)
+    if saved:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            transformers.AutoTokenizer.from_pretrained(str(folder)).save_pretrained(str(folder) + "-saved")
+        return pathlib.Path(str(folder) + "-saved")
+    return folder
+
+
+BYT5_TEXTS = [
+    *PYTHON_CLASS_TEXTS,
+    "a </s> b",
+    "a</s>b  <pad>\t<unk>c",
+    "x<extra_id_0> y<extra_id_124><extra_id_125> <extra_id_1>",
+    # (every byte whose GPT-2 character is another: controls, space, DEL, C1 controls, NBSP, SHY)
+    "".join(map(chr, [*range(0x21), 0x7F, *range(0x80, 0xA1), 0xAD])),
+    "\u0100 \u0120 \u0121 \u0143 \u00ff\u00fe",
+    "ends with its eos</s>",
+    "\U0001f389\U0001f468\u200d\U0001f469",
+]
+
+
+@pytest.mark.parametrize(
+    ("config", "special_tokens_map", "saved"),
+    [
+        ({}, None, False),
+        ({}, None, True),
+        ({"extra_ids": 125, "additional_special_tokens": [f"<extra_id_{i}>" for i in range(125)]}, None, False),
+        ({"extra_ids": 3}, {"additional_special_tokens": ["<extra_id_0>", "<extra_id_1>", "<extra_id_2>"]}, False),
+        ({"extra_ids": 0, "clean_up_tokenization_spaces": True}, None, False),
+        ({"eos_token": "<eos>", "pad_token": "[PAD]", "extra_ids": 2}, None, True),
+        # (the config's list is extra_special_tokens in transformers 5: no extra ids are made beside it)
+        ({"extra_ids": 3, "additional_special_tokens": ["<extra_id_0>", "<x>"]}, None, False),
+    ],
+    ids=[
+        "default",
+        "default-saved",
+        "byt5-small",
+        "special-tokens-map",
+        "no-extra-ids-clean-up",
+        "renamed-saved",
+        "config-list-only",
+    ],
+)
+def test_byt5_folder_matches_python_class(tmp_path, config, special_tokens_map, saved):
+    """ByT5Tokenizer (tokenizer_config.json alone): each UTF-8 byte a token (chr(byte), id byte +
+    3), pad, eos and unk at 0, 1, 2 matched with the spaces around them stripped, the extra ids
+    after the bytes; "$A </s>" (no second one after a text ending with it); decode as the class
+    (the bytes and the added tokens' text read as UTF-8, invalid bytes dropped)."""
+    folder = _byt5_folder(tmp_path, config, special_tokens_map, saved)
+    texts = [t for t in [*BYT5_TEXTS, *LINES[1:60:7]] if not _PYTHON_ONLY_SPACE.search(t)]
+    _same_as_python_class(folder, texts, past=0)
+    ref, ours = transformers.AutoTokenizer.from_pretrained(str(folder)), Tokenizer.from_pretrained(folder)
+    assert ours.get_vocab() == ref.get_vocab()
+    # ids that are no whole character: a lone lead or continuation byte, a character cut by a
+    # special token (joined where the token is skipped), every id in a shuffled order
+    rng = __import__("random").Random(5)
+    size = len(ref)
+    runs = [[0xE6 + 3, 0x97 + 3, 1, 0xA5 + 3, 0x41 + 3], [0xE6 + 3, size - 1, 0x97 + 3, 0xA5 + 3], [0x80 + 3]]
+    runs += [rng.sample(range(size), 40) for _ in range(50)]
+    for ids in runs:
+        for skip in (False, True):
+            assert ours.decode(ids, skip_special_tokens=skip) == ref.decode(ids, skip_special_tokens=skip), (ids, skip)
+    with pytest.raises(ValueError, match=f"token id {size} "):
+        ours.decode([size])
+
+
+def test_byt5_folder_ignores_a_tokenizer_json(tmp_path):
+    """ByT5Tokenizer reads no vocabulary file: transformers builds it from the config alone even
+    beside a tokenizer.json (here one whose "a" and "b" trade ids), and so does from_pretrained."""
+    folder = _byt5_folder(tmp_path, {})
+    Tokenizer.from_pretrained(folder).save(str(folder / "tokenizer.json"))
+    doc = json.loads((folder / "tokenizer.json").read_text("utf-8"))
+    vocab = doc["model"]["vocab"]
+    vocab["a"], vocab["b"] = vocab["b"], vocab["a"]
+    _write(folder, "tokenizer.json", doc)
+    ref, ours = transformers.AutoTokenizer.from_pretrained(str(folder)), Tokenizer.from_pretrained(folder)
+    assert ref("ab")["input_ids"] == [100, 101, 1] == ours.encode("ab").ids
+    _same_as_python_class(folder, [t for t in BYT5_TEXTS if not _PYTHON_ONLY_SPACE.search(t)], past=0)
+
+
+def test_byt5_differences_and_refusals(tmp_path):
+    """Left as it is: \\x1c-\\x1f, which the class strips around its pad, eos and unk tokens
+    (Python's whitespace) and the pipeline keeps (HF's). Refused as transformers refuses: extra
+    ids that the additional_special_tokens list does not hold; refused naming the file: pad, eos
+    and unk tokens of one character (a byte's token) or the same text."""
+    ref_folder = _byt5_folder(tmp_path, {})
+    ref, ours = transformers.AutoTokenizer.from_pretrained(str(ref_folder)), Tokenizer.from_pretrained(ref_folder)
+    assert ref("a\x1c</s>b")["input_ids"] == [100, 1, 101, 1] and ours.encode("a\x1c</s>b").ids == [100, 31, 1, 101, 1]
+    mismatch = _byt5_folder(tmp_path, {"extra_ids": 3}, {"additional_special_tokens": ["<extra_id_0>", "<x>"]})
+    with pytest.raises(ValueError, match="extra_ids"):
+        transformers.AutoTokenizer.from_pretrained(str(mismatch))
+    with pytest.raises(ValueError, match="3 extra ids, but additional_special_tokens lists 1"):
+        Tokenizer.from_pretrained(mismatch)
+    for config, match in [({"unk_token": "?"}, r"'\?'"), ({"pad_token": "</s>"}, "'</s>', '</s>'")]:
+        with pytest.raises(
+            ValueError, match=r"tokenizer_config\.json: ByT5Tokenizer's pad, eos and unk tokens .*" + match
+        ):
+            Tokenizer.from_pretrained(_byt5_folder(tmp_path, config))
+
+
+@pytest.mark.parametrize("kind", ["m2m100", "siglip", "wav2vec2", "esm", "byt5"])
 def test_python_classes_cut_pairs_as_transformers(tmp_path, kind):
     """transformers' Python classes cut a pair by longest_first their own way (truncate_sequences:
     the longer text first, then both, the first keeping an odd total's extra token), not as HF
@@ -761,6 +873,7 @@ def test_python_classes_cut_pairs_as_transformers(tmp_path, kind):
         "siglip": lambda: _siglip_folder(tmp_path, {}),
         "wav2vec2": lambda: _wav2vec2_folder(tmp_path, {}),
         "esm": lambda: _esm_folder(tmp_path, {}),
+        "byt5": lambda: _byt5_folder(tmp_path, {}),
     }
     folder = make[kind]()
     ref, ours = transformers.AutoTokenizer.from_pretrained(str(folder)), Tokenizer.from_pretrained(folder)

@@ -538,8 +538,8 @@ def select_chat_template(
 # routing of formats/transformers_classes.transformers_class), the declared tokenizer_class
 # otherwise. The pipelines and post-processors these classes build (MBart50's vocabulary, the
 # src_lang templates, Splinter's question token) are formats/transformers_classes.py's.
-# SiglipTokenizer's, M2M100Tokenizer's, Wav2Vec2CTCTokenizer's and EsmTokenizer's: their folders
-# without tokenizer.json (formats/slow_files.py; transformers cannot load a folder of
+# SiglipTokenizer's, M2M100Tokenizer's, Wav2Vec2CTCTokenizer's, EsmTokenizer's and ByT5Tokenizer's:
+# their folders without tokenizer.json (formats/slow_files.py; transformers cannot load a folder of
 # tokenizer.json alone that names them).
 # tests/test_special_tokens_transformers.py checks them against AutoTokenizer.
 _BERT = {"unk_token": "[UNK]", "sep_token": "[SEP]", "pad_token": "[PAD]", "cls_token": "[CLS]", "mask_token": "[MASK]"}
@@ -588,6 +588,7 @@ _CLASS_DEFAULTS: dict[str, dict[str, Any]] = {
     },
     "Qwen2Tokenizer": {"unk_token": "<|endoftext|>", "eos_token": "<|endoftext|>", "pad_token": "<|endoftext|>"},
     "SiglipTokenizer": {"eos_token": "</s>", "unk_token": "<unk>", "pad_token": "</s>", "model_max_length": 64},
+    "ByT5Tokenizer": {"eos_token": "</s>", "unk_token": "<unk>", "pad_token": "<pad>"},
     "EsmTokenizer": {
         "unk_token": "<unk>",
         "cls_token": "<cls>",
@@ -787,6 +788,29 @@ def _t5_extras(init: dict[str, Any], config: Mapping[str, Any], path: str) -> No
         init["additional_special_tokens"] = listed
 
 
+def _byt5_extras(init: dict[str, Any], config: Mapping[str, Any], path: str) -> None:
+    """ByT5Tokenizer.__init__: `extra_ids` (125 by default) tokens <extra_id_0>, ... as the
+    additional_special_tokens where there is no such list (only special_tokens_map.json can
+    still give one here); a list given beside extra_ids must hold that many distinct tokens
+    with "extra_id" in them (transformers' ValueError), and is kept as it is. As T5's, they
+    reach the tokenizer only where nothing set extra_special_tokens."""
+    extra_ids = config.get("extra_ids", 125)
+    if not isinstance(extra_ids, int) or isinstance(extra_ids, bool):
+        raise FormatError(path, "extra_ids", f"must be an integer, got {extra_ids!r}")
+    listed = init.get("additional_special_tokens")
+    if extra_ids > 0 and listed is None:
+        listed = [f"<extra_id_{i}>" for i in range(extra_ids)]
+    elif extra_ids > 0 and listed:
+        texts = [str(x["content"]) if isinstance(x, dict) and "content" in x else str(x) for x in listed]
+        found = {t for t in texts if "extra_id" in t}  # (an AddedToken's str() is its content)
+        if len(found) != extra_ids:
+            raise FormatError(
+                path, "extra_ids", f"{extra_ids} extra ids, but additional_special_tokens lists {len(found)}"
+            )
+    if "extra_special_tokens" not in init and listed is not None:
+        init["additional_special_tokens"] = listed
+
+
 def _pegasus_extras(init: dict[str, Any], config: Mapping[str, Any], path: str) -> None:
     """PegasusTokenizer.__init__: mask_token_sent ("<mask_1>") unless an additional_special_tokens
     list (only special_tokens_map.json can still give one) already has it, then <unk_2> up to
@@ -934,6 +958,7 @@ _CLASS_EXTRAS: dict[str, Callable[[dict[str, Any], Mapping[str, Any], str], None
     "LasrTokenizer": _t5_extras,
     "VideoPrismTokenizer": _t5_extras,
     "PegasusTokenizer": _pegasus_extras,
+    "ByT5Tokenizer": _byt5_extras,
 }
 for _name in list(_CLASS_DEFAULTS):  # the "Fast" names of the same classes
     _CLASS_DEFAULTS[_name + "Fast"] = _CLASS_DEFAULTS[_name]

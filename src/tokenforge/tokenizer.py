@@ -147,6 +147,8 @@ class Tokenizer(TransformersApi):
             d["_decode_ids"] = kernel.native.decode
         elif style == "wav2vec2":
             d["_decode_ids"] = _ctc_decode(kernel.token_of or [], spec)
+        elif style == "byt5":
+            d["_decode_ids"] = _bytes_decode(kernel.token_of or [], spec)
         else:
             d["_decode_ids"] = _segments_decode(kernel.native, spec, style)
         # The resolver holds the policy, not the tokenizer: the native object must not point back here.
@@ -383,9 +385,11 @@ class Tokenizer(TransformersApi):
         slow: dict[str, Any] | None = None  # the document transformers builds from the class's files
         file = os.path.join(folder, "tokenizer.json")
         name = "tokenizer.json"
-        if not os.path.isfile(file):
+        routed_class = transformers_class(config.config, model_config, names)
+        # (a class that reads no vocabulary file, ByT5Tokenizer, ignores a tokenizer.json beside it)
+        fileless = PIPELINE_CLASSES.get(routed_class or "") == "tokenizer_config.json"
+        if not os.path.isfile(file) or fileless:
             found = slow_files(folder)
-            routed_class = transformers_class(config.config, model_config, names)
             own = PIPELINE_CLASSES.get(routed_class or "")
             if own is not None and os.path.isfile(os.path.join(folder, own)):
                 found = os.path.join(folder, own)  # (a Python class run as a pipeline of its own)
@@ -1141,7 +1145,7 @@ def _set_class_post_processor(
             if trim is not None:
                 options["trim_offsets"] = trim
         template = TemplateProcessing.from_json(post)
-        if class_name == "SiglipTokenizer":  # (its _add_eos_if_not_present)
+        if class_name in ("SiglipTokenizer", "ByT5Tokenizer"):  # (their _add_eos_if_not_present)
             template = dataclasses.replace(template, skip_present_special=True)
         spec = dataclasses.replace(spec, post_processor=template)
     rebuilt = Tokenizer.from_spec(dataclasses.replace(spec, options=options))
@@ -1208,8 +1212,52 @@ def _ctc_decode(token_of: Sequence[str], spec: PipelineSpec) -> Any:
     return decode_ids
 
 
+def _bytes_decode(token_of: Sequence[str], spec: PipelineSpec) -> Any:
+    """Decode as ByT5Tokenizer's convert_tokens_to_string (the option special_segments "byt5"):
+    each added token's text (none for a special one with skip_special_tokens), each other token
+    (one character, chr(byte)) as its byte, the whole read as UTF-8 with invalid bytes dropped
+    (so bytes on both sides of a skipped special token join). An id without a token is a
+    ValueError, as the native decode's."""
+    added = {t.id: (t.content.encode("utf-8"), t.special) for t in spec.added_tokens}
+    size = len(token_of)
+    # each id's bytes as Latin-1 characters, one a byte (None: an id that has no bytes), with the
+    # special tokens' text and without it
+    shown: list[str | None] = [t if len(t) == 1 and ord(t) < 256 else None for t in token_of]
+    for i, (text, _) in added.items():
+        if 0 <= i < size:
+            shown[i] = text.decode("latin-1")
+    skipped = ["" if i in added and added[i][1] else t for i, t in enumerate(shown)]
+
+    def decode_ids(ids: Any, skip_special_tokens: bool) -> str:
+        table: Sequence[Any] = skipped if skip_special_tokens else shown  # (a None: join raises TypeError)
+        try:
+            if not ids or min(ids) >= 0:
+                return "".join(map(table.__getitem__, ids)).encode("latin-1").decode("utf-8", errors="ignore")
+        except (IndexError, TypeError):
+            pass  # (an id past the vocabulary or without bytes, or not an int: the loop says which)
+        out = bytearray()
+        for item in ids:
+            i = _token_id(item)
+            if i in added:
+                text, special = added[i]
+                if not (skip_special_tokens and special):
+                    out += text
+            elif 0 <= i < size and shown[i] is not None:
+                out += str(shown[i]).encode("latin-1")
+            else:
+                raise ValueError(f"token id {i} is not one of this tokenizer's ids (0 to {size - 1})")
+        return out.decode("utf-8", errors="ignore")
+
+    return decode_ids
+
+
 # The Python classes whose decode is their own (the option special_segments' styles)
-_PYTHON_CLASS_DECODES = {"M2M100Tokenizer": "m2m100", "SiglipTokenizer": "siglip", "Wav2Vec2CTCTokenizer": "wav2vec2"}
+_PYTHON_CLASS_DECODES = {
+    "M2M100Tokenizer": "m2m100",
+    "SiglipTokenizer": "siglip",
+    "Wav2Vec2CTCTokenizer": "wav2vec2",
+    "ByT5Tokenizer": "byt5",
+}
 
 
 def _m2m100_target_options(tok: Tokenizer, config: Any) -> dict[str, Any]:

@@ -16,8 +16,9 @@ files is refused with a ValueError naming the file and the class, as is MarianTo
 transformers runs in Python over the sentencepiece library (PYTHON_SPM_CLASSES). Two others are
 run as pipelines: M2M100Tokenizer (m2m100_document: the sentencepiece model's through
 vocab.json's ids), SiglipTokenizer (siglip_document: its canonicalization as normalizers),
-Wav2Vec2CTCTokenizer (wav2vec2_document: vocab.json's characters, CTC's decode) and
-EsmTokenizer (esm_document: vocab.txt's tokens matched anywhere in the text).
+Wav2Vec2CTCTokenizer (wav2vec2_document: vocab.json's characters, CTC's decode),
+EsmTokenizer (esm_document: vocab.txt's tokens matched anywhere in the text) and ByT5Tokenizer
+(byt5_document: the text's UTF-8 bytes, from tokenizer_config.json alone).
 The neighbours: transformers_classes.py (the class table), spm_tokenizer_json.py,
 sentencepiece_model.py, tokenizer.py's from_pretrained.
 """
@@ -52,6 +53,7 @@ PIPELINE_CLASSES = {
     "SiglipTokenizer": "spiece.model",
     "Wav2Vec2CTCTokenizer": "vocab.json",
     "EsmTokenizer": "vocab.txt",
+    "ByT5Tokenizer": "tokenizer_config.json",  # (no vocabulary file: the 256 bytes)
 }
 BPE_FILES = ("vocab.json", "merges.txt")
 
@@ -224,6 +226,8 @@ def slow_document(file: str, class_name: str | None, config: Mapping[str, Any]) 
         return wav2vec2_document(file, config)
     if class_name == "EsmTokenizer" and name == "vocab.txt":
         return esm_document(file, config)
+    if class_name == "ByT5Tokenizer" and name == "tokenizer_config.json":
+        return byt5_document(file, config)
     if name == BPE_FILES[0] and not os.path.isfile(os.path.join(folder, BPE_FILES[1])):
         raise ValueError(
             f"{file}: transformers builds {class_name or 'TokenizersBackend'} from this file alone (the folder has "
@@ -505,6 +509,57 @@ def esm_document(file: str, config: Mapping[str, Any]) -> dict[str, Any]:
         "model": {"type": "WordLevel", "vocab": vocab, "unk_token": unk},
         "post_processor": post,
         "decoder": None,
+    }
+
+
+def byt5_document(file: str, config: Mapping[str, Any]) -> dict[str, Any]:
+    """ByT5Tokenizer (a Python class with no vocabulary file: `file` is the folder's
+    tokenizer_config.json) as a pipeline. The class's tokens are the text's UTF-8 bytes, each
+    written as the character of that code point (chr(byte)), at id byte + 3 after its pad, eos
+    and unk tokens (ids 0, 1, 2; added with lstrip and rstrip); its extra ids come after them
+    as special tokens (chat_template's _byt5_extras). The bytes as those characters: normalizers
+    ByteLevel (each byte as GPT-2's character for it), then a Replace for each of the 68 bytes
+    whose GPT-2 character is not chr(byte); FixedLength(1); WordLevel over the 259 tokens.
+    "$A </s>" (a pair: "$A </s> $B </s>", no second </s> where the ids already end with one) is
+    set once the tokens are added. Decode (special_segments "byt5", tokenizer.py): the bytes and
+    the added tokens' text joined, then read as UTF-8 with invalid bytes dropped, as the class;
+    a saved file keeps HF's nearest decoder (ByteLevel, which writes an invalid byte as U+FFFD).
+    ValueError naming the file for named tokens that are one character or the same text."""
+    from .gpt2_files import bytes_to_unicode
+
+    name = "ByT5Tokenizer"
+    named = [_token(config, n, d) for n, d in (("pad_token", "<pad>"), ("eos_token", "</s>"), ("unk_token", "<unk>"))]
+    if len(set(named)) != len(named) or any(len(t) == 1 for t in named):
+        raise ValueError(
+            f"{file}: {name}'s pad, eos and unk tokens {named!r} must be three texts of more than one "
+            "character (a byte's token is one character)"
+        )
+    vocab = {t: i for i, t in enumerate(named)}
+    vocab.update({chr(b): b + len(named) for b in range(256)})
+    gpt2 = bytes_to_unicode()
+    moved = [b for b in range(256) if gpt2[b] != chr(b)]
+    flags = {"single_word": False, "lstrip": True, "rstrip": True, "normalized": False, "special": True}
+    return {
+        "version": "1.0",
+        # (the class's __init__: AddedToken(token, lstrip=True, rstrip=True) at ids 0, 1, 2)
+        "added_tokens": [{"id": i, "content": t, **flags} for i, t in enumerate(named)],
+        "normalizer": {
+            "type": "Sequence",
+            "normalizers": [
+                {"type": "ByteLevel"},
+                *({"type": "Replace", "pattern": {"String": gpt2[b]}, "content": chr(b)} for b in moved),
+            ],
+        },
+        "pre_tokenizer": {"type": "FixedLength", "length": 1},
+        "model": {"type": "WordLevel", "vocab": vocab, "unk_token": named[2]},
+        "post_processor": _BARE,
+        "decoder": {
+            "type": "Sequence",
+            "decoders": [
+                *({"type": "Replace", "pattern": {"String": chr(b)}, "content": gpt2[b]} for b in moved),
+                {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False, "use_regex": False},
+            ],
+        },
     }
 
 

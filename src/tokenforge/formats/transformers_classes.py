@@ -769,6 +769,7 @@ LATE_POST_PROCESSORS = frozenset(
         "CLIPTokenizer",
         "M2M100Tokenizer",
         "SiglipTokenizer",
+        "ByT5Tokenizer",
     )
 )
 # Those of them whose template is set only where the class rebuilt the file (its model type)
@@ -908,7 +909,7 @@ def class_post_processor(
         if name == "MBartTokenizer":
             return template(["$A", eos_text, lang], ["$A", "$B", eos_text, lang], [(eos_text, eos_id), (lang, lang_id)])
         return template([lang, "$A", eos_text], [lang, "$A", "$B", eos_text], [(lang, lang_id), (eos_text, eos_id)])
-    if name == "SiglipTokenizer":  # "$A </s>", "$A </s> $B </s>" (every type id 0)
+    if name in ("SiglipTokenizer", "ByT5Tokenizer"):  # "$A </s>", "$A </s> $B </s>" (every type id 0)
         eos = special.get("eos_token")
         if eos is None:
             return None

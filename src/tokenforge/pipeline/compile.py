@@ -87,8 +87,9 @@ KERNELS = tuple(OPTIONS)
 # special_segments: how a Python class over sentencepiece joins the decoded text between
 # special tokens with their text ("m2m100": M2M100Tokenizer's, nothing between; "siglip":
 # SiglipTokenizer's, a space before a special token that follows text; the joined text stripped;
-# "wav2vec2": Wav2Vec2CTCTokenizer's CTC decode of the tokens, tokenizer.py's _ctc_decode)
-SPECIAL_SEGMENTS = ("m2m100", "siglip", "wav2vec2")
+# "wav2vec2": Wav2Vec2CTCTokenizer's CTC decode of the tokens, tokenizer.py's _ctc_decode;
+# "byt5": ByT5Tokenizer's bytes read as UTF-8, invalid ones dropped, tokenizer.py's _bytes_decode)
+SPECIAL_SEGMENTS = ("m2m100", "siglip", "wav2vec2", "byt5")
 
 
 def _fused_wordpiece(spec: PipelineSpec) -> bool:
