@@ -375,6 +375,50 @@ def test_byte_level_normalizer_hypothesis(byte_level_bpe, text):
         same_encoding(ours, hf, text)
 
 
+def _one_char_replace(pattern: str, content: str) -> dict[str, Any]:
+    return {"type": "Replace", "pattern": {"String": pattern}, "content": content}
+
+
+# ByteLevel then Replace steps of one character, which the native Sequence folds into ByteLevel's
+# byte table: ByT5's (every byte whose GPT-2 character is another written as chr(byte)); steps
+# writing several characters, none, or one a later step replaces again; a step of two characters,
+# a regex step and another normalizer, after which the steps are not folded.
+BYTE_LEVEL_FOLDS = [
+    [
+        {"type": "ByteLevel"},
+        *(_one_char_replace(chr(0x100 + k), chr(b)) for k, b in enumerate([*range(0x21), *range(0x7F, 0xA1), 0xAD])),
+    ],
+    [{"type": "ByteLevel"}, _one_char_replace("\u0120", "_ "), _one_char_replace("_", "")],
+    [{"type": "ByteLevel"}, _one_char_replace("\u00c3", ""), _one_char_replace("a", "\u00e9\u00e9")],
+    [{"type": "ByteLevel"}, _one_char_replace("\u00a9", "x"), _one_char_replace("x", "yz"), _one_char_replace("z", "")],
+    [{"type": "ByteLevel"}, _one_char_replace("\u0120", "\u2581"), _one_char_replace("\u2581", " ")],
+    [{"type": "ByteLevel"}, _one_char_replace("ab", "X"), _one_char_replace("\u0120", "-")],
+    [
+        {"type": "ByteLevel"},
+        {"type": "Replace", "pattern": {"Regex": "\u0120"}, "content": "+"},
+        _one_char_replace("+", "\u0120\u0120"),
+    ],
+    [{"type": "ByteLevel"}, {"type": "Lowercase"}, _one_char_replace("\u00e3", "Q")],
+]
+
+
+@pytest.mark.parametrize("config", BYTE_LEVEL_FOLDS, ids=lambda c: f"{len(c)}-steps-{c[1].get('type')}")
+def test_byte_level_folds_one_character_replaces(config):
+    """ByteLevel followed by Replace steps of one character (folded into its byte table) gives HF's
+    normalized text and offsets: every byte whose GPT-2 character is another, ASCII, Latin-1,
+    CJK, emoji, and the steps' own outputs."""
+    texts = [
+        *SAMPLES,
+        *EDGE,
+        "".join(map(chr, range(0x100))),
+        "a b\tc\n\u00e9\u00a9 \u00c3x \u0120\u2581 \u65e5\u672c\U0001f389 ab",
+        "",
+        "plain",
+    ]
+    for text in texts:
+        check_normalizer(config, text)
+
+
 # --------------------------------------------------------------------------- UnicodeScripts
 
 MIXED = [

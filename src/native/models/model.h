@@ -28,6 +28,14 @@ class Model {
     scratch.assign(piece.data(), piece.size());
     tokenize(scratch, out);
   }
+  // The ids alone of tokenize_view's tokens, appended to ids (`tokens`: scratch room for them),
+  // for the ids-first path; a model whose pieces are one token each gives the id straight.
+  virtual void tokenize_ids(std::string_view piece, std::string& scratch, std::vector<ModelToken>& tokens,
+                            std::vector<uint32_t>& ids) const {
+    tokens.clear();
+    tokenize_view(piece, scratch, tokens);
+    for (const ModelToken& tok : tokens) ids.push_back(tok.id);
+  }
 };
 
 }  // namespace tokenforge

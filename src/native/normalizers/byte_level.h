@@ -2,7 +2,13 @@
 // character of GPT-2's alphabet (byte_level_code_points(), pre_tokenizers/byte_level.h, the
 // ByteLevel pre-tokenizer's table), the bytes after a character's first inserted after it, so
 // each new character aligns with the input character its byte came from. Empty text stays.
+// The table holds what each byte becomes; a Sequence folds the Replace steps of one character
+// that follow this normalizer into it (normalizer_factory.h: ByT5's bytes as chr(byte) are
+// ByteLevel and 68 such steps), and an ASCII byte the table writes as itself is left in place.
 #pragma once
+#include <array>
+#include <cstdint>
+#include <string>
 #include <vector>
 
 #include "normalizers/normalizer.h"
@@ -12,19 +18,68 @@ namespace tokenforge {
 
 class ByteLevelNormalizer : public Normalizer {
  public:
-  void normalize(NormalizedText& text) const override {
-    if (text.empty()) return;
+  ByteLevelNormalizer() {
     const auto& alphabet = byte_level_code_points();
-    const std::string& s = text.text();
-    std::vector<CharChange> changes;
-    changes.reserve(s.size());
-    for (size_t i = 0; i < s.size();) {
-      const size_t len = utf8_length(uint8_t(s[i]));
-      for (size_t k = 0; k < len; ++k) changes.push_back(CharChange{alphabet[uint8_t(s[i + k])], k > 0 ? 1 : 0});
-      i += len;
-    }
-    text.transform(changes, 0);
+    for (size_t b = 0; b < 256; ++b) out_[b] = {alphabet[b]};
+    refresh();
   }
+
+  // A Replace of the character `cp` by `content` run right after this normalizer, folded into
+  // the table. HF runs it over the characters written here, each of which one byte wrote, so it
+  // acts on each byte's characters alone; the characters it writes align as the one they
+  // replace, which is the input character's alignment, as here.
+  void fold_replace(uint32_t cp, const std::vector<uint32_t>& content) {
+    for (std::vector<uint32_t>& chars : out_) {
+      std::vector<uint32_t> next;
+      for (uint32_t c : chars) {
+        if (c == cp)
+          next.insert(next.end(), content.begin(), content.end());
+        else
+          next.push_back(c);
+      }
+      chars.swap(next);
+    }
+    refresh();
+  }
+
+  void normalize(NormalizedText& text) const override {
+    const uint8_t* s = reinterpret_cast<const uint8_t*>(text.text().data());
+    const size_t n = text.text().size();
+    size_t i = 0;
+    while (i < n && same_[s[i]]) ++i;
+    if (i == n) return;  // (the empty text too)
+    NormalizedText::Rewrite r(text);
+    std::string chars;
+    while (i < n) {
+      r.keep(i);
+      const size_t len = utf8_length(s[i]);
+      chars.clear();
+      for (size_t k = 0; k < len; ++k) chars += utf8_[s[i + k]];
+      i += len;
+      if (chars.empty())
+        r.drop(i);  // (every byte's characters replaced by nothing)
+      else
+        r.replace_char(i, chars);
+      while (i < n && same_[s[i]]) ++i;
+    }
+    r.finish();
+  }
+
+ private:
+  void refresh() {
+    for (size_t b = 0; b < 256; ++b) {
+      same_[b] = b < 0x80 && out_[b].size() == 1 && out_[b][0] == b;
+      utf8_[b].clear();
+      for (uint32_t c : out_[b]) {
+        uint8_t buf[4];
+        utf8_[b].append(reinterpret_cast<const char*>(buf), encode_utf8(c, buf));
+      }
+    }
+  }
+
+  std::array<std::vector<uint32_t>, 256> out_;  // the characters each byte becomes
+  std::array<std::string, 256> utf8_;           // the same in UTF-8
+  std::array<bool, 256> same_{};                // an ASCII byte written as itself
 };
 
 }  // namespace tokenforge

@@ -57,7 +57,18 @@ inline std::unique_ptr<Normalizer> sequence(OptionReader& o) {
   const OptionValue& list = o.get("normalizers", true);
   if (list.kind != OptionValue::Kind::kList) o.fail("option 'normalizers' must be a list");
   std::vector<std::unique_ptr<Normalizer>> parts;
-  for (const OptionValue& part : list.list) parts.push_back(make_normalizer(part));
+  for (const OptionValue& part : list.list) {
+    std::unique_ptr<Normalizer> made = make_normalizer(part);
+    // a Replace of one character right after ByteLevel: folded into its byte table
+    auto* byte_level = parts.empty() ? nullptr : dynamic_cast<ByteLevelNormalizer*>(parts.back().get());
+    const auto* step = dynamic_cast<const ReplaceNormalizer*>(made.get());
+    uint32_t cp;
+    if (byte_level != nullptr && step != nullptr && step->one_character(cp)) {
+      byte_level->fold_replace(cp, step->content_chars());
+      continue;
+    }
+    parts.push_back(std::move(made));
+  }
   return std::make_unique<NormalizerSequence>(std::move(parts));
 }
 inline std::unique_ptr<Normalizer> nmt(OptionReader&) { return std::make_unique<NmtNormalizer>(); }

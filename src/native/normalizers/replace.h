@@ -2,6 +2,7 @@
 // (leftmost occurrences, not overlapping) or a regex (pre_tokenizers/regex.h, Oniguruma as HF),
 // becomes `content` (aligned as the last character it replaces).
 #pragma once
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <utility>
@@ -24,6 +25,22 @@ class ReplaceNormalizer : public Normalizer {
     else
       find_string_matches(text.text(), pattern_, matches);
     text.replace(matches, content_);
+  }
+
+  // Whether the pattern is a string of one character (`cp`): the steps a Sequence may fold into
+  // a ByteLevel normalizer before them.
+  bool one_character(uint32_t& cp) const {
+    if (regex_ || pattern_.empty()) return false;
+    size_t len;
+    cp = decode_utf8(reinterpret_cast<const uint8_t*>(pattern_.data()), pattern_.size(), len);
+    return len == pattern_.size();
+  }
+  // The content's characters.
+  std::vector<uint32_t> content_chars() const {
+    std::vector<uint32_t> out;
+    const uint8_t* p = reinterpret_cast<const uint8_t*>(content_.data());
+    for (size_t i = 0, len; i < content_.size(); i += len) out.push_back(decode_utf8(p + i, content_.size() - i, len));
+    return out;
   }
 
  private:

@@ -191,9 +191,7 @@ class StagedPipeline {
     for_each_piece(
         s, n, added,
         [&](const NormalizedText&, size_t, size_t, std::string_view piece) {
-          tokens.clear();
-          model_->tokenize_view(piece, scratch, tokens);
-          for (const ModelToken& tok : tokens) out.push_back(tok.id);
+          model_->tokenize_ids(piece, scratch, tokens, out);
         },
         [&](const NormalizedText&, uint32_t id, bool) { out.push_back(id); }, false);
     return true;

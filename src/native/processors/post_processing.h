@@ -320,8 +320,9 @@ struct PostProcessor {
   // only the whole text's), but where this is true and special tokens are added: then they take
   // the template's (HF's RobertaProcessing and BertProcessing build their parts anew).
   bool parts_typed = false;
-  // transformers' _add_eos_if_not_present (SiglipTokenizer's Python class): a special piece of
-  // one id right after a sequence is left out where that sequence already ends with the id.
+  // transformers' _add_eos_if_not_present (SiglipTokenizer's and ByT5Tokenizer's Python
+  // classes): a special piece of one id right after a sequence is left out where that sequence
+  // already ends with the id.
   bool skip_present_special = false;
   TruncationParams truncation;
   PaddingParams padding;
@@ -335,7 +336,7 @@ struct PostProcessor {
 
   // Whether process() of one text only puts the template's special ids around its ids (no
   // truncation, no padding): then ids_around gives them, and a kernel may compute ids first.
-  bool ids_only(bool is_pair) const { return !is_pair && !truncate && !pad && !skip_present_special; }
+  bool ids_only(bool is_pair) const { return !is_pair && !truncate && !pad; }
   // The ids process() puts before and after one text's ids (nothing without add_special).
   void ids_around(bool add_special, std::vector<uint32_t>& before, std::vector<uint32_t>& after) const {
     if (!add_special) return;
@@ -347,6 +348,18 @@ struct PostProcessor {
       else
         to.insert(to.end(), p.special_ids.begin(), p.special_ids.end());
     }
+  }
+
+  // How many of ids_around's `after` ids process() leaves out for a text whose ids end with
+  // `last` (none where the text has no ids): with skip_present_special, the piece of one id
+  // right after the text where it is that id (without_present), else none.
+  size_t present_after(bool add_special, bool empty, uint32_t last) const {
+    if (!skip_present_special || !add_special || empty) return 0;
+    for (size_t i = 1; i < single.size(); ++i) {
+      const TemplatePiece& p = single[i];
+      if (single[i - 1].is_sequence) return !p.is_sequence && p.special_ids.size() == 1 && p.special_ids[0] == last;
+    }
+    return 0;
   }
 
   // Truncates, applies the template and pads one encoding (a batch pads again to its longest).

@@ -108,8 +108,11 @@ class LazyRowsOf final : public LazyRows {
     std::vector<uint32_t> after;
     post_->ids_around(add_special_, ids, after);
     const auto* s = reinterpret_cast<const uint8_t*>(text.data());
+    const size_t start = ids.size();
     if (!tok_.encode_ids(s, text.size(), added_, ids)) return false;
-    ids.insert(ids.end(), after.begin(), after.end());
+    const bool empty = ids.size() == start;
+    const size_t skipped = post_->present_after(add_special_, empty, empty ? 0 : ids.back());
+    ids.insert(ids.end(), after.begin() + std::ptrdiff_t(skipped), after.end());
     return true;
   }
 

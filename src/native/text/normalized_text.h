@@ -141,6 +141,14 @@ class NormalizedText {
       }
       at_ = end;
     }
+    // Old bytes [at(), end), one character, replaced by the UTF-8 characters `chars`, each
+    // aligned as that character (what replace() writes for them with the first change 0 and
+    // the others 1).
+    void replace_char(size_t end, std::string_view chars) {
+      text_.append(chars.data(), chars.size());
+      if (!t_.untracked_) alignments_.insert(alignments_.end(), chars.size(), t_.span_at(at_));
+      at_ = end;
+    }
     void finish() {
       keep(t_.text_.size());
       t_.text_.swap(text_);
