@@ -6,6 +6,7 @@
 // elsewhere only the segments the check does not pass are normalized and replaced.
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -20,25 +21,26 @@ class UnicodeFormNormalizer : public Normalizer {
   explicit UnicodeFormNormalizer(NormalForm form) : form_(form) {}
 
   void normalize(NormalizedText& text) const override {
-    if (is_normalized_quick(form_, text.text())) return;
     // Only the segments the quick check does not pass change; each is replaced by its
-    // (character, change) pairs, the text between them kept as it is.
+    // (character, change) pairs, the text between them kept as it is (the rewrite starts at
+    // the first segment: a text without one stays as it is).
     thread_local std::vector<char32_t> cps;
     thread_local std::vector<CharChange> changes;
     thread_local normalization_detail::SegmentNormalizer slow;
-    NormalizedText::Rewrite rewrite(text);
+    std::optional<NormalizedText::Rewrite> rewrite;
     const std::string& s = text.text();
     for_each_slow_segment(form_, s, [&](size_t from, size_t to) {
+      if (!rewrite) rewrite.emplace(text);
       cps.clear();
       const uint8_t* p = reinterpret_cast<const uint8_t*>(s.data());
       for (size_t i = from, len; i < to; i += len) cps.push_back(decode_utf8(p + i, to - i, len));
       changes.clear();
       slow.run(form_, cps.data(), cps.size(),
                [&](char32_t cp, int change) { changes.push_back(CharChange{uint32_t(cp), int32_t(change)}); });
-      rewrite.keep(from);
-      rewrite.replace(to, changes.data(), changes.size(), 0);
+      rewrite->keep(from);
+      rewrite->replace(to, changes.data(), changes.size(), 0);
     });
-    rewrite.finish();
+    if (rewrite) rewrite->finish();
   }
 
  private:
