@@ -496,6 +496,16 @@ class SpmTokenizer:
         encode_batch with truncation (max_length, stride, strategy, from_left) or None and padding (length, multiple_of, pad_id, pad_type_id, left) or None for this call only, the padding token shown as pad_token; is_pretokenized: texts (and pairs) are lists of words.
         """
 
+class IdBytes:
+    """
+    Each token id's bytes (a list of bytes objects, by id), joined for a sequence of ids: the decode of a tokenizer whose tokens are bytes (ByT5's, tokenizer.py's _bytes_decode).
+    """
+
+    def __init__(self, pieces: list) -> None: ...
+
+    def join(self, ids: object) -> bytes:
+        """The bytes of `ids`, joined."""
+
 def parse_tiktoken(data: bytes, rank_limit: int = 2**64 - 1) -> list[bytes]:
     """Parse a .tiktoken file's bytes into a list of token bytes indexed by rank."""
 

@@ -1216,37 +1216,22 @@ def _bytes_decode(token_of: Sequence[str], spec: PipelineSpec) -> Any:
     """Decode as ByT5Tokenizer's convert_tokens_to_string (the option special_segments "byt5"):
     each added token's text (none for a special one with skip_special_tokens), each other token
     (one character, chr(byte)) as its byte, the whole read as UTF-8 with invalid bytes dropped
-    (so bytes on both sides of a skipped special token join). An id without a token is a
-    ValueError, as the native decode's."""
+    (so bytes on both sides of a skipped special token join). The bytes are joined natively
+    (_core.IdBytes); an id without a token is a ValueError, as the native decode's."""
     added = {t.id: (t.content.encode("utf-8"), t.special) for t in spec.added_tokens}
-    size = len(token_of)
-    # each id's bytes as Latin-1 characters, one a byte (None: an id that has no bytes), with the
-    # special tokens' text and without it
-    shown: list[str | None] = [t if len(t) == 1 and ord(t) < 256 else None for t in token_of]
-    for i, (text, _) in added.items():
-        if 0 <= i < size:
-            shown[i] = text.decode("latin-1")
-    skipped = ["" if i in added and added[i][1] else t for i, t in enumerate(shown)]
+    size = max([len(token_of), *(i + 1 for i in added)])
+    shown: list[bytes] = []
+    for i in range(size):
+        token = token_of[i] if i < len(token_of) else ""
+        if i in added:
+            shown.append(added[i][0])
+        else:  # (a byte's token; any other is its text, which ByT5 has none of)
+            shown.append(token.encode("latin-1") if len(token) == 1 and ord(token) < 256 else token.encode("utf-8"))
+    skipped = [b"" if i in added and added[i][1] else piece for i, piece in enumerate(shown)]
+    tables = (_core.IdBytes(shown), _core.IdBytes(skipped))
 
     def decode_ids(ids: Any, skip_special_tokens: bool) -> str:
-        table: Sequence[Any] = skipped if skip_special_tokens else shown  # (a None: join raises TypeError)
-        try:
-            if not ids or min(ids) >= 0:
-                return "".join(map(table.__getitem__, ids)).encode("latin-1").decode("utf-8", errors="ignore")
-        except (IndexError, TypeError):
-            pass  # (an id past the vocabulary or without bytes, or not an int: the loop says which)
-        out = bytearray()
-        for item in ids:
-            i = _token_id(item)
-            if i in added:
-                text, special = added[i]
-                if not (skip_special_tokens and special):
-                    out += text
-            elif 0 <= i < size and shown[i] is not None:
-                out += str(shown[i]).encode("latin-1")
-            else:
-                raise ValueError(f"token id {i} is not one of this tokenizer's ids (0 to {size - 1})")
-        return out.decode("utf-8", errors="ignore")
+        return str(tables[skip_special_tokens].join(ids).decode("utf-8", errors="ignore"))
 
     return decode_ids
 

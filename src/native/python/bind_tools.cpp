@@ -1,9 +1,10 @@
 // Bindings for the module's functions over raw text and files: where the built-in scanners
-// (pre_tokenizers/scanner.h) end each piece of a text, for the tests, and the tokens of a .tiktoken
-// file (formats/tiktoken_file.h). python/module.cpp calls bind_tools last; conversions come from
-// python/convert.h.
+// (pre_tokenizers/scanner.h) end each piece of a text, for the tests, the tokens of a .tiktoken
+// file (formats/tiktoken_file.h), and IdBytes (each id's bytes, joined: ByT5's decode). python/module.cpp calls
+// bind_tools last; conversions come from python/convert.h.
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 #include <nanobind/nanobind.h>
@@ -17,7 +18,38 @@
 
 namespace tokenforge::bindings {
 
+// The bytes of each id, back to back: id i's are blob[starts[i], starts[i + 1]).
+struct IdBytes {
+  std::string blob;
+  std::vector<size_t> starts{0};
+};
+
 void bind_tools(nb::module_& m) {
+  nb::class_<IdBytes>(m, "IdBytes",
+                      "Each token id's bytes (a list of bytes objects, by id), joined for a sequence of ids: "
+                      "the decode of a tokenizer whose tokens are bytes (ByT5's, tokenizer.py's _bytes_decode).")
+      .def(
+          "__init__",
+          [](IdBytes* self, nb::list pieces) {
+            new (self) IdBytes();
+            for (nb::handle piece : pieces) {
+              if (!PyBytes_Check(piece.ptr())) throw nb::type_error("IdBytes takes a list of bytes objects");
+              self->blob.append(PyBytes_AS_STRING(piece.ptr()), size_t(PyBytes_GET_SIZE(piece.ptr())));
+              self->starts.push_back(self->blob.size());
+            }
+          },
+          nb::arg("pieces"))
+      .def(
+          "join",
+          [](const IdBytes& t, nb::handle ids) {
+            // (ValueError for an id without bytes, TypeError for one that is not an int)
+            const std::vector<uint32_t> v = vocabulary_ids(ids, t.starts.size() - 1);
+            std::string out;
+            for (uint32_t i : v) out.append(t.blob, t.starts[i], t.starts[i + 1] - t.starts[i]);
+            return nb::bytes(out.data(), out.size());
+          },
+          nb::arg("ids"), "The bytes of `ids`, joined.");
+
   m.def(
       "_piece_ends",
       [](nb::handle text, int pattern, bool windowed) {
