@@ -527,6 +527,18 @@ def test_siglip_folder_matches_python_class(tmp_path, config):
         "ends with its eos</s>",
         "</s>",
         "two </s></s>",
+        # (characters the model's charsmap removes or makes spaces: the spaces around them then
+        # collapse, and trailing ones go, as sentencepiece's remove_extra_whitespaces says)
+        "\n\x1a",
+        "a \x1a b",
+        "x \x1a",
+        " \x1a a",
+        "a \u200b b",
+        "\u200b",
+        "a \ufeff",
+        "a \x7f",
+        "a\u00a0 b\u0085c",
+        "x</s>\x1a y \x1a",
         *LINES[1:60:7],
     ]
     said = [t for t in texts if _siglip_says(t)]
@@ -544,6 +556,24 @@ def test_siglip_folder_matches_python_class(tmp_path, config):
             assert ours(text, truncation=True, max_length=length)["input_ids"] == want, (text, length)
             got = ours(text, "y z w</s>", truncation=True, max_length=length + 3)["input_ids"]
             assert got == ref(text, "y z w</s>", truncation=True, max_length=length + 3)["input_ids"], (text, length)
+
+
+def test_siglip_random_mixes_match_python_class(tmp_path):
+    """Short random mixes of letters, punctuation, Python's and Unicode's whitespace, characters
+    the charsmap removes or rewrites (controls, zero-width and full-width ones, U+2581) and
+    unknown ones, without special tokens: the same ids as SiglipTokenizer."""
+    import random
+
+    folder = _siglip_folder(tmp_path, {})
+    ref, ours = transformers.AutoTokenizer.from_pretrained(str(folder)), Tokenizer.from_pretrained(folder)
+    alphabet = [*"ab cdE.,!?'-_ \t\n", "\x1a", "\x00", "\x7f", "\u200b", "\ufeff", "\u00a0", "\u3000", "\u2581"]
+    alphabet += ["\u00e9", "e\u0301", "\u65e5", "\uff21", "\u2028", "\x85", "\U0001f389", "\u00ad", "\u2003", "\r\n"]
+    rng = random.Random(3)
+    for _ in range(600):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 12)))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            assert ours.encode(text).ids == ref(text)["input_ids"], text
 
 
 def test_siglip_differences_left(tmp_path):

@@ -319,7 +319,8 @@ def m2m100_document(file: str, config: Mapping[str, Any]) -> dict[str, Any]:
 # Python's string.punctuation (SiglipTokenizer's remove_punctuation), as a regex class
 _ASCII_PUNCTUATION = "[!-/:-@\\[-`{-~]"
 # what Python's re \s matches in a str (str.isspace), which Rust's \s does not all match
-_PYTHON_SPACE = "[\\t-\\r\\x1c- \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]+"
+# (Oniguruma reads \\xHH as a byte: the code points above ASCII as \\x{HH})
+_PYTHON_SPACE = "[\\t-\\r\\x1c- \\x{85}\\x{a0}\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]+"
 
 
 def siglip_document(file: str, config: Mapping[str, Any]) -> dict[str, Any]:
@@ -329,14 +330,18 @@ def siglip_document(file: str, config: Mapping[str, Any]) -> dict[str, Any]:
     string.punctuation removed, whitespace runs made one space, stripped) and encoded after an
     "<unk>" whose pieces it drops, so that only the first text starts a word: normalizers
     Replace, Lowercase, Replace, Replace, Strip (right: the first text's leading space is where
-    Metaspace's "first" scheme puts its "\u2581"), then the model's charsmap; the special tokens
-    rstrip (the spaces after one go, as the class strips the text after it); the model's Unigram. "$A </s>" (a pair: "$A </s> $B </s>") is set once the
-    tokens are added. Decode (special_segments "siglip"): the text between special tokens
-    decoded as sentencepiece's decode_pieces, a space before a special token that follows text,
-    the whole stripped. Not said (transformers' own, left as known differences): its eos is not
-    added to a text whose ids already end with it; a piece of the text that would merge with
-    the dropped "<unk>" pieces. ValueError naming the file and the class for a model that is not
-    a Unigram without byte fallback and user-defined pieces."""
+    Metaspace's "first" scheme puts its "\u2581"), then the model's charsmap and, after it,
+    sentencepiece's remove_extra_whitespaces (runs of spaces one, trailing ones gone); the
+    special tokens rstrip (the spaces after one go, as the class strips the text after it); the
+    model's Unigram. "$A </s>" (a pair: "$A </s> $B </s>", no second </s> where the ids end
+    with one: tokenizer.py's skip_present_special) is set once the tokens are added. Decode
+    (special_segments "siglip"): the text between special tokens decoded as sentencepiece's
+    decode_pieces, a space before a special token that follows text, the whole stripped. Not
+    said (left as known differences), each right after a special token: punctuation; a
+    character the model does not know, which merges with the dropped "<unk>" pieces; a literal
+    "\u2581" (the class's space, which the token's rstrip removes). ValueError naming the file
+    and the class for a model that is not a Unigram without byte fallback and user-defined
+    pieces."""
     from .sentencepiece_model import ModelType, PieceType, SentencePieceModel
     from .spm_tokenizer_json import SPACE, spm_document
 
@@ -366,6 +371,13 @@ def siglip_document(file: str, config: Mapping[str, Any]) -> dict[str, Any]:
         import base64
 
         steps.append({"type": "Precompiled", "precompiled_charsmap": base64.b64encode(charsmap).decode("ascii")})
+    if spm.normalizer_spec["remove_extra_whitespaces"]:
+        # (sentencepiece's own, after its charsmap: which may write spaces, or remove a character
+        # between two; the text follows "<unk>", so its leading spaces are not the text's start)
+        steps += [
+            {"type": "Replace", "pattern": {"Regex": " {2,}"}, "content": " "},
+            {"type": "Replace", "pattern": {"Regex": " +\\z"}, "content": ""},
+        ]
     doc["normalizer"] = {"type": "Sequence", "normalizers": steps}
     doc["pre_tokenizer"] = {"type": "Metaspace", "replacement": SPACE, "prepend_scheme": "first", "split": False}
     pieces = {p.piece: i for i, p in enumerate(spm.pieces)}
