@@ -27,7 +27,7 @@ from hypothesis import strategies as st
 
 import tokenforge
 from conftest import SHARED, corpus_files, read_sample
-from test_staged import hf_tokenizer, staged
+from test_staged import check_pre_tokenizer, hf_tokenizer, staged
 from tokenforge import _core
 from tokenforge.errors import FormatError
 
@@ -417,6 +417,61 @@ def test_byte_level_folds_one_character_replaces(config):
     ]
     for text in texts:
         check_normalizer(config, text)
+
+
+# Patterns that are one set of characters (matched without Oniguruma: pre_tokenizers/regex.cpp's
+# CharRuns), each alone, with + and with {n,}; and near misses Oniguruma runs (negated classes,
+# \s, lazy and possessive quantifiers, \xHH above ASCII, "--", anchors, intersections).
+CHAR_SET_PATTERNS = [
+    "[!-/:-@\\[-`{-~]",
+    "[\\t-\\r\\x1c- \\x{85}\\x{a0}\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]+",
+    " {2,}",
+    " +",
+    "a",
+    "\u2581+",
+    "[-a]",
+    "[a-]{3,}",
+    "[\\]\\\\\\-]+",
+    "[\u00e9\u65e5-\u672c\U0001f389]{2,}",
+    "[\\x{1F300}-\\x{1FAFF}]+",
+    "\\t",
+    "[0-9]{3,}",
+    "[^a ]+",
+    "\\s+",
+    " +?",
+    " ++",
+    "[\\xa0 ]+",
+    "[--/]+",
+    " +\\z",
+    "\\A +",
+    "[a-z&&[^aeiou]]+",
+    "[[:punct:]]",
+    "x{2}",
+    " {0,}",
+]
+CHAR_SET_TEXTS = [
+    "a  b   c    d \t\n\r\x0b\x0c e\x1c\x1d\x1e\x1f f\x85\xa0\u1680\u2000\u200a\u3000 g",
+    "punctuation!!! ... ?? (brackets) [x] {y} <z> a,b;c:d 'q' \"dq\" -- @#$%^&*\\ ]]\\\\--",
+    "aaa-a--aa-- -a a- --- aaaa",
+    "\u2581\u2581a \u2581 b\u2581",
+    "\u00e9\u00e9 \u65e5\u672c\u672c \U0001f389\U0001f389 \U0001f44d\U0001f3fd e\u0301",
+    "1 12 123 1234 12345 x99999",
+    "",
+    " ",
+    "  ",
+]
+
+
+@pytest.mark.parametrize("pattern", CHAR_SET_PATTERNS)
+def test_char_set_patterns_match_as_hf(pattern):
+    """A Replace normalizer and a Split pre-tokenizer (each behaviour) with a pattern that is a set
+    of characters, or a near miss: HF's normalized text, pieces and offsets."""
+    replace = [{"type": "Replace", "pattern": {"Regex": pattern}, "content": "<>"}]
+    for text in [*CHAR_SET_TEXTS, *EDGE, *SAMPLES[:60]]:
+        check_normalizer(replace, text)
+        for behavior in ("Isolated", "Removed", "MergedWithNext", "Contiguous"):
+            split = {"type": "Split", "pattern": {"Regex": pattern}, "behavior": behavior, "invert": False}
+            check_pre_tokenizer([split], text)
 
 
 # --------------------------------------------------------------------------- UnicodeScripts

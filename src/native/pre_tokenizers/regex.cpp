@@ -4,11 +4,14 @@
 #include "pre_tokenizers/regex.h"
 
 #include <algorithm>
+#include <array>
 #include <climits>
 #include <cstdint>
 #include <memory>
 #include <mutex>
 #include <stdexcept>
+#include <utility>
+#include <vector>
 
 #include "oniguruma.h"
 
@@ -42,6 +45,148 @@ struct MatchParamFree {
 
 }  // namespace
 
+// A pattern that is one set of characters (see regex.h): its members and how many in a row make
+// a match (repeat: + or {min,}, maximal runs; else each character alone).
+struct Regex::CharRuns {
+  std::array<bool, 128> ascii{};
+  std::vector<std::pair<uint32_t, uint32_t>> ranges;  // members above ASCII, as ranges
+  bool repeat = false;
+  size_t min = 1;
+
+  bool has(uint32_t cp) const {
+    if (cp < 128) return ascii[cp];
+    for (const auto& [lo, hi] : ranges)
+      if (cp >= lo && cp <= hi) return true;
+    return false;
+  }
+  void add(uint32_t lo, uint32_t hi) {
+    for (; lo <= hi && lo < 128; ++lo) ascii[lo] = true;
+    if (lo <= hi) ranges.emplace_back(lo, hi);
+  }
+
+  // The pattern as such a set, or nullptr where it is anything else (Oniguruma runs it).
+  static std::unique_ptr<CharRuns> parse(std::string_view p) {
+    auto runs = std::make_unique<CharRuns>();
+    size_t i = 0;
+    uint32_t cp;
+    if (i < p.size() && p[i] == '[') {
+      ++i;
+      if (i < p.size() && (p[i] == '^' || p[i] == ']')) return nullptr;  // (negation; ']' first)
+      bool any = false;
+      while (i < p.size() && p[i] != ']') {
+        if (p[i] == '[' || (p[i] == '&' && i + 1 < p.size() && p[i + 1] == '&')) return nullptr;
+        const bool dash = p[i] == '-';
+        if (dash && i + 1 < p.size() && p[i + 1] == '-') return nullptr;  // ("--": a range from "-"?)
+        if (!member(p, i, cp, true)) return nullptr;
+        uint32_t hi = cp;
+        // a range: "-" between two members ("-" first or last is itself)
+        if (!dash && i + 1 < p.size() && p[i] == '-' && p[i + 1] != ']') {
+          ++i;
+          if (p[i] == '[' || !member(p, i, hi, true) || hi < cp) return nullptr;
+        }
+        runs->add(cp, hi);
+        any = true;
+      }
+      if (i >= p.size() || !any) return nullptr;
+      ++i;  // (the ']')
+    } else {
+      if (i >= p.size() || std::string_view(".^$|()[]{}*+?").find(p[i]) != std::string_view::npos) return nullptr;
+      if (!member(p, i, cp, false)) return nullptr;
+      runs->add(cp, cp);
+    }
+    if (i == p.size()) return runs;
+    if (p[i] == '+' && i + 1 == p.size()) {
+      runs->repeat = true;
+      return runs;
+    }
+    if (p[i] == '{' && p.back() == '}' && p[p.size() - 2] == ',') {
+      size_t min = 0;
+      for (size_t k = i + 1; k + 2 < p.size(); ++k) {
+        if (p[k] < '0' || p[k] > '9' || min > 100000) return nullptr;
+        min = min * 10 + size_t(p[k] - '0');
+      }
+      if (i + 3 > p.size() - 1 || min == 0) return nullptr;  // ("{,}" and "{0,}": not here)
+      runs->repeat = true;
+      runs->min = min;
+      return runs;
+    }
+    return nullptr;
+  }
+
+ private:
+  // One member at p[i] (a character or an escape this reads as one), i moved past it; false for
+  // anything else (an escaped punctuation mark only in a class: outside one, some are anchors).
+  static bool member(std::string_view p, size_t& i, uint32_t& cp, bool in_class) {
+    const auto* u = reinterpret_cast<const uint8_t*>(p.data());
+    if (p[i] != '\\') {
+      const size_t len = utf8_length(u[i]);
+      if (i + len > p.size()) return false;
+      cp = u[i];
+      if (len > 1) {
+        cp &= 0xFF >> (len + 1);
+        for (size_t k = 1; k < len; ++k) cp = (cp << 6) | (u[i + k] & 0x3F);
+      }
+      i += len;
+      return true;
+    }
+    if (++i >= p.size()) return false;
+    const char e = p[i++];
+    auto hex = [&](size_t digits, bool braced) {
+      cp = 0;
+      size_t k = 0;
+      for (; i < p.size() && (braced || k < digits); ++i, ++k) {
+        const char h = p[i];
+        if (braced && h == '}') break;
+        const int v = h >= '0' && h <= '9'   ? h - '0'
+                      : h >= 'a' && h <= 'f' ? h - 'a' + 10
+                      : h >= 'A' && h <= 'F' ? h - 'A' + 10
+                                             : -1;
+        if (v < 0 || k >= 6) return false;
+        cp = cp * 16 + uint32_t(v);
+      }
+      if (braced) {
+        if (i >= p.size() || p[i] != '}' || k == 0) return false;
+        ++i;
+      } else if (k != digits) {
+        return false;
+      }
+      return cp <= 0x10FFFF && !(cp >= 0xD800 && cp <= 0xDFFF);
+    };
+    switch (e) {
+      case 't':
+        cp = '\t';
+        return true;
+      case 'n':
+        cp = '\n';
+        return true;
+      case 'r':
+        cp = '\r';
+        return true;
+      case 'f':
+        cp = '\f';
+        return true;
+      case 'v':
+        cp = '\v';
+        return true;
+      case 'u':
+        return hex(4, false);
+      case 'x':
+        if (i < p.size() && p[i] == '{') {
+          ++i;
+          return hex(0, true);
+        }
+        return hex(2, false) && cp < 0x80;  // (\xHH above ASCII is a byte to Oniguruma)
+      default:
+        // an escaped ASCII punctuation mark is itself
+        if (in_class && std::string_view("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~").find(e) != std::string_view::npos) {
+          cp = uint8_t(e);
+          return true;
+        }
+        return false;
+    }
+  }
+};
+
 Regex::Regex(std::string_view pattern) : pattern_(pattern), regex_(nullptr) {
   const auto* p = reinterpret_cast<const OnigUChar*>(pattern_.data());
   OnigErrorInfo info{};
@@ -56,6 +201,7 @@ Regex::Regex(std::string_view pattern) : pattern_(pattern), regex_(nullptr) {
   }
   if (r != ONIG_NORMAL) throw std::invalid_argument("invalid regex '" + pattern_ + "': " + onig_message(r, &info));
   regex_ = reg;
+  runs_ = CharRuns::parse(pattern_);
 }
 
 Regex::~Regex() { onig_free(static_cast<OnigRegex>(regex_)); }
@@ -66,6 +212,31 @@ Regex::~Regex() { onig_free(static_cast<OnigRegex>(regex_)); }
 template <class Emit>
 void Regex::search_all(const char* s, size_t n, Emit emit) const {
   if (n > size_t(INT_MAX)) throw std::length_error("regex search: the text is over 2 GiB");
+  if (runs_) {  // (a set of characters: each one, or each run of at least min)
+    const auto* u = reinterpret_cast<const uint8_t*>(s);
+    const CharRuns& set = *runs_;
+    auto at = [&](size_t i, size_t& len) {
+      len = std::min(utf8_length(u[i]), n - i);
+      if (len == 1) return set.ascii[u[i] & 0x7F] && u[i] < 0x80;
+      uint32_t cp = u[i] & (0xFF >> (len + 1));
+      for (size_t k = 1; k < len; ++k) cp = (cp << 6) | (u[i + k] & 0x3F);
+      return set.has(cp);
+    };
+    size_t len;
+    for (size_t i = 0; i < n;) {
+      if (!at(i, len)) {
+        i += len;
+        continue;
+      }
+      const size_t start = i;
+      i += len;
+      size_t count = 1;
+      if (set.repeat)
+        for (; i < n && at(i, len); ++count) i += len;
+      if (count >= set.min) emit(start, i);
+    }
+    return;
+  }
   const auto reg = static_cast<OnigRegex>(regex_);
   const auto* str = reinterpret_cast<const OnigUChar*>(s);
   const std::unique_ptr<OnigRegion, RegionFree> region(onig_region_new());

@@ -10,8 +10,15 @@
 // (pre_tokenizers/match_span.h) as HF's `impl Pattern for &SysRegex` does from onig's find_iter,
 // find_iter gives the matches alone (what HF's Replace normalizer rewrites). The implementation
 // (pre_tokenizers/regex.cpp) keeps Oniguruma's headers out of every other translation unit.
+//
+// A pattern that is one character or one bracket class of plain members (characters, ranges,
+// the escapes \t \n \r \f \v, \x{...}, \uHHHH, an ASCII \xHH, an escaped ASCII punctuation
+// mark), alone, with + or with {n,}, is matched without Oniguruma (CharRuns, regex.cpp): each
+// character of the set, or each run of at least n of them, leftmost and greedy, as Oniguruma
+// matches it; Replace steps such as " {2,}" or a punctuation class meet it on every line.
 #pragma once
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -58,8 +65,11 @@ class Regex {
   template <class Emit>
   void search_all(const char* s, size_t n, Emit emit) const;
 
+  struct CharRuns;
+
   std::string pattern_;
-  void* regex_;  // Oniguruma's OnigRegex, only read after construction
+  void* regex_;                           // Oniguruma's OnigRegex, only read after construction
+  std::unique_ptr<const CharRuns> runs_;  // the pattern as a set of characters, where it is one
 };
 
 }  // namespace tokenforge
