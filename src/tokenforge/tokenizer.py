@@ -1166,19 +1166,19 @@ def _segments_decode(native: Any, spec: PipelineSpec, style: str) -> Any:
     decode = native.decode
 
     def decode_ids(ids: Any, skip_special_tokens: bool) -> str:
+        if any(type(i) is not int for i in ids):
+            ids = [_token_id(i) for i in ids]  # (a TypeError naming what is not an id)
+        at = [k for k, i in enumerate(ids) if i in special]
+        if not at or skip_special_tokens:  # (one run: the special tokens left out)
+            return str(decode([i for i in ids if i not in special] if at else ids, False)).strip()
         parts: list[str] = []
-        run: list[int] = []
-        after_special = False
-        for item in ids:
-            i = _token_id(item)
-            if i not in special:
-                run.append(i)
-                after_special = False
-            elif not skip_special_tokens:
-                parts += [" " if space_before and not after_special else "", decode(run, False), special[i]]
-                run = []
-                after_special = True
-        parts.append(decode(run, False))
+        start = 0
+        for k in at:
+            # (a space before a special token that does not follow another)
+            space = " " if space_before and not (k > 0 and start == k) else ""
+            parts += [space, decode(ids[start:k], False), special[ids[k]]]
+            start = k + 1
+        parts.append(decode(ids[start:], False))
         return "".join(parts).strip()
 
     return decode_ids
