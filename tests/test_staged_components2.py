@@ -442,6 +442,7 @@ CHAR_SET_PATTERNS = [
     " ++",
     "[\\xa0 ]+",
     "[--/]+",
+    "[a-c-x]+",
     " +\\z",
     "\\A +",
     "[a-z&&[^aeiou]]+",
@@ -452,7 +453,7 @@ CHAR_SET_PATTERNS = [
 CHAR_SET_TEXTS = [
     "a  b   c    d \t\n\r\x0b\x0c e\x1c\x1d\x1e\x1f f\x85\xa0\u1680\u2000\u200a\u3000 g",
     "punctuation!!! ... ?? (brackets) [x] {y} <z> a,b;c:d 'q' \"dq\" -- @#$%^&*\\ ]]\\\\--",
-    "aaa-a--aa-- -a a- --- aaaa",
+    "aaa-a--aa-- -a a- --- aaaa abcx-d",
     "\u2581\u2581a \u2581 b\u2581",
     "\u00e9\u00e9 \u65e5\u672c\u672c \U0001f389\U0001f389 \U0001f44d\U0001f3fd e\u0301",
     "1 12 123 1234 12345 x99999",

@@ -72,17 +72,20 @@ struct Regex::CharRuns {
     if (i < p.size() && p[i] == '[') {
       ++i;
       if (i < p.size() && (p[i] == '^' || p[i] == ']')) return nullptr;  // (negation; ']' first)
-      bool any = false;
+      bool any = false, after_range = false;
       while (i < p.size() && p[i] != ']') {
         if (p[i] == '[' || (p[i] == '&' && i + 1 < p.size() && p[i + 1] == '&')) return nullptr;
         const bool dash = p[i] == '-';
-        if (dash && i + 1 < p.size() && p[i + 1] == '-') return nullptr;  // ("--": a range from "-"?)
+        // ("--", a range from "-"?, and "a-z-0", a "-" right after a range: Oniguruma's reading)
+        if (dash && ((i + 1 < p.size() && p[i + 1] == '-') || after_range)) return nullptr;
         if (!member(p, i, cp, true)) return nullptr;
         uint32_t hi = cp;
+        after_range = false;
         // a range: "-" between two members ("-" first or last is itself)
         if (!dash && i + 1 < p.size() && p[i] == '-' && p[i + 1] != ']') {
           ++i;
           if (p[i] == '[' || !member(p, i, hi, true) || hi < cp) return nullptr;
+          after_range = true;
         }
         runs->add(cp, hi);
         any = true;
