@@ -540,7 +540,7 @@ def select_chat_template(
 # src_lang templates, Splinter's question token) are formats/transformers_classes.py's.
 # SiglipTokenizer's, M2M100Tokenizer's, Wav2Vec2CTCTokenizer's, EsmTokenizer's and ByT5Tokenizer's:
 # their folders without tokenizer.json (formats/slow_files.py; transformers cannot load a folder of
-# tokenizer.json alone that names them).
+# tokenizer.json alone that names one of the first four, and ByT5Tokenizer reads no file at all).
 # tests/test_special_tokens_transformers.py checks them against AutoTokenizer.
 _BERT = {"unk_token": "[UNK]", "sep_token": "[SEP]", "pad_token": "[PAD]", "cls_token": "[CLS]", "mask_token": "[MASK]"}
 _ROBERTA = {
