@@ -458,3 +458,31 @@ def test_count_files_globs_stdin_and_json(tmp_path):
     assert out.split() == [str(expected["b.txt"]), "-"]
     code, _, err = run("count", str(tmp_path / "missing.txt"), check_ok=False)
     assert code == 2 and err.startswith("tokenforge: error:")
+
+
+def test_encode_and_count_read_model_folders(tmp_path):
+    """-e takes a model folder as Tokenizer.from_pretrained reads it: a tokenizer.json beside its
+    config (whose truncation is left off for the text's own tokens), and a ByT5 folder of
+    tokenizer_config.json alone; a folder that is no model folder, or one that cannot load, is
+    an error that says so."""
+    bert = tmp_path / "bert"
+    bert.mkdir()
+    tokenforge.get_tokenizer("bert-base-uncased").save(str(bert / "tokenizer.json"))
+    (bert / "tokenizer_config.json").write_text(json.dumps({"model_max_length": 4}), "utf-8")
+    byt5 = tmp_path / "byt5"
+    byt5.mkdir()
+    (byt5 / "tokenizer_config.json").write_text(json.dumps({"tokenizer_class": "ByT5Tokenizer"}), "utf-8")
+    text = "Héllo wörld, a longer text than four tokens"
+    for folder in (bert, byt5):
+        want = tokenforge.Tokenizer.from_pretrained(folder)
+        want.no_truncation()
+        _, out, _ = run("encode", "-e", str(folder), text)
+        assert _ids(out) == want.encode(text).ids
+        assert len(_ids(out)) > 4
+        _, out, _ = run("encode", "-e", str(folder), "--count", text)
+        assert out.strip() == str(len(want.encode(text).ids))
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    (broken / "tokenizer_config.json").write_text(json.dumps({"tokenizer_class": "GPT2Tokenizer"}), "utf-8")
+    code, _, err = run("encode", "-e", str(broken), "x", check_ok=False)
+    assert code != 0 and "no model folder (as a model folder:" in err and "Traceback" not in err

@@ -61,7 +61,7 @@ ERRORS_HELP = (
 
 
 def add_encoding_option(parser: argparse.ArgumentParser, help: str) -> None:
-    """-e/--encoding NAME_OR_FILE, default cl100k_base, read by `load()`."""
+    """-e/--encoding NAME_OR_FILE, default cl100k_base, read by `load()` (a model folder too)."""
     parser.add_argument("-e", "--encoding", default="cl100k_base", metavar="NAME_OR_FILE", help=help)
 
 
@@ -74,10 +74,23 @@ def add_errors_option(parser: argparse.ArgumentParser) -> None:
 # Reading input
 
 
+# The files that make a folder a model folder for -e (Tokenizer.from_pretrained reads it)
+_MODEL_FOLDER_FILES = (
+    "tokenizer.json",
+    "tokenizer_config.json",
+    "tokenizer.model",
+    "spiece.model",
+    "sentencepiece.bpe.model",
+    "vocab.json",
+    "vocab.txt",
+)
+
+
 def load(name_or_path: str):
     """A named encoding or tokenizer, or a file as tokenforge.formats.detect tells them apart: a
     byte-level BPE (.tokenforge, .tiktoken, GPT-2's encoder.json or folder) as an Encoding, any
-    other (tokenizer.json, vocab.txt, .gguf, sentencepiece .model) as a Tokenizer."""
+    other (tokenizer.json, vocab.txt, .gguf, sentencepiece .model) as a Tokenizer; a model folder
+    through Tokenizer.from_pretrained."""
     # The package's get_encoding and get_tokenizer, looked up when called: a test replaces them there.
     from . import get_encoding, get_tokenizer
 
@@ -103,10 +116,24 @@ def load(name_or_path: str):
     except ValueError:
         kind = None
     if os.path.isdir(path) and kind is None:
+        folder_error = ""
+        if any(os.path.isfile(os.path.join(path, n)) for n in _MODEL_FOLDER_FILES):
+            # a model folder, as transformers reads one (its tokenizer.json or the class's files)
+            from ..tokenizer import Tokenizer
+
+            try:
+                tok = Tokenizer.from_pretrained(path)
+            except (OSError, ValueError) as e:
+                folder_error = f" (as a model folder: {e})"
+            else:
+                tok.no_padding()  # (the text's own tokens, as for a file below)
+                tok.no_truncation()
+                return tok
         raise CliError(
-            f"-e {path!r} is a directory: give a named encoding (`tokenforge list`) or a file "
-            "in it (.tokenforge, tokenizer.json, vocab.txt, .gguf, sentencepiece .model), or GPT-2's "
-            "folder (encoder.json and vocab.bpe)"
+            f"-e {path!r} is a directory that is no model folder{folder_error}: give a named encoding "
+            "(`tokenforge list`), a model folder (tokenizer.json or the files its class reads, beside "
+            "tokenizer_config.json), a file in it (.tokenforge, tokenizer.json, vocab.txt, .gguf, "
+            "sentencepiece .model), or GPT-2's folder (encoder.json and vocab.bpe)"
         )
     try:
         if kind is None:

@@ -33,7 +33,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     parser.add_argument("ids", nargs="*", metavar="ID", help="token ids (default: read standard input)")
     add_encoding_option(
         parser,
-        help="named encoding (`tokenforge list`), .tokenforge file or tokenizer file (default: %(default)s)",
+        help="named encoding (`tokenforge list`), .tokenforge file, tokenizer file or model folder "
+        "(default: %(default)s)",
     )
     return parser
 

@@ -47,9 +47,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     parser.add_argument("text", nargs="?", help="text to encode (default: read standard input)")
     add_encoding_option(
         parser,
-        help=f"named encoding ({named}; `tokenforge list`), a .tokenforge file, or a "
-        "tokenizer file: HF tokenizer.json, BERT vocab.txt, GGUF, sentencepiece .model "
-        "(default: %(default)s)",
+        help=f"named encoding ({named}; `tokenforge list`), a .tokenforge file, a "
+        "tokenizer file (HF tokenizer.json, BERT vocab.txt, GGUF, sentencepiece .model), or a model "
+        "folder as transformers reads one (default: %(default)s)",
     )
     parser.add_argument(
         "--allow-special",
