@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "oniguruma.h"
+#include "unicode/unicode_classes.h"
 
 namespace tokenforge {
 
@@ -32,9 +33,6 @@ std::mutex& compile_mutex() {
   static std::mutex m;
   return m;
 }
-
-// The length of the UTF-8 character that starts with byte b (1 for a stray byte).
-size_t utf8_length(unsigned char b) { return b < 0xE0 ? 1 + (b >= 0xC0) : b < 0xF0 ? 3 : 4; }
 
 struct RegionFree {
   void operator()(OnigRegion* r) const { onig_region_free(r, 1); }
@@ -122,13 +120,8 @@ struct Regex::CharRuns {
   static bool member(std::string_view p, size_t& i, uint32_t& cp, bool in_class) {
     const auto* u = reinterpret_cast<const uint8_t*>(p.data());
     if (p[i] != '\\') {
-      const size_t len = utf8_length(u[i]);
-      if (i + len > p.size()) return false;
-      cp = u[i];
-      if (len > 1) {
-        cp &= 0xFF >> (len + 1);
-        for (size_t k = 1; k < len; ++k) cp = (cp << 6) | (u[i + k] & 0x3F);
-      }
+      size_t len;
+      cp = decode_utf8(u + i, p.size() - i, len);
       i += len;
       return true;
     }
@@ -218,13 +211,7 @@ void Regex::search_all(const char* s, size_t n, Emit emit) const {
   if (runs_) {  // (a set of characters: each one, or each run of at least min)
     const auto* u = reinterpret_cast<const uint8_t*>(s);
     const CharRuns& set = *runs_;
-    auto at = [&](size_t i, size_t& len) {
-      len = std::min(utf8_length(u[i]), n - i);
-      if (len == 1) return set.ascii[u[i] & 0x7F] && u[i] < 0x80;
-      uint32_t cp = u[i] & (0xFF >> (len + 1));
-      for (size_t k = 1; k < len; ++k) cp = (cp << 6) | (u[i + k] & 0x3F);
-      return set.has(cp);
-    };
+    auto at = [&](size_t i, size_t& len) { return set.has(decode_utf8(u + i, n - i, len)); };
     size_t len;
     for (size_t i = 0; i < n;) {
       if (!at(i, len)) {

@@ -97,7 +97,7 @@ class NormalizedText {
       text_.reserve(n + n / 8 + 16);
       alignments_.reserve(n + n / 8 + 16);
     }
-    // Old bytes [at(), end) as they are.
+    // Old bytes [at_, end) as they are.
     void keep(size_t end) {
       text_.append(t_.text_, at_, end - at_);
       if (t_.untracked_) {
@@ -109,9 +109,9 @@ class NormalizedText {
       }
       at_ = end;
     }
-    // Old bytes [at(), end) left out.
+    // Old bytes [at_, end) left out.
     void drop(size_t end) { at_ = end; }
-    // Old bytes [at(), end) replaced by changes[0..count) (HF's transform_range over them, its
+    // Old bytes [at_, end) replaced by changes[0..count) (HF's transform_range over them, its
     // initial_offset first characters removed).
     void replace(size_t end, const CharChange* changes, size_t count, size_t initial_offset) {
       const size_t old_size = t_.text_.size();
@@ -141,7 +141,7 @@ class NormalizedText {
       }
       at_ = end;
     }
-    // Old bytes [at(), end), one character, replaced by the UTF-8 characters `chars`, each
+    // Old bytes [at_, end), one character, replaced by the UTF-8 characters `chars`, each
     // aligned as that character (what replace() writes for them with the first change 0 and
     // the others 1).
     void replace_char(size_t end, std::string_view chars) {
