@@ -651,7 +651,7 @@ def _wav2vec2_folder(
     return folder
 
 
-# Python's str.strip() strips \x1c-\x1f, which HF's lstrip and rstrip (Rust's whitespace) keep
+# Python's str.split() splits at \x1c-\x1f, which HF's WhitespaceSplit (Rust's whitespace) keeps
 _PYTHON_ONLY_SPACE = re.compile("[\x1c-\x1f]")
 
 WAV2VEC2_TEXTS = [
@@ -665,6 +665,8 @@ WAV2VEC2_TEXTS = [
     "[UNK] [PAD]x[PAD] y",
     "Z [UNK] Z <unk>",
     "\u3000<s>\u00a0X\u2028</s>\n",
+    # (the class strips around its tokens with str.lstrip and str.rstrip: \x1c-\x1f too)
+    "A\x1c<s>\x1fB \x1d\x1e</s>\x1c C\x1f",
 ]
 
 
@@ -685,7 +687,7 @@ def test_wav2vec2_folder_matches_python_class(tmp_path, config, vocab_of, saved)
     matched whole with the spaces around them stripped; decode as CTC (repeats grouped, the pad
     token dropped, the delimiter replaced, stripped), with and without special tokens."""
     folder = _wav2vec2_folder(tmp_path, config, vocab_of, saved)
-    texts = [t for t in [*WAV2VEC2_TEXTS, *LINES[1:80:7]] if not _PYTHON_ONLY_SPACE.search(t)]
+    texts = [*WAV2VEC2_TEXTS, *LINES[1:80:7]]
     texts += [t.upper() for t in texts[:20]]
     _same_as_python_class(folder, texts)
     ref, ours = transformers.AutoTokenizer.from_pretrained(str(folder)), Tokenizer.from_pretrained(folder)
@@ -701,13 +703,21 @@ def test_wav2vec2_folder_matches_python_class(tmp_path, config, vocab_of, saved)
 
 
 def test_wav2vec2_differences_and_refusals(tmp_path):
-    """Left as they are: \\x1c-\\x1f, which the class strips around a longer token (Python's
-    whitespace) and the pipeline keeps (HF's). Refused with the reason: do_lower_case (the class
-    upper-cases the text), a nested vocabulary without target_lang, an unknown token the
-    vocabulary lacks, vocab.json alone for another class."""
+    """\\x1c-\\x1f around a longer token: the class strips them (Python's whitespace), as the
+    folder's pipeline does, while its saved tokenizer.json keeps them (HF's whitespace), in HF and
+    here. Refused with the reason: do_lower_case (the class upper-cases the text), a nested
+    vocabulary without target_lang, an unknown token the vocabulary lacks, vocab.json alone for
+    another class."""
     folder = _wav2vec2_folder(tmp_path, {})
     ref, ours = transformers.AutoTokenizer.from_pretrained(str(folder)), Tokenizer.from_pretrained(folder)
-    assert ref("A\x1c<s>B")["input_ids"] == [7, 1, 24] and ours.encode("A\x1c<s>B").ids == [7, 3, 1, 24]
+    assert ref("A\x1c<s>B")["input_ids"] == [7, 1, 24] == ours.encode("A\x1c<s>B").ids
+    ours.save(str(tmp_path / "saved.json"))
+    saved = tokenizers.Tokenizer.from_file(str(tmp_path / "saved.json"))
+    assert (
+        saved.encode("A\x1c<s>B").ids
+        == [7, 3, 1, 24]
+        == Tokenizer.from_file(tmp_path / "saved.json").encode("A\x1c<s>B").ids
+    )
     for config, vocab_of, match in [
         ({"do_lower_case": True}, "upper", "do_lower_case upper-cases"),
         ({}, "nested", "set target_lang"),
@@ -811,6 +821,8 @@ BYT5_TEXTS = [
     "\u0100 \u0120 \u0121 \u0143 \u00ff\u00fe",
     "ends with its eos</s>",
     "\U0001f389\U0001f468\u200d\U0001f469",
+    # (the class strips around pad, eos and unk with str.lstrip and str.rstrip: \x1c-\x1f too)
+    "a\x1c</s>\x1db \x1e<pad>\x1f\x1c<unk> \x1c",
 ]
 
 
@@ -842,7 +854,7 @@ def test_byt5_folder_matches_python_class(tmp_path, config, special_tokens_map, 
     after the bytes; "$A </s>" (no second one after a text ending with it); decode as the class
     (the bytes and the added tokens' text read as UTF-8, invalid bytes dropped)."""
     folder = _byt5_folder(tmp_path, config, special_tokens_map, saved)
-    texts = [t for t in [*BYT5_TEXTS, *LINES[1:60:7]] if not _PYTHON_ONLY_SPACE.search(t)]
+    texts = [*BYT5_TEXTS, *LINES[1:60:7]]
     _same_as_python_class(folder, texts, past=0)
     ref, ours = transformers.AutoTokenizer.from_pretrained(str(folder)), Tokenizer.from_pretrained(folder)
     assert ours.get_vocab() == ref.get_vocab()
@@ -870,17 +882,17 @@ def test_byt5_folder_ignores_a_tokenizer_json(tmp_path):
     _write(folder, "tokenizer.json", doc)
     ref, ours = transformers.AutoTokenizer.from_pretrained(str(folder)), Tokenizer.from_pretrained(folder)
     assert ref("ab")["input_ids"] == [100, 101, 1] == ours.encode("ab").ids
-    _same_as_python_class(folder, [t for t in BYT5_TEXTS if not _PYTHON_ONLY_SPACE.search(t)], past=0)
+    _same_as_python_class(folder, BYT5_TEXTS, past=0)
 
 
 def test_byt5_differences_and_refusals(tmp_path):
-    """Left as it is: \\x1c-\\x1f, which the class strips around its pad, eos and unk tokens
-    (Python's whitespace) and the pipeline keeps (HF's). Refused as transformers refuses: extra
-    ids that the additional_special_tokens list does not hold; refused naming the file: pad, eos
-    and unk tokens of one character (a byte's token) or the same text."""
+    """\\x1c-\\x1f around pad, eos and unk: the class strips them (Python's whitespace), as the
+    folder's pipeline does. Refused as transformers refuses: extra ids that the
+    additional_special_tokens list does not hold; refused naming the file: pad, eos and unk
+    tokens of one character (a byte's token) or the same text."""
     ref_folder = _byt5_folder(tmp_path, {})
     ref, ours = transformers.AutoTokenizer.from_pretrained(str(ref_folder)), Tokenizer.from_pretrained(ref_folder)
-    assert ref("a\x1c</s>b")["input_ids"] == [100, 1, 101, 1] and ours.encode("a\x1c</s>b").ids == [100, 31, 1, 101, 1]
+    assert ref("a\x1c</s>b")["input_ids"] == [100, 1, 101, 1] == ours.encode("a\x1c</s>b").ids
     mismatch = _byt5_folder(tmp_path, {"extra_ids": 3}, {"additional_special_tokens": ["<extra_id_0>", "<x>"]})
     with pytest.raises(ValueError, match="extra_ids"):
         transformers.AutoTokenizer.from_pretrained(str(mismatch))

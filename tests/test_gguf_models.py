@@ -188,6 +188,27 @@ def test_gpt2_gguf_flags_and_partition(tmp_path):
     assert tok.encode("hi").ids == hf.encode("hi", add_special_tokens=False).ids
 
 
+def test_gguf_strip_takes_ascii_whitespace(tmp_path):
+    """A Phi-3 file (general.name): llama.cpp gives its control and user-defined tokens rstrip,
+    and its partition strips the text after one with C's isspace, byte by byte: the six ASCII
+    spaces go, a no-break space, an ideographic space or \\x1c stays (HF's rule would take them)."""
+    hf, fields = _hf_bpe("llama-bpe")
+    tok = tokenforge.Tokenizer.from_file(_write(tmp_path / "phi3.gguf", "phi3", {**fields, "add_name": "Phi3"}))
+    ud = hf.token_to_id("<user-defined>")
+    for after, kept in [
+        (" \t\n\x0b\x0c\rx", "x"),
+        ("\u00a0x", "\u00a0x"),
+        ("\u3000 x", "\u3000 x"),
+        ("\x1c x", "\x1c x"),
+        ("  \u2028\n x", "\u2028\n x"),
+    ]:
+        plain = hf.encode(kept, add_special_tokens=False).ids
+        assert tok.encode("a<user-defined>" + after, add_special_tokens=False).ids[1:] == [ud, *plain], after
+    # lstrip is not given here: the text before the token keeps its spaces
+    before = tok.encode("a \u3000<user-defined>", add_special_tokens=False).ids
+    assert before == [*hf.encode("a \u3000", add_special_tokens=False).ids, ud]
+
+
 def test_gemma4_gguf_matches_hf(tmp_path):
     """gemma4: sentencepiece-style BPE (spaces as "▁", <0xXX> byte fallback) over the lines
     apart, BOS always added (llama.cpp's override)."""
@@ -512,3 +533,23 @@ def test_convert_to_and_from_gguf(tmp_path):
     with pytest.raises(ValueError, match="cannot hold this tokenizer whole"):
         convert(REPO / "tests" / "data" / "vocab" / "bert" / "tokenizer.json", tmp_path / "b.gguf")
     assert not (tmp_path / "b.gguf").exists()
+
+
+def test_added_token_spaces_option_is_checked(tmp_path):
+    """The option's value is one of its names (an error naming them otherwise), and a tokenizer
+    rebuilt from its spec (as add_tokens does) keeps it."""
+    import dataclasses
+
+    _, fields = _hf_bpe("llama-bpe")
+    tok = tokenforge.Tokenizer.from_file(_write(tmp_path / "phi3.gguf", "phi3", {**fields, "add_name": "Phi3"}))
+    assert tok.spec.options["added_token_spaces"] == "ascii"
+    with pytest.raises(ValueError, match="added_token_spaces must be one of 'hf', 'python', 'ascii', got 'c'"):
+        tokenforge.Tokenizer.from_spec(
+            dataclasses.replace(tok.spec, options={**tok.spec.options, "added_token_spaces": "c"})
+        )
+    tok.add_tokens(["<new>"])
+    assert tok.spec.options["added_token_spaces"] == "ascii"
+    assert (
+        tok.encode("<user-defined>\u00a0x", add_special_tokens=False).ids[1:]
+        == tok.encode("\u00a0x", add_special_tokens=False).ids
+    )

@@ -33,6 +33,10 @@ class DisallowedSpecialTokenError(ValueError):
         self.token = token
 
 
+# The whitespace an added token's lstrip and rstrip take, by name: the native matcher's flag.
+ADDED_TOKEN_SPACES = {"hf": 0, "python": 32, "ascii": 64}
+
+
 class SpecialPolicy:
     """Turns (allowed_special, disallowed_special) arguments into native matchers, cached.
 
@@ -40,7 +44,10 @@ class SpecialPolicy:
     allowed tokens HF's: every added token is searched for with its flags (single_word, lstrip,
     rstrip, normalized: by its normalized text `patterns` gives), and those not allowed are found
     but left as text (as HF's split_special_tokens leaves special tokens), so that they hide the
-    tokens overlapping them as in HF."""
+    tokens overlapping them as in HF. `spaces` (ADDED_TOKEN_SPACES) is the whitespace their lstrip
+    and rstrip take: HF's ("hf", Unicode's White_Space), Python's ("python", str.isspace: also
+    \x1c-\x1f, as transformers' Python classes strip) or C's ("ascii", isspace on bytes: the six
+    ASCII spaces, as llama.cpp's special-token partition strips)."""
 
     _CACHE_LIMIT = 64
 
@@ -49,7 +56,13 @@ class SpecialPolicy:
         special_tokens: dict[str, int],
         added: Sequence[AddedToken] | None = None,
         patterns: dict[str, str] | None = None,
+        spaces: str = "hf",
     ) -> None:
+        if spaces not in ADDED_TOKEN_SPACES:
+            raise ValueError(
+                f"added_token_spaces must be one of {', '.join(map(repr, ADDED_TOKEN_SPACES))}, got {spaces!r}"
+            )
+        self._space_flags = ADDED_TOKEN_SPACES[spaces]
         self.special_tokens = dict(special_tokens)
         self.names = frozenset(special_tokens)
         self._added = None if added is None else {a.content: a for a in added}
@@ -88,7 +101,7 @@ class SpecialPolicy:
                 self._added_matchers.clear()
             entries = []
             for content, a in self._added.items():
-                flags = a.flags | (0 if content in tokens else 16)
+                flags = a.flags | (0 if content in tokens else 16) | self._space_flags
                 text = self._patterns.get(content, content) if a.normalized else content
                 entries.append((text.encode("utf-8", "surrogatepass"), a.id, flags))
             found = _core.SpecialMatcher(entries)

@@ -4,7 +4,10 @@
 // no word character touches it), lstrip and rstrip (the whitespace before / after it joins its
 // span), normalized (matched by its normalized text in the normalized text, after the others:
 // the second of HF's two passes), and skip (found, so that it hides what overlaps it, but left
-// as text: HF's split_special_tokens, and tokenforge's allowed_special). Built once per set of
+// as text: HF's split_special_tokens, and tokenforge's allowed_special). What lstrip and rstrip
+// take is HF's whitespace (Unicode's White_Space), or by a flag Python's (str.isspace, which
+// adds \x1c-\x1f: transformers' Python classes strip with it) or C's (isspace on bytes, the six
+// ASCII spaces: llama.cpp's partition). Built once per set of
 // tokens and reused across calls; split_at_matches cuts a text at them for the fused pipelines,
 // and pipelines/staged.h runs find_added's two passes around its normalizer.
 #pragma once
@@ -40,6 +43,8 @@ enum AddedTokenFlags : uint8_t {
   kAddedRstrip = 4,
   kAddedNormalized = 8,
   kAddedSkip = 16,
+  kAddedPythonSpaces = 32,  // lstrip and rstrip take str.isspace's whitespace
+  kAddedAsciiSpaces = 64,   // lstrip and rstrip take C isspace's (ASCII) whitespace
 };
 
 struct AddedTokenSpec {
@@ -199,22 +204,28 @@ inline bool starts_with_word(const uint8_t* s, size_t n) {
   return n > 0 && hf_is_regex_word(decode_utf8(s, n, len));
 }
 
-// Where the whitespace (\s) that ends s[0..end) starts.
-inline size_t space_run_start(const uint8_t* s, size_t end) {
+// Whether lstrip and rstrip take c, by a token's flags (see AddedTokenFlags).
+inline bool strip_space(uint32_t c, uint8_t flags) {
+  if (flags & kAddedAsciiSpaces) return c == ' ' || (c >= '\t' && c <= '\r');
+  return hf_is_regex_space(c) || ((flags & kAddedPythonSpaces) && c >= 0x1c && c <= 0x1f);
+}
+
+// Where the whitespace (strip_space by `flags`) that ends s[0..end) starts.
+inline size_t space_run_start(const uint8_t* s, size_t end, uint8_t flags) {
   while (end > 0) {
     size_t start;
-    if (!hf_is_regex_space(code_point_before(s, end, start))) break;
+    if (!strip_space(code_point_before(s, end, start), flags)) break;
     end = start;
   }
   return end;
 }
 
-// How many bytes of whitespace (\s) start s[0..n).
-inline size_t space_run_length(const uint8_t* s, size_t n) {
+// How many bytes of whitespace (strip_space by `flags`) start s[0..n).
+inline size_t space_run_length(const uint8_t* s, size_t n, uint8_t flags) {
   size_t i = 0;
   while (i < n) {
     size_t len;
-    if (!hf_is_regex_space(decode_utf8(s + i, n - i, len))) break;
+    if (!strip_space(decode_utf8(s + i, n - i, len), flags)) break;
     i += len;
   }
   return i;
@@ -243,8 +254,8 @@ void find_added(const AddedTokenSet& set, const uint8_t* s, size_t n, OnText&& o
       if ((flags & kAddedSingleWord) &&
           ((start > 0 && ends_with_word(s, start)) || (stop < n && starts_with_word(s + stop, n - stop))))
         continue;
-      if (flags & kAddedLstrip) start = std::max(space_run_start(s, start), start_offset);
-      if (flags & kAddedRstrip) stop += space_run_length(s + stop, n - stop);
+      if (flags & kAddedLstrip) start = std::max(space_run_start(s, start, flags), start_offset);
+      if (flags & kAddedRstrip) stop += space_run_length(s + stop, n - stop, flags);
       if (start_offset < start) on_text(start_offset, start);
       // lstrip may move the start up to where an rstrip token before it ended, past this
       // match's own end: HF's split is then empty, and HF drops empty splits.

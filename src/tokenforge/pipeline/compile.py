@@ -75,12 +75,12 @@ class Kernel:
 OPTIONS = {
     "byte_level_bpe": frozenset(),
     "tekken": frozenset({"add_bos", "add_eos", "special_token_policy"}),
-    "wordpiece": frozenset({"split_special_tokens"}),
+    "wordpiece": frozenset({"split_special_tokens", "added_token_spaces"}),
     "sentencepiece": frozenset({"add_bos", "add_eos"}),
-    "byte_level_hf_bpe": frozenset({"split_special_tokens", "trim_offsets"}),
-    "spm_hf_bpe": frozenset({"split_special_tokens"}),
-    "unigram_hf": frozenset({"split_special_tokens"}),
-    "staged": frozenset({"split_special_tokens", "trim_offsets"}),
+    "byte_level_hf_bpe": frozenset({"split_special_tokens", "trim_offsets", "added_token_spaces"}),
+    "spm_hf_bpe": frozenset({"split_special_tokens", "added_token_spaces"}),
+    "unigram_hf": frozenset({"split_special_tokens", "added_token_spaces"}),
+    "staged": frozenset({"split_special_tokens", "trim_offsets", "added_token_spaces"}),
     "no_vocab": frozenset(),
 }
 KERNELS = tuple(OPTIONS)
@@ -315,8 +315,10 @@ def _added_tokens_policy(
     """The special-token policy over a pipeline's added tokens, and what its default matches:
     every added token with its flags, as HF matches them (with split_special_tokens, the special
     ones are found but left as text, as HF's). `patterns`: a normalized token's normalized
-    content, where the normalizer changes it."""
-    policy = SpecialPolicy({a.content: a.id for a in spec.added_tokens}, spec.added_tokens, patterns)
+    content, where the normalizer changes it. The option added_token_spaces (special.py's
+    ADDED_TOKEN_SPACES; "hf" where absent) is the whitespace lstrip and rstrip take."""
+    spaces = spec.options.get("added_token_spaces", "hf")
+    policy = SpecialPolicy({a.content: a.id for a in spec.added_tokens}, spec.added_tokens, patterns, spaces)
     matched = policy.names - special_contents(spec) if split_special else policy.names
     return policy, policy.allowed_matcher(frozenset(matched))
 
@@ -535,7 +537,7 @@ def _wordpiece(spec: PipelineSpec) -> Kernel:
         default_added,
         token_of,
         parts={"decoder": decoder},
-        options={"split_special_tokens": split_special},
+        options=_json_kernel_options(spec, split_special, None),
     )
 
 
@@ -650,7 +652,7 @@ def _staged(spec: PipelineSpec) -> Kernel:
         (),
         default_added,
         description["names"],
-        options=_json_kernel_options(split_special, trim),
+        options=_json_kernel_options(spec, split_special, trim),
     )
 
 
@@ -663,9 +665,11 @@ def _trim_offsets(spec: PipelineSpec) -> dict[str, Any] | None:
     return trim
 
 
-def _json_kernel_options(split_special: bool, trim: dict[str, Any] | None) -> dict[str, Any]:
-    """A tokenizer.json kernel's options as it runs them (Kernel.options)."""
-    return {"split_special_tokens": split_special, **({"trim_offsets": trim} if trim is not None else {})}
+def _json_kernel_options(spec: PipelineSpec, split_special: bool, trim: dict[str, Any] | None) -> dict[str, Any]:
+    """A tokenizer.json kernel's options as it runs them (Kernel.options): added_token_spaces
+    where the spec sets it (checked by _added_tokens_policy)."""
+    spaces = {"added_token_spaces": spec.options["added_token_spaces"]} if "added_token_spaces" in spec.options else {}
+    return {"split_special_tokens": split_special, **({"trim_offsets": trim} if trim is not None else {}), **spaces}
 
 
 def _trim_arguments(trim: dict[str, Any] | None) -> dict[str, Any]:
@@ -714,7 +718,7 @@ def _fused_json_kernel(
         (),
         default_added,
         description["names"],
-        options=_json_kernel_options(split_special, trim),
+        options=_json_kernel_options(spec, split_special, trim),
     )
 
 
