@@ -209,6 +209,98 @@ def test_gguf_strip_takes_ascii_whitespace(tmp_path):
     assert before == [*hf.encode("a \u3000", add_special_tokens=False).ids, ud]
 
 
+def _llama_partition(text: str, tokens: list[tuple[str, int, bool, bool]]) -> list:
+    """llama.cpp's tokenizer_st_partition, written out for the test: `tokens` (text, id, lstrip,
+    rstrip) in its order (longest first); each token's occurrences, left to right, in each text
+    fragment left; lstrip and rstrip take C's isspace spaces inside the fragment. Returns the
+    fragments: str, or a token's id."""
+    parts: list = [text]
+    for content, tid, lstrip, rstrip in tokens:
+        out: list = []
+        for part in parts:
+            while isinstance(part, str) and (at := part.find(content)) >= 0:
+                left, part = part[:at], part[at + len(content) :]
+                if lstrip:
+                    left = left.rstrip(" \t\n\v\f\r")
+                if rstrip:
+                    part = part.lstrip(" \t\n\v\f\r")
+                out += [left, tid] if left else [tid]
+            if part != "":
+                out.append(part)
+        parts = out
+    return parts
+
+
+_PARTITION_EXTRA = ["<<ab", "ab>>>", "wwee", "qqww", "endof", "\n\n", "\n\n\n"]  # user-defined tokens
+_PARTITION_CONTROL = ["<s>", "</s>", "<unk>"]  # (llama.cpp's Phi-3 attributes name them: it needs them)
+
+
+def _partition_files(tmp_path):
+    """Two GGUF files whose added tokens overlap (the plain one, and a Phi-3 one: rstrip on its
+    control and user-defined tokens but <s>, <unk> and <|endoftext|>), as (name, path, tokens,
+    types), the HF tokenizer of their model, and texts mixing the tokens, parts of them and spaces."""
+    import random
+
+    hf, fields = _hf_bpe("llama-bpe")
+    tokens = [*fields["add_token_list"], *_PARTITION_EXTRA, *_PARTITION_CONTROL]
+    types = [*fields["add_token_types"], *[4] * len(_PARTITION_EXTRA), *[3] * len(_PARTITION_CONTROL)]
+    files = []
+    for name in ("plain", "Phi3"):
+        fields_of = {**fields, "add_token_list": tokens, "add_token_types": types, "add_name": name}
+        files.append((name, _write(tmp_path / f"{name}.gguf", "llama", fields_of), tokens, types))
+    rng = random.Random(3)
+    bits = [*_PARTITION_EXTRA, *_PARTITION_CONTROL, "<|endoftext|>", "<|im_start|>", "<user-defined>"]
+    bits += ["<<", "ab", ">>", "qq", "ww", "ee", " ", "\t", "\u00a0", "\u3000", "\x1c", "x", "\n"]
+    texts = ["<<ab>>>", "qqwwee", "<|endoftext|>", "\n\n\n\n\n", "a <<ab>>> \u3000b", "</s> \u00a0x"]
+    texts += ["".join(rng.choice(bits) for _ in range(rng.randint(1, 12))) for _ in range(300)]
+    return hf, files, texts
+
+
+def test_gguf_partition_is_llama_cpps(tmp_path):
+    """Added tokens of a GGUF file are found as llama.cpp's partition finds them: the longest
+    token first (equal lengths by id), each in the text no longer token took, where HF's
+    leftmost-longest search would take the token that starts first; a control token left as
+    text (parse_special off) hides nothing. Against llama.cpp's loop written out
+    (_llama_partition)."""
+    hf, files, texts = _partition_files(tmp_path)
+    for name, path, tokens, types in files:
+        tok = tokenforge.Tokenizer.from_file(path)
+        index = {t: i for i, t in enumerate(tokens)}
+        special = [t for t, k in zip(tokens, types) if k in (3, 4)]
+        order = sorted(sorted(special, key=index.__getitem__), key=len, reverse=True)
+        no_rstrip = ("<s>", "<unk>", "<|endoftext|>")
+
+        def expect(text: str, parse_special: bool) -> list[int]:
+            used = [(t, index[t], False, name == "Phi3" and t not in no_rstrip) for t in order]
+            if not parse_special:
+                used = [u for u in used if types[u[1]] == 4]
+            ids: list[int] = []
+            for part in _llama_partition(text, used):
+                ids += [part] if isinstance(part, int) else hf.encode(part, add_special_tokens=False).ids
+            return ids
+
+        for text in texts:
+            assert tok.encode(text, add_special_tokens=False).ids == expect(text, False), (name, text)
+        tok.split_special_tokens = False  # parse_special on
+        for text in texts:
+            assert tok.encode(text, add_special_tokens=False).ids == expect(text, True), (name, text)
+
+
+def test_gguf_partition_matches_llama_cpp(tmp_path):
+    """The same files and texts against llama.cpp itself (llama-cpp-python, where installed: it
+    builds llama.cpp from source), with parse_special off and on."""
+    llama_cpp = pytest.importorskip("llama_cpp")
+    _, files, texts = _partition_files(tmp_path)
+    for name, path, _, _ in files:
+        tok = tokenforge.Tokenizer.from_file(path)
+        model = llama_cpp.Llama(model_path=str(path), vocab_only=True, verbose=False)
+        for parse_special in (False, True):
+            tok.split_special_tokens = not parse_special
+            for text in texts:
+                want = model.tokenize(text.encode(), add_bos=False, special=parse_special)
+                assert tok.encode(text, add_special_tokens=False).ids == want, (name, parse_special, text)
+
+
 def test_gemma4_gguf_matches_hf(tmp_path):
     """gemma4: sentencepiece-style BPE (spaces as "▁", <0xXX> byte fallback) over the lines
     apart, BOS always added (llama.cpp's override)."""
@@ -535,20 +627,20 @@ def test_convert_to_and_from_gguf(tmp_path):
     assert not (tmp_path / "b.gguf").exists()
 
 
-def test_added_token_spaces_option_is_checked(tmp_path):
+def test_added_token_rules_option_is_checked(tmp_path):
     """The option's value is one of its names (an error naming them otherwise), and a tokenizer
     rebuilt from its spec (as add_tokens does) keeps it."""
     import dataclasses
 
     _, fields = _hf_bpe("llama-bpe")
     tok = tokenforge.Tokenizer.from_file(_write(tmp_path / "phi3.gguf", "phi3", {**fields, "add_name": "Phi3"}))
-    assert tok.spec.options["added_token_spaces"] == "ascii"
-    with pytest.raises(ValueError, match="added_token_spaces must be one of 'hf', 'python', 'ascii', got 'c'"):
+    assert tok.spec.options["added_token_rules"] == "llama"
+    with pytest.raises(ValueError, match="added_token_rules must be one of 'hf', 'python', 'llama', got 'c'"):
         tokenforge.Tokenizer.from_spec(
-            dataclasses.replace(tok.spec, options={**tok.spec.options, "added_token_spaces": "c"})
+            dataclasses.replace(tok.spec, options={**tok.spec.options, "added_token_rules": "c"})
         )
     tok.add_tokens(["<new>"])
-    assert tok.spec.options["added_token_spaces"] == "ascii"
+    assert tok.spec.options["added_token_rules"] == "llama"
     assert (
         tok.encode("<user-defined>\u00a0x", add_special_tokens=False).ids[1:]
         == tok.encode("\u00a0x", add_special_tokens=False).ids

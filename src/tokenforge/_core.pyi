@@ -14,7 +14,7 @@ MAX_TYPE_ID: int = 65535
 class SpecialMatcher:
     def __init__(self, tokens: object) -> None:
         """
-        tokens: [(utf-8 bytes, id), ...] or [(utf-8 bytes, id, flags), ...]; flags: single_word 1, lstrip 2, rstrip 4, normalized 8 (the bytes are the normalized content), skip 16 (found but left as text), python spaces 32 (lstrip and rstrip take str.isspace's whitespace), ascii spaces 64 (C isspace's: llama.cpp's)
+        tokens: [(utf-8 bytes, id), ...] or [(utf-8 bytes, id, flags), ...]; flags: single_word 1, lstrip 2, rstrip 4, normalized 8 (the bytes are the normalized content), skip 16 (found but left as text), python spaces 32 (lstrip and rstrip take str.isspace's whitespace), llama 64 (the set is partitioned as llama.cpp's: longest token first, lstrip and rstrip taking C isspace's whitespace)
         """
 
     def find(self, arg: str, /) -> bytes | None:

@@ -33,8 +33,8 @@ class DisallowedSpecialTokenError(ValueError):
         self.token = token
 
 
-# The whitespace an added token's lstrip and rstrip take, by name: the native matcher's flag.
-ADDED_TOKEN_SPACES = {"hf": 0, "python": 32, "ascii": 64}
+# How added tokens are matched, by name: the native matcher's flag (see SpecialPolicy).
+ADDED_TOKEN_RULES = {"hf": 0, "python": 32, "llama": 64}
 
 
 class SpecialPolicy:
@@ -44,10 +44,12 @@ class SpecialPolicy:
     allowed tokens HF's: every added token is searched for with its flags (single_word, lstrip,
     rstrip, normalized: by its normalized text `patterns` gives), and those not allowed are found
     but left as text (as HF's split_special_tokens leaves special tokens), so that they hide the
-    tokens overlapping them as in HF. `spaces` (ADDED_TOKEN_SPACES) is the whitespace their lstrip
-    and rstrip take: HF's ("hf", Unicode's White_Space), Python's ("python", str.isspace: also
-    \x1c-\x1f, as transformers' Python classes strip) or C's ("ascii", isspace on bytes: the six
-    ASCII spaces, as llama.cpp's special-token partition strips)."""
+    tokens overlapping them as in HF. `rules` (ADDED_TOKEN_RULES) says how: HF's ("hf": leftmost,
+    longest first; lstrip and rstrip take Unicode's White_Space), the same with Python's
+    whitespace ("python": str.isspace, also \x1c-\x1f, as transformers' Python classes strip),
+    or llama.cpp's partition ("llama": each token in turn, longest first, in the text no longer
+    token took; lstrip and rstrip take C's isspace, the six ASCII spaces; tokens not allowed are
+    not looked for, as its parse_special off)."""
 
     _CACHE_LIMIT = 64
 
@@ -56,13 +58,13 @@ class SpecialPolicy:
         special_tokens: dict[str, int],
         added: Sequence[AddedToken] | None = None,
         patterns: dict[str, str] | None = None,
-        spaces: str = "hf",
+        rules: str = "hf",
     ) -> None:
-        if spaces not in ADDED_TOKEN_SPACES:
+        if rules not in ADDED_TOKEN_RULES:
             raise ValueError(
-                f"added_token_spaces must be one of {', '.join(map(repr, ADDED_TOKEN_SPACES))}, got {spaces!r}"
+                f"added_token_rules must be one of {', '.join(map(repr, ADDED_TOKEN_RULES))}, got {rules!r}"
             )
-        self._space_flags = ADDED_TOKEN_SPACES[spaces]
+        self._rule_flags = ADDED_TOKEN_RULES[rules]
         self.special_tokens = dict(special_tokens)
         self.names = frozenset(special_tokens)
         self._added = None if added is None else {a.content: a for a in added}
@@ -101,7 +103,7 @@ class SpecialPolicy:
                 self._added_matchers.clear()
             entries = []
             for content, a in self._added.items():
-                flags = a.flags | (0 if content in tokens else 16) | self._space_flags
+                flags = a.flags | (0 if content in tokens else 16) | self._rule_flags
                 text = self._patterns.get(content, content) if a.normalized else content
                 entries.append((text.encode("utf-8", "surrogatepass"), a.id, flags))
             found = _core.SpecialMatcher(entries)

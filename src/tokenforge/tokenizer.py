@@ -473,7 +473,7 @@ class Tokenizer(TransformersApi):
             options["special_segments"] = _PYTHON_CLASS_DECODES[class_name]
         if class_name in PIPELINE_CLASSES and slow is not None:
             # its tokenize strips around added tokens with str.lstrip and str.rstrip (\x1c-\x1f too)
-            options["added_token_spaces"] = "python"
+            options["added_token_rules"] = "python"
         if class_name == "CLIPTokenizer" and _model_type(spec.model) == "BPE":
             # CLIPTokenizer wraps its backend's decode: each </w> a space, the text stripped
             options["strip_word_suffix"] = "</w>"

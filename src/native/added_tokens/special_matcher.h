@@ -6,8 +6,9 @@
 // the second of HF's two passes), and skip (found, so that it hides what overlaps it, but left
 // as text: HF's split_special_tokens, and tokenforge's allowed_special). What lstrip and rstrip
 // take is HF's whitespace (Unicode's White_Space), or by a flag Python's (str.isspace, which
-// adds \x1c-\x1f: transformers' Python classes strip with it) or C's (isspace on bytes, the six
-// ASCII spaces: llama.cpp's partition). Built once per set of
+// adds \x1c-\x1f: transformers' Python classes strip with it). A set whose tokens carry
+// kAddedLlama is partitioned as llama.cpp partitions a text instead (find_added_by_length):
+// longest token first, lstrip and rstrip taking C's isspace whitespace. Built once per set of
 // tokens and reused across calls; split_at_matches cuts a text at them for the fused pipelines,
 // and pipelines/staged.h runs find_added's two passes around its normalizer.
 #pragma once
@@ -44,7 +45,7 @@ enum AddedTokenFlags : uint8_t {
   kAddedNormalized = 8,
   kAddedSkip = 16,
   kAddedPythonSpaces = 32,  // lstrip and rstrip take str.isspace's whitespace
-  kAddedAsciiSpaces = 64,   // lstrip and rstrip take C isspace's (ASCII) whitespace
+  kAddedLlama = 64,         // the set is partitioned as llama.cpp's (see find_added_by_length)
 };
 
 struct AddedTokenSpec {
@@ -62,6 +63,7 @@ class AddedTokenSet {
   };
 
   explicit AddedTokenSet(std::vector<AddedTokenSpec> tokens) : tokens_(std::move(tokens)) {
+    rank_llama();
     for (uint32_t i = 0; i < tokens_.size(); ++i) {
       const std::string& t = tokens_[i].text;
       if (t.empty()) continue;
@@ -82,6 +84,31 @@ class AddedTokenSet {
   AddedTokenSet& operator=(const AddedTokenSet&) = delete;
 
   bool empty() const { return count_ == 0; }
+  // Whether the set is partitioned as llama.cpp's (its tokens carry kAddedLlama).
+  bool by_length() const { return !llama_rank_.empty(); }
+  const std::vector<AddedTokenSpec>& tokens() const { return tokens_; }
+  // With by_length(): the place of tokens()[i] in llama.cpp's order of its special tokens.
+  uint32_t llama_rank(uint32_t i) const { return llama_rank_[i]; }
+
+  // Calls found(pos, len, index into tokens()) for every token that occurs in s[0..n), each
+  // occurrence, at each position shorter tokens first.
+  template <class Found>
+  void each_occurrence(const uint8_t* s, size_t n, Found&& found) const {
+    if (count_ == 0) return;
+    for (size_t p = 0; p < n; ++p) {
+      if (!first_[s[p]]) {
+        p = next_first(s, n, p);
+        if (p >= n) break;
+      }
+      uint32_t node = ByteTrie::kRoot;
+      for (size_t q = p; q < n; ++q) {
+        node = trie_.child(node, s[q]);
+        if (node == ByteTrie::kNone) break;
+        const uint32_t v = trie_.value(node);
+        if (v != kNoToken) found(p, q + 1 - p, v);
+      }
+    }
+  }
 
   // The first match starting at or after `from`; pos == n when there is none. At each position
   // that starts a token, one walk down the trie finds the longest token there (files such as
@@ -133,8 +160,23 @@ class AddedTokenSet {
     return n;
   }
 
+  // llama.cpp's order of its special tokens (cache_special_tokens): the ids in increasing order,
+  // then std::sort by decreasing text length (the same sort on the same input: equal lengths
+  // fall as they fall there, with the same standard library).
+  void rank_llama() {
+    if (tokens_.empty() || !(tokens_[0].flags & kAddedLlama)) return;
+    std::vector<uint32_t> order(tokens_.size());
+    for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return tokens_[a].id < tokens_[b].id; });
+    std::sort(order.begin(), order.end(),
+              [&](uint32_t a, uint32_t b) { return tokens_[a].text.size() > tokens_[b].text.size(); });
+    llama_rank_.resize(order.size());
+    for (uint32_t r = 0; r < order.size(); ++r) llama_rank_[order[r]] = r;
+  }
+
   static constexpr int kFew = 8;
   std::vector<AddedTokenSpec> tokens_;  // the trie's values index it
+  std::vector<uint32_t> llama_rank_;    // by token: llama_rank(); empty unless by_length()
   ByteTrie trie_;
   size_t count_ = 0;  // distinct non-empty texts
   bool first_[256] = {};
@@ -206,7 +248,7 @@ inline bool starts_with_word(const uint8_t* s, size_t n) {
 
 // Whether lstrip and rstrip take c, by a token's flags (see AddedTokenFlags).
 inline bool strip_space(uint32_t c, uint8_t flags) {
-  if (flags & kAddedAsciiSpaces) return c == ' ' || (c >= '\t' && c <= '\r');
+  if (flags & kAddedLlama) return c == ' ' || (c >= '\t' && c <= '\r');
   return hf_is_regex_space(c) || ((flags & kAddedPythonSpaces) && c >= 0x1c && c <= 0x1f);
 }
 
@@ -240,8 +282,12 @@ inline size_t space_run_length(const uint8_t* s, size_t n, uint8_t flags) {
 // after it), as HF's. (As HF's, an rstrip token's span may reach into the next match's, which
 // then starts before the previous one ends; only a token that starts with whitespace does that.)
 template <class OnText, class OnMatch>
+void find_added_by_length(const AddedTokenSet& set, const uint8_t* s, size_t n, OnText&& on_text, OnMatch&& on_match);
+
+template <class OnText, class OnMatch>
 void find_added(const AddedTokenSet& set, const uint8_t* s, size_t n, OnText&& on_text, OnMatch&& on_match) {
   using namespace added_tokens_detail;
+  if (set.by_length()) return find_added_by_length(set, s, n, on_text, on_match);
   size_t start_offset = 0, at = 0;
   if (!set.empty()) {
     while (at < n) {
@@ -268,6 +314,55 @@ void find_added(const AddedTokenSet& set, const uint8_t* s, size_t n, OnText&& o
     }
   }
   if (start_offset < n) on_text(start_offset, n);
+}
+
+// llama.cpp's tokenizer_st_partition of s[0..n): for each of its special tokens, longest first
+// (AddedTokenSet::llama_rank), each occurrence left to right inside the text no token took yet
+// (llama.cpp's raw fragments) becomes the token; lstrip and rstrip then take the ASCII spaces
+// (C's isspace) before and after it inside that fragment, out of the text. A skipped token is
+// not looked for (parse_special off). Calls on_text and on_match as find_added does, the strip
+// in the match's span.
+template <class OnText, class OnMatch>
+void find_added_by_length(const AddedTokenSet& set, const uint8_t* s, size_t n, OnText&& on_text, OnMatch&& on_match) {
+  using namespace added_tokens_detail;
+  struct Occurrence {
+    uint32_t rank;
+    size_t pos, len;
+    uint32_t token;
+  };
+  std::vector<Occurrence> found;
+  set.each_occurrence(s, n, [&](size_t pos, size_t len, uint32_t token) {
+    if (!(set.tokens()[token].flags & kAddedSkip)) found.push_back({set.llama_rank(token), pos, len, token});
+  });
+  if (found.empty()) {
+    if (n > 0) on_text(size_t(0), n);
+    return;
+  }
+  std::sort(found.begin(), found.end(), [](const Occurrence& a, const Occurrence& b) {
+    return a.rank != b.rank ? a.rank < b.rank : a.pos < b.pos;
+  });
+  std::vector<uint8_t> taken(n, 0);  // by byte: a token's, or stripped
+  std::vector<SpecialMatch> matches;
+  for (const Occurrence& o : found) {
+    if (std::find(taken.begin() + o.pos, taken.begin() + (o.pos + o.len), 1) != taken.begin() + (o.pos + o.len))
+      continue;
+    const AddedTokenSpec& token = set.tokens()[o.token];
+    size_t start = o.pos, stop = o.pos + o.len;
+    if (token.flags & kAddedLstrip)
+      while (start > 0 && !taken[start - 1] && strip_space(s[start - 1], token.flags)) --start;
+    if (token.flags & kAddedRstrip)
+      while (stop < n && !taken[stop] && strip_space(s[stop], token.flags)) ++stop;
+    std::fill(taken.begin() + start, taken.begin() + stop, 1);
+    matches.push_back(SpecialMatch{start, stop - start, token.id, start != o.pos || stop != o.pos + o.len});
+  }
+  std::sort(matches.begin(), matches.end(), [](const SpecialMatch& a, const SpecialMatch& b) { return a.pos < b.pos; });
+  size_t at = 0;
+  for (const SpecialMatch& m : matches) {
+    if (at < m.pos) on_text(at, m.pos);
+    on_match(m);
+    at = m.pos + m.len;
+  }
+  if (at < n) on_text(at, n);
 }
 
 // Cuts s[0..n) at the matches of `added` (null: none) as HF does where the normalizer leaves

@@ -506,8 +506,9 @@ def _merges(vocab: _Vocab) -> list[Any]:
 
 def _hf_spec(vocab: _Vocab, doc: dict[str, Any], post: Any, options: dict[str, Any]) -> PipelineSpec:
     """A tokenizer.json document of the vocabulary's pipeline, read as tokenizer.json files are
-    (so it runs on the same fused kernels), with llama.cpp's partition and template: its lstrip
-    and rstrip take C's isspace whitespace (the option added_token_spaces "ascii"). The stages
+    (so it runs on the same fused kernels), with llama.cpp's partition (the option
+    added_token_rules "llama": longest token first, lstrip and rstrip taking C's isspace
+    whitespace) and template. The stages
     are read by the tokenizer.json reader; the model, whose vocabulary and merges are checked
     here already, goes in as it is (the reader would check its 150,000 tokens again)."""
     from dataclasses import replace
@@ -517,7 +518,7 @@ def _hf_spec(vocab: _Vocab, doc: dict[str, Any], post: Any, options: dict[str, A
     model = doc["model"]
     stub = {"type": "BPE", "vocab": {"a": 0}, "merges": []}
     spec = _TokenizerJson(vocab.path, {**doc, "model": stub}).read()
-    options = {**options, "added_token_spaces": "ascii"}
+    options = {**options, "added_token_rules": "llama"}
     return replace(spec, model=dict(model), added_tokens=vocab.added_tokens(), post_processor=post, options=options)
 
 

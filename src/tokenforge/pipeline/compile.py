@@ -75,12 +75,12 @@ class Kernel:
 OPTIONS = {
     "byte_level_bpe": frozenset(),
     "tekken": frozenset({"add_bos", "add_eos", "special_token_policy"}),
-    "wordpiece": frozenset({"split_special_tokens", "added_token_spaces"}),
+    "wordpiece": frozenset({"split_special_tokens", "added_token_rules"}),
     "sentencepiece": frozenset({"add_bos", "add_eos"}),
-    "byte_level_hf_bpe": frozenset({"split_special_tokens", "trim_offsets", "added_token_spaces"}),
-    "spm_hf_bpe": frozenset({"split_special_tokens", "added_token_spaces"}),
-    "unigram_hf": frozenset({"split_special_tokens", "added_token_spaces"}),
-    "staged": frozenset({"split_special_tokens", "trim_offsets", "added_token_spaces"}),
+    "byte_level_hf_bpe": frozenset({"split_special_tokens", "trim_offsets", "added_token_rules"}),
+    "spm_hf_bpe": frozenset({"split_special_tokens", "added_token_rules"}),
+    "unigram_hf": frozenset({"split_special_tokens", "added_token_rules"}),
+    "staged": frozenset({"split_special_tokens", "trim_offsets", "added_token_rules"}),
     "no_vocab": frozenset(),
 }
 KERNELS = tuple(OPTIONS)
@@ -315,10 +315,10 @@ def _added_tokens_policy(
     """The special-token policy over a pipeline's added tokens, and what its default matches:
     every added token with its flags, as HF matches them (with split_special_tokens, the special
     ones are found but left as text, as HF's). `patterns`: a normalized token's normalized
-    content, where the normalizer changes it. The option added_token_spaces (special.py's
-    ADDED_TOKEN_SPACES; "hf" where absent) is the whitespace lstrip and rstrip take."""
-    spaces = spec.options.get("added_token_spaces", "hf")
-    policy = SpecialPolicy({a.content: a.id for a in spec.added_tokens}, spec.added_tokens, patterns, spaces)
+    content, where the normalizer changes it. The option added_token_rules (special.py's
+    ADDED_TOKEN_RULES; "hf" where absent) says how they are matched."""
+    rules = spec.options.get("added_token_rules", "hf")
+    policy = SpecialPolicy({a.content: a.id for a in spec.added_tokens}, spec.added_tokens, patterns, rules)
     matched = policy.names - special_contents(spec) if split_special else policy.names
     return policy, policy.allowed_matcher(frozenset(matched))
 
@@ -666,10 +666,10 @@ def _trim_offsets(spec: PipelineSpec) -> dict[str, Any] | None:
 
 
 def _json_kernel_options(spec: PipelineSpec, split_special: bool, trim: dict[str, Any] | None) -> dict[str, Any]:
-    """A tokenizer.json kernel's options as it runs them (Kernel.options): added_token_spaces
+    """A tokenizer.json kernel's options as it runs them (Kernel.options): added_token_rules
     where the spec sets it (checked by _added_tokens_policy)."""
-    spaces = {"added_token_spaces": spec.options["added_token_spaces"]} if "added_token_spaces" in spec.options else {}
-    return {"split_special_tokens": split_special, **({"trim_offsets": trim} if trim is not None else {}), **spaces}
+    rules = {"added_token_rules": spec.options["added_token_rules"]} if "added_token_rules" in spec.options else {}
+    return {"split_special_tokens": split_special, **({"trim_offsets": trim} if trim is not None else {}), **rules}
 
 
 def _trim_arguments(trim: dict[str, Any] | None) -> dict[str, Any]:
