@@ -508,9 +508,9 @@ def _hf_spec(vocab: _Vocab, doc: dict[str, Any], post: Any, options: dict[str, A
     """A tokenizer.json document of the vocabulary's pipeline, read as tokenizer.json files are
     (so it runs on the same fused kernels), with llama.cpp's partition (the option
     added_token_rules "llama": longest token first, lstrip and rstrip taking C's isspace
-    whitespace) and template. The stages
-    are read by the tokenizer.json reader; the model, whose vocabulary and merges are checked
-    here already, goes in as it is (the reader would check its 150,000 tokens again)."""
+    whitespace) and template. The stages are read by the tokenizer.json reader; the model, whose
+    vocabulary and merges are checked here already, goes in as it is (the reader would check its
+    150,000 tokens again)."""
     from dataclasses import replace
 
     from .hf_tokenizer_json import _TokenizerJson
