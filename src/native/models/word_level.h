@@ -13,6 +13,7 @@
 
 #include "base/hash_tables.h"
 #include "models/model.h"
+#include "unicode/unicode_classes.h"
 
 namespace tokenforge {
 
@@ -82,12 +83,13 @@ class WordLevelModel : public Model {
   }
 
   static constexpr uint32_t kShort = 0x800;
-  // The code point of a piece that is one character below U+0800, else kNoToken.
+  // The code point of a piece (valid UTF-8, as tokens and texts are) that is one character
+  // below U+0800, else kNoToken.
   static uint32_t short_char(std::string_view s) {
-    if (s.size() == 1 && uint8_t(s[0]) < 0x80) return uint8_t(s[0]);
-    if (s.size() == 2 && uint8_t(s[0]) >= 0xC2 && uint8_t(s[0]) < 0xE0 && (uint8_t(s[1]) & 0xC0) == 0x80)
-      return (uint32_t(uint8_t(s[0]) & 0x1F) << 6) | (uint8_t(s[1]) & 0x3F);
-    return kNoToken;
+    if (s.empty() || s.size() > 2) return kNoToken;
+    size_t len;
+    const uint32_t c = decode_utf8(reinterpret_cast<const uint8_t*>(s.data()), s.size(), len);
+    return len == s.size() && c < kShort ? c : kNoToken;
   }
 
   std::vector<std::string> tokens_;  // (each once; table_ keeps pointers into them)

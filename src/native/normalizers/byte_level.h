@@ -13,6 +13,7 @@
 
 #include "normalizers/normalizer.h"
 #include "pre_tokenizers/byte_level.h"
+#include "unicode/unicode_classes.h"
 
 namespace tokenforge {
 
@@ -20,7 +21,10 @@ class ByteLevelNormalizer : public Normalizer {
  public:
   ByteLevelNormalizer() {
     const auto& alphabet = byte_level_code_points();
-    for (size_t b = 0; b < 256; ++b) out_[b] = {alphabet[b]};
+    for (size_t b = 0; b < 256; ++b) {
+      uint8_t buf[4];
+      out_[b].assign(reinterpret_cast<const char*>(buf), encode_utf8(alphabet[b], buf));
+    }
     refresh();
   }
 
@@ -29,13 +33,19 @@ class ByteLevelNormalizer : public Normalizer {
   // acts on each byte's characters alone; the characters it writes align as the one they
   // replace, which is the input character's alignment, as here.
   void fold_replace(uint32_t cp, const std::vector<uint32_t>& content) {
-    for (std::vector<uint32_t>& chars : out_) {
-      std::vector<uint32_t> next;
-      for (uint32_t c : chars) {
-        if (c == cp)
-          next.insert(next.end(), content.begin(), content.end());
+    std::string with;  // content in UTF-8
+    for (uint32_t c : content) {
+      uint8_t buf[4];
+      with.append(reinterpret_cast<const char*>(buf), encode_utf8(c, buf));
+    }
+    for (std::string& chars : out_) {
+      std::string next;
+      const uint8_t* p = reinterpret_cast<const uint8_t*>(chars.data());
+      for (size_t i = 0, len; i < chars.size(); i += len) {
+        if (decode_utf8(p + i, chars.size() - i, len) == cp)
+          next += with;
         else
-          next.push_back(c);
+          next.append(chars, i, len);
       }
       chars.swap(next);
     }
@@ -54,7 +64,7 @@ class ByteLevelNormalizer : public Normalizer {
       r.keep(i);
       const size_t len = utf8_length(s[i]);
       chars.clear();
-      for (size_t k = 0; k < len; ++k) chars += utf8_[s[i + k]];
+      for (size_t k = 0; k < len; ++k) chars += out_[s[i + k]];
       i += len;
       if (chars.empty())
         r.drop(i);  // (every byte's characters replaced by nothing)
@@ -67,19 +77,11 @@ class ByteLevelNormalizer : public Normalizer {
 
  private:
   void refresh() {
-    for (size_t b = 0; b < 256; ++b) {
-      same_[b] = b < 0x80 && out_[b].size() == 1 && out_[b][0] == b;
-      utf8_[b].clear();
-      for (uint32_t c : out_[b]) {
-        uint8_t buf[4];
-        utf8_[b].append(reinterpret_cast<const char*>(buf), encode_utf8(c, buf));
-      }
-    }
+    for (size_t b = 0; b < 256; ++b) same_[b] = b < 0x80 && out_[b].size() == 1 && uint8_t(out_[b][0]) == b;
   }
 
-  std::array<std::vector<uint32_t>, 256> out_;  // the characters each byte becomes
-  std::array<std::string, 256> utf8_;           // the same in UTF-8
-  std::array<bool, 256> same_{};                // an ASCII byte written as itself
+  std::array<std::string, 256> out_;  // the characters each byte becomes, in UTF-8
+  std::array<bool, 256> same_{};      // an ASCII byte written as itself
 };
 
 }  // namespace tokenforge
