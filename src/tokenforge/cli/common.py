@@ -74,18 +74,6 @@ def add_errors_option(parser: argparse.ArgumentParser) -> None:
 # Reading input
 
 
-# The files that make a folder a model folder for -e (Tokenizer.from_pretrained reads it)
-_MODEL_FOLDER_FILES = (
-    "tokenizer.json",
-    "tokenizer_config.json",
-    "tokenizer.model",
-    "spiece.model",
-    "sentencepiece.bpe.model",
-    "vocab.json",
-    "vocab.txt",
-)
-
-
 def load(name_or_path: str):
     """A named encoding or tokenizer, or a file as tokenforge.formats.detect tells them apart: a
     byte-level BPE (.tokenforge, .tiktoken, GPT-2's encoder.json or folder) as an Encoding, any
@@ -117,7 +105,9 @@ def load(name_or_path: str):
         kind = None
     if os.path.isdir(path) and kind is None:
         folder_error = ""
-        if any(os.path.isfile(os.path.join(path, n)) for n in _MODEL_FOLDER_FILES):
+        from ..formats.convert import MODEL_FOLDER_FILES
+
+        if any(os.path.isfile(os.path.join(path, n)) for n in MODEL_FOLDER_FILES):
             # a model folder, as transformers reads one (its tokenizer.json or the class's files)
             from ..tokenizer import Tokenizer
 

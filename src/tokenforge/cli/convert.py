@@ -1,6 +1,6 @@
-"""`tokenforge convert IN OUT`: write the tokenizer file IN in another format (tokenizer.json,
-sentencepiece .model, .tiktoken, .tokenforge, vocab.txt), refusing with the reason where the
-target cannot express the model. The work is tokenforge.formats.convert: it reads the written
+"""`tokenforge convert IN OUT`: write the tokenizer file (or model folder) IN in another format
+(tokenizer.json, sentencepiece .model, .tiktoken, .tokenforge, vocab.txt, GGUF), refusing with
+the reason where the target cannot express the model. The work is tokenforge.formats.convert: it reads the written
 file back and checks that it describes the same tokenizer before moving it into place.
 
 The options and error path it shares with the other commands are in common.py; the other
@@ -28,7 +28,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         formatter_class=FORMATTER,
         description=textwrap.fill(
             "Write the tokenizer file IN (any file -e reads: tokenizer.json, a sentencepiece .model, .tiktoken, "
-            ".tokenforge, vocab.txt, GGUF, GPT-2's encoder.json) as OUT, in the format OUT's name says or --to "
+            ".tokenforge, vocab.txt, GGUF, GPT-2's encoder.json; or a model folder, read as from_pretrained reads "
+            "it: the tokenizer its class builds, without the decode clean-up and chat template its "
+            "tokenizer_config.json keeps) as OUT, in the format OUT's name says or --to "
             f"names. Formats: {formats}. tokenizer.json holds every tokenizer; a .model holds sentencepiece "
             "models; .tiktoken and .tokenforge hold byte-level BPEs of tiktoken's form (a .tiktoken file keeps "
             "only the ranks, so its pattern and special tokens come back only for OpenAI's own files); "
@@ -40,9 +42,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         epilog="examples:\n"
         "  tokenforge convert tokenizer.model tokenizer.json\n"
         "  tokenforge convert cl100k_base.tiktoken cl100k.json --json\n"
-        "  tokenforge convert tokenizer.json out --to tiktoken\n\n" + EXIT_STATUS,
+        "  tokenforge convert tokenizer.json out --to tiktoken\n"
+        "  tokenforge convert ./Llama-3.2-1B llama3.tiktoken\n\n" + EXIT_STATUS,
     )
-    parser.add_argument("input", metavar="IN", help="the tokenizer file to read")
+    parser.add_argument("input", metavar="IN", help="the tokenizer file or model folder to read")
     parser.add_argument("output", metavar="OUT", help="the file to write (replaced if it exists)")
     parser.add_argument(
         "--to",
@@ -62,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
     from ..formats.convert import FORMATS, convert
 
     if not os.path.exists(args.input):
-        raise CliError(f"{args.input}: no such file; give an existing tokenizer file as IN")
+        raise CliError(f"{args.input}: no such file; give an existing tokenizer file or model folder as IN")
     if args.to is None and not args.output.endswith(tuple(FORMATS.values())):
         raise CliError(
             f"{args.output}: its name does not say a format; end it in {', '.join(FORMATS.values())}, "
@@ -70,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
         )
     try:
         done = convert(args.input, args.output, to=args.to)
-    except ValueError as e:
+    except (ValueError, OSError) as e:
         raise CliError(f"cannot convert {args.input} to {args.to or args.output}: {e}") from None
     if args.json:
         summary = {
