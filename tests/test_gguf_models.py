@@ -231,21 +231,22 @@ def _llama_partition(text: str, tokens: list[tuple[str, int, bool, bool]]) -> li
     return parts
 
 
-_PARTITION_EXTRA = ["<<ab", "ab>>>", "wwee", "qqww", "endof", "\n\n", "\n\n\n"]  # user-defined tokens
+_PARTITION_EXTRA = ["<<ab", "ab>>>", "wwee", "qqww", "endof", "\n\n", "\n\n\n", "[MASK]", " [MASK]"]  # user-defined
 _PARTITION_CONTROL = ["<s>", "</s>", "<unk>"]  # (llama.cpp's Phi-3 attributes name them: it needs them)
 
 
 def _partition_files(tmp_path):
-    """Two GGUF files whose added tokens overlap (the plain one, and a Phi-3 one: rstrip on its
-    control and user-defined tokens but <s>, <unk> and <|endoftext|>), as (name, path, tokens,
-    types), the HF tokenizer of their model, and texts mixing the tokens, parts of them and spaces."""
+    """Three GGUF files whose added tokens overlap (a plain one; a Phi-3 one: rstrip on its
+    control and user-defined tokens but <s>, <unk> and <|endoftext|>; a ModernBERT one: lstrip
+    on [MASK]), as (name, path, tokens, types), the HF tokenizer of their model, and texts
+    mixing the tokens, parts of them and spaces."""
     import random
 
     hf, fields = _hf_bpe("llama-bpe")
     tokens = [*fields["add_token_list"], *_PARTITION_EXTRA, *_PARTITION_CONTROL]
     types = [*fields["add_token_types"], *[4] * len(_PARTITION_EXTRA), *[3] * len(_PARTITION_CONTROL)]
     files = []
-    for name in ("plain", "Phi3"):
+    for name in ("plain", "Phi3", "modern-bert"):
         fields_of = {**fields, "add_token_list": tokens, "add_token_types": types, "add_name": name}
         files.append((name, _write(tmp_path / f"{name}.gguf", "llama", fields_of), tokens, types))
     rng = random.Random(3)
@@ -271,7 +272,10 @@ def test_gguf_partition_is_llama_cpps(tmp_path):
         no_rstrip = ("<s>", "<unk>", "<|endoftext|>")
 
         def expect(text: str, parse_special: bool) -> list[int]:
-            used = [(t, index[t], False, name == "Phi3" and t not in no_rstrip) for t in order]
+            used = [
+                (t, index[t], name == "modern-bert" and t == "[MASK]", name == "Phi3" and t not in no_rstrip)
+                for t in order
+            ]
             if not parse_special:
                 used = [u for u in used if types[u[1]] == 4]
             ids: list[int] = []
