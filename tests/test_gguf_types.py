@@ -440,3 +440,42 @@ def test_wordpiece_that_gguf_cannot_hold_is_refused(tmp_path):
     no_template = tokenforge.Tokenizer.from_spec(replace(bert._spec, post_processor=None))
     with pytest.raises(ValueError, match="CLS text SEP"):
         no_template.save(tmp_path / "plain.gguf")
+
+
+def test_wpm_gguf_partition_and_marks(tmp_path):
+    """A bert GGUF (llama.cpp's WPM) finds every control token in text with parse_special on
+    ([MASK] and [PAD], not only the template's [CLS] and [SEP]), as llama.cpp's partition does,
+    and drops marks (Mn, Mc, Me, by Unicode 15.1) as llama.cpp's preprocessing does: a word
+    around one is joined."""
+    bert = tokenforge.get_tokenizer("bert-base-uncased")
+    path = tmp_path / "bert.gguf"
+    bert.save(path)
+    tok = tokenforge.Tokenizer.from_file(path)
+    vocab = bert.get_vocab()
+
+    def plain(text):  # (special-token text as text)
+        return bert.encode(text, add_special_tokens=False, allowed_special=()).ids
+
+    assert tok.encode("a [MASK] b", add_special_tokens=False).ids == plain("a [MASK] b")  # text by default
+    tok.split_special_tokens = False  # parse_special on
+    got = tok.encode("a [MASK] b[PAD]", add_special_tokens=False).ids
+    assert got == [*plain("a"), vocab["[MASK]"], *plain("b"), vocab["[PAD]"]]
+    tok.split_special_tokens = True
+    for text, same_as in [("a\u0301b", "ab"), ("ka\u093eb \u0489x", "kab x"), ("\u0cf3q\u0ecew", "qw")]:
+        assert tok.encode(text, add_special_tokens=False).ids == tok.encode(same_as, add_special_tokens=False).ids
+
+
+def test_wpm_gguf_matches_llama_cpp_on_every_code_point(tmp_path):
+    """The same bert GGUF against llama.cpp itself (llama-cpp-python, where installed: it builds
+    llama.cpp from source), each code point up to U+2FFFF between two letters."""
+    llama_cpp = pytest.importorskip("llama_cpp")
+    path = tmp_path / "bert.gguf"
+    tokenforge.get_tokenizer("bert-base-uncased").save(path)
+    tok = tokenforge.Tokenizer.from_file(path)
+    model = llama_cpp.Llama(model_path=str(path), vocab_only=True, verbose=False)
+    for cp in range(0x21, 0x30000):
+        if 0xD800 <= cp < 0xE000:
+            continue
+        text = f"a{chr(cp)}b"
+        want = model.tokenize(text.encode(), add_bos=False, special=False)
+        assert tok.encode(text, add_special_tokens=False).ids == want, hex(cp)

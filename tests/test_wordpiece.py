@@ -284,8 +284,10 @@ def test_wpm_worked_example():
         # Hangul: BERT decomposes syllables to jamo (NFD); WPM keeps only the first jamo.
         ("한", ["\u1112\u1161\u11ab"], ["\u1112"]),
         # Marks that NFD does not produce: BERT drops nonspacing marks (Mn) everywhere; WPM drops
-        # only NUL, U+FFFD and control characters, so a lone combining mark stays.
-        ("a\u0301b", ["ab"], ["a\u0301b"]),
+        # every mark (Mn, Mc, Me: a Devanagari vowel sign, an enclosing mark) with NUL, U+FFFD
+        # and control characters, so a word around one is joined.
+        ("a\u0301b", ["ab"], ["ab"]),
+        ("a\u093eb \u0489x", ["a\u093eb", "\u0489x"], ["ab", "x"]),
     ],
 )
 def test_wpm_differs_from_bert_as_documented(ours, text, bert_words, wpm_words):

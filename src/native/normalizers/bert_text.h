@@ -193,15 +193,15 @@ class CharRules {
 
   void expand_wpm(uint32_t cp, std::vector<uint32_t>& out) const {
     // llama.cpp: the NFD table's first code point is classed; whitespace ends the word; NUL,
-    // U+FFFD and controls go; punctuation, ASCII symbols and CJK ideographs are words of their
-    // own; the rest is lowercased (simple mapping) into the word.
+    // U+FFFD, controls and marks (Mn, Mc, Me) go; punctuation, ASCII symbols and CJK ideographs
+    // are words of their own; the rest is lowercased (simple mapping) into the word.
     const uint32_t base = wpm_nfd(cp);
     const uint16_t f = flags(base);
     if (f & bert_data::kWpmSpace) {
       out.push_back(' ' | uint32_t(WordClass::kSpace) << kClassShift);
       return;
     }
-    if (base == 0 || base == 0xFFFD || (f & bert_data::kWpmControl)) return;
+    if (base == 0 || base == 0xFFFD || (f & (bert_data::kWpmControl | bert_data::kWpmMark))) return;
     const bool isolated = (f & bert_data::kWpmPunct) || (base < 0x7F && (f & bert_data::kWpmSymbol)) || is_cjk(base);
     out.push_back(wpm_lower(base) | uint32_t(isolated ? WordClass::kIsolated : WordClass::kWord) << kClassShift);
   }

@@ -815,9 +815,20 @@ def _wpm(path: str, fields: dict[str, Any]) -> PipelineSpec:
             )
         return token
 
-    return presets.wpm(
+    spec = presets.wpm(
         tokens,
         unk_token=token_at("unknown_token_id", "[UNK]", False),
         cls_token=token_at("cls_token_id", "[CLS]"),
         sep_token=token_at("seperator_token_id", "[SEP]"),
     )
+    if _PREFIX + "token_type" not in fields:
+        return spec  # (no types: the unknown, CLS and SEP tokens are its special tokens)
+    # The token types make the partition, as for the other models: every control, unknown and
+    # user-defined token ([MASK], [PAD], ...), after llama.cpp's text-based fixes.
+    from dataclasses import replace
+
+    vocab = _Vocab(path, fields, "bert")
+    pre = fields.get(_PREFIX + "pre")
+    vocab.fix_attributes(pre if isinstance(pre, str) else "")
+    options = {**spec.options, "added_token_rules": "llama"}
+    return replace(spec, added_tokens=vocab.added_tokens(), options=options)
