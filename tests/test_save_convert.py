@@ -526,17 +526,20 @@ def test_cli_convert(spm_models, tmp_path):
 
 
 def test_convert_reads_model_folders(tmp_path):
-    """A model folder converts as from_pretrained reads it: a tokenizer.json folder whose class
-    transformers rebuilds, to .tiktoken and back to the same ids; a folder of a Python class
-    (ByT5: tokenizer_config.json alone) to a tokenizer.json HF tokenizers loads to the folder's
-    ids; a folder that is no model folder, or that does not load, is refused, nothing written."""
+    """The CLI's convert reads a model folder as from_pretrained reads it: a tokenizer.json folder
+    whose class transformers rebuilds, to .tiktoken and back to the same ids; a folder of a
+    Python class (ByT5: tokenizer_config.json alone) to a tokenizer.json HF tokenizers loads to
+    the folder's ids; a folder that is no model folder, or that does not load, is refused,
+    nothing written."""
     text = "Héllo wörld,  it's 12345 o'clock!\n日本語 🤗"
     gpt = tmp_path / "gpt"
     gpt.mkdir()
     Tokenizer.from_file(DATA / "cl100k_base.tiktoken").save(str(gpt / "tokenizer.json"))
     (gpt / "tokenizer_config.json").write_text(json.dumps({"model_max_length": 4}), "utf-8")
-    done = convert(gpt, tmp_path / "cl100k_base.tiktoken")
-    assert (done.source_format, done.format) == ("model folder", "tiktoken")
+    proc = _cli(gpt, tmp_path / "cl100k_base.tiktoken", "--json")
+    assert proc.returncode == 0, proc.stderr
+    summary = json.loads(proc.stdout)
+    assert (summary["input_format"], summary["format"]) == ("model folder", "tiktoken")
     want = Tokenizer.from_pretrained(gpt)
     want.no_truncation()
     back = Tokenizer.from_file(tmp_path / "cl100k_base.tiktoken")
@@ -544,7 +547,8 @@ def test_convert_reads_model_folders(tmp_path):
     byt5 = tmp_path / "byt5"
     byt5.mkdir()
     (byt5 / "tokenizer_config.json").write_text(json.dumps({"tokenizer_class": "ByT5Tokenizer"}), "utf-8")
-    convert(byt5, tmp_path / "byt5.json")
+    proc = _cli(byt5, tmp_path / "byt5.json")
+    assert proc.returncode == 0, proc.stderr
     loaded = hf.Tokenizer.from_file(str(tmp_path / "byt5.json"))
     assert loaded.encode(text).ids == Tokenizer.from_pretrained(byt5).encode(text).ids
     empty = tmp_path / "empty"
@@ -556,6 +560,3 @@ def test_convert_reads_model_folders(tmp_path):
         proc = _cli(folder, tmp_path / "out.json")
         assert proc.returncode == 2 and "tokenforge: error:" in proc.stderr and "Traceback" not in proc.stderr
         assert not (tmp_path / "out.json").exists()
-    proc = _cli(byt5, tmp_path / "cli.json", "--json")
-    assert proc.returncode == 0, proc.stderr
-    assert json.loads(proc.stdout)["input_format"] == "model folder"

@@ -62,7 +62,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..formats.convert import FORMATS, convert
+    from ..formats.convert import FORMATS, convert, convert_spec, is_model_folder
 
     if not os.path.exists(args.input):
         raise CliError(f"{args.input}: no such file; give an existing tokenizer file or model folder as IN")
@@ -72,7 +72,18 @@ def run(args: argparse.Namespace) -> int:
             "or give --to FORMAT"
         )
     try:
-        done = convert(args.input, args.output, to=args.to)
+        if is_model_folder(args.input):
+            # the tokenizer its class builds, without the settings no tokenizer file holds (the
+            # writers leave out transformers' decode clean-up and a Python class's rules too)
+            from dataclasses import replace
+
+            from ..tokenizer import Tokenizer
+
+            spec = Tokenizer.from_pretrained(args.input).spec
+            spec = replace(spec, truncation=None, padding=None, config=None)
+            done = convert_spec(spec, args.input, "model folder", args.output, to=args.to)
+        else:
+            done = convert(args.input, args.output, to=args.to)
     except (ValueError, OSError) as e:
         raise CliError(f"cannot convert {args.input} to {args.to or args.output}: {e}") from None
     if args.json:

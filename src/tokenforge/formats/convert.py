@@ -12,10 +12,9 @@ encoding probe texts, as GGUF has no tokenizer.json form to compare).
 A tokenizer.json holding a byte-level BPE of tiktoken's form (as tokenforge writes an
 `Encoding`) goes back to an `Encoding`, and one of the form spm_tokenizer_json writes for a
 sentencepiece model goes back to that model, so .tiktoken -> tokenizer.json -> .tiktoken and
-.model -> tokenizer.json -> .model give the same ids. A model folder (MODEL_FOLDER_FILES) is read
-as Tokenizer.from_pretrained reads it: the tokenizer its class builds, without the folder's
-settings that are no part of a tokenizer file (transformers' decode clean-up, the chat template,
-model_max_length: tokenizer_config.json keeps them).
+.model -> tokenizer.json -> .model give the same ids. The CLI's convert also takes a model folder
+(is_model_folder), read as Tokenizer.from_pretrained reads it (a surface, which this module does
+not import) and handed to convert_spec.
 """
 
 from __future__ import annotations
@@ -90,14 +89,23 @@ def convert(src: str | os.PathLike[str], dst: str | os.PathLike[str], *, to: str
     """Convert the tokenizer file `src` into `dst` in format `to` (default: the one dst's name
     says). The written file is read back and must describe the same tokenizer; ValueError
     (nothing written) where the target format cannot express the model, saying why."""
+    from . import detect, read_tokenizer_file
 
-    src, dst = os.fspath(src), os.fspath(dst)
+    src = os.fspath(src)
+    return convert_spec(read_tokenizer_file(src), src, detect(src), dst, to=to)
+
+
+def convert_spec(
+    spec: PipelineSpec, source: str, source_format: str, dst: str | os.PathLike[str], *, to: str | None = None
+) -> Converted:
+    """`convert` for a pipeline already read (from `source`, of `source_format`): the CLI's
+    convert gives it a model folder's, as Tokenizer.from_pretrained builds it."""
+    dst = os.fspath(dst)
     fmt = format_of(dst) if to is None else to
     if fmt not in FORMATS:
         raise ValueError(f"unknown format {fmt!r}; formats: {', '.join(FORMATS)}")
     if os.path.isdir(dst):
         raise ValueError(f"{dst}: is a folder; give the file to write (e.g. {os.path.join(dst, 'tokenizer.json')})")
-    spec, source_format = _read_source(src)
     if "split_special_tokens" in spec.options and source_format == "gguf":
         # llama.cpp's parse_special is a choice of each call, no part of the file: the tokenizer
         # written matches special tokens in text as its format's own readers do.
@@ -106,7 +114,7 @@ def convert(src: str | os.PathLike[str], dst: str | os.PathLike[str], *, to: str
     written = _write_checked(target, spec, dst, fmt)
     model = target.model
     name = str(model.get("type")) if isinstance(model, Mapping) else type(model).__name__
-    return Converted(src, dst, source_format, fmt, name, written)
+    return Converted(source, dst, source_format, fmt, name, written)
 
 
 def is_model_folder(path: str) -> bool:
@@ -117,22 +125,6 @@ def is_model_folder(path: str) -> bool:
         and not os.path.isfile(os.path.join(path, "encoder.json"))
         and any(os.path.isfile(os.path.join(path, n)) for n in MODEL_FOLDER_FILES)
     )
-
-
-def _read_source(src: str) -> tuple[PipelineSpec, str]:
-    """The pipeline of a tokenizer file, or of a model folder as from_pretrained builds it
-    (without its model_max_length and padding side, which no tokenizer file holds), and the
-    source's format."""
-    from . import detect, read_tokenizer_file
-
-    if not is_model_folder(src):
-        return read_tokenizer_file(src), detect(src)
-    from ..tokenizer import Tokenizer
-
-    # (the options it sets for the folder's class and config, transformers' decode clean-up and
-    # a Python class's rules, are no part of any tokenizer file: the writers leave them out)
-    spec = Tokenizer.from_pretrained(src).spec
-    return replace(spec, truncation=None, padding=None, config=None), "model folder"
 
 
 def for_format(spec: PipelineSpec, fmt: str) -> PipelineSpec:
