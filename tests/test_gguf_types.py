@@ -479,3 +479,30 @@ def test_wpm_gguf_matches_llama_cpp_on_every_code_point(tmp_path):
         text = f"a{chr(cp)}b"
         want = model.tokenize(text.encode(), add_bos=False, special=False)
         assert tok.encode(text, add_special_tokens=False).ids == want, hex(cp)
+
+
+def test_wpm_gguf_decode_matches_llama_cpp(tmp_path):
+    """Decode of a bert GGUF against llama.cpp's llama_detokenize (where llama-cpp-python is
+    installed): random ids, special tokens skipped (unparse_special off) and shown (on)."""
+    import ctypes
+    import random
+
+    llama_cpp = pytest.importorskip("llama_cpp")
+    path = tmp_path / "bert.gguf"
+    tokenforge.get_tokenizer("bert-base-uncased").save(path)
+    tok = tokenforge.Tokenizer.from_file(path)
+    model = llama_cpp.Llama(model_path=str(path), vocab_only=True, verbose=False)
+    vocab = llama_cpp.llama_model_get_vocab(model.model)
+
+    def detokenize(ids, unparse_special):
+        buf = ctypes.create_string_buffer(1 << 16)
+        arr = (llama_cpp.llama_token * len(ids))(*ids)
+        n = llama_cpp.llama_detokenize(vocab, arr, len(ids), buf, len(buf), False, unparse_special)
+        return buf.raw[:n].decode("utf-8", "replace")
+
+    rng = random.Random(4)
+    size = model.n_vocab()
+    for _ in range(1000):
+        ids = [rng.randrange(size) for _ in range(rng.randint(1, 12))]
+        for skip in (True, False):
+            assert tok.decode(ids, skip_special_tokens=skip) == detokenize(ids, not skip), (ids, skip)

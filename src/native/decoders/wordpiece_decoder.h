@@ -7,7 +7,8 @@
 // cleanup, each token (its leading space included) then goes through HF's replacements in
 // order: " ." -> ".", " ?" -> "?", " !" -> "!", " ," -> ",", " ' " -> "'", " n't" -> "n't",
 // " 'm" -> "'m", " do not" -> " don't", " 's" -> "'s", " 've" -> "'ve", " 're" -> "'re".
-// WPM: the pieces joined, "▁" read as a space, leading spaces dropped.
+// WPM: the pieces joined, "▁" read as a space (the leading one kept, as llama.cpp's detokenize
+// keeps it for a WPM vocabulary; its clean_spaces pass is the pipeline's option clean_spaces).
 #pragma once
 #include <cstdint>
 #include <string>
@@ -30,8 +31,6 @@ class WordPieceDecoder {
     if (kind_ == Kind::kWpm) {
       for (const std::string* t : tokens) out += *t;
       replace_all(out, "\xE2\x96\x81", " ");  // "▁"
-      const size_t text_start = out.find_first_not_of(' ');
-      out.erase(0, text_start == std::string::npos ? out.size() : text_start);
       return out;
     }
     std::string token;

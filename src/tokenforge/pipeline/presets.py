@@ -45,7 +45,8 @@ def wpm(
 ) -> PipelineSpec:
     """llama.cpp's WPM over `tokens` in its GGUF form (word-initial pieces start with "▁"), or
     in BERT's form with converted=False. Special-token text is plain text, as llama.cpp
-    tokenizes without parse_special."""
+    tokenizes without parse_special. Decode is llama.cpp's detokenize: the pieces joined, "▁" a
+    space (the first one kept), then its clean_spaces."""
     tokens = list(tokens) if converted else to_wpm_vocab(tokens)
     model = WordPiece(
         tokens,
@@ -67,5 +68,6 @@ def wpm(
         post,
         WpmDecoder(),
         tuple(AddedToken(t, vocab[t]) for t in (unk_token, cls_token, sep_token)),
-        options={"split_special_tokens": True},
+        # llama.cpp's detokenize cleans a WPM vocabulary's text (its clean_spaces)
+        options={"split_special_tokens": True, "clean_spaces": True},
     )
