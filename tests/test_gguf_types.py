@@ -506,3 +506,19 @@ def test_wpm_gguf_decode_matches_llama_cpp(tmp_path):
         ids = [rng.randrange(size) for _ in range(rng.randint(1, 12))]
         for skip in (True, False):
             assert tok.decode(ids, skip_special_tokens=skip) == detokenize(ids, not skip), (ids, skip)
+
+
+def test_gguf_decode_stream_leaves_the_clean_up_out(tmp_path):
+    """llama.cpp cleans a decoded text's spaces (clean_spaces: " ' s" -> "'s", " ?" -> "?"), which
+    a later token changes: decode_stream gives the text without it, as llama.cpp's token_to_piece
+    streams, and never raises on a changed prefix; cleaned, the stream is decode's text."""
+    from tokenforge.pipeline.compile import llama_clean_spaces
+
+    path = tmp_path / "bert.gguf"
+    tokenforge.get_tokenizer("bert-base-uncased").save(path)
+    tok = tokenforge.Tokenizer.from_file(path)
+    for text in ["it's a dog. yes, no! what ?", "a ' b 'll c 's", *_samples(600)]:
+        ids = tok.encode(text).ids
+        stream = tok.decode_stream()
+        joined = "".join(part or "" for part in (stream.step(i) for i in ids))
+        assert llama_clean_spaces(joined) == tok.decode(ids), text[:60]

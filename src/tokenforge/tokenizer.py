@@ -783,9 +783,21 @@ class Tokenizer(TransformersApi):
 
     def decode_stream(self, skip_special_tokens: bool = True) -> DecodeStream:
         """A DecodeStream over this tokenizer's decode, as HF's `tokenizers.decoders.DecodeStream`:
-        `step(id)` returns the text the id adds once it is whole (no trailing U+FFFD), else None."""
+        `step(id)` returns the text the id adds once it is whole (no trailing U+FFFD), else None.
+        The stream's text is without the whole-text clean-ups a later token could change
+        (llama.cpp's clean_spaces, as its token_to_piece streams; a model folder's
+        clean_up_tokenization_spaces, as HF's DecodeStream over the backend)."""
         _check_bool(skip_special_tokens, "skip_special_tokens")
-        return DecodeStream(self.decode, skip_special_tokens)
+        k = self._kernel
+        if not (k.options.get("clean_spaces") or k.options.get("clean_up_tokenization_spaces")):
+            return DecodeStream(self.decode, skip_special_tokens)
+        finish = k.uncleaned_denormalize
+
+        def uncleaned(ids: Sequence[int], skip: bool) -> str:
+            text = self._decode_natively(ids, skip)
+            return finish(text) if finish is not None else text
+
+        return DecodeStream(uncleaned, skip_special_tokens)
 
     def decode_batch(self, batch: Sequence[Sequence[int]], skip_special_tokens: bool = True) -> list[str]:
         """`decode` of each id sequence (or each row of a 2-D NumPy integer array)."""

@@ -66,8 +66,9 @@ class Kernel:
     options: Mapping[str, Any] = field(default_factory=dict)  # the options read, with defaults resolved
     extras: Mapping[str, Any] = field(default_factory=dict)  # kernel-specific attributes (bos_id, encoder)
     denormalize: Callable[[str], str] | None = None  # applied to decoded text
-    # where the option clean_up_tokenization_spaces is on: denormalize without that clean-up
-    # (decode(clean_up_tokenization_spaces=False) of transformers_api.py)
+    # where the option clean_up_tokenization_spaces or clean_spaces is on: denormalize without
+    # that whole-text clean-up (decode(clean_up_tokenization_spaces=False) of transformers_api.py,
+    # and Tokenizer.decode_stream's text, which a later token's clean-up must not change)
     uncleaned_denormalize: Callable[[str], str] | None = None
 
 
@@ -194,7 +195,8 @@ def build_kernel(spec: PipelineSpec) -> Kernel:
             return replace(inner, options={**inner.options, "clean_spaces": False})
         before = inner.denormalize
         after = llama_clean_spaces if before is None else (lambda text: llama_clean_spaces(before(text)))
-        return replace(inner, denormalize=after, options={**inner.options, "clean_spaces": True})
+        options = {**inner.options, "clean_spaces": True}
+        return replace(inner, denormalize=after, uncleaned_denormalize=before, options=options)
     if "clean_up_tokenization_spaces" in spec.options:
         from dataclasses import replace
 
