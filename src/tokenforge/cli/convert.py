@@ -1,7 +1,8 @@
 """`tokenforge convert IN OUT`: write the tokenizer file (or model folder) IN in another format
 (tokenizer.json, sentencepiece .model, .tiktoken, .tokenforge, vocab.txt, GGUF), refusing with
-the reason where the target cannot express the model. The work is tokenforge.formats.convert: it reads the written
-file back and checks that it describes the same tokenizer before moving it into place.
+the reason where the target cannot express the model. The work is tokenforge.formats.convert
+(convert_spec for a folder, read here as Tokenizer.from_pretrained reads it): it reads the
+written file back and checks that it describes the same tokenizer before moving it into place.
 
 The options and error path it shares with the other commands are in common.py; the other
 commands are the modules beside this one, put under one parser by `__init__.py`.
