@@ -24,6 +24,7 @@
 #endif
 
 #include "base/byte_trie.h"
+#include "base/inline_hints.h"
 #include "unicode/hf_chars.h"
 #include "unicode/unicode_classes.h"
 
@@ -100,13 +101,7 @@ class AddedTokenSet {
         p = next_first(s, n, p);
         if (p >= n) break;
       }
-      uint32_t node = ByteTrie::kRoot;
-      for (size_t q = p; q < n; ++q) {
-        node = trie_.child(node, s[q]);
-        if (node == ByteTrie::kNone) break;
-        const uint32_t v = trie_.value(node);
-        if (v != kNoToken) found(p, q + 1 - p, v);
-      }
+      tokens_at(s, n, p, [&](size_t len, uint32_t token) { found(p, len, token); });
     }
   }
 
@@ -125,20 +120,28 @@ class AddedTokenSet {
         p = next_first(s, n, p);
         if (p >= n) break;
       }
-      uint32_t node = ByteTrie::kRoot, best = kNoToken;
+      uint32_t best = kNoToken;
       size_t best_len = 0;
-      for (size_t q = p; q < n; ++q) {
-        node = trie_.child(node, s[q]);
-        if (node == ByteTrie::kNone) break;
-        const uint32_t v = trie_.value(node);
-        if (v != kNoToken) best = v, best_len = q + 1 - p;
-      }
+      tokens_at(s, n, p, [&](size_t len, uint32_t token) { best = token, best_len = len; });
       if (best != kNoToken) return {p, best_len, &tokens_[best]};
     }
     return {n, 0, nullptr};
   }
 
  private:
+  // Calls found(len, index into tokens_) for each token s[p..n) starts with, shorter first: one
+  // walk down the trie.
+  template <class Found>
+  TF_INLINE void tokens_at(const uint8_t* s, size_t n, size_t p, Found&& found) const {
+    uint32_t node = ByteTrie::kRoot;
+    for (size_t q = p; q < n; ++q) {
+      node = trie_.child(node, s[q]);
+      if (node == ByteTrie::kNone) return;
+      const uint32_t v = trie_.value(node);
+      if (v != kNoToken) found(q + 1 - p, v);
+    }
+  }
+
   // The first position at or after p whose byte starts a token, or n. Where the tokens start with
   // a few distinct bytes (Gemma's thousands of added tokens start with "<", "\n", "\t", "[" or
   // the first byte of "▁"), 16 bytes at a time.

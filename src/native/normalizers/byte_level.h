@@ -9,7 +9,6 @@
 #include <array>
 #include <cstdint>
 #include <string>
-#include <vector>
 
 #include "normalizers/normalizer.h"
 #include "pre_tokenizers/byte_level.h"
@@ -28,16 +27,11 @@ class ByteLevelNormalizer : public Normalizer {
     refresh();
   }
 
-  // A Replace of the character `cp` by `content` run right after this normalizer, folded into
+  // A Replace of the character `cp` by `with` (UTF-8) run right after this normalizer, folded into
   // the table. HF runs it over the characters written here, each of which one byte wrote, so it
   // acts on each byte's characters alone; the characters it writes align as the one they
   // replace, which is the input character's alignment, as here.
-  void fold_replace(uint32_t cp, const std::vector<uint32_t>& content) {
-    std::string with;  // content in UTF-8
-    for (uint32_t c : content) {
-      uint8_t buf[4];
-      with.append(reinterpret_cast<const char*>(buf), encode_utf8(c, buf));
-    }
+  void fold_replace(uint32_t cp, const std::string& with) {
     for (std::string& chars : out_) {
       std::string next;
       const uint8_t* p = reinterpret_cast<const uint8_t*>(chars.data());

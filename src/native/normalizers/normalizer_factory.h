@@ -64,7 +64,7 @@ inline std::unique_ptr<Normalizer> sequence(OptionReader& o) {
     const auto* step = dynamic_cast<const ReplaceNormalizer*>(made.get());
     uint32_t cp;
     if (byte_level != nullptr && step != nullptr && step->one_character(cp)) {
-      byte_level->fold_replace(cp, step->content_chars());
+      byte_level->fold_replace(cp, step->content());
       continue;
     }
     parts.push_back(std::move(made));

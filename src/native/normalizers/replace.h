@@ -52,13 +52,8 @@ class ReplaceNormalizer : public Normalizer {
     cp = decode_utf8(reinterpret_cast<const uint8_t*>(pattern_.data()), pattern_.size(), len);
     return len == pattern_.size();
   }
-  // The content's characters.
-  std::vector<uint32_t> content_chars() const {
-    std::vector<uint32_t> out;
-    const uint8_t* p = reinterpret_cast<const uint8_t*>(content_.data());
-    for (size_t i = 0, len; i < content_.size(); i += len) out.push_back(decode_utf8(p + i, content_.size() - i, len));
-    return out;
-  }
+  // The content (UTF-8).
+  const std::string& content() const { return content_; }
 
  private:
   std::string pattern_, content_;
