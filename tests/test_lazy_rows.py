@@ -271,3 +271,49 @@ def test_unigram_files_are_ids_first(tmp_path_factory, case):
             assert is_lazy(got), text
             rng.shuffle(order)
             assert fields(got, order) == fields(eager, list(FIELDS)), text
+
+
+def test_masks_come_from_the_template_without_rows(tmp_path):
+    """type_ids, special_tokens_mask, attention_mask and n_sequences of an ids-first encoding
+    are read from the template, not from rows built for them: type ids other than 0, two special
+    tokens before the text and two after, none without add_special; each equals HF's and the
+    eager encoding's. With skip_present_special
+    (transformers' _add_eos_if_not_present), a text that ends with the first token after it
+    loses that token's type id as it loses the token."""
+    from tokenizers import processors
+
+    doc = trained_doc("llama3", add_prefix_space=False, ignore_merges=True, template=False)
+    ids = {t["content"]: t["id"] for t in doc["added_tokens"]}
+    eot, fim = ids["<|endoftext|>"], ids["<|fim|>"]
+    post = processors.TemplateProcessing(
+        single="<|endoftext|>:1 <|fim|>:2 $A:3 <|fim|>:4 <|endoftext|>:0",
+        pair="<|endoftext|> $A <|fim|> $B:1",
+        special_tokens=[("<|endoftext|>", eot), ("<|fim|>", fim)],
+    )
+    doc["post_processor"] = json.loads(post.__getstate__())
+    t = Trio(doc, tmp_path / "tokenizer.json")
+    masks = ["type_ids", "special_tokens_mask", "attention_mask", "n_sequences"]
+    for add in (True, False):
+        for text in ["", "a", "hello world<|fim|> x", *LINES[:20]]:
+            got = t.fused.encode(text, None, add)
+            read = fields(got, masks)
+            assert is_lazy(got), text
+            assert read == fields(t.fused._encode_eager(text, None, add), masks), text
+            h = t.hf.encode(text, add_special_tokens=add)
+            assert [read["type_ids"], read["special_tokens_mask"], read["attention_mask"]] == [
+                h.type_ids,
+                h.special_tokens_mask,
+                h.attention_mask,
+            ], text
+            if add:
+                assert read["type_ids"][:2] == [1, 2] and read["type_ids"][-2:] == [4, 0], text
+    t.fused.set_template(
+        [(False, 0, 5, [eot]), (True, 0, 6, []), (False, 0, 7, [fim]), (False, 0, 8, [eot])],
+        [(True, 0, 0, []), (True, 1, 1, [])],
+        skip_present_special=True,
+    )
+    for text in ["a<|fim|>", "a<|fim|><|endoftext|>", "a", "<|fim|>"]:
+        got = t.fused.encode(text)
+        read = fields(got, masks)
+        assert is_lazy(got) and read == fields(t.fused._encode_eager(text), masks), text
+    assert fields(t.fused.encode("a<|fim|>"), ["ids", "type_ids"])["type_ids"][-3:] == [6, 6, 8]

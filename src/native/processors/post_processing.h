@@ -337,16 +337,29 @@ struct PostProcessor {
   // Whether process() of one text only puts the template's special ids around its ids (no
   // truncation, no padding): then ids_around gives them, and a kernel may compute ids first.
   bool ids_only(bool is_pair) const { return !is_pair && !truncate && !pad; }
-  // The ids process() puts before and after one text's ids (nothing without add_special).
-  void ids_around(bool add_special, std::vector<uint32_t>& before, std::vector<uint32_t>& after) const {
-    if (!add_special) return;
+  // The ids process() puts before and after one text's ids (nothing without add_special). With
+  // `types`, also the type id of each (before, then after) and, in types->text, the type id of
+  // the text's own rows (the template's sequence piece's, with or without add_special).
+  struct TypesAround {
+    std::vector<uint16_t> before, after;
+    uint16_t text = 0;
+  };
+  void ids_around(bool add_special, std::vector<uint32_t>& before, std::vector<uint32_t>& after,
+                  TypesAround* types = nullptr) const {
     bool seen = false;
     for (const TemplatePiece& p : single) {
-      std::vector<uint32_t>& to = seen ? after : before;
-      if (p.is_sequence)
+      if (p.is_sequence) {
         seen = true;
-      else
-        to.insert(to.end(), p.special_ids.begin(), p.special_ids.end());
+        if (types) types->text = uint16_t(p.type_id);
+        continue;
+      }
+      if (!add_special) continue;
+      std::vector<uint32_t>& to = seen ? after : before;
+      to.insert(to.end(), p.special_ids.begin(), p.special_ids.end());
+      if (types) {
+        std::vector<uint16_t>& typed = seen ? types->after : types->before;
+        typed.insert(typed.end(), p.special_ids.size(), uint16_t(p.type_id));
+      }
     }
   }
 

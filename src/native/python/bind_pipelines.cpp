@@ -242,7 +242,11 @@ void bind_encoded_accessors(nb::class_<PyEncoded>& c) {
           },
           "Each token's text: 0 (the first), 1 (the pair), None for template special tokens and padding.")
       .def_prop_ro(
-          "n_sequences", [](const PyEncoded& o) { return o.get().n_sequences(); }, "How many texts were encoded.")
+          "n_sequences",
+          [](const PyEncoded& o) {
+            return o.lazy ? size_t(1) : o.e.n_sequences();  // (ids first: one text, no pair)
+          },
+          "How many texts were encoded.")
       .def(
           "word_to_tokens",
           [](const PyEncoded& o, nb::handle word, nb::handle sequence) {
@@ -316,12 +320,25 @@ void bind_pipelines(nb::module_& m) {
                      if (o.lazy) return IdInts::instance().list(o.lazy->ids);
                      return row_ints(o.e, [](const Row& r) { return r.id; });
                    })
+      // (Ids first: the masks from the template, no rows built.)
       .def_prop_ro("type_ids",
-                   [](const PyEncoded& o) { return row_ints(o.get(), [](const Row& r) { return r.type_id; }); })
+                   [](const PyEncoded& o) {
+                     if (const LazyRows* l = o.lazy.get())
+                       return IdInts::instance().list_of(l->ids.size(), [l](size_t i) { return l->type_id(i); });
+                     return row_ints(o.e, [](const Row& r) { return r.type_id; });
+                   })
       .def_prop_ro("special_tokens_mask",
-                   [](const PyEncoded& o) { return row_ints(o.get(), [](const Row& r) { return r.special; }); })
+                   [](const PyEncoded& o) {
+                     if (const LazyRows* l = o.lazy.get())
+                       return IdInts::instance().list_of(l->ids.size(),
+                                                         [l](size_t i) { return uint32_t(l->special(i)); });
+                     return row_ints(o.e, [](const Row& r) { return r.special; });
+                   })
       .def_prop_ro("attention_mask",
-                   [](const PyEncoded& o) { return row_ints(o.get(), [](const Row& r) { return r.attention; }); })
+                   [](const PyEncoded& o) {
+                     if (o.lazy) return IdInts::instance().list_of(o.lazy->ids.size(), [](size_t) { return 1u; });
+                     return row_ints(o.e, [](const Row& r) { return r.attention; });
+                   })
       .def_prop_ro("offsets",
                    [](const PyEncoded& o) {
                      const Row* rows = o.get().rows.data();

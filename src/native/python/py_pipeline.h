@@ -69,6 +69,16 @@ class LazyRows {
 
   std::vector<uint32_t> ids;
   std::string text;  // the input's UTF-8
+  // The type ids of the template's ids around the text's (those `ids` holds) and of the text's.
+  PostProcessor::TypesAround types;
+
+  // What the rows would say without building them (ids first has no padding, so every row
+  // attends): row i's type id, and whether the template added it.
+  uint32_t type_id(size_t i) const {
+    const size_t before = types.before.size(), text_end = ids.size() - types.after.size();
+    return i < before ? types.before[i] : i >= text_end ? types.after[i - text_end] : types.text;
+  }
+  bool special(size_t i) const { return i < types.before.size() || i >= ids.size() - types.after.size(); }
 
   // The rows (GIL held).
   const Encoded& rows() {
@@ -106,13 +116,14 @@ class LazyRowsOf final : public LazyRows {
   // kernel cannot give ids first for it (the rows are then built eagerly by the caller).
   bool fill_ids() {
     std::vector<uint32_t> after;
-    post_->ids_around(add_special_, ids, after);
+    post_->ids_around(add_special_, ids, after, &types);
     const auto* s = reinterpret_cast<const uint8_t*>(text.data());
     const size_t start = ids.size();
     if (!tok_.encode_ids(s, text.size(), added_, ids)) return false;
     const bool empty = ids.size() == start;
-    const size_t skipped = post_->present_after(add_special_, empty, empty ? 0 : ids.back());
-    ids.insert(ids.end(), after.begin() + std::ptrdiff_t(skipped), after.end());
+    const auto skipped = std::ptrdiff_t(post_->present_after(add_special_, empty, empty ? 0 : ids.back()));
+    ids.insert(ids.end(), after.begin() + skipped, after.end());
+    types.after.erase(types.after.begin(), types.after.begin() + skipped);
     return true;
   }
 
