@@ -209,6 +209,32 @@ def test_gguf_strip_takes_ascii_whitespace(tmp_path):
     assert before == [*hf.encode("a \u3000", add_special_tokens=False).ids, ud]
 
 
+def test_gguf_user_single_word_token(tmp_path):
+    """A token a user adds with single_word to a GGUF tokenizer (llama.cpp's partition has no
+    such flag) is found only where no word character touches it, as HF's single_word; one
+    added without it is found anywhere."""
+    hf, fields = _hf_bpe("llama-bpe")
+    tok = tokenforge.Tokenizer.from_file(_write(tmp_path / "a.gguf", "gpt2", fields))
+    tok.add_tokens([tokenforge.AddedToken("zork", 0, special=False, single_word=True), "quux"])
+    zork, quux = tok.token_to_id("zork"), tok.token_to_id("quux")
+    ids = tok.encode("zork xzork zorky, zork! aquuxb", add_special_tokens=False).ids
+    assert ids.count(zork) == 2 and ids.count(quux) == 1
+    assert (
+        ids[0] == zork
+        and tok.encode("xzork", add_special_tokens=False).ids == hf.encode("xzork", add_special_tokens=False).ids
+    )
+
+
+def test_llama_rules_belong_to_the_whole_set():
+    """llama.cpp's partition is a set's rule, not a token's: a set whose tokens disagree on the
+    flag is refused, naming it."""
+    from tokenforge import _core
+
+    assert _core.SpecialMatcher([(b"<a>", 1, 64), (b"<bb>", 2, 64 | 4)]).find("x<bb>") is not None
+    with pytest.raises(ValueError, match="llama flag"):
+        _core.SpecialMatcher([(b"<a>", 1, 64), (b"<bb>", 2, 4)])
+
+
 def _llama_partition(text: str, tokens: list[tuple[str, int, bool, bool]]) -> list:
     """llama.cpp's tokenizer_st_partition, written out for the test: `tokens` (text, id, lstrip,
     rstrip) in its order (longest first); each token's occurrences, left to right, in each text

@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -166,8 +167,13 @@ class AddedTokenSet {
   // llama.cpp's order of its special tokens (cache_special_tokens): the ids in increasing order,
   // then std::sort by decreasing text length (the same sort on the same input: equal lengths
   // fall as they fall there, with the same standard library).
+  // The flag is the set's (the rules of one tokenizer): on every token or on none.
   void rank_llama() {
-    if (tokens_.empty() || !(tokens_[0].flags & kAddedLlama)) return;
+    const bool llama = !tokens_.empty() && (tokens_[0].flags & kAddedLlama);
+    for (const AddedTokenSpec& t : tokens_)
+      if (bool(t.flags & kAddedLlama) != llama)
+        throw std::invalid_argument("added tokens: the llama flag (64) is on some tokens of the set, not all");
+    if (!llama) return;
     std::vector<uint32_t> order(tokens_.size());
     for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
     std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return tokens_[a].id < tokens_[b].id; });
@@ -323,8 +329,9 @@ void find_added(const AddedTokenSet& set, const uint8_t* s, size_t n, OnText&& o
 // (AddedTokenSet::llama_rank), each occurrence left to right inside the text no token took yet
 // (llama.cpp's raw fragments) becomes the token; lstrip and rstrip then take the ASCII spaces
 // (C's isspace) before and after it inside that fragment, out of the text. A skipped token is
-// not looked for (parse_special off). Calls on_text and on_match as find_added does, the strip
-// in the match's span.
+// not looked for (parse_special off). A single_word token (llama.cpp has no such flag, but a
+// user may add one) is kept, as HF's, only where no word character touches it. Calls on_text
+// and on_match as find_added does, the strip in the match's span.
 template <class OnText, class OnMatch>
 void find_added_by_length(const AddedTokenSet& set, const uint8_t* s, size_t n, OnText&& on_text, OnMatch&& on_match) {
   using namespace added_tokens_detail;
@@ -351,6 +358,9 @@ void find_added_by_length(const AddedTokenSet& set, const uint8_t* s, size_t n, 
       continue;
     const AddedTokenSpec& token = set.tokens()[o.token];
     size_t start = o.pos, stop = o.pos + o.len;
+    if ((token.flags & kAddedSingleWord) &&
+        ((start > 0 && ends_with_word(s, start)) || (stop < n && starts_with_word(s + stop, n - stop))))
+      continue;
     if (token.flags & kAddedLstrip)
       while (start > 0 && !taken[start - 1] && strip_space(s[start - 1], token.flags)) --start;
     if (token.flags & kAddedRstrip)

@@ -261,6 +261,9 @@ _FIM_TEXTS = {
     "fim_sep_token_id": ("<|file_sep|>",),
 }
 _ALWAYS_USER_DEFINED = ("<|channel|>", "<|message|>", "<|start|>", "<|constrain|>")  # gpt-oss
+# The pipeline option of every GGUF vocabulary's added tokens: llama.cpp's partition (special.py's
+# ADDED_TOKEN_RULES)
+_LLAMA_PARTITION = {"added_token_rules": "llama"}
 
 
 class _Vocab:
@@ -518,7 +521,7 @@ def _hf_spec(vocab: _Vocab, doc: dict[str, Any], post: Any, options: dict[str, A
     model = doc["model"]
     stub = {"type": "BPE", "vocab": {"a": 0}, "merges": []}
     spec = _TokenizerJson(vocab.path, {**doc, "model": stub}).read()
-    options = {**options, "added_token_rules": "llama"}
+    options = {**options, **_LLAMA_PARTITION}
     return replace(spec, model=dict(model), added_tokens=vocab.added_tokens(), post_processor=post, options=options)
 
 
@@ -830,5 +833,5 @@ def _wpm(path: str, fields: dict[str, Any]) -> PipelineSpec:
     vocab = _Vocab(path, fields, "bert")
     pre = fields.get(_PREFIX + "pre")
     vocab.fix_attributes(pre if isinstance(pre, str) else "")
-    options = {**spec.options, "added_token_rules": "llama"}
+    options = {**spec.options, **_LLAMA_PARTITION}
     return replace(spec, added_tokens=vocab.added_tokens(), options=options)
