@@ -34,3 +34,12 @@ def resolve_threads(num_threads: int | None, name: str = "num_threads") -> int:
     if n < 1:
         raise ValueError(f"{name} must be >= 1 (or None for every core), got {n}")
     return min(n, MAX_THREADS)
+
+
+def batch_threads(texts: int, characters: int) -> int:
+    """The threads a batch call runs on by default: one per 64 texts or per 32 K characters, up
+    to every core. Small batches skip the thread start-up, and a few long documents still share
+    the cores. (One text's call does not ask for the core count, which reads a file under /sys
+    on Linux: more than a short text's encode takes.)"""
+    wanted = max(texts // 64, characters // 32768) + 1
+    return 1 if wanted == 1 else min(wanted, resolve_threads(None))

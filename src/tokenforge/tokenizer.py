@@ -46,7 +46,7 @@ from .arguments import (
 from .decoders.streaming import DecodeStream
 from .pipeline.spec import PipelineSpec
 from .special import SpecialPolicy, SpecialSet
-from .threads import resolve_threads
+from .threads import batch_threads, resolve_threads
 from .transformers_api import _MISSING, TransformersApi, pretokenized_inputs, words_of
 
 if TYPE_CHECKING:
@@ -699,11 +699,8 @@ class Tokenizer(TransformersApi):
             if pairs is None:
                 pairs = [None] * len(texts)
             texts[i], pairs[i] = item
-        # By default, a thread per 64 texts or per 32 K characters, up to every core: small batches
-        # skip the thread start-up, and a few long documents still share the cores.
         if num_threads is None:
-            size = sum(len(t) for t in texts if isinstance(t, str))
-            threads = min(max(len(texts) // 64, size // 32768) + 1, resolve_threads(None))
+            threads = batch_threads(len(texts), sum(len(t) for t in texts if isinstance(t, str)))
         else:
             threads = resolve_threads(num_threads)
         allowed = self._kernel.default_allowed if allowed_special is None else allowed_special
@@ -724,8 +721,7 @@ class Tokenizer(TransformersApi):
         sequences, pairs = pretokenized_inputs(inputs)
         words = words_of(sequences, pairs)
         if num_threads is None:
-            size = sum(map(len, words))
-            threads = min(max(len(sequences) // 64, size // 32768) + 1, resolve_threads(None))
+            threads = batch_threads(len(sequences), sum(map(len, words)))
         else:
             threads = resolve_threads(num_threads)
         allowed = self._kernel.default_allowed if allowed_special is None else allowed_special

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .arguments import _check_bool, _check_int
 from .formats.slow_files import PIPELINE_CLASSES
-from .threads import resolve_threads
+from .threads import batch_threads
 
 if TYPE_CHECKING:
     from .chat_template import ModelConfig
@@ -919,8 +919,7 @@ class TransformersApi:
         lists of words where is_split_into_words. split_special_tokens: None for the
         tokenizer's own, else this call's."""
         every = words_of(texts, pairs) if is_split_into_words else texts + [p for p in pairs or () if p is not None]
-        size = sum(map(len, every))
-        threads = min(max(len(texts) // 64, size // 32768) + 1, resolve_threads(None))
+        threads = batch_threads(len(texts), sum(map(len, every)))
         k = self._kernel
         added = self._added(k.default_allowed, k.default_disallowed, every)
         if split_special_tokens is not None and split_special_tokens != self._split_special():

@@ -11,6 +11,21 @@
 
 namespace tokenforge {
 
+// The machine's cores (0 where unknown), read once: std::thread::hardware_concurrency reads a
+// file under /sys on Linux each time, several microseconds, more than a short text's encode.
+inline unsigned machine_cores() {
+  static const unsigned cores = std::thread::hardware_concurrency();
+  return cores;
+}
+
+// The threads worth starting for `units` of work (bytes of text, ids to convert) at
+// `per_thread` units each: starting a thread costs tens of microseconds, more than a small
+// batch takes on the threads there are. At least one, at most `threads`.
+inline size_t threads_for(size_t threads, size_t units, size_t per_thread) {
+  return std::max<size_t>(1, std::min(threads, units / per_thread + 1));
+}
+constexpr size_t kTextPerThread = 32 * 1024;  // bytes of text to encode (tokenforge.threads' rule)
+
 // Does nothing: parallel_for's default poll.
 struct NoPoll {
   void operator()() const {}
@@ -26,7 +41,7 @@ struct NoPoll {
 // current item.
 template <class Fn, class Poll = NoPoll>
 void parallel_for(size_t n, size_t threads, Fn fn, Poll poll = Poll()) {
-  if (const unsigned cores = std::thread::hardware_concurrency()) threads = std::min<size_t>(threads, cores);
+  if (const unsigned cores = machine_cores()) threads = std::min<size_t>(threads, cores);
   threads = std::max<size_t>(1, std::min(threads, n));
   if (threads == 1) {
     for (size_t i = 0; i < n; ++i) {

@@ -33,6 +33,7 @@ nb::object PyEncoder::encode(nb::handle text, const SpecialMatcher* allowed) con
 nb::object PyEncoder::encode_batch(nb::handle texts, const SpecialMatcher* allowed, size_t threads) const {
   std::vector<Text> all = utf8_of_all(texts);
   std::vector<std::vector<uint32_t>> out(all.size());
+  threads = threads_for_text(threads, all);
   {
     nb::gil_scoped_release nogil;
     parallel_for(
@@ -66,6 +67,7 @@ nb::tuple PyEncoder::encode_batch_padded(nb::handle texts, const SpecialMatcher*
                                          size_t max_length, uint32_t pad_id, bool pad_left) const {
   std::vector<Text> all = utf8_of_all(texts);
   const size_t n = all.size();
+  threads = threads_for_text(threads, all);
   std::vector<std::vector<uint32_t>> rows(n);
   auto* lengths = new std::vector<uint32_t>(n);
   auto* ids = new std::vector<uint32_t>();
@@ -178,10 +180,9 @@ void bind_encoding(nb::module_& m) {
           [](SpecialMatcher* self, nb::handle tokens) { new (self) SpecialMatcher(added_token_list(tokens)); },
           nb::arg("tokens"),
           "tokens: [(utf-8 bytes, id), ...] or [(utf-8 bytes, id, flags), ...]; flags: single_word 1, lstrip 2, "
-          "rstrip 4, normalized 8 (the bytes are the normalized content), skip 16 (found but left as text), python "
-          "spaces 32 (lstrip and rstrip take str.isspace's whitespace), llama 64 (the set is partitioned as "
-          "llama.cpp's: "
-          "longest token first, lstrip and rstrip taking C isspace's whitespace)")
+          "rstrip 4, normalized 8 (the bytes are the normalized content), skip 16 (found but left as text), "
+          "python spaces 32 (lstrip and rstrip take str.isspace's whitespace), llama 64 (the set is partitioned "
+          "as llama.cpp's: longest token first, lstrip and rstrip taking C isspace's whitespace)")
       .def(
           "find",
           [](const SpecialMatcher& self, nb::handle text) -> nb::object {

@@ -255,6 +255,7 @@ void bind_sentencepiece(nb::module_& m) {
           [](const SpmEncoder& e, nb::handle texts, size_t threads) {
             const std::vector<Text> all = utf8_of_all(texts);
             std::vector<std::vector<uint32_t>> out(all.size());
+            threads = threads_for_text(threads, all);
             {
               nb::gil_scoped_release nogil;
               parallel_for(

@@ -57,6 +57,14 @@ inline std::vector<Text> utf8_of_all(nb::handle seq, bool or_none = false) {
   return texts;
 }
 
+// The threads worth starting to encode `all` (base/parallel.h's threads_for), at most `threads`:
+// a batch's thread count from tiktoken's default (8) is a ceiling, not a wish.
+inline size_t threads_for_text(size_t threads, const std::vector<Text>& all) {
+  size_t bytes = 0;
+  for (const Text& t : all) bytes += t.size;
+  return threads_for(threads, bytes, kTextPerThread);
+}
+
 // Keeps the cyclic garbage collector from running while it lives (GIL held), then puts back
 // what was set.
 class CollectorPaused {
@@ -181,6 +189,9 @@ class IdInts {
       PyList_SET_ITEM(outer.ptr(), i, lists[i]);
     }
     std::vector<size_t> missing(all.size());
+    size_t ids = 0;
+    for (const std::vector<uint32_t>& one : all) ids += one.size();
+    threads = threads_for(threads, ids, kIdsPerThread);
     parallel_for(all.size(), threads, [&](size_t i) { missing[i] = fill(lists[i], all[i].data(), all[i].size()); });
     for (size_t i = 0; i < all.size(); ++i)
       if (missing[i]) fill_missing(lists[i], all[i].data(), all[i].size());
@@ -188,6 +199,7 @@ class IdInts {
   }
 
  private:
+  static constexpr size_t kIdsPerThread = size_t(1) << 16;  // a thread's share of ids to put in lists
   static constexpr size_t kMaxCovered = size_t(1) << 22;
   static constexpr Py_ssize_t kPermanent = Py_ssize_t(1) << 40;
   std::vector<PyObject*> ints_;
