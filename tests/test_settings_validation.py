@@ -152,11 +152,14 @@ def test_thread_counts_reach_native_code_resolved_and_capped(bert, monkeypatch):
     for n, expected in [(None, MAX_THREADS), (5, 5), (40000, MAX_THREADS)]:
         enc.encode_ordinary_batch(["ab"] * 10, num_threads=n)
         assert enc._core.threads[-1] == expected
-    # Tokenizer.encode_batch by default: a thread per 64 texts, up to every core (and the cap)
+    # Tokenizer.encode_batch by default: a thread per 32 K characters of work, a text counting 64
+    # more, up to every core (and the cap)
     for texts, n, expected in [
         (10, None, 1),
-        (200, None, 4),
-        (64 * 300, None, MAX_THREADS),
+        (200, None, 1),
+        (2000, None, 5),
+        (64 * 300, 1, 1),
+        (512 * 300, None, MAX_THREADS),
         (10, 7, 7),
         (10, 40000, MAX_THREADS),
     ]:

@@ -37,9 +37,10 @@ def resolve_threads(num_threads: int | None, name: str = "num_threads") -> int:
 
 
 def batch_threads(texts: int, characters: int) -> int:
-    """The threads a batch call runs on by default: one per 64 texts or per 32 K characters, up
-    to every core. Small batches skip the thread start-up, and a few long documents still share
-    the cores. (One text's call does not ask for the core count, which reads a file under /sys
-    on Linux: more than a short text's encode takes.)"""
-    wanted = max(texts // 64, characters // 32768) + 1
+    """The threads a batch call runs on by default: one per 32 K characters of work, each text
+    counting 64 characters more for its own call, up to every core. Starting a thread costs
+    tens to hundreds of microseconds (a virtual machine's are the slow ones), what 64 short
+    lines take to encode on one; a few long documents still share the cores. (Where one thread
+    is wanted, the core count is not asked: os.cpu_count reads a file under /sys on Linux.)"""
+    wanted = (characters + 64 * texts) // 32768 + 1
     return 1 if wanted == 1 else min(wanted, resolve_threads(None))

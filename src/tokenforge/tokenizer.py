@@ -678,7 +678,7 @@ class Tokenizer(TransformersApi):
         length). Special tokens as in `encode`.
         is_pretokenized=True (HF tokenizers'): each input is a list (or tuple) of words, or a pair
         of them ((words, words)), encoded as `encode(..., is_pretokenized=True)` does.
-        `num_threads`: None for a thread per 64 texts or 32 K characters up to every core, else an
+        `num_threads`: None for threads.batch_threads (a thread per 32 K characters of work), else an
         int >= 1 (capped at tokenforge.threads.MAX_THREADS)."""
         _check_bool(add_special_tokens, "add_special_tokens")
         if _check_bool(is_pretokenized, "is_pretokenized"):
