@@ -14,6 +14,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "base/default_init.h"
+
 namespace tokenforge {
 
 constexpr uint32_t kNoWord = 0xFFFFFFFF;  // a token of no word: template specials, padding
@@ -37,7 +39,8 @@ struct Row {
 };
 static_assert(sizeof(Row) == 20, "Row is meant to pack into 20 bytes");
 constexpr uint32_t kMaxTypeId = 0xFFFF;
-using TokenRows = std::vector<Row>;
+// (Grown unset: a pipeline resizes it and writes the rows in place, base/default_init.h.)
+using TokenRows = DefaultInitVector<Row>;
 
 // A token the model made from the text (sequence 0 until the post-processor says otherwise).
 inline Row token_row(uint32_t id, uint32_t start, uint32_t end, uint32_t word) {
