@@ -14,8 +14,11 @@ is called without return_offsets_mapping, for both libraries.
 
 With --words, each line is split at whitespace into words and the call is
 `tok(batch, is_split_into_words=True, ...)` (pre-tokenized input: every word encoded on its own).
+With --plain, the call is `tok(batch)` alone (no padding, truncation or offsets: input_ids and
+attention_mask as they come, tokenforge's ids-first path); --batch 1 calls it on one line at a
+time.
 
-    python bench/transformers_call.py [--folders DIR ...] [--corpus FILE ...] [--mb 0.5] [--words]
+    python bench/transformers_call.py [--folders DIR ...] [--corpus FILE ...] [--mb 0.5] [--words] [--plain]
 """
 
 from __future__ import annotations
@@ -59,6 +62,7 @@ def main() -> None:
     parser.add_argument("--batch", type=int, default=64)
     parser.add_argument("--max-length", type=int, default=128)
     parser.add_argument("--words", action="store_true", help="pre-tokenized input (is_split_into_words=True)")
+    parser.add_argument("--plain", action="store_true", help="tok(batch) alone: no padding, truncation, offsets")
     args = parser.parse_args()
     import transformers
 
@@ -72,6 +76,8 @@ def main() -> None:
         "max_length": args.max_length,
         "return_offsets_mapping": True,
     }
+    if args.plain:
+        kwargs = {}
     if args.words:
         kwargs["is_split_into_words"] = True
     print(f"batches of {args.batch} lines, {kwargs}; best of 3 passes; seconds per pass")

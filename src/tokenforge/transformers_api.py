@@ -799,8 +799,10 @@ class TransformersApi:
         else:
             texts = [text]
             pairs = [text_pair] if text_pair else None  # (an empty pair is none, as transformers')
-        for i, t in enumerate(texts):
-            if not words and not isinstance(t, str):  # (a pair given inside the batch: (text, pair))
+        # (a pair given inside the batch: (text, pair); the types read at C speed first, as a
+        # batch of texts has no other)
+        for i, t in enumerate(texts if not words and set(map(type, texts)) - {str} else ()):
+            if not isinstance(t, str):
                 if isinstance(t, (list, tuple)) and len(t) == 2 and all(isinstance(x, str) for x in t):
                     if pairs is None:
                         pairs = [None] * len(texts)
@@ -809,7 +811,12 @@ class TransformersApi:
                     texts[i], pairs[i] = t
                 else:
                     raise TextInputError(message)
-        if not words and pairs is not None and not all(p is None or isinstance(p, str) for p in pairs):
+        if (
+            not words
+            and pairs is not None
+            and set(map(type, pairs)) - {str, type(None)}  # (only then each read: str subclasses pass)
+            and not all(p is None or isinstance(p, str) for p in pairs)
+        ):
             raise TextInputError(message)
         truncate = None
         if truncation_strategy != "do_not_truncate":
@@ -864,40 +871,26 @@ class TransformersApi:
             return_token_type_ids = "token_type_ids" in input_names
         if return_attention_mask is None:
             return_attention_mask = "attention_mask" in input_names
-        data: dict[str, list[Any]] = {"input_ids": []}
-        if return_token_type_ids:
-            data["token_type_ids"] = []
-        if return_attention_mask:
-            data["attention_mask"] = []
-        if return_special_tokens_mask:
-            data["special_tokens_mask"] = []
-        if return_offsets_mapping:
-            data["offset_mapping"] = []
-        if return_length:
-            data["length"] = []
-        rows = []
-        sample_of: list[int] = []
-        for i, encoding in enumerate(encodings):
-            parts = [encoding, *encoding.overflowing] if return_overflowing_tokens else [encoding]
-            for e in parts:
-                ids = e.ids
-                data["input_ids"].append(ids)
-                if return_token_type_ids:
-                    data["token_type_ids"].append(e.type_ids)
-                if return_attention_mask:
-                    data["attention_mask"].append(e.attention_mask)
-                if return_special_tokens_mask:
-                    data["special_tokens_mask"].append(e.special_tokens_mask)
-                if return_offsets_mapping:
-                    data["offset_mapping"].append(e.offsets)
-                if return_length:
-                    data["length"].append(len(ids))
-                rows.append(e)
-                sample_of.append(i)
+        # each overflowing part a row of its own, after its text's (the sample it maps to)
+        rows = [p for e in encodings for p in (e, *e.overflowing)] if return_overflowing_tokens else encodings
         if not rows:
             raise IndexError("list index out of range")  # (transformers' call fails so on an empty batch)
+        # (a field at a time: one comprehension each, no per-row branches; transformers' key order)
+        data: dict[str, list[Any]] = {"input_ids": [e.ids for e in rows]}
+        if return_token_type_ids:
+            data["token_type_ids"] = [e.type_ids for e in rows]
+        if return_attention_mask:
+            data["attention_mask"] = [e.attention_mask for e in rows]
+        if return_special_tokens_mask:
+            data["special_tokens_mask"] = [e.special_tokens_mask for e in rows]
+        if return_offsets_mapping:
+            data["offset_mapping"] = [e.offsets for e in rows]
+        if return_length:
+            data["length"] = [len(ids) for ids in data["input_ids"]]
         if return_overflowing_tokens:
-            data["overflow_to_sample_mapping"] = sample_of
+            data["overflow_to_sample_mapping"] = [
+                i for i, e in enumerate(encodings) for _ in range(1 + len(e.overflowing))
+            ]
         if not batched and return_tensors is None and not return_overflowing_tokens:
             # one text: its rows without the batch dimension
             data = {k: (v[0] if v and isinstance(v[0], list) else v) for k, v in data.items()}

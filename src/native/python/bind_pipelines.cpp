@@ -399,6 +399,7 @@ void bind_pipelines(nb::module_& m) {
                    })
       .def_prop_ro("overflowing", [](const PyEncoded& o) {
         std::vector<PyEncoded> out;
+        if (o.lazy) return out;  // (ids first: nothing truncated)
         const Encoded& e = o.get();
         for (const Encoded& part : e.overflowing) {
           out.push_back(PyEncoded{part, o.names, nullptr});
