@@ -9,6 +9,7 @@ from __future__ import annotations
 import importlib.resources
 import json
 import pathlib
+import random
 import re
 import warnings
 
@@ -416,6 +417,15 @@ def _same_as_python_class(folder: pathlib.Path, texts: list[str], targets: bool 
             want_call = ref(text, text_target=texts[1])
             got_call = ours(text, text_target=texts[1])
             assert got_call["input_ids"] == want_call["input_ids"] and got_call["labels"] == want_call["labels"], text
+    # ids with no special token among them (the decodes' one-run path), some ending with a space
+    rng = random.Random(5)
+    specials = set(ref.all_special_ids)
+    plain = [i for i in range(len(ref.get_vocab())) if i not in specials]
+    space = [i for i in (ref.convert_tokens_to_ids(t) for t in ("\u2581", " ")) if i in plain]
+    for _ in range(60):
+        ids = [rng.choice(plain) for _ in range(rng.randint(1, 8))] + space[: rng.randint(0, 1)]
+        for skip in (False, True):
+            assert ours.decode(ids, skip_special_tokens=skip) == ref.decode(ids, skip_special_tokens=skip), ids
     every = list(range(len(ref.get_vocab()) + past))  # (`past` ids past the vocabulary: M2M100's codes)
     for skip in (False, True):
         assert ours.decode(every, skip_special_tokens=skip) == ref.decode(every, skip_special_tokens=skip)
@@ -700,6 +710,13 @@ def test_wav2vec2_folder_matches_python_class(tmp_path, config, vocab_of, saved)
         for skip in (False, True):
             assert ours.decode(ids, skip_special_tokens=skip) == ref.decode(ids, skip_special_tokens=skip), ids
     assert ours.batch_decode([ids, ids[:5]]) == ref.batch_decode([ids, ids[:5]])
+    # NumPy's integers, and an id past the vocabulary (the unknown token's text, as the class)
+    import numpy as np
+
+    far = [*ids[:10], size + 5, *ids[10:]]
+    for skip in (False, True):
+        assert ours.decode(np.array(ids), skip_special_tokens=skip) == ref.decode(ids, skip_special_tokens=skip)
+        assert ours.decode(far, skip_special_tokens=skip) == ref.decode(far, skip_special_tokens=skip)
 
 
 def test_wav2vec2_differences_and_refusals(tmp_path):
