@@ -1,10 +1,11 @@
 """How many threads a batch call runs on: one rule for every surface.
 
-`num_threads=None` means every core (`os.cpu_count()`); any other value must be an int >= 1
-and is capped at `MAX_THREADS` (more threads than that only cost memory and start-up time, and
-an operating system may refuse to start them). The native `parallel_for` (src/native/base/parallel.h)
-runs no more threads than the machine has cores (the work is CPU-bound), and copes with a thread
-that fails to start: the work goes on the threads that did.
+`num_threads=None` means every core (`os.cpu_count()`), or for `Tokenizer`'s batches and
+transformers' call as many as the work is worth (`batch_threads`); any other value must be an
+int >= 1 and is capped at `MAX_THREADS` (more threads than that only cost memory and start-up
+time, and an operating system may refuse to start them). The native `parallel_for`
+(src/native/base/parallel.h) runs no more threads than the machine has cores (the work is
+CPU-bound), and copes with a thread that fails to start: the work goes on the threads that did.
 """
 
 from __future__ import annotations

@@ -24,7 +24,7 @@ inline unsigned machine_cores() {
 inline size_t threads_for(size_t threads, size_t units, size_t per_thread) {
   return std::max<size_t>(1, std::min(threads, units / per_thread + 1));
 }
-constexpr size_t kTextPerThread = 32 * 1024;  // bytes of text to encode (tokenforge.threads' rule)
+constexpr size_t kTextPerThread = 32 * 1024;  // bytes of text to encode (tokenforge.threads.batch_threads' 32 K)
 
 // Does nothing: parallel_for's default poll.
 struct NoPoll {
