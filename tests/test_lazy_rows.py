@@ -317,3 +317,31 @@ def test_masks_come_from_the_template_without_rows(tmp_path):
         read = fields(got, masks)
         assert is_lazy(got) and read == fields(t.fused._encode_eager(text), masks), text
     assert fields(t.fused.encode("a<|fim|>"), ["ids", "type_ids"])["type_ids"][-3:] == [6, 6, 8]
+
+
+@pytest.mark.parametrize("wpm", [False, True], ids=["bert", "wpm"])
+def test_wordpiece_is_ids_first(tmp_path, wpm):
+    """BERT's WordPiece (and llama.cpp's WPM over the same vocabulary): ids first on every text,
+    every field the eager encoding's: accents, CJK, marks the exact rules reorder (U+302E after
+    U+0301), a word past max_chars ([UNK]), special tokens in the text, with and without
+    [CLS]/[SEP]."""
+    bert = tokenforge.get_tokenizer("bert-base-uncased")
+    if wpm:
+        vocab = sorted(bert.get_vocab().items(), key=lambda kv: kv[1])
+        (tmp_path / "vocab.txt").write_text("".join(token + "\n" for token, _ in vocab), encoding="utf-8")
+        bert = tokenforge.Tokenizer.from_file(tmp_path / "vocab.txt", wpm=True)
+    bert.no_truncation()
+    bert.no_padding()
+    native = bert._native
+    texts = [*EDGE, *LINES[:40], *(t[:2000] for t in SAMPLE_TEXTS)]
+    texts += ["Héllo wörld naïve CAFÉ", "日本語の文章 中文 한국어", "[MASK] is [SEP] here[UNK]x", "x" * 150 + " y"]
+    texts += ["a\u0301\u302e b\u302e\u0301 \u1b44x", "\ufb01 \u216b \u33ff", "tab\tnew\nline  ", "unaffable unaffable!"]
+    order = list(FIELDS)
+    rng = random.Random(17)
+    for add in (True, False):
+        for text in texts:
+            eager = native._encode_eager(text, None, add)
+            got = native.encode(text, None, add)
+            assert is_lazy(got), text
+            rng.shuffle(order)
+            assert fields(got, order) == fields(eager, list(FIELDS)), text

@@ -7,13 +7,15 @@
 // Speed: ASCII characters go through a 128-entry table; while a word's bytes are one input
 // character each, in order, their origins are implied rather than stored; and each thread's
 // scratch keeps a cache of recent words (up to 16 bytes) with their pieces, since natural text
-// repeats words, so most words skip the trie.
+// repeats words, so most words skip the trie. encode_ids gives the ids alone (the same words,
+// no rows): the Tokenizer's ids first.
 #pragma once
 #include <algorithm>
 #include <array>
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -134,13 +136,25 @@ class WordPieceTokenizer {
     return encode(a, na, b, nb, pair, add_special, added, post, lease.get());
   }
 
+  // Ids first: the ids encode_sequence's rows would hold, appended to `out`, without their
+  // offsets and words (python/py_pipeline.h builds the rows by encode when they are read).
+  bool encode_ids(const uint8_t* s, size_t n, const SpecialMatcher* added, std::vector<uint32_t>& out) const {
+    Pool<Scratch>::Lease lease(scratch_);
+    Words<std::vector<uint32_t>> words(*this, lease.get(), out);
+    run(words, s, n, added, [&](uint32_t id, uint32_t, uint32_t, const uint8_t*, size_t, bool) {
+      out.push_back(id);
+      ++words.word;
+    });
+    return true;
+  }
+
   // The words the normalizer and pre-tokenizer make of s (UTF-8, without the word prefix), each
   // with its span of input code points; added tokens are words too.
   std::vector<std::pair<std::string, std::pair<uint32_t, uint32_t>>> words(const uint8_t* s, size_t n,
                                                                            const SpecialMatcher* added) const {
     TokenRows unused;
     Pool<Scratch>::Lease lease(scratch_);
-    Words words(*this, lease.get(), unused);
+    Words<TokenRows> words(*this, lease.get(), unused);
     words.collect = true;
     run(words, s, n, added, [&](uint32_t, uint32_t start, uint32_t end, const uint8_t* text, size_t len, bool) {
       words.collected.push_back({std::string(reinterpret_cast<const char*>(text), len), {start, end}});
@@ -192,12 +206,14 @@ class WordPieceTokenizer {
     }
   };
 
-  // Builds words from character-rule outputs and turns each finished word into rows.
+  // Builds words from character-rule outputs and turns each finished word into rows (Out:
+  // TokenRows), or into ids alone (Out: std::vector<uint32_t>, encode_ids).
+  template <class Out>
   class Words {
    public:
-    Words(const WordPieceTokenizer& t, Scratch& scratch, TokenRows& rows)
+    Words(const WordPieceTokenizer& t, Scratch& scratch, Out& out)
         : t_(t),
-          rows_(rows),
+          rows_(out),
           word_(scratch.word),
           origin_(scratch.origin),
           pieces_(scratch.pieces),
@@ -286,7 +302,8 @@ class WordPieceTokenizer {
           // A word of one character (punctuation, CJK): its token comes from a table.
           const uint32_t id = cp < 0x10000 && !collect ? t_.isolated_[cp] : kNoToken;
           if (id != kNoToken) {
-            push_row(rows_, id, origin, origin + 1, word++);
+            emit(id, origin, origin + 1);
+            ++word;
             return;
           }
           if (cp < 0x80)
@@ -344,7 +361,7 @@ class WordPieceTokenizer {
         collected.push_back({std::string(reinterpret_cast<const char*>(word_.data()) + skip, n - skip),
                              {origin(0), origin(n - 1) + 1}});
       } else if (word_chars_ > model.max_chars()) {
-        push_row(rows_, model.unk_id(), origin(0), origin(n - 1) + 1, word);
+        emit_bytes(model.unk_id(), 0, n);
       } else {
         split(model, n);
       }
@@ -361,12 +378,12 @@ class WordPieceTokenizer {
         slot = &cache_.slot(k0, k1, n);
         if (slot->len == n && slot->k0 == k0 && slot->k1 == k1) {
           if (slot->n == 0) {
-            push_row(rows_, model.unk_id(), origin(0), origin(n - 1) + 1, word);
+            emit_bytes(model.unk_id(), 0, n);
             return;
           }
           uint32_t start = 0;
           for (uint8_t i = 0; i < slot->n; ++i) {
-            push_row(rows_, slot->ids[i], origin(start), origin(slot->ends[i] - 1) + 1, word);
+            emit_bytes(slot->ids[i], start, slot->ends[i]);
             start = slot->ends[i];
           }
           return;
@@ -374,8 +391,8 @@ class WordPieceTokenizer {
       }
       pieces_.clear();
       const bool ok = model.split(word_.data(), n, pieces_);
-      if (!ok) push_row(rows_, model.unk_id(), origin(0), origin(n - 1) + 1, word);
-      for (const auto& p : pieces_) push_row(rows_, p.id, origin(p.start), origin(p.end - 1) + 1, word);
+      if (!ok) emit_bytes(model.unk_id(), 0, n);
+      for (const auto& p : pieces_) emit_bytes(p.id, p.start, p.end);
       if (slot && pieces_.size() <= WordCache::kMaxPieces) {
         slot->k0 = k0;
         slot->k1 = k1;
@@ -388,8 +405,23 @@ class WordPieceTokenizer {
       }
     }
 
+    // Token `id` of the current word over input characters [start, end); over bytes [from, to)
+    // of the word (their origins: the rows alone read them).
+    TF_INLINE void emit(uint32_t id, uint32_t start, uint32_t end) {
+      if constexpr (std::is_same_v<Out, TokenRows>)
+        push_row(rows_, id, start, end, word);
+      else
+        rows_.push_back(id);
+    }
+    TF_INLINE void emit_bytes(uint32_t id, size_t from, size_t to) {
+      if constexpr (std::is_same_v<Out, TokenRows>)
+        push_row(rows_, id, origin(from), origin(to - 1) + 1, word);
+      else
+        rows_.push_back(id);
+    }
+
     const WordPieceTokenizer& t_;
-    TokenRows& rows_;
+    Out& rows_;  // rows or ids
     WordBuffer& word_;
     std::vector<uint32_t>& origin_;  // per byte of word_, unless implied_
     std::vector<WordPieceModel::Piece>& pieces_;
@@ -403,8 +435,8 @@ class WordPieceTokenizer {
 
   // Splits s at added tokens: the text between goes to `words`, each added token to on_added
   // (id, its span in code points and bytes, whether lstrip / rstrip grew it).
-  template <class OnAdded>
-  void run(Words& words, const uint8_t* s, size_t n, const SpecialMatcher* added, OnAdded on_added) const {
+  template <class W, class OnAdded>
+  void run(W& words, const uint8_t* s, size_t n, const SpecialMatcher* added, OnAdded on_added) const {
     uint32_t chars = 0;  // code points in s[0..at)
     size_t at = 0;
     // Code points before byte p (a match may start before the previous one ends: an rstrip
@@ -430,7 +462,7 @@ class WordPieceTokenizer {
   Encoded encode_sequence(const uint8_t* s, size_t n, const SpecialMatcher* added, Scratch& scratch) const {
     Encoded e;
     e.rows.reserve(n / 5 + 8);  // ~ the tokens of typical text; rows grow past it when needed
-    Words words(*this, scratch, e.rows);
+    Words<TokenRows> words(*this, scratch, e.rows);
     run(words, s, n, added,
         [&](uint32_t id, uint32_t start, uint32_t end, const uint8_t* text, size_t len, bool grown) {
           push_row(e.rows, id, start, end, words.word++);
