@@ -282,6 +282,11 @@ inline size_t space_run_length(const uint8_t* s, size_t n, uint8_t flags) {
   return i;
 }
 
+// Whether a word character touches the match s[start..stop) of s[0..n) (single_word drops it then).
+inline bool touches_word(const uint8_t* s, size_t n, size_t start, size_t stop) {
+  return (start > 0 && ends_with_word(s, start)) || (stop < n && starts_with_word(s + stop, n - stop));
+}
+
 }  // namespace added_tokens_detail
 
 // HF's AddedVocabulary::find_matches: cuts s[0..n) at the matches of `set`. on_text(from, to)
@@ -306,9 +311,7 @@ void find_added(const AddedTokenSet& set, const uint8_t* s, size_t n, OnText&& o
       const uint8_t flags = m.token->flags;
       if (flags & kAddedSkip) continue;
       size_t start = m.pos, stop = m.pos + m.len;
-      if ((flags & kAddedSingleWord) &&
-          ((start > 0 && ends_with_word(s, start)) || (stop < n && starts_with_word(s + stop, n - stop))))
-        continue;
+      if ((flags & kAddedSingleWord) && touches_word(s, n, start, stop)) continue;
       if (flags & kAddedLstrip) start = std::max(space_run_start(s, start, flags), start_offset);
       if (flags & kAddedRstrip) stop += space_run_length(s + stop, n - stop, flags);
       if (start_offset < start) on_text(start_offset, start);
@@ -358,9 +361,7 @@ void find_added_by_length(const AddedTokenSet& set, const uint8_t* s, size_t n, 
       continue;
     const AddedTokenSpec& token = set.tokens()[o.token];
     size_t start = o.pos, stop = o.pos + o.len;
-    if ((token.flags & kAddedSingleWord) &&
-        ((start > 0 && ends_with_word(s, start)) || (stop < n && starts_with_word(s + stop, n - stop))))
-      continue;
+    if ((token.flags & kAddedSingleWord) && touches_word(s, n, start, stop)) continue;
     if (token.flags & kAddedLstrip)
       while (start > 0 && !taken[start - 1] && strip_space(s[start - 1], token.flags)) --start;
     if (token.flags & kAddedRstrip)
