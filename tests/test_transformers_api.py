@@ -386,6 +386,11 @@ def test_other_keywords_as_transformers(pair_of):
         ((TEXTS[0],), {"tokenizer_kwargs": {"add_special_tokens": False, "return_length": True}}),
         ((TEXTS[0],), {"add_special_tokens": True, "tokenizer_kwargs": {"add_special_tokens": False}}),
         ((TEXTS[4],), {"text_target": TEXTS[4], "truncation": True, "max_length": 20, "max_target_length": 5}),
+        ((SPECIAL_TEXT,), {"tokenizer_kwargs": {"split_special_tokens": True, "verbose": False}}),
+        ((SPECIAL_TEXT,), {"split_special_tokens": True, "tokenizer_kwargs": {"split_special_tokens": False}}),
+        # (a max_target_length among tokenizer_kwargs is no argument of the call: ignored)
+        ((TEXTS[4],), {"text_target": TEXTS[4], "max_length": 9, "tokenizer_kwargs": {"max_target_length": 3}}),
+        ((TEXTS[1],), {"tokenizer_kwargs": {}, "return_tensors": "np", "padding": "max_length", "max_length": 30}),
     ]
     for args, kwargs in calls:
         want = _outcome(ref, args, kwargs)

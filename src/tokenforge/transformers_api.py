@@ -21,6 +21,7 @@ import collections
 import dataclasses
 import importlib
 import itertools
+import operator
 import warnings
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -57,6 +58,12 @@ _PADDING = ("longest", "max_length", "do_not_pad")
 _TRUNCATION = ("only_first", "only_second", "longest_first", "do_not_truncate")
 _STRATEGY = {"longest_first": 0, "only_first": 1, "only_second": 2}
 _MISSING = object()
+# an encoding's fields as the call returns them
+_IDS = operator.attrgetter("ids")
+_TYPE_IDS = operator.attrgetter("type_ids")
+_ATTENTION_MASK = operator.attrgetter("attention_mask")
+_SPECIAL_TOKENS_MASK = operator.attrgetter("special_tokens_mask")
+_OFFSETS = operator.attrgetter("offsets")
 # The keywords of TransformersApi._encode_plus after add_special_tokens (tokenize passes them on).
 _ENCODE_PLUS_KEYWORDS = frozenset(
     {
@@ -107,12 +114,13 @@ class BatchEncoding(collections.UserDict):  # type: ignore[type-arg]
         tensor_type: str | None = None,
         n_sequences: int | None = None,
     ) -> None:
-        super().__init__(data)
+        self.data = dict(data) if data is not None else {}  # (UserDict's update: a call per key)
         self._encodings = list(encoding) if encoding is not None else None
         if n_sequences is None and self._encodings:
             n_sequences = self._encodings[0].n_sequences
         self._n_sequences = n_sequences
-        self.convert_to_tensors(tensor_type)
+        if tensor_type is not None:
+            self.convert_to_tensors(tensor_type)
 
     @property
     def n_sequences(self) -> int | None:
@@ -444,13 +452,25 @@ class TransformersApi:
         """The inputs the model takes, as transformers' class for the folder lists them (the
         config's model_input_names where it gives them): whether the call returns
         token_type_ids and attention_mask by default."""
+        return list(self._input_names())
+
+    def _input_names(self) -> tuple[str, ...]:
+        """model_input_names, read once per folder settings (the call reads it each time)."""
         config = self.config
-        if config is None:
-            return list(_DEFAULT_INPUT_NAMES)
-        given = config.config.get("model_input_names")
+        known = self.__dict__.get("_input_names_of")  # (settings, names)
+        if known is not None and known[0] is config:
+            return known[1]  # type: ignore[no-any-return]
+        given = config.config.get("model_input_names") if config is not None else None
         if isinstance(given, list) and all(isinstance(n, str) for n in given):
-            return list(given)
-        return list(_INPUT_NAMES.get(config.transformers_class or "", _DEFAULT_INPUT_NAMES))
+            names = tuple(given)
+        else:
+            names = (
+                _INPUT_NAMES.get(config.transformers_class or "", _DEFAULT_INPUT_NAMES)
+                if config
+                else _DEFAULT_INPUT_NAMES
+            )
+        self.__dict__["_input_names_of"] = (config, names)
+        return names
 
     @property
     def pad_token_type_id(self) -> int:
@@ -553,6 +573,8 @@ class TransformersApi:
     ) -> tuple[str, str, int | None]:
         """transformers' _get_padding_truncation_strategies: (padding strategy, truncation
         strategy, max_length), with its warnings and errors."""
+        if padding is False and truncation is None and max_length is None:
+            return "do_not_pad", "do_not_truncate", None  # (the defaults: nothing to check)
         if max_length is not None and padding is False and truncation is None:
             truncation = "longest_first"  # (max_length alone truncates, as transformers')
         if padding is not False:
@@ -656,52 +678,56 @@ class TransformersApi:
         setting, else this call's (the tokenizer's stays). tokenizer_kwargs: settings that
         replace the arguments (as transformers' update); max_target_length: max_length of
         text_target. Other keywords are ignored, as transformers 5 ignores them."""
-        explicit = {
-            "add_special_tokens": add_special_tokens,
-            "padding": padding,
-            "truncation": truncation,
-            "max_length": max_length,
-            "stride": stride,
-            "is_split_into_words": is_split_into_words,
-            "pad_to_multiple_of": pad_to_multiple_of,
-            "padding_side": padding_side,
-            "return_tensors": return_tensors,
-            "return_token_type_ids": return_token_type_ids,
-            "return_attention_mask": return_attention_mask,
-            "return_overflowing_tokens": return_overflowing_tokens,
-            "return_special_tokens_mask": return_special_tokens_mask,
-            "return_offsets_mapping": return_offsets_mapping,
-            "return_length": return_length,
-            "split_special_tokens": kwargs.pop("split_special_tokens", None),
-        }
+        split_special_tokens = kwargs.pop("split_special_tokens", None)
         max_target_length = kwargs.pop("max_target_length", None)
-        # (as transformers: tokenizer_kwargs, then the other keywords, update the arguments; what
-        # no parameter reads is ignored)
-        if tokenizer_kwargs is not None:
-            explicit.update(tokenizer_kwargs)
-        explicit.update(kwargs)
+        if tokenizer_kwargs is not None or kwargs:
+            # (as transformers: tokenizer_kwargs, then the other keywords, update the arguments;
+            # what no parameter reads is ignored) the merged arguments, called again
+            given = {
+                "add_special_tokens": add_special_tokens,
+                "padding": padding,
+                "truncation": truncation,
+                "max_length": max_length,
+                "stride": stride,
+                "is_split_into_words": is_split_into_words,
+                "pad_to_multiple_of": pad_to_multiple_of,
+                "padding_side": padding_side,
+                "return_tensors": return_tensors,
+                "return_token_type_ids": return_token_type_ids,
+                "return_attention_mask": return_attention_mask,
+                "return_overflowing_tokens": return_overflowing_tokens,
+                "return_special_tokens_mask": return_special_tokens_mask,
+                "return_offsets_mapping": return_offsets_mapping,
+                "return_length": return_length,
+                "split_special_tokens": split_special_tokens,
+            }
+            merged = {**given, **(tokenizer_kwargs or {}), **kwargs}
+            arguments = {k: merged[k] for k in given}
+            return self(
+                text, text_pair, text_target, text_pair_target, max_target_length=max_target_length, **arguments
+            )
         if text is None and text_target is None:
             raise ValueError("You need to specify either `text` or `text_target`.")
         padding_strategy, truncation_strategy, max_length = self._strategies(
-            explicit["padding"], explicit["truncation"], explicit["max_length"], explicit["pad_to_multiple_of"]
+            padding, truncation, max_length, pad_to_multiple_of
         )
         settings = [
-            explicit["add_special_tokens"],
+            add_special_tokens,
             padding_strategy,
             truncation_strategy,
             max_length,
-            explicit["stride"],
-            explicit["is_split_into_words"],
-            explicit["pad_to_multiple_of"],
-            explicit["padding_side"],
-            explicit["return_tensors"],
-            explicit["return_token_type_ids"],
-            explicit["return_attention_mask"],
-            explicit["return_overflowing_tokens"],
-            explicit["return_special_tokens_mask"],
-            explicit["return_offsets_mapping"],
-            explicit["return_length"],
-            explicit["split_special_tokens"],
+            stride,
+            is_split_into_words,
+            pad_to_multiple_of,
+            padding_side,
+            return_tensors,
+            return_token_type_ids,
+            return_attention_mask,
+            return_overflowing_tokens,
+            return_special_tokens_mask,
+            return_offsets_mapping,
+            return_length,
+            split_special_tokens,
         ]
         encodings = self._encode_plus(text, text_pair, *settings) if text is not None else None
         if text_target is None:
@@ -801,7 +827,7 @@ class TransformersApi:
             pairs = [text_pair] if text_pair else None  # (an empty pair is none, as transformers')
         # (a pair given inside the batch: (text, pair); the types read at C speed first, as a
         # batch of texts has no other)
-        for i, t in enumerate(texts if not words and set(map(type, texts)) - {str} else ()):
+        for i, t in enumerate(texts if batched and not words and set(map(type, texts)) - {str} else ()):
             if not isinstance(t, str):
                 if isinstance(t, (list, tuple)) and len(t) == 2 and all(isinstance(x, str) for x in t):
                     if pairs is None:
@@ -866,7 +892,7 @@ class TransformersApi:
             texts, pairs, add_special_tokens, truncate, pad, pad_token, words, split_special_tokens
         )
 
-        input_names = self.model_input_names
+        input_names = self._input_names()
         if return_token_type_ids is None:
             return_token_type_ids = "token_type_ids" in input_names
         if return_attention_mask is None:
@@ -875,25 +901,30 @@ class TransformersApi:
         rows = [p for e in encodings for p in (e, *e.overflowing)] if return_overflowing_tokens else encodings
         if not rows:
             raise IndexError("list index out of range")  # (transformers' call fails so on an empty batch)
-        # (a field at a time: one comprehension each, no per-row branches; transformers' key order)
-        data: dict[str, list[Any]] = {"input_ids": [e.ids for e in rows]}
+        # (a field at a time, read at C speed; transformers' key order)
+        fields = [("input_ids", _IDS)]
         if return_token_type_ids:
-            data["token_type_ids"] = [e.type_ids for e in rows]
+            fields.append(("token_type_ids", _TYPE_IDS))
         if return_attention_mask:
-            data["attention_mask"] = [e.attention_mask for e in rows]
+            fields.append(("attention_mask", _ATTENTION_MASK))
         if return_special_tokens_mask:
-            data["special_tokens_mask"] = [e.special_tokens_mask for e in rows]
+            fields.append(("special_tokens_mask", _SPECIAL_TOKENS_MASK))
         if return_offsets_mapping:
-            data["offset_mapping"] = [e.offsets for e in rows]
-        if return_length:
-            data["length"] = [len(ids) for ids in data["input_ids"]]
-        if return_overflowing_tokens:
-            data["overflow_to_sample_mapping"] = [
-                i for i, e in enumerate(encodings) for _ in range(1 + len(e.overflowing))
-            ]
+            fields.append(("offset_mapping", _OFFSETS))
         if not batched and return_tensors is None and not return_overflowing_tokens:
             # one text: its rows without the batch dimension
-            data = {k: (v[0] if v and isinstance(v[0], list) else v) for k, v in data.items()}
+            row = rows[0]
+            data: dict[str, Any] = {name: read(row) for name, read in fields}
+            if return_length:
+                data["length"] = [len(data["input_ids"])]
+        else:
+            data = {name: list(map(read, rows)) for name, read in fields}
+            if return_length:
+                data["length"] = list(map(len, data["input_ids"]))
+            if return_overflowing_tokens:
+                data["overflow_to_sample_mapping"] = [
+                    i for i, e in enumerate(encodings) for _ in range(1 + len(e.overflowing))
+                ]
         return BatchEncoding(data, rows, tensor_type=return_tensors)
 
     def _encode_with(
@@ -911,7 +942,10 @@ class TransformersApi:
         call; its own settings stay), on threads as encode_batch picks them; texts (and pairs)
         lists of words where is_split_into_words. split_special_tokens: None for the
         tokenizer's own, else this call's."""
-        every = words_of(texts, pairs) if is_split_into_words else texts + [p for p in pairs or () if p is not None]
+        if is_split_into_words:
+            every = words_of(texts, pairs)
+        else:
+            every = texts if pairs is None else texts + [p for p in pairs if p is not None]
         threads = batch_threads(len(texts), sum(map(len, every)))
         k = self._kernel
         added = self._added(k.default_allowed, k.default_disallowed, every)
