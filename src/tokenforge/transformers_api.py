@@ -23,7 +23,7 @@ import importlib
 import itertools
 import operator
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .arguments import _check_bool, _check_int
@@ -280,11 +280,11 @@ def _is_empty(value: Any) -> bool:
 def _to_py(value: Any) -> Any:
     """NumPy arrays and integers (and torch tensors) as Python lists and ints (transformers'
     to_py_obj)."""
-    tolist = getattr(value, "tolist", None)
-    if tolist is not None and not isinstance(value, (list, tuple, str)):
-        return tolist()
     if isinstance(value, (list, tuple)):
-        return [_to_py(v) for v in value]
+        return [v if type(v) is int else _to_py(v) for v in value]  # (a plain int as it is)
+    tolist = getattr(value, "tolist", None)
+    if tolist is not None and not isinstance(value, str):
+        return tolist()
     return value
 
 
@@ -365,6 +365,7 @@ class TransformersApi:
         _spec: Any
         _kernel: Any
         _native: Any
+        _token_of: list[str]
 
         @property
         def config(self) -> ModelConfig | None: ...
@@ -528,7 +529,10 @@ class TransformersApi:
         if isinstance(ids, int):
             return self.id_to_token(ids)
         skip = set(self.all_special_ids) if _check_bool(skip_special_tokens, "skip_special_tokens") else set()
-        return [self.id_to_token(int(i)) for i in ids if int(i) not in skip]
+        names = self._token_of
+        n = len(names)
+        # (an id in range read here; id_to_token for the others: None, or its overflow error)
+        return [(names[i] or None) if 0 <= i < n else self.id_to_token(i) for i in map(int, ids) if i not in skip]
 
     @property
     def special_tokens_map(self) -> dict[str, str]:
@@ -992,18 +996,24 @@ class TransformersApi:
 
     def _clean_up(self, text: str, clean_up_tokenization_spaces: bool) -> str:
         """Decoded text (the native decode's) made as transformers' decode with this
+        clean_up_tokenization_spaces (see _finisher)."""
+        return self._finisher(clean_up_tokenization_spaces)(text)
+
+    def _finisher(self, clean_up_tokenization_spaces: bool) -> Callable[[str], str]:
+        """What makes decoded text (the native decode's) as transformers' decode with this
         clean_up_tokenization_spaces: the decoder's own finishing (denormalize) without the
         folder's clean-up, then transformers' clean_up_tokenization where asked, but for a BPE
-        model (transformers skips it there)."""
+        model (transformers skips it there). (Made once per call: a batch's texts share it.)"""
         from .pipeline.compile import clean_up_tokenization
 
         k = self._kernel
         finish = k.uncleaned_denormalize if k.options.get("clean_up_tokenization_spaces") else k.denormalize
-        if finish is not None:
-            text = finish(text)
-        if _check_bool(clean_up_tokenization_spaces, "clean_up_tokenization_spaces") and not self._bpe_model():
-            text = clean_up_tokenization(text)
-        return text
+        clean = _check_bool(clean_up_tokenization_spaces, "clean_up_tokenization_spaces") and not self._bpe_model()
+        if not clean:
+            return finish if finish is not None else _as_it_is
+        if finish is None:
+            return clean_up_tokenization  # type: ignore[no-any-return]
+        return lambda text: clean_up_tokenization(finish(text))  # type: ignore[no-any-return]
 
     def _bpe_model(self) -> bool:
         """Whether transformers' backend model is a BPE (its decode never cleans up then); a
@@ -1033,7 +1043,12 @@ class TransformersApi:
         clean = (
             self.clean_up_tokenization_spaces if clean_up_tokenization_spaces is None else clean_up_tokenization_spaces
         )
-        return [self._clean_up(self._decode_natively(ids, skip_special_tokens), clean) for ids in sequences]
+        finish = self._finisher(clean)
+        return [finish(self._decode_natively(ids, skip_special_tokens)) for ids in sequences]
+
+
+def _as_it_is(text: str) -> str:
+    return text
 
 
 def _choice(value: Any, choices: tuple[str, ...], enum: str) -> str:
