@@ -366,6 +366,7 @@ class TransformersApi:
         _kernel: Any
         _native: Any
         _token_of: list[str]
+        _vocab: dict[str, int]
 
         @property
         def config(self) -> ModelConfig | None: ...
@@ -521,7 +522,12 @@ class TransformersApi:
         if isinstance(tokens, str):
             found = self.token_to_id(tokens)
             return found if found is not None else self.unk_token_id
-        return [self.convert_tokens_to_ids(t) for t in tokens]
+        vocab = self._vocab  # (a plain str read here; anything else as one token above)
+        ids = [vocab.get(t) if type(t) is str else self.convert_tokens_to_ids(t) for t in tokens]
+        if None in ids:
+            unknown = self.unk_token_id
+            ids = [unknown if i is None else i for i in ids]
+        return ids
 
     def convert_ids_to_tokens(self, ids: Any, skip_special_tokens: bool = False) -> Any:
         """The token of an id (None outside the vocabulary), or the tokens of a list of ids,
