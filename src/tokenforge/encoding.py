@@ -373,8 +373,13 @@ class Encoding:
             return call(_without_surrogates(text))
 
     def _check(self, text: str, disallowed: _core.SpecialMatcher | None) -> None:
-        if disallowed is not None:
-            self._retry_surrogates(lambda t: self._policy.check(t, disallowed), text)
+        if disallowed is not None:  # (_retry_surrogates written out: encode's every call passes here)
+            if not isinstance(text, str):
+                raise TypeError(f"expected str, got {type(text).__name__}")
+            try:
+                self._policy.check(text, disallowed)
+            except UnicodeEncodeError:
+                self._policy.check(_without_surrogates(text), disallowed)
 
     # ---------------------------------------------------------------- decoding
 
@@ -402,7 +407,12 @@ class Encoding:
 
     def decode_tokens_bytes(self, tokens: Sequence[int]) -> list[bytes]:
         """The bytes of each token."""
-        return [self.decode_single_token_bytes(t) for t in _token_ids(tokens, "tokens")]
+        ids = _token_ids(tokens, "tokens")
+        token_bytes = self._core.token_bytes
+        pieces = [token_bytes(t) if type(t) is int and 0 <= t < 2**32 else None for t in ids]
+        if None in pieces:  # (other integers converted, a bad id named: one token at a time)
+            return [self.decode_single_token_bytes(t) for t in ids]
+        return pieces  # type: ignore[return-value]
 
     def decode_with_offsets(self, tokens: Sequence[int]) -> tuple[str, list[int]]:
         """Text of `tokens` and the character offset where each token starts (a token that
