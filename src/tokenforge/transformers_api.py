@@ -468,7 +468,7 @@ class TransformersApi:
         else:
             names = (
                 _INPUT_NAMES.get(config.transformers_class or "", _DEFAULT_INPUT_NAMES)
-                if config
+                if config is not None
                 else _DEFAULT_INPUT_NAMES
             )
         self.__dict__["_input_names_of"] = (config, names)
