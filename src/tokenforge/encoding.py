@@ -254,7 +254,7 @@ class Encoding:
             import numpy as np
 
             return np.asarray(self._encode(text, allowed), dtype=np.uint32)
-        return self._retry_surrogates(lambda t: self._core.encode_to_numpy(t, allowed), text)
+        return self._retry_surrogates(self._core.encode_to_numpy, text, allowed)
 
     def encode_with_offsets(
         self,
@@ -332,7 +332,7 @@ class Encoding:
 
     def _encode(self, text: str, allowed: _core.SpecialMatcher | None) -> list[int]:
         if self._regex is not None:
-            return self._retry_surrogates(lambda t: self._encode_with_regex(t, allowed), text)
+            return self._retry_surrogates(self._encode_with_regex, text, allowed)
         # The hot path: no closure; the native call itself rejects non-str with a TypeError.
         try:
             return self._core.encode(text, allowed)
@@ -364,22 +364,18 @@ class Encoding:
         return ids
 
     @staticmethod
-    def _retry_surrogates(call: Callable[[str], _T], text: str) -> _T:
+    def _retry_surrogates(call: Callable[..., _T], text: str, *args: Any) -> _T:
+        """call(text, *args), again on the text without lone surrogates where it cannot be UTF-8."""
         if not isinstance(text, str):
             raise TypeError(f"expected str, got {type(text).__name__}")
         try:
-            return call(text)
+            return call(text, *args)
         except UnicodeEncodeError:
-            return call(_without_surrogates(text))
+            return call(_without_surrogates(text), *args)
 
     def _check(self, text: str, disallowed: _core.SpecialMatcher | None) -> None:
-        if disallowed is not None:  # (_retry_surrogates written out: encode's every call passes here)
-            if not isinstance(text, str):
-                raise TypeError(f"expected str, got {type(text).__name__}")
-            try:
-                self._policy.check(text, disallowed)
-            except UnicodeEncodeError:
-                self._policy.check(_without_surrogates(text), disallowed)
+        if disallowed is not None:
+            self._retry_surrogates(self._policy.check, text, disallowed)
 
     # ---------------------------------------------------------------- decoding
 
