@@ -47,13 +47,20 @@ def _write(folder: pathlib.Path, name: str, doc: dict) -> None:
 
 
 def _train_spm(
-    folder: pathlib.Path, name: str, model_type: str, ids: dict[str, int], keep_vocab: bool = False, **options
+    folder: pathlib.Path,
+    name: str,
+    model_type: str,
+    ids: dict[str, int],
+    keep_vocab: bool = False,
+    vocab_size: int = 600,
+    lines: list[str] = LINES,
+    **options,
 ) -> None:
     prefix = folder / "m"
     spm.SentencePieceTrainer.train(
-        sentence_iterator=iter([line[:300] for line in LINES]),
+        sentence_iterator=iter([line[:300] for line in lines]),
         model_prefix=str(prefix),
-        vocab_size=600,
+        vocab_size=vocab_size,
         model_type=model_type,
         character_coverage=0.995,
         minloglevel=2,
@@ -271,25 +278,6 @@ def test_folder_class_not_rebuilt_is_refused(tmp_path):
         Tokenizer.from_pretrained(folder)
 
 
-def test_marian_python_class_is_refused(tmp_path):
-    """MarianTokenizer is a Python class over the sentencepiece library in transformers 5 (no
-    tokenizers backend: no offsets; source.spm for text, target.spm for text_target and decode,
-    over one vocab.json); from_pretrained refuses its folders, naming the file and the class."""
-    folder = tmp_path / "marian"
-    folder.mkdir()
-    ids = {"unk_id": 2, "eos_id": 1, "pad_id": 0, "bos_id": -1}
-    _train_spm(folder, "source.spm", "unigram", ids)
-    _train_spm(folder, "target.spm", "unigram", ids, keep_vocab=True)
-    pieces = [line.split("\t")[0] for line in (folder / "m.vocab").read_text("utf-8").splitlines()]
-    _write(folder, "vocab.json", {p: i for i, p in enumerate(pieces)})
-    _write(folder, "tokenizer_config.json", {"tokenizer_class": "MarianTokenizer"})
-    _write(folder, "config.json", {"model_type": "marian"})
-    ref = _auto(folder)
-    assert not ref.is_fast  # (a Python class: transformers has no backend_tokenizer for it)
-    with pytest.raises(ValueError, match=r"source\.spm.*MarianTokenizer.*Python class"):
-        Tokenizer.from_pretrained(folder)
-
-
 def test_nllb_source_language_not_in_the_vocabulary(tmp_path):
     """NllbTokenizer with a src_lang the vocabulary lacks: transformers' template shows the
     code's text with the unknown token's id."""
@@ -494,6 +482,110 @@ def test_m2m100_refusals(tmp_path):
     missing.mkdir()
     folder = _m2m100_folder(missing, {"src_lang": "en"}, missing="\u2581the")
     with pytest.raises(ValueError, match=r"sentencepiece\.bpe\.model.*M2M100Tokenizer.*'\u2581the'"):
+        Tokenizer.from_pretrained(folder)
+
+
+MARIAN_CODES = [">>fra<<", ">>deu<<", ">>zh_Hant<<"]
+MARIAN_TEXTS = [
+    *PYTHON_CLASS_TEXTS,
+    ">>fra<< Hello world",
+    ">>deu<<Guten Tag",
+    ">>xx<< a code vocab.json lacks",
+    ">>fra<<",
+    ">>fra<<   ",
+    ">><<",
+    ">>> not a code",
+    ">>fra no end",
+    " >>fra<< after a space",
+    "in the middle >>fra<< stays text",
+    "</s>>>deu<< after a special token",
+    ">>zh_Hant<<日本語 </s> >>fra<<<unk>x",
+    "<<fra>> reversed",
+]
+
+
+def _marian_folder(tmp_path: pathlib.Path, config: dict, missing: str = "\u2581the") -> pathlib.Path:
+    """As Helsinki-NLP/opus-mt-*'s: source.spm and target.spm (two Unigram models, their own
+    pieces), vocab.json in an order of its own (</s> <unk>, language codes, both models' pieces,
+    <pad> last) without `missing`, a piece of the source model (the class gives it the unknown id)."""
+    folder = tmp_path / "marian"
+    folder.mkdir()
+    ids = {"unk_id": 0, "bos_id": 1, "eos_id": 2, "pad_id": -1}
+    _train_spm(folder, "source.spm", "unigram", ids, keep_vocab=True)
+    source = [line.split("\t")[0] for line in (folder / "m.vocab").read_text("utf-8").splitlines()][3:]
+    (folder / "m.vocab").unlink()
+    upper = [line.upper() for line in LINES]  # (pieces of its own: ones source.spm lacks)
+    _train_spm(folder, "target.spm", "unigram", ids, keep_vocab=True, vocab_size=400, lines=upper)
+    target = [line.split("\t")[0] for line in (folder / "m.vocab").read_text("utf-8").splitlines()][3:]
+    assert missing in source and len(set(target) - set(source)) > 100
+    pieces = sorted({*source, *target} - {missing}, key=lambda p: (len(p) % 3, p))
+    tokens = ["</s>", "<unk>", *MARIAN_CODES, *pieces, "<pad>"]
+    _write(folder, "vocab.json", {t: i for i, t in enumerate(tokens)})
+    _write(folder, "tokenizer_config.json", {"tokenizer_class": "MarianTokenizer", **config})
+    _write(folder, "config.json", {"model_type": "marian"})
+    return folder
+
+
+@pytest.mark.parametrize(
+    "config",
+    [{}, {"source_lang": "en", "target_lang": "de"}, {"clean_up_tokenization_spaces": True, "model_max_length": 64}],
+    ids=["default", "langs", "clean-up"],
+)
+def test_marian_folder_matches_python_class(tmp_path, config):
+    """MarianTokenizer (source.spm, target.spm, vocab.json): source.spm's pieces through
+    vocab.json's ids (a piece vocab.json lacks as the unknown id), each text's leading >>xx<<
+    one token (between special tokens too), $A </s>, text_target through target.spm, decode as
+    the class's convert_tokens_to_string (pieces target.spm has and source.spm lacks written as
+    they are)."""
+    folder = _marian_folder(tmp_path, config)
+    _same_as_python_class(folder, [*MARIAN_TEXTS, *LINES[1:60:7]], past=0)
+    ours = Tokenizer.from_pretrained(folder)
+    ref = transformers.AutoTokenizer.from_pretrained(str(folder), local_files_only=True)
+    # the piece vocab.json lacks: the unknown id, as the class's
+    assert ours.encode(" the", add_special_tokens=False).ids == ref(" the", add_special_tokens=False)["input_ids"]
+    assert ours.token_to_id("<unk>") in ours.encode("the the", add_special_tokens=False).ids
+    # offsets into the text (the class has none): the code, then the text after it
+    enc = ours.encode(">>fra<< hello", add_special_tokens=False)
+    assert enc.ids[0] == ours.token_to_id(">>fra<<") and enc.offsets[0] == (0, 7)
+    assert enc.offsets[-1][1] == len(">>fra<< hello")
+    for batch in (MARIAN_TEXTS, LINES[:40]):
+        assert ours(batch)["input_ids"] == ref(batch)["input_ids"]
+        want = ref(batch, text_target=batch[::-1])
+        got = ours(batch, text_target=batch[::-1])
+        assert got["labels"] == want["labels"]
+    # special_tokens_mask: the class's marks the text's special ids too, but <unk>'s
+    for add in (False, True):
+        kw = {"return_special_tokens_mask": True, "add_special_tokens": add, "padding": True}
+        batch = ["a </s> b <unk> c <pad>", "hello", "<pad><pad>"]
+        assert ours(batch, **kw)["special_tokens_mask"] == ref(batch, **kw)["special_tokens_mask"]
+    assert ours.get_vocab() == ref.get_vocab() and len(ours) == len(ref) == ours.vocab_size
+    # text_target alone, and after tokens are added (the target tokenizer made again)
+    assert ours(text_target="hello world")["input_ids"] == ref(text_target="hello world")["input_ids"]
+    for tok in (ours, ref):
+        tok.add_tokens(["newword"])
+    text = "a newword >>fra<< b"
+    assert ours(text, text_target=text)["labels"] == ref(text, text_target=text)["labels"]
+    assert ours.encode(text).ids == ref(text)["input_ids"]
+
+
+def test_marian_refusals(tmp_path):
+    """separate_vocabs (target_vocab.json's ids for text_target and decode) and sp_model_kwargs
+    (sampling) are refused naming the config; a folder without target.spm names the file; an
+    unknown token vocab.json lacks names it."""
+    from tokenforge.errors import FormatError
+
+    folder = _marian_folder(tmp_path, {"separate_vocabs": True})
+    with pytest.raises(FormatError, match="MarianTokenizer with separate_vocabs"):
+        Tokenizer.from_pretrained(folder)
+    _write(folder, "tokenizer_config.json", {"tokenizer_class": "MarianTokenizer", "sp_model_kwargs": {"alpha": 0.1}})
+    with pytest.raises(FormatError, match="sp_model_kwargs"):
+        Tokenizer.from_pretrained(folder)
+    _write(folder, "tokenizer_config.json", {"tokenizer_class": "MarianTokenizer", "unk_token": "<nope>"})
+    with pytest.raises(FormatError, match="'<nope>' is not in it"):
+        Tokenizer.from_pretrained(folder)
+    _write(folder, "tokenizer_config.json", {"tokenizer_class": "MarianTokenizer"})
+    (folder / "target.spm").unlink()
+    with pytest.raises(FormatError, match=r"target\.spm: MarianTokenizer reads this file"):
         Tokenizer.from_pretrained(folder)
 
 
@@ -922,7 +1014,7 @@ def test_byt5_differences_and_refusals(tmp_path):
             Tokenizer.from_pretrained(_byt5_folder(tmp_path, config))
 
 
-@pytest.mark.parametrize("kind", ["m2m100", "siglip", "wav2vec2", "esm", "byt5"])
+@pytest.mark.parametrize("kind", ["m2m100", "siglip", "wav2vec2", "esm", "byt5", "marian"])
 def test_python_classes_cut_pairs_as_transformers(tmp_path, kind):
     """transformers' Python classes cut a pair by longest_first their own way (truncate_sequences:
     the longer text first, then both, the first keeping an odd total's extra token), not as HF
@@ -933,6 +1025,7 @@ def test_python_classes_cut_pairs_as_transformers(tmp_path, kind):
         "wav2vec2": lambda: _wav2vec2_folder(tmp_path, {}),
         "esm": lambda: _esm_folder(tmp_path, {}),
         "byt5": lambda: _byt5_folder(tmp_path, {}),
+        "marian": lambda: _marian_folder(tmp_path, {}),
     }
     folder = make[kind]()
     ref, ours = transformers.AutoTokenizer.from_pretrained(str(folder)), Tokenizer.from_pretrained(folder)

@@ -360,13 +360,13 @@ class WordPiece:
     def set_policy(self, default_added: object | None, resolver: object) -> None: ...
 
     @overload
-    def encode(self, sequence: object, pair: object | None = None, add_special_tokens: object = True, *, allowed_special: object = 'all', disallowed_special: object = ()) -> Encoded:
+    def encode(self, sequence: object, pair: object | None = None, add_special_tokens: object = True, *, allowed_special: object | None = 'all', disallowed_special: object = ()) -> Encoded:
         """
         Encode a text, or a pair of texts, with truncation, template and padding as set. Added tokens in the text become their ids when in allowed_special (default all, as HF matches them), raise when in disallowed_special, and are plain text otherwise.
         """
 
     @overload
-    def encode(self, sequence: object, pair: object | None = None, add_special_tokens: object = True, *, allowed_special: object = 'all', disallowed_special: object = (), is_pretokenized: object) -> Encoded:
+    def encode(self, sequence: object, pair: object | None = None, add_special_tokens: object = True, *, allowed_special: object | None = 'all', disallowed_special: object = (), is_pretokenized: object) -> Encoded:
         """
         encode with is_pretokenized: True reads `sequence` (and `pair`) as lists (or tuples) of words, each encoded on its own (HF tokenizers' is_pretokenized).
         """
@@ -419,13 +419,13 @@ class ByteLevelBpe:
     def set_policy(self, default_added: object | None, resolver: object) -> None: ...
 
     @overload
-    def encode(self, sequence: object, pair: object | None = None, add_special_tokens: object = True, *, allowed_special: object = (), disallowed_special: object = 'all') -> Encoded:
+    def encode(self, sequence: object, pair: object | None = None, add_special_tokens: object = True, *, allowed_special: object | None = (), disallowed_special: object = 'all') -> Encoded:
         """
         Encode a text, or a pair of texts, with truncation, template and padding as set. Special-token text raises unless in allowed_special (as tiktoken's encode), or is plain text with disallowed_special=().
         """
 
     @overload
-    def encode(self, sequence: object, pair: object | None = None, add_special_tokens: object = True, *, allowed_special: object = (), disallowed_special: object = 'all', is_pretokenized: object) -> Encoded:
+    def encode(self, sequence: object, pair: object | None = None, add_special_tokens: object = True, *, allowed_special: object | None = (), disallowed_special: object = 'all', is_pretokenized: object) -> Encoded:
         """
         encode with is_pretokenized: True reads `sequence` (and `pair`) as lists (or tuples) of words, each encoded on its own (HF tokenizers' is_pretokenized).
         """
@@ -444,12 +444,12 @@ class SpmTokenizer:
     """
 
     @overload
-    def __init__(self, normalizer: SpmNormalizer, model: SpmBpe, unk_surface: str, add_dummy_prefix: bool, remove_extra_whitespaces: bool) -> None: ...
+    def __init__(self, normalizer: SpmNormalizer, model: SpmBpe, unk_surface: str, add_dummy_prefix: bool, remove_extra_whitespaces: bool, names: Sequence[str] = [], ids: Sequence[int] = [], vocabulary: dict = {}, unknown: int = 0, leading_code: bool = False, decode_ids: Sequence[int] = [], raw: Sequence[str] = []) -> None: ...
 
     @overload
-    def __init__(self, normalizer: SpmNormalizer, model: SpmUnigram, unk_surface: str, add_dummy_prefix: bool, remove_extra_whitespaces: bool) -> None:
+    def __init__(self, normalizer: SpmNormalizer, model: SpmUnigram, unk_surface: str, add_dummy_prefix: bool, remove_extra_whitespaces: bool, names: Sequence[str] = [], ids: Sequence[int] = [], vocabulary: dict = {}, unknown: int = 0, leading_code: bool = False, decode_ids: Sequence[int] = [], raw: Sequence[str] = []) -> None:
         """
-        unk_surface, add_dummy_prefix, remove_extra_whitespaces: the model's, for decoding.
+        unk_surface, add_dummy_prefix, remove_extra_whitespaces: the model's, for decoding. A vocabulary of the class's own (MarianTokenizer's vocab.json): names (its tokens by id), ids (by piece, the id given), vocabulary (text -> id: a run of unknown characters and a language code by their text, `unknown` for a text it lacks), leading_code (a text's leading >>xx<< one token), decode_ids (by id, the piece decoded: past the model's, raw[id - pieces] written as it is).
         """
 
     def decode(self, ids: object, skip_control: bool = True) -> str:
@@ -477,13 +477,13 @@ class SpmTokenizer:
     def set_policy(self, default_added: object | None, resolver: object) -> None: ...
 
     @overload
-    def encode(self, sequence: object, pair: object | None = None, add_special_tokens: object = True, *, allowed_special: object = (), disallowed_special: object = ()) -> Encoded:
+    def encode(self, sequence: object, pair: object | None = None, add_special_tokens: object = True, *, allowed_special: object | None = None, disallowed_special: object = ()) -> Encoded:
         """
-        Encode a text, or a pair of texts, with truncation, template and padding as set. Special-token text (<s>) is plain text unless in allowed_special, and raises when in disallowed_special.
+        Encode a text, or a pair of texts, with truncation, template and padding as set. Special-token text (<s>) is plain text unless in allowed_special (None: the pipeline's default, () or, with a vocabulary of its own, "all" added tokens), and raises when in disallowed_special.
         """
 
     @overload
-    def encode(self, sequence: object, pair: object | None = None, add_special_tokens: object = True, *, allowed_special: object = (), disallowed_special: object = (), is_pretokenized: object) -> Encoded:
+    def encode(self, sequence: object, pair: object | None = None, add_special_tokens: object = True, *, allowed_special: object | None = None, disallowed_special: object = (), is_pretokenized: object) -> Encoded:
         """
         encode with is_pretokenized: True reads `sequence` (and `pair`) as lists (or tuples) of words, each encoded on its own (HF tokenizers' is_pretokenized).
         """
@@ -552,13 +552,13 @@ class Staged:
     def set_policy(self, default_added: object | None, resolver: object) -> None: ...
 
     @overload
-    def encode(self, sequence: object, pair: object | None = None, add_special_tokens: object = True, *, allowed_special: object = 'all', disallowed_special: object = ()) -> Encoded:
+    def encode(self, sequence: object, pair: object | None = None, add_special_tokens: object = True, *, allowed_special: object | None = 'all', disallowed_special: object = ()) -> Encoded:
         """
         Encode a text, or a pair of texts, with truncation, template and padding as set. Added tokens in the text become their ids when in allowed_special (default all, as HF matches them), raise when in disallowed_special, and are plain text otherwise.
         """
 
     @overload
-    def encode(self, sequence: object, pair: object | None = None, add_special_tokens: object = True, *, allowed_special: object = 'all', disallowed_special: object = (), is_pretokenized: object) -> Encoded:
+    def encode(self, sequence: object, pair: object | None = None, add_special_tokens: object = True, *, allowed_special: object | None = 'all', disallowed_special: object = (), is_pretokenized: object) -> Encoded:
         """
         encode with is_pretokenized: True reads `sequence` (and `pair`) as lists (or tuples) of words, each encoded on its own (HF tokenizers' is_pretokenized).
         """
@@ -676,13 +676,13 @@ class ByteLevelHfBpe:
     def set_policy(self, default_added: object | None, resolver: object) -> None: ...
 
     @overload
-    def encode(self, sequence: object, pair: object | None = None, add_special_tokens: object = True, *, allowed_special: object = 'all', disallowed_special: object = ()) -> Encoded:
+    def encode(self, sequence: object, pair: object | None = None, add_special_tokens: object = True, *, allowed_special: object | None = 'all', disallowed_special: object = ()) -> Encoded:
         """
         Encode a text, or a pair of texts, with truncation, template and padding as set. Added tokens in the text become their ids when in allowed_special (default all, as HF matches them), raise when in disallowed_special, and are plain text otherwise.
         """
 
     @overload
-    def encode(self, sequence: object, pair: object | None = None, add_special_tokens: object = True, *, allowed_special: object = 'all', disallowed_special: object = (), is_pretokenized: object) -> Encoded:
+    def encode(self, sequence: object, pair: object | None = None, add_special_tokens: object = True, *, allowed_special: object | None = 'all', disallowed_special: object = (), is_pretokenized: object) -> Encoded:
         """
         encode with is_pretokenized: True reads `sequence` (and `pair`) as lists (or tuples) of words, each encoded on its own (HF tokenizers' is_pretokenized).
         """
@@ -748,13 +748,13 @@ class SpmHfBpe:
     def set_policy(self, default_added: object | None, resolver: object) -> None: ...
 
     @overload
-    def encode(self, sequence: object, pair: object | None = None, add_special_tokens: object = True, *, allowed_special: object = 'all', disallowed_special: object = ()) -> Encoded:
+    def encode(self, sequence: object, pair: object | None = None, add_special_tokens: object = True, *, allowed_special: object | None = 'all', disallowed_special: object = ()) -> Encoded:
         """
         Encode a text, or a pair of texts, with truncation, template and padding as set. Added tokens in the text become their ids when in allowed_special (default all, as HF matches them), raise when in disallowed_special, and are plain text otherwise.
         """
 
     @overload
-    def encode(self, sequence: object, pair: object | None = None, add_special_tokens: object = True, *, allowed_special: object = 'all', disallowed_special: object = (), is_pretokenized: object) -> Encoded:
+    def encode(self, sequence: object, pair: object | None = None, add_special_tokens: object = True, *, allowed_special: object | None = 'all', disallowed_special: object = (), is_pretokenized: object) -> Encoded:
         """
         encode with is_pretokenized: True reads `sequence` (and `pair`) as lists (or tuples) of words, each encoded on its own (HF tokenizers' is_pretokenized).
         """
@@ -815,13 +815,13 @@ class UnigramHf:
     def set_policy(self, default_added: object | None, resolver: object) -> None: ...
 
     @overload
-    def encode(self, sequence: object, pair: object | None = None, add_special_tokens: object = True, *, allowed_special: object = 'all', disallowed_special: object = ()) -> Encoded:
+    def encode(self, sequence: object, pair: object | None = None, add_special_tokens: object = True, *, allowed_special: object | None = 'all', disallowed_special: object = ()) -> Encoded:
         """
         Encode a text, or a pair of texts, with truncation, template and padding as set. Added tokens in the text become their ids when in allowed_special (default all, as HF matches them), raise when in disallowed_special, and are plain text otherwise.
         """
 
     @overload
-    def encode(self, sequence: object, pair: object | None = None, add_special_tokens: object = True, *, allowed_special: object = 'all', disallowed_special: object = (), is_pretokenized: object) -> Encoded:
+    def encode(self, sequence: object, pair: object | None = None, add_special_tokens: object = True, *, allowed_special: object | None = 'all', disallowed_special: object = (), is_pretokenized: object) -> Encoded:
         """
         encode with is_pretokenized: True reads `sequence` (and `pair`) as lists (or tuples) of words, each encoded on its own (HF tokenizers' is_pretokenized).
         """

@@ -589,6 +589,7 @@ _CLASS_DEFAULTS: dict[str, dict[str, Any]] = {
     "Qwen2Tokenizer": {"unk_token": "<|endoftext|>", "eos_token": "<|endoftext|>", "pad_token": "<|endoftext|>"},
     "SiglipTokenizer": {"eos_token": "</s>", "unk_token": "<unk>", "pad_token": "</s>", "model_max_length": 64},
     "ByT5Tokenizer": {"eos_token": "</s>", "unk_token": "<unk>", "pad_token": "<pad>"},
+    "MarianTokenizer": {"eos_token": "</s>", "unk_token": "<unk>", "pad_token": "<pad>", "model_max_length": 512},
     "EsmTokenizer": {
         "unk_token": "<unk>",
         "cls_token": "<cls>",

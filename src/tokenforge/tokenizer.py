@@ -139,6 +139,7 @@ class Tokenizer(TransformersApi):
         if kernel.token_of is not None:
             d["_token_of"] = kernel.token_of
         d.pop("_vocab", None)  # made on first use (__getattr__)
+        d.pop("_targets", None)  # (text_target's tokenizer, made again from this one on use)
         d["truncation"] = d["padding"] = None
         self._native = kernel.native
         # decode's ids to text: the native decode, or the option special_segments' (no check per call)
@@ -363,6 +364,45 @@ class Tokenizer(TransformersApi):
         )
 
     @classmethod
+    def _marian(cls, folder: str, model_config: Any) -> Tokenizer:
+        """transformers' MarianTokenizer (a Python class over the sentencepiece library) from its
+        folder: source.spm's sentencepiece pipeline with vocab.json's ids (the unknown id for a
+        piece vocab.json lacks), a text's leading ">>xx<<" one token, the config's special tokens
+        matched as the class matches them, "$A </s>" (a pair "$A $B </s>"), text_target through
+        target.spm, decode as its convert_tokens_to_string (special_segments "marian").
+        FormatError naming the file for what it cannot run (formats/slow_files.marian_parts)."""
+        from .chat_template import ModelConfig
+        from .errors import FormatError
+        from .formats.slow_files import marian_parts
+
+        name = "MarianTokenizer"
+        config = ModelConfig.from_folder(folder, class_name=name)
+        config_path = os.path.join(folder, "tokenizer_config.json")
+        try:
+            source, target, vocabulary = marian_parts(folder, config.config)
+        except ValueError as e:
+            raise FormatError(folder, name, str(e)) from None
+        unk = config.special_tokens.get("unk_token") or "<unk>"
+        if unk not in vocabulary:
+            raise FormatError(os.path.join(folder, "vocab.json"), "unk_token", f"{name}: {unk!r} is not in it")
+        options: dict[str, Any] = {
+            "vocabulary": vocabulary,
+            "unknown_token": unk,
+            "leading_code": True,
+            "added_token_rules": "python",
+            "special_segments": _PYTHON_CLASS_DECODES[name],
+        }
+        if config.clean_up_tokenization_spaces:
+            options["clean_up_tokenization_spaces"] = True
+        config = dataclasses.replace(config, transformers_class=name)
+        tok = cls.from_spec(PipelineSpec(source, options=options, config=config), source=folder)
+        tokens = _tokens_transformers_adds(tok, config, config_path, [])
+        if tokens:
+            tok._add(tokens, special=False)
+        _set_class_post_processor(tok, name, config, config_path, {"text_target_model": target})
+        return tok
+
+    @classmethod
     def from_pretrained(cls, path: str | os.PathLike[str]) -> Tokenizer:
         """A local model folder as transformers reads one, offline: its tokenizer.json (or,
         without one, the files the class builds its tokenizer from: vocab.json + merges.txt,
@@ -386,6 +426,8 @@ class Tokenizer(TransformersApi):
         file = os.path.join(folder, "tokenizer.json")
         name = "tokenizer.json"
         routed_class = transformers_class(config.config, model_config, names)
+        if routed_class == "MarianTokenizer" and os.path.isfile(os.path.join(folder, "source.spm")):
+            return cls._marian(folder, model_config)
         # (a class that reads no vocabulary file, ByT5Tokenizer, ignores a tokenizer.json beside it)
         fileless = PIPELINE_CLASSES.get(routed_class or "") == "tokenizer_config.json"
         if not os.path.isfile(file) or fileless:
@@ -838,6 +880,9 @@ class Tokenizer(TransformersApi):
         """The model's own vocabulary, without the added tokens it does not hold (of `model`, a
         tokenizer.json model in place of this tokenizer's own, where given)."""
         model = self._spec.model if model is None else model
+        own = self._spec.options.get("vocabulary")  # (a sentencepiece model's, MarianTokenizer's)
+        if own is not None and not isinstance(model, Mapping):
+            return dict(own)
         tokens = getattr(model, "tokens", None)  # WordPiece
         if isinstance(tokens, (list, tuple)):
             return {t: i for i, t in enumerate(tokens)}
@@ -1175,6 +1220,8 @@ def _segments_decode(native: Any, spec: PipelineSpec, style: str) -> Any:
     special = {t.id: t.content for t in spec.added_tokens if t.special}
     space_before = style == "siglip"
     decode = native.decode
+    if style == "marian":
+        return _marian_decode(decode, special)
 
     def decode_ids(ids: Any, skip_special_tokens: bool) -> str:
         # (the ids' types and the special ids among them read at C speed: most texts have none)
@@ -1194,6 +1241,31 @@ def _segments_decode(native: Any, spec: PipelineSpec, style: str) -> Any:
             start = k + 1
         parts.append(decode(ids[start:], False))
         return "".join(parts).strip()
+
+    return decode_ids
+
+
+def _marian_decode(decode: Any, special: Mapping[int, str]) -> Any:
+    """Decode as MarianTokenizer's convert_tokens_to_string (the option special_segments
+    "marian"): the text between special tokens as sentencepiece's decode_pieces (`decode`, the
+    pipeline's, with control pieces invisible), each special token's text and a space after it
+    (none with skip_special_tokens), then every "▁" a space and the whole stripped."""
+
+    def decode_ids(ids: Any, skip_special_tokens: bool) -> str:
+        if set(map(type, ids)) - {int}:
+            ids = [_token_id(i) for i in ids]  # (a TypeError naming what is not an id)
+        if special.keys().isdisjoint(ids):
+            return str(decode(ids, True)).replace("▁", " ").strip()
+        if skip_special_tokens:
+            return str(decode([i for i in ids if i not in special], True)).replace("▁", " ").strip()
+        parts: list[str] = []
+        start = 0
+        for k, i in enumerate(ids):
+            if i in special:
+                parts += [decode(ids[start:k], True), special[i], " "]
+                start = k + 1
+        parts.append(decode(ids[start:], True))
+        return "".join(parts).replace("▁", " ").strip()
 
     return decode_ids
 
@@ -1256,6 +1328,7 @@ _PYTHON_CLASS_DECODES = {
     "SiglipTokenizer": "siglip",
     "Wav2Vec2CTCTokenizer": "wav2vec2",
     "ByT5Tokenizer": "byt5",
+    "MarianTokenizer": "marian",
 }
 
 

@@ -757,6 +757,8 @@ class TransformersApi:
         this one with that post-processor (made once); KeyError where the class has none
         (transformers' KeyError: no tgt_lang)."""
         options = self._kernel.options  # type: ignore[attr-defined]
+        if "text_target_model" in options:  # (MarianTokenizer's target.spm, over the same vocabulary)
+            return self._target_model_tokenizer(options["text_target_model"])
         target = options.get("text_target_post_processor")
         if target is None:
             return self
@@ -772,6 +774,19 @@ class TransformersApi:
             kept = {k: v for k, v in spec.options.items() if k != "text_target_post_processor"}
             post = TemplateProcessing.from_json(target)
             cached = type(self).from_spec(dataclasses.replace(spec, post_processor=post, options=kept))  # type: ignore[attr-defined]
+            self.__dict__["_targets"] = cached
+        return cached
+
+    def _target_model_tokenizer(self, model: Any) -> Any:
+        """This tokenizer with `model` in place of its own (made once): what the option
+        text_target_model encodes text_target with."""
+        cached = self.__dict__.get("_targets")
+        if cached is None:
+            import dataclasses
+
+            spec = self.spec  # type: ignore[attr-defined]
+            kept = {k: v for k, v in spec.options.items() if k != "text_target_model"}
+            cached = type(self).from_spec(dataclasses.replace(spec, model=model, options=kept))  # type: ignore[attr-defined]
             self.__dict__["_targets"] = cached
         return cached
 
@@ -918,7 +933,7 @@ class TransformersApi:
         if return_attention_mask:
             fields.append(("attention_mask", _ATTENTION_MASK))
         if return_special_tokens_mask:
-            fields.append(("special_tokens_mask", _SPECIAL_TOKENS_MASK))
+            fields.append(("special_tokens_mask", self._special_tokens_mask_of(add_special_tokens)))
         if return_offsets_mapping:
             fields.append(("offset_mapping", _OFFSETS))
         if not batched and return_tensors is None and not return_overflowing_tokens:
@@ -936,6 +951,20 @@ class TransformersApi:
                     i for i, e in enumerate(encodings) for _ in range(1 + len(e.overflowing))
                 ]
         return BatchEncoding(data, rows, tensor_type=return_tensors)
+
+    def _special_tokens_mask_of(self, add_special_tokens: bool) -> Any:
+        """What reads a call's special_tokens_mask from an encoding: the template's tokens (and
+        padding) as 1, but for MarianTokenizer's get_special_tokens_mask, which also marks the
+        text's tokens of a special id but the unknown token's (where add_special_tokens)."""
+        config = self.config
+        if not add_special_tokens or config is None or config.transformers_class != "MarianTokenizer":
+            return _SPECIAL_TOKENS_MASK
+        special = set(self.all_special_ids) - {self.unk_token_id}
+
+        def read(encoding: Any) -> list[int]:
+            return [int(m or i in special) for m, i in zip(encoding.special_tokens_mask, encoding.ids)]
+
+        return read
 
     def _encode_with(
         self,

@@ -2,7 +2,9 @@
 // invisible, the unknown piece reads as the model's unk_surface (" ⁇ "), "▁" becomes a space,
 // and runs of byte pieces (<0xNN>) join into UTF-8, each byte that starts no well-formed
 // character becoming U+FFFD. The dummy prefix goes: one leading "▁" of the first piece (while
-// nothing is written yet, with remove_extra_whitespaces) is dropped.
+// nothing is written yet, with remove_extra_whitespaces) is dropped. Ids past the vocabulary
+// name `raw` texts, each written as it is: a piece decode_pieces is given that the model lacks
+// (sentencepiece writes such a piece as its text; transformers' MarianTokenizer meets them).
 #pragma once
 #include <cstdint>
 #include <stdexcept>
@@ -23,26 +25,35 @@ class SpmDecoder {
   };
 
   // `vocab` must outlive the decoder (the bindings keep its owner alive).
-  SpmDecoder(const SpmVocab& vocab, Options options) : vocab_(vocab), options_(std::move(options)) {
+  SpmDecoder(const SpmVocab& vocab, Options options, std::vector<std::string> raw = {})
+      : vocab_(vocab), options_(std::move(options)), raw_(std::move(raw)) {
     bytes_.resize(vocab.size());
     for (uint32_t id = 0; id < vocab.size(); ++id)
       if (vocab.type(id) == SpmVocab::kByte) bytes_[id] = uint8_t(std::stoi(vocab.text(id).substr(3, 2), nullptr, 16));
   }
 
-  // The text of ids[0..n) (each below the vocabulary size); with skip_control false, control
-  // pieces show as their text.
+  // The ids decode reads: the vocabulary's, then the raw texts'.
+  size_t size() const { return vocab_.size() + raw_.size(); }
+
+  // The text of ids[0..n) (each below size()); with skip_control false, control pieces show as
+  // their text.
   std::string decode(const uint32_t* ids, size_t n, bool skip_control = true) const {
     std::string text, pending_bytes;
     bool at_start = true, dropped_prefix = false;
     for (size_t i = 0; i < n; ++i) {
       const uint32_t id = ids[i];
-      if (vocab_.type(id) == SpmVocab::kByte) {
+      const bool raw = id >= vocab_.size();
+      if (!raw && vocab_.type(id) == SpmVocab::kByte) {
         pending_bytes += char(bytes_[id]);
         continue;
       }
       flush_bytes(pending_bytes, text);
       if (dropped_prefix || !text.empty()) at_start = false;
       dropped_prefix = false;
+      if (raw) {
+        text += raw_[id - vocab_.size()];
+        continue;
+      }
       switch (vocab_.type(id)) {
         case SpmVocab::kControl:
           if (!skip_control) text += vocab_.text(id);
@@ -115,7 +126,8 @@ class SpmDecoder {
 
   const SpmVocab& vocab_;
   Options options_;
-  std::vector<uint8_t> bytes_;  // by id: the byte a byte piece stands for
+  std::vector<std::string> raw_;  // the texts of the ids past the vocabulary
+  std::vector<uint8_t> bytes_;    // by id: the byte a byte piece stands for
 };
 
 }  // namespace tokenforge

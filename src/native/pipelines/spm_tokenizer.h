@@ -9,12 +9,18 @@
 // (Llama's) has no splitting pre-tokenizer there, so each stretch between added tokens is one
 // word; a Unigram model gets Metaspace(split=True), so a word starts at each piece that starts
 // with "▁" (and at each stretch's first piece). Added tokens are words of their own.
+//
+// SpmOutput renames the model's ids where a class keeps a vocabulary of its own beside the
+// model (transformers' MarianTokenizer: vocab.json's id of each piece, the unknown id for a
+// piece it lacks) and takes the language code a stretch starts with (">>fr<<") as one token.
 #pragma once
 #include <cstdint>
 #include <functional>
+#include <stdexcept>
 #include <string>
+#include <string_view>
 #include <type_traits>
-#include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -121,6 +127,32 @@ class SpmEncoder {
     return characters;
   }
 
+  // The normalized text of each `unknown` id the model gives text s[0..n), in order: what
+  // sentencepiece's pieces show for a run of unknown characters (a slower pass, for the texts
+  // that have one).
+  void unknown_texts(const uint8_t* s, size_t n, uint32_t unknown, std::vector<std::string>& out) const {
+    std::string normalized;
+    normalizer_.normalize<std::vector<uint32_t>>(s, n, normalized, nullptr, spaces_as_is_);
+    std::vector<uint32_t> ids, lengths;
+    model_(reinterpret_cast<const uint8_t*>(normalized.data()), normalized.size(), SpmEscaping{false, spaces_as_is_},
+           ids, &lengths);
+    size_t at = 0;
+    for (size_t i = 0; i < ids.size(); ++i) {
+      size_t bytes = lengths[i];
+      if (counts_characters_) {  // (lengths in characters)
+        bytes = 0;
+        for (uint32_t k = 0; k < lengths[i]; ++k) bytes += utf8_length(uint8_t(normalized[at + bytes]));
+      }
+      if (ids[i] == unknown) {
+        std::string text = normalized.substr(at, bytes);
+        if (spaces_as_is_)  // (the model read each space as "▁")
+          for (size_t k; (k = text.find(' ')) != std::string::npos;) text.replace(k, 1, "\xE2\x96\x81");
+        out.push_back(std::move(text));
+      }
+      at += bytes;
+    }
+  }
+
  private:
   struct Scratch {
     std::string normalized;
@@ -139,12 +171,42 @@ class SpmEncoder {
   mutable Pool<Scratch> scratch_;  // reused per thread
 };
 
+// The ids a pipeline gives where they are not the model's (transformers' MarianTokenizer maps
+// each of sentencepiece's pieces, by its text, through vocab.json).
+struct SpmOutput {
+  std::vector<uint32_t> ids;  // by model id, the id given (empty: the model's own)
+  // The class's vocabulary: the id of a run of unknown characters (the model's unknown id; a
+  // piece whose text is the run's) and of a language code, where it lists their text.
+  std::unordered_map<std::string, uint32_t> vocabulary;
+  uint32_t unknown = 0;        // the id of a text the vocabulary lacks
+  uint32_t model_unknown = 0;  // the model's unknown id
+  // leading_code: a stretch that starts with ">>" and has "<<" after is cut after the first
+  // "<<" (MarianTokenizer's remove_language_code), that code one token; the rest is encoded as
+  // a text of its own.
+  bool leading_code = false;
+
+  // The length in bytes of the code s[0..n) starts with (0: none).
+  size_t code_length(const uint8_t* s, size_t n) const {
+    if (!leading_code || n < 4 || s[0] != '>' || s[1] != '>') return 0;
+    for (size_t i = 2; i + 1 < n; ++i)
+      if (s[i] == '<' && s[i + 1] == '<') return i + 2;
+    return 0;
+  }
+  uint32_t id_of(std::string_view text) const {
+    const auto it = vocabulary.find(std::string(text));
+    return it == vocabulary.end() ? unknown : it->second;
+  }
+};
+
 class SpmPipeline {
  public:
-  // word_starts: by id, whether the piece starts a word ("▁..."); empty: one word a stretch.
+  // word_starts: by model id, whether the piece starts a word ("▁..."); empty: one word a
+  // stretch. output: the ids given, where they are not the model's (its ids: one per model id).
   SpmPipeline(const SpmNormalizer& normalizer, SpmEncoder::Model model, SpmReads reads,
-              std::vector<uint8_t> word_starts = {})
-      : encoder_(normalizer, std::move(model), reads), word_starts_(std::move(word_starts)) {}
+              std::vector<uint8_t> word_starts = {}, SpmOutput output = {})
+      : encoder_(normalizer, std::move(model), reads),
+        word_starts_(std::move(word_starts)),
+        output_(std::move(output)) {}
 
   // One text, or a pair, through the template; `added` (may be null) finds allowed special tokens;
   // `post` is the post-processor (a snapshot the caller keeps alive, see WordPieceTokenizer).
@@ -161,7 +223,15 @@ class SpmPipeline {
   // offsets and words (python/py_pipeline.h builds the rows by encode when they are read).
   bool encode_ids(const uint8_t* s, size_t n, const SpecialMatcher* added, std::vector<uint32_t>& out) const {
     split_at_matches(
-        added, s, n, [&](size_t from, size_t to) { encoder_.encode(s + from, to - from, out); },
+        added, s, n,
+        [&](size_t from, size_t to) {
+          const uint8_t* text = s + from;
+          const size_t code = output_.code_length(text, to - from);
+          if (code) out.push_back(output_.id_of(std::string_view(reinterpret_cast<const char*>(text), code)));
+          const size_t first = out.size();
+          encoder_.encode(text + code, to - from - code, out);
+          give_ids(text + code, to - from - code, out.data() + first, out.size() - first);
+        },
         [&](const SpecialMatch& m) { out.push_back(m.id); });
     return true;
   }
@@ -194,6 +264,13 @@ class SpmPipeline {
   // `word` (advanced past its words); returns the number after its last character.
   uint32_t encode_text(const uint8_t* s, size_t n, uint32_t chars, uint32_t& word, Scratch& scratch,
                        TokenRows& rows) const {
+    if (const size_t code = output_.code_length(s, n)) {  // (a word of its own)
+      const uint32_t end = chars + count_characters(s, 0, code, n);
+      push_row(rows, output_.id_of(std::string_view(reinterpret_cast<const char*>(s), code)), chars, end, word++);
+      chars = end;
+      s += code;
+      n -= code;
+    }
     scratch.ids.clear();
     const uint32_t characters = encoder_.encode(s, n, scratch.ids, &scratch.bounds);
     const size_t count = scratch.ids.size(), at = rows.size();
@@ -213,12 +290,37 @@ class SpmPipeline {
         out[i] = token_row(id, chars + b[i], chars + b[i + 1], w);
       }
       word = w + 1;
+      if (!output_.ids.empty()) {
+        give_ids(s, n, scratch.ids.data(), count);
+        for (size_t i = 0; i < count; ++i) out[i].id = ids[i];
+      }
     }
     return chars + characters;
   }
 
+  // The model's ids[0..count) of text s[0..n) as the ids given (SpmOutput): each piece's, a run
+  // of unknown characters by its text.
+  void give_ids(const uint8_t* s, size_t n, uint32_t* ids, size_t count) const {
+    if (output_.ids.empty()) return;
+    const uint32_t* given = output_.ids.data();
+    const uint32_t unknown = output_.model_unknown;
+    std::vector<size_t> runs;  // where the unknown runs are
+    for (size_t i = 0; i < count; ++i) {
+      if (ids[i] == unknown)
+        runs.push_back(i);
+      else
+        ids[i] = given[ids[i]];
+    }
+    if (runs.empty()) return;
+    std::vector<std::string> texts;
+    encoder_.unknown_texts(s, n, unknown, texts);
+    if (texts.size() != runs.size()) throw std::logic_error("SpmPipeline: the unknown runs differ between two passes");
+    for (size_t k = 0; k < runs.size(); ++k) ids[runs[k]] = output_.id_of(texts[k]);
+  }
+
   SpmEncoder encoder_;
   std::vector<uint8_t> word_starts_;
+  SpmOutput output_;
   mutable Pool<Scratch> scratch_;
 };
 

@@ -11,10 +11,14 @@
 #include <memory>
 #include <optional>
 #include <tuple>
+#include <unordered_map>
 #include <string>
 #include <utility>
 #include <vector>
 #include <nanobind/nanobind.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
 
 #include "added_tokens/special_matcher.h"
 #include "base/parallel.h"
@@ -132,14 +136,24 @@ class PyByteLevelBpe : public PyPipeline<ByteLevelBpePipeline> {
 };
 
 // sentencepiece's pipeline over a model object and a normalizer object (both kept alive by the
-// binding), with its decoder.
+// binding), with its decoder. A class with a vocabulary of its own beside the model
+// (transformers' MarianTokenizer) gives `names` (its tokens by id), the SpmOutput that makes the
+// model's ids its own, and for decoding each of its ids' model id (past the model's: a text of
+// `raw`, a token the model lacks); its added tokens are matched by default, as transformers does.
 class PySpmTokenizer : public PyPipeline<SpmPipeline> {
  public:
   template <class Model>
-  PySpmTokenizer(const SpmNormalizer& normalizer, const Model& model, SpmDecoder::Options options)
-      : PyPipeline(pieces_of(model.vocab()), SpecialDefault::kPlainText, normalizer, spm_model_function(model),
-                   spm_reads(model), word_starts(model)),
-        decoder_(model.vocab(), std::move(options)) {}
+  PySpmTokenizer(const SpmNormalizer& normalizer, const Model& model, SpmDecoder::Options options,
+                 std::vector<std::string> names = {}, SpmOutput output = {}, std::vector<uint32_t> decode_ids = {},
+                 std::vector<std::string> raw = {})
+      : PyPipeline(names.empty() ? pieces_of(model.vocab()) : std::move(names),
+                   output.ids.empty() ? SpecialDefault::kPlainText : SpecialDefault::kAllowAll, normalizer,
+                   spm_model_function(model), spm_reads(model), word_starts(model), std::move(output)),
+        decoder_(model.vocab(), std::move(options), std::move(raw)),
+        decode_ids_(std::move(decode_ids)) {
+    for (uint32_t id : decode_ids_)
+      if (id >= decoder_.size()) throw nb::value_error("SpmTokenizer: a decode id is past the model and raw texts");
+  }
 
   nb::str decode(nb::handle ids_seq, bool skip_control) const {
     const size_t size = names_->by_id.size();
@@ -147,6 +161,8 @@ class PySpmTokenizer : public PyPipeline<SpmPipeline> {
     std::string text;
     {
       GilReleasedFor nogil(ids.size() * 4);
+      if (!decode_ids_.empty())
+        for (uint32_t& id : ids) id = id < decode_ids_.size() ? decode_ids_[id] : id;
       text = decoder_.decode(ids.data(), ids.size(), skip_control);
     }
     return nb::str(text.data(), text.size());
@@ -170,6 +186,7 @@ class PySpmTokenizer : public PyPipeline<SpmPipeline> {
   }
 
   SpmDecoder decoder_;
+  std::vector<uint32_t> decode_ids_;  // by id, the id the decoder reads (empty: the same)
 };
 
 // SpmTokenizer(normalizer, model, ...) for one model class (BPE, Unigram).
@@ -178,13 +195,43 @@ void def_spm_init(nb::class_<PySpmTokenizer>& c) {
   c.def(
       "__init__",
       [](PySpmTokenizer* self, const SpmNormalizer& normalizer, const Model& model, std::string unk_surface,
-         bool add_dummy_prefix, bool remove_extra_whitespaces) {
+         bool add_dummy_prefix, bool remove_extra_whitespaces, std::vector<std::string> names,
+         std::vector<uint32_t> ids, nb::dict vocabulary_dict, uint32_t unknown, bool leading_code,
+         std::vector<uint32_t> decode_ids, std::vector<std::string> raw) {
+        const size_t pieces = model.vocab().size();
+        if (!ids.empty() && ids.size() != pieces)
+          throw nb::value_error("SpmTokenizer: ids must give one id for each of the model's pieces");
+        for (uint32_t id : ids)
+          if (id >= names.size()) throw nb::value_error("SpmTokenizer: an id in ids has no name in names");
+        // (a dict read by hand: ChunkCounts, an unordered_map bound as a class, keeps its binding)
+        std::unordered_map<std::string, uint32_t> vocabulary;
+        vocabulary.reserve(vocabulary_dict.size());
+        for (auto [key, value] : vocabulary_dict) {
+          const uint32_t id = nb::cast<uint32_t>(value);
+          if (id >= names.size()) throw nb::value_error("SpmTokenizer: an id in vocabulary has no name in names");
+          vocabulary.emplace(nb::cast<std::string>(key), id);
+        }
+        if (ids.empty() && (leading_code || !vocabulary.empty()))
+          throw nb::value_error("SpmTokenizer: vocabulary and leading_code need ids");
+        if (!ids.empty() && unknown >= names.size())
+          throw nb::value_error("SpmTokenizer: the unknown id has no name in names");
+        if (!decode_ids.empty() && decode_ids.size() != names.size())
+          throw nb::value_error("SpmTokenizer: decode_ids must give one id for each name");
+        SpmOutput output{std::move(ids), std::move(vocabulary), unknown, model.vocab().unk_id(), leading_code};
         new (self) PySpmTokenizer(
-            normalizer, model, SpmDecoder::Options{std::move(unk_surface), add_dummy_prefix, remove_extra_whitespaces});
+            normalizer, model, SpmDecoder::Options{std::move(unk_surface), add_dummy_prefix, remove_extra_whitespaces},
+            std::move(names), std::move(output), std::move(decode_ids), std::move(raw));
       },
       nb::arg("normalizer"), nb::arg("model"), nb::arg("unk_surface"), nb::arg("add_dummy_prefix"),
-      nb::arg("remove_extra_whitespaces"), nb::keep_alive<1, 2>(), nb::keep_alive<1, 3>(),
-      "unk_surface, add_dummy_prefix, remove_extra_whitespaces: the model's, for decoding.");
+      nb::arg("remove_extra_whitespaces"), nb::arg("names") = std::vector<std::string>{},
+      nb::arg("ids") = std::vector<uint32_t>{}, nb::arg("vocabulary") = nb::dict(), nb::arg("unknown") = 0,
+      nb::arg("leading_code") = false, nb::arg("decode_ids") = std::vector<uint32_t>{},
+      nb::arg("raw") = std::vector<std::string>{}, nb::keep_alive<1, 2>(), nb::keep_alive<1, 3>(),
+      "unk_surface, add_dummy_prefix, remove_extra_whitespaces: the model's, for decoding. A vocabulary of "
+      "the class's own (MarianTokenizer's vocab.json): names (its tokens by id), ids (by piece, the id given), "
+      "vocabulary (text -> id: a run of unknown characters and a language code by their text, `unknown` for "
+      "a text it lacks), leading_code (a text's leading >>xx<< one token), decode_ids (by id, the piece "
+      "decoded: past the model's, raw[id - pieces] written as it is).");
 }
 
 // A Python int as an index (HF's usize / u32 arguments): OverflowError when negative or past
@@ -472,9 +519,10 @@ void bind_pipelines(nb::module_& m) {
   def_spm_init<SpmUnigramModel>(spm_tokenizer);
   spm_tokenizer.def("decode", &PySpmTokenizer::decode, nb::arg("ids"), nb::arg("skip_control") = true,
                     "sentencepiece's decode; skip_control=False shows control pieces (<s>) as their text.");
-  bind_pipeline(spm_tokenizer, nb::tuple(),
+  bind_pipeline(spm_tokenizer, nb::none(),
                 "Encode a text, or a pair of texts, with truncation, template and padding as set. Special-token "
-                "text (<s>) is plain text unless in allowed_special, and raises when in disallowed_special.");
+                "text (<s>) is plain text unless in allowed_special (None: the pipeline's default, () or, with a "
+                "vocabulary of its own, \"all\" added tokens), and raises when in disallowed_special.");
 }
 
 }  // namespace tokenforge::bindings

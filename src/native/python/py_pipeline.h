@@ -295,7 +295,14 @@ class PyPipeline {
     resolver_ = std::move(resolver);
   }
   // The matcher for a call (kept alive by `keep`).
+  // allowed None: the pipeline's default ("all" or (), as `default_` says; a binding whose
+  // pipelines differ in it takes None for its default).
   const SpecialMatcher* added_for(nb::handle allowed, nb::handle disallowed, nb::handle texts, nb::object& keep) const {
+    nb::object stands_in;
+    if (allowed.is_none()) {
+      stands_in = default_ == SpecialDefault::kAllowAll ? nb::object(nb::str("all")) : nb::object(nb::tuple());
+      allowed = stands_in;
+    }
     const bool default_allowed =
         default_ == SpecialDefault::kAllowAll
             ? PyUnicode_Check(allowed.ptr()) && PyUnicode_CompareWithASCIIString(allowed.ptr(), "all") == 0
@@ -599,7 +606,8 @@ void bind_pipeline(nb::class_<Py>& c, nb::object default_allowed, const char* en
                                         nb::find(&t));
           },
           nb::arg("sequence"), nb::arg("pair").none() = nb::none(), nb::arg("add_special_tokens") = true, nb::kw_only(),
-          nb::arg("allowed_special") = default_allowed, nb::arg("disallowed_special") = default_disallowed, encode_doc)
+          nb::arg("allowed_special").none() = default_allowed, nb::arg("disallowed_special") = default_disallowed,
+          encode_doc)
       // is_pretokenized given: a second overload, so that the common call (above) reads no more
       // arguments than it did before pre-tokenized input (nanobind tries the overloads in order).
       .def(
@@ -612,7 +620,7 @@ void bind_pipeline(nb::class_<Py>& c, nb::object default_allowed, const char* en
             return t.encode_with_policy(text, pair, add, allowed, disallowed, nb::find(&t));
           },
           nb::arg("sequence"), nb::arg("pair").none() = nb::none(), nb::arg("add_special_tokens") = true, nb::kw_only(),
-          nb::arg("allowed_special") = default_allowed, nb::arg("disallowed_special") = default_disallowed,
+          nb::arg("allowed_special").none() = default_allowed, nb::arg("disallowed_special") = default_disallowed,
           nb::arg("is_pretokenized"),
           "encode with is_pretokenized: True reads `sequence` (and `pair`) as lists (or tuples) of words, "
           "each encoded on its own (HF tokenizers' is_pretokenized).")
@@ -623,7 +631,7 @@ void bind_pipeline(nb::class_<Py>& c, nb::object default_allowed, const char* en
             return t.encode_with_policy(text, pair, flag_of(add_special, "add_special_tokens"), allowed, disallowed);
           },
           nb::arg("sequence"), nb::arg("pair").none() = nb::none(), nb::arg("add_special_tokens") = true, nb::kw_only(),
-          nb::arg("allowed_special") = default_allowed, nb::arg("disallowed_special") = default_disallowed,
+          nb::arg("allowed_special").none() = default_allowed, nb::arg("disallowed_special") = default_disallowed,
           "encode with every row built at once, as before ids came first (a test and benchmark hook).")
       .def(
           "encode_batch",

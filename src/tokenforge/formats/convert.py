@@ -186,8 +186,8 @@ def tokenizer_json_form(spec: PipelineSpec) -> PipelineSpec:
     from .hf_tokenizer_json import _TokenizerJson, document
     from .sentencepiece_model import SentencePieceModel
 
-    if not isinstance(spec.model, (Encoding, SentencePieceModel)):
-        return spec
+    if not isinstance(spec.model, (Encoding, SentencePieceModel)) or "vocabulary" in spec.options:
+        return spec  # (a sentencepiece model behind a vocabulary of its own takes added tokens as it is)
     doc = document(replace(spec, truncation=None, padding=None))
     name = f"<the tokenizer.json form of {_kind(spec)}>"
     read = _TokenizerJson(name, json.loads(json.dumps(doc))).read()

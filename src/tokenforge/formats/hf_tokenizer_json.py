@@ -161,6 +161,13 @@ def document(spec: PipelineSpec) -> dict[str, Any]:
     elif isinstance(model, SentencePieceModel):
         from .spm_tokenizer_json import spm_document
 
+        if "vocabulary" in spec.options:
+            raise ValueError(
+                "a sentencepiece model behind a vocabulary of its own (MarianTokenizer's vocab.json ids, with "
+                "the unknown id for the pieces it lacks) has no tokenizer.json form: HF tokenizers' models give "
+                "each piece an id of its own; keep the model folder (source.spm, target.spm, vocab.json)"
+            )
+
         if spec.post_processor is not None:
             raise ValueError("a sentencepiece tokenizer's template comes from its add_bos and add_eos options")
         doc = spm_document(model, spec.options)

@@ -43,10 +43,12 @@ _BARE = {
 # the files each kind of folder holds, in the order transformers' classes name them
 SPM_FILES = ("spiece.model", "sentencepiece.bpe.model", "tokenizer.model", "source.spm")
 # Classes transformers 5 runs in Python over the sentencepiece library (no tokenizers backend, so
-# no offsets, and text handling of their own: Marian's source and target models, its language
-# code at the text's start): refused by name (M2M100Tokenizer and SiglipTokenizer, two others,
-# are m2m100_document's and siglip_document's)
+# no offsets, and text handling of their own), which no tokenizer.json document says: refused
+# here (SiglipTokenizer is siglip_document's; MarianTokenizer is marian_parts' and
+# tokenizer.py's, over the sentencepiece models themselves)
 PYTHON_SPM_CLASSES = frozenset(("SiglipTokenizer", "MarianTokenizer"))
+# MarianTokenizer's files: the source and target models, the vocabulary both share
+MARIAN_FILES = ("source.spm", "target.spm", "vocab.json")
 # Python classes (no tokenizers backend) run here as pipelines of their own, and the file each reads
 PIPELINE_CLASSES = {
     "M2M100Tokenizer": "sentencepiece.bpe.model",
@@ -54,6 +56,7 @@ PIPELINE_CLASSES = {
     "Wav2Vec2CTCTokenizer": "vocab.json",
     "EsmTokenizer": "vocab.txt",
     "ByT5Tokenizer": "tokenizer_config.json",  # (no vocabulary file: the 256 bytes)
+    "MarianTokenizer": "source.spm",  # (with target.spm and vocab.json: marian_parts)
 }
 BPE_FILES = ("vocab.json", "merges.txt")
 
@@ -234,11 +237,10 @@ def slow_document(file: str, class_name: str | None, config: Mapping[str, Any]) 
             "no tokenizer.json nor merges.txt); tokenforge runs vocab.json alone as Wav2Vec2CTCTokenizer only"
         )
     if class_name in PYTHON_SPM_CLASSES:
+        own = ", ".join(MARIAN_FILES) if class_name == "MarianTokenizer" else PIPELINE_CLASSES[class_name]
         raise ValueError(
             f"{file}: transformers builds {class_name} from this file (the folder has no tokenizer.json), a "
-            "Python class over the sentencepiece library without a tokenizers pipeline; tokenforge does not "
-            f"run {class_name}: its text_target is target.spm's, another pipeline, and the vocab.json tokens "
-            "this model lacks (target.spm's) are never given to text, which no Unigram or BPE vocabulary says"
+            f"Python class over the sentencepiece library; tokenforge runs {class_name} from its own files ({own})"
         )
     entry = _CLASSES.get(class_name or "")
     # the model the class builds (CamembertTokenizer names none: the sentencepiece model's own)
@@ -400,6 +402,42 @@ def siglip_document(file: str, config: Mapping[str, Any]) -> dict[str, Any]:
     doc["added_tokens"] = [{**a, "rstrip": True} for a in added]
     doc["post_processor"] = _BARE
     return doc
+
+
+def marian_parts(folder: str, config: Mapping[str, Any]) -> tuple[Any, Any, dict[str, int]]:
+    """MarianTokenizer's files in `folder` (a Python class over the sentencepiece library in
+    transformers): the source model (text), the target model (text_target) and vocab.json, the
+    ids of both (SentencePieceModel, SentencePieceModel, token -> id). ValueError naming the file
+    and the class for a missing or malformed file, and for what tokenforge does not run:
+    separate_vocabs (target_vocab.json's ids for text_target and decode), sp_model_kwargs
+    (sampling)."""
+    from .sentencepiece_model import SentencePieceModel
+
+    name = "MarianTokenizer"
+    if config.get("separate_vocabs"):
+        raise ValueError(
+            f"{os.path.join(folder, 'tokenizer_config.json')}: {name} with separate_vocabs (target_vocab.json's "
+            "ids for text_target and decode) is not run by tokenforge; only a vocab.json both models share"
+        )
+    if config.get("sp_model_kwargs"):
+        raise ValueError(
+            f"{os.path.join(folder, 'tokenizer_config.json')}: {name} with sp_model_kwargs "
+            f"{config['sp_model_kwargs']!r} (sentencepiece sampling) is not run by tokenforge"
+        )
+    files = [os.path.join(folder, n) for n in MARIAN_FILES]
+    for file in files:
+        if not os.path.isfile(file):
+            raise ValueError(f"{file}: {name} reads this file, which the folder lacks")
+    models = []
+    for file in files[:2]:
+        try:
+            models.append(SentencePieceModel.read(file))
+        except (OSError, ValueError) as e:
+            raise ValueError(f"{file}: {name} reads a sentencepiece model from this file: {e}") from None
+    vocab = _read_json(files[2], name)
+    if not _is_vocabulary(vocab) or any(i < 0 for i in vocab.values()):
+        raise ValueError(f"{files[2]}: not a vocabulary (a JSON object of token -> id, each id 0 or more)")
+    return models[0], models[1], vocab
 
 
 def _read_json(file: str, name: str) -> Any:

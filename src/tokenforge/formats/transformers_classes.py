@@ -770,6 +770,7 @@ LATE_POST_PROCESSORS = frozenset(
         "M2M100Tokenizer",
         "SiglipTokenizer",
         "ByT5Tokenizer",
+        "MarianTokenizer",
     )
 )
 # Those of them whose template is set only where the class rebuilt the file (its model type)
@@ -914,6 +915,10 @@ def class_post_processor(
         if eos is None:
             return None
         return template(["$A:0", f"{eos}:0"], ["$A:0", f"{eos}:0", "$B:0", f"{eos}:0"], [(eos, convert(eos))])
+    if name == "MarianTokenizer":  # "$A </s>", "$A $B </s>" (every type id 0)
+        if eos is None:
+            return None
+        return template(["$A:0", f"{eos}:0"], ["$A:0", "$B:0", f"{eos}:0"], [(eos, convert(eos))])
     if name == "M2M100Tokenizer":  # __src_lang__ $A </s>, pair __src_lang__ $A $B </s>
         src = config.get("src_lang")
         src = src if isinstance(src, str) else "en"

@@ -77,7 +77,17 @@ OPTIONS = {
     "byte_level_bpe": frozenset(),
     "tekken": frozenset({"add_bos", "add_eos", "special_token_policy"}),
     "wordpiece": frozenset({"split_special_tokens", "added_token_rules"}),
-    "sentencepiece": frozenset({"add_bos", "add_eos"}),
+    "sentencepiece": frozenset(
+        {
+            "add_bos",
+            "add_eos",
+            "vocabulary",
+            "unknown_token",
+            "leading_code",
+            "split_special_tokens",
+            "added_token_rules",
+        }
+    ),
     "byte_level_hf_bpe": frozenset({"split_special_tokens", "trim_offsets", "added_token_rules"}),
     "spm_hf_bpe": frozenset({"split_special_tokens", "added_token_rules"}),
     "unigram_hf": frozenset({"split_special_tokens", "added_token_rules"}),
@@ -89,8 +99,10 @@ KERNELS = tuple(OPTIONS)
 # special tokens with their text ("m2m100": M2M100Tokenizer's, nothing between; "siglip":
 # SiglipTokenizer's, a space before a special token that follows text; the joined text stripped;
 # "wav2vec2": Wav2Vec2CTCTokenizer's CTC decode of the tokens, tokenizer.py's _ctc_decode;
-# "byt5": ByT5Tokenizer's bytes read as UTF-8, invalid ones dropped, tokenizer.py's _bytes_decode)
-SPECIAL_SEGMENTS = ("m2m100", "siglip", "wav2vec2", "byt5")
+# "byt5": ByT5Tokenizer's bytes read as UTF-8, invalid ones dropped, tokenizer.py's _bytes_decode;
+# "marian": MarianTokenizer's, a space after each special token, then every "▁" a space and the
+# whole stripped)
+SPECIAL_SEGMENTS = ("m2m100", "siglip", "wav2vec2", "byt5", "marian")
 
 
 def _fused_wordpiece(spec: PipelineSpec) -> bool:
@@ -208,6 +220,14 @@ def build_kernel(spec: PipelineSpec) -> Kernel:
         first = inner.denormalize
         then = clean_up_tokenization if first is None else (lambda text: clean_up_tokenization(first(text)))
         return replace(inner, denormalize=then, uncleaned_denormalize=first, options={**inner.options, name: True})
+    if "text_target_model" in spec.options:
+        from dataclasses import replace
+
+        name, target = "text_target_model", spec.options["text_target_model"]
+        if not isinstance(target, SentencePieceModel):
+            raise TypeError(f"{name} must be a SentencePieceModel (text_target's), got {type(target).__name__}")
+        inner = build_kernel(replace(spec, options={k: v for k, v in spec.options.items() if k != name}))
+        return replace(inner, options={**inner.options, name: target})
     if "text_target_post_processor" in spec.options:
         from dataclasses import replace
 
@@ -551,8 +571,18 @@ def _sentencepiece(spec: PipelineSpec) -> Kernel:
     from ..normalizers.sentencepiece import SentencePieceNormalizer
     from ..processors.template import Piece, TemplateProcessing
 
-    if spec.normalizer is not None or spec.pre_tokenizer is not None or spec.decoder is not None or spec.added_tokens:
+    if spec.normalizer is not None or spec.pre_tokenizer is not None or spec.decoder is not None:
         raise ValueError("a sentencepiece model carries its own normalizer and pieces: give the model alone")
+    if "vocabulary" in spec.options:
+        return _spm_with_vocabulary(spec)
+    if spec.added_tokens:
+        raise ValueError(
+            "a sentencepiece model carries its own pieces: added tokens need the option vocabulary (the ids "
+            "they and the pieces have)"
+        )
+    extra = sorted(set(spec.options) - {"add_bos", "add_eos"})
+    if extra:
+        raise TypeError(f"{', '.join(extra)}: options of a sentencepiece tokenizer with the option vocabulary only")
     if spec.post_processor is not None:
         raise ValueError("a sentencepiece tokenizer's template is made from its add_bos and add_eos options")
     model: SentencePieceModel = spec.model
@@ -610,6 +640,100 @@ def _sentencepiece(spec: PipelineSpec) -> Kernel:
         options={"add_bos": add_bos, "add_eos": add_eos},
         extras={"encoder": encoder, "bos_id": bos_id, "eos_id": eos_id, "pad_id": pad_id},
         denormalize=denormalize,
+    )
+
+
+def _spm_with_vocabulary(spec: PipelineSpec) -> Kernel:
+    """A sentencepiece model behind a vocabulary of its class's own, as transformers'
+    MarianTokenizer runs one over vocab.json (options: vocabulary, token -> id; unknown_token,
+    whose id a piece the vocabulary lacks gets; leading_code: a text's ">>xx<<" first as one
+    token, MarianTokenizer's remove_language_code, between added tokens too). Each text
+    between the added tokens (matched by default, as transformers matches them) is encoded as
+    sentencepiece encodes it, each piece then given the vocabulary's id of its text (a run of
+    characters the model lacks: of the normalized run, sentencepiece's piece for it); the
+    template is the post-processor's. Decode (special_segments) reads each id's token as sentencepiece's
+    decode_pieces does: the model's piece of that name, else the token's own text; an id the
+    vocabulary lacks is the model's piece of that id (transformers' IdToPiece)."""
+    from collections.abc import Mapping as MappingType
+
+    from ..models.sentencepiece import SentencePieceModelEncoder
+
+    model: SentencePieceModel = spec.model
+    _check_post_processor(spec.post_processor)
+    vocabulary = spec.options["vocabulary"]
+    if not isinstance(vocabulary, MappingType) or not all(
+        isinstance(t, str) and type(i) is int and i >= 0 for t, i in vocabulary.items()
+    ):
+        raise TypeError("vocabulary must be a mapping of token -> id (non-negative ints), as vocab.json holds one")
+    if not vocabulary:
+        raise ValueError("vocabulary is empty")
+    unknown = spec.options.get("unknown_token", "<unk>")
+    if unknown not in vocabulary:
+        raise ValueError(f"the unknown token {unknown!r} is not in the vocabulary")
+    leading_code = _check_bool(spec.options.get("leading_code", False), "leading_code")
+    split_special = _check_bool(spec.options.get("split_special_tokens", False), "split_special_tokens")
+    pieces = [p.piece for p in model.pieces]
+    size = max([*vocabulary.values(), *(a.id for a in spec.added_tokens)]) + 1
+    if size > 1 << 31:
+        raise ValueError(f"vocabulary: id {size - 1} is too large")
+    token_of = [""] * size
+    for token, i in vocabulary.items():
+        token_of[i] = token  # (an id listed twice: its last token, as the class's decoder dict)
+    listed = set(vocabulary.values())
+    for i in range(min(size, len(pieces))):
+        if i not in listed:
+            token_of[i] = pieces[i]  # (the model's piece of an id the vocabulary lacks)
+    for added in spec.added_tokens:
+        if token_of[added.id] and token_of[added.id] != added.content:
+            raise ValueError(
+                f"added token {added.content!r} has id {added.id}, which the vocabulary gives to {token_of[added.id]!r}"
+            )
+        token_of[added.id] = added.content
+    unknown_id = vocabulary[unknown]
+    ids = [vocabulary.get(p, unknown_id) for p in pieces]
+    # decode: each token as the model's piece of that name, else written as it is (past the model's ids)
+    by_piece: dict[str, int] = {}
+    for i, piece in enumerate(pieces):
+        by_piece.setdefault(piece, i)
+    raw: list[str] = []
+    decode_ids = []
+    for token in token_of:
+        found = by_piece.get(token)
+        if found is None:
+            found = len(pieces) + len(raw)
+            raw.append(token)
+        decode_ids.append(found)
+    encoder = SentencePieceModelEncoder(model)
+    normalizer_spec = model.normalizer_spec
+    native = _core.SpmTokenizer(
+        encoder.normalizer._native,
+        encoder._native,
+        model.trainer_spec["unk_surface"],
+        normalizer_spec["add_dummy_prefix"],
+        normalizer_spec["remove_extra_whitespaces"],
+        names=token_of,
+        ids=ids,
+        vocabulary=dict(vocabulary),
+        unknown=unknown_id,
+        leading_code=leading_code,
+        decode_ids=decode_ids,
+        raw=raw,
+    )
+    set_template(native, spec.post_processor)
+    policy, default_added = _added_tokens_policy(spec, split_special)
+    options = {k: v for k, v in spec.options.items() if k != "vocabulary"}
+    options["vocabulary"] = dict(vocabulary)
+    return Kernel(
+        "sentencepiece",
+        native,
+        policy,
+        "all",
+        (),
+        default_added,
+        token_of,
+        parts={"normalizer": encoder.normalizer, "post_processor": spec.post_processor},
+        options={**options, "split_special_tokens": split_special, "leading_code": leading_code},
+        extras={"encoder": encoder},
     )
 
 
