@@ -568,6 +568,27 @@ def test_marian_folder_matches_python_class(tmp_path, config):
     assert ours.encode(text).ids == ref(text)["input_ids"]
 
 
+def test_marian_random_mixes_match_python_class(tmp_path):
+    """Short random mixes of letters, whitespace, characters the models lack or their charsmap
+    rewrites, U+2581, the special tokens and pieces of language codes (">>", "<<", codes
+    vocab.json has and lacks): the same ids as MarianTokenizer, with and without the template,
+    for the text and for text_target, and the same decode of them."""
+    folder = _marian_folder(tmp_path, {})
+    ref, ours = transformers.AutoTokenizer.from_pretrained(str(folder)), Tokenizer.from_pretrained(folder)
+    alphabet = [*"ab cdE.,!?'-_ \t\n", "\x00", "\u200b", "\u00a0", "\u3000", "\u2581", "\u00e9", "e\u0301"]
+    alphabet += ["\u65e5", "\uff21", "\U0001f389", "\r\n", "</s>", "<unk>", "<pad>", ">>", "<<", ">>fra<<", ">>xx<<"]
+    alphabet += ["the", " the", "THE", "\u00dc"]
+    rng = random.Random(7)
+    for _ in range(500):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 10)))
+        for add in (False, True):
+            want = ref(text, add_special_tokens=add)["input_ids"]
+            got = ours.encode(text, add_special_tokens=add).ids
+            assert got == want, (text, add)
+            assert ours.decode(got, skip_special_tokens=False) == ref.decode(want), text
+        assert ours(text_target=text)["input_ids"] == ref(text_target=text)["input_ids"], text
+
+
 def test_marian_refusals(tmp_path):
     """separate_vocabs (target_vocab.json's ids for text_target and decode) and sp_model_kwargs
     (sampling) are refused naming the config; a folder without target.spm names the file; an
