@@ -1,5 +1,5 @@
-"""Folders that transformers runs with a Python class (ByT5, Siglip, M2M100, Wav2Vec2-CTC, ESM:
-no tokenizers backend) against tokenforge's pipeline for the same folder, in one run.
+"""Folders that transformers runs with a Python class (ByT5, Siglip, M2M100, Marian, Wav2Vec2-CTC,
+ESM: no tokenizers backend) against tokenforge's pipeline for the same folder, in one run.
 
 For each folder and corpus, the first `--mb` MB of the corpus is cut into documents of `--doc`
 bytes (at character boundaries). Each library encodes every document (`tok(doc)["input_ids"]`

@@ -1284,15 +1284,24 @@ def _ctc_decode(token_of: Sequence[str], spec: PipelineSpec) -> Any:
     replacement = replacement if isinstance(replacement, str) else " "
     special = {*named.values(), *(config.extra_special_tokens if config is not None else ())} - {delimiter}
     size = len(token_of)
+    # by id, the token decode shows (None: none), without and with skip_special_tokens; past the
+    # table, the unknown token's
+    shown = [t or unk for t in token_of]
+    tables = (shown, [None if t in special else t for t in shown])
+    far = (unk, None if unk in special else unk)
 
     def decode_ids(ids: Any, skip_special_tokens: bool) -> str:
-        tokens = []
-        for item in ids:
-            i = _token_id(item)
-            token = token_of[i] if 0 <= i < size and token_of[i] else unk
-            if token is not None and not (skip_special_tokens and token in special):
-                tokens.append(token)
-        chars = [replacement if t == delimiter else t for t, _ in itertools.groupby(tokens) if t != pad]
+        skip = bool(skip_special_tokens)
+        table = tables[skip]
+        if set(map(type, ids)) - {int}:
+            ids = [_token_id(i) for i in ids]  # (a TypeError naming what is not an id)
+        if ids and min(ids) >= 0 and max(ids) < size:
+            tokens = list(map(table.__getitem__, ids))  # (read at C speed)
+        else:
+            tokens = [table[i] if 0 <= i < size else far[skip] for i in ids]
+        if None in tokens:
+            tokens = [t for t in tokens if t is not None]
+        chars: list[Any] = [replacement if t == delimiter else t for t, _ in itertools.groupby(tokens) if t != pad]
         return "".join(chars).strip()
 
     return decode_ids
