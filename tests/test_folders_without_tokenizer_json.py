@@ -559,6 +559,7 @@ def test_marian_folder_matches_python_class(tmp_path, config):
         batch = ["a </s> b <unk> c <pad>", "hello", "<pad><pad>"]
         assert ours(batch, **kw)["special_tokens_mask"] == ref(batch, **kw)["special_tokens_mask"]
     assert ours.get_vocab() == ref.get_vocab() and len(ours) == len(ref) == ours.vocab_size
+    assert ours.supported_language_codes == ref.supported_language_codes == MARIAN_CODES
     # text_target alone, and after tokens are added (the target tokenizer made again)
     assert ours(text_target="hello world")["input_ids"] == ref(text_target="hello world")["input_ids"]
     for tok in (ours, ref):

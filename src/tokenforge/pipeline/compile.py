@@ -733,8 +733,13 @@ def _spm_with_vocabulary(spec: PipelineSpec) -> Kernel:
         token_of,
         parts={"normalizer": encoder.normalizer, "post_processor": spec.post_processor},
         options={**options, "split_special_tokens": split_special, "leading_code": leading_code},
-        extras={"encoder": encoder},
+        # (MarianTokenizer's supported_language_codes: vocab.json's >>xx<< tokens, in its order)
+        extras={"encoder": encoder, "supported_language_codes": [t for t in vocabulary if _is_code(t)]},
     )
+
+
+def _is_code(token: str) -> bool:
+    return token.startswith(">>") and token.endswith("<<")
 
 
 # -- the staged pipeline ---------------------------------------------------------------------
