@@ -496,6 +496,16 @@ class SpmTokenizer:
         encode_batch with truncation (max_length, stride, strategy, from_left) or None and padding (length, multiple_of, pad_id, pad_type_id, left) or None for this call only, the padding token shown as pad_token; is_pretokenized: texts (and pairs) are lists of words.
         """
 
+class RunJoin:
+    """
+    CTC's decode at C speed (tokenizer.py's _ctc_decode): each id's key (ids of one token share it), each key's bytes; join(ids) gives the bytes of the runs of one key, once each, keys `none` left out, keys `blank` (CTC's pad) ending a run and showing nothing.
+    """
+
+    def __init__(self, texts: list, keys: Sequence[int], far: int, none: int, blank: int) -> None: ...
+
+    def join(self, ids: object) -> bytes:
+        """The bytes of the runs of `ids`' keys, joined."""
+
 class IdBytes:
     """
     Each token id's bytes (a list of bytes objects, by id), joined for a sequence of ids: the decode of a tokenizer whose tokens are bytes (ByT5's, tokenizer.py's _bytes_decode).

@@ -20,7 +20,6 @@ import contextlib
 import dataclasses
 import functools
 import gc
-import itertools
 import json
 import os
 from collections.abc import Iterator, Mapping, Sequence
@@ -1289,7 +1288,8 @@ def _ctc_decode(token_of: Sequence[str], spec: PipelineSpec) -> Any:
     """Decode as Wav2Vec2CTCTokenizer's _decode (the option special_segments "wav2vec2"): the ids'
     tokens (the unknown token for an id without one), without the special tokens but the word
     delimiter where asked, repeats grouped into one, the pad token (CTC's blank) dropped, the
-    delimiter written as replace_word_delimiter_char, joined and stripped."""
+    delimiter written as replace_word_delimiter_char, joined and stripped; the ids read and
+    joined natively (_core.RunJoin)."""
     config = spec.config
     named = dict(config.special_tokens) if config is not None else {}
     raw = config.config if config is not None else {}
@@ -1298,26 +1298,33 @@ def _ctc_decode(token_of: Sequence[str], spec: PipelineSpec) -> Any:
     replacement = raw.get("replace_word_delimiter_char", " ")
     replacement = replacement if isinstance(replacement, str) else " "
     special = {*named.values(), *(config.extra_special_tokens if config is not None else ())} - {delimiter}
-    size = len(token_of)
-    # by id, the token decode shows (None: none), without and with skip_special_tokens; past the
-    # table, the unknown token's
+    none, blank = 2**32 - 1, 2**32 - 2  # (RunJoin's keys left out, and CTC's blank)
+    texts: list[bytes] = []
+    index: dict[str, int] = {}
+
+    def key_of(token: str | None) -> int:
+        if token is None:
+            return none
+        if token == pad:
+            return blank
+        if token not in index:
+            index[token] = len(texts)
+            texts.append((replacement if token == delimiter else token).encode("utf-8"))
+        return index[token]
+
+    # by id, the key of the token decode shows (the unknown token for an id without one, and past
+    # the table), without and with skip_special_tokens
     shown = [t or unk for t in token_of]
-    tables = (shown, [None if t in special else t for t in shown])
-    far = (unk, None if unk in special else unk)
+    keys = [
+        ([key_of(t) for t in shown], key_of(unk)),
+        ([key_of(None if t in special else t) for t in shown], key_of(None if unk in special else unk)),
+    ]
+    joins = [_core.RunJoin(texts, table, far, none, blank) for table, far in keys]
 
     def decode_ids(ids: Any, skip_special_tokens: bool) -> str:
-        skip = bool(skip_special_tokens)
-        table = tables[skip]
         if set(map(type, ids)) - {int}:
             ids = [_token_id(i) for i in ids]  # (a TypeError naming what is not an id)
-        if ids and min(ids) >= 0 and max(ids) < size:
-            tokens = list(map(table.__getitem__, ids))  # (read at C speed)
-        else:
-            tokens = [table[i] if 0 <= i < size else far[skip] for i in ids]
-        if None in tokens:
-            tokens = [t for t in tokens if t is not None]
-        chars: list[Any] = [replacement if t == delimiter else t for t, _ in itertools.groupby(tokens) if t != pad]
-        return "".join(chars).strip()
+        return str(joins[bool(skip_special_tokens)].join(ids).decode("utf-8")).strip()
 
     return decode_ids
 

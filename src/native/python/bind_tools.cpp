@@ -9,6 +9,7 @@
 #include <vector>
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/optional.h>
+#include <nanobind/stl/vector.h>
 
 #include "base/cpu_features.h"
 #include "formats/tiktoken_file.h"
@@ -24,7 +25,59 @@ struct IdBytes {
   std::vector<size_t> starts{0};
 };
 
+// CTC's join (Wav2Vec2CTCTokenizer's decode): each id's key (its token: ids of one token share
+// one), a key's bytes; runs of one key are one, keys `none` are left out (the run goes on past
+// them), keys `blank` end a run and show nothing.
+struct RunJoin {
+  IdBytes texts;                          // by key
+  std::vector<uint32_t> keys;             // by id
+  uint32_t far = 0, none = 0, blank = 0;  // the key of an id past `keys`; the two left out
+};
+
 void bind_tools(nb::module_& m) {
+  nb::class_<RunJoin>(m, "RunJoin",
+                      "CTC's decode at C speed (tokenizer.py's _ctc_decode): each id's key (ids of one token "
+                      "share it), each key's bytes; join(ids) gives the bytes of the runs of one key, once each, "
+                      "keys `none` left out, keys `blank` (CTC's pad) ending a run and showing nothing.")
+      .def(
+          "__init__",
+          [](RunJoin* self, nb::list texts, std::vector<uint32_t> keys, uint32_t far, uint32_t none, uint32_t blank) {
+            new (self) RunJoin();
+            for (nb::handle piece : texts) {
+              if (!PyBytes_Check(piece.ptr())) throw nb::type_error("RunJoin takes a list of bytes objects");
+              self->texts.blob.append(PyBytes_AS_STRING(piece.ptr()), size_t(PyBytes_GET_SIZE(piece.ptr())));
+              self->texts.starts.push_back(self->texts.blob.size());
+            }
+            const size_t n = self->texts.starts.size() - 1;
+            for (uint32_t k : keys)
+              if (k >= n && k != none && k != blank) throw nb::value_error("RunJoin: a key without bytes");
+            if (far >= n && far != none) throw nb::value_error("RunJoin: the far key has no bytes");
+            self->keys = std::move(keys);
+            self->far = far, self->none = none, self->blank = blank;
+          },
+          nb::arg("texts"), nb::arg("keys"), nb::arg("far"), nb::arg("none"), nb::arg("blank"))
+      .def(
+          "join",
+          [](const RunJoin& t, nb::handle ids) {
+            // (any Python int: one past the keys, negative or not, is `far`; TypeError for others)
+            nb::sequence seq = nb::borrow<nb::sequence>(ids);
+            std::string out;
+            uint32_t previous = t.none;
+            for (nb::handle item : seq) {
+              if (!PyLong_Check(item.ptr())) throw nb::type_error("RunJoin.join takes a sequence of ints");
+              int overflow = 0;
+              const long long id = PyLong_AsLongLongAndOverflow(item.ptr(), &overflow);
+              const uint32_t key =
+                  overflow == 0 && id >= 0 && uint64_t(id) < t.keys.size() ? t.keys[size_t(id)] : t.far;
+              if (key == t.none || key == previous) continue;
+              previous = key;
+              if (key == t.blank) continue;
+              out.append(t.texts.blob, t.texts.starts[key], t.texts.starts[key + 1] - t.texts.starts[key]);
+            }
+            return nb::bytes(out.data(), out.size());
+          },
+          nb::arg("ids"), "The bytes of the runs of `ids`' keys, joined.");
+
   nb::class_<IdBytes>(m, "IdBytes",
                       "Each token id's bytes (a list of bytes objects, by id), joined for a sequence of ids: "
                       "the decode of a tokenizer whose tokens are bytes (ByT5's, tokenizer.py's _bytes_decode).")
