@@ -606,6 +606,22 @@ def test_marian_refusals(tmp_path):
     with pytest.raises(FormatError, match="'<nope>' is not in it"):
         Tokenizer.from_pretrained(folder)
     _write(folder, "tokenizer_config.json", {"tokenizer_class": "MarianTokenizer"})
+    vocab = json.loads((folder / "vocab.json").read_text("utf-8"))
+    _write(folder, "vocab.json", {**vocab, "<far>": 2**31})
+    with pytest.raises(FormatError, match="id 2147483648 is far past its"):
+        Tokenizer.from_pretrained(folder)
+    _write(folder, "vocab.json", {**vocab, "<neg>": -1})
+    with pytest.raises(FormatError, match=r"vocab\.json: not a vocabulary"):
+        Tokenizer.from_pretrained(folder)
+    (folder / "vocab.json").write_text('{"</s>": 0, ', "utf-8")
+    with pytest.raises(FormatError, match=r"vocab\.json: MarianTokenizer reads its vocabulary from this file"):
+        Tokenizer.from_pretrained(folder)
+    _write(folder, "vocab.json", vocab)
+    source = (folder / "source.spm").read_bytes()
+    (folder / "source.spm").write_bytes(source[: len(source) // 2])
+    with pytest.raises(FormatError, match=r"source\.spm: MarianTokenizer reads a sentencepiece model"):
+        Tokenizer.from_pretrained(folder)
+    (folder / "source.spm").write_bytes(source)
     (folder / "target.spm").unlink()
     with pytest.raises(FormatError, match=r"target\.spm: MarianTokenizer reads this file"):
         Tokenizer.from_pretrained(folder)

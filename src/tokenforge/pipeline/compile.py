@@ -674,8 +674,12 @@ def _spm_with_vocabulary(spec: PipelineSpec) -> Kernel:
     split_special = _check_bool(spec.options.get("split_special_tokens", False), "split_special_tokens")
     pieces = [p.piece for p in model.pieces]
     size = max([*vocabulary.values(), *(a.id for a in spec.added_tokens)]) + 1
-    if size > 1 << 31:
-        raise ValueError(f"vocabulary: id {size - 1} is too large")
+    if size > 4 * (len(vocabulary) + len(spec.added_tokens)) + 1024:
+        # (ids are a table: one far past the others would make it as large)
+        raise ValueError(
+            f"vocabulary: id {size - 1} is far past its {len(vocabulary)} tokens; ids should run from 0 without "
+            "large gaps"
+        )
     token_of = [""] * size
     for token, i in vocabulary.items():
         token_of[i] = token  # (an id listed twice: its last token, as the class's decoder dict)
