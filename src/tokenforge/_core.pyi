@@ -457,6 +457,16 @@ class SpmTokenizer:
         sentencepiece's decode; skip_control=False shows control pieces (<s>) as their text.
         """
 
+    def set_segments(self, specials: Sequence[tuple[int, str]]) -> None:
+        """
+        The special tokens (id, text) decode_segments splits at; set once, before any decode.
+        """
+
+    def decode_segments(self, ids: object, skip_special: bool) -> str:
+        """
+        MarianTokenizer's convert_tokens_to_string: the ids between special tokens decoded on their own, each special token's text and a space after it (none with skip_special).
+        """
+
     def set_pad_token(self, pad_token: str) -> None: ...
 
     def set_template(self, single: object, pair: object, default_process: bool = False, parts_typed: bool = False, skip_present_special: bool = False) -> None:

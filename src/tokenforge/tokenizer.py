@@ -1220,7 +1220,7 @@ def _segments_decode(native: Any, spec: PipelineSpec, style: str) -> Any:
     space_before = style == "siglip"
     decode = native.decode
     if style == "marian":
-        return _marian_decode(decode, special)
+        return _marian_decode(native, special)
 
     def decode_ids(ids: Any, skip_special_tokens: bool) -> str:
         # (the ids' types and the special ids among them read at C speed: most texts have none)
@@ -1260,26 +1260,16 @@ def _positions(ids: Sequence[int], wanted: Any) -> list[int]:
     return found
 
 
-def _marian_decode(decode: Any, special: Mapping[int, str]) -> Any:
+def _marian_decode(native: Any, special: Mapping[int, str]) -> Any:
     """Decode as MarianTokenizer's convert_tokens_to_string (the option special_segments
-    "marian"): the text between special tokens as sentencepiece's decode_pieces (`decode`, the
-    pipeline's, with control pieces invisible), each special token's text and a space after it
-    (none with skip_special_tokens), then every "▁" a space and the whole stripped."""
+    "marian"): the text between special tokens as sentencepiece's decode_pieces (control pieces
+    invisible), each special token's text and a space after it (none with skip_special_tokens),
+    then every "▁" a space and the whole stripped; one native call (decode_segments)."""
+    native.set_segments(sorted(special.items()))
+    decode = native.decode_segments
 
     def decode_ids(ids: Any, skip_special_tokens: bool) -> str:
-        if set(map(type, ids)) - {int}:
-            ids = [_token_id(i) for i in ids]  # (a TypeError naming what is not an id)
-        if special.keys().isdisjoint(ids):
-            return str(decode(ids, True)).replace("▁", " ").strip()
-        if skip_special_tokens:
-            return str(decode([i for i in ids if i not in special], True)).replace("▁", " ").strip()
-        parts: list[str] = []
-        start = 0
-        for k in _positions(ids, special.keys()):
-            parts += [decode(ids[start:k], True), special[ids[k]], " "]
-            start = k + 1
-        parts.append(decode(ids[start:], True))
-        return "".join(parts).replace("▁", " ").strip()
+        return str(decode(ids, bool(skip_special_tokens))).replace("▁", " ").strip()
 
     return decode_ids
 
