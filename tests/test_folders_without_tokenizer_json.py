@@ -6,6 +6,7 @@ with AutoTokenizer: ids with and without special tokens, tokens, offsets, decode
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.resources
 import json
 import pathlib
@@ -588,6 +589,73 @@ def test_marian_random_mixes_match_python_class(tmp_path):
             assert got == want, (text, add)
             assert ours.decode(got, skip_special_tokens=False) == ref.decode(want), text
         assert ours(text_target=text)["input_ids"] == ref(text_target=text)["input_ids"], text
+
+
+def _spm_backend_folder(tmp_path: pathlib.Path, kind: str, config: dict) -> pathlib.Path:
+    """As microsoft/speecht5_tts' (spm_char.model, a CHAR model, <mask> and <ctc_blank> added
+    after it) or google/bert_for_seq_generation_L-24_bbc_encoder's (spiece.model, a Unigram)."""
+    folder = tmp_path / kind
+    folder.mkdir()
+    ids = {"unk_id": 3, "bos_id": 0, "eos_id": 2, "pad_id": 1}
+    if kind == "speecht5":
+        _train_spm(folder, "spm_char.model", "char", ids, vocab_size=90)
+        size = spm.SentencePieceProcessor(model_file=str(folder / "spm_char.model")).get_piece_size()
+        flags = {"lstrip": True, "normalized": True, "rstrip": False, "single_word": False, "special": True}
+        added = {str(size): {"content": "<mask>", **flags}, str(size + 1): {"content": "<ctc_blank>", **flags}}
+        config = {"tokenizer_class": "SpeechT5Tokenizer", "added_tokens_decoder": added, **config}
+    else:
+        _train_spm(folder, "spiece.model", "unigram", ids)
+        config = {"tokenizer_class": "BertGenerationTokenizer", **config}
+    _write(folder, "tokenizer_config.json", config)
+    return folder
+
+
+@pytest.mark.parametrize(
+    "kind, config",
+    [("speecht5", {}), ("speecht5", {"clean_up_tokenization_spaces": True}), ("bert_generation", {})],
+    ids=["speecht5", "speecht5-clean-up", "bert-generation"],
+)
+def test_spm_backend_folder_matches_python_class(tmp_path, kind, config):
+    """The classes on transformers' SentencePieceBackend (Python over the sentencepiece library):
+    the model's pieces with their own ids, a run of unknown characters as <unk>, SpeechT5's
+    $A </s> (BertGeneration: no template), the added tokens after the model, decode as the
+    class's convert_tokens_to_string (the tokens joined: <unk>, <s> shown as their text)."""
+    folder = _spm_backend_folder(tmp_path, kind, config)
+    _same_as_python_class(folder, [*PYTHON_CLASS_TEXTS, "a <mask> b<ctc_blank>", *LINES[1:60:7]], past=0)
+    ref = transformers.AutoTokenizer.from_pretrained(str(folder), local_files_only=True)
+    ours = Tokenizer.from_pretrained(folder)
+    assert ours.get_vocab() == ref.get_vocab() and len(ours) == len(ref)
+    batch = ["a </s> b <unk> c", "hello", "\u65e5\u672c"]
+    kw = {"return_special_tokens_mask": True, "padding": True}
+    assert ours(batch, **kw)["special_tokens_mask"] == ref(batch, **kw)["special_tokens_mask"]
+    if kind == "speecht5":  # the CHAR model itself, as sentencepiece encodes with it
+        from tokenforge.formats.sentencepiece_model import SentencePieceModel
+
+        plain = Tokenizer(SentencePieceModel.read(folder / "spm_char.model"))
+        sp = spm.SentencePieceProcessor(model_file=str(folder / "spm_char.model"))
+        texts = [*PYTHON_CLASS_TEXTS, *LINES[:200]]
+        assert [plain.encode(t, add_special_tokens=False).ids for t in texts] == sp.encode(texts)
+
+
+def test_spm_backend_refusals(tmp_path):
+    """What the classes do in Python of their own is refused naming the config's key: SpeechT5's
+    normalize (its English number normalizer), legacy false (the <unk> prefix of a text that
+    starts with a space), sp_model_kwargs (sampling); a CHAR model with a longer piece names it."""
+    from tokenforge.errors import FormatError
+
+    folder = _spm_backend_folder(tmp_path, "speecht5", {"normalize": True})
+    with pytest.raises(FormatError, match="normalize"):
+        Tokenizer.from_pretrained(folder)
+    for key, value in (("legacy", False), ("sp_model_kwargs", {"enable_sampling": True})):
+        _write(folder, "tokenizer_config.json", {"tokenizer_class": "SpeechT5Tokenizer", key: value})
+        with pytest.raises(FormatError, match=key):
+            Tokenizer.from_pretrained(folder)
+    from tokenforge.formats.sentencepiece_model import PieceType, SentencePieceModel
+
+    model = SentencePieceModel.read(folder / "spm_char.model")
+    model.pieces[5] = dataclasses.replace(model.pieces[5], piece="ab", type=PieceType.NORMAL)
+    with pytest.raises(FormatError, match="'ab': a CHAR model's pieces are single characters"):
+        model.validate()
 
 
 def test_marian_refusals(tmp_path):

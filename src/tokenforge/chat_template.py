@@ -590,6 +590,14 @@ _CLASS_DEFAULTS: dict[str, dict[str, Any]] = {
     "SiglipTokenizer": {"eos_token": "</s>", "unk_token": "<unk>", "pad_token": "</s>", "model_max_length": 64},
     "ByT5Tokenizer": {"eos_token": "</s>", "unk_token": "<unk>", "pad_token": "<pad>"},
     "MarianTokenizer": {"eos_token": "</s>", "unk_token": "<unk>", "pad_token": "<pad>", "model_max_length": 512},
+    "SpeechT5Tokenizer": {"bos_token": "<s>", "eos_token": "</s>", "unk_token": "<unk>", "pad_token": "<pad>"},
+    "BertGenerationTokenizer": {
+        "bos_token": "<s>",
+        "eos_token": "</s>",
+        "unk_token": "<unk>",
+        "pad_token": "<pad>",
+        "sep_token": "<::::>",
+    },
     "EsmTokenizer": {
         "unk_token": "<unk>",
         "cls_token": "<cls>",

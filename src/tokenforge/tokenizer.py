@@ -402,6 +402,56 @@ class Tokenizer(TransformersApi):
         return tok
 
     @classmethod
+    def _spm_backend(cls, folder: str, name: str, file: str) -> Tokenizer:
+        """A class on transformers' SentencePieceBackend (SpeechT5Tokenizer,
+        BertGenerationTokenizer: Python over the sentencepiece library) from its folder: the
+        model's sentencepiece pipeline, each piece's own id (a run of unknown characters by its
+        text, piece_to_id), the config's special tokens matched as the class matches them, its
+        template (SpeechT5's "$A </s>", none for BertGeneration), decode as its
+        convert_tokens_to_string (the tokens' texts joined, each "▁" a space, stripped).
+        FormatError naming the file for what it cannot run: sp_model_kwargs (sampling), legacy
+        false (the class's prefix of <unk> for a text that starts with a space), SpeechT5's
+        normalize (its English number normalizer)."""
+        from .chat_template import ModelConfig
+        from .errors import FormatError
+        from .formats.sentencepiece_model import SentencePieceModel
+
+        config = ModelConfig.from_folder(folder, class_name=name)
+        config_path = os.path.join(folder, "tokenizer_config.json")
+        raw = config.config
+        for key, refused, why in (
+            ("sp_model_kwargs", lambda v: bool(v), "sentencepiece sampling"),
+            ("legacy", lambda v: v is False, "the class's <unk> prefix for a text that starts with a space"),
+            ("normalize", lambda v: bool(v), "SpeechT5's English number normalizer, Python of its own"),
+        ):
+            if refused(raw.get(key)):
+                raise FormatError(config_path, key, f"{name} with {key}={raw[key]!r} ({why}) is not run by tokenforge")
+        try:
+            model = SentencePieceModel.read(file)
+        except (OSError, ValueError) as e:
+            raise FormatError(file, "", f"{name} reads a sentencepiece model from this file: {e}") from None
+        pieces = [p.piece for p in model.pieces]
+        vocabulary: dict[str, int] = {}
+        for i, piece in enumerate(pieces):
+            vocabulary.setdefault(piece, i)  # (piece_to_id)
+        options: dict[str, Any] = {
+            "vocabulary": vocabulary,
+            "unknown_token": pieces[int(model.trainer_spec["unk_id"])],
+            "decode_tokens": True,
+            "added_token_rules": "python",
+            "special_segments": _PYTHON_CLASS_DECODES[name],
+        }
+        if config.clean_up_tokenization_spaces:
+            options["clean_up_tokenization_spaces"] = True
+        config = dataclasses.replace(config, transformers_class=name)
+        tok = cls.from_spec(PipelineSpec(model, options=options, config=config), source=file)
+        tokens = _tokens_transformers_adds(tok, config, config_path, [])
+        if tokens:
+            tok._add(tokens, special=False)
+        _set_class_post_processor(tok, name, config, config_path, {})
+        return tok
+
+    @classmethod
     def from_pretrained(cls, path: str | os.PathLike[str]) -> Tokenizer:
         """A local model folder as transformers reads one, offline: its tokenizer.json (or,
         without one, the files the class builds its tokenizer from: vocab.json + merges.txt,
@@ -427,6 +477,9 @@ class Tokenizer(TransformersApi):
         routed_class = transformers_class(config.config, model_config, names)
         if routed_class == "MarianTokenizer" and os.path.isfile(os.path.join(folder, "source.spm")):
             return cls._marian(folder, model_config)
+        spm_backend = SPM_BACKEND_CLASSES.get(routed_class or "")
+        if spm_backend is not None and os.path.isfile(os.path.join(folder, spm_backend)):
+            return cls._spm_backend(folder, str(routed_class), os.path.join(folder, spm_backend))
         # (a class that reads no vocabulary file, ByT5Tokenizer, ignores a tokenizer.json beside it)
         fileless = PIPELINE_CLASSES.get(routed_class or "") == "tokenizer_config.json"
         if not os.path.isfile(file) or fileless:
@@ -1219,8 +1272,14 @@ def _segments_decode(native: Any, spec: PipelineSpec, style: str) -> Any:
     special = {t.id: t.content for t in spec.added_tokens if t.special}
     space_before = style == "siglip"
     decode = native.decode
-    if style == "marian":
-        return _marian_decode(native, special)
+    if style in ("marian", "tokens"):
+        # (their decode skips and splits at all_special_ids: the folder's named and extra special
+        # tokens, not every added token marked special)
+        if spec.config is not None:
+            ids = {**spec.options.get("vocabulary", {}), **{a.content: a.id for a in spec.added_tokens}}
+            named = {*spec.config.special_tokens.values(), *spec.config.extra_special_tokens}
+            special = {ids[t]: t for t in named if t in ids}
+        return _marian_decode(native, special) if style == "marian" else _tokens_decode(native, special)
 
     def decode_ids(ids: Any, skip_special_tokens: bool) -> str:
         # (the ids' types and the special ids among them read at C speed: most texts have none)
@@ -1258,6 +1317,21 @@ def _positions(ids: Sequence[int], wanted: Any) -> list[int]:
                 break
     found.sort()
     return found
+
+
+def _tokens_decode(native: Any, special: Mapping[int, str]) -> Any:
+    """Decode as transformers' SentencePieceBackend.convert_tokens_to_string (the option
+    special_segments "tokens"): the ids' tokens (the pipeline's decode of a vocabulary whose
+    tokens are written as they are, decode_tokens) joined, without the special ones with
+    skip_special_tokens, every "▁" a space and the whole stripped."""
+    native.set_segments(sorted(special.items()))
+    decode, without = native.decode, native.decode_segments
+
+    def decode_ids(ids: Any, skip_special_tokens: bool) -> str:
+        text = without(ids, True) if skip_special_tokens else decode(ids, True)
+        return str(text).replace("▁", " ").strip()
+
+    return decode_ids
 
 
 def _marian_decode(native: Any, special: Mapping[int, str]) -> Any:
@@ -1350,7 +1424,11 @@ _PYTHON_CLASS_DECODES = {
     "Wav2Vec2CTCTokenizer": "wav2vec2",
     "ByT5Tokenizer": "byt5",
     "MarianTokenizer": "marian",
+    "SpeechT5Tokenizer": "tokens",
+    "BertGenerationTokenizer": "tokens",
 }
+# The classes on transformers' SentencePieceBackend run here (Tokenizer._spm_backend), and their file
+SPM_BACKEND_CLASSES = {"SpeechT5Tokenizer": "spm_char.model", "BertGenerationTokenizer": "spiece.model"}
 
 
 def _m2m100_target_options(tok: Tokenizer, config: Any) -> dict[str, Any]:

@@ -248,19 +248,30 @@ class SentencePieceModel:
         form <0xNN>, byte_fallback without all 256 byte pieces, a Unigram model without a piece
         it can produce, NaN or infinite scores (sentencepiece refuses them in Unigram models;
         here in BPE models too), and precompiled charsmaps its Normalizer refuses (see
-        normalizers.sentencepiece.charsmap_problem). Model types other than BPE and Unigram
-        (WORD, CHAR, unknown numbers) are refused as not supported. Not run: the self-test
+        normalizers.sentencepiece.charsmap_problem). Model types other than BPE, Unigram and
+        CHAR (WORD, unknown numbers) are refused as not supported, and so is a CHAR model with
+        user-defined pieces or a normal piece of more than one character (tokenforge runs CHAR
+        as a Unigram of its characters, which those would change). Not run: the self-test
         samples a model may carry, which sentencepiece encodes at load."""
         from ..normalizers.sentencepiece import charsmap_problem
 
         path = self.path or "<sentencepiece model>"
         trainer = self.trainer_spec
         kind = trainer["model_type"]
-        if kind not in (ModelType.BPE, ModelType.UNIGRAM):
+        if kind not in (ModelType.BPE, ModelType.UNIGRAM, ModelType.CHAR):
             name = ModelType(kind).name if kind in ModelType._value2member_map_ else str(kind)
             raise FormatError(
-                path, "trainer_spec.model_type", f"model type {name} is not supported yet (BPE and UNIGRAM are)"
+                path, "trainer_spec.model_type", f"model type {name} is not supported yet (BPE, UNIGRAM and CHAR are)"
             )
+        if kind == ModelType.CHAR:
+            for i, p in enumerate(self.pieces):
+                if p.type == PieceType.USER_DEFINED or (p.type == PieceType.NORMAL and len(p.piece) != 1):
+                    raise FormatError(
+                        path,
+                        f"piece {i}",
+                        f"{p.piece!r}: a CHAR model's pieces are single characters here (no user-defined or longer "
+                        "ones: tokenforge runs CHAR as a Unigram of its characters)",
+                    )
         byte_fallback = trainer["byte_fallback"]
         texts = [p.piece for p in self.pieces]
         types = [p.type for p in self.pieces]

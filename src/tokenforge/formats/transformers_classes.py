@@ -771,6 +771,7 @@ LATE_POST_PROCESSORS = frozenset(
         "SiglipTokenizer",
         "ByT5Tokenizer",
         "MarianTokenizer",
+        "SpeechT5Tokenizer",
     )
 )
 # Those of them whose template is set only where the class rebuilt the file (its model type)
@@ -915,7 +916,7 @@ def class_post_processor(
         if eos is None:
             return None
         return template(["$A:0", f"{eos}:0"], ["$A:0", f"{eos}:0", "$B:0", f"{eos}:0"], [(eos, convert(eos))])
-    if name == "MarianTokenizer":  # "$A </s>", "$A $B </s>" (every type id 0)
+    if name in ("MarianTokenizer", "SpeechT5Tokenizer"):  # "$A </s>", "$A $B </s>" (every type id 0)
         if eos is None:
             return None
         return template(["$A:0", f"{eos}:0"], ["$A:0", "$B:0", f"{eos}:0"], [(eos, convert(eos))])

@@ -15,7 +15,13 @@ from ..threads import resolve_threads
 # What each model type can do beyond its best segmentation, declared here and asked by name:
 # n-best lists and sampling over the lattice (Unigram), or BPE-dropout (BPE).
 NBEST, LATTICE_SAMPLING, DROPOUT = "nbest", "lattice_sampling", "dropout"
-CAPABILITIES = {ModelType.UNIGRAM: frozenset({NBEST, LATTICE_SAMPLING}), ModelType.BPE: frozenset({DROPOUT})}
+# A CHAR model (one piece a character) runs as a Unigram over its pieces: each character is its
+# piece, as sentencepiece's CharModel cuts it (validate refuses the pieces that would differ).
+CAPABILITIES = {
+    ModelType.UNIGRAM: frozenset({NBEST, LATTICE_SAMPLING}),
+    ModelType.BPE: frozenset({DROPOUT}),
+    ModelType.CHAR: frozenset(),
+}
 
 
 class SentencePieceModelEncoder:

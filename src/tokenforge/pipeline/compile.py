@@ -84,6 +84,7 @@ OPTIONS = {
             "vocabulary",
             "unknown_token",
             "leading_code",
+            "decode_tokens",
             "split_special_tokens",
             "added_token_rules",
         }
@@ -101,8 +102,8 @@ KERNELS = tuple(OPTIONS)
 # "wav2vec2": Wav2Vec2CTCTokenizer's CTC decode of the tokens, tokenizer.py's _ctc_decode;
 # "byt5": ByT5Tokenizer's bytes read as UTF-8, invalid ones dropped, tokenizer.py's _bytes_decode;
 # "marian": MarianTokenizer's, a space after each special token, then every "▁" a space and the
-# whole stripped)
-SPECIAL_SEGMENTS = ("m2m100", "siglip", "wav2vec2", "byt5", "marian")
+# whole stripped; "tokens": SentencePieceBackend's, the tokens joined, "▁" a space, stripped)
+SPECIAL_SEGMENTS = ("m2m100", "siglip", "wav2vec2", "byt5", "marian", "tokens")
 
 
 def _fused_wordpiece(spec: PipelineSpec) -> bool:
@@ -671,6 +672,9 @@ def _spm_with_vocabulary(spec: PipelineSpec) -> Kernel:
     if unknown not in vocabulary:
         raise ValueError(f"the unknown token {unknown!r} is not in the vocabulary")
     leading_code = _check_bool(spec.options.get("leading_code", False), "leading_code")
+    # decode_tokens: each token's text written as it is (transformers' SentencePieceBackend joins
+    # the tokens), not read as the model's piece (sentencepiece's decode_pieces, MarianTokenizer's)
+    decode_tokens = _check_bool(spec.options.get("decode_tokens", False), "decode_tokens")
     split_special = _check_bool(spec.options.get("split_special_tokens", False), "split_special_tokens")
     pieces = [p.piece for p in model.pieces]
     size = max([*vocabulary.values(), *(a.id for a in spec.added_tokens)]) + 1
@@ -702,7 +706,7 @@ def _spm_with_vocabulary(spec: PipelineSpec) -> Kernel:
     raw: list[str] = []
     decode_ids = []
     for token in token_of:
-        found = by_piece.get(token)
+        found = None if decode_tokens else by_piece.get(token)
         if found is None:
             found = len(pieces) + len(raw)
             raw.append(token)
@@ -736,7 +740,12 @@ def _spm_with_vocabulary(spec: PipelineSpec) -> Kernel:
         default_added,
         token_of,
         parts={"normalizer": encoder.normalizer, "post_processor": spec.post_processor},
-        options={**options, "split_special_tokens": split_special, "leading_code": leading_code},
+        options={
+            **options,
+            "split_special_tokens": split_special,
+            "leading_code": leading_code,
+            "decode_tokens": decode_tokens,
+        },
         # (MarianTokenizer's supported_language_codes: vocab.json's >>xx<< tokens, in its order)
         extras={"encoder": encoder, "supported_language_codes": [t for t in vocabulary if _is_code(t)]},
     )
