@@ -603,6 +603,12 @@ def _spm_backend_folder(tmp_path: pathlib.Path, kind: str, config: dict) -> path
         flags = {"lstrip": True, "normalized": True, "rstrip": False, "single_word": False, "special": True}
         added = {str(size): {"content": "<mask>", **flags}, str(size + 1): {"content": "<ctc_blank>", **flags}}
         config = {"tokenizer_class": "SpeechT5Tokenizer", "added_tokens_decoder": added, **config}
+    elif kind == "bartpho":  # a BPE model and a reduced fairseq dictionary of its pieces
+        _train_spm(folder, "sentencepiece.bpe.model", "bpe", ids, keep_vocab=True)
+        pieces = [line.split("\t")[0] for line in (folder / "m.vocab").read_text("utf-8").splitlines()][4:]
+        kept = [p for k, p in enumerate(pieces) if k % 5]  # (every fifth piece left out: <unk> then)
+        (folder / "dict.txt").write_text("".join(f"{p} {1000 - k}\n" for k, p in enumerate(kept)), "utf-8")
+        config = {"tokenizer_class": "BartphoTokenizer", **config}
     else:
         _train_spm(folder, "spiece.model", "unigram", ids)
         config = {"tokenizer_class": "BertGenerationTokenizer", **config}
@@ -612,8 +618,13 @@ def _spm_backend_folder(tmp_path: pathlib.Path, kind: str, config: dict) -> path
 
 @pytest.mark.parametrize(
     "kind, config",
-    [("speecht5", {}), ("speecht5", {"clean_up_tokenization_spaces": True}), ("bert_generation", {})],
-    ids=["speecht5", "speecht5-clean-up", "bert-generation"],
+    [
+        ("speecht5", {}),
+        ("speecht5", {"clean_up_tokenization_spaces": True}),
+        ("bert_generation", {}),
+        ("bartpho", {}),
+    ],
+    ids=["speecht5", "speecht5-clean-up", "bert-generation", "bartpho"],
 )
 def test_spm_backend_folder_matches_python_class(tmp_path, kind, config):
     """The classes on transformers' SentencePieceBackend (Python over the sentencepiece library):

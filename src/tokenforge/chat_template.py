@@ -591,6 +591,7 @@ _CLASS_DEFAULTS: dict[str, dict[str, Any]] = {
     "ByT5Tokenizer": {"eos_token": "</s>", "unk_token": "<unk>", "pad_token": "<pad>"},
     "MarianTokenizer": {"eos_token": "</s>", "unk_token": "<unk>", "pad_token": "<pad>", "model_max_length": 512},
     "SpeechT5Tokenizer": {"bos_token": "<s>", "eos_token": "</s>", "unk_token": "<unk>", "pad_token": "<pad>"},
+    "BartphoTokenizer": {**_ROBERTA},
     "BertGenerationTokenizer": {
         "bos_token": "<s>",
         "eos_token": "</s>",
@@ -743,6 +744,7 @@ _CLASS_DEFAULTS["MLukeTokenizer"] = {
 _KEEP_SPACES = {"special": False, "lstrip": False, "rstrip": False}
 _MASK_LSTRIP = {"special": False, "lstrip": True, "rstrip": False}
 _CLASS_TOKEN_FLAGS: dict[str, dict[str, dict[str, bool]]] = {
+    "BartphoTokenizer": {"mask_token": _MASK_LSTRIP},
     "MPNetTokenizer": {
         **dict.fromkeys(("bos_token", "eos_token", "sep_token", "cls_token", "unk_token", "pad_token"), _KEEP_SPACES),
         "mask_token": _MASK_LSTRIP,

@@ -432,11 +432,18 @@ class Tokenizer(TransformersApi):
             raise FormatError(file, "", f"{name} reads a sentencepiece model from this file: {e}") from None
         pieces = [p.piece for p in model.pieces]
         vocabulary: dict[str, int] = {}
-        for i, piece in enumerate(pieces):
-            vocabulary.setdefault(piece, i)  # (piece_to_id)
+        unknown = pieces[int(model.trainer_spec["unk_id"])]
+        if name == "BartphoTokenizer":
+            # its fairseq dictionary (dict.txt): the named tokens first, each line's first word
+            # after them, then the mask token (fairseq_tokens_to_ids)
+            unknown = config.special_tokens.get("unk_token") or "<unk>"
+            vocabulary = _fairseq_vocabulary(os.path.join(folder, "dict.txt"), config.special_tokens, name)
+        else:
+            for i, piece in enumerate(pieces):
+                vocabulary.setdefault(piece, i)  # (piece_to_id)
         options: dict[str, Any] = {
             "vocabulary": vocabulary,
-            "unknown_token": pieces[int(model.trainer_spec["unk_id"])],
+            "unknown_token": unknown,
             "decode_tokens": True,
             "added_token_rules": "python",
             "special_segments": _PYTHON_CLASS_DECODES[name],
@@ -1426,9 +1433,46 @@ _PYTHON_CLASS_DECODES = {
     "MarianTokenizer": "marian",
     "SpeechT5Tokenizer": "tokens",
     "BertGenerationTokenizer": "tokens",
+    "BartphoTokenizer": "tokens",
 }
 # The classes on transformers' SentencePieceBackend run here (Tokenizer._spm_backend), and their file
-SPM_BACKEND_CLASSES = {"SpeechT5Tokenizer": "spm_char.model", "BertGenerationTokenizer": "spiece.model"}
+SPM_BACKEND_CLASSES = {
+    "SpeechT5Tokenizer": "spm_char.model",
+    "BertGenerationTokenizer": "spiece.model",
+    "BartphoTokenizer": "sentencepiece.bpe.model",  # (with dict.txt: its ids)
+}
+
+
+def _fairseq_vocabulary(file: str, named: Mapping[str, str], name: str) -> dict[str, int]:
+    """BartphoTokenizer's fairseq_tokens_to_ids: bos, pad, eos, unk, sep, cls (each once, in that
+    order), then the first word of each line of `file` (a word listed again takes the next id
+    anew, as the class's dict assignment does), then the mask token where new. FormatError naming
+    the file where it cannot be read or a line is empty."""
+    from .errors import FormatError
+
+    vocabulary: dict[str, int] = {}
+    for key, default in (
+        ("bos_token", "<s>"),
+        ("pad_token", "<pad>"),
+        ("eos_token", "</s>"),
+        ("unk_token", "<unk>"),
+        ("sep_token", "</s>"),
+        ("cls_token", "<s>"),
+    ):
+        vocabulary.setdefault(named.get(key) or default, len(vocabulary))
+    try:
+        with open(file, encoding="utf-8") as f:
+            lines = f.read().splitlines()
+    except (OSError, UnicodeDecodeError) as e:
+        raise FormatError(file, "", f"{name} reads its vocabulary from this file: {e}") from None
+    for number, line in enumerate(lines, 1):
+        words = line.strip().split()
+        if not words:
+            raise FormatError(file, f"line {number}", f"{name}: an empty line (each line is a token and its count)")
+        vocabulary[words[0]] = len(vocabulary)
+    mask = named.get("mask_token") or "<mask>"
+    vocabulary.setdefault(mask, len(vocabulary))
+    return vocabulary
 
 
 def _m2m100_target_options(tok: Tokenizer, config: Any) -> dict[str, Any]:

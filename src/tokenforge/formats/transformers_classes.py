@@ -772,6 +772,7 @@ LATE_POST_PROCESSORS = frozenset(
         "ByT5Tokenizer",
         "MarianTokenizer",
         "SpeechT5Tokenizer",
+        "BartphoTokenizer",
     )
 )
 # Those of them whose template is set only where the class rebuilt the file (its model type)
@@ -916,6 +917,12 @@ def class_post_processor(
         if eos is None:
             return None
         return template(["$A:0", f"{eos}:0"], ["$A:0", f"{eos}:0", "$B:0", f"{eos}:0"], [(eos, convert(eos))])
+    if name == "BartphoTokenizer":  # "<s> $A </s>", "<s> $A </s> </s> $B </s>" (every type id 0)
+        cls, sep = special.get("cls_token"), special.get("sep_token")
+        if cls is None or sep is None:
+            return None
+        single = [f"{cls}:0", "$A:0", f"{sep}:0"]
+        return template(single, [*single, f"{sep}:0", "$B:0", f"{sep}:0"], [(cls, convert(cls)), (sep, convert(sep))])
     if name in ("MarianTokenizer", "SpeechT5Tokenizer"):  # "$A </s>", "$A $B </s>" (every type id 0)
         if eos is None:
             return None
