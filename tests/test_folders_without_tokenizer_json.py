@@ -472,18 +472,30 @@ def test_m2m100_without_tgt_lang(tmp_path):
 
 
 def test_m2m100_refusals(tmp_path):
-    """A src_lang that is not a code (transformers' KeyError), a model piece vocab.json lacks (the
-    class maps it to the unknown id: one id for two pieces, which a BPE vocabulary cannot say)."""
+    """A src_lang that is not a code (transformers' KeyError), an unknown language_codes, a
+    vocab.json without the unknown token (transformers' KeyError)."""
+    from tokenforge.errors import FormatError
+
     folder = _m2m100_folder(tmp_path, {"src_lang": "xx"})
     with pytest.raises(KeyError):
         transformers.AutoTokenizer.from_pretrained(str(folder))
     with pytest.raises(ValueError, match="'xx' is not one of M2M100Tokenizer's language codes"):
         Tokenizer.from_pretrained(folder)
-    missing = tmp_path / "missing"
-    missing.mkdir()
-    folder = _m2m100_folder(missing, {"src_lang": "en"}, missing="\u2581the")
-    with pytest.raises(ValueError, match=r"sentencepiece\.bpe\.model.*M2M100Tokenizer.*'\u2581the'"):
+    _write(folder, "tokenizer_config.json", {"tokenizer_class": "M2M100Tokenizer", "language_codes": "nope"})
+    with pytest.raises(FormatError, match="language_codes must be 'm2m100' or 'wmt21'"):
         Tokenizer.from_pretrained(folder)
+    _write(folder, "tokenizer_config.json", {"tokenizer_class": "M2M100Tokenizer", "unk_token": "<nope>"})
+    with pytest.raises(FormatError, match="unknown token '<nope>' is not in it"):
+        Tokenizer.from_pretrained(folder)
+
+
+def test_m2m100_piece_vocab_json_lacks(tmp_path):
+    """A piece of the model that vocab.json lacks: the class gives it the unknown id (its
+    pipeline is sentencepiece's own, each piece then given vocab.json's id of its text)."""
+    folder = _m2m100_folder(tmp_path, {"src_lang": "en", "tgt_lang": "fr"}, missing="\u2581the")
+    _same_as_python_class(folder, [*PYTHON_CLASS_TEXTS, *LINES[1:40:7]])
+    ours = Tokenizer.from_pretrained(folder)
+    assert ours.token_to_id("<unk>") in ours.encode("the the", add_special_tokens=False).ids
 
 
 MARIAN_CODES = [">>fra<<", ">>deu<<", ">>zh_Hant<<"]

@@ -402,6 +402,53 @@ class Tokenizer(TransformersApi):
         return tok
 
     @classmethod
+    def _m2m100(cls, folder: str) -> Tokenizer:
+        """transformers' M2M100Tokenizer (a Python class over the sentencepiece library) from its
+        folder: sentencepiece.bpe.model's pipeline with vocab.json's ids (the unknown id for a
+        piece vocab.json lacks, a run of unknown characters by its text), the language codes
+        (__en__ ...) at len(vocab.json) + i as tokens no text gives (transformers 5.24 neither
+        matches nor skips them as special tokens), the config's special tokens matched as the
+        class matches them, "__src_lang__ $A </s>" (a pair: $A $B inside), text_target with
+        tgt_lang's code, decode as its convert_tokens_to_string (special_segments "m2m100").
+        FormatError naming the file for what it cannot run."""
+        from .chat_template import ModelConfig
+        from .errors import FormatError
+        from .formats.sentencepiece_model import SentencePieceModel
+        from .formats.slow_files import m2m100_vocabulary
+
+        name = "M2M100Tokenizer"
+        config = ModelConfig.from_folder(folder, class_name=name)
+        config_path = os.path.join(folder, "tokenizer_config.json")
+        file = os.path.join(folder, "sentencepiece.bpe.model")
+        unk = config.special_tokens.get("unk_token") or "<unk>"
+        try:
+            vocabulary = m2m100_vocabulary(folder, config.config, unk)
+            model = SentencePieceModel.read(file)
+        except (OSError, ValueError) as e:
+            raise FormatError(file, name, str(e)) from None
+        options: dict[str, Any] = {
+            "vocabulary": vocabulary,
+            "unknown_token": unk,
+            "added_token_rules": "python",
+            "special_segments": _PYTHON_CLASS_DECODES[name],
+        }
+        if config.clean_up_tokenization_spaces:
+            options["clean_up_tokenization_spaces"] = True
+        config = dataclasses.replace(config, transformers_class=name)
+        # the named tokens vocab.json holds, added as the class adds them (so that, most often,
+        # the template's rebuild is the only one after the first)
+        flags = {"single_word": False, "lstrip": False, "rstrip": False, "normalized": False}
+        named = {config.special_tokens.get(k) for k in ("bos_token", "pad_token", "eos_token", "unk_token")}
+        held = sorted((t for t in named if t is not None and t in vocabulary), key=vocabulary.__getitem__)
+        added = tuple(AddedToken(t, vocabulary[t], special=True, **flags) for t in held)
+        tok = cls.from_spec(PipelineSpec(model, added_tokens=added, options=options, config=config), source=file)
+        tokens = _tokens_transformers_adds(tok, config, config_path, [])
+        if tokens:
+            tok._add(tokens, special=False)
+        _set_class_post_processor(tok, name, config, config_path, _m2m100_target_options(tok, config))
+        return tok
+
+    @classmethod
     def _spm_backend(cls, folder: str, name: str, file: str) -> Tokenizer:
         """A class on transformers' SentencePieceBackend (SpeechT5Tokenizer,
         BertGenerationTokenizer: Python over the sentencepiece library) from its folder: the
@@ -484,6 +531,8 @@ class Tokenizer(TransformersApi):
         routed_class = transformers_class(config.config, model_config, names)
         if routed_class == "MarianTokenizer" and os.path.isfile(os.path.join(folder, "source.spm")):
             return cls._marian(folder, model_config)
+        if routed_class == "M2M100Tokenizer" and os.path.isfile(os.path.join(folder, "sentencepiece.bpe.model")):
+            return cls._m2m100(folder)
         spm_backend = SPM_BACKEND_CLASSES.get(routed_class or "")
         if spm_backend is not None and os.path.isfile(os.path.join(folder, spm_backend)):
             return cls._spm_backend(folder, str(routed_class), os.path.join(folder, spm_backend))
@@ -1279,14 +1328,16 @@ def _segments_decode(native: Any, spec: PipelineSpec, style: str) -> Any:
     special = {t.id: t.content for t in spec.added_tokens if t.special}
     space_before = style == "siglip"
     decode = native.decode
-    if style in ("marian", "tokens"):
+    if style in ("marian", "tokens") or (style == "m2m100" and "vocabulary" in spec.options):
         # (their decode skips and splits at all_special_ids: the folder's named and extra special
         # tokens, not every added token marked special)
         if spec.config is not None:
             ids = {**spec.options.get("vocabulary", {}), **{a.content: a.id for a in spec.added_tokens}}
             named = {*spec.config.special_tokens.values(), *spec.config.extra_special_tokens}
             special = {ids[t]: t for t in named if t in ids}
-        return _marian_decode(native, special) if style == "marian" else _tokens_decode(native, special)
+        if style == "tokens":
+            return _tokens_decode(native, special)
+        return _pieces_decode(native, special, style == "marian")
 
     def decode_ids(ids: Any, skip_special_tokens: bool) -> str:
         # (the ids' types and the special ids among them read at C speed: most texts have none)
@@ -1331,7 +1382,7 @@ def _tokens_decode(native: Any, special: Mapping[int, str]) -> Any:
     special_segments "tokens"): the ids' tokens (the pipeline's decode of a vocabulary whose
     tokens are written as they are, decode_tokens) joined, without the special ones with
     skip_special_tokens, every "▁" a space and the whole stripped."""
-    native.set_segments(sorted(special.items()))
+    native.set_segments(sorted(special.items()), "")
     decode, without = native.decode, native.decode_segments
 
     def decode_ids(ids: Any, skip_special_tokens: bool) -> str:
@@ -1341,16 +1392,18 @@ def _tokens_decode(native: Any, special: Mapping[int, str]) -> Any:
     return decode_ids
 
 
-def _marian_decode(native: Any, special: Mapping[int, str]) -> Any:
-    """Decode as MarianTokenizer's convert_tokens_to_string (the option special_segments
-    "marian"): the text between special tokens as sentencepiece's decode_pieces (control pieces
-    invisible), each special token's text and a space after it (none with skip_special_tokens),
-    then every "▁" a space and the whole stripped; one native call (decode_segments)."""
-    native.set_segments(sorted(special.items()))
+def _pieces_decode(native: Any, special: Mapping[int, str], marian: bool) -> Any:
+    """Decode as a Python class over sentencepiece's convert_tokens_to_string (the option
+    special_segments: "m2m100", "marian", on the sentencepiece pipeline): the text between
+    special tokens as sentencepiece's decode_pieces (control pieces invisible, a token the model
+    lacks written as it is), each special token's text after it (MarianTokenizer's: and a space,
+    then every "▁" a space), the whole stripped; one native call (decode_segments)."""
+    native.set_segments(sorted(special.items()), " " if marian else "")
     decode = native.decode_segments
 
     def decode_ids(ids: Any, skip_special_tokens: bool) -> str:
-        return str(decode(ids, bool(skip_special_tokens))).replace("▁", " ").strip()
+        text = str(decode(ids, bool(skip_special_tokens)))
+        return (text.replace("▁", " ") if marian else text).strip()
 
     return decode_ids
 

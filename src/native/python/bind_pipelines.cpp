@@ -169,17 +169,20 @@ class PySpmTokenizer : public PyPipeline<SpmPipeline> {
     return nb::str(text.data(), text.size());
   }
 
-  // The special tokens decode_segments splits at (id -> text); set once, before any decode.
-  void set_segments(const std::vector<std::pair<uint32_t, std::string>>& specials) {
+  // The special tokens decode_segments splits at (id -> text) and what it writes after each;
+  // set once, before any decode.
+  void set_segments(const std::vector<std::pair<uint32_t, std::string>>& specials, std::string after) {
+    after_special_ = std::move(after);
     special_text_.assign(names_->by_id.size(), std::string());
     is_special_.assign(names_->by_id.size(), 0);
     for (const auto& [id, text] : specials)
       if (id < is_special_.size()) is_special_[id] = 1, special_text_[id] = text;
   }
 
-  // MarianTokenizer's convert_tokens_to_string: the ids between special tokens decoded on their
-  // own (control pieces invisible), each special token's text and a space after it; with
-  // skip_special the special ids left out and the rest decoded as one.
+  // M2M100Tokenizer's and MarianTokenizer's convert_tokens_to_string: the ids between special
+  // tokens decoded on their own (control pieces invisible), each special token's text (and
+  // after it what set_segments says: Marian's space); with skip_special the special ids left out
+  // and the rest decoded as one.
   nb::str decode_segments(nb::handle ids_seq, bool skip_special) const {
     const size_t size = names_->by_id.size();
     std::vector<uint32_t> ids = vocabulary_ids(ids_seq, size);
@@ -197,7 +200,7 @@ class PySpmTokenizer : public PyPipeline<SpmPipeline> {
           if (skip_special) continue;
           flush();
           text += special_text_[id];
-          text += ' ';
+          text += after_special_;
           continue;
         }
         run.push_back(id < decode_ids_.size() ? decode_ids_[id] : id);
@@ -228,6 +231,7 @@ class PySpmTokenizer : public PyPipeline<SpmPipeline> {
   std::vector<uint32_t> decode_ids_;  // by id, the id the decoder reads (empty: the same)
   std::vector<uint8_t> is_special_;   // by id, whether decode_segments splits there
   std::vector<std::string> special_text_;
+  std::string after_special_;
 };
 
 // SpmTokenizer(normalizer, model, ...) for one model class (BPE, Unigram).
@@ -560,11 +564,12 @@ void bind_pipelines(nb::module_& m) {
   def_spm_init<SpmUnigramModel>(spm_tokenizer);
   spm_tokenizer.def("decode", &PySpmTokenizer::decode, nb::arg("ids"), nb::arg("skip_control") = true,
                     "sentencepiece's decode; skip_control=False shows control pieces (<s>) as their text.");
-  spm_tokenizer.def("set_segments", &PySpmTokenizer::set_segments, nb::arg("specials"),
-                    "The special tokens (id, text) decode_segments splits at; set once, before any decode.");
+  spm_tokenizer.def("set_segments", &PySpmTokenizer::set_segments, nb::arg("specials"), nb::arg("after"),
+                    "The special tokens (id, text) decode_segments splits at, and what it writes after each; set "
+                    "once, before any decode.");
   spm_tokenizer.def("decode_segments", &PySpmTokenizer::decode_segments, nb::arg("ids"), nb::arg("skip_special"),
-                    "MarianTokenizer's convert_tokens_to_string: the ids between special tokens decoded on their "
-                    "own, each special token's text and a space after it (none with skip_special).");
+                    "M2M100's and Marian's convert_tokens_to_string: the ids between special tokens decoded on their "
+                    "own, each special token's text and set_segments' `after` (none with skip_special).");
   bind_pipeline(spm_tokenizer, nb::none(),
                 "Encode a text, or a pair of texts, with truncation, template and padding as set. Special-token "
                 "text (<s>) is plain text unless in allowed_special (None: the pipeline's default, () or, with a "

@@ -12,10 +12,10 @@ is read for the model type the class builds (a BPE model's pieces and scores mak
 class's vocabulary; a BPE class gets the pieces by id and merges generated from them), then
 reordered as the class's converter's convert_from_spm does (XLM-R, Camembert, Pegasus, MBart,
 MBart50, NLLB, T5). A class tokenforge does not rebuild (transformers_classes' _CLASSES) for such
-files is refused with a ValueError naming the file and the class, as is MarianTokenizer, a class
-transformers runs in Python over the sentencepiece library (PYTHON_SPM_CLASSES). Two others are
-run as pipelines: M2M100Tokenizer (m2m100_document: the sentencepiece model's through
-vocab.json's ids), SiglipTokenizer (siglip_document: its canonicalization as normalizers),
+files is refused with a ValueError naming the file and the class. Python classes run as
+pipelines: M2M100Tokenizer and MarianTokenizer (m2m100_vocabulary, marian_parts: the
+sentencepiece model itself through vocab.json's ids, tokenizer.py's _m2m100 and _marian),
+SiglipTokenizer (siglip_document: its canonicalization as normalizers),
 Wav2Vec2CTCTokenizer (wav2vec2_document: vocab.json's characters, CTC's decode),
 EsmTokenizer (esm_document: vocab.txt's tokens matched anywhere in the text) and ByT5Tokenizer
 (byt5_document: the text's UTF-8 bytes, from tokenizer_config.json alone).
@@ -221,8 +221,6 @@ def slow_document(file: str, class_name: str | None, config: Mapping[str, Any]) 
     from .transformers_classes import _CLASSES
 
     folder, name = os.path.split(file)
-    if class_name == "M2M100Tokenizer" and name == "sentencepiece.bpe.model":
-        return m2m100_document(file, config)
     if class_name == "SiglipTokenizer" and name == "spiece.model":
         return siglip_document(file, config)
     if class_name == "Wav2Vec2CTCTokenizer" and name == BPE_FILES[0]:
@@ -262,60 +260,6 @@ def _special_added(tokens: list[tuple[int, str]]) -> list[dict[str, Any]]:
     """Special tokens as a Python class adds them (AddedToken(normalized=False, special=True))."""
     flags = {"single_word": False, "lstrip": False, "rstrip": False, "normalized": False, "special": True}
     return [{"id": i, "content": t, **flags} for i, t in tokens]
-
-
-def m2m100_document(file: str, config: Mapping[str, Any]) -> dict[str, Any]:
-    """M2M100Tokenizer (a Python class over the sentencepiece library) as a pipeline: the
-    sentencepiece model's own (spm_tokenizer_json.spm_document: its normalizer, dummy prefix and
-    BPE) with each piece's id taken from vocab.json (the class's `encoder.get(piece, unk)`: a
-    character the model lacks is the unknown token's id), the language codes (__en__ ...) at
-    len(vocab.json) + i as tokens no text gives (transformers 5.24 neither matches nor skips
-    them as special tokens), the config's bos/pad/eos/unk tokens as special added tokens. Its
-    decode (special_segments "m2m100") decodes the text between special tokens as
-    sentencepiece's decode_pieces does. The template (__src_lang__ $A </s>) is set once the
-    tokens are added (transformers_classes.class_post_processor). ValueError naming the file and
-    the class where the pipeline cannot say what the class does: a piece of the model that
-    vocab.json lacks (the class maps it to the unknown id, which a BPE vocabulary cannot give two
-    pieces), a BPE model that isn't sentencepiece's BPE."""
-    from .sentencepiece_model import ModelType, PieceType, SentencePieceModel
-    from .spm_tokenizer_json import spm_document
-
-    folder = os.path.dirname(file)
-    vocab_file = os.path.join(folder, BPE_FILES[0])
-    name = "M2M100Tokenizer"
-    encoder = _read_json(vocab_file, name)
-    if not _is_vocabulary(encoder):
-        raise ValueError(f"{vocab_file}: not a vocabulary (a JSON object of token -> id)")
-    spm = SentencePieceModel.read(file)
-    if spm.trainer_spec["model_type"] != ModelType.BPE or spm.trainer_spec["byte_fallback"]:
-        raise ValueError(f"{file}: {name}: tokenforge runs a BPE sentencepiece model without byte fallback here")
-    doc = spm_document(spm)
-    kept = (PieceType.NORMAL, PieceType.USER_DEFINED)
-    missing = [p.piece for p in spm.pieces if p.type in kept and p.piece not in encoder]
-    if missing:
-        raise ValueError(
-            f"{file}: {name} maps the pieces {vocab_file} lacks ({missing[0]!r}, {len(missing)} in all) to the "
-            "unknown id; tokenforge's BPE cannot give one id to two pieces, so it does not run this folder"
-        )
-    unk = _unknown_token(config, encoder, vocab_file, name)
-    codes = _routing()["language_codes"][name].get(config.get("language_codes", "m2m100"))
-    if codes is None:
-        raise ValueError(f"{name}: language_codes must be 'm2m100' or 'wmt21', got {config.get('language_codes')!r}")
-    vocab = dict(encoder)
-    for i, code in enumerate(codes):
-        vocab.setdefault(f"__{code}__", len(encoder) + i)
-    model = doc["model"]
-    model.update(vocab=vocab, unk_token=unk)
-    # only the pieces of both the model and vocab.json merge (a vocab.json token the model lacks,
-    # a language code, is never a symbol of the text)
-    model["merges"] = [m for m in model["merges"] if m[0] in encoder and m[1] in encoder]
-    named = [_token(config, n, d) for n, d in (("bos_token", "<s>"), ("pad_token", "<pad>"), ("eos_token", "</s>"))]
-    doc["added_tokens"] = _special_added(sorted({(encoder[t], t) for t in [*named, unk] if t in encoder}))
-    doc["post_processor"] = _BARE
-    # decode_pieces drops each leading "\u2581" while the text is empty: every leading space
-    decoders = [d for d in doc["decoder"]["decoders"] if d["type"] != "Strip"]
-    doc["decoder"]["decoders"] = [*decoders, {"type": "Strip", "content": " ", "start": 2**31 - 1, "stop": 0}]
-    return doc
 
 
 # Python's string.punctuation (SiglipTokenizer's remove_punctuation), as a regex class
@@ -402,6 +346,27 @@ def siglip_document(file: str, config: Mapping[str, Any]) -> dict[str, Any]:
     doc["added_tokens"] = [{**a, "rstrip": True} for a in added]
     doc["post_processor"] = _BARE
     return doc
+
+
+def m2m100_vocabulary(folder: str, config: Mapping[str, Any], unk: str) -> dict[str, int]:
+    """M2M100Tokenizer's ids: vocab.json's, then the language codes of the config's
+    language_codes ("m2m100" or "wmt21") as __xx__ at len(vocab.json) + i (a code vocab.json
+    holds keeps its id). ValueError naming the file for a malformed vocab.json, one without the
+    unknown token, and an unknown language_codes."""
+    name = "M2M100Tokenizer"
+    vocab_file = os.path.join(folder, BPE_FILES[0])
+    encoder = _read_json(vocab_file, name)
+    if not _is_vocabulary(encoder) or any(i < 0 for i in encoder.values()):
+        raise ValueError(f"{vocab_file}: not a vocabulary (a JSON object of token -> id, each id 0 or more)")
+    if unk not in encoder:
+        raise ValueError(f"{vocab_file}: {name}'s unknown token {unk!r} is not in it")
+    codes = _routing()["language_codes"][name].get(config.get("language_codes", "m2m100"))
+    if codes is None:
+        raise ValueError(f"{name}: language_codes must be 'm2m100' or 'wmt21', got {config.get('language_codes')!r}")
+    vocabulary = dict(encoder)
+    for i, code in enumerate(codes):
+        vocabulary.setdefault(f"__{code}__", len(encoder) + i)
+    return vocabulary
 
 
 def marian_parts(folder: str, config: Mapping[str, Any]) -> tuple[Any, Any, dict[str, int]]:
