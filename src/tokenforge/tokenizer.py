@@ -22,7 +22,7 @@ import functools
 import gc
 import json
 import os
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from . import _core
@@ -384,22 +384,10 @@ class Tokenizer(TransformersApi):
         unk = config.special_tokens.get("unk_token") or "<unk>"
         if unk not in vocabulary:
             raise FormatError(os.path.join(folder, "vocab.json"), "unk_token", f"{name}: {unk!r} is not in it")
-        options: dict[str, Any] = {
-            "vocabulary": vocabulary,
-            "unknown_token": unk,
-            "leading_code": True,
-            "added_token_rules": "python",
-            "special_segments": _PYTHON_CLASS_DECODES[name],
-        }
-        if config.clean_up_tokenization_spaces:
-            options["clean_up_tokenization_spaces"] = True
-        config = dataclasses.replace(config, transformers_class=name)
-        tok = cls.from_spec(PipelineSpec(source, options=options, config=config), source=folder)
-        tokens = _tokens_transformers_adds(tok, config, config_path, [])
-        if tokens:
-            tok._add(tokens, special=False)
-        _set_class_post_processor(tok, name, config, config_path, {"text_target_model": target})
-        return tok
+        late = {"text_target_model": target}
+        return _python_spm_class(
+            cls, name, config, config_path, source, vocabulary, unk, folder, {"leading_code": True}, late=late
+        )
 
     @classmethod
     def _m2m100(cls, folder: str) -> Tokenizer:
@@ -426,27 +414,15 @@ class Tokenizer(TransformersApi):
             model = SentencePieceModel.read(file)
         except (OSError, ValueError) as e:
             raise FormatError(file, name, str(e)) from None
-        options: dict[str, Any] = {
-            "vocabulary": vocabulary,
-            "unknown_token": unk,
-            "added_token_rules": "python",
-            "special_segments": _PYTHON_CLASS_DECODES[name],
-        }
-        if config.clean_up_tokenization_spaces:
-            options["clean_up_tokenization_spaces"] = True
-        config = dataclasses.replace(config, transformers_class=name)
         # the named tokens vocab.json holds, added as the class adds them (so that, most often,
         # the template's rebuild is the only one after the first)
         flags = {"single_word": False, "lstrip": False, "rstrip": False, "normalized": False}
         named = {config.special_tokens.get(k) for k in ("bos_token", "pad_token", "eos_token", "unk_token")}
         held = sorted((t for t in named if t is not None and t in vocabulary), key=vocabulary.__getitem__)
         added = tuple(AddedToken(t, vocabulary[t], special=True, **flags) for t in held)
-        tok = cls.from_spec(PipelineSpec(model, added_tokens=added, options=options, config=config), source=file)
-        tokens = _tokens_transformers_adds(tok, config, config_path, [])
-        if tokens:
-            tok._add(tokens, special=False)
-        _set_class_post_processor(tok, name, config, config_path, _m2m100_target_options(tok, config))
-        return tok
+        return _python_spm_class(
+            cls, name, config, config_path, model, vocabulary, unk, file, {}, added, _m2m100_target_options
+        )
 
     @classmethod
     def _spm_backend(cls, folder: str, name: str, file: str) -> Tokenizer:
@@ -488,22 +464,9 @@ class Tokenizer(TransformersApi):
         else:
             for i, piece in enumerate(pieces):
                 vocabulary.setdefault(piece, i)  # (piece_to_id)
-        options: dict[str, Any] = {
-            "vocabulary": vocabulary,
-            "unknown_token": unknown,
-            "decode_tokens": True,
-            "added_token_rules": "python",
-            "special_segments": _PYTHON_CLASS_DECODES[name],
-        }
-        if config.clean_up_tokenization_spaces:
-            options["clean_up_tokenization_spaces"] = True
-        config = dataclasses.replace(config, transformers_class=name)
-        tok = cls.from_spec(PipelineSpec(model, options=options, config=config), source=file)
-        tokens = _tokens_transformers_adds(tok, config, config_path, [])
-        if tokens:
-            tok._add(tokens, special=False)
-        _set_class_post_processor(tok, name, config, config_path, {})
-        return tok
+        return _python_spm_class(
+            cls, name, config, config_path, model, vocabulary, unknown, file, {"decode_tokens": True}
+        )
 
     @classmethod
     def from_pretrained(cls, path: str | os.PathLike[str]) -> Tokenizer:
@@ -1494,6 +1457,44 @@ SPM_BACKEND_CLASSES = {
     "BertGenerationTokenizer": "spiece.model",
     "BartphoTokenizer": "sentencepiece.bpe.model",  # (with dict.txt: its ids)
 }
+
+
+def _python_spm_class(
+    cls: type[Tokenizer],
+    name: str,
+    config: Any,
+    config_path: str,
+    model: Any,
+    vocabulary: dict[str, int],
+    unknown: str,
+    source: str,
+    options: Mapping[str, Any],
+    added: tuple[AddedToken, ...] = (),
+    late: Mapping[str, Any] | Callable[[Tokenizer, Any], dict[str, Any]] | None = None,
+) -> Tokenizer:
+    """A Python class over the sentencepiece library as the sentencepiece pipeline behind the
+    class's vocabulary (`Tokenizer._marian`, `_m2m100`, `_spm_backend`): `model` with the options
+    vocabulary, unknown_token and `options`, the class's added-token rules and decode
+    (special_segments), the config's clean-up; then the tokens transformers adds and the class's
+    template, with `late`'s options (or what it makes of the tokenizer) in the same rebuild.
+    `source` and `config_path` (tokenizer_config.json) are named in errors."""
+    settings: dict[str, Any] = {
+        "vocabulary": vocabulary,
+        "unknown_token": unknown,
+        "added_token_rules": "python",
+        "special_segments": _PYTHON_CLASS_DECODES[name],
+        **options,
+    }
+    if config.clean_up_tokenization_spaces:
+        settings["clean_up_tokenization_spaces"] = True
+    config = dataclasses.replace(config, transformers_class=name)
+    tok = cls.from_spec(PipelineSpec(model, added_tokens=added, options=settings, config=config), source=source)
+    tokens = _tokens_transformers_adds(tok, config, config_path, [])
+    if tokens:
+        tok._add(tokens, special=False)
+    extra = late(tok, config) if callable(late) else dict(late or {})
+    _set_class_post_processor(tok, name, config, config_path, extra)
+    return tok
 
 
 def _fairseq_vocabulary(file: str, named: Mapping[str, str], name: str) -> dict[str, int]:
