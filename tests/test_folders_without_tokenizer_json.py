@@ -487,6 +487,14 @@ def test_m2m100_refusals(tmp_path):
     _write(folder, "tokenizer_config.json", {"tokenizer_class": "M2M100Tokenizer", "unk_token": "<nope>"})
     with pytest.raises(FormatError, match="unknown token '<nope>' is not in it"):
         Tokenizer.from_pretrained(folder)
+    _write(folder, "tokenizer_config.json", {"tokenizer_class": "M2M100Tokenizer", "sp_model_kwargs": {"alpha": 0.1}})
+    with pytest.raises(FormatError, match="sp_model_kwargs"):
+        Tokenizer.from_pretrained(folder)
+    (tmp_path / "saved").mkdir()
+    tok = Tokenizer.from_pretrained(_m2m100_folder(tmp_path / "saved", {"src_lang": "en"}))
+    with pytest.raises(ValueError, match=r"has no tokenizer\.json form"):
+        tok.save(str(tmp_path / "tokenizer.json"))
+    assert not (tmp_path / "tokenizer.json").exists()
 
 
 def test_m2m100_piece_vocab_json_lacks(tmp_path):

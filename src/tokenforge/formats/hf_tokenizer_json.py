@@ -163,9 +163,9 @@ def document(spec: PipelineSpec) -> dict[str, Any]:
 
         if "vocabulary" in spec.options:
             raise ValueError(
-                "a sentencepiece model behind a vocabulary of its own (MarianTokenizer's vocab.json ids, with "
-                "the unknown id for the pieces it lacks) has no tokenizer.json form: HF tokenizers' models give "
-                "each piece an id of its own; keep the model folder (source.spm, target.spm, vocab.json)"
+                "a sentencepiece model behind a vocabulary of its own (a Python class's: Marian's or M2M100's "
+                "vocab.json ids, with the unknown id for the pieces it lacks, its own decode) has no tokenizer.json "
+                "form: HF tokenizers' models give each piece an id of its own; keep the model folder"
             )
 
         if spec.post_processor is not None:

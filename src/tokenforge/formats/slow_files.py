@@ -352,8 +352,12 @@ def m2m100_vocabulary(folder: str, config: Mapping[str, Any], unk: str) -> dict[
     """M2M100Tokenizer's ids: vocab.json's, then the language codes of the config's
     language_codes ("m2m100" or "wmt21") as __xx__ at len(vocab.json) + i (a code vocab.json
     holds keeps its id). ValueError naming the file for a malformed vocab.json, one without the
-    unknown token, and an unknown language_codes."""
+    unknown token, an unknown language_codes and sp_model_kwargs (sentencepiece sampling)."""
     name = "M2M100Tokenizer"
+    if config.get("sp_model_kwargs"):
+        raise ValueError(
+            f"{name} with sp_model_kwargs {config['sp_model_kwargs']!r} (sampling) is not run by tokenforge"
+        )
     vocab_file = os.path.join(folder, BPE_FILES[0])
     encoder = _read_json(vocab_file, name)
     if not _is_vocabulary(encoder) or any(i < 0 for i in encoder.values()):

@@ -747,7 +747,10 @@ def _spm_with_vocabulary(spec: PipelineSpec) -> Kernel:
             "decode_tokens": decode_tokens,
         },
         # (MarianTokenizer's supported_language_codes: vocab.json's >>xx<< tokens, in its order)
-        extras={"encoder": encoder, "supported_language_codes": [t for t in vocabulary if _is_code(t)]},
+        extras={
+            "encoder": encoder,
+            **({"supported_language_codes": [t for t in vocabulary if _is_code(t)]} if leading_code else {}),
+        },
     )
 
 
