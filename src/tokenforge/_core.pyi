@@ -457,14 +457,14 @@ class SpmTokenizer:
         sentencepiece's decode; skip_control=False shows control pieces (<s>) as their text.
         """
 
-    def set_segments(self, specials: Sequence[tuple[int, str]]) -> None:
+    def set_segments(self, specials: Sequence[tuple[int, str]], after: str) -> None:
         """
-        The special tokens (id, text) decode_segments splits at; set once, before any decode.
+        The special tokens (id, text) decode_segments splits at, and what it writes after each; set once, before any decode.
         """
 
     def decode_segments(self, ids: object, skip_special: bool) -> str:
         """
-        MarianTokenizer's convert_tokens_to_string: the ids between special tokens decoded on their own, each special token's text and a space after it (none with skip_special).
+        M2M100's and Marian's convert_tokens_to_string: the ids between special tokens decoded on their own, each special token's text and set_segments' `after` (none with skip_special).
         """
 
     def set_pad_token(self, pad_token: str) -> None: ...
