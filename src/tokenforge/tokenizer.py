@@ -438,6 +438,7 @@ class Tokenizer(TransformersApi):
         from .chat_template import ModelConfig
         from .errors import FormatError
         from .formats.sentencepiece_model import SentencePieceModel
+        from .formats.slow_files import fairseq_vocabulary
 
         config = ModelConfig.from_folder(folder, class_name=name)
         config_path = os.path.join(folder, "tokenizer_config.json")
@@ -460,7 +461,7 @@ class Tokenizer(TransformersApi):
             # its fairseq dictionary (dict.txt): the named tokens first, each line's first word
             # after them, then the mask token (fairseq_tokens_to_ids)
             unknown = config.special_tokens.get("unk_token") or "<unk>"
-            vocabulary = _fairseq_vocabulary(os.path.join(folder, "dict.txt"), config.special_tokens, name)
+            vocabulary = fairseq_vocabulary(os.path.join(folder, "dict.txt"), config.special_tokens, name)
         else:
             for i, piece in enumerate(pieces):
                 vocabulary.setdefault(piece, i)  # (piece_to_id)
@@ -1282,12 +1283,13 @@ def _set_class_post_processor(
 
 
 def _segments_decode(native: Any, spec: PipelineSpec, style: str) -> Any:
-    """Decode as a Python class over sentencepiece does it (the option special_segments:
-    M2M100Tokenizer's and SiglipTokenizer's convert_tokens_to_string): the ids between special
-    tokens decoded on their own (the pipeline's decoder, sentencepiece's decode_pieces), each
-    special token's text after them (none with skip_special_tokens; "siglip": a space before a
-    special token that follows text), the whole stripped. (It holds the native pipeline, not
-    the tokenizer.)"""
+    """Decode as a Python class over sentencepiece does it (the option special_segments). On the
+    sentencepiece pipeline behind a class's vocabulary (M2M100, Marian, the SentencePieceBackend
+    classes): _pieces_decode or _tokens_decode, at the folder's all_special_ids. Otherwise
+    (SiglipTokenizer's, on an HF pipeline): the ids between special tokens decoded on their own
+    (the pipeline's decoder, sentencepiece's decode_pieces), each special token's text after
+    them (none with skip_special_tokens; "siglip": a space before a special token that follows
+    text), the whole stripped. (It holds the native pipeline, not the tokenizer.)"""
     special = {t.id: t.content for t in spec.added_tokens if t.special}
     space_before = style == "siglip"
     decode = native.decode
@@ -1495,38 +1497,6 @@ def _python_spm_class(
     extra = late(tok, config) if callable(late) else dict(late or {})
     _set_class_post_processor(tok, name, config, config_path, extra)
     return tok
-
-
-def _fairseq_vocabulary(file: str, named: Mapping[str, str], name: str) -> dict[str, int]:
-    """BartphoTokenizer's fairseq_tokens_to_ids: bos, pad, eos, unk, sep, cls (each once, in that
-    order), then the first word of each line of `file` (a word listed again takes the next id
-    anew, as the class's dict assignment does), then the mask token where new. FormatError naming
-    the file where it cannot be read or a line is empty."""
-    from .errors import FormatError
-
-    vocabulary: dict[str, int] = {}
-    for key, default in (
-        ("bos_token", "<s>"),
-        ("pad_token", "<pad>"),
-        ("eos_token", "</s>"),
-        ("unk_token", "<unk>"),
-        ("sep_token", "</s>"),
-        ("cls_token", "<s>"),
-    ):
-        vocabulary.setdefault(named.get(key) or default, len(vocabulary))
-    try:
-        with open(file, encoding="utf-8") as f:
-            lines = f.read().splitlines()
-    except (OSError, UnicodeDecodeError) as e:
-        raise FormatError(file, "", f"{name} reads its vocabulary from this file: {e}") from None
-    for number, line in enumerate(lines, 1):
-        words = line.strip().split()
-        if not words:
-            raise FormatError(file, f"line {number}", f"{name}: an empty line (each line is a token and its count)")
-        vocabulary[words[0]] = len(vocabulary)
-    mask = named.get("mask_token") or "<mask>"
-    vocabulary.setdefault(mask, len(vocabulary))
-    return vocabulary
 
 
 def _m2m100_target_options(tok: Tokenizer, config: Any) -> dict[str, Any]:

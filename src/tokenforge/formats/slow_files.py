@@ -13,8 +13,9 @@ class's vocabulary; a BPE class gets the pieces by id and merges generated from 
 reordered as the class's converter's convert_from_spm does (XLM-R, Camembert, Pegasus, MBart,
 MBart50, NLLB, T5). A class tokenforge does not rebuild (transformers_classes' _CLASSES) for such
 files is refused with a ValueError naming the file and the class. Python classes run as
-pipelines: M2M100Tokenizer and MarianTokenizer (m2m100_vocabulary, marian_parts: the
-sentencepiece model itself through vocab.json's ids, tokenizer.py's _m2m100 and _marian),
+pipelines: M2M100Tokenizer, MarianTokenizer and BartphoTokenizer (m2m100_vocabulary,
+marian_parts, fairseq_vocabulary: the sentencepiece model itself through the class's ids,
+tokenizer.py's _m2m100, _marian and _spm_backend),
 SiglipTokenizer (siglip_document: its canonicalization as normalizers),
 Wav2Vec2CTCTokenizer (wav2vec2_document: vocab.json's characters, CTC's decode),
 EsmTokenizer (esm_document: vocab.txt's tokens matched anywhere in the text) and ByT5Tokenizer
@@ -370,6 +371,38 @@ def m2m100_vocabulary(folder: str, config: Mapping[str, Any], unk: str) -> dict[
     vocabulary = dict(encoder)
     for i, code in enumerate(codes):
         vocabulary.setdefault(f"__{code}__", len(encoder) + i)
+    return vocabulary
+
+
+def fairseq_vocabulary(file: str, named: Mapping[str, str], name: str) -> dict[str, int]:
+    """BartphoTokenizer's fairseq_tokens_to_ids: bos, pad, eos, unk, sep, cls (each once, in that
+    order), then the first word of each line of `file` (a word listed again takes the next id
+    anew, as the class's dict assignment does), then the mask token where new. FormatError naming
+    the file where it cannot be read or a line is empty."""
+    from ..errors import FormatError
+
+    vocabulary: dict[str, int] = {}
+    for key, default in (
+        ("bos_token", "<s>"),
+        ("pad_token", "<pad>"),
+        ("eos_token", "</s>"),
+        ("unk_token", "<unk>"),
+        ("sep_token", "</s>"),
+        ("cls_token", "<s>"),
+    ):
+        vocabulary.setdefault(named.get(key) or default, len(vocabulary))
+    try:
+        with open(file, encoding="utf-8") as f:
+            lines = f.read().splitlines()
+    except (OSError, UnicodeDecodeError) as e:
+        raise FormatError(file, "", f"{name} reads its vocabulary from this file: {e}") from None
+    for number, line in enumerate(lines, 1):
+        words = line.strip().split()
+        if not words:
+            raise FormatError(file, f"line {number}", f"{name}: an empty line (each line is a token and its count)")
+        vocabulary[words[0]] = len(vocabulary)
+    mask = named.get("mask_token") or "<mask>"
+    vocabulary.setdefault(mask, len(vocabulary))
     return vocabulary
 
 
