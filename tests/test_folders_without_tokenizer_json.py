@@ -668,6 +668,76 @@ def test_spm_backend_folder_matches_python_class(tmp_path, kind, config):
         assert [plain.encode(t, add_special_tokens=False).ids for t in texts] == sp.encode(texts)
 
 
+def _plbart_folder(tmp_path: pathlib.Path, config: dict) -> pathlib.Path:
+    """As uclanlp/plbart-python-en_XX's: sentencepiece.bpe.model (BPE: <unk> <s> </s> first)."""
+    folder = tmp_path / "plbart"
+    folder.mkdir()
+    _train_spm(folder, "sentencepiece.bpe.model", "bpe", {"unk_id": 0, "bos_id": 1, "eos_id": 2, "pad_id": -1})
+    _write(folder, "tokenizer_config.json", {"tokenizer_class": "PLBartTokenizer", **config})
+    return folder
+
+
+@pytest.mark.parametrize(
+    "config",
+    [
+        {"src_lang": "python", "tgt_lang": "en_XX"},
+        {"src_lang": "__java__", "clean_up_tokenization_spaces": False},
+        "saved-v4",
+        "saved-v5",
+    ],
+    ids=["python-en", "java-no-clean-up", "saved-v4", "saved-v5"],
+)
+def test_plbart_folder_matches_python_class(tmp_path, config):
+    """PLBartTokenizer (a Python class over sentencepiece): fairseq's ids (<s> <pad> </s> <unk>,
+    each piece at its id + 1), the language codes and <mask> (lstrip) after the model, all
+    matched in text as special tokens; "$A </s> __src_lang__" (no code without a src_lang),
+    text_target with tgt_lang's code; decode cleaned up as the folder says, whatever the call
+    asks (the class's decode passes its own setting). The configs transformers 4 and 5 save
+    (the first with every reserved token in added_tokens_decoder, the codes listed again)."""
+    codes = ["__java__", "__python__", "__en_XX__"]
+    if config == "saved-v5":
+        config = {"extra_special_tokens": codes, "sp_model_kwargs": {}, "src_lang": "__java__", "tgt_lang": "python"}
+    elif config == "saved-v4":
+        flags = {"normalized": False, "rstrip": False, "single_word": False, "special": True}
+        decoder = {str(i): {"content": t, "lstrip": False, **flags} for i, t in enumerate(("<s>", "<pad>", "</s>"))}
+        decoder["3"] = {"content": "<unk>", "lstrip": False, **flags}
+        decoder.update({str(601 + i): {"content": c, "lstrip": False, **flags} for i, c in enumerate(codes)})
+        decoder["604"] = {"content": "<mask>", "lstrip": True, **flags}
+        config = {"added_tokens_decoder": decoder, "additional_special_tokens": codes, "language_codes": "base"}
+        config |= {"src_lang": "en_XX", "tgt_lang": "python", "model_max_length": 1024}
+    folder = _plbart_folder(tmp_path, config)
+    assert config.get("added_tokens_decoder", {}).get("601", {"content": "__java__"})["content"] == "__java__"
+    assert len(spm.SentencePieceProcessor(model_file=str(folder / "sentencepiece.bpe.model"))) == 600
+    texts = [*PYTHON_CLASS_TEXTS, "a <mask> b", "__java__ x</s>y __python__", "a<mask>b  <mask>", *LINES[1:60:7]]
+    _same_as_python_class(folder, texts, past=0)
+    ref = transformers.AutoTokenizer.from_pretrained(str(folder), local_files_only=True)
+    ours = Tokenizer.from_pretrained(folder)
+    assert ours.get_vocab() == ref.get_vocab() and len(ours) == len(ref)
+    batch = ["a </s> b <unk> c", "def f(x): return x", "\u65e5\u672c <mask>"]
+    kw = {"return_special_tokens_mask": True, "padding": True}
+    assert ours(batch, **kw)["special_tokens_mask"] == ref(batch, **kw)["special_tokens_mask"]
+    assert ours(batch, text_target=batch[::-1])["labels"] == ref(batch, text_target=batch[::-1])["labels"]
+
+
+def test_plbart_refusals(tmp_path):
+    """The "multi" language codes (its mask token shares <unk>'s id) and a src_lang that is none
+    of the codes are refused naming the config's key; a tgt_lang that is none of them (KeyError,
+    as transformers) when text_target is encoded."""
+    from tokenforge.errors import FormatError
+
+    folder = _plbart_folder(tmp_path, {"language_codes": "multi"})
+    with pytest.raises(FormatError, match="language_codes: PLBartTokenizer with language_codes 'multi'"):
+        Tokenizer.from_pretrained(folder)
+    _write(folder, "tokenizer_config.json", {"tokenizer_class": "PLBartTokenizer", "src_lang": "cobol"})
+    with pytest.raises(FormatError, match="src_lang: 'cobol' is not one of PLBartTokenizer's language codes"):
+        Tokenizer.from_pretrained(folder)
+    _write(folder, "tokenizer_config.json", {"tokenizer_class": "PLBartTokenizer", "tgt_lang": "cobol"})
+    ours = Tokenizer.from_pretrained(folder)
+    assert ours("x")["input_ids"][-1] == ours.eos_token_id
+    with pytest.raises(KeyError, match="'cobol' is not one of PLBartTokenizer's language codes"):
+        ours("x", text_target="y")
+
+
 def test_spm_backend_refusals(tmp_path):
     """What the classes do in Python of their own is refused naming the config's key: SpeechT5's
     normalize (its English number normalizer), legacy false (the <unk> prefix of a text that

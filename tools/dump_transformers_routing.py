@@ -1,7 +1,7 @@
 """Write src/tokenforge/data/transformers_routing.json: the tables transformers' AutoTokenizer
 routes a model folder by (model_type -> registered tokenizer class, the model types whose hub
-class it overrides, the hub ids it loads as written), and the language codes the MBart, MBart50 and NLLB
-tokenizer classes make special tokens of, read from the installed transformers.
+class it overrides, the hub ids it loads as written), and the language codes the MBart, MBart50, NLLB,
+M2M100 and PLBart tokenizer classes make special tokens of, read from the installed transformers.
 
 Run it after upgrading the transformers version tokenforge follows; formats/transformers_classes.py
 and chat_template.py read the file (the package never imports transformers for it)."""
@@ -17,6 +17,7 @@ from transformers.models.m2m_100 import tokenization_m2m_100
 from transformers.models.mbart import tokenization_mbart
 from transformers.models.mbart50 import tokenization_mbart50
 from transformers.models.nllb import tokenization_nllb
+from transformers.models.plbart import tokenization_plbart
 
 
 def unigram_classes() -> list[str]:
@@ -47,7 +48,11 @@ def main() -> None:
             "NllbTokenizer": list(tokenization_nllb.FAIRSEQ_LANGUAGE_CODES),
             # (M2M100Tokenizer's two sets, by its language_codes argument: "m2m100", "wmt21")
             "M2M100Tokenizer": tokenization_m2m_100.FAIRSEQ_LANGUAGE_CODES,
+            # (PLBartTokenizer's two sets, by its language_codes argument: "base", "multi")
+            "PLBartTokenizer": tokenization_plbart.FAIRSEQ_LANGUAGE_CODES,
         },
+        # the short names a class takes for its codes (PLBart's "python" for "__python__")
+        "language_code_names": {"PLBartTokenizer": tokenization_plbart.FAIRSEQ_LANGUAGE_CODES_MAP},
     }
     out = pathlib.Path(__file__).resolve().parent.parent / "src" / "tokenforge" / "data" / "transformers_routing.json"
     out.write_text(json.dumps(table, indent=1) + "\n", encoding="utf-8")

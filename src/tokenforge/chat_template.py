@@ -592,6 +592,7 @@ _CLASS_DEFAULTS: dict[str, dict[str, Any]] = {
     "MarianTokenizer": {"eos_token": "</s>", "unk_token": "<unk>", "pad_token": "<pad>", "model_max_length": 512},
     "SpeechT5Tokenizer": {"bos_token": "<s>", "eos_token": "</s>", "unk_token": "<unk>", "pad_token": "<pad>"},
     "BartphoTokenizer": {**_ROBERTA},
+    "PLBartTokenizer": {**_ROBERTA, "clean_up_tokenization_spaces": True},
     "BertGenerationTokenizer": {
         "bos_token": "<s>",
         "eos_token": "</s>",
@@ -745,6 +746,7 @@ _KEEP_SPACES = {"special": False, "lstrip": False, "rstrip": False}
 _MASK_LSTRIP = {"special": False, "lstrip": True, "rstrip": False}
 _CLASS_TOKEN_FLAGS: dict[str, dict[str, dict[str, bool]]] = {
     "BartphoTokenizer": {"mask_token": _MASK_LSTRIP},
+    "PLBartTokenizer": {"mask_token": _MASK_LSTRIP},
     "MPNetTokenizer": {
         **dict.fromkeys(("bos_token", "eos_token", "sep_token", "cls_token", "unk_token", "pad_token"), _KEEP_SPACES),
         "mask_token": _MASK_LSTRIP,
@@ -868,6 +870,28 @@ def _mbart_extras(init: dict[str, Any], config: Mapping[str, Any], path: str) ->
         init["additional_special_tokens"] = made
 
 
+def _plbart_extras(init: dict[str, Any], config: Mapping[str, Any], path: str) -> None:
+    """PLBartTokenizer.__init__: its language codes (language_codes "base" or "multi"), then
+    those of an additional_special_tokens list that are not among them; only where nothing set
+    extra_special_tokens."""
+    kind = config.get("language_codes", "base")
+    codes = _routing_codes("PLBartTokenizer").get(kind, []) if isinstance(kind, str) else []
+    made = list(codes)
+    listed = init.get("additional_special_tokens")
+    if listed is not None:
+        made.extend([t for t in listed if t not in made])
+    if "extra_special_tokens" not in init:
+        init["additional_special_tokens"] = made
+
+
+def _routing_codes(class_name: str) -> Any:
+    """The language codes data/transformers_routing.json has for `class_name` (a list, or a
+    table of lists by the class's language_codes argument)."""
+    from .formats.transformers_classes import _routing
+
+    return _routing()["language_codes"][class_name]
+
+
 def _camembert_extras(init: dict[str, Any], config: Mapping[str, Any], path: str) -> None:
     """CamembertTokenizer.__init__: additional_special_tokens <s>NOTUSED, </s>NOTUSED,
     <unk>NOTUSED where none is given; only where nothing set extra_special_tokens."""
@@ -970,6 +994,7 @@ _CLASS_EXTRAS: dict[str, Callable[[dict[str, Any], Mapping[str, Any], str], None
     "VideoPrismTokenizer": _t5_extras,
     "PegasusTokenizer": _pegasus_extras,
     "ByT5Tokenizer": _byt5_extras,
+    "PLBartTokenizer": _plbart_extras,
 }
 for _name in list(_CLASS_DEFAULTS):  # the "Fast" names of the same classes
     _CLASS_DEFAULTS[_name + "Fast"] = _CLASS_DEFAULTS[_name]
@@ -1428,6 +1453,8 @@ class ModelConfig:
                 raise FormatError(config_path, name, f'must be "right" or "left", got {side!r}')
             sides[name] = side
         clean_up = field("clean_up_tokenization_spaces", (bool,), "true or false")
+        if clean_up is None:
+            clean_up = defaults.get("clean_up_tokenization_spaces")  # (a class's own default: PLBart's)
 
         templates = _templates_from_config(config.get("chat_template"), config_path, "chat_template")
         from_files: dict[str, str] = {}

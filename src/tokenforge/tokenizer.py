@@ -427,10 +427,12 @@ class Tokenizer(TransformersApi):
     @classmethod
     def _spm_backend(cls, folder: str, name: str, file: str) -> Tokenizer:
         """A class on transformers' SentencePieceBackend (SpeechT5Tokenizer,
-        BertGenerationTokenizer: Python over the sentencepiece library) from its folder: the
-        model's sentencepiece pipeline, each piece's own id (a run of unknown characters by its
-        text, piece_to_id), the config's special tokens matched as the class matches them, its
-        template (SpeechT5's "$A </s>", none for BertGeneration), decode as its
+        BertGenerationTokenizer, BartphoTokenizer, PLBartTokenizer: Python over the sentencepiece
+        library) from its folder: the model's sentencepiece pipeline, each piece's own id (a run
+        of unknown characters by its text, piece_to_id; BARTpho's dict.txt ids, PLBart's fairseq
+        ones: slow_files.fairseq_vocabulary, plbart_vocabulary), the config's special tokens
+        matched as the class matches them, its template (SpeechT5's "$A </s>", PLBart's "$A </s>
+        __src_lang__" with tgt_lang's for text_target, none for BertGeneration), decode as its
         convert_tokens_to_string (the tokens' texts joined, each "▁" a space, stripped).
         FormatError naming the file for what it cannot run: sp_model_kwargs (sampling), legacy
         false (the class's prefix of <unk> for a text that starts with a space), SpeechT5's
@@ -438,7 +440,7 @@ class Tokenizer(TransformersApi):
         from .chat_template import ModelConfig
         from .errors import FormatError
         from .formats.sentencepiece_model import SentencePieceModel
-        from .formats.slow_files import fairseq_vocabulary
+        from .formats.slow_files import fairseq_vocabulary, plbart_vocabulary
 
         config = ModelConfig.from_folder(folder, class_name=name)
         config_path = os.path.join(folder, "tokenizer_config.json")
@@ -457,16 +459,24 @@ class Tokenizer(TransformersApi):
         pieces = [p.piece for p in model.pieces]
         vocabulary: dict[str, int] = {}
         unknown = pieces[int(model.trainer_spec["unk_id"])]
+        late: Callable[[Tokenizer, Any], dict[str, Any]] | None = None
         if name == "BartphoTokenizer":
             # its fairseq dictionary (dict.txt): the named tokens first, each line's first word
             # after them, then the mask token (fairseq_tokens_to_ids)
             unknown = config.special_tokens.get("unk_token") or "<unk>"
             vocabulary = fairseq_vocabulary(os.path.join(folder, "dict.txt"), config.special_tokens, name)
+        elif name == "PLBartTokenizer":
+            unknown = "<unk>"
+            try:
+                vocabulary = plbart_vocabulary(pieces, raw)
+            except ValueError as e:
+                raise FormatError(config_path, "language_codes", str(e)) from None
+            late = _plbart_target_options
         else:
             for i, piece in enumerate(pieces):
                 vocabulary.setdefault(piece, i)  # (piece_to_id)
         return _python_spm_class(
-            cls, name, config, config_path, model, vocabulary, unknown, file, {"decode_tokens": True}
+            cls, name, config, config_path, model, vocabulary, unknown, file, {"decode_tokens": True}, late=late
         )
 
     @classmethod
@@ -1452,12 +1462,14 @@ _PYTHON_CLASS_DECODES = {
     "SpeechT5Tokenizer": "tokens",
     "BertGenerationTokenizer": "tokens",
     "BartphoTokenizer": "tokens",
+    "PLBartTokenizer": "tokens",
 }
 # The classes on transformers' SentencePieceBackend run here (Tokenizer._spm_backend), and their file
 SPM_BACKEND_CLASSES = {
     "SpeechT5Tokenizer": "spm_char.model",
     "BertGenerationTokenizer": "spiece.model",
     "BartphoTokenizer": "sentencepiece.bpe.model",  # (with dict.txt: its ids)
+    "PLBartTokenizer": "sentencepiece.bpe.model",
 }
 
 
@@ -1512,6 +1524,25 @@ def _m2m100_target_options(tok: Tokenizer, config: Any) -> dict[str, Any]:
             target = m2m100_template(config.config, tgt, config.special_tokens, tok.token_to_id)
         except ValueError as e:
             target = str(e)
+    return {} if target is None else {"text_target_post_processor": target}
+
+
+def _plbart_target_options(tok: Tokenizer, config: Any) -> dict[str, Any]:
+    """PLBartTokenizer's call encodes text_target with tgt_lang's template (its
+    _switch_to_target_mode: the eos token, then tgt_lang's code where there is one): the option
+    that says so, for _set_class_post_processor's rebuild."""
+    from .formats.transformers_classes import plbart_template
+
+    unk = config.special_tokens.get("unk_token")
+
+    def convert(token: str) -> int | None:  # (convert_tokens_to_ids: the unknown id for a token it lacks)
+        found = tok.token_to_id(token)
+        return found if found is not None or unk is None else tok.token_to_id(unk)
+
+    try:
+        target: Any = plbart_template(config.config, config.config.get("tgt_lang"), config.special_tokens, convert)
+    except ValueError as e:
+        target = str(e)
     return {} if target is None else {"text_target_post_processor": target}
 
 

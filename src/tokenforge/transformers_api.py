@@ -1044,6 +1044,9 @@ class TransformersApi:
         k = self._kernel
         finish = k.uncleaned_denormalize if k.options.get("clean_up_tokenization_spaces") else k.denormalize
         clean = _check_bool(clean_up_tokenization_spaces, "clean_up_tokenization_spaces") and not self._bpe_model()
+        config = self._spec.config
+        if config is not None and config.transformers_class in _OWN_CLEAN_UP:
+            clean = config.clean_up_tokenization_spaces  # (the class's decode passes its own setting)
         if not clean:
             return finish if finish is not None else _as_it_is
         if finish is None:
@@ -1080,6 +1083,11 @@ class TransformersApi:
         )
         finish = self._finisher(clean)
         return [finish(self._decode_natively(ids, skip_special_tokens)) for ids in sequences]
+
+
+# Classes whose decode cleans up as the folder says whatever the call asks (PLBartTokenizer's
+# decode passes self.clean_up_tokenization_spaces on)
+_OWN_CLEAN_UP = frozenset(("PLBartTokenizer",))
 
 
 def _as_it_is(text: str) -> str:

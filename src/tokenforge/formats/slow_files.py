@@ -13,9 +13,9 @@ class's vocabulary; a BPE class gets the pieces by id and merges generated from 
 reordered as the class's converter's convert_from_spm does (XLM-R, Camembert, Pegasus, MBart,
 MBart50, NLLB, T5). A class tokenforge does not rebuild (transformers_classes' _CLASSES) for such
 files is refused with a ValueError naming the file and the class. Python classes run as
-pipelines: M2M100Tokenizer, MarianTokenizer and BartphoTokenizer (m2m100_vocabulary,
-marian_parts, fairseq_vocabulary: the sentencepiece model itself through the class's ids,
-tokenizer.py's _m2m100, _marian and _spm_backend),
+pipelines: M2M100Tokenizer, MarianTokenizer, BartphoTokenizer and PLBartTokenizer
+(m2m100_vocabulary, marian_parts, fairseq_vocabulary, plbart_vocabulary: the sentencepiece model
+itself through the class's ids, tokenizer.py's _m2m100, _marian and _spm_backend),
 SiglipTokenizer (siglip_document: its canonicalization as normalizers),
 Wav2Vec2CTCTokenizer (wav2vec2_document: vocab.json's characters, CTC's decode),
 EsmTokenizer (esm_document: vocab.txt's tokens matched anywhere in the text) and ByT5Tokenizer
@@ -403,6 +403,28 @@ def fairseq_vocabulary(file: str, named: Mapping[str, str], name: str) -> dict[s
         vocabulary[words[0]] = len(vocabulary)
     mask = named.get("mask_token") or "<mask>"
     vocabulary.setdefault(mask, len(vocabulary))
+    return vocabulary
+
+
+def plbart_vocabulary(pieces: list[str], config: Mapping[str, Any]) -> dict[str, int]:
+    """PLBartTokenizer's ids (its fairseq_tokens_to_ids, then _convert_token_to_id): <s> <pad>
+    </s> <unk> at 0 to 3, its "base" language codes from len(pieces) + 1 on and <mask> after
+    them; then each other piece of the sentencepiece model at its id + 1 (the model's own
+    unknown piece, id 0, is <unk>). ValueError for other language_codes: "multi" has no <mask>,
+    so the class's mask token takes <unk>'s id while still matched in text as a token of its
+    own, which added tokens (one text per id, as HF tokenizers') cannot say."""
+    kind = config.get("language_codes", "base")
+    if kind != "base":
+        raise ValueError(
+            f"PLBartTokenizer with language_codes {kind!r} is not run by tokenforge (only 'base': "
+            "'multi' gives its <mask> the id of <unk>)"
+        )
+    codes = _routing()["language_codes"]["PLBartTokenizer"][kind]
+    vocabulary = {"<s>": 0, "<pad>": 1, "</s>": 2, "<unk>": 3}
+    vocabulary.update({code: len(pieces) + 1 + i for i, code in enumerate(codes)})
+    vocabulary["<mask>"] = len(pieces) + 1 + len(codes)
+    for i, piece in enumerate(pieces[1:], 1):
+        vocabulary.setdefault(piece, i + 1)
     return vocabulary
 
 

@@ -773,6 +773,7 @@ LATE_POST_PROCESSORS = frozenset(
         "MarianTokenizer",
         "SpeechT5Tokenizer",
         "BartphoTokenizer",
+        "PLBartTokenizer",
     )
 )
 # Those of them whose template is set only where the class rebuilt the file (its model type)
@@ -931,6 +932,8 @@ def class_post_processor(
         src = config.get("src_lang")
         src = src if isinstance(src, str) else "en"
         return m2m100_template(config, src, special, token_to_id)
+    if name == "PLBartTokenizer":  # $A </s> __src_lang__, pair $A $B </s> __src_lang__
+        return plbart_template(config, config.get("src_lang"), special, convert)
     if name == "NllbTokenizer":
         src = config.get("src_lang")
         src = src if isinstance(src, str) else "eng_Latn"
@@ -957,6 +960,40 @@ def class_post_processor(
         pair = [f"{cls}:0", "$A:0", f"{sep}:0", "$B:1", question, ".", f"{sep}:1"]
     tokens = [(cls, convert(cls)), (sep, convert(sep)), (question, convert(question)), (".", convert("."))]
     return template([f"{cls}:0", "$A:0", f"{sep}:0"], pair, tokens)
+
+
+def plbart_language_code(config: Mapping[str, Any], lang: Any) -> str | None:
+    """PLBartTokenizer's code for language `lang` (src_lang's or tgt_lang's: one of its "base"
+    codes, or its short name, "python" for "__python__"), None for none. ValueError for a
+    language that is none of them (transformers' KeyError)."""
+    if lang is None:
+        return None
+    code = _routing()["language_code_names"]["PLBartTokenizer"].get(lang, lang)
+    if code not in _routing()["language_codes"]["PLBartTokenizer"]["base"]:
+        raise ValueError(f"{lang!r} is not one of PLBartTokenizer's language codes")
+    return str(code)
+
+
+def plbart_template(
+    config: Mapping[str, Any], lang: Any, special: Mapping[str, str], convert: Callable[[str], int | None]
+) -> dict[str, Any] | None:
+    """PLBartTokenizer's template for language `lang` (src_lang's for text, tgt_lang's for
+    text_target; see plbart_language_code): the eos token, then the code's token where there is
+    one, after the text (a pair: after both), every type id 0. `convert` is the finished
+    tokenizer's convert_tokens_to_ids (the unknown id for a token it lacks)."""
+    code = plbart_language_code(config, lang)
+    eos = special.get("eos_token")
+    eos_id = convert(eos) if eos is not None else None
+    code_id = convert(code) if code is not None else None
+    if eos is None or eos_id is None or (code is not None and code_id is None):
+        return None
+    after = [{"SpecialToken": {"id": eos, "type_id": 0}}]
+    specials = {eos: {"id": eos, "ids": [eos_id], "tokens": [eos]}}
+    if code is not None and code_id is not None:
+        after.append({"SpecialToken": {"id": code, "type_id": 0}})
+        specials[code] = {"id": code, "ids": [code_id], "tokens": [code]}
+    a, b = {"Sequence": {"id": "A", "type_id": 0}}, {"Sequence": {"id": "B", "type_id": 0}}
+    return {"type": "TemplateProcessing", "single": [a, *after], "pair": [a, b, *after], "special_tokens": specials}
 
 
 def m2m100_template(
