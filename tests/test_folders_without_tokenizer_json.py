@@ -12,6 +12,7 @@ import json
 import pathlib
 import random
 import re
+import unicodedata
 import warnings
 
 import pytest
@@ -736,6 +737,68 @@ def test_plbart_refusals(tmp_path):
     assert ours("x")["input_ids"][-1] == ours.eos_token_id
     with pytest.raises(KeyError, match="'cobol' is not one of PLBartTokenizer's language codes"):
         ours("x", text_target="y")
+
+
+def _gpt_sw3_folder(tmp_path: pathlib.Path, name: str, config: dict, **options) -> pathlib.Path:
+    """As AI-Sweden-Models/gpt-sw3-126m's: spiece.model (<pad> <unk> <s> <|endoftext|> first)."""
+    folder = tmp_path / name
+    folder.mkdir()
+    model_type = options.pop("model_type", "bpe")
+    ids = {"pad_id": 0, "unk_id": 1, "bos_id": 2, "eos_id": 3}
+    _train_spm(folder, "spiece.model", model_type, ids, eos_piece="<|endoftext|>", **options)
+    _write(folder, "tokenizer_config.json", {"tokenizer_class": "GPTSw3Tokenizer", **config})
+    return folder
+
+
+# GPTSw3Tokenizer's preprocess_text, in Python (its non-printing characters, its whitespace)
+_SW3_REMOVED = re.compile("[\x00-\x08\x0b-\x1f\x7f-\xa0\xad\u200b]")
+_SW3_SPACES = str.maketrans(dict.fromkeys("\u2002\u2003\u2005\u2008\u2009\u200a\u202f\u3000\ufffc", " "))
+GPT_SW3_TEXTS = [
+    "a\u00a0b\u2003c\x07d\u00ade\u200bf\ufffcg\x84h\u2005i",
+    "e\u0301 A\u030a \u1100\u1161 x\t\ny\x0c\r\nz",
+    "<s>hi<|endoftext|><|endoftext|> x <pad> y<unk>",
+    " lead  spaces  \u3000\u3000x\u202f",
+    "\x00\x1f\x7f\x9f",
+]
+
+
+@pytest.mark.parametrize(
+    "name, options",
+    [
+        ("gpt-sw3", {}),
+        (
+            "gpt-sw3-raw",
+            {
+                "byte_fallback": True,
+                "normalization_rule_name": "identity",
+                "add_dummy_prefix": False,
+                "remove_extra_whitespaces": False,
+            },
+        ),
+        ("gpt-sw3-7b", {"model_type": "unigram"}),
+    ],
+)
+def test_gpt_sw3_folder_matches_python_class(tmp_path, name, options):
+    """GPTSw3Tokenizer (a Python class over sentencepiece): each text between special tokens
+    rewritten as its preprocess_text does (non-printing characters removed, its whitespace
+    characters spaces, NFC) natively before sentencepiece, the model's own ids, no template,
+    decode as its convert_tokens_to_string (a space before the text before a special token that
+    does not follow another); with "gpt-sw3-7b" in the folder's name, <unk> pads and
+    <|endoftext|> is the bos token, as the class reads name_or_path."""
+    folder = _gpt_sw3_folder(tmp_path, name, {}, **options)
+    texts = [*PYTHON_CLASS_TEXTS, *GPT_SW3_TEXTS, *LINES[1:60:7]]
+    _same_as_python_class(folder, texts, past=0)
+    ours = Tokenizer.from_pretrained(folder)
+    assert (ours.pad_token, ours.bos_token) == (("<unk>", "<|endoftext|>") if name.endswith("7b") else ("<pad>", "<s>"))
+    if name == "gpt-sw3-raw":  # offsets: each token's span of the input, rewritten, is its text
+        for text in [*GPT_SW3_TEXTS, *PYTHON_CLASS_TEXTS]:
+            encoding = ours.encode(text, add_special_tokens=False)
+            assert encoding.offsets == sorted(encoding.offsets)
+            for token, (start, end) in zip(encoding.tokens, encoding.offsets):
+                if token.startswith("<0x") or token in ("<s>", "<|endoftext|>", "<pad>", "<unk>"):
+                    continue
+                span = unicodedata.normalize("NFC", _SW3_REMOVED.sub("", text[start:end]).translate(_SW3_SPACES))
+                assert span.replace(" ", "\u2581") == token, (text, token, text[start:end])
 
 
 def test_spm_backend_refusals(tmp_path):

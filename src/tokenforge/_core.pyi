@@ -444,12 +444,12 @@ class SpmTokenizer:
     """
 
     @overload
-    def __init__(self, normalizer: SpmNormalizer, model: SpmBpe, unk_surface: str, add_dummy_prefix: bool, remove_extra_whitespaces: bool, names: Sequence[str] = [], ids: Sequence[int] = [], vocabulary: dict = {}, unknown: int = 0, leading_code: bool = False, decode_ids: Sequence[int] = [], raw: Sequence[str] = []) -> None: ...
+    def __init__(self, normalizer: SpmNormalizer, model: SpmBpe, unk_surface: str, add_dummy_prefix: bool, remove_extra_whitespaces: bool, names: Sequence[str] = [], ids: Sequence[int] = [], vocabulary: dict = {}, unknown: int = 0, leading_code: bool = False, decode_ids: Sequence[int] = [], raw: Sequence[str] = [], pre_normalizer: object | None = None) -> None: ...
 
     @overload
-    def __init__(self, normalizer: SpmNormalizer, model: SpmUnigram, unk_surface: str, add_dummy_prefix: bool, remove_extra_whitespaces: bool, names: Sequence[str] = [], ids: Sequence[int] = [], vocabulary: dict = {}, unknown: int = 0, leading_code: bool = False, decode_ids: Sequence[int] = [], raw: Sequence[str] = []) -> None:
+    def __init__(self, normalizer: SpmNormalizer, model: SpmUnigram, unk_surface: str, add_dummy_prefix: bool, remove_extra_whitespaces: bool, names: Sequence[str] = [], ids: Sequence[int] = [], vocabulary: dict = {}, unknown: int = 0, leading_code: bool = False, decode_ids: Sequence[int] = [], raw: Sequence[str] = [], pre_normalizer: object | None = None) -> None:
         """
-        unk_surface, add_dummy_prefix, remove_extra_whitespaces: the model's, for decoding. A vocabulary of the class's own (MarianTokenizer's vocab.json): names (its tokens by id), ids (by piece, the id given), vocabulary (text -> id: a run of unknown characters and a language code by their text, `unknown` for a text it lacks), leading_code (a text's leading >>xx<< one token), decode_ids (by id, the piece decoded: past the model's, raw[id - pieces] written as it is).
+        unk_surface, add_dummy_prefix, remove_extra_whitespaces: the model's, for decoding. A vocabulary of the class's own (MarianTokenizer's vocab.json): names (its tokens by id), ids (by piece, the id given), vocabulary (text -> id: a run of unknown characters and a language code by their text, `unknown` for a text it lacks), leading_code (a text's leading >>xx<< one token), decode_ids (by id, the piece decoded: past the model's, raw[id - pieces] written as it is). pre_normalizer: [(type, options), ...] of HF normalizers that rewrite each text before the model's normalizer (GPTSw3Tokenizer's preprocess_text); offsets map back through them.
         """
 
     def decode(self, ids: object, skip_control: bool = True) -> str:
@@ -457,14 +457,14 @@ class SpmTokenizer:
         sentencepiece's decode; skip_control=False shows control pieces (<s>) as their text.
         """
 
-    def set_segments(self, specials: Sequence[tuple[int, str]], after: str) -> None:
+    def set_segments(self, specials: Sequence[tuple[int, str]], after: str, before: str = '') -> None:
         """
-        The special tokens (id, text) decode_segments splits at, and what it writes after each; set once, before any decode.
+        The special tokens (id, text) decode_segments splits at, what it writes after each and what before the text before each (where the id before is not a special one); set once, before any decode.
         """
 
     def decode_segments(self, ids: object, skip_special: bool) -> str:
         """
-        M2M100's and Marian's convert_tokens_to_string: the ids between special tokens decoded on their own, each special token's text and set_segments' `after` (none with skip_special).
+        M2M100's, Marian's and GPT-SW3's convert_tokens_to_string: the ids between special tokens decoded on their own, each special token's text and set_segments' `before` and `after` (none with skip_special).
         """
 
     def set_pad_token(self, pad_token: str) -> None: ...

@@ -593,6 +593,7 @@ _CLASS_DEFAULTS: dict[str, dict[str, Any]] = {
     "SpeechT5Tokenizer": {"bos_token": "<s>", "eos_token": "</s>", "unk_token": "<unk>", "pad_token": "<pad>"},
     "BartphoTokenizer": {**_ROBERTA},
     "PLBartTokenizer": {**_ROBERTA, "clean_up_tokenization_spaces": True},
+    "GPTSw3Tokenizer": {"pad_token": "<pad>", "unk_token": "<unk>", "eos_token": "<|endoftext|>", "bos_token": "<s>"},
     "BertGenerationTokenizer": {
         "bos_token": "<s>",
         "eos_token": "</s>",
@@ -1361,6 +1362,13 @@ class ModelConfig:
                 where[key] = map_path
             if isinstance(init.get("extra_special_tokens"), dict):
                 explicit.update(init.pop("extra_special_tokens"))
+        if class_name == "GPTSw3Tokenizer" and "gpt-sw3-7b" in folder:
+            # (its __init__ reads name_or_path: there, the pad token is the unknown token and the
+            # bos token the eos token, where not given)
+            for key, like in (("pad_token", "unk_token"), ("bos_token", "eos_token")):
+                if init.get(key) is None:
+                    same = init.get(like)
+                    defaults = {**defaults, key: defaults[like] if same is None else _token_text_of(same)}
         file_settings = file_settings or {}
         if "pad_token" in file_settings and "pad_token" not in init and class_name in _GENERIC_CLASSES:
             init["pad_token"] = file_settings["pad_token"]  # (kwargs.setdefault, under the config's)

@@ -427,13 +427,15 @@ class Tokenizer(TransformersApi):
     @classmethod
     def _spm_backend(cls, folder: str, name: str, file: str) -> Tokenizer:
         """A class on transformers' SentencePieceBackend (SpeechT5Tokenizer,
-        BertGenerationTokenizer, BartphoTokenizer, PLBartTokenizer: Python over the sentencepiece
-        library) from its folder: the model's sentencepiece pipeline, each piece's own id (a run
+        BertGenerationTokenizer, BartphoTokenizer, PLBartTokenizer, GPTSw3Tokenizer: Python over
+        the sentencepiece library) from its folder: the model's sentencepiece pipeline (GPT-SW3's
+        after its preprocess_text, the option pre_normalizer), each piece's own id (a run
         of unknown characters by its text, piece_to_id; BARTpho's dict.txt ids, PLBart's fairseq
         ones: slow_files.fairseq_vocabulary, plbart_vocabulary), the config's special tokens
         matched as the class matches them, its template (SpeechT5's "$A </s>", PLBart's "$A </s>
-        __src_lang__" with tgt_lang's for text_target, none for BertGeneration), decode as its
-        convert_tokens_to_string (the tokens' texts joined, each "▁" a space, stripped).
+        __src_lang__" with tgt_lang's for text_target, none for BertGeneration and GPT-SW3),
+        decode as its convert_tokens_to_string (the tokens' texts joined, each "▁" a space,
+        stripped; GPT-SW3's: _gpt_sw3_decode).
         FormatError naming the file for what it cannot run: sp_model_kwargs (sampling), legacy
         false (the class's prefix of <unk> for a text that starts with a space), SpeechT5's
         normalize (its English number normalizer)."""
@@ -460,6 +462,9 @@ class Tokenizer(TransformersApi):
         vocabulary: dict[str, int] = {}
         unknown = pieces[int(model.trainer_spec["unk_id"])]
         late: Callable[[Tokenizer, Any], dict[str, Any]] | None = None
+        options: dict[str, Any] = {"decode_tokens": True}
+        if name == "GPTSw3Tokenizer":  # (its decode is sentencepiece's, between special tokens)
+            options = {"pre_normalizer": _GPT_SW3_PREPROCESS}
         if name == "BartphoTokenizer":
             # its fairseq dictionary (dict.txt): the named tokens first, each line's first word
             # after them, then the mask token (fairseq_tokens_to_ids)
@@ -475,9 +480,7 @@ class Tokenizer(TransformersApi):
         else:
             for i, piece in enumerate(pieces):
                 vocabulary.setdefault(piece, i)  # (piece_to_id)
-        return _python_spm_class(
-            cls, name, config, config_path, model, vocabulary, unknown, file, {"decode_tokens": True}, late=late
-        )
+        return _python_spm_class(cls, name, config, config_path, model, vocabulary, unknown, file, options, late=late)
 
     @classmethod
     def from_pretrained(cls, path: str | os.PathLike[str]) -> Tokenizer:
@@ -1303,7 +1306,7 @@ def _segments_decode(native: Any, spec: PipelineSpec, style: str) -> Any:
     special = {t.id: t.content for t in spec.added_tokens if t.special}
     space_before = style == "siglip"
     decode = native.decode
-    if style in ("marian", "tokens") or (style == "m2m100" and "vocabulary" in spec.options):
+    if style in ("marian", "tokens", "gpt_sw3") or (style == "m2m100" and "vocabulary" in spec.options):
         # (their decode skips and splits at all_special_ids: the folder's named and extra special
         # tokens, not every added token marked special)
         if spec.config is not None:
@@ -1312,6 +1315,8 @@ def _segments_decode(native: Any, spec: PipelineSpec, style: str) -> Any:
             special = {ids[t]: t for t in named if t in ids}
         if style == "tokens":
             return _tokens_decode(native, special)
+        if style == "gpt_sw3":
+            return _gpt_sw3_decode(native, special)
         return _pieces_decode(native, special, style == "marian")
 
     def decode_ids(ids: Any, skip_special_tokens: bool) -> str:
@@ -1379,6 +1384,20 @@ def _pieces_decode(native: Any, special: Mapping[int, str], marian: bool) -> Any
     def decode_ids(ids: Any, skip_special_tokens: bool) -> str:
         text = str(decode(ids, bool(skip_special_tokens)))
         return (text.replace("▁", " ") if marian else text).strip()
+
+    return decode_ids
+
+
+def _gpt_sw3_decode(native: Any, special: Mapping[int, str]) -> Any:
+    """Decode as GPTSw3Tokenizer's convert_tokens_to_string (the option special_segments
+    "gpt_sw3"): the text between special tokens as sentencepiece's decode, each special token's
+    text after it, a space before the text before a special token that does not follow another
+    (the first too), nothing stripped; one native call (decode_segments)."""
+    native.set_segments(sorted(special.items()), "", " ")
+    decode = native.decode_segments
+
+    def decode_ids(ids: Any, skip_special_tokens: bool) -> str:
+        return str(decode(ids, bool(skip_special_tokens)))
 
     return decode_ids
 
@@ -1463,6 +1482,7 @@ _PYTHON_CLASS_DECODES = {
     "BertGenerationTokenizer": "tokens",
     "BartphoTokenizer": "tokens",
     "PLBartTokenizer": "tokens",
+    "GPTSw3Tokenizer": "gpt_sw3",
 }
 # The classes on transformers' SentencePieceBackend run here (Tokenizer._spm_backend), and their file
 SPM_BACKEND_CLASSES = {
@@ -1470,6 +1490,25 @@ SPM_BACKEND_CLASSES = {
     "BertGenerationTokenizer": "spiece.model",
     "BartphoTokenizer": "sentencepiece.bpe.model",  # (with dict.txt: its ids)
     "PLBartTokenizer": "sentencepiece.bpe.model",
+    "GPTSw3Tokenizer": "spiece.model",
+}
+# GPTSw3Tokenizer's preprocess_text, which it runs on each text between special tokens before
+# sentencepiece: its non-printing characters removed, its whitespace characters made spaces, NFC
+_GPT_SW3_PREPROCESS = {
+    "type": "Sequence",
+    "normalizers": [
+        {
+            "type": "Replace",
+            "pattern": {"Regex": "[\\x{0}-\\x{8}\\x{b}-\\x{1f}\\x{7f}-\\x{a0}\\x{ad}\\x{200b}]"},
+            "content": "",
+        },
+        {
+            "type": "Replace",
+            "pattern": {"Regex": "[\\x{2002}\\x{2003}\\x{2005}\\x{2008}\\x{2009}\\x{200a}\\x{202f}\\x{3000}\\x{fffc}]"},
+            "content": " ",
+        },
+        {"type": "NFC"},
+    ],
 }
 
 

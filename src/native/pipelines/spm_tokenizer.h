@@ -13,9 +13,13 @@
 // SpmOutput renames the model's ids where a class keeps a vocabulary of its own beside the
 // model (transformers' MarianTokenizer: vocab.json's id of each piece, the unknown id for a
 // piece it lacks) and takes the language code a stretch starts with (">>fr<<") as one token.
+// A class that rewrites each text before sentencepiece sees it (GPTSw3Tokenizer's
+// preprocess_text) gives that rewrite as a staged-pipeline normalizer (normalizers/normalizer.h),
+// the encoder's `pre`: offsets then map back through its alignments.
 #pragma once
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -30,7 +34,9 @@
 #include "base/utf8.h"
 #include "processors/post_processing.h"
 #include "added_tokens/special_matcher.h"
+#include "normalizers/normalizer.h"
 #include "normalizers/spm_normalizer.h"
+#include "text/normalized_text.h"
 
 namespace tokenforge {
 
@@ -68,8 +74,10 @@ class SpmEncoder {
   // `normalizer` must outlive the encoder (the bindings keep its owner alive). Where the
   // normalizer only escapes and the model reads such input, the text skips the normalizer; where
   // the model reads spaces as "▁", the normalizer leaves them as they are.
-  SpmEncoder(const SpmNormalizer& normalizer, Model model, SpmReads reads)
-      : normalizer_(normalizer),
+  SpmEncoder(const SpmNormalizer& normalizer, Model model, SpmReads reads,
+             std::shared_ptr<const Normalizer> pre = nullptr)
+      : pre_(std::move(pre)),
+        normalizer_(normalizer),
         model_(std::move(model.encode)),
         counts_characters_(reads.input),
         escaped_(reads.input && normalizer.escapes_only()),
@@ -83,6 +91,63 @@ class SpmEncoder {
   // s[0..n) (the normalizer counts them as it aligns); without, 0.
   uint32_t encode(const uint8_t* s, size_t n, std::vector<uint32_t>& ids,
                   std::vector<uint32_t>* bounds = nullptr) const {
+    if (pre_) return encode_rewritten(s, n, ids, bounds);
+    return encode_as_is(s, n, ids, bounds);
+  }
+
+  // The normalized text of each `unknown` id the model gives text s[0..n), in order: what
+  // sentencepiece's pieces show for a run of unknown characters (a slower pass, for the texts
+  // that have one).
+  void unknown_texts(const uint8_t* s, size_t n, uint32_t unknown, std::vector<std::string>& out) const {
+    if (pre_) {
+      NormalizedText text(reinterpret_cast<const char*>(s), n, 0, false);
+      pre_->normalize(text);
+      const std::string& t = text.text();
+      return unknown_texts_as_is(reinterpret_cast<const uint8_t*>(t.data()), t.size(), unknown, out);
+    }
+    unknown_texts_as_is(s, n, unknown, out);
+  }
+
+ private:
+  // encode() through `pre`: the rewritten text encoded, its bounds (in its characters) mapped
+  // to the input's characters through the rewrite's alignments (a bound at a character the
+  // rewrite made starts where the input character it came from starts; the end, where the last
+  // character the text kept ends: characters removed between two tokens belong to the first).
+  uint32_t encode_rewritten(const uint8_t* s, size_t n, std::vector<uint32_t>& ids,
+                            std::vector<uint32_t>* bounds) const {
+    NormalizedText text(reinterpret_cast<const char*>(s), n, 0, bounds != nullptr);
+    pre_->normalize(text);
+    const std::string& t = text.text();
+    const uint8_t* r = reinterpret_cast<const uint8_t*>(t.data());
+    encode_as_is(r, t.size(), ids, bounds);
+    if (!bounds) return 0;
+    const uint32_t characters = count_characters(s, 0, n, n);
+    if (bounds->empty()) return characters;
+    const std::vector<NormalizedText::Span>& align = text.alignments();
+    // the input's character at each byte (a byte inside a character counts as its start)
+    std::vector<uint32_t> char_at(n + 1);
+    for (uint32_t i = 0, c = 0; i < n; ++i) {
+      c += (s[i] & 0xC0) != 0x80;  // (lead bytes so far: this character's number, plus one)
+      char_at[i] = c ? c - 1 : 0;
+    }
+    char_at[n] = characters;
+    size_t byte = 0;
+    uint32_t chars = 0;  // characters of the rewritten text before `byte`
+    for (uint32_t& b : *bounds) {
+      while (chars < b && byte < t.size()) {
+        byte += utf8_length(r[byte]);
+        ++chars;
+      }
+      b = byte < t.size() ? char_at[std::min<size_t>(align[byte].start, n)]
+                          : char_at[std::min<size_t>(align.empty() ? n : align.back().end, n)];
+    }
+    return characters;
+  }
+
+ public:
+  // encode() without `pre`.
+  uint32_t encode_as_is(const uint8_t* s, size_t n, std::vector<uint32_t>& ids,
+                        std::vector<uint32_t>* bounds = nullptr) const {
     Pool<Scratch>::Lease lease(scratch_);
     Scratch& scratch = lease.get();
     std::vector<uint32_t>& lengths = scratch.lengths;
@@ -127,10 +192,8 @@ class SpmEncoder {
     return characters;
   }
 
-  // The normalized text of each `unknown` id the model gives text s[0..n), in order: what
-  // sentencepiece's pieces show for a run of unknown characters (a slower pass, for the texts
-  // that have one).
-  void unknown_texts(const uint8_t* s, size_t n, uint32_t unknown, std::vector<std::string>& out) const {
+  // unknown_texts() without `pre`.
+  void unknown_texts_as_is(const uint8_t* s, size_t n, uint32_t unknown, std::vector<std::string>& out) const {
     std::string normalized;
     normalizer_.normalize<std::vector<uint32_t>>(s, n, normalized, nullptr, spaces_as_is_);
     std::vector<uint32_t> ids, lengths;
@@ -164,6 +227,7 @@ class SpmEncoder {
       release_if_large(lengths);
     }
   };
+  std::shared_ptr<const Normalizer> pre_;  // (none: the text as it is)
   const SpmNormalizer& normalizer_;
   Encode model_;
   Fused fused_;  // (none: the model normalizes and cuts in two passes)
@@ -202,9 +266,11 @@ class SpmPipeline {
  public:
   // word_starts: by model id, whether the piece starts a word ("▁..."); empty: one word a
   // stretch. output: the ids given, where they are not the model's (its ids: one per model id).
+  // pre: what rewrites each text before the normalizer (none: nothing).
   SpmPipeline(const SpmNormalizer& normalizer, SpmEncoder::Model model, SpmReads reads,
-              std::vector<uint8_t> word_starts = {}, SpmOutput output = {})
-      : encoder_(normalizer, std::move(model), reads),
+              std::vector<uint8_t> word_starts = {}, SpmOutput output = {},
+              std::shared_ptr<const Normalizer> pre = nullptr)
+      : encoder_(normalizer, std::move(model), reads, std::move(pre)),
         word_starts_(std::move(word_starts)),
         output_(std::move(output)) {}
 

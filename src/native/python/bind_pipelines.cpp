@@ -30,12 +30,14 @@
 #include "models/sentencepiece/spm_vocab.h"
 #include "models/wordpiece/wordpiece.h"
 #include "normalizers/bert_text.h"
+#include "normalizers/normalizer_factory.h"
 #include "normalizers/spm_normalizer.h"
 #include "pipelines/byte_level_bpe.h"
 #include "pipelines/spm_models.h"
 #include "pipelines/spm_tokenizer.h"
 #include "pipelines/wordpiece_tokenizer.h"
 #include "processors/post_processing.h"
+#include "python/stage_convert.h"
 #include "python/bindings.h"
 #include "python/convert.h"
 #include "python/py_encoder.h"
@@ -146,10 +148,10 @@ class PySpmTokenizer : public PyPipeline<SpmPipeline> {
   template <class Model>
   PySpmTokenizer(const SpmNormalizer& normalizer, const Model& model, SpmDecoder::Options options,
                  std::vector<std::string> names = {}, SpmOutput output = {}, std::vector<uint32_t> decode_ids = {},
-                 std::vector<std::string> raw = {})
+                 std::vector<std::string> raw = {}, std::shared_ptr<const Normalizer> pre = nullptr)
       : PyPipeline(names.empty() ? pieces_of(model.vocab()) : std::move(names),
                    output.ids.empty() ? SpecialDefault::kPlainText : SpecialDefault::kAllowAll, normalizer,
-                   spm_model_function(model), spm_reads(model), word_starts(model), std::move(output)),
+                   spm_model_function(model), spm_reads(model), word_starts(model), std::move(output), std::move(pre)),
         decoder_(model.vocab(), std::move(options), std::move(raw)),
         decode_ids_(std::move(decode_ids)) {
     for (uint32_t id : decode_ids_)
@@ -169,20 +171,23 @@ class PySpmTokenizer : public PyPipeline<SpmPipeline> {
     return nb::str(text.data(), text.size());
   }
 
-  // The special tokens decode_segments splits at (id -> text) and what it writes after each;
-  // set once, before any decode.
-  void set_segments(const std::vector<std::pair<uint32_t, std::string>>& specials, std::string after) {
+  // The special tokens decode_segments splits at (id -> text), what it writes after each and
+  // what before the text before each (where the id before is not a special one); set once,
+  // before any decode.
+  void set_segments(const std::vector<std::pair<uint32_t, std::string>>& specials, std::string after,
+                    std::string before) {
     after_special_ = std::move(after);
+    before_special_ = std::move(before);
     special_text_.assign(names_->by_id.size(), std::string());
     is_special_.assign(names_->by_id.size(), 0);
     for (const auto& [id, text] : specials)
       if (id < is_special_.size()) is_special_[id] = 1, special_text_[id] = text;
   }
 
-  // M2M100Tokenizer's and MarianTokenizer's convert_tokens_to_string: the ids between special
-  // tokens decoded on their own (control pieces invisible), each special token's text (and
-  // after it what set_segments says: Marian's space); with skip_special the special ids left out
-  // and the rest decoded as one.
+  // M2M100Tokenizer's, MarianTokenizer's and GPTSw3Tokenizer's convert_tokens_to_string: the
+  // ids between special tokens decoded on their own (control pieces invisible), each special
+  // token's text (and around it what set_segments says: Marian's space after, GPT-SW3's before
+  // the text before it); with skip_special the special ids left out and the rest decoded as one.
   nb::str decode_segments(nb::handle ids_seq, bool skip_special) const {
     const size_t size = names_->by_id.size();
     std::vector<uint32_t> ids = vocabulary_ids(ids_seq, size);
@@ -195,15 +200,19 @@ class PySpmTokenizer : public PyPipeline<SpmPipeline> {
         text += decoder_.decode(run.data(), run.size(), true);
         run.clear();
       };
+      bool after_special = false;  // whether the id before was a special one
       for (uint32_t id : ids) {
         if (id < is_special_.size() && is_special_[id]) {
           if (skip_special) continue;
+          if (!after_special) text += before_special_;
           flush();
           text += special_text_[id];
           text += after_special_;
+          after_special = true;
           continue;
         }
         run.push_back(id < decode_ids_.size() ? decode_ids_[id] : id);
+        after_special = false;
       }
       flush();
     }
@@ -231,7 +240,7 @@ class PySpmTokenizer : public PyPipeline<SpmPipeline> {
   std::vector<uint32_t> decode_ids_;  // by id, the id the decoder reads (empty: the same)
   std::vector<uint8_t> is_special_;   // by id, whether decode_segments splits there
   std::vector<std::string> special_text_;
-  std::string after_special_;
+  std::string after_special_, before_special_;
 };
 
 // SpmTokenizer(normalizer, model, ...) for one model class (BPE, Unigram).
@@ -242,7 +251,7 @@ void def_spm_init(nb::class_<PySpmTokenizer>& c) {
       [](PySpmTokenizer* self, const SpmNormalizer& normalizer, const Model& model, std::string unk_surface,
          bool add_dummy_prefix, bool remove_extra_whitespaces, std::vector<std::string> names,
          std::vector<uint32_t> ids, nb::dict vocabulary_dict, uint32_t unknown, bool leading_code,
-         std::vector<uint32_t> decode_ids, std::vector<std::string> raw) {
+         std::vector<uint32_t> decode_ids, std::vector<std::string> raw, nb::handle pre_normalizer) {
         const size_t pieces = model.vocab().size();
         if (!ids.empty() && ids.size() != pieces)
           throw nb::value_error("SpmTokenizer: ids must give one id for each of the model's pieces");
@@ -263,20 +272,28 @@ void def_spm_init(nb::class_<PySpmTokenizer>& c) {
         if (!decode_ids.empty() && decode_ids.size() != names.size())
           throw nb::value_error("SpmTokenizer: decode_ids must give one id for each name");
         SpmOutput output{std::move(ids), std::move(vocabulary), unknown, model.vocab().unk_id(), leading_code};
+        std::shared_ptr<const Normalizer> pre;
+        if (!pre_normalizer.is_none()) {
+          const OptionValue stage = stage_of(pre_normalizer, "pre_normalizer", "normalizers");
+          if (stage.kind != OptionValue::Kind::kNull) pre = make_normalizer(stage);
+        }
         new (self) PySpmTokenizer(
             normalizer, model, SpmDecoder::Options{std::move(unk_surface), add_dummy_prefix, remove_extra_whitespaces},
-            std::move(names), std::move(output), std::move(decode_ids), std::move(raw));
+            std::move(names), std::move(output), std::move(decode_ids), std::move(raw), std::move(pre));
       },
       nb::arg("normalizer"), nb::arg("model"), nb::arg("unk_surface"), nb::arg("add_dummy_prefix"),
       nb::arg("remove_extra_whitespaces"), nb::arg("names") = std::vector<std::string>{},
       nb::arg("ids") = std::vector<uint32_t>{}, nb::arg("vocabulary") = nb::dict(), nb::arg("unknown") = 0,
       nb::arg("leading_code") = false, nb::arg("decode_ids") = std::vector<uint32_t>{},
-      nb::arg("raw") = std::vector<std::string>{}, nb::keep_alive<1, 2>(), nb::keep_alive<1, 3>(),
+      nb::arg("raw") = std::vector<std::string>{}, nb::arg("pre_normalizer") = nb::none(), nb::keep_alive<1, 2>(),
+      nb::keep_alive<1, 3>(),
       "unk_surface, add_dummy_prefix, remove_extra_whitespaces: the model's, for decoding. A vocabulary of "
       "the class's own (MarianTokenizer's vocab.json): names (its tokens by id), ids (by piece, the id given), "
       "vocabulary (text -> id: a run of unknown characters and a language code by their text, `unknown` for "
       "a text it lacks), leading_code (a text's leading >>xx<< one token), decode_ids (by id, the piece "
-      "decoded: past the model's, raw[id - pieces] written as it is).");
+      "decoded: past the model's, raw[id - pieces] written as it is). pre_normalizer: [(type, options), ...] "
+      "of HF normalizers that rewrite each text before the model's normalizer (GPTSw3Tokenizer's "
+      "preprocess_text); offsets map back through them.");
 }
 
 // A Python int as an index (HF's usize / u32 arguments): OverflowError when negative or past
@@ -565,11 +582,14 @@ void bind_pipelines(nb::module_& m) {
   spm_tokenizer.def("decode", &PySpmTokenizer::decode, nb::arg("ids"), nb::arg("skip_control") = true,
                     "sentencepiece's decode; skip_control=False shows control pieces (<s>) as their text.");
   spm_tokenizer.def("set_segments", &PySpmTokenizer::set_segments, nb::arg("specials"), nb::arg("after"),
-                    "The special tokens (id, text) decode_segments splits at, and what it writes after each; set "
-                    "once, before any decode.");
+                    nb::arg("before") = "",
+                    "The special tokens (id, text) decode_segments splits at, what it writes after each and what "
+                    "before the text before each (where the id before is not a special one); set once, before any "
+                    "decode.");
   spm_tokenizer.def("decode_segments", &PySpmTokenizer::decode_segments, nb::arg("ids"), nb::arg("skip_special"),
-                    "M2M100's and Marian's convert_tokens_to_string: the ids between special tokens decoded on their "
-                    "own, each special token's text and set_segments' `after` (none with skip_special).");
+                    "M2M100's, Marian's and GPT-SW3's convert_tokens_to_string: the ids between special tokens "
+                    "decoded on their own, each special token's text and set_segments' `before` and `after` (none "
+                    "with skip_special).");
   bind_pipeline(spm_tokenizer, nb::none(),
                 "Encode a text, or a pair of texts, with truncation, template and padding as set. Special-token "
                 "text (<s>) is plain text unless in allowed_special (None: the pipeline's default, () or, with a "

@@ -15,7 +15,8 @@ MBart50, NLLB, T5). A class tokenforge does not rebuild (transformers_classes' _
 files is refused with a ValueError naming the file and the class. Python classes run as
 pipelines: M2M100Tokenizer, MarianTokenizer, BartphoTokenizer and PLBartTokenizer
 (m2m100_vocabulary, marian_parts, fairseq_vocabulary, plbart_vocabulary: the sentencepiece model
-itself through the class's ids, tokenizer.py's _m2m100, _marian and _spm_backend),
+itself through the class's ids, tokenizer.py's _m2m100, _marian and _spm_backend; GPTSw3Tokenizer
+there too, its preprocess_text a normalizer before sentencepiece's),
 SiglipTokenizer (siglip_document: its canonicalization as normalizers),
 Wav2Vec2CTCTokenizer (wav2vec2_document: vocab.json's characters, CTC's decode),
 EsmTokenizer (esm_document: vocab.txt's tokens matched anywhere in the text) and ByT5Tokenizer

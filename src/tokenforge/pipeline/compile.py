@@ -87,6 +87,7 @@ OPTIONS = {
             "decode_tokens",
             "split_special_tokens",
             "added_token_rules",
+            "pre_normalizer",
         }
     ),
     "byte_level_hf_bpe": frozenset({"split_special_tokens", "trim_offsets", "added_token_rules"}),
@@ -102,8 +103,10 @@ KERNELS = tuple(OPTIONS)
 # "wav2vec2": Wav2Vec2CTCTokenizer's CTC decode of the tokens, tokenizer.py's _ctc_decode;
 # "byt5": ByT5Tokenizer's bytes read as UTF-8, invalid ones dropped, tokenizer.py's _bytes_decode;
 # "marian": MarianTokenizer's, a space after each special token, then every "▁" a space and the
-# whole stripped; "tokens": SentencePieceBackend's, the tokens joined, "▁" a space, stripped)
-SPECIAL_SEGMENTS = ("m2m100", "siglip", "wav2vec2", "byt5", "marian", "tokens")
+# whole stripped; "tokens": SentencePieceBackend's, the tokens joined, "▁" a space, stripped;
+# "gpt_sw3": GPTSw3Tokenizer's, a space before the text before a special token that does not
+# follow another, nothing stripped)
+SPECIAL_SEGMENTS = ("m2m100", "siglip", "wav2vec2", "byt5", "marian", "tokens", "gpt_sw3")
 
 
 def _fused_wordpiece(spec: PipelineSpec) -> bool:
@@ -654,10 +657,13 @@ def _spm_with_vocabulary(spec: PipelineSpec) -> Kernel:
     characters the model lacks: of the normalized run, sentencepiece's piece for it); the
     template is the post-processor's. Decode (special_segments) reads each id's token as sentencepiece's
     decode_pieces does: the model's piece of that name, else the token's own text; an id the
-    vocabulary lacks is the model's piece of that id (transformers' IdToPiece)."""
+    vocabulary lacks is the model's piece of that id (transformers' IdToPiece). pre_normalizer:
+    a tokenizer.json normalizer that rewrites each such text before sentencepiece reads it
+    (GPTSw3Tokenizer's preprocess_text), offsets mapped back through it."""
     from collections.abc import Mapping as MappingType
 
     from ..models.sentencepiece import SentencePieceModelEncoder
+    from .staged import stage_components
 
     model: SentencePieceModel = spec.model
     _check_post_processor(spec.post_processor)
@@ -726,6 +732,7 @@ def _spm_with_vocabulary(spec: PipelineSpec) -> Kernel:
         leading_code=leading_code,
         decode_ids=decode_ids,
         raw=raw,
+        pre_normalizer=stage_components(spec.options.get("pre_normalizer"), "normalizer") or None,
     )
     set_template(native, spec.post_processor)
     policy, default_added = _added_tokens_policy(spec, split_special)
