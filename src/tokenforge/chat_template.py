@@ -593,6 +593,7 @@ _CLASS_DEFAULTS: dict[str, dict[str, Any]] = {
     "SpeechT5Tokenizer": {"bos_token": "<s>", "eos_token": "</s>", "unk_token": "<unk>", "pad_token": "<pad>"},
     "BartphoTokenizer": {**_ROBERTA},
     "PLBartTokenizer": {**_ROBERTA, "clean_up_tokenization_spaces": True},
+    "PhobertTokenizer": _ROBERTA,
     "GPTSw3Tokenizer": {"pad_token": "<pad>", "unk_token": "<unk>", "eos_token": "<|endoftext|>", "bos_token": "<s>"},
     "BertGenerationTokenizer": {
         "bos_token": "<s>",

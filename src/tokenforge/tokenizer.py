@@ -483,6 +483,36 @@ class Tokenizer(TransformersApi):
         return _python_spm_class(cls, name, config, config_path, model, vocabulary, unknown, file, options, late=late)
 
     @classmethod
+    def _fast_bpe(cls, folder: str, name: str) -> Tokenizer:
+        """transformers' PhobertTokenizer (a Python class over fastBPE's files) from its folder:
+        the words of the text between special tokens (runs of what Python's str.split does not
+        split at, each with a newline right after it), each cut by bpe.codes' merges with
+        "</w>" after its last character and its pieces named as the class names them ("@@"
+        after all but the last: the FastBPE model), vocab.txt's ids after <s> <pad> </s> <unk>
+        (a name it lacks: <unk>), "<s> $A </s>" (a pair "<s> $A </s> </s> $B </s>"), decode as
+        its convert_tokens_to_string (the tokens joined by spaces, "@@ " removed, stripped).
+        FormatError naming the file for what it cannot read."""
+        from .chat_template import ModelConfig
+        from .errors import FormatError
+        from .formats.hf_tokenizer_json import _TokenizerJson
+        from .formats.slow_files import PYTHON_WORD, fast_bpe_files
+
+        config = ModelConfig.from_folder(folder, class_name=name)
+        config_path = os.path.join(folder, "tokenizer_config.json")
+        vocab_file, merges_file = (os.path.join(folder, f) for f in FAST_BPE_CLASSES[name])
+        vocabulary, merges = fast_bpe_files(vocab_file, merges_file, config.special_tokens, name)
+        unk = config.special_tokens.get("unk_token") or "<unk>"
+        if unk not in vocabulary:
+            raise FormatError(vocab_file, "unk_token", f"{name}: {unk!r} is not in its vocabulary")
+        split = {"type": "Split", "pattern": {"Regex": PYTHON_WORD}, "behavior": "Removed", "invert": True}
+        stub = {"type": "BPE", "vocab": {"a": 0}, "merges": []}
+        doc = {"version": "1.0", "added_tokens": [], "pre_tokenizer": split, "model": stub}
+        spec = _TokenizerJson(vocab_file, doc).read()
+        model = {"type": "FastBPE", "vocab": vocabulary, "merges": merges, "unk_token": unk}
+        spec = dataclasses.replace(spec, model=model, post_processor=None, decoder=None, options={})
+        return _python_class(cls, name, config, config_path, spec, vocab_file)
+
+    @classmethod
     def from_pretrained(cls, path: str | os.PathLike[str]) -> Tokenizer:
         """A local model folder as transformers reads one, offline: its tokenizer.json (or,
         without one, the files the class builds its tokenizer from: vocab.json + merges.txt,
@@ -510,6 +540,9 @@ class Tokenizer(TransformersApi):
             return cls._marian(folder, model_config)
         if routed_class == "M2M100Tokenizer" and os.path.isfile(os.path.join(folder, "sentencepiece.bpe.model")):
             return cls._m2m100(folder)
+        fast_bpe = FAST_BPE_CLASSES.get(routed_class or "")
+        if fast_bpe is not None and all(os.path.isfile(os.path.join(folder, f)) for f in fast_bpe):
+            return cls._fast_bpe(folder, str(routed_class))
         spm_backend = SPM_BACKEND_CLASSES.get(routed_class or "")
         if spm_backend is not None and os.path.isfile(os.path.join(folder, spm_backend)):
             return cls._spm_backend(folder, str(routed_class), os.path.join(folder, spm_backend))
@@ -1306,17 +1339,20 @@ def _segments_decode(native: Any, spec: PipelineSpec, style: str) -> Any:
     special = {t.id: t.content for t in spec.added_tokens if t.special}
     space_before = style == "siglip"
     decode = native.decode
-    if style in ("marian", "tokens", "gpt_sw3") or (style == "m2m100" and "vocabulary" in spec.options):
+    if style in ("marian", "tokens", "gpt_sw3", "fastbpe") or (style == "m2m100" and "vocabulary" in spec.options):
         # (their decode skips and splits at all_special_ids: the folder's named and extra special
         # tokens, not every added token marked special)
+        own = spec.model.get("vocab", {}) if isinstance(spec.model, Mapping) else {}  # (FastBPE's)
+        ids = {**spec.options.get("vocabulary", own), **{a.content: a.id for a in spec.added_tokens}}
         if spec.config is not None:
-            ids = {**spec.options.get("vocabulary", {}), **{a.content: a.id for a in spec.added_tokens}}
             named = {*spec.config.special_tokens.values(), *spec.config.extra_special_tokens}
             special = {ids[t]: t for t in named if t in ids}
         if style == "tokens":
             return _tokens_decode(native, special)
         if style == "gpt_sw3":
             return _gpt_sw3_decode(native, special)
+        if style == "fastbpe":
+            return _fast_bpe_decode(_names_of(ids), special)
         return _pieces_decode(native, special, style == "marian")
 
     def decode_ids(ids: Any, skip_special_tokens: bool) -> str:
@@ -1384,6 +1420,33 @@ def _pieces_decode(native: Any, special: Mapping[int, str], marian: bool) -> Any
     def decode_ids(ids: Any, skip_special_tokens: bool) -> str:
         text = str(decode(ids, bool(skip_special_tokens)))
         return (text.replace("▁", " ") if marian else text).strip()
+
+    return decode_ids
+
+
+def _names_of(ids: Mapping[str, int]) -> list[str]:
+    """Each id's token (of token -> id; "" for an id without one; an id listed twice: its last)."""
+    names = [""] * (max(ids.values(), default=-1) + 1)
+    for token, i in ids.items():
+        names[i] = token
+    return names
+
+
+def _fast_bpe_decode(token_of: Sequence[str], special: Mapping[int, str]) -> Any:
+    """Decode as PhobertTokenizer's convert_tokens_to_string (the option special_segments
+    "fastbpe"): the ids' tokens joined by spaces (without the special ones with
+    skip_special_tokens), each "@@ " removed, the whole stripped."""
+    size = len(token_of)
+
+    def decode_ids(ids: Any, skip_special_tokens: bool) -> str:
+        if set(map(type, ids)) - {int}:
+            ids = [_token_id(i) for i in ids]  # (a TypeError naming what is not an id)
+        if ids and not (min(ids) >= 0 and max(ids) < size):
+            bad = next(i for i in ids if not 0 <= i < size)
+            raise ValueError(f"token id {bad} is outside the vocabulary (0..{size - 1})")
+        if skip_special_tokens and not special.keys().isdisjoint(ids):
+            ids = [i for i in ids if i not in special]
+        return " ".join(map(token_of.__getitem__, ids)).replace("@@ ", "").strip()
 
     return decode_ids
 
@@ -1483,7 +1546,10 @@ _PYTHON_CLASS_DECODES = {
     "BartphoTokenizer": "tokens",
     "PLBartTokenizer": "tokens",
     "GPTSw3Tokenizer": "gpt_sw3",
+    "PhobertTokenizer": "fastbpe",
 }
+# The classes over fastBPE's "@@" tokens run here (Tokenizer._fast_bpe), and their files
+FAST_BPE_CLASSES = {"PhobertTokenizer": ("vocab.txt", "bpe.codes")}
 # The classes on transformers' SentencePieceBackend run here (Tokenizer._spm_backend), and their file
 SPM_BACKEND_CLASSES = {
     "SpeechT5Tokenizer": "spm_char.model",
@@ -1531,17 +1597,33 @@ def _python_spm_class(
     (special_segments), the config's clean-up; then the tokens transformers adds and the class's
     template, with `late`'s options (or what it makes of the tokenizer) in the same rebuild.
     `source` and `config_path` (tokenizer_config.json) are named in errors."""
+    settings = {"vocabulary": vocabulary, "unknown_token": unknown, **options}
+    spec = PipelineSpec(model, added_tokens=added, options=settings)
+    return _python_class(cls, name, config, config_path, spec, source, late)
+
+
+def _python_class(
+    cls: type[Tokenizer],
+    name: str,
+    config: Any,
+    config_path: str,
+    spec: PipelineSpec,
+    source: str,
+    late: Mapping[str, Any] | Callable[[Tokenizer, Any], dict[str, Any]] | None = None,
+) -> Tokenizer:
+    """A Python class of transformers (no tokenizers backend) as `spec` with the class's
+    added-token rules and decode (special_segments) and the config's clean-up; then the tokens
+    transformers adds and the class's template, with `late`'s options (or what it makes of the
+    tokenizer) in the same rebuild (_python_spm_class, Tokenizer._fast_bpe)."""
     settings: dict[str, Any] = {
-        "vocabulary": vocabulary,
-        "unknown_token": unknown,
         "added_token_rules": "python",
         "special_segments": _PYTHON_CLASS_DECODES[name],
-        **options,
+        **spec.options,
     }
     if config.clean_up_tokenization_spaces:
         settings["clean_up_tokenization_spaces"] = True
     config = dataclasses.replace(config, transformers_class=name)
-    tok = cls.from_spec(PipelineSpec(model, added_tokens=added, options=settings, config=config), source=source)
+    tok = cls.from_spec(dataclasses.replace(spec, options=settings, config=config), source=source)
     tokens = _tokens_transformers_adds(tok, config, config_path, [])
     if tokens:
         tok._add(tokens, special=False)

@@ -2,8 +2,9 @@
 // name, its options (pipelines/stage_options.h) without the vocabulary, and the vocabulary as
 // (token, id) pairs (a BPE model's merges may come apart too). WordPiece is models/wordpiece/wordpiece_stage.h,
 // WordLevel models/word_level.h, BPE models/bpe/bpe_stage.h, Unigram models/unigram/unigram_model.h (its vocabulary is
-// its "vocab" option, [[piece, score], ...]). Two models of GGUF files that no tokenizer.json names: GgufPlamo2
-// (models/gguf/plamo2.h: its "scores", null for no candidate, and its 256 "byte_tokens").
+// its "vocab" option, [[piece, score], ...]). Models that no tokenizer.json names: GgufPlamo2 (models/gguf/plamo2.h,
+// a GGUF file's: its "scores", null for no candidate, and its 256 "byte_tokens"), FastBPE (models/bpe/fast_bpe.h,
+// PhoBERT's and CTRL's "@@" tokens: its "merges" and "unk_token").
 #pragma once
 #include <memory>
 #include <stdexcept>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "models/bpe/bpe_stage.h"
+#include "models/bpe/fast_bpe.h"
 #include "models/gguf/plamo2.h"
 #include "models/model.h"
 #include "models/unigram/unigram_model.h"
@@ -40,6 +42,13 @@ inline std::unique_ptr<Model> bpe(OptionReader& o, const Vocabulary& vocab) {
   return std::make_unique<BpeStage>(vocab, BpeStage::merges_of(o), std::move(options));
 }
 
+// fastBPE's "@@" tokens (PhoBERT's, CTRL's: models/bpe/fast_bpe.h): its merges, its unknown token.
+inline std::unique_ptr<Model> fast_bpe(OptionReader& o, const Vocabulary& vocab) {
+  o.get("unk_token", true);
+  const std::string unk = o.get_string("unk_token", "");
+  return std::make_unique<FastBpeModel>(vocab, BpeStage::merges_of(o), unk);
+}
+
 inline std::unique_ptr<Model> gguf_plamo2(OptionReader& o, const Vocabulary& vocab) {
   const OptionValue& list = o.get("scores", true);
   if (list.kind != OptionValue::Kind::kList) o.fail("option 'scores' must be a list of numbers or null");
@@ -66,11 +75,9 @@ inline std::unique_ptr<Model> gguf_plamo2(OptionReader& o, const Vocabulary& voc
 }
 
 inline const std::vector<std::pair<std::string, Maker>>& table() {
-  static const std::vector<std::pair<std::string, Maker>> makers = {{"WordPiece", wordpiece},
-                                                                    {"WordLevel", word_level},
-                                                                    {"BPE", bpe},
-                                                                    {"Unigram", make_unigram},
-                                                                    {"GgufPlamo2", gguf_plamo2}};
+  static const std::vector<std::pair<std::string, Maker>> makers = {
+      {"WordPiece", wordpiece},  {"WordLevel", word_level},   {"BPE", bpe},
+      {"Unigram", make_unigram}, {"GgufPlamo2", gguf_plamo2}, {"FastBPE", fast_bpe}};
   return makers;
 }
 

@@ -243,6 +243,13 @@ def _component_json(component: Any, stage: str) -> dict[str, Any] | None:
     return dict(to_json())
 
 
+# The staged pipeline's models that HF tokenizers has none of, and what keeps them instead
+_NOT_HF_MODELS = {
+    "FastBPE": "PhobertTokenizer's fastBPE pieces, named with '@@', which HF's BPE cannot name so: keep the model folder",
+    "GgufPlamo2": "llama.cpp's PLaMo-2 least-cost cut: keep the GGUF file",
+}
+
+
 def _pipeline_json(spec: PipelineSpec) -> dict[str, Any]:
     """A pipeline of tokenizer.json components written back as they are."""
     normalizer = _component_json(spec.normalizer, "normalizer")
@@ -251,6 +258,8 @@ def _pipeline_json(spec: PipelineSpec) -> dict[str, Any]:
     model = _component_json(spec.model, "model")
     if model is None or not isinstance(model.get("type"), str):
         raise ValueError("the pipeline has no model with a tokenizer.json form")
+    if model["type"] in _NOT_HF_MODELS:
+        raise ValueError(f"the {model['type']} model has no tokenizer.json form ({_NOT_HF_MODELS[model['type']]})")
     # tokenforge's own option (scores read as their nearest doubles, as transformers' rebuilt
     # Unigram classes have them): the file holds the scores' text, which HF reads its own way
     model.pop("nearest_scores", None)

@@ -774,6 +774,7 @@ LATE_POST_PROCESSORS = frozenset(
         "SpeechT5Tokenizer",
         "BartphoTokenizer",
         "PLBartTokenizer",
+        "PhobertTokenizer",
     )
 )
 # Those of them whose template is set only where the class rebuilt the file (its model type)
@@ -918,7 +919,7 @@ def class_post_processor(
         if eos is None:
             return None
         return template(["$A:0", f"{eos}:0"], ["$A:0", f"{eos}:0", "$B:0", f"{eos}:0"], [(eos, convert(eos))])
-    if name == "BartphoTokenizer":  # "<s> $A </s>", "<s> $A </s> </s> $B </s>" (every type id 0)
+    if name in ("BartphoTokenizer", "PhobertTokenizer"):  # "<s> $A </s>", "<s> $A </s> </s> $B </s>" (type ids 0)
         cls, sep = special.get("cls_token"), special.get("sep_token")
         if cls is None or sep is None:
             return None

@@ -105,8 +105,9 @@ KERNELS = tuple(OPTIONS)
 # "marian": MarianTokenizer's, a space after each special token, then every "▁" a space and the
 # whole stripped; "tokens": SentencePieceBackend's, the tokens joined, "▁" a space, stripped;
 # "gpt_sw3": GPTSw3Tokenizer's, a space before the text before a special token that does not
-# follow another, nothing stripped)
-SPECIAL_SEGMENTS = ("m2m100", "siglip", "wav2vec2", "byt5", "marian", "tokens", "gpt_sw3")
+# follow another, nothing stripped; "fastbpe": PhobertTokenizer's, the tokens joined by spaces,
+# "@@ " removed, stripped)
+SPECIAL_SEGMENTS = ("m2m100", "siglip", "wav2vec2", "byt5", "marian", "tokens", "gpt_sw3", "fastbpe")
 
 
 def _fused_wordpiece(spec: PipelineSpec) -> bool:
