@@ -594,6 +594,7 @@ _CLASS_DEFAULTS: dict[str, dict[str, Any]] = {
     "BartphoTokenizer": {**_ROBERTA},
     "PLBartTokenizer": {**_ROBERTA, "clean_up_tokenization_spaces": True},
     "PhobertTokenizer": _ROBERTA,
+    "CTRLTokenizer": {"unk_token": "<unk>"},
     "GPTSw3Tokenizer": {"pad_token": "<pad>", "unk_token": "<unk>", "eos_token": "<|endoftext|>", "bos_token": "<s>"},
     "BertGenerationTokenizer": {
         "bos_token": "<s>",

@@ -484,18 +484,19 @@ class Tokenizer(TransformersApi):
 
     @classmethod
     def _fast_bpe(cls, folder: str, name: str) -> Tokenizer:
-        """transformers' PhobertTokenizer (a Python class over fastBPE's files) from its folder:
-        the words of the text between special tokens (runs of what Python's str.split does not
-        split at, each with a newline right after it), each cut by bpe.codes' merges with
-        "</w>" after its last character and its pieces named as the class names them ("@@"
-        after all but the last: the FastBPE model), vocab.txt's ids after <s> <pad> </s> <unk>
-        (a name it lacks: <unk>), "<s> $A </s>" (a pair "<s> $A </s> </s> $B </s>"), decode as
-        its convert_tokens_to_string (the tokens joined by spaces, "@@ " removed, stripped).
+        """transformers' PhobertTokenizer or CTRLTokenizer (Python classes over fastBPE's files)
+        from its folder: the words of the text between special tokens (runs of what Python's
+        str.split does not split at, each with a newline right after it), each cut by the
+        merges with "</w>" after its last character and its pieces named as the class names
+        them ("@@" after all but the last: the FastBPE model), the class's ids for them (a name
+        it lacks: <unk>; PhoBERT's vocab.txt after <s> <pad> </s> <unk>, CTRL's vocab.json),
+        PhoBERT's "<s> $A </s>" (a pair "<s> $A </s> </s> $B </s>"; CTRL has none), decode as
+        their convert_tokens_to_string (the tokens joined by spaces, "@@ " removed, stripped).
         FormatError naming the file for what it cannot read."""
         from .chat_template import ModelConfig
         from .errors import FormatError
         from .formats.hf_tokenizer_json import _TokenizerJson
-        from .formats.slow_files import PYTHON_WORD, fast_bpe_files
+        from .formats.slow_files import PYTHON_WORD, REGEX_MODULE_WORD, fast_bpe_files
 
         config = ModelConfig.from_folder(folder, class_name=name)
         config_path = os.path.join(folder, "tokenizer_config.json")
@@ -504,7 +505,8 @@ class Tokenizer(TransformersApi):
         unk = config.special_tokens.get("unk_token") or "<unk>"
         if unk not in vocabulary:
             raise FormatError(vocab_file, "unk_token", f"{name}: {unk!r} is not in its vocabulary")
-        split = {"type": "Split", "pattern": {"Regex": PYTHON_WORD}, "behavior": "Removed", "invert": True}
+        word = REGEX_MODULE_WORD if name == "CTRLTokenizer" else PYTHON_WORD  # (its `import regex as re`)
+        split = {"type": "Split", "pattern": {"Regex": word}, "behavior": "Removed", "invert": True}
         stub = {"type": "BPE", "vocab": {"a": 0}, "merges": []}
         doc = {"version": "1.0", "added_tokens": [], "pre_tokenizer": split, "model": stub}
         spec = _TokenizerJson(vocab_file, doc).read()
@@ -1547,9 +1549,10 @@ _PYTHON_CLASS_DECODES = {
     "PLBartTokenizer": "tokens",
     "GPTSw3Tokenizer": "gpt_sw3",
     "PhobertTokenizer": "fastbpe",
+    "CTRLTokenizer": "fastbpe",
 }
 # The classes over fastBPE's "@@" tokens run here (Tokenizer._fast_bpe), and their files
-FAST_BPE_CLASSES = {"PhobertTokenizer": ("vocab.txt", "bpe.codes")}
+FAST_BPE_CLASSES = {"PhobertTokenizer": ("vocab.txt", "bpe.codes"), "CTRLTokenizer": ("vocab.json", "merges.txt")}
 # The classes on transformers' SentencePieceBackend run here (Tokenizer._spm_backend), and their file
 SPM_BACKEND_CLASSES = {
     "SpeechT5Tokenizer": "spm_char.model",

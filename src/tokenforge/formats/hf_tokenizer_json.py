@@ -245,7 +245,7 @@ def _component_json(component: Any, stage: str) -> dict[str, Any] | None:
 
 # The staged pipeline's models that HF tokenizers has none of, and what keeps them instead
 _NOT_HF_MODELS = {
-    "FastBPE": "PhobertTokenizer's fastBPE pieces, named with '@@', which HF's BPE cannot name so: keep the model folder",
+    "FastBPE": "fastBPE's pieces (PhoBERT's, CTRL's), named with '@@', which HF's BPE cannot name so: keep the model folder",
     "GgufPlamo2": "llama.cpp's PLaMo-2 least-cost cut: keep the GGUF file",
 }
 

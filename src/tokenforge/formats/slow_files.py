@@ -16,8 +16,9 @@ files is refused with a ValueError naming the file and the class. Python classes
 pipelines: M2M100Tokenizer, MarianTokenizer, BartphoTokenizer and PLBartTokenizer
 (m2m100_vocabulary, marian_parts, fairseq_vocabulary, plbart_vocabulary: the sentencepiece model
 itself through the class's ids, tokenizer.py's _m2m100, _marian and _spm_backend; GPTSw3Tokenizer
-there too, its preprocess_text a normalizer before sentencepiece's), PhobertTokenizer
-(fast_bpe_files: vocab.txt and bpe.codes for tokenizer.py's _fast_bpe, the FastBPE model),
+there too, its preprocess_text a normalizer before sentencepiece's), PhobertTokenizer and
+CTRLTokenizer (fast_bpe_files: their vocabulary and merges for tokenizer.py's _fast_bpe, the
+FastBPE model),
 SiglipTokenizer (siglip_document: its canonicalization as normalizers),
 Wav2Vec2CTCTokenizer (wav2vec2_document: vocab.json's characters, CTC's decode),
 EsmTokenizer (esm_document: vocab.txt's tokens matched anywhere in the text) and ByT5Tokenizer
@@ -408,33 +409,48 @@ def fairseq_vocabulary(file: str, named: Mapping[str, str], name: str) -> dict[s
     return vocabulary
 
 
-# what Python's re \S+\n? finds in a str (PhobertTokenizer's and CTRLTokenizer's words): a run
-# of characters str.split does not split at, and a newline right after it
+# what Python's re \S+\n? finds in a str (PhobertTokenizer's words): a run of characters
+# str.split does not split at, and a newline right after it; the regex module's (CTRLTokenizer's
+# words) leaves out U+001C to U+001F, which its \s (Unicode's White_Space) does not match
 PYTHON_WORD = "[^" + _PYTHON_SPACE[1:-2] + "]+\\n?"
+REGEX_MODULE_WORD = "[^" + _PYTHON_SPACE[1:-2].replace("\\x1c- ", " ") + "]+\\n?"
 
 
 def fast_bpe_files(
     vocab_file: str, merges_file: str, named: Mapping[str, str], name: str
 ) -> tuple[dict[str, int], list[list[str]]]:
-    """PhobertTokenizer's vocabulary and merges: bos, pad, eos, unk at 0 to 3 (a text named
-    twice keeps its later id), then each line of vocab.txt's token (all before its last space;
-    a token listed again takes the next id anew, as the class's dict assignment does); the
-    merges of bpe.codes ("a b count" lines, the last line unread: the class's
-    read().split() of its lines, [:-1]), each pair at its last place (the class's dict of ranks), lines of
-    another shape left out. FormatError naming the file where it cannot be read or a vocab.txt
-    line has no space."""
+    """The vocabulary and merges of a class over fastBPE's files. PhobertTokenizer's: bos, pad,
+    eos, unk at 0 to 3 (a text named twice keeps its later id), then each line of vocab.txt's
+    token (all before its last space; a token listed again takes the next id anew, as the
+    class's dict assignment does), bpe.codes' "a b count" lines but the last (the class's
+    read().split() of its lines, [:-1]). CTRLTokenizer's: vocab.json as it is, merges.txt's
+    "a b" lines but the first (its #version) and the last. Each pair at its last place (the
+    classes' dict of ranks), lines of another shape left out. FormatError naming the file where
+    it cannot be read or a vocabulary line or object is malformed."""
     from ..errors import FormatError
 
+    ctrl = name == "CTRLTokenizer"
     vocabulary: dict[str, int] = {}
-    for key, default in (("bos_token", "<s>"), ("pad_token", "<pad>"), ("eos_token", "</s>"), ("unk_token", "<unk>")):
-        vocabulary[named.get(key) or default] = len(vocabulary)
+    if not ctrl:
+        for key, default in (
+            ("bos_token", "<s>"),
+            ("pad_token", "<pad>"),
+            ("eos_token", "</s>"),
+            ("unk_token", "<unk>"),
+        ):
+            vocabulary[named.get(key) or default] = len(vocabulary)
     try:
         with open(vocab_file, encoding="utf-8") as f:
-            lines = f.readlines()
+            lines = [] if ctrl else f.readlines()
+            loaded = json.load(f) if ctrl else None
         with open(merges_file, encoding="utf-8") as f:
-            merge_lines = f.read().split("\n")[:-1]
-    except (OSError, UnicodeDecodeError) as e:
+            merge_lines = f.read().split("\n")[1 if ctrl else 0 : -1]
+    except (OSError, UnicodeDecodeError, ValueError) as e:
         raise FormatError(vocab_file, "", f"{name} reads its vocabulary and merges beside it: {e}") from None
+    if ctrl:
+        if not _is_vocabulary(loaded):
+            raise FormatError(vocab_file, "", f"{name}: not a vocabulary (a JSON object of token -> id)")
+        vocabulary = dict(loaded)
     for number, line in enumerate(lines, 1):
         line = line.strip()
         cut = line.rfind(" ")
@@ -443,7 +459,7 @@ def fast_bpe_files(
         vocabulary[line[:cut]] = len(vocabulary)
     ranks: dict[tuple[str, ...], int] = {}
     for rank, line in enumerate(merge_lines):
-        ranks[tuple(line.split()[:-1])] = rank
+        ranks[tuple(line.split() if ctrl else line.split()[:-1])] = rank
     merges = [list(pair) for pair, _ in sorted(ranks.items(), key=lambda e: e[1]) if len(pair) == 2]
     return vocabulary, merges
 
