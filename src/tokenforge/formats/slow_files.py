@@ -448,9 +448,9 @@ def fast_bpe_files(
     except (OSError, UnicodeDecodeError, ValueError) as e:
         raise FormatError(vocab_file, "", f"{name} reads its vocabulary and merges beside it: {e}") from None
     if ctrl:
-        if not _is_vocabulary(loaded):
+        if not isinstance(loaded, dict) or not _is_vocabulary(loaded):
             raise FormatError(vocab_file, "", f"{name}: not a vocabulary (a JSON object of token -> id)")
-        vocabulary = dict(loaded)
+        vocabulary = {str(t): int(i) for t, i in loaded.items()}
     for number, line in enumerate(lines, 1):
         line = line.strip()
         cut = line.rfind(" ")
