@@ -865,6 +865,61 @@ def test_fast_bpe_folder_matches_python_class(tmp_path, kind, config):
     assert not (tmp_path / "out.json").exists()
 
 
+def test_gpt_sw3_random_mixes_match_python_class(tmp_path):
+    """Random mixes of letters, the characters GPT-SW3's preprocess_text removes or makes spaces,
+    combining marks and Hangul jamo (NFC composes them), special tokens: the same ids and
+    decode as GPTSw3Tokenizer, on a byte-fallback model that keeps every space."""
+    import random
+
+    options = {"normalization_rule_name": "identity", "add_dummy_prefix": False, "remove_extra_whitespaces": False}
+    folder = _gpt_sw3_folder(tmp_path, "gpt-sw3", {}, byte_fallback=True, **options)
+    ref, ours = transformers.AutoTokenizer.from_pretrained(str(folder)), Tokenizer.from_pretrained(folder)
+    alphabet = [*"ab cdE.,!?'-_ \t\n", "\x00", "\x07", "\x1c", "\x7f", "\x84", "\x85", "\xa0", "\xad", "\u200b"]
+    alphabet += ["\u2002", "\u2003", "\u2005", "\u2008", "\u3000", "\ufffc", "\u0301", "\u0308", "\u030a", "e", "A"]
+    alphabet += [
+        "\u1100",
+        "\u1161",
+        "\u11a8",
+        "\u00e9",
+        "\U0001f389",
+        "<s>",
+        "<|endoftext|>",
+        "<pad>",
+        "\r\n",
+        "\u0915",
+    ]
+    alphabet += ["\u093c", "\u2126", "\uac00"]
+    rng = random.Random(7)
+    for _ in range(600):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 14)))
+        ids = ref(text)["input_ids"]
+        assert ours.encode(text).ids == ids, text
+        assert ours.decode(ids, False) == ref.decode(ids), text
+
+
+@pytest.mark.parametrize("kind", ["phobert", "ctrl"])
+def test_fast_bpe_random_mixes_match_python_class(tmp_path, kind):
+    """Random mixes of words, Python's and Unicode's whitespace (U+001C, which only Python's re
+    splits at), special tokens, "@@" and "</w>" written in the text: the same ids and decode as
+    PhobertTokenizer and CTRLTokenizer."""
+    import random
+
+    folder = _phobert_folder(tmp_path, {}, kind)
+    ref, ours = transformers.AutoTokenizer.from_pretrained(str(folder)), Tokenizer.from_pretrained(folder)
+    words = " ".join(LINES[:50]).split()
+    alphabet = [*"ab cdE.,!?'-_ \t\n", "\x1c", "\x85", "\xa0", "\u2028", "\u3000", "\r\n", "<s>", "</s>", "<mask>"]
+    alphabet += ["<unk>", "\u00e9", "\u65e5", "\U0001f389", "@@", "</w>"]
+    rng = random.Random(11)
+    for _ in range(400):
+        text = "".join(
+            rng.choice(words) if rng.random() < 0.5 else rng.choice(alphabet) for _ in range(rng.randint(0, 10))
+        )
+        ids = ref(text)["input_ids"]
+        assert ours.encode(text).ids == ids, text
+        for skip in (False, True):
+            assert ours.decode(ids, skip) == ref.decode(ids, skip_special_tokens=skip), (text, skip)
+
+
 def test_phobert_refusals(tmp_path):
     """A vocab.txt line without a count, and a folder whose unknown token vocab.txt's ids lack,
     are FormatErrors naming the file."""
