@@ -14,6 +14,7 @@ import random
 import re
 import unicodedata
 import warnings
+from typing import Any
 
 import pytest
 
@@ -612,6 +613,16 @@ def test_marian_random_mixes_match_python_class(tmp_path):
         assert ours(text_target=text)["input_ids"] == ref(text_target=text)["input_ids"], text
 
 
+def _same_vocab_and_mask(folder: pathlib.Path, batch: list[str], padding: bool = True) -> tuple[Any, Tokenizer]:
+    """get_vocab, len() and a batch's special_tokens_mask as the Python class's; (theirs, ours)."""
+    ref = transformers.AutoTokenizer.from_pretrained(str(folder), local_files_only=True)
+    ours = Tokenizer.from_pretrained(folder)
+    assert ours.get_vocab() == ref.get_vocab() and len(ours) == len(ref)
+    kw = {"return_special_tokens_mask": True, "padding": padding}
+    assert ours(batch, **kw)["special_tokens_mask"] == ref(batch, **kw)["special_tokens_mask"]
+    return ref, ours
+
+
 def _spm_backend_folder(tmp_path: pathlib.Path, kind: str, config: dict) -> pathlib.Path:
     """As microsoft/speecht5_tts' (spm_char.model, a CHAR model, <mask> and <ctc_blank> added
     after it) or google/bert_for_seq_generation_L-24_bbc_encoder's (spiece.model, a Unigram)."""
@@ -654,12 +665,7 @@ def test_spm_backend_folder_matches_python_class(tmp_path, kind, config):
     class's convert_tokens_to_string (the tokens joined: <unk>, <s> shown as their text)."""
     folder = _spm_backend_folder(tmp_path, kind, config)
     _same_as_python_class(folder, [*PYTHON_CLASS_TEXTS, "a <mask> b<ctc_blank>", *LINES[1:60:7]], past=0)
-    ref = transformers.AutoTokenizer.from_pretrained(str(folder), local_files_only=True)
-    ours = Tokenizer.from_pretrained(folder)
-    assert ours.get_vocab() == ref.get_vocab() and len(ours) == len(ref)
-    batch = ["a </s> b <unk> c", "hello", "\u65e5\u672c"]
-    kw = {"return_special_tokens_mask": True, "padding": True}
-    assert ours(batch, **kw)["special_tokens_mask"] == ref(batch, **kw)["special_tokens_mask"]
+    _same_vocab_and_mask(folder, ["a </s> b <unk> c", "hello", "\u65e5\u672c"])
     if kind == "speecht5":  # the CHAR model itself, as sentencepiece encodes with it
         from tokenforge.formats.sentencepiece_model import SentencePieceModel
 
@@ -711,12 +717,8 @@ def test_plbart_folder_matches_python_class(tmp_path, config):
     assert len(spm.SentencePieceProcessor(model_file=str(folder / "sentencepiece.bpe.model"))) == 600
     texts = [*PYTHON_CLASS_TEXTS, "a <mask> b", "__java__ x</s>y __python__", "a<mask>b  <mask>", *LINES[1:60:7]]
     _same_as_python_class(folder, texts, past=0)
-    ref = transformers.AutoTokenizer.from_pretrained(str(folder), local_files_only=True)
-    ours = Tokenizer.from_pretrained(folder)
-    assert ours.get_vocab() == ref.get_vocab() and len(ours) == len(ref)
     batch = ["a </s> b <unk> c", "def f(x): return x", "\u65e5\u672c <mask>"]
-    kw = {"return_special_tokens_mask": True, "padding": True}
-    assert ours(batch, **kw)["special_tokens_mask"] == ref(batch, **kw)["special_tokens_mask"]
+    ref, ours = _same_vocab_and_mask(folder, batch)
     assert ours(batch, text_target=batch[::-1])["labels"] == ref(batch, text_target=batch[::-1])["labels"]
 
 
@@ -850,12 +852,7 @@ def test_fast_bpe_folder_matches_python_class(tmp_path, kind, config):
     folder = _phobert_folder(tmp_path, config, kind)
     texts = [*PYTHON_CLASS_TEXTS, "multi\nline  text\n\n x", "a\u00a0b\u2028c\x1cd\ne\r\nf <mask>x", *LINES[1:200:3]]
     _same_as_python_class(folder, texts, past=0)
-    ref = transformers.AutoTokenizer.from_pretrained(str(folder), local_files_only=True)
-    ours = Tokenizer.from_pretrained(folder)
-    assert ours.get_vocab() == ref.get_vocab() and len(ours) == len(ref)
-    batch = ["a </s> b <unk> c", "Xin chào thế giới", "<mask> x"]
-    kw = {"return_special_tokens_mask": True, "padding": kind != "ctrl"}  # (CTRL has no pad token)
-    assert ours(batch, **kw)["special_tokens_mask"] == ref(batch, **kw)["special_tokens_mask"]
+    _, ours = _same_vocab_and_mask(folder, ["a </s> b <unk> c", "Xin chào thế giới", "<mask> x"], kind != "ctrl")
     encoding = ours.encode("Hello world, multi\nline", add_special_tokens=False)
     spans = ["Hello world, multi\nline"[a:b] for a, b in encoding.offsets]
     known = [(t.removesuffix("@@"), span) for t, span in zip(encoding.tokens, spans) if t != "<unk>"]
