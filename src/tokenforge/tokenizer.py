@@ -1437,18 +1437,20 @@ def _names_of(ids: Mapping[str, int]) -> list[str]:
 def _fast_bpe_decode(token_of: Sequence[str], special: Mapping[int, str]) -> Any:
     """Decode as PhobertTokenizer's convert_tokens_to_string (the option special_segments
     "fastbpe"): the ids' tokens joined by spaces (without the special ones with
-    skip_special_tokens), each "@@ " removed, the whole stripped."""
-    size = len(token_of)
+    skip_special_tokens), each "@@ " removed, the whole stripped. Joined natively
+    (_core.IdBytes): each token's text with a space after it, or less its "@@" (then the space
+    goes too); the last token shown keeps its "@@", which no space follows. An id without a
+    token is a ValueError, as the native decode's."""
+    shown = [t[:-2].encode("utf-8") if t.endswith("@@") else (t + " ").encode("utf-8") for t in token_of]
+    skipped = [b"" if i in special else piece for i, piece in enumerate(shown)]
+    tables = (_core.IdBytes(shown), _core.IdBytes(skipped))
 
     def decode_ids(ids: Any, skip_special_tokens: bool) -> str:
-        if set(map(type, ids)) - {int}:
-            ids = [_token_id(i) for i in ids]  # (a TypeError naming what is not an id)
-        if ids and not (min(ids) >= 0 and max(ids) < size):
-            bad = next(i for i in ids if not 0 <= i < size)
-            raise ValueError(f"token id {bad} is outside the vocabulary (0..{size - 1})")
-        if skip_special_tokens and not special.keys().isdisjoint(ids):
-            ids = [i for i in ids if i not in special]
-        return " ".join(map(token_of.__getitem__, ids)).replace("@@ ", "").strip()
+        text = str(tables[bool(skip_special_tokens)].join(ids).decode("utf-8"))
+        last = next((i for i in reversed(ids) if not (skip_special_tokens and i in special)), None)
+        if last is not None and token_of[last].endswith("@@"):
+            text += "@@"
+        return text.strip()
 
     return decode_ids
 
