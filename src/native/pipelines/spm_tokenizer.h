@@ -108,43 +108,6 @@ class SpmEncoder {
     unknown_texts_as_is(s, n, unknown, out);
   }
 
- private:
-  // encode() through `pre`: the rewritten text encoded, its bounds (in its characters) mapped
-  // to the input's characters through the rewrite's alignments (a bound at a character the
-  // rewrite made starts where the input character it came from starts; the end, where the last
-  // character the text kept ends: characters removed between two tokens belong to the first).
-  uint32_t encode_rewritten(const uint8_t* s, size_t n, std::vector<uint32_t>& ids,
-                            std::vector<uint32_t>* bounds) const {
-    NormalizedText text(reinterpret_cast<const char*>(s), n, 0, bounds != nullptr);
-    pre_->normalize(text);
-    const std::string& t = text.text();
-    const uint8_t* r = reinterpret_cast<const uint8_t*>(t.data());
-    encode_as_is(r, t.size(), ids, bounds);
-    if (!bounds) return 0;
-    const uint32_t characters = count_characters(s, 0, n, n);
-    if (bounds->empty()) return characters;
-    const std::vector<NormalizedText::Span>& align = text.alignments();
-    // the input's character at each byte (a byte inside a character counts as its start)
-    std::vector<uint32_t> char_at(n + 1);
-    for (uint32_t i = 0, c = 0; i < n; ++i) {
-      c += (s[i] & 0xC0) != 0x80;  // (lead bytes so far: this character's number, plus one)
-      char_at[i] = c ? c - 1 : 0;
-    }
-    char_at[n] = characters;
-    size_t byte = 0;
-    uint32_t chars = 0;  // characters of the rewritten text before `byte`
-    for (uint32_t& b : *bounds) {
-      while (chars < b && byte < t.size()) {
-        byte += utf8_length(r[byte]);
-        ++chars;
-      }
-      b = byte < t.size() ? char_at[std::min<size_t>(align[byte].start, n)]
-                          : char_at[std::min<size_t>(align.empty() ? n : align.back().end, n)];
-    }
-    return characters;
-  }
-
- public:
   // encode() without `pre`.
   uint32_t encode_as_is(const uint8_t* s, size_t n, std::vector<uint32_t>& ids,
                         std::vector<uint32_t>* bounds = nullptr) const {
@@ -217,6 +180,41 @@ class SpmEncoder {
   }
 
  private:
+  // encode() through `pre`: the rewritten text encoded, its bounds (in its characters) mapped
+  // to the input's characters through the rewrite's alignments (a bound at a character the
+  // rewrite made starts where the input character it came from starts; the end, where the last
+  // character the text kept ends: characters removed between two tokens belong to the first).
+  uint32_t encode_rewritten(const uint8_t* s, size_t n, std::vector<uint32_t>& ids,
+                            std::vector<uint32_t>* bounds) const {
+    NormalizedText text(reinterpret_cast<const char*>(s), n, 0, bounds != nullptr);
+    pre_->normalize(text);
+    const std::string& t = text.text();
+    const uint8_t* r = reinterpret_cast<const uint8_t*>(t.data());
+    encode_as_is(r, t.size(), ids, bounds);
+    if (!bounds) return 0;
+    const uint32_t characters = count_characters(s, 0, n, n);
+    if (bounds->empty()) return characters;
+    const std::vector<NormalizedText::Span>& align = text.alignments();
+    // the input's character at each byte (a byte inside a character counts as its start)
+    std::vector<uint32_t> char_at(n + 1);
+    for (uint32_t i = 0, c = 0; i < n; ++i) {
+      c += (s[i] & 0xC0) != 0x80;  // (lead bytes so far: this character's number, plus one)
+      char_at[i] = c ? c - 1 : 0;
+    }
+    char_at[n] = characters;
+    size_t byte = 0;
+    uint32_t chars = 0;  // characters of the rewritten text before `byte`
+    for (uint32_t& b : *bounds) {
+      while (chars < b && byte < t.size()) {
+        byte += utf8_length(r[byte]);
+        ++chars;
+      }
+      b = byte < t.size() ? char_at[std::min<size_t>(align[byte].start, n)]
+                          : char_at[std::min<size_t>(align.empty() ? n : align.back().end, n)];
+    }
+    return characters;
+  }
+
   struct Scratch {
     std::string normalized;
     DefaultInitVector<uint32_t> norm_to_orig;  // (grown without zeroing)

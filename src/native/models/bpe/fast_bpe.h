@@ -29,17 +29,20 @@ class FastBpeModel : public Model {
       : model_(symbols(vocab, merges, unk_token), merges, options(unk_token)) {}
 
   void tokenize(const std::string& piece, std::vector<ModelToken>& out) const override {
-    const size_t first = out.size();
-    model_.tokenize(piece.data(), piece.size(), out);
-    for (size_t i = first; i < out.size(); ++i) out[i].id = ids_[out[i].id];
+    run(piece.data(), piece.size(), out);
   }
   void tokenize_view(std::string_view piece, std::string&, std::vector<ModelToken>& out) const override {
-    const size_t first = out.size();
-    model_.tokenize(piece.data(), piece.size(), out);
-    for (size_t i = first; i < out.size(); ++i) out[i].id = ids_[out[i].id];
+    run(piece.data(), piece.size(), out);
   }
 
  private:
+  // The merge model's tokens of p[0..n), each given the class's id of its symbol.
+  void run(const char* p, size_t n, std::vector<ModelToken>& out) const {
+    const size_t first = out.size();
+    model_.tokenize(p, n, out);
+    for (size_t i = first; i < out.size(); ++i) out[i].id = ids_[out[i].id];
+  }
+
   static constexpr std::string_view kEnd = "</w>", kJoin = "@@";
 
   static HfBpeOptions options(const std::string& unk_token) {
