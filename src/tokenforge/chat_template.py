@@ -852,13 +852,15 @@ def _xlnet_extras(init: dict[str, Any], config: Mapping[str, Any], path: str) ->
         init["additional_special_tokens"] = ["<eop>", "<eod>"]
 
 
-def _language_codes(class_name: str) -> tuple[str, ...]:
-    """The FAIRSEQ_LANGUAGE_CODES of transformers' MBartTokenizer or NllbTokenizer, as
+def _language_codes(class_name: str, kind: str | None = None) -> tuple[str, ...]:
+    """The FAIRSEQ_LANGUAGE_CODES of transformers' MBartTokenizer, NllbTokenizer, ... as
     tools/dump_transformers_routing.py wrote them into data/transformers_routing.json (read once,
-    with the routing tables, by formats/transformers_classes.py)."""
+    with the routing tables, by formats/transformers_classes.py); for a class with several sets
+    (PLBartTokenizer's), the set `kind` (none for an unknown one)."""
     from .formats.transformers_classes import _routing
 
-    return tuple(_routing()["language_codes"][class_name])
+    codes = _routing()["language_codes"][class_name]
+    return tuple(codes.get(kind, ()) if isinstance(codes, dict) else codes)
 
 
 def _mbart_extras(init: dict[str, Any], config: Mapping[str, Any], path: str) -> None:
@@ -878,21 +880,12 @@ def _plbart_extras(init: dict[str, Any], config: Mapping[str, Any], path: str) -
     those of an additional_special_tokens list that are not among them; only where nothing set
     extra_special_tokens."""
     kind = config.get("language_codes", "base")
-    codes = _routing_codes("PLBartTokenizer").get(kind, []) if isinstance(kind, str) else []
-    made = list(codes)
+    made = list(_language_codes("PLBartTokenizer", kind if isinstance(kind, str) else ""))
     listed = init.get("additional_special_tokens")
     if listed is not None:
         made.extend([t for t in listed if t not in made])
     if "extra_special_tokens" not in init:
         init["additional_special_tokens"] = made
-
-
-def _routing_codes(class_name: str) -> Any:
-    """The language codes data/transformers_routing.json has for `class_name` (a list, or a
-    table of lists by the class's language_codes argument)."""
-    from .formats.transformers_classes import _routing
-
-    return _routing()["language_codes"][class_name]
 
 
 def _camembert_extras(init: dict[str, Any], config: Mapping[str, Any], path: str) -> None:

@@ -432,13 +432,9 @@ def fast_bpe_files(
     ctrl = name == "CTRLTokenizer"
     vocabulary: dict[str, int] = {}
     if not ctrl:
-        for key, default in (
-            ("bos_token", "<s>"),
-            ("pad_token", "<pad>"),
-            ("eos_token", "</s>"),
-            ("unk_token", "<unk>"),
-        ):
-            vocabulary[named.get(key) or default] = len(vocabulary)
+        named_ids = (("bos_token", "<s>"), ("pad_token", "<pad>"), ("eos_token", "</s>"), ("unk_token", "<unk>"))
+        for i, (key, default) in enumerate(named_ids):
+            vocabulary[named.get(key) or default] = i
     try:
         with open(vocab_file, encoding="utf-8") as f:
             lines = [] if ctrl else f.readlines()
