@@ -215,6 +215,14 @@ def test_plamo2_matches_the_reference(plamo2_pair):
     assert tok.decode(ids) == "abc 😀 é"
 
 
+def test_plamo2_has_no_tokenizer_json_form(plamo2_pair, tmp_path):
+    """HF tokenizers has no model for PLaMo-2's cut: save refuses, naming it, and writes nothing."""
+    tok, _ = plamo2_pair
+    with pytest.raises(ValueError, match=r"GgufPlamo2 model has no tokenizer\.json form .*keep the GGUF file"):
+        tok.save(str(tmp_path / "tokenizer.json"))
+    assert not (tmp_path / "tokenizer.json").exists()
+
+
 @settings(max_examples=200, deadline=None)
 @given(text=TEXT)
 def test_plamo2_matches_the_reference_on_any_text(plamo2_pair, text):
