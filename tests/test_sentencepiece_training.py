@@ -181,7 +181,8 @@ def test_lines_holding_the_reserved_character_are_skipped():
         (dict(character_coverage=0.5), "character_coverage must be in"),
         (dict(normalization_rule_name="nfd"), "normalization_rule_name must be one of"),
         (dict(unk_id=-1), "unk_id must be >= 0"),
-        (dict(bos_id=0), "bos_id 0 is taken"),
+        (dict(bos_id=0), "bos_id 0 is taken by unk_id"),
+        (dict(bos_id=2), "eos_id 2 is taken by bos_id"),  # (the option given named, not only the default)
         (dict(user_defined_symbols=["<unk>"]), "is the unknown piece"),
     ],
 )

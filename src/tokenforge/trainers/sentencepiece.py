@@ -174,13 +174,17 @@ def _meta_pieces(
     unk/bos/eos/pad at their ids, then control symbols, user-defined symbols and the 256 byte
     pieces in the lowest free ids."""
     meta: dict[int, tuple[str, PieceType]] = {}
+    holder: dict[int, str] = {}  # id -> the role that has it
     for role, (i, text) in special_ids.items():
         if i < 0:
             if role == "unk":
                 raise ValueError("unk_id must be >= 0: every sentencepiece model has an unknown piece")
             continue
-        if i >= vocab_size or i in meta:
-            raise ValueError(f"{role}_id {i} is {'taken' if i in meta else f'outside vocab_size {vocab_size}'}")
+        if i in meta:  # (both named: the one given may be either, the other its default)
+            raise ValueError(f"{role}_id {i} is taken by {holder[i]}_id; give the two different ids (or -1 for none)")
+        if i >= vocab_size:
+            raise ValueError(f"{role}_id {i} is outside vocab_size {vocab_size}")
+        holder[i] = role
         if any(text == t for t, _ in meta.values()):
             raise ValueError(f"{role}_piece {text!r} repeats another special piece")
         meta[i] = (text, PieceType.UNKNOWN if role == "unk" else PieceType.CONTROL)
