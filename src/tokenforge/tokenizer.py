@@ -149,6 +149,8 @@ class Tokenizer(TransformersApi):
             d["_decode_ids"] = _ctc_decode(kernel.token_of or [], spec)
         elif style == "byt5":
             d["_decode_ids"] = _bytes_decode(kernel.token_of or [], spec)
+        elif style == "fastbpe":
+            d["_decode_ids"] = _fast_bpe_decode(kernel.token_of or [], spec)
         else:
             d["_decode_ids"] = _segments_decode(kernel.native, spec, style)
         # The resolver holds the policy, not the tokenizer: the native object must not point back here.
@@ -1333,7 +1335,8 @@ def _set_class_post_processor(
 def _segments_decode(native: Any, spec: PipelineSpec, style: str) -> Any:
     """Decode as a Python class over sentencepiece does it (the option special_segments). On the
     sentencepiece pipeline behind a class's vocabulary (M2M100, Marian, the SentencePieceBackend
-    classes): _pieces_decode or _tokens_decode, at the folder's all_special_ids. Otherwise
+    classes): _pieces_decode, _tokens_decode or _gpt_sw3_decode, at the folder's all_special_ids
+    (_class_special_ids). Otherwise
     (SiglipTokenizer's, on an HF pipeline): the ids between special tokens decoded on their own
     (the pipeline's decoder, sentencepiece's decode_pieces), each special token's text after
     them (none with skip_special_tokens; "siglip": a space before a special token that follows
@@ -1341,20 +1344,14 @@ def _segments_decode(native: Any, spec: PipelineSpec, style: str) -> Any:
     special = {t.id: t.content for t in spec.added_tokens if t.special}
     space_before = style == "siglip"
     decode = native.decode
-    if style in ("marian", "tokens", "gpt_sw3", "fastbpe") or (style == "m2m100" and "vocabulary" in spec.options):
-        # (their decode skips and splits at all_special_ids: the folder's named and extra special
-        # tokens, not every added token marked special)
-        own = spec.model.get("vocab", {}) if isinstance(spec.model, Mapping) else {}  # (FastBPE's)
-        ids = {**spec.options.get("vocabulary", own), **{a.content: a.id for a in spec.added_tokens}}
+    if style in ("marian", "tokens", "gpt_sw3") or (style == "m2m100" and "vocabulary" in spec.options):
         if spec.config is not None:
-            named = {*spec.config.special_tokens.values(), *spec.config.extra_special_tokens}
-            special = {ids[t]: t for t in named if t in ids}
+            ids = {**spec.options.get("vocabulary", {}), **{a.content: a.id for a in spec.added_tokens}}
+            special = _class_special_ids(spec.config, ids)
         if style == "tokens":
             return _tokens_decode(native, special)
         if style == "gpt_sw3":
             return _gpt_sw3_decode(native, special)
-        if style == "fastbpe":
-            return _fast_bpe_decode(_names_of(ids), special)
         return _pieces_decode(native, special, style == "marian")
 
     def decode_ids(ids: Any, skip_special_tokens: bool) -> str:
@@ -1426,21 +1423,23 @@ def _pieces_decode(native: Any, special: Mapping[int, str], marian: bool) -> Any
     return decode_ids
 
 
-def _names_of(ids: Mapping[str, int]) -> list[str]:
-    """Each id's token (of token -> id; "" for an id without one; an id listed twice: its last)."""
-    names = [""] * (max(ids.values(), default=-1) + 1)
-    for token, i in ids.items():
-        names[i] = token
-    return names
+def _class_special_ids(config: Any, ids: Mapping[str, int]) -> dict[int, str]:
+    """A Python class's all_special_ids, which its decode skips and splits at: the folder's named
+    and extra special tokens (not every added token marked special), by their id in `ids`."""
+    named = {*config.special_tokens.values(), *config.extra_special_tokens}
+    return {ids[t]: t for t in named if t in ids}
 
 
-def _fast_bpe_decode(token_of: Sequence[str], special: Mapping[int, str]) -> Any:
+def _fast_bpe_decode(token_of: Sequence[str], spec: PipelineSpec) -> Any:
     """Decode as PhobertTokenizer's convert_tokens_to_string (the option special_segments
-    "fastbpe"): the ids' tokens joined by spaces (without the special ones with
-    skip_special_tokens), each "@@ " removed, the whole stripped. Joined natively
-    (_core.IdBytes): each token's text with a space after it, or less its "@@" (then the space
-    goes too); the last token shown keeps its "@@", which no space follows. An id without a
-    token is a ValueError, as the native decode's."""
+    "fastbpe"): the ids' tokens (`token_of`, the pipeline's) joined by spaces (without the
+    class's special ones with skip_special_tokens), each "@@ " removed, the whole stripped.
+    Joined natively (_core.IdBytes): each token's text with a space after it, or less its "@@"
+    (then the space goes too); the last token shown keeps its "@@", which no space follows. An
+    id without a token is a ValueError, as the native decode's."""
+    special: Mapping[int, str] = {}
+    if spec.config is not None:
+        special = _class_special_ids(spec.config, {t: i for i, t in enumerate(token_of) if t})
     shown = [t[:-2].encode("utf-8") if t.endswith("@@") else (t + " ").encode("utf-8") for t in token_of]
     skipped = [b"" if i in special else piece for i, piece in enumerate(shown)]
     tables = (_core.IdBytes(shown), _core.IdBytes(skipped))
@@ -1657,14 +1656,9 @@ def _plbart_target_options(tok: Tokenizer, config: Any) -> dict[str, Any]:
     """PLBartTokenizer's call encodes text_target with tgt_lang's template (its
     _switch_to_target_mode: the eos token, then tgt_lang's code where there is one): the option
     that says so, for _set_class_post_processor's rebuild."""
-    from .formats.transformers_classes import plbart_template
+    from .formats.transformers_classes import converter, plbart_template
 
-    unk = config.special_tokens.get("unk_token")
-
-    def convert(token: str) -> int | None:  # (convert_tokens_to_ids: the unknown id for a token it lacks)
-        found = tok.token_to_id(token)
-        return found if found is not None or unk is None else tok.token_to_id(unk)
-
+    convert = converter(tok.token_to_id, config.special_tokens)
     try:
         target: Any = plbart_template(config.config, config.config.get("tgt_lang"), config.special_tokens, convert)
     except ValueError as e:

@@ -268,9 +268,13 @@ def _special_added(tokens: list[tuple[int, str]]) -> list[dict[str, Any]]:
 
 # Python's string.punctuation (SiglipTokenizer's remove_punctuation), as a regex class
 _ASCII_PUNCTUATION = "[!-/:-@\\[-`{-~]"
-# what Python's re \s matches in a str (str.isspace), which Rust's \s does not all match
+# Unicode's White_Space above ASCII (what the regex module's \s adds to \t-\r and " "); Python's
+# re \s (str.isspace) adds U+001C..U+001F too, which Rust's \s does not match either
 # (Oniguruma reads \\xHH as a byte: the code points above ASCII as \\x{HH})
-_PYTHON_SPACE = "[\\t-\\r\\x1c- \\x{85}\\x{a0}\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]+"
+_SPACES_ABOVE_ASCII = "\\x{85}\\x{a0}\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000"
+_PYTHON_SPACE_CHARS = "\\t-\\r\\x1c- " + _SPACES_ABOVE_ASCII
+# what Python's re \s matches in a str
+_PYTHON_SPACE = f"[{_PYTHON_SPACE_CHARS}]+"
 
 
 def siglip_document(file: str, config: Mapping[str, Any]) -> dict[str, Any]:
@@ -412,8 +416,8 @@ def fairseq_vocabulary(file: str, named: Mapping[str, str], name: str) -> dict[s
 # what Python's re \S+\n? finds in a str (PhobertTokenizer's words): a run of characters
 # str.split does not split at, and a newline right after it; the regex module's (CTRLTokenizer's
 # words) leaves out U+001C to U+001F, which its \s (Unicode's White_Space) does not match
-PYTHON_WORD = "[^" + _PYTHON_SPACE[1:-2] + "]+\\n?"
-REGEX_MODULE_WORD = "[^" + _PYTHON_SPACE[1:-2].replace("\\x1c- ", " ") + "]+\\n?"
+PYTHON_WORD = f"[^{_PYTHON_SPACE_CHARS}]+\\n?"
+REGEX_MODULE_WORD = f"[^\\t-\\r {_SPACES_ABOVE_ASCII}]+\\n?"
 
 
 def fast_bpe_files(

@@ -798,6 +798,20 @@ def roberta_trim_offsets(config: Mapping[str, Any]) -> dict[str, bool] | None:
     return {"add_prefix_space": bool(_flag(config, "add_prefix_space", False))}
 
 
+def converter(
+    token_to_id: Callable[[str], int | None], special: Mapping[str, str]
+) -> Callable[[str | None], int | None]:
+    """transformers' convert_tokens_to_ids over a finished tokenizer's token_to_id: a token it
+    lacks takes the unknown token's id (`special`'s unk_token), None where there is none."""
+    unk = special.get("unk_token")
+
+    def convert(token: str | None) -> int | None:
+        found = token_to_id(token) if token is not None else None
+        return found if found is not None else (token_to_id(unk) if unk is not None else None)
+
+    return convert
+
+
 def class_post_processor(
     name: str | None,
     config: Mapping[str, Any],
@@ -818,11 +832,7 @@ def class_post_processor(
     transformers' KeyError, a ValueError here."""
     if name not in LATE_POST_PROCESSORS:
         return None
-    unk = special.get("unk_token")
-
-    def convert(token: str | None) -> int | None:
-        found = token_to_id(token) if token is not None else None
-        return found if found is not None else (token_to_id(unk) if unk is not None else None)
+    convert = converter(token_to_id, special)
 
     def template(single: list[str], pair: list[str], tokens: list[tuple[str, int | None]]) -> dict[str, Any] | None:
         if any(i is None for _, i in tokens):
@@ -976,7 +986,7 @@ def plbart_language_code(config: Mapping[str, Any], lang: Any) -> str | None:
 
 
 def plbart_template(
-    config: Mapping[str, Any], lang: Any, special: Mapping[str, str], convert: Callable[[str], int | None]
+    config: Mapping[str, Any], lang: Any, special: Mapping[str, str], convert: Callable[[str | None], int | None]
 ) -> dict[str, Any] | None:
     """PLBartTokenizer's template for language `lang` (src_lang's for text, tgt_lang's for
     text_target; see plbart_language_code): the eos token, then the code's token where there is
