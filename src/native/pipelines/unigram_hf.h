@@ -289,14 +289,21 @@ class UnigramHfPipeline {
     if (ws) {
       std::sort(seconds_.begin(), seconds_.end());
       for (uint32_t cp : owned_) {
-        if (cp < 0x80 || !replaceable(cp) || std::binary_search(seconds_.begin(), seconds_.end(), cp)) continue;
+        if (cp < 0x80 || std::binary_search(seconds_.begin(), seconds_.end(), cp)) continue;
+        const bool space = cp < 0x10000 && hf_is_whitespace(cp);  // (whitespace is never replaceable)
+        if (!space && !replaceable(cp)) continue;
         uint8_t utf8[4];
         const size_t len = encode_utf8(cp, utf8);
         std::string_view replacement;
         if (!map.first_key(std::string_view(reinterpret_cast<const char*>(utf8), len), replacement)) continue;
-        if (replacement.empty() || !plain_replacement(replacement)) continue;
-        single_.emplace(cp, std::string(replacement));
+        if (space) {
+          if (replacement == " ") wide_spaces_.push_back(cp);
+        } else if (!replacement.empty() && plain_replacement(replacement)) {
+          single_.emplace(cp, std::string(replacement));
+        }
       }
+      std::sort(wide_spaces_.begin(), wide_spaces_.end());
+      writes_any_ = !single_.empty() || !wide_spaces_.empty();
     }
     for (uint32_t c = 1; c < 128; ++c) {
       std::string_view replacement;
@@ -361,6 +368,29 @@ class UnigramHfPipeline {
            (cp >= 0x30A1 && cp <= 0x30FA) || (cp >= 0x4E00 && cp <= 0x9FFF) || (cp >= 0xFF01 && cp <= 0xFF5E);
   }
 
+  // What the kernel writes for character cp, one the map makes other characters (single_), or
+  // null (the touched_ bit first: most characters have none).
+  const std::string* single_of(uint32_t cp) const {
+    if (single_.empty() || cp >= 0x110000 || !(touched_[cp >> 6] >> (cp & 63) & 1)) return nullptr;
+    const auto it = single_.find(cp);
+    return it == single_.end() ? nullptr : &it->second;
+  }
+
+  // A whitespace character outside ASCII that the map makes a space alone (NBSP, U+3000, ...):
+  // read as a space where it starts its cluster, as ascii_space_'s (plain checks that).
+  bool wide_space(uint32_t cp) const {
+    return !wide_spaces_.empty() && cp < 0x110000 && (touched_[cp >> 6] >> (cp & 63) & 1) &&
+           std::binary_search(wide_spaces_.begin(), wide_spaces_.end(), cp);
+  }
+  // The length of the space at t[i..n) as the kernel reads spaces (a space, a character of
+  // ascii_space_ or wide_space), or 0 where none starts there.
+  size_t space_at(const uint8_t* t, size_t i, size_t n) const {
+    if (t[i] < 0x80) return is_space(t[i]) ? 1 : 0;
+    if (wide_spaces_.empty()) return 0;
+    size_t len;
+    return wide_space(decode_utf8(t + i, n - i, len)) ? len : 0;
+  }
+
   bool is_space(uint8_t b) const { return b == ' ' || (b < 0x80 && ascii_space_[b]); }
   bool is_whitespace(uint32_t cp) const { return hf_is_whitespace(cp) || (cp < 0x80 && ascii_space_[cp]); }
 
@@ -401,8 +431,9 @@ class UnigramHfPipeline {
       const uint32_t cp = decode_utf8(t + i, n - i, len);
       if (len == 0) len = 1;
       if (chars && cp < 0x110000 && (touched_[cp >> 6] >> (cp & 63) & 1)) {
-        // a character the map makes other characters, alone in its cluster: written by the kernel
-        if (single_.empty() || !single_.count(cp) || !starts_cluster(t + i + len, n - i - len)) return false;
+        // a character the map makes other characters or a space, alone in its cluster: written
+        // by the kernel
+        if (!(single_of(cp) || wide_space(cp)) || !starts_cluster(t + i + len, n - i - len)) return false;
         mapped = true;
       }
       i += len;
@@ -443,7 +474,7 @@ class UnigramHfPipeline {
     std::vector<NormalizedText::Span>& map = w.map;
     out.clear();
     map.clear();
-    const bool starts = is_space(t[0]) || (n >= 3 && std::memcmp(t, kSpace, 3) == 0);
+    const bool starts = space_at(t, 0, n) || (n >= 3 && std::memcmp(t, kSpace, 3) == 0);
     const bool prefixed = !starts && (d_.prepend == kAlways || (d_.prepend == kFirst && at_start));
     auto span = [&](size_t i, size_t len) {
       return NormalizedText::Span{uint32_t(shift + i), uint32_t(shift + i + len)};
@@ -455,24 +486,35 @@ class UnigramHfPipeline {
     for (size_t i = 0; i < n;) {
       if constexpr (!kMap) {  // the bytes up to the next space, or character the map rewrites, at once
         size_t j = i;
-        while (j < n && !is_space(t[j]) && (t[j] < 0x80 || single_.empty())) ++j;
+        for (;;) {
+          while (j < n && t[j] < 0x80 && !is_space(t[j])) ++j;
+          if (j == n || t[j] < 0x80) break;
+          size_t decoded = 1;
+          if (writes_any_) {
+            const uint32_t c = decode_utf8(t + j, n - j, decoded);
+            if (single_of(c) || wide_space(c)) break;
+          }
+          j += std::max<size_t>(decoded, 1);
+        }
         out.append(reinterpret_cast<const char*>(t + i), j - i);
         if ((i = j) == n) break;
       }
-      if (is_space(t[i])) {  // HF's replace aligns the new character to the last one it replaces
-        while (collapse_ && i + 1 < n && is_space(t[i + 1])) ++i;
+      if (size_t space = space_at(t, i, n)) {  // HF's replace aligns the new character to the last one it replaces
+        for (size_t next; collapse_ && i + space < n && (next = space_at(t, i + space, n));) {
+          i += space;
+          space = next;
+        }
         out.append(kSpace, 3);
-        if constexpr (kMap) map.insert(map.end(), 3, span(i, 1));
-        ++i;
+        if constexpr (kMap) map.insert(map.end(), 3, span(i, space));
+        i += space;
         continue;
       }
       const size_t len = std::min(utf8_length(t[i]), n - i);
-      if (t[i] >= 0x80 && !single_.empty()) {  // a character the map makes others (plain found it alone)
+      if (t[i] >= 0x80) {  // a character the map makes others (plain found it alone)
         size_t decoded;
-        const auto it = single_.find(decode_utf8(t + i, n - i, decoded));
-        if (it != single_.end()) {
-          out += it->second;
-          if constexpr (kMap) map.insert(map.end(), it->second.size(), span(i, len));
+        if (const std::string* written = single_of(decode_utf8(t + i, n - i, decoded))) {
+          out += *written;
+          if constexpr (kMap) map.insert(map.end(), written->size(), span(i, len));
           i += len;
           continue;
         }
@@ -676,17 +718,25 @@ class UnigramHfPipeline {
   bool tokenize(const uint8_t* p, size_t len, Scratch& w) const {
     w.tokens.clear();
     if (len < UnigramModel::kRememberedBelow)  // the model's own memory keeps the pieces the tables cannot
-      model_->tokenize(std::string(reinterpret_cast<const char*>(p), len), w.tokens);
+      model_->tokenize_unheld(p, len, w.tokens, [&](const ModelToken* t, size_t count) {
+        return len <= PieceCache::kMaxBytes && held(t, count, len);
+      });
     else
       model_->tokenize_fresh(p, len, w.tokens);
     std::vector<uint32_t>& ids = w.cache.ids;
     ids.clear();
+    for (const ModelToken& t : w.tokens) ids.push_back(t.id);
+    return held(w.tokens.data(), w.tokens.size(), len);
+  }
+  // Whether ids give the tokens t[0..count) of a piece of len bytes again: every token as long
+  // as its piece, together the whole.
+  bool held(const ModelToken* t, size_t count, size_t len) const {
     uint32_t at = 0;
     bool exact = true;
-    for (const ModelToken& t : w.tokens) {
-      ids.push_back(t.id);
-      exact &= t.start == at && t.id < length_.size() && t.end - t.start == length_[t.id] && length_[t.id] > 0;
-      at = t.end;
+    for (size_t k = 0; k < count; ++k) {
+      exact &= t[k].start == at && t[k].id < length_.size() && t[k].end - t[k].start == length_[t[k].id] &&
+               length_[t[k].id] > 0;
+      at = t[k].end;
     }
     return exact && at == len;
   }
@@ -704,6 +754,8 @@ class UnigramHfPipeline {
   std::array<uint8_t, 128> own_key_{}, second_{};     // (mark_precompiled's: keys of, second characters)
   std::vector<uint32_t> owned_, seconds_;             // (the same for every character)
   std::unordered_map<uint32_t, std::string> single_;  // a character the map rewrites -> its output
+  std::vector<uint32_t> wide_spaces_;                 // (sorted) whitespace the map makes a space alone
+  bool writes_any_ = false;                           // single_ or wide_spaces_ has some
   std::vector<uint64_t> touched_;                     // a bit per code point (Precompiled); empty: none
   std::vector<std::string> contains_;
   bool non_ascii_ = false, strip_left_ = false, strip_right_ = false, space_edge_ = false;

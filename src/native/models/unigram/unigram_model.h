@@ -110,18 +110,35 @@ class UnigramModel : public Model {
     const size_t first = out.size();
     best_path(reinterpret_cast<const uint8_t*>(piece.data()), piece.size(), w);
     emit(std::string_view(piece), w, out);
-    if (remembered) {
-      if (w.seen.size() >= kMostRemembered || w.seen_tokens.size() >= kMostRememberedTokens) {
-        w.seen.clear();
-        w.seen_tokens.clear();
-      }
-      w.seen.emplace(piece, std::make_pair(uint32_t(w.seen_tokens.size()), uint32_t(out.size() - first)));
-      w.seen_tokens.insert(w.seen_tokens.end(), out.begin() + first, out.end());
-    }
+    if (remembered) remember(piece, out, first, w);
   }
 
   // The tokens of s[0..n) as tokenize gives them, without the per-thread memory (for a caller
   // that keeps its own: pipelines/unigram_hf.h).
+  // The tokens of s[0..n) (n below kRememberedBelow) as tokenize gives them, for a caller that
+  // remembers pieces itself (pipelines/unigram_hf.h's tables): this thread's memory is read only
+  // where it holds some piece, and given a piece only where held(tokens, count) says the
+  // caller cannot keep its tokens (no string made and stored for every new piece).
+  template <class Held>
+  void tokenize_unheld(const uint8_t* s, size_t n, std::vector<ModelToken>& out, const Held& held) const {
+    if (n == 0) return;
+    Pool<Scratch>::Lease lease(scratch_);
+    Scratch& w = lease.get();
+    const std::string_view piece(reinterpret_cast<const char*>(s), n);
+    if (!w.seen.empty()) {
+      const auto it = w.seen.find(std::string(piece));
+      if (it != w.seen.end()) {
+        out.insert(out.end(), w.seen_tokens.begin() + it->second.first,
+                   w.seen_tokens.begin() + it->second.first + it->second.second);
+        return;
+      }
+    }
+    const size_t first = out.size();
+    best_path(s, n, w);
+    emit(piece, w, out);
+    if (n < kRememberedBelow && !held(out.data() + first, out.size() - first)) remember(piece, out, first, w);
+  }
+
   void tokenize_fresh(const uint8_t* s, size_t n, std::vector<ModelToken>& out) const {
     if (n == 0) return;
     if (n >= kNone) throw std::length_error("Unigram: a piece of 4 GB or more");
@@ -161,6 +178,16 @@ class UnigramModel : public Model {
       release_if_large(ends);
     }
   };
+
+  // Keeps out[first..) as the tokens of piece in this thread's memory (started over when full).
+  static void remember(std::string_view piece, const std::vector<ModelToken>& out, size_t first, Scratch& w) {
+    if (w.seen.size() >= kMostRemembered || w.seen_tokens.size() >= kMostRememberedTokens) {
+      w.seen.clear();
+      w.seen_tokens.clear();
+    }
+    w.seen.emplace(piece, std::make_pair(uint32_t(w.seen_tokens.size()), uint32_t(out.size() - first)));
+    w.seen_tokens.insert(w.seen_tokens.end(), out.begin() + first, out.end());
+  }
 
   // HF's encode_optimized over s[0..n): fills w.best for every character boundary.
   void best_path(const uint8_t* s, size_t n, Scratch& w) const {
