@@ -14,6 +14,7 @@ import dataclasses
 import functools
 import json
 import random
+import unicodedata
 from typing import Any
 
 import pytest
@@ -257,6 +258,8 @@ def test_fused_equals_hf_on_samples(tmp_path_factory, shape, add_prefix_space, i
         t.check(line)
     for text in SAMPLE_TEXTS:
         t.check(text[:4000])
+        t.check(unicodedata.normalize("NFD", text[:2000]))  # (with NFC: every stretch composed here)
+        t.check(f"{unicodedata.normalize('NFD', text[:300])}<|endoftext|>e\u0301<|endoftext|>")
     t.check(EDGE[6], EDGE[9])
     t.check(LINES[1], "<|endoftext|> x")
 

@@ -237,9 +237,13 @@ class ByteLevelHfBpePipeline {
   // Ids first: the ids encode_sequence's rows would hold, appended to `out`, without building
   // the rows (offsets, words, names); false, with `out` as it was, where the text must go
   // through the staged pipeline (NFC changes it) — the caller then encodes it whole.
+  // A text NFC changes is normalized here a stretch at a time (HF normalizes each part between
+  // added tokens on its own) and its NFC form encoded, where no added token is matched in the
+  // normalized text (none is normalized) and the file is not CLIP's.
   bool encode_ids(const uint8_t* s, size_t n, const SpecialMatcher* added, std::vector<uint32_t>& out) const {
-    if (d_.nfc && !is_normalized_quick(NormalForm::kNFC, std::string_view(reinterpret_cast<const char*>(s), n)))
-      return false;
+    const bool changes =
+        d_.nfc && !is_normalized_quick(NormalForm::kNFC, std::string_view(reinterpret_cast<const char*>(s), n));
+    if (changes && (d_.clip || (added && !added->normalized().empty()))) return false;
     Pool<Scratch>::Lease lease(scratch_);
     Scratch& w = lease.get();
     const uint8_t* t = s;  // (as encode_sequence)
@@ -249,7 +253,16 @@ class ByteLevelHfBpePipeline {
     }
     out.reserve(out.size() + n / 3 + 8);
     split_at_matches(
-        added, s, t, n, [&](size_t from, size_t to) { stretch_ids(t + from, to - from, w, out); },
+        added, s, t, n,
+        [&](size_t from, size_t to) {
+          const std::string_view stretch(reinterpret_cast<const char*>(t) + from, to - from);
+          if (changes && !is_normalized_quick(NormalForm::kNFC, stretch)) {
+            const std::string nfc = normalize_utf8(NormalForm::kNFC, stretch);
+            if (!nfc.empty()) stretch_ids(reinterpret_cast<const uint8_t*>(nfc.data()), nfc.size(), w, out);
+            return;
+          }
+          stretch_ids(t + from, to - from, w, out);
+        },
         [&](const SpecialMatch& m) { out.push_back(m.id); });
     return true;
   }
