@@ -275,7 +275,8 @@ def test_probes_let_plain_text_skip_the_normalizer(tmp_path_factory):
     assert t5.fused.untouched("全角，标点：（测试）！ ＡＢＣ")  # alone in their clusters: written by the kernel
     assert t5.fused.untouched("ﬁ … ½ ㎏")  # made several characters: written by the kernel too
     assert t5.fused.untouched("a\u00a0b \u3000x\u2002")  # spaces the map makes of them: read as spaces
-    for text in ("e\u0301", "\x01", "a\r\nb", "ｶﾞ", "，\u0301", "…\u0301", "\u00a0\u0301", "a\u3000\ufe0f"):
+    assert t5.fused.untouched("a\r\nb\rc\r\n")
+    for text in ("e\u0301", "\x01", "ｶﾞ", "，\u0301", "…\u0301", "\u00a0\u0301", "a\u3000\ufe0f"):
         assert not t5.fused.untouched(text)
     assert albert.fused.untouched("hello world") and not albert.fused.untouched("Hello")
     assert not albert.fused.untouched("é") and not albert.fused.untouched("a``b")
@@ -305,11 +306,11 @@ def test_characters_the_map_makes_several_as_hf(tmp_path_factory, case):
 
 @pytest.mark.parametrize("case", ["t5", "t5-first", "t5-nosplit", "albert", "xlnet"])
 def test_spaces_outside_ascii_as_hf(tmp_path_factory, case):
-    """Whitespace Precompiled makes a space (NBSP, U+3000, the en and thin spaces), read by the
-    kernel as spaces: ids, tokens, offsets (a run's "▁" spans its last space) and decode as HF's,
+    """Whitespace Precompiled makes a space (NBSP, U+3000, the en and thin spaces; "\r", and
+    "\r\n" as one cluster), read by the kernel as spaces: ids, tokens, offsets (a run's "▁" spans its last space) and decode as HF's,
     in runs with spaces, tabs and newlines, at the text's ends, before marks and CJK."""
     t = trio(tmp_path_factory, case)
-    for c in ("\u00a0", "\u3000", "\u2002", "\u2009", "\u202f", "\u205f"):
+    for c in ("\u00a0", "\u3000", "\u2002", "\u2009", "\u202f", "\u205f", "\r\n", "\r", "\n\r"):
         for text in (
             c,
             c * 3,

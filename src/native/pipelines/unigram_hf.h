@@ -274,7 +274,7 @@ class UnigramHfPipeline {
   // non-ASCII character (a map sentencepiece would not write).
   // ws: the parts after this one only strip and make runs of spaces one, so an ASCII character
   // the map makes a space alone (a newline, a tab) may stay: the kernel reads it as a space
-  // (ascii_space_). Not "\r": "\r\n" is one cluster, which its key would make one space. Other
+  // (ascii_space_); "\r" only where "\r\n", one cluster, is one space too. Other
   // characters it makes other characters (fullwidth punctuation, "…" -> "...") are written by
   // the kernel too (single_), where they are alone in their cluster.
   void mark_precompiled(const SpmCharsmap& map, bool ws) {
@@ -305,11 +305,15 @@ class UnigramHfPipeline {
       std::sort(wide_spaces_.begin(), wide_spaces_.end());
       writes_any_ = !single_.empty() || !wide_spaces_.empty();
     }
+    // "\r": where the map makes it a space and "\r\n", one cluster, one space too (its first key
+    // replaces the whole cluster), read as one space with the "\n" after it (space_at).
+    std::string_view crlf;
+    const bool cr_space = map.first_key("\r\n", crlf) && crlf == " ";
     for (uint32_t c = 1; c < 128; ++c) {
       std::string_view replacement;
       const char one[1] = {char(c)};
-      if (ws && own_key_[c] && !second_[c] && c != '\r' && map.first_key(std::string_view(one, 1), replacement) &&
-          replacement == " ")
+      if (ws && own_key_[c] && !second_[c] && (c != '\r' || cr_space) &&
+          map.first_key(std::string_view(one, 1), replacement) && replacement == " ")
         ascii_space_[c] = 1;
       else if (own_key_[c] || second_[c])
         ascii_touched_[c] = 1;
@@ -383,9 +387,9 @@ class UnigramHfPipeline {
            std::binary_search(wide_spaces_.begin(), wide_spaces_.end(), cp);
   }
   // The length of the space at t[i..n) as the kernel reads spaces (a space, a character of
-  // ascii_space_ or wide_space), or 0 where none starts there.
+  // ascii_space_ or wide_space; "\r\n" where "\r" is one: one cluster), or 0 where none starts there.
   size_t space_at(const uint8_t* t, size_t i, size_t n) const {
-    if (t[i] < 0x80) return is_space(t[i]) ? 1 : 0;
+    if (t[i] < 0x80) return !is_space(t[i]) ? 0 : t[i] == '\r' && i + 1 < n && t[i + 1] == '\n' ? 2 : 1;
     if (wide_spaces_.empty()) return 0;
     size_t len;
     return wide_space(decode_utf8(t + i, n - i, len)) ? len : 0;
@@ -505,7 +509,8 @@ class UnigramHfPipeline {
           space = next;
         }
         out.append(kSpace, 3);
-        if constexpr (kMap) map.insert(map.end(), 3, span(i, space));
+        // ("\r\n": the space is "\r"'s, HF's replace of the cluster aligns it to its first character)
+        if constexpr (kMap) map.insert(map.end(), 3, span(i, t[i] == '\r' ? 1 : space));
         i += space;
         continue;
       }
