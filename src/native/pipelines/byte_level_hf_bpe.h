@@ -238,33 +238,42 @@ class ByteLevelHfBpePipeline {
   // the rows (offsets, words, names); false, with `out` as it was, where the text must go
   // through the staged pipeline (NFC changes it) — the caller then encodes it whole.
   // A text NFC changes is normalized here a stretch at a time (HF normalizes each part between
-  // added tokens on its own) and its NFC form encoded, where no added token is matched in the
-  // normalized text (none is normalized) and the file is not CLIP's.
+  // added tokens on its own) and its NFC form encoded (with CLIP's Lowercase after), where no
+  // added token is matched in the normalized text (none is normalized).
   bool encode_ids(const uint8_t* s, size_t n, const SpecialMatcher* added, std::vector<uint32_t>& out) const {
     const bool changes =
         d_.nfc && !is_normalized_quick(NormalForm::kNFC, std::string_view(reinterpret_cast<const char*>(s), n));
-    if (changes && (d_.clip || (added && !added->normalized().empty()))) return false;
+    if (changes && added && !added->normalized().empty()) return false;
     Pool<Scratch>::Lease lease(scratch_);
     Scratch& w = lease.get();
     const uint8_t* t = s;  // (as encode_sequence)
-    if (d_.clip) {
+    if (d_.clip && !changes) {
       if (!lowercase_into(s, n, w.lowered)) return false;
       t = reinterpret_cast<const uint8_t*>(w.lowered.data());
     }
+    const size_t first = out.size();
     out.reserve(out.size() + n / 3 + 8);
+    bool whole = true;  // (false: a stretch CLIP's Lowercase cannot do in place; out as it was)
     split_at_matches(
         added, s, t, n,
         [&](size_t from, size_t to) {
-          const std::string_view stretch(reinterpret_cast<const char*>(t) + from, to - from);
-          if (changes && !is_normalized_quick(NormalForm::kNFC, stretch)) {
-            const std::string nfc = normalize_utf8(NormalForm::kNFC, stretch);
-            if (!nfc.empty()) stretch_ids(reinterpret_cast<const uint8_t*>(nfc.data()), nfc.size(), w, out);
-            return;
+          if (!changes) return stretch_ids(t + from, to - from, w, out);
+          if (!whole) return;
+          std::string_view stretch(reinterpret_cast<const char*>(s) + from, to - from);
+          std::string nfc;
+          if (!is_normalized_quick(NormalForm::kNFC, stretch))
+            stretch = nfc = normalize_utf8(NormalForm::kNFC, stretch);
+          const auto* p = reinterpret_cast<const uint8_t*>(stretch.data());
+          if (d_.clip) {
+            std::string lowered;
+            if (!(whole = lowercase_into(p, stretch.size(), lowered))) return;
+            return stretch_ids(reinterpret_cast<const uint8_t*>(lowered.data()), stretch.size(), w, out);
           }
-          stretch_ids(t + from, to - from, w, out);
+          stretch_ids(p, stretch.size(), w, out);
         },
         [&](const SpecialMatch& m) { out.push_back(m.id); });
-    return true;
+    if (!whole) out.resize(first);
+    return whole;
   }
 
   // HF's ByteLevel decoder over the tokens' texts, joined.
