@@ -18,6 +18,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import json
+import unicodedata
 from typing import Any
 
 import pytest
@@ -212,6 +213,10 @@ def test_fused_equals_hf_on_samples(tmp_path_factory, case):
         t.check(line)
     for text in SAMPLE_TEXTS:
         t.check(text[:4000])
+        # (clusters the map composes: ids from the map's text alone where Strip and the collapse
+        # of spaces are all that follow it)
+        t.check(unicodedata.normalize("NFD", text[:1500]) + " \x08\u3000 \r\n ")
+        t.check("\x08\u0301 " + unicodedata.normalize("NFKD", text[:300]))
     t.check(EDGE[7], EDGE[12])
     t.check(LINES[1], "</s> x")
 

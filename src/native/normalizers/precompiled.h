@@ -11,6 +11,7 @@
 // far (which may be an earlier cluster's) drops by the difference; the text is only transformed
 // when some lookup hit. As HF, a map must not be empty and its replacements must be UTF-8.
 #pragma once
+#include <algorithm>
 #include <array>
 #include <stdexcept>
 #include <string>
@@ -21,6 +22,7 @@
 #include "normalizers/normalizer.h"
 #include "normalizers/spm_charsmap.h"
 #include "unicode/graphemes.h"
+#include "unicode/unicode_classes.h"
 
 namespace tokenforge {
 
@@ -46,43 +48,66 @@ class PrecompiledNormalizer : public Normalizer {
     // The changes are only written from the first hit on (the characters before it then).
     std::vector<CharChange> changes;
     bool modified = false;
-    auto hit = [&](size_t at, std::string_view old_part, std::string_view new_part) {
-      if (!modified) {
-        modified = true;
-        changes.reserve(s.size());
-        for (size_t k = 0; k < at;) {
-          size_t len;
-          changes.push_back(CharChange{decode_utf8(p + k, at - k, len), 0});
-          k += len;
-        }
-      }
-      replace(changes, old_part, new_part);
-    };
+    parts(
+        p, s.size(),
+        [&](size_t at, size_t len) {
+          if (!modified) return;
+          size_t ignored;
+          changes.push_back(CharChange{decode_utf8(p + at, len, ignored), 0});
+        },
+        [&](size_t at, std::string_view old_part, std::string_view new_part) {
+          if (!modified) {
+            modified = true;
+            changes.reserve(s.size());
+            for (size_t k = 0; k < at;) {
+              size_t len;
+              changes.push_back(CharChange{decode_utf8(p + k, at - k, len), 0});
+              k += len;
+            }
+          }
+          replace(changes, old_part, new_part);
+        });
+    if (modified) text.transform(changes, 0);
+  }
+
+  // The normalized text of s[0..n) alone, appended to out (no alignments: for ids). (Its first
+  // byte is aligned to s[0] in HF's, even where the first part is replaced by nothing: HF's
+  // replace has no character before it to give the removed ones to.)
+  void map_into(const uint8_t* s, size_t n, std::string& out) const {
+    parts(
+        s, n, [&](size_t at, size_t len) { out.append(reinterpret_cast<const char*>(s) + at, len); },
+        [&](size_t, std::string_view, std::string_view new_part) { out += new_part; });
+  }
+
+ private:
+  // HF's walk over s[0..n) (valid UTF-8): each extended grapheme cluster under 6 bytes with a
+  // key, hit(at, cluster, replacement); else each of its characters, hit(at, character,
+  // replacement) where it has a key, keep(at, len) where not.
+  template <class Keep, class Hit>
+  void parts(const uint8_t* p, size_t n, Keep&& keep, Hit&& hit) const {
+    const auto* c = reinterpret_cast<const char*>(p);
     std::string_view norm;
-    GraphemeCursor clusters(p, s.size());
-    for (size_t start = 0; start < s.size();) {
+    GraphemeCursor clusters(p, n);
+    for (size_t start = 0; start < n;) {
       const size_t end = clusters.next();
-      const std::string_view cluster(s.data() + start, end - start);
+      const std::string_view cluster(c + start, end - start);
       if (cluster.size() < 6 && key_starts_[p[start]] && map_.first_key(cluster, norm)) {
         hit(start, cluster, norm);
       } else {
         for (size_t at = start; at < end;) {
-          size_t len;
-          const uint32_t cp = decode_utf8(p + at, end - at, len);
-          const std::string_view part(s.data() + at, len);
+          const size_t len = std::min(utf8_length(p[at]), end - at);
+          const std::string_view part(c + at, len);
           if (key_starts_[p[at]] && map_.first_key(part, norm))
             hit(at, part, norm);
-          else if (modified)
-            changes.push_back(CharChange{cp, 0});
+          else
+            keep(at, len);
           at += len;
         }
       }
       start = end;
     }
-    if (modified) text.transform(changes, 0);
   }
 
- private:
   // Whether s is UTF-8 as Rust's String::from_utf8 takes it (no overlong forms, surrogates or
   // code points past U+10FFFF).
   static bool valid_utf8(std::string_view s) {

@@ -52,6 +52,7 @@
 #include "models/unigram/unigram_model.h"
 #include "normalizers/normalizer.h"
 #include "normalizers/normalizer_factory.h"
+#include "normalizers/precompiled.h"
 #include "normalizers/spm_charsmap.h"
 #include "pipelines/staged.h"
 #include "processors/post_processing.h"
@@ -189,6 +190,7 @@ class UnigramHfPipeline {
     PieceCache cache;
     std::vector<Segment> segments;
     std::string text;                       // the model's text of one stretch
+    std::string mapped;                     // a stretch as the map writes it (mapper_)
     std::vector<NormalizedText::Span> map;  // model byte -> input bytes (a normalized stretch)
     std::vector<ModelToken> tokens;
     void trim() {
@@ -228,6 +230,14 @@ class UnigramHfPipeline {
         std::string charsmap;
         if (!decode_base64(arg, charsmap)) throw std::invalid_argument("probe precompiled: not base64");
         mark_precompiled(SpmCharsmap(charsmap), kind == "precompiled_ws");
+        // The map first and only Strip and collapse_spaces after: the ids of a text plain
+        // refuses come from the map's text alone (encode_stretch).
+        const auto only_spaces_after = [](const std::pair<std::string, std::string>& probe) {
+          return probe.first == "strip_left" || probe.first == "strip_right" || probe.first == "collapse_spaces";
+        };
+        if (kind == "precompiled_ws" && d_.probes.front().first == kind && d_.probes.front().second == arg &&
+            std::all_of(d_.probes.begin() + 1, d_.probes.end(), only_spaces_after))
+          mapper_ = std::make_unique<PrecompiledNormalizer>(charsmap);
       } else if (kind == "collapse_spaces") {
         if (arg != " " && arg != kSpace)
           throw std::invalid_argument("probe collapse_spaces: the content must be a space or \"\xE2\x96\x81\"");
@@ -451,7 +461,8 @@ class UnigramHfPipeline {
   // -- one stretch -------------------------------------------------------------------------
 
   // Metaspace over the normalized stretch t[0..n) into w.text; whether the prefix went in front.
-  bool model_text(const uint8_t* t, size_t n, bool at_start, Scratch& w) const {
+  // With `collapse`, each run of spaces is one "▁" (the last part's Replace " {2,}" first).
+  bool model_text(const uint8_t* t, size_t n, bool at_start, Scratch& w, bool collapse = false) const {
     std::string& out = w.text;
     out.clear();
     const bool starts = t[0] == ' ' || (n >= 3 && std::memcmp(t, kSpace, 3) == 0);
@@ -464,7 +475,7 @@ class UnigramHfPipeline {
       out.append(reinterpret_cast<const char*>(t + i), end - i);
       if (end == n) break;
       out.append(kSpace, 3);
-      i = end + 1;
+      for (i = end + 1; collapse && i < n && t[i] == ' ';) ++i;
     }
     return prefixed;
   }
@@ -581,6 +592,26 @@ class UnigramHfPipeline {
         return last;
       });
       return;
+    }
+    if constexpr (!kRows) {
+      if (mapper_) {  // [Precompiled, Strip, collapse]: the map's text alone (no alignments), the rest here
+        std::string& m = w.mapped;
+        m.clear();
+        mapper_->map_into(t, n, m);
+        const auto* mb = reinterpret_cast<const uint8_t*>(m.data());
+        size_t a = 0, b = m.size(), len;
+        if (strip_left_)
+          while (a < b && hf_is_whitespace(decode_utf8(mb + a, b - a, len))) a += len;
+        while (strip_right_ && b > a) {
+          size_t k = b - 1;
+          while (k > a && (mb[k] & 0xC0) == 0x80) --k;
+          if (!hf_is_whitespace(decode_utf8(mb + k, b - k, len))) break;
+          b = k;
+        }
+        if (a == b) return;
+        model_text(mb + a, b - a, from == 0 && a == 0, w, collapse_);  // (see map_into)
+        return encode_pieces(w, e, word, no_spans);
+      }
     }
     NormalizedText nt(reinterpret_cast<const char*>(t), n, uint32_t(from));
     normalizer_->normalize(nt);
@@ -749,6 +780,7 @@ class UnigramHfPipeline {
   UnigramHfDescription d_;
   std::unique_ptr<UnigramModel> model_;
   std::unique_ptr<Normalizer> normalizer_;
+  std::unique_ptr<PrecompiledNormalizer> mapper_;  // (see read_probes)
   std::unique_ptr<Decoder> decoder_;
   uint32_t unk_id_ = kNoToken;
   std::string unk_piece_;
