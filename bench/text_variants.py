@@ -1,0 +1,146 @@
+"""The same text written differently, through whole tokenizer.json files: where a kernel's fast
+path refuses a text (a normalizer changes it in a way the kernel does not write itself), that
+text runs slower; this shows by how much, against HF tokenizers and fastokens in one run.
+
+Variants of one corpus sample (French man pages by default, English docs for the line-end and
+space variants), each cut into 8 KB documents:
+- as it is; NFD (every accented letter decomposed: files with NFC or a sentencepiece map
+  compose them again);
+- CRLF line ends; NBSP after each sentence and in place of some spaces; tabs for runs of four
+  spaces; emoji with skin tones before each period.
+
+Each library encodes every document without special tokens, one call per document on one
+thread, best of three passes (warm), process CPU time; ids are compared with HF tokenizers'
+document by document, and a library whose ids differ is reported as "differs".
+
+    python bench/text_variants.py FILE ... [--mb 0.3] [--corpus FILE]
+
+FILE: tokenizer.json files (the model folders of ../shared/vocab/hf; bench/make_shape_files.py
+and bench/make_unigram_file.py make others).
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+import unicodedata
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+SHARED = Path(__file__).resolve().parents[2] / "shared"
+DOC_BYTES = 8192
+
+
+def variants(french: str, english: str) -> dict[str, str]:
+    """The texts, by name."""
+    return {
+        "fr": french,
+        "fr NFD": unicodedata.normalize("NFD", french),
+        "en": english,
+        "en CRLF": english.replace("\n", "\r\n"),
+        "en NBSP": english.replace(" ", "\u00a0", 2000).replace(". ", ".\u00a0"),
+        "en tabs": english.replace("    ", "\t"),
+        "en emoji": english.replace(".", "\U0001f600\U0001f44d\U0001f3fd."),
+    }
+
+
+def documents(text: str) -> list[str]:
+    return [text[i : i + DOC_BYTES] for i in range(0, len(text), DOC_BYTES)]
+
+
+def libraries(path: str) -> list[tuple[str, Callable[[], Callable[[str], list[int]]]]]:
+    """(name, loader of an encode function) for each library."""
+
+    def ours() -> Callable[[str], list[int]]:
+        import tokenforge
+
+        tok = tokenforge.Tokenizer.from_file(path)
+        return lambda t: tok.encode(t, add_special_tokens=False).ids
+
+    def hf() -> Callable[[str], list[int]]:
+        import tokenizers
+
+        tok = tokenizers.Tokenizer.from_file(path)
+        return lambda t: tok.encode(t, add_special_tokens=False).ids
+
+    def fast() -> Callable[[str], list[int]]:
+        import fastokens
+
+        tok: Any = fastokens.Tokenizer.from_file(path)
+        return lambda t: tok.encode(t, add_special_tokens=False).ids
+
+    return [("hf-tokenizers", hf), ("tokenforge", ours), ("fastokens", fast)]
+
+
+def best_of(encode: Callable[[str], list[int]], docs: list[str], passes: int = 3) -> float:
+    best = float("inf")
+    for _ in range(passes):
+        start = time.process_time()
+        for d in docs:
+            encode(d)
+        best = min(best, time.process_time() - start)
+    return best
+
+
+def run(path: Path, texts: dict[str, str]) -> list[str]:
+    cells: dict[str, dict[str, str]] = {}
+    ratios: dict[str, list[str]] = {"tokenforge ÷ hf": []}
+    hf_time: dict[str, float] = {}
+    expected: dict[str, list[list[int]]] = {}
+    ours_time: dict[str, float] = {}
+    for name, load in libraries(str(path)):
+        try:
+            encode = load()
+        except Exception as e:  # not installed, or refuses the file
+            print(f"  {name}: skipped on {path.parent.name} ({type(e).__name__}: {str(e)[:80]})")
+            continue
+        row = cells.setdefault(name, {})
+        for variant, text in texts.items():
+            docs = documents(text)
+            mb = len(text.encode()) / 1e6
+            ids = [encode(d) for d in docs]
+            if name == "hf-tokenizers":
+                expected[variant] = ids
+            elif ids != expected.get(variant):
+                row[variant] = "differs"
+                continue
+            seconds = best_of(encode, docs, 1 if name == "hf-tokenizers" else 3)
+            row[variant] = f"{mb / seconds:.1f}"
+            if name == "hf-tokenizers":
+                hf_time[variant] = seconds
+            elif name == "tokenforge":
+                ours_time[variant] = seconds
+    ratios["tokenforge ÷ hf"] = [
+        f"{hf_time[v] / ours_time[v]:.0f}×" if v in hf_time and v in ours_time else "-" for v in texts
+    ]
+    file = path.parent.name
+    rows = [f"| {file} | {name} | " + " | ".join(row.get(v, "-") for v in texts) + " |" for name, row in cells.items()]
+    rows.append(f"| {file} | tokenforge ÷ hf | " + " | ".join(ratios["tokenforge ÷ hf"]) + " |")
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("files", nargs="+", type=Path, help="tokenizer.json files")
+    parser.add_argument("--mb", type=float, default=0.3, help="megabytes of each sample (default 0.3)")
+    parser.add_argument("--french", type=Path, default=SHARED / "corpus" / "man" / "fr.txt")
+    parser.add_argument("--english", type=Path, default=SHARED / "corpus" / "en-linuxdoc.txt")
+    args = parser.parse_args()
+    size = int(args.mb * 1e6)
+    for corpus in (args.french, args.english):
+        if not corpus.exists():
+            parser.error(f"no corpus at {corpus}: pass --french / --english")
+    french = args.french.read_bytes()[:size].decode("utf-8", "ignore")
+    english = args.english.read_bytes()[:size].decode("utf-8", "ignore")
+    texts = variants(french, english)
+    print("MB/s, warm, one thread (ids checked against HF tokenizers):\n")
+    print("| file | library | " + " | ".join(texts) + " |")
+    print("| --- | --- | " + " | ".join("---:" for _ in texts) + " |")
+    for path in args.files:
+        for row in run(path, texts):
+            print(row, flush=True)
+
+
+if __name__ == "__main__":
+    main()
