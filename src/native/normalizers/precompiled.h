@@ -52,8 +52,8 @@ class PrecompiledNormalizer : public Normalizer {
         p, s.size(),
         [&](size_t at, size_t len) {
           if (!modified) return;
-          size_t ignored;
-          changes.push_back(CharChange{decode_utf8(p + at, len, ignored), 0});
+          for (size_t end = at + len, k; at < end; at += k)
+            changes.push_back(CharChange{decode_utf8(p + at, end - at, k), 0});
         },
         [&](size_t at, std::string_view old_part, std::string_view new_part) {
           if (!modified) {
@@ -74,25 +74,46 @@ class PrecompiledNormalizer : public Normalizer {
   // byte is aligned to s[0] in HF's, even where the first part is replaced by nothing: HF's
   // replace has no character before it to give the removed ones to.)
   void map_into(const uint8_t* s, size_t n, std::string& out) const {
+    size_t kept = 0, kept_to = 0;  // the run of kept bytes not yet written
     parts(
-        s, n, [&](size_t at, size_t len) { out.append(reinterpret_cast<const char*>(s) + at, len); },
-        [&](size_t, std::string_view, std::string_view new_part) { out += new_part; });
+        s, n,
+        [&](size_t at, size_t len) {
+          if (at != kept_to) kept = at;
+          kept_to = at + len;
+        },
+        [&](size_t at, std::string_view old_part, std::string_view new_part) {
+          out.append(reinterpret_cast<const char*>(s) + kept, kept_to - kept);
+          kept = kept_to = at + old_part.size();
+          out += new_part;
+        });
+    out.append(reinterpret_cast<const char*>(s) + kept, kept_to - kept);
   }
 
  private:
   // HF's walk over s[0..n) (valid UTF-8): each extended grapheme cluster under 6 bytes with a
   // key, hit(at, cluster, replacement); else each of its characters, hit(at, character,
-  // replacement) where it has a key, keep(at, len) where not.
+  // replacement) where it has a key, keep(at, len) where not (len: one or more characters).
   template <class Keep, class Hit>
   void parts(const uint8_t* p, size_t n, Keep&& keep, Hit&& hit) const {
     const auto* c = reinterpret_cast<const char*>(p);
     std::string_view norm;
     GraphemeCursor clusters(p, n);
     for (size_t start = 0; start < n;) {
+      // ASCII characters that start no key with an ASCII one after them (so each its own
+      // cluster; not "\r", which "\n" joins): kept at once.
+      size_t ascii = start;
+      while (ascii + 1 < n && (p[ascii] | p[ascii + 1]) < 0x80 && p[ascii] != '\r' && !key_starts_[p[ascii]]) ++ascii;
+      if (ascii > start) {
+        keep(start, ascii - start);
+        clusters.skip_ascii(start = ascii);
+        continue;
+      }
       const size_t end = clusters.next();
       const std::string_view cluster(c + start, end - start);
       if (cluster.size() < 6 && key_starts_[p[start]] && map_.first_key(cluster, norm)) {
         hit(start, cluster, norm);
+      } else if (end - start == utf8_length(p[start])) {  // (one character: its lookup was the cluster's)
+        keep(start, end - start);
       } else {
         for (size_t at = start; at < end;) {
           const size_t len = std::min(utf8_length(p[at]), end - at);

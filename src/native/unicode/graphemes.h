@@ -94,6 +94,16 @@ class GraphemeCursor {
 
   bool done() const { return offset_ >= n_; }
 
+  // Moves on to `to` (past where the last cluster ended), over characters each a cluster of its
+  // own whose last is ASCII and not "\r" (a caller's run of such bytes): the context the rules
+  // keep is then as after any such character.
+  void skip_ascii(size_t to) {
+    offset_ = to;
+    base_is_consonant_ = linker_since_base_ = false;
+    pictographic_before_extend_ = false;
+    regional_run_ = 0;
+  }
+
   size_t next() {
     using namespace graphemes;
     if (offset_ >= n_) return n_;
