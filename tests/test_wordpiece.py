@@ -58,6 +58,24 @@ def test_corpora_match_hf(path, ours, hf):
     assert ours.decode(ours.encode(lines[0]).ids) == hf.decode(hf.encode(lines[0]).ids)
 
 
+def test_long_words_remembered_as_hf(ours, hf):
+    """Words of 17 to 48 bytes are remembered by their bytes (one slot each, taken over by a
+    new word with the same slot): thousands of distinct ones, Cyrillic, Greek, Hangul (its jamo
+    after NFD) and long Latin, each met several times and in turns, give HF's rows every time."""
+    import random
+
+    rng = random.Random(3)
+    alphabets = ["абвгдежзийклмнопрстуфхцчшщыэюя", "αβγδεζηθικλμνξοπρστυφχψω", "가나다라마바사아자차카타파하", "ab"]
+    words = [
+        "".join(rng.choice(alphabet) for _ in range(rng.randint(6, 40 if alphabet == "ab" else 16)))
+        for alphabet in alphabets
+        for _ in range(1500)
+    ]
+    text = " ".join(rng.choice(words) for _ in range(12_000))
+    for part in (text[:40_000], text[40_000:80_000], text[:40_000]):
+        same(ours.encode(part), hf.encode(part))
+
+
 def test_file_settings_truncation_and_padding_match_hf(ours):
     """The shared tokenizer.json truncates to 128 and pads to 128, as loaded."""
     from tokenizers import Tokenizer

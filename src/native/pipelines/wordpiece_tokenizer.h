@@ -21,6 +21,7 @@
 
 #include "normalizers/bert_text.h"
 #include "base/bytes.h"
+#include "base/hash_tables.h"
 #include "base/parallel.h"
 #include "trainers/chunk_counts.h"
 #include "base/pool.h"
@@ -57,6 +58,33 @@ class WordCache {
 
  private:
   static constexpr size_t kSlots = 8192;
+  std::vector<Entry> slots_;
+};
+
+// Words of 17 to 48 bytes (Cyrillic and Greek words, Hangul as its jamo, long Latin ones):
+// one slot each by a hash of their bytes, which the slot keeps and compares whole; a new word
+// takes the slot over. The slots are made on first use.
+class LongWordCache {
+ public:
+  static constexpr size_t kMinBytes = WordCache::kMaxBytes + 1, kMaxBytes = 48, kMaxPieces = 12;
+  struct alignas(64) Entry {  // two cache lines
+    uint8_t bytes[kMaxBytes];
+    uint8_t len = 0, n = 0;  // len 0: empty slot
+    uint8_t ends[kMaxPieces];
+    uint32_t ids[kMaxPieces];
+  };
+
+  // The slot of word w[0..len) (kMinBytes <= len <= kMaxBytes).
+  Entry& slot(const uint8_t* w, size_t len) {
+    if (slots_.empty()) slots_.resize(kSlots);
+    return slots_[bytes_key(w, len) & (kSlots - 1)];
+  }
+  static bool holds(const Entry& e, const uint8_t* w, size_t len) {
+    return e.len == len && std::memcmp(e.bytes, w, len) == 0;
+  }
+
+ private:
+  static constexpr size_t kSlots = 4096;
   std::vector<Entry> slots_;
 };
 
@@ -199,6 +227,7 @@ class WordPieceTokenizer {
     std::vector<uint32_t> origin;
     std::vector<WordPieceModel::Piece> pieces;
     WordCache cache;
+    LongWordCache long_cache;
     void trim() {
       word.trim();
       release_if_large(origin);
@@ -217,7 +246,8 @@ class WordPieceTokenizer {
           word_(scratch.word),
           origin_(scratch.origin),
           pieces_(scratch.pieces),
-          cache_(scratch.cache) {
+          cache_(scratch.cache),
+          long_cache_(scratch.long_cache) {
       word_.clear();
       origin_.clear();
     }
@@ -389,10 +419,35 @@ class WordPieceTokenizer {
           return;
         }
       }
+      LongWordCache::Entry* long_slot = nullptr;
+      if (n >= LongWordCache::kMinBytes && n <= LongWordCache::kMaxBytes) {
+        long_slot = &long_cache_.slot(word_.data(), n);
+        if (LongWordCache::holds(*long_slot, word_.data(), n)) {
+          if (long_slot->n == 0) {
+            emit_bytes(model.unk_id(), 0, n);
+            return;
+          }
+          uint32_t start = 0;
+          for (uint8_t i = 0; i < long_slot->n; ++i) {
+            emit_bytes(long_slot->ids[i], start, long_slot->ends[i]);
+            start = long_slot->ends[i];
+          }
+          return;
+        }
+      }
       pieces_.clear();
       const bool ok = model.split(word_.data(), n, pieces_);
       if (!ok) emit_bytes(model.unk_id(), 0, n);
       for (const auto& p : pieces_) emit_bytes(p.id, p.start, p.end);
+      if (long_slot && pieces_.size() <= LongWordCache::kMaxPieces) {
+        std::memcpy(long_slot->bytes, word_.data(), n);
+        long_slot->len = uint8_t(n);
+        long_slot->n = uint8_t(ok ? pieces_.size() : 0);
+        for (size_t i = 0; i < pieces_.size(); ++i) {
+          long_slot->ids[i] = pieces_[i].id;
+          long_slot->ends[i] = uint8_t(pieces_[i].end);
+        }
+      }
       if (slot && pieces_.size() <= WordCache::kMaxPieces) {
         slot->k0 = k0;
         slot->k1 = k1;
@@ -426,6 +481,7 @@ class WordPieceTokenizer {
     std::vector<uint32_t>& origin_;  // per byte of word_, unless implied_
     std::vector<WordPieceModel::Piece>& pieces_;
     WordCache& cache_;
+    LongWordCache& long_cache_;
     uint32_t first_origin_ = 0;
     bool implied_ = true;
     size_t word_chars_ = 0;
