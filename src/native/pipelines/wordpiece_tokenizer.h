@@ -14,6 +14,7 @@
 #include <array>
 #include <cstdint>
 #include <cstring>
+#include <iterator>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -406,58 +407,46 @@ class WordPieceTokenizer {
       if (n <= WordCache::kMaxBytes) {
         WordCache::key(word_.data(), k0, k1);
         slot = &cache_.slot(k0, k1, n);
-        if (slot->len == n && slot->k0 == k0 && slot->k1 == k1) {
-          if (slot->n == 0) {
-            emit_bytes(model.unk_id(), 0, n);
-            return;
-          }
-          uint32_t start = 0;
-          for (uint8_t i = 0; i < slot->n; ++i) {
-            emit_bytes(slot->ids[i], start, slot->ends[i]);
-            start = slot->ends[i];
-          }
-          return;
-        }
+        if (slot->len == n && slot->k0 == k0 && slot->k1 == k1) return emit_remembered(*slot, model, n);
       }
       LongWordCache::Entry* long_slot = nullptr;
       if (n >= LongWordCache::kMinBytes && n <= LongWordCache::kMaxBytes) {
         long_slot = &long_cache_.slot(word_.data(), n);
-        if (LongWordCache::holds(*long_slot, word_.data(), n)) {
-          if (long_slot->n == 0) {
-            emit_bytes(model.unk_id(), 0, n);
-            return;
-          }
-          uint32_t start = 0;
-          for (uint8_t i = 0; i < long_slot->n; ++i) {
-            emit_bytes(long_slot->ids[i], start, long_slot->ends[i]);
-            start = long_slot->ends[i];
-          }
-          return;
-        }
+        if (LongWordCache::holds(*long_slot, word_.data(), n)) return emit_remembered(*long_slot, model, n);
       }
       pieces_.clear();
       const bool ok = model.split(word_.data(), n, pieces_);
       if (!ok) emit_bytes(model.unk_id(), 0, n);
       for (const auto& p : pieces_) emit_bytes(p.id, p.start, p.end);
-      if (long_slot && pieces_.size() <= LongWordCache::kMaxPieces) {
-        std::memcpy(long_slot->bytes, word_.data(), n);
-        long_slot->len = uint8_t(n);
-        long_slot->n = uint8_t(ok ? pieces_.size() : 0);
-        for (size_t i = 0; i < pieces_.size(); ++i) {
-          long_slot->ids[i] = pieces_[i].id;
-          long_slot->ends[i] = uint8_t(pieces_[i].end);
-        }
-      }
-      if (slot && pieces_.size() <= WordCache::kMaxPieces) {
+      if (slot && remember(*slot, ok, n)) {
         slot->k0 = k0;
         slot->k1 = k1;
-        slot->len = uint8_t(n);
-        slot->n = uint8_t(ok ? pieces_.size() : 0);
-        for (size_t i = 0; i < pieces_.size(); ++i) {
-          slot->ids[i] = pieces_[i].id;
-          slot->ends[i] = uint8_t(pieces_[i].end);
-        }
       }
+      if (long_slot && remember(*long_slot, ok, n)) std::memcpy(long_slot->bytes, word_.data(), n);
+    }
+
+    // The rows of a word of n bytes from its cache entry (no pieces: the unknown token).
+    template <class Entry>
+    void emit_remembered(const Entry& e, const WordPieceModel& model, size_t n) {
+      if (e.n == 0) return emit_bytes(model.unk_id(), 0, n);
+      uint32_t start = 0;
+      for (uint8_t i = 0; i < e.n; ++i) {
+        emit_bytes(e.ids[i], start, e.ends[i]);
+        start = e.ends[i];
+      }
+    }
+    // Writes the pieces just split (none where not `ok`) and the length into a cache entry, where
+    // they fit; whether they did (the caller then writes the entry's key).
+    template <class Entry>
+    bool remember(Entry& e, bool ok, size_t n) {
+      if (pieces_.size() > std::size(e.ids)) return false;
+      e.len = uint8_t(n);
+      e.n = uint8_t(ok ? pieces_.size() : 0);
+      for (size_t i = 0; i < pieces_.size(); ++i) {
+        e.ids[i] = pieces_[i].id;
+        e.ends[i] = uint8_t(pieces_[i].end);
+      }
+      return true;
     }
 
     // Token `id` of the current word over input characters [start, end); over bytes [from, to)
