@@ -22,11 +22,14 @@ and bench/make_unigram_file.py make others).
 from __future__ import annotations
 
 import argparse
-import time
+import sys
 import unicodedata
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from spm_sampling import best_time  # (process CPU time, the best of some passes)
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 DOC_BYTES = 8192
@@ -73,16 +76,6 @@ def libraries(path: str) -> list[tuple[str, Callable[[], Callable[[str], list[in
     return [("hf-tokenizers", hf), ("tokenforge", ours), ("fastokens", fast)]
 
 
-def best_of(encode: Callable[[str], list[int]], docs: list[str], passes: int = 3) -> float:
-    best = float("inf")
-    for _ in range(passes):
-        start = time.process_time()
-        for d in docs:
-            encode(d)
-        best = min(best, time.process_time() - start)
-    return best
-
-
 def run(path: Path, texts: dict[str, str]) -> list[str]:
     cells: dict[str, dict[str, str]] = {}
     ratios: dict[str, list[str]] = {"tokenforge ÷ hf": []}
@@ -105,7 +98,7 @@ def run(path: Path, texts: dict[str, str]) -> list[str]:
             elif ids != expected.get(variant):
                 row[variant] = "differs"
                 continue
-            seconds = best_of(encode, docs, 1 if name == "hf-tokenizers" else 3)
+            seconds = best_time(encode, docs, 1 if name == "hf-tokenizers" else 3)
             row[variant] = f"{mb / seconds:.1f}"
             if name == "hf-tokenizers":
                 hf_time[variant] = seconds

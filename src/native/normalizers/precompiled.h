@@ -48,22 +48,19 @@ class PrecompiledNormalizer : public Normalizer {
     // The changes are only written from the first hit on (the characters before it then).
     std::vector<CharChange> changes;
     bool modified = false;
+    auto kept = [&](size_t at, size_t end) {  // characters p[at..end) as they are
+      for (size_t k; at < end; at += k) changes.push_back(CharChange{decode_utf8(p + at, end - at, k), 0});
+    };
     parts(
         p, s.size(),
         [&](size_t at, size_t len) {
-          if (!modified) return;
-          for (size_t end = at + len, k; at < end; at += k)
-            changes.push_back(CharChange{decode_utf8(p + at, end - at, k), 0});
+          if (modified) kept(at, at + len);
         },
         [&](size_t at, std::string_view old_part, std::string_view new_part) {
           if (!modified) {
             modified = true;
             changes.reserve(s.size());
-            for (size_t k = 0; k < at;) {
-              size_t len;
-              changes.push_back(CharChange{decode_utf8(p + k, at - k, len), 0});
-              k += len;
-            }
+            kept(0, at);
           }
           replace(changes, old_part, new_part);
         });

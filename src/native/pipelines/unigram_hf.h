@@ -405,6 +405,23 @@ class UnigramHfPipeline {
     return wide_space(decode_utf8(t + i, n - i, len)) ? len : 0;
   }
 
+  // The Strip parts over t[0..n): the bytes of the characters `space` says are whitespace that
+  // come off its start (lead, with strip_left_) and its end (trail, with strip_right_).
+  template <class Space>
+  void strip(const uint8_t* t, size_t n, Space&& space, size_t& lead, size_t& trail) const {
+    lead = trail = 0;
+    size_t len;
+    if (strip_left_)
+      while (lead < n && space(decode_utf8(t + lead, n - lead, len))) lead += len ? len : 1;
+    if (strip_right_)
+      while (trail < n - lead) {
+        size_t k = n - trail - 1;
+        while (k > lead && (t[k] & 0xC0) == 0x80) --k;
+        if (!space(decode_utf8(t + k, n - trail - k, len))) break;
+        trail = n - k;
+      }
+  }
+
   bool is_space(uint8_t b) const { return b == ' ' || (b < 0x80 && ascii_space_[b]); }
   bool is_whitespace(uint32_t cp) const { return hf_is_whitespace(cp) || (cp < 0x80 && ascii_space_[cp]); }
 
@@ -418,16 +435,8 @@ class UnigramHfPipeline {
     mapped = false;
     if (n == 0) return true;
     if (space_edge_ && (t[0] == ' ' || t[n - 1] == ' ')) return false;
+    strip(t, n, [&](uint32_t cp) { return is_whitespace(cp); }, lead, trail);
     size_t len;
-    if (strip_left_)
-      while (lead < n && is_whitespace(decode_utf8(t + lead, n - lead, len))) lead += len ? len : 1;
-    if (strip_right_)
-      while (trail < n - lead) {
-        size_t k = n - trail - 1;
-        while (k > lead && (t[k] & 0xC0) == 0x80) --k;
-        if (!is_whitespace(decode_utf8(t + k, n - trail - k, len))) break;
-        trail = n - k;
-      }
     if (space_edge_ && lead + trail < n && (t[lead] == ' ' || t[n - trail - 1] == ' ')) return false;
     const std::string_view view(reinterpret_cast<const char*>(t), n);
     for (const std::string& c : contains_)
@@ -599,17 +608,10 @@ class UnigramHfPipeline {
         m.clear();
         mapper_->map_into(t, n, m);
         const auto* mb = reinterpret_cast<const uint8_t*>(m.data());
-        size_t a = 0, b = m.size(), len;
-        if (strip_left_)
-          while (a < b && hf_is_whitespace(decode_utf8(mb + a, b - a, len))) a += len;
-        while (strip_right_ && b > a) {
-          size_t k = b - 1;
-          while (k > a && (mb[k] & 0xC0) == 0x80) --k;
-          if (!hf_is_whitespace(decode_utf8(mb + k, b - k, len))) break;
-          b = k;
-        }
-        if (a == b) return;
-        model_text(mb + a, b - a, from == 0 && a == 0, w, collapse_);  // (see map_into)
+        size_t a, trail;
+        strip(mb, m.size(), hf_is_whitespace, a, trail);
+        if (a + trail >= m.size()) return;
+        model_text(mb + a, m.size() - a - trail, from == 0 && a == 0, w, collapse_);  // (see map_into)
         return encode_pieces(w, e, word, no_spans);
       }
     }
@@ -753,10 +755,9 @@ class UnigramHfPipeline {
   // rows again (every token as long as its piece, together the whole).
   bool tokenize(const uint8_t* p, size_t len, Scratch& w) const {
     w.tokens.clear();
+    static_assert(UnigramModel::kRememberedBelow <= PieceCache::kMaxBytes + 1, "the tables take what the model would");
     if (len < UnigramModel::kRememberedBelow)  // the model's own memory keeps the pieces the tables cannot
-      model_->tokenize_unheld(p, len, w.tokens, [&](const ModelToken* t, size_t count) {
-        return len <= PieceCache::kMaxBytes && held(t, count, len);
-      });
+      model_->tokenize_unheld(p, len, w.tokens, [&](const ModelToken* t, size_t count) { return held(t, count, len); });
     else
       model_->tokenize_fresh(p, len, w.tokens);
     std::vector<uint32_t>& ids = w.cache.ids;

@@ -99,22 +99,13 @@ class UnigramModel : public Model {
     Pool<Scratch>::Lease lease(scratch_);
     Scratch& w = lease.get();
     const bool remembered = piece.size() < kRememberedBelow;
-    if (remembered) {
-      const auto it = w.seen.find(piece);
-      if (it != w.seen.end()) {
-        out.insert(out.end(), w.seen_tokens.begin() + it->second.first,
-                   w.seen_tokens.begin() + it->second.first + it->second.second);
-        return;
-      }
-    }
+    if (remembered && recall(piece, w, out)) return;
     const size_t first = out.size();
     best_path(reinterpret_cast<const uint8_t*>(piece.data()), piece.size(), w);
     emit(std::string_view(piece), w, out);
     if (remembered) remember(piece, out, first, w);
   }
 
-  // The tokens of s[0..n) as tokenize gives them, without the per-thread memory (for a caller
-  // that keeps its own: pipelines/unigram_hf.h).
   // The tokens of s[0..n) (n below kRememberedBelow) as tokenize gives them, for a caller that
   // remembers pieces itself (pipelines/unigram_hf.h's tables): this thread's memory is read only
   // where it holds some piece, and given a piece only where held(tokens, count) says the
@@ -125,20 +116,15 @@ class UnigramModel : public Model {
     Pool<Scratch>::Lease lease(scratch_);
     Scratch& w = lease.get();
     const std::string_view piece(reinterpret_cast<const char*>(s), n);
-    if (!w.seen.empty()) {
-      const auto it = w.seen.find(std::string(piece));
-      if (it != w.seen.end()) {
-        out.insert(out.end(), w.seen_tokens.begin() + it->second.first,
-                   w.seen_tokens.begin() + it->second.first + it->second.second);
-        return;
-      }
-    }
+    if (!w.seen.empty() && recall(std::string(piece), w, out)) return;
     const size_t first = out.size();
     best_path(s, n, w);
     emit(piece, w, out);
     if (n < kRememberedBelow && !held(out.data() + first, out.size() - first)) remember(piece, out, first, w);
   }
 
+  // The tokens of s[0..n) as tokenize gives them, without the per-thread memory (for a caller
+  // that keeps its own: pipelines/unigram_hf.h).
   void tokenize_fresh(const uint8_t* s, size_t n, std::vector<ModelToken>& out) const {
     if (n == 0) return;
     if (n >= kNone) throw std::length_error("Unigram: a piece of 4 GB or more");
@@ -179,6 +165,14 @@ class UnigramModel : public Model {
     }
   };
 
+  // Appends the tokens this thread's memory holds for piece; whether it holds them.
+  static bool recall(const std::string& piece, const Scratch& w, std::vector<ModelToken>& out) {
+    const auto it = w.seen.find(piece);
+    if (it == w.seen.end()) return false;
+    const auto from = w.seen_tokens.begin() + it->second.first;
+    out.insert(out.end(), from, from + it->second.second);
+    return true;
+  }
   // Keeps out[first..) as the tokens of piece in this thread's memory (started over when full).
   static void remember(std::string_view piece, const std::vector<ModelToken>& out, size_t first, Scratch& w) {
     if (w.seen.size() >= kMostRemembered || w.seen_tokens.size() >= kMostRememberedTokens) {
