@@ -7,7 +7,12 @@ space variants), each cut into 8 KB documents:
 - as it is; NFD (every accented letter decomposed: files with NFC or a sentencepiece map
   compose them again);
 - CRLF line ends; NBSP after each sentence and in place of some spaces; tabs for runs of four
-  spaces; emoji with skin tones before each period.
+  spaces; emoji with skin tones before each period;
+- with ``--scripts``, text in scripts the shared corpora lack, made up from each script's letters
+  (words drawn from a Zipf-like list, so pieces repeat as in prose): Devanagari syllables with
+  vowel signs and viramas (grapheme clusters of several code points), Thai without spaces
+  between words (long pieces, marks above and below), Arabic with some harakat, Hangul, emoji
+  joined with ZWJ, fullwidth Latin letters and digits (NFKC folds them), English in capitals.
 
 Each library encodes every document without special tokens, one call per document on one
 thread, best of three passes (warm), process CPU time; ids are compared with HF tokenizers'
@@ -46,6 +51,54 @@ def variants(french: str, english: str) -> dict[str, str]:
         "en tabs": english.replace("    ", "\t"),
         "en emoji": english.replace(".", "\U0001f600\U0001f44d\U0001f3fd."),
     }
+
+
+def made_up(script: str, size: int, seed: int = 7) -> str:
+    """About size bytes of prose-like text in one script (see the module's docstring)."""
+    import random
+
+    rng = random.Random(seed)
+    consonants = {
+        "hi": [chr(c) for c in range(0x915, 0x939)],
+        "th": [chr(c) for c in range(0xE01, 0xE2F)],
+        "ar": [chr(c) for c in range(0x628, 0x64B)],
+    }
+
+    def syllable() -> str:
+        if script == "hi":
+            tail = rng.choice(["", "", "\u093e", "\u093f", "\u0940", "\u0941", "\u0947", "\u094b", "\u094d", "\u0902"])
+            return rng.choice(consonants["hi"]) + tail
+        if script == "th":
+            mark = rng.choice(["", "", "\u0e31", "\u0e34", "\u0e35", "\u0e38", "\u0e48", "\u0e49", "\u0e32", "\u0e33"])
+            return rng.choice(consonants["th"]) + mark
+        if script == "ar":
+            return rng.choice(consonants["ar"]) + rng.choice(["", "", "", "\u064e", "\u0650", "\u064f", "\u0651"])
+        return chr(0xAC00 + rng.randrange(11172))  # ko: a Hangul syllable
+
+    words = ["".join(syllable() for _ in range(rng.randint(1, 4))) for _ in range(3000)]
+    weights = [1 / (rank + 1) for rank in range(len(words))]
+    gap = "" if script == "th" else " "  # Thai writes a sentence's words together
+    out: list[str] = []
+    total = 0
+    while total < size:
+        sentence = gap.join(rng.choices(words, weights, k=rng.randint(4, 14)))
+        sentence += {"hi": "\u0964 ", "ar": "\u060c "}.get(script, ". " if script == "ko" else " ")
+        out.append(sentence)
+        total += len(sentence.encode())
+        if rng.random() < 0.15:
+            out.append("\n")
+    return "".join(out)
+
+
+def script_variants(english: str, size: int) -> dict[str, str]:
+    """The --scripts texts, by name."""
+    family = "\U0001f468\u200d\U0001f469\u200d\U0001f467\u200d\U0001f466"
+    fullwidth = "".join(chr(ord(c) + 0xFEE0) if "!" <= c <= "~" else c for c in english)
+    out = {name: made_up(name, size) for name in ("hi", "th", "ar", "ko")}
+    out["en ZWJ emoji"] = english.replace(". ", f". {family} \U0001f3f3\ufe0f\u200d\U0001f308 ")
+    out["en fullwidth"] = fullwidth
+    out["en CAPS"] = english.upper()
+    return out
 
 
 def documents(text: str) -> list[str]:
@@ -119,6 +172,8 @@ def main() -> None:
     parser.add_argument("--mb", type=float, default=0.3, help="megabytes of each sample (default 0.3)")
     parser.add_argument("--french", type=Path, default=SHARED / "corpus" / "man" / "fr.txt")
     parser.add_argument("--english", type=Path, default=SHARED / "corpus" / "en-linuxdoc.txt")
+    parser.add_argument("--scripts", action="store_true", help="also text in scripts the corpora lack")
+    parser.add_argument("--only", help="comma-separated variant names to run (default: all)")
     args = parser.parse_args()
     size = int(args.mb * 1e6)
     for corpus in (args.french, args.english):
@@ -127,6 +182,14 @@ def main() -> None:
     french = args.french.read_bytes()[:size].decode("utf-8", "ignore")
     english = args.english.read_bytes()[:size].decode("utf-8", "ignore")
     texts = variants(french, english)
+    if args.scripts:
+        texts.update(script_variants(english, size))
+    if args.only:
+        wanted = [v.strip() for v in args.only.split(",")]
+        unknown = [v for v in wanted if v not in texts]
+        if unknown:
+            parser.error(f"no variant {unknown[0]!r}; have: {', '.join(texts)}")
+        texts = {v: texts[v] for v in wanted}
     print("MB/s, warm, one thread (ids checked against HF tokenizers):\n")
     print("| file | library | " + " | ".join(texts) + " |")
     print("| --- | --- | " + " | ".join("---:" for _ in texts) + " |")

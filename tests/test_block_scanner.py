@@ -14,7 +14,15 @@ from hypothesis import strategies as st
 from tokenforge import _core
 from tokenforge.pre_tokenizers.patterns import CL100K, O200K, TEKKEN, scanner_id
 
-PATTERNS = {"cl100k": scanner_id(CL100K), "o200k": scanner_id(O200K), "tekken": scanner_id(TEKKEN)}
+# (Llama 3's and Qwen2's scanners, 3 and 4, are cl100k's letter rules with o200k's whitespace
+# rules and single digits: no pattern string names them here.)
+PATTERNS = {
+    "cl100k": scanner_id(CL100K),
+    "o200k": scanner_id(O200K),
+    "tekken": scanner_id(TEKKEN),
+    "llama3": 3,
+    "qwen2": 4,
+}
 
 # Each atom exercises a rule: whitespace runs before letters, digits and punctuation (prefixes,
 # the space before a punctuation run, \s+(?!\S)), newlines and slashes after punctuation (the
@@ -76,6 +84,18 @@ ATOMS = [
     "ａ",
     "Ωω",
     "\u0301",
+    # two-byte marks: letters to o200k and tekken (but after punctuation, whose run takes them),
+    # punctuation to cl100k, Llama 3 and Qwen2 (a lone one prefixes the letters after it)
+    "\u064e",
+    "\u0651",
+    "\u0628\u064e",
+    "\u062a\u0650\u0651",
+    "\u05b4",
+    "\u0488",
+    "e\u0301",
+    "?\u064e",
+    " \u064e",
+    "\u064e\n",
     "«",
     "—",
     "²",
@@ -121,8 +141,26 @@ def test_windows_cut_like_the_scalar_scanner(name):
 def test_window_edges(name, length):
     """Texts whose pieces end exactly at and around a 64-byte window's last bytes."""
     pattern = PATTERNS[name]
-    for tail in ["", " ", "  ", "\n", " \n ", "a", " a", ".", "..\n", "12", "'s", "é", "世", "Дa", "世A"]:
-        for filler in ["a", " ", "1", ".", "\n", "a ", " .", "/\n", "д", "世", "Aд "]:
+    for tail in [
+        "",
+        " ",
+        "  ",
+        "\n",
+        " \n ",
+        "a",
+        " a",
+        ".",
+        "..\n",
+        "12",
+        "'s",
+        "é",
+        "世",
+        "Дa",
+        "世A",
+        "\u064e",
+        "\u064eب",
+    ]:
+        for filler in ["a", " ", "1", ".", "\n", "a ", " .", "/\n", "д", "世", "Aд ", "بَ", ".\u064e"]:
             text = (filler * length)[: max(0, length - len(tail))] + tail
             assert ends(text, pattern, True) == ends(text, pattern, False), repr(text)
 

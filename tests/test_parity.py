@@ -85,6 +85,36 @@ def test_long_non_ascii_runs(name, reference):
     assert not mismatches, mismatches[:5]
 
 
+def _marked_texts(count: int, seed: int) -> list[str]:
+    """Texts of two-byte letters with combining marks between and after them (Arabic harakat,
+    Hebrew points, decomposed Latin accents), next to spaces, digits, newlines, capitals and
+    ASCII punctuation: the windows read such marks as letters (o200k) or punctuation (cl100k)."""
+    import random
+
+    rng = random.Random(seed)
+    letters = ["\u0628", "\u062a", "\u0645", "\u05d0", "\u05e9", "e", "a", "E", "\u0434", "\u0414"]
+    marks = ["\u064e", "\u0650", "\u0651", "\u05b4", "\u05bc", "\u0301", "\u0308", "\u0488"]
+    others = [" ", "  ", ".", "?", "..", " ?", "1", "12", "\n", "'", "'s", "/", "\u00e9", "\u00ab"]
+    texts = []
+    for _ in range(count):
+        parts = []
+        for _ in range(rng.randint(1, 60)):
+            r = rng.random()
+            parts.append(rng.choice(letters if r < 0.5 else marks if r < 0.8 else others))
+        texts.append("".join(parts))
+    return texts
+
+
+@pytest.mark.parametrize("name", ["cl100k_base", "o200k_base"])
+def test_combining_marks_in_context(name, reference):
+    ours, ref = tokenforge.get_encoding(name), reference(name)
+    texts = _marked_texts(4000, seed=11)
+    texts.append("".join(texts))  # one long text: windows over many marks in a row
+    got = ours.encode_ordinary_batch(texts)
+    mismatches = [t for t, g in zip(texts, got) if g != ref.encode_ordinary(t)]
+    assert not mismatches, mismatches[:5]
+
+
 def test_piece_table_grows_and_resets(reference):
     """More unique short pieces than a thread's piece table holds (it doubles from 2^12 to 2^20
     slots, then starts over empty): ids stay exact through growth and after the reset."""

@@ -5,7 +5,8 @@
 // Each byte's class becomes one bit of a 64-bit mask (bit i = byte p + i), and where pieces
 // start follows from those masks with a few shifts, ands and adds (the "bitstream" approach of
 // Parabix), instead of a branch per byte. Two- and three-byte letters get their class on every
-// byte. The window stops before the first apostrophe (contractions) or other non-ASCII
+// byte, and so do two-byte marks (letters or punctuation as the pattern reads \p{M}: see
+// MarkRule). The window stops before the first apostrophe (contractions) or other non-ASCII
 // character: the scalar scanner handles those. Starts are reported only where no byte past
 // the window could change them, so the caller re-bases at the last one.
 //
@@ -49,6 +50,7 @@ struct AsciiMasks {
   uint64_t caseless = 0;  // letters neither upper- nor lowercase (\p{Lo}, \p{Lm}): never ASCII
   uint64_t quote = 0;     // apostrophes (also in stop)
   uint64_t stop = 0;      // bytes not classified (yet): the window ends before the first
+  uint64_t marks = 0;     // the first bytes of two-byte marks (\p{M}) classified (see kMarks)
 };
 
 // Classes of the 64 bytes at p (all readable).
@@ -148,18 +150,31 @@ inline void settle_quotes(const uint8_t* w, size_t avail, AsciiMasks& m) {
 }
 
 // The letter class of every two-byte character, indexed as unicode_classes.h's kTwoByteClasses
-// (lead byte 0xC2..0xDF, then the low six bits of its continuation byte): 0 not a letter, else
-// the AsciiMasks field its bytes go to.
+// (lead byte 0xC2..0xDF, then the low six bits of its continuation byte): 0 neither a letter
+// nor a mark, else the AsciiMasks field its bytes go to (kMark: a combining mark, \p{M}).
 struct TwoByteLetters {
-  enum : uint8_t { kNone = 0, kUpper = 1, kLower = 2, kCaseless = 3 };
+  enum : uint8_t { kNone = 0, kUpper = 1, kLower = 2, kCaseless = 3, kMark = 4 };
   uint8_t of[30 * 64];
   constexpr TwoByteLetters() : of() {
     for (size_t i = 0; i < 30 * 64; ++i) {
       const uint8_t c = kTwoByteClasses.of[i];
-      of[i] = !(c & kLetter) ? kNone : !(c & kLowerish) ? kUpper : !(c & kUpperish) ? kLower : kCaseless;
+      of[i] = c & tokenforge::kMark ? kMark
+              : !(c & kLetter)      ? kNone
+              : !(c & kLowerish)    ? kUpper
+              : !(c & kUpperish)    ? kLower
+                                    : kCaseless;
     }
   }
 };
+
+// What a window makes of a two-byte combining mark (\p{M}: accents of decomposed text, Arabic
+// harakat, Hebrew points). kMarksStop: it ends the window (the scalar scanner takes it).
+// kMarksAsLetters (o200k, tekken: \p{M} is in both of their letter classes): a caseless letter,
+// but for one after ASCII punctuation, which ends the window (after a punctuation piece, as in
+// " ?\u064e", `[^\s\p{L}\p{N}]+` takes the marks too). kMarksAsPunctuation (cl100k, Llama 3,
+// Qwen2: letters are \p{L} alone): punctuation, with the rules taking a lone mark before a
+// letter as its prefix.
+enum MarkRule : int { kMarksStop = 0, kMarksAsLetters = 1, kMarksAsPunctuation = 2 };
 inline constexpr TwoByteLetters kTwoByteLetters{};
 
 // Classifies the letters of Latin-1 (U+00C0..U+00FF but the signs U+00D7 and U+00F7) and of
@@ -207,23 +222,27 @@ inline void classify_common_letters(const uint8_t* w, size_t avail, AsciiMasks& 
 }
 
 // Classifies the two- and three-byte letters from the first stop byte on, up to the first stop
-// byte that is anything else (punctuation, spaces, digits and marks outside ASCII; apostrophes;
-// a character cut by the window's end at `avail`; kThreeByte false: any three-byte character):
-// every byte of a letter gets its class bit, so case and word rules see one character as a run
-// of equal bits, and starts fall on lead bytes.
-template <bool kThreeByte = true>
+// byte that is anything else (punctuation, spaces, digits outside ASCII, and marks but as
+// kMarks says; apostrophes; a character cut by the window's end at `avail`; kThreeByte false:
+// any three-byte character): every byte of a letter gets its class bit, so case and word rules
+// see one character as a run of equal bits, and starts fall on lead bytes. Two-byte marks
+// (kMarks not kMarksStop) leave the stop mask with their lead bytes in m.marks, and go to the
+// caseless letters (kMarksAsLetters) or to no class (punctuation).
+template <bool kThreeByte = true, int kMarks = kMarksStop>
 inline void classify_letters(const uint8_t* w, size_t avail, AsciiMasks& m) {
   uint64_t stop = m.stop;
-  uint64_t to[4] = {0, 0, 0, 0};  // by TwoByteLetters class: none (unused), upper, lower, caseless
+  uint64_t to[5] = {0, 0, 0, 0, 0};  // by TwoByteLetters class: none (unused), upper, lower, caseless, mark
+  uint64_t marks = 0;                // the marks' first bytes
   while (stop) {
     const size_t i = size_t(__builtin_ctzll(stop));
     const uint8_t b = w[i];
     if (uint8_t(b - 0xC2) < 30) {  // two bytes: one table load
       if (i + 2 > avail || (w[i + 1] & 0xC0) != 0x80) break;
       const uint8_t k = kTwoByteLetters.of[size_t(b - 0xC2) * 64 + (w[i + 1] & 0x3F)];
-      if (!k) break;
+      if (!k || (kMarks == kMarksStop && k == TwoByteLetters::kMark)) break;
       const uint64_t bits = uint64_t(3) << i;
       to[k] |= bits;
+      if (kMarks != kMarksStop) marks |= uint64_t(k == TwoByteLetters::kMark) << i;
       stop &= ~bits;
       continue;
     }
@@ -239,6 +258,8 @@ inline void classify_letters(const uint8_t* w, size_t avail, AsciiMasks& m) {
   m.upper |= to[1];
   m.lower |= to[2];
   m.caseless |= to[3];
+  if (kMarks == kMarksAsLetters) m.caseless |= to[4];
+  m.marks |= marks;
   m.stop = stop;
 }
 
@@ -266,13 +287,16 @@ TF_INLINE WindowStarts window_rules(AsciiMasks m, const uint8_t* w, size_t avail
       m.stop &= ~m.quote;
   }
   const uint64_t ascii_letter = m.upper | m.lower;  // (before the other letters join them)
+  constexpr int kMarks = kAsciiPrefix ? kMarksStop : kO200k ? kMarksAsLetters : kMarksAsPunctuation;
+  const uint64_t ascii_punct = ~(ascii_letter | m.digit | m.space | m.stop);  // (settled apostrophes too)
   if (m.stop && w[__builtin_ctzll(m.stop)] >= 0x80) {
     // Many non-ASCII bytes (six or more characters), the first of them Latin-1 or Cyrillic:
     // the common letters in one go.
     const uint8_t first = w[__builtin_ctzll(m.stop)];
     if ((first == 0xD0 || first == 0xD1 || first == 0xC3) && __builtin_popcountll(m.stop) >= 12)
       classify_common_letters(w, avail, m);
-    if (m.stop && w[__builtin_ctzll(m.stop)] >= 0x80) classify_letters<!kAsciiPrefix>(w, avail, m);
+    if (m.stop && w[__builtin_ctzll(m.stop)] >= 0x80) classify_letters<!kAsciiPrefix, kMarks>(w, avail, m);
+    if (kMarks == kMarksAsLetters) m.stop |= m.marks & (ascii_punct << 1);
   }
   // o200k: [Upper]* gives characters back to [Lower]+ when a caseless letter comes before an
   // uppercase one, which the rules below do not model: such a window ends there.
@@ -303,7 +327,9 @@ TF_INLINE WindowStarts window_rules(AsciiMasks m, const uint8_t* w, size_t avail
   // punctuation character when it starts a piece and is alone in its run (a letter follows).
   // (kAsciiPrefix: a punctuation character prefixes only ASCII letters, `word` of them)
   const uint64_t wide = kAsciiPrefix ? letter & ~ascii_letter : 0, word = wide ? ascii_letter & valid : letter;
-  const uint64_t prefixes = ((space & ~newline) & (letter >> 1)) | (punct_starts & (word >> 1));
+  // (kMarksAsPunctuation: a lone two-byte mark prefixes the letter two bytes on)
+  const uint64_t prefixes = ((space & ~newline) & (letter >> 1)) | (punct_starts & ~m.marks & (word >> 1));
+  const uint64_t mark_prefixes = punct_starts & m.marks & (word >> 2);
   uint64_t words = letter & ~(letter << 1);
   if (wide) {
     // The ASCII letters after a punctuation prefix end where another letter follows them: the
@@ -311,7 +337,7 @@ TF_INLINE WindowStarts window_rules(AsciiMasks m, const uint8_t* w, size_t avail
     words |= (word + ((punct_starts & (word >> 1)) << 1)) & wide;
   }
   if (kO200k) words |= m.upper & (m.lower << 1);
-  words = (words & ~(prefixes << 1)) | prefixes;
+  words = (words & ~(prefixes << 1) & ~(mark_prefixes << 2)) | prefixes | mark_prefixes;
   // Digits: groups of three from the start of each run (kOneDigit: each digit alone).
   uint64_t digits = m.digit;
   if (!kOneDigit) {
