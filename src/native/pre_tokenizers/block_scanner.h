@@ -32,6 +32,7 @@
 #pragma once
 #include <cstdint>
 #include <cstring>
+#include <initializer_list>
 
 #include "base/cpu_features.h"
 #include "base/inline_hints.h"
@@ -167,6 +168,8 @@ struct TwoByteLetters {
   }
 };
 
+inline constexpr TwoByteLetters kTwoByteLetters{};
+
 // What a window makes of a two-byte combining mark (\p{M}: accents of decomposed text, Arabic
 // harakat, Hebrew points). kMarksStop: it ends the window (the scalar scanner takes it).
 // kMarksAsLetters (o200k, tekken: \p{M} is in both of their letter classes): a caseless letter,
@@ -175,7 +178,6 @@ struct TwoByteLetters {
 // Qwen2: letters are \p{L} alone): punctuation, with the rules taking a lone mark before a
 // letter as its prefix.
 enum MarkRule : int { kMarksStop = 0, kMarksAsLetters = 1, kMarksAsPunctuation = 2 };
-inline constexpr TwoByteLetters kTwoByteLetters{};
 
 // Classifies the letters of Latin-1 (U+00C0..U+00FF but the signs U+00D7 and U+00F7) and of
 // basic Cyrillic (U+0400..U+047F) anywhere in the window, 16 bytes at a time: each continuation
