@@ -144,14 +144,16 @@ def test_r50k_files_are_byte_identical_to_gpt2_originals(r50k_files):
 
 
 def test_r50k_save_and_load_are_fast(r50k, tmp_path):
-    # CPU time, not wall time, so a busy machine does not make this flaky.
+    # CPU time, not wall time, so a busy machine does not make this flaky. Each takes about
+    # 0.4-0.7 s on an idle host; CPU time still grows on a host running two test suites at
+    # once (save read 2.1 s there), so the bound is set to catch a slowdown of several times.
     enc, bpe = tmp_path / "e.json", tmp_path / "v.bpe"
     t0 = time.process_time()
     gf.save_gpt2_files(r50k, enc, bpe, {ENDOFTEXT: R50K_N})
     t1 = time.process_time()
     gf.load_gpt2_files(enc, bpe)
     t2 = time.process_time()
-    assert t1 - t0 < 2.0 and t2 - t1 < 2.0, (t1 - t0, t2 - t1)
+    assert t1 - t0 < 4.0 and t2 - t1 < 4.0, (t1 - t0, t2 - t1)
 
 
 # --------------------------------------------------------- small vocabularies
