@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 import tokenforge
-from conftest import ENCODINGS, corpus_files, read_sample
+from conftest import ENCODINGS, corpus_files, fresh_encoding, read_sample
 
 CODE_POINTS = [chr(c) for c in range(0x110000) if not 0xD800 <= c < 0xE000]
 
@@ -83,6 +83,40 @@ def test_long_non_ascii_runs(name, reference):
     got = ours.encode_ordinary_batch(texts)
     mismatches = [t for t, g in zip(texts, got) if g != ref.encode_ordinary(t)]
     assert not mismatches, mismatches[:5]
+
+
+def _byte_level_runs(seed: int) -> list[str]:
+    """Runs of letters from scripts whose characters the vocabularies mostly hold only as byte
+    merges (Thai, Lao, Khmer, Myanmar, Georgian, Ethiopic), without spaces: one piece each of
+    every length up to 50 characters (150 bytes), so that the merge starts from up to 128 single
+    bytes (bpe_model.h's merge_small keeps the minima of blocks of 16 ranks above 40 parts, and
+    longer pieces take the heap). Some repeat one character or two (ties: the leftmost pair
+    first), and each text is met twice (fresh, then from the piece cache)."""
+    import random
+
+    rng = random.Random(seed)
+    ranges = [(0x0E01, 0x0E3A), (0x0E81, 0x0EB9), (0x1780, 0x17D2), (0x1000, 0x102A), (0x10D0, 0x10F0)]
+    ranges.append((0x1200, 0x1248))
+    texts = []
+    for lo, hi in ranges:
+        letters = [chr(c) for c in range(lo, hi + 1) if chr(c).isprintable()]
+        for length in range(1, 51):
+            texts.append("".join(rng.choice(letters) for _ in range(length)))
+            texts.append(rng.choice(letters) * length)
+            pair = rng.choice(letters) + rng.choice(letters)
+            texts.append((pair * length)[: length + 1])
+    return texts + texts
+
+
+@pytest.mark.parametrize("name", ["cl100k_base", "o200k_base", "p50k_base"])
+def test_long_byte_level_pieces(name, reference):
+    ref = reference(name)
+    ours = fresh_encoding(ref)  # (its piece caches empty: every piece merged on first sight)
+    texts = _byte_level_runs(seed=13)
+    got = ours.encode_ordinary_batch(texts, num_threads=1)
+    mismatches = [t for t, g in zip(texts, got) if g != ref.encode_ordinary(t)]
+    assert not mismatches, mismatches[:5]
+    assert [ours.encode_ordinary(t) for t in texts[:300]] == got[:300]
 
 
 def _marked_texts(count: int, seed: int) -> list[str]:

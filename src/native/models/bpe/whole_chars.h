@@ -61,21 +61,20 @@ class WholeCharacters {
         lowest(before, pack(t, k), e.left);
         lowest(after, pack(t + k, n - k), e.right);
       }
-      if (id < std::max({e.left[0], e.left[1], e.right[0], e.right[1]})) entries_.emplace(pack(t, n), e);
+      if (id < std::max({e.left[0], e.left[1], e.right[0], e.right[1]})) keep(t, n, e);
     }
   }
 
-  bool empty() const { return entries_.empty(); }
+  bool empty() const { return bmp_.empty() && entries_.empty(); }
 
   // The character token for the UTF-8 character at p[i..i+len) of a piece p[0..n), if
   // condition (2) holds for its actual neighbours there; kNoToken otherwise.
   uint32_t at(const uint8_t* p, size_t n, size_t i, size_t len) const {
-    auto it = entries_.find(pack(p + i, len));
-    if (it == entries_.end()) return kNoToken;
-    const Entry& e = it->second;
-    const uint32_t left = i == 0 ? kNoToken : e.left[p[i - 1] >= 0x80];
-    const uint32_t right = i + len == n ? kNoToken : e.right[p[i + len] >= 0x80];
-    return e.id < std::min(left, right) ? e.id : kNoToken;
+    const Entry* e = find(p + i, len);
+    if (!e) return kNoToken;
+    const uint32_t left = i == 0 ? kNoToken : e->left[p[i - 1] >= 0x80];
+    const uint32_t right = i + len == n ? kNoToken : e->right[p[i + len] >= 0x80];
+    return e->id < std::min(left, right) ? e->id : kNoToken;
   }
 
   static size_t utf8_length(uint8_t lead) {
@@ -128,7 +127,45 @@ class WholeCharacters {
     return s;
   }
 
-  std::unordered_map<uint64_t, Entry> entries_;
+  // Where an entry is kept: a character of two or three bytes (every BMP character, a first
+  // pass over CJK, Cyrillic or Thai text asks for each one) in bmp_, found through the slot of
+  // its payload bits (a character's bytes and those bits determine each other, given its length
+  // and continuation bytes); a longer one in entries_, by its bytes.
+  void keep(const uint8_t* t, size_t n, const Entry& e) {
+    if (n == 4) {
+      entries_.emplace(pack(t, n), e);
+      return;
+    }
+    if (bmp_.empty()) {
+      two_.assign(size_t(1) << 11, 0);
+      three_.assign(size_t(1) << 16, 0);
+    }
+    uint16_t& slot = n == 2 ? two_[bits2(t)] : three_[bits3(t)];
+    if (slot) return;   // (the first of two tokens of the same bytes, as entries_.emplace keeps)
+    bmp_.push_back(e);  // (at most 63,488 + 1,920 characters: slots of 16 bits)
+    slot = uint16_t(bmp_.size());
+  }
+  const Entry* find(const uint8_t* c, size_t len) const {
+    if (len == 3 && !bmp_.empty()) {
+      if ((c[1] & 0xC0) != 0x80 || (c[2] & 0xC0) != 0x80) return nullptr;
+      const uint16_t slot = three_[bits3(c)];
+      return slot ? &bmp_[slot - 1] : nullptr;
+    }
+    if (len == 2 && !bmp_.empty()) {
+      if ((c[1] & 0xC0) != 0x80) return nullptr;
+      const uint16_t slot = two_[bits2(c)];
+      return slot ? &bmp_[slot - 1] : nullptr;
+    }
+    if (len != 4 || entries_.empty()) return nullptr;
+    auto it = entries_.find(pack(c, len));
+    return it == entries_.end() ? nullptr : &it->second;
+  }
+  static size_t bits2(const uint8_t* c) { return size_t(c[0] & 0x1F) << 6 | (c[1] & 0x3F); }
+  static size_t bits3(const uint8_t* c) { return size_t(c[0] & 0x0F) << 12 | size_t(c[1] & 0x3F) << 6 | (c[2] & 0x3F); }
+
+  std::vector<Entry> bmp_;
+  std::vector<uint16_t> two_, three_;            // slot + 1 in bmp_, 0 for none
+  std::unordered_map<uint64_t, Entry> entries_;  // four-byte characters
 };
 
 }  // namespace tokenforge
