@@ -24,9 +24,14 @@ class UnicodeFormNormalizer : public Normalizer {
     // Only the segments the quick check does not pass change; each is replaced by its
     // (character, change) pairs, the text between them kept as it is (the rewrite starts at
     // the first segment: a text without one stays as it is).
-    thread_local std::vector<char32_t> cps;
-    thread_local std::vector<CharChange> changes;
-    thread_local normalization_detail::SegmentNormalizer slow;
+    // (the thread's buffers, reached once: each use of a thread_local in a shared library is a
+    // call to find it)
+    thread_local std::vector<char32_t> thread_cps;
+    thread_local std::vector<CharChange> thread_changes;
+    thread_local normalization_detail::SegmentNormalizer thread_slow;
+    std::vector<char32_t>& cps = thread_cps;
+    std::vector<CharChange>& changes = thread_changes;
+    normalization_detail::SegmentNormalizer& slow = thread_slow;
     std::optional<NormalizedText::Rewrite> rewrite;
     const std::string& s = text.text();
     for_each_slow_segment(form_, s, [&](size_t from, size_t to) {

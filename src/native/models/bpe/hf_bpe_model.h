@@ -20,13 +20,15 @@
 //     same token. The queue is the same (rank, place) order and the same check, so the result is
 //     HF's on every input, strange vocabularies included; a heap keeps a megabyte of one
 //     character at O(n log n). Where no queued pair can be good but stale (regular_ says when),
-//     pieces of up to kScanSymbols symbols find the same next pair by a scan. With dropout each merge is skipped with
-//     that probability (the skipped ones are queued again after the next merge that is made, as in HF), drawn from the
-//     caller's generator or the thread's own.
+//     pieces of up to kScanSymbols symbols find the same next pair by a scan (scan_list, over a
+//     linked list in arrays on the stack). With dropout each merge is skipped with that
+//     probability (the skipped ones are queued again after the next merge that is made, as in
+//     HF), drawn from the caller's generator or the thread's own.
 // The merged token of "a" "b" is the token a + b, less the first len(prefix) bytes of b (which
 // carries the prefix when it continues a word): with a prefix it is not the concatenation.
-// merge_plain is the same merge for a caller with its own pair cache (pipelines/spm_hf_bpe.h's
-// new pieces whose characters are all tokens), over a linked list instead of moved arrays.
+// merge_plain reads a piece whose characters are all tokens (no prefix, suffix or dropout)
+// straight into the scan's arrays: tokenize takes it first, and so do callers with their own
+// pair cache (pipelines/spm_hf_bpe.h's new pieces).
 // ignore_merges: a piece that is a token whole is that token. Each thread remembers the pieces
 // (up to 256 bytes) it has tokenized, as HF's cache does (not with dropout).
 //
@@ -601,6 +603,20 @@ class HfBpeModel {
       h = hf_bpe::hash_bytes(s, n);
       if (w.memo.get(s, n, h, out)) return;
     }
+    const size_t first = out.size();
+    if (plain_ && n <= 4 * kScanSymbols) {
+      // (the characters read straight into the scan's arrays; 0: one is no token, or too many)
+      uint32_t ids[kScanSymbols], lens[kScanSymbols];
+      if (const size_t m = merge_plain(s, n, ids, lens, w.pairs)) {
+        uint32_t at = 0;
+        for (size_t k = 0; k < m; ++k) {
+          out.push_back({ids[k], at, at + lens[k]});
+          at += lens[k];
+        }
+        if (remember) w.memo.put(s, n, h, out.data() + first, m);
+        return;
+      }
+    }
     split_characters(s, n, w.symbols);
     if (dropout_ > 0.0f)
       merge(w, rng ? rng : &w.rng);
@@ -608,7 +624,6 @@ class HfBpeModel {
       merge_by_scan(w);
     else
       merge(w, nullptr);
-    const size_t first = out.size();
     uint32_t at = 0;
     for (const Symbol& sym : w.symbols) {
       if (sym.len == 0) continue;
@@ -681,50 +696,14 @@ class HfBpeModel {
 
   // Step 2 for a regular vocabulary (see index_merges) and a short piece, without dropout: the
   // pair with the lowest rank, leftmost on ties, merges next, found by a scan over the pairs'
-  // ranks (kept in order, merged symbols removed) instead of a queue.
+  // ranks (scan_list) instead of a queue.
   void merge_by_scan(Scratch& w) const {
     std::vector<Symbol>& sym = w.symbols;
     const size_t count = sym.size();
     if (count < 2) return;
-    uint32_t ranks[kScanSymbols], merged[kScanSymbols], ids[kScanSymbols], lens[kScanSymbols];
-    auto pair_of = [&](size_t k) {
-      const auto m = w.pairs.find(ids[k], ids[k + 1], merge_table_);
-      ranks[k] = m.rank;
-      merged[k] = m.merged;
-    };
-    size_t m = count;
-    // The pairs that merging pair k would make, asked for ahead: each merge's two new lookups
-    // then wait for the memory together with the others', not one merge after another (a new
-    // piece's pairs lie beyond the core's caches for a large vocabulary).
-    auto ahead = [&](size_t k) {
-      if (k + 1 >= m || ranks[k] == kNoToken) return;
-      if (k > 0) w.pairs.prefetch(ids[k - 1], merged[k], merge_table_);
-      if (k + 2 < m) w.pairs.prefetch(merged[k], ids[k + 2], merge_table_);
-    };
+    uint32_t ids[kScanSymbols], lens[kScanSymbols];
     for (size_t k = 0; k < count; ++k) ids[k] = sym[k].id, lens[k] = sym[k].len;
-    for (size_t k = 0; k + 1 < m; ++k) w.pairs.prefetch(ids[k], ids[k + 1], merge_table_);
-    for (size_t k = 0; k + 1 < m; ++k) pair_of(k);
-    for (size_t k = 0; k + 1 < m; ++k) ahead(k);
-    for (;;) {
-      uint32_t best = kNoToken;
-      for (size_t k = 0; k + 1 < m; ++k) best = std::min(best, ranks[k]);
-      if (best == kNoToken) break;
-      size_t k = 0;
-      while (ranks[k] != best) ++k;
-      ids[k] = merged[k];
-      lens[k] += lens[k + 1];
-      const size_t tail = m - k - 2;  // entries after k + 1
-      std::memmove(ids + k + 1, ids + k + 2, tail * sizeof(uint32_t));
-      std::memmove(lens + k + 1, lens + k + 2, tail * sizeof(uint32_t));
-      std::memmove(ranks + k + 1, ranks + k + 2, tail * sizeof(uint32_t));
-      std::memmove(merged + k + 1, merged + k + 2, tail * sizeof(uint32_t));
-      --m;
-      if (k > 0) w.pairs.prefetch(ids[k - 1], ids[k], merge_table_);
-      if (k + 1 < m) w.pairs.prefetch(ids[k], ids[k + 1], merge_table_);
-      if (k > 0) pair_of(k - 1);
-      if (k + 1 < m) pair_of(k);
-      for (size_t j = k >= 2 ? k - 2 : 0; j <= k + 1; ++j) ahead(j);  // the pairs next to the merge changed
-    }
+    const size_t m = scan_list(ids, lens, count, w.pairs);
     sym.resize(m);
     for (size_t k = 0; k < m; ++k) sym[k] = {ids[k], int32_t(k) - 1, -1, lens[k]};
   }
