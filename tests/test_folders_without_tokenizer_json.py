@@ -1000,11 +1000,21 @@ def _siglip_folder(tmp_path: pathlib.Path, config: dict) -> pathlib.Path:
     return folder
 
 
-def _siglip_says(text: str) -> bool:
-    """Not the case of SiglipTokenizer's its pipeline does not say: punctuation right after a
-    special token (the class removes it; the pipeline's text after a special token then starts
-    a word)."""
-    return not re.search(r"(</s>|<unk>)\s*[!-/:-@\[-`{-~]", text)
+def _siglip_says(text: str, ours: Tokenizer) -> bool:
+    """Not the case of SiglipTokenizer's its pipeline does not say: a character the model does
+    not know right after a special token (past the spaces and punctuation the class removes
+    there). The class encodes that text after "<unk>" and drops the pieces "<unk>" alone has;
+    the unknown character joins the unknown pieces before it (the model's own "<unk>" text,
+    here '>'), and goes with them."""
+    unknown = ours.token_to_id("<unk>")
+    for match in re.finditer(r"</s>|<unk>", text):
+        rest = re.sub(r"^(?:(?!</s>|<unk>)[\s!-/:-@\[-`{-~\u2581])*", "", text[match.end() :])
+        if not rest or rest.startswith(("</s>", "<unk>")):
+            continue
+        ids = ours.encode(rest, add_special_tokens=False, allowed_special=()).ids
+        if [i for i in ids if ours.id_to_token(i) != "\u2581"][:1] == [unknown]:
+            return False
+    return True
 
 
 @pytest.mark.parametrize(
@@ -1042,13 +1052,30 @@ def test_siglip_folder_matches_python_class(tmp_path, config):
         "a \x7f",
         "a\u00a0 b\u0085c",
         "x</s>\x1a y \x1a",
+        # (the spaces and punctuation after a special token go, as the class removes them; a
+        # special token right after them is one)
+        "a</s>!b",
+        "a</s> , ! b</s>''x",
+        "a</s>\u2581b",
+        "a <unk>-- \u2581 c",
+        "</s></s>!?",
+        "x</s>.</s>.y",
+        "x</s>!<unk>y",
         *LINES[1:60:7],
     ]
-    said = [t for t in texts if _siglip_says(t)]
+    ours = Tokenizer.from_pretrained(folder)
+    said = [t for t in texts if _siglip_says(t, ours)]
     assert len(said) > len(texts) - 3
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # (the class warns of a text that ends with its eos)
         _same_as_python_class(folder, said, past=0)
+    # (tokenize: a special token is its own text, not with what its strip took; texts with
+    # unknown characters aside: the class's tokenize shows their text, tokenforge's "<unk>")
+    ref = transformers.AutoTokenizer.from_pretrained(str(folder))
+    known = [t for t in said if "<unk>" not in t and ref.unk_token_id not in ref(t)["input_ids"]]
+    assert len(known) > 10
+    for text in known:
+        assert ours.tokenize(text) == ref.tokenize(text), text
     # (truncation keeps room for the eos; a cut that ends with it gets none: one token fewer)
     ref, ours = transformers.AutoTokenizer.from_pretrained(str(folder)), Tokenizer.from_pretrained(folder)
     for text in ("a b c d e f g h", "a b c</s> d e f", "x </s>", "</s> </s> </s> </s>"):
@@ -1079,18 +1106,44 @@ def test_siglip_random_mixes_match_python_class(tmp_path):
             assert ours.encode(text).ids == ref(text)["input_ids"], text
 
 
+def test_siglip_random_mixes_with_special_tokens(tmp_path):
+    """Random mixes of letters, punctuation, spaces, U+2581, characters the model does not know
+    and the special tokens: the same ids as SiglipTokenizer (the spaces and punctuation after a
+    special token go, up to the next one), but where _siglip_says a text is not said."""
+    import random
+
+    folder = _siglip_folder(tmp_path, {})
+    ref, ours = transformers.AutoTokenizer.from_pretrained(str(folder)), Tokenizer.from_pretrained(folder)
+    alphabet = [*"ab cdE.,!?'-_<>/ \t\n", "\x1a", "\u200b", "\u00a0", "\u3000", "\u2581", "\u00e9", "e\u0301"]
+    alphabet += ["\u65e5", "\uff21", "\U0001f389", "</s>", "<unk>", "</s>", "<unk>"]
+    rng = random.Random(5)
+    checked = 0
+    for _ in range(1500):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 10)))
+        if not _siglip_says(text, ours):
+            continue
+        checked += 1
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            assert ours.encode(text).ids == ref(text)["input_ids"], text
+    assert checked > 1200
+
+
 def test_siglip_differences_left(tmp_path):
-    """The case the pipeline does not say (docs/usage.md): punctuation right after a special
-    token starts a word. (A text already ending with </s> gets no second one, as the class.)"""
+    """The case the pipeline does not say (docs/usage.md): an unknown character right after a
+    special token, which the class drops with the pieces of its "<unk>" prefix. (A text already
+    ending with </s> gets no second one, as the class.)"""
     folder = _siglip_folder(tmp_path, {})
     ref, ours = transformers.AutoTokenizer.from_pretrained(str(folder)), Tokenizer.from_pretrained(folder)
     with pytest.warns(UserWarning):
         assert ref("x</s>")["input_ids"] == ours.encode("x</s>").ids
     assert ours.encode("x</s>").ids[-2:] != [1, 1] and ours.encode("x</s>", "y</s>").ids.count(1) == 2
-    assert (
-        ref.tokenize("a</s>!b")[-1:] == ["b"]
-        and ours.encode("a</s>!b", add_special_tokens=False).tokens[-1] == "\u2581b"
-    )
+    assert not _siglip_says("a</s>\U0001f389b", ours)
+    assert ref.tokenize("a</s>\U0001f389b")[-1:] == ["b"]
+    assert ours.encode("a</s>\U0001f389b", add_special_tokens=False).tokens[-2:] == ["\U0001f389", "b"]
+    # (punctuation there, a difference before the strip took it, is said)
+    assert _siglip_says("a</s>!b", ours) and ref.tokenize("a</s>!b")[-1:] == ["b"]
+    assert ours.encode("a</s>!b", add_special_tokens=False).tokens[-2:] == ["</s>!", "b"]
 
 
 @pytest.mark.parametrize("kind", ["clip", "clip-hub"])

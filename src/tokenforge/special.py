@@ -34,7 +34,7 @@ class DisallowedSpecialTokenError(ValueError):
 
 
 # How added tokens are matched, by name: the native matcher's flag (see SpecialPolicy).
-ADDED_TOKEN_RULES = {"hf": 0, "python": 32, "llama": 64}
+ADDED_TOKEN_RULES = {"hf": 0, "python": 32, "llama": 64, "siglip": 32 | 128}
 
 
 class SpecialPolicy:
@@ -47,6 +47,8 @@ class SpecialPolicy:
     tokens overlapping them as in HF. `rules` (ADDED_TOKEN_RULES) says how: HF's ("hf": leftmost,
     longest first; lstrip and rstrip take Unicode's White_Space), the same with Python's
     whitespace ("python": str.isspace, also \x1c-\x1f, as transformers' Python classes strip),
+    the same taking ASCII punctuation and U+2581 too ("siglip": SiglipTokenizer removes the
+    punctuation of each text between added tokens, strips it, and reads U+2581 as a space),
     or llama.cpp's partition ("llama": each token in turn, longest first, in the text no longer
     token took; lstrip and rstrip take C's isspace, the six ASCII spaces; tokens not allowed are
     not looked for, as its parse_special off)."""

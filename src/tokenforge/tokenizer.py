@@ -636,8 +636,9 @@ class Tokenizer(TransformersApi):
             # its decode joins the text between special tokens with their text (slow_files)
             options["special_segments"] = _PYTHON_CLASS_DECODES[class_name]
         if class_name in PIPELINE_CLASSES and slow is not None:
-            # its tokenize strips around added tokens with str.lstrip and str.rstrip (\x1c-\x1f too)
-            options["added_token_rules"] = "python"
+            # its tokenize strips around added tokens with str.lstrip and str.rstrip (\x1c-\x1f too;
+            # SiglipTokenizer also removes the punctuation there, and reads U+2581 as a space)
+            options["added_token_rules"] = "siglip" if class_name == "SiglipTokenizer" else "python"
         if class_name == "CLIPTokenizer" and _model_type(spec.model) == "BPE":
             # CLIPTokenizer wraps its backend's decode: each </w> a space, the text stripped
             options["strip_word_suffix"] = "</w>"

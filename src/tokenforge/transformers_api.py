@@ -1025,7 +1025,15 @@ class TransformersApi:
         as transformers' tokenize: keywords of its _encode_plus (is_split_into_words,
         split_special_tokens, ...) apply, others are ignored, as there."""
         known = {k: v for k, v in kwargs.items() if k in _ENCODE_PLUS_KEYWORDS}
-        return self._encode_plus(text, pair, add_special_tokens, **known).tokens()  # type: ignore[no-any-return]
+        encoded = self._encode_plus(text, pair, add_special_tokens, **known)
+        tokens: list[str] = encoded.tokens()
+        if "special_segments" in self._kernel.options:
+            # a Python class's tokenize gives an added token's own text, not with the spaces (or
+            # Siglip's punctuation) its lstrip or rstrip took, as tokenizer.json files show it
+            added = {a.id: a.content for a in self._spec.added_tokens if a.lstrip or a.rstrip}
+            if added:
+                tokens = [added.get(i, t) for i, t in zip(encoded["input_ids"], tokens)]
+        return tokens
 
     # -- decoding as transformers ----------------------------------------------------------
 

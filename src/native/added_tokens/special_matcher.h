@@ -6,7 +6,8 @@
 // the second of HF's two passes), and skip (found, so that it hides what overlaps it, but left
 // as text: HF's split_special_tokens, and tokenforge's allowed_special). What lstrip and rstrip
 // take is HF's whitespace (Unicode's White_Space), or by a flag Python's (str.isspace, which
-// adds \x1c-\x1f: transformers' Python classes strip with it). A set whose tokens carry
+// adds \x1c-\x1f: transformers' Python classes strip with it), with ASCII punctuation and U+2581
+// too by another (SiglipTokenizer's canonicalized text). A set whose tokens carry
 // kAddedLlama is partitioned as llama.cpp partitions a text instead (find_added_by_length):
 // longest token first, lstrip and rstrip taking C's isspace whitespace. Built once per set of
 // tokens and reused across calls; split_at_matches cuts a text at them for the fused pipelines,
@@ -48,6 +49,9 @@ enum AddedTokenFlags : uint8_t {
   kAddedSkip = 16,
   kAddedPythonSpaces = 32,  // lstrip and rstrip take str.isspace's whitespace
   kAddedLlama = 64,         // the set is partitioned as llama.cpp's (see find_added_by_length)
+  // lstrip and rstrip also take ASCII punctuation and U+2581 (SiglipTokenizer: the text after a
+  // special token has its punctuation removed and is stripped, each U+2581 read as a space)
+  kAddedStripPunctuation = 128,
 };
 
 struct AddedTokenSpec {
@@ -258,6 +262,13 @@ inline bool starts_with_word(const uint8_t* s, size_t n) {
 // Whether lstrip and rstrip take c, by a token's flags (see AddedTokenFlags).
 inline bool strip_space(uint32_t c, uint8_t flags) {
   if (flags & kAddedLlama) return c == ' ' || (c >= '\t' && c <= '\r');
+  if (flags & kAddedStripPunctuation) {
+    // Python's string.punctuation: the printable ASCII characters that are neither letters,
+    // digits nor the space
+    const bool punctuation =
+        (c >= '!' && c <= '/') || (c >= ':' && c <= '@') || (c >= '[' && c <= '`') || (c >= '{' && c <= '~');
+    if (punctuation || c == 0x2581) return true;
+  }
   return hf_is_regex_space(c) || ((flags & kAddedPythonSpaces) && c >= 0x1c && c <= 0x1f);
 }
 
@@ -313,7 +324,12 @@ void find_added(const AddedTokenSet& set, const uint8_t* s, size_t n, OnText&& o
       size_t start = m.pos, stop = m.pos + m.len;
       if ((flags & kAddedSingleWord) && touches_word(s, n, start, stop)) continue;
       if (flags & kAddedLstrip) start = std::max(space_run_start(s, start, flags), start_offset);
-      if (flags & kAddedRstrip) stop += space_run_length(s + stop, n - stop, flags);
+      if (flags & kAddedRstrip) {
+        stop += space_run_length(s + stop, n - stop, flags);
+        // (punctuation may begin the next match: the strip ends there, as the class strips the
+        // text between two tokens)
+        if (flags & kAddedStripPunctuation) stop = std::min(stop, set.find(s, n, at).pos);
+      }
       if (start_offset < start) on_text(start_offset, start);
       // lstrip may move the start up to where an rstrip token before it ended, past this
       // match's own end: HF's split is then empty, and HF drops empty splits.

@@ -289,8 +289,8 @@ inline std::vector<AddedTokenSpec> added_token_list(nb::handle seq) {
     AddedTokenSpec spec{bytes_of(t[0], "added token"), nb::cast<uint32_t>(t[1]), 0};
     if (t.size() == 3) {
       const uint32_t flags = nb::cast<uint32_t>(t[2]);
-      if (flags > 127 || (flags & kAddedPythonSpaces && flags & kAddedLlama))
-        throw nb::value_error("an added token's flags are 0..127, with at most one of 32 and 64");
+      if (flags > 255 || (flags & kAddedLlama && flags & (kAddedPythonSpaces | kAddedStripPunctuation)))
+        throw nb::value_error("an added token's flags are 0..255, with 64 not beside 32 or 128");
       spec.flags = uint8_t(flags);
     }
     out.push_back(std::move(spec));

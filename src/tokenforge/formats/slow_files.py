@@ -290,12 +290,12 @@ def siglip_document(file: str, config: Mapping[str, Any]) -> dict[str, Any]:
     model's Unigram. "$A </s>" (a pair: "$A </s> $B </s>", no second </s> where the ids end
     with one: tokenizer.py's skip_present_special) is set once the tokens are added. Decode
     (special_segments "siglip"): the text between special tokens decoded as sentencepiece's
-    decode_pieces, a space before a special token that follows text, the whole stripped. Not
-    said (left as known differences), each right after a special token: punctuation; a
-    character the model does not know, which merges with the dropped "<unk>" pieces; a literal
-    "\u2581" (the class's space, which the token's rstrip removes). ValueError naming the file
-    and the class for a model that is not a Unigram without byte fallback and user-defined
-    pieces."""
+    decode_pieces, a space before a special token that follows text, the whole stripped. The
+    punctuation and "\u2581" right after a special token go with its rstrip (added_token_rules
+    "siglip", set by Tokenizer.from_pretrained). Not said (a known difference): a character the
+    model does not know right after a special token, which merges with the dropped "<unk>"
+    pieces. ValueError naming the file and the class for a model that is not a Unigram without
+    byte fallback and user-defined pieces."""
     from .sentencepiece_model import ModelType, PieceType, SentencePieceModel
     from .spm_tokenizer_json import SPACE, spm_document
 
