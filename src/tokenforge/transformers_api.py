@@ -64,7 +64,18 @@ _TYPE_IDS = operator.attrgetter("type_ids")
 _ATTENTION_MASK = operator.attrgetter("attention_mask")
 _SPECIAL_TOKENS_MASK = operator.attrgetter("special_tokens_mask")
 _OFFSETS = operator.attrgetter("offsets")
+
+
 # The keywords of TransformersApi._encode_plus after add_special_tokens (tokenize passes them on).
+def _own_text(token: str, content: str | None) -> str:
+    """An added token's own text where its lstrip or rstrip grew the token (`token` the text its
+    span covers, `content` the added token of that id, or None); any other token as it is (the
+    text of an unknown piece has the unknown token's id too)."""
+    if content is None or token == content or not (token.startswith(content) or token.endswith(content)):
+        return token
+    return content
+
+
 _ENCODE_PLUS_KEYWORDS = frozenset(
     {
         "padding_strategy",
@@ -1032,7 +1043,7 @@ class TransformersApi:
             # Siglip's punctuation) its lstrip or rstrip took, as tokenizer.json files show it
             added = {a.id: a.content for a in self._spec.added_tokens if a.lstrip or a.rstrip}
             if added:
-                tokens = [added.get(i, t) for i, t in zip(encoded["input_ids"], tokens)]
+                tokens = [_own_text(t, added.get(i)) for i, t in zip(encoded["input_ids"], tokens)]
         return tokens
 
     # -- decoding as transformers ----------------------------------------------------------
