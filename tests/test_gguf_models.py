@@ -665,7 +665,7 @@ def test_added_token_rules_option_is_checked(tmp_path):
     _, fields = _hf_bpe("llama-bpe")
     tok = tokenforge.Tokenizer.from_file(_write(tmp_path / "phi3.gguf", "phi3", {**fields, "add_name": "Phi3"}))
     assert tok.spec.options["added_token_rules"] == "llama"
-    with pytest.raises(ValueError, match="added_token_rules must be one of 'hf', 'python', 'llama', got 'c'"):
+    with pytest.raises(ValueError, match="added_token_rules must be one of 'hf', 'python', 'llama', 'siglip', got 'c'"):
         tokenforge.Tokenizer.from_spec(
             dataclasses.replace(tok.spec, options={**tok.spec.options, "added_token_rules": "c"})
         )
