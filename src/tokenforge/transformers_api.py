@@ -66,16 +66,16 @@ _SPECIAL_TOKENS_MASK = operator.attrgetter("special_tokens_mask")
 _OFFSETS = operator.attrgetter("offsets")
 
 
-# The keywords of TransformersApi._encode_plus after add_special_tokens (tokenize passes them on).
 def _own_text(token: str, content: str | None) -> str:
     """An added token's own text where its lstrip or rstrip grew the token (`token` the text its
     span covers, `content` the added token of that id, or None); any other token as it is (the
     text of an unknown piece has the unknown token's id too)."""
-    if content is None or token == content or not (token.startswith(content) or token.endswith(content)):
-        return token
-    return content
+    if content is not None and (token.startswith(content) or token.endswith(content)):
+        return content
+    return token
 
 
+# The keywords of TransformersApi._encode_plus after add_special_tokens (tokenize passes them on).
 _ENCODE_PLUS_KEYWORDS = frozenset(
     {
         "padding_strategy",
