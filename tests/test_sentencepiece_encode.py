@@ -334,6 +334,21 @@ def test_three_byte_runs_of_every_length_match_sentencepiece(trained):
         assert ours.encode(after_long) == theirs.encode(after_long), name
 
 
+def test_segments_right_below_the_rebasing_match_sentencepiece(trained):
+    """Words after a run of unknown characters whose scores bring sentencepiece's sum to just
+    short of its rebasing (1e5 in magnitude), a character further each time, and past it: a
+    remembered segment is taken as it is only where no sum inside it can reach the rebasing,
+    and one-character segments and unknown runs rebase as sentencepiece does."""
+    words = " ".join(read_sample(p, 400) for p in corpus_files())
+    for name in ("unigram-nmt_nfkc-True-False", "unigram-identity-False-False"):
+        theirs, ours = _pair(trained, name)
+        unknown = min(theirs.get_score(i) for i in range(theirs.get_piece_size())) - 10
+        steps = int(1e5 / -unknown)
+        for run in range(steps - 60, steps + 3):
+            for text in ("한" * run + " " + words, "한" * run + words + "한" * run + words):
+                assert ours.encode(text) == theirs.encode(text), (name, run)
+
+
 def test_user_defined_symbols_starting_with_three_byte_characters_match_sentencepiece(tmp_path):
     """User-defined symbols that start with a CJK ideograph, one of three-byte characters the
     model has apart ("本日語"), one going on with a fullwidth letter that the map replaces

@@ -227,7 +227,6 @@ class SpmUnigramModel {
     }
     max_abs_score_ = std::max(max_abs_score_, std::fabs(double(node_scores_[vocab_.unk_id()])));
     trie_ = DoubleArrayTrie(std::move(keys));
-    one_node_limit_ = safe_limit(std::numeric_limits<double>::infinity(), 3);
     adjacency_ = PieceAdjacency(pieces);
     cacheable_ = vocab_.size() <= kIdMask;
     index_characters();
@@ -580,8 +579,12 @@ class SpmUnigramModel {
       release_if_large(float_best);
     }
   };
-  // Scores past this are too near sentencepiece's rebasing for remembered paths.
-  static constexpr double kRebaseNear = 9e4;
+  // sentencepiece rebases its sums where the best score at a character's start leaves
+  // [-kRebaseAt, kRebaseAt].
+  static constexpr float kRebaseAt = 1e5f;
+  // sentencepiece's best score at the start of a character where a segment begins (no node
+  // from before it reaches past it): rebased to 0 where it has left [-kRebaseAt, kRebaseAt].
+  static TF_INLINE float rebased(float sum) { return sum >= -kRebaseAt && sum <= kRebaseAt ? sum : 0.0f; }
 
   // A cache that remembered keys read with another escaping forgets them.
   static void reading(Cache& cache, bool escape) {
@@ -649,8 +652,8 @@ class SpmUnigramModel {
   }
 
   // Appends the batch's segments from slot k on (segment first + k) while they are one character
-  // (Batch::kOne) with a piece of its own, and sentencepiece's sum stays below one_node_limit_:
-  // one node each, no rival. Returns the slot where it stops (count, or one for append_segment).
+  // (Batch::kOne) with a piece of its own: one node each, no rival, so the sum is sentencepiece's
+  // with its rebasing. Returns the slot where it stops (count, or one for append_segment).
   // (A loop of its own, with its state in locals: the registers of the loop around it are taken.)
   template <bool kLengths>
   TF_INLINE size_t append_ones(const Text& text, size_t first, size_t k, size_t count, float& so_far, Out& out,
@@ -660,7 +663,6 @@ class SpmUnigramModel {
     const uint32_t* const infos = cache.infos.data() + first;
     const uint32_t* const ascii = ascii_ones_[text.escape];
     const float* const scores = node_scores_.data();
-    const float limit = one_node_limit_;
     const uint32_t unk = vocab_.unk_id();
     float sum = so_far;
     uint32_t* ids = out.end;
@@ -669,8 +671,8 @@ class SpmUnigramModel {
       const uint32_t start = cuts[k];
       const uint8_t lead = text.s[start];
       const uint32_t id = lead < 0x80 ? ascii[lead] : one_id(infos[k]);
-      if (TF_UNLIKELY(id == unk) || TF_UNLIKELY(!(std::fabs(sum) < limit))) break;
-      sum += scores[id];
+      if (TF_UNLIKELY(id == unk)) break;
+      sum = rebased(sum) + scores[id];
       *ids++ = id;
       if (kLengths) *lengths++ = cuts[k + 1] - start;
     }
@@ -693,11 +695,10 @@ class SpmUnigramModel {
     const size_t m = end - start;
     if (batch.kind[k] == Batch::kOne) {  // one node, no rival
       const uint32_t id = p[0] < 0x80 ? ascii_ones_[text.escape][p[0]] : one_id(cache.infos[segment]);
-      if (!(std::fabs(so_far) < one_node_limit_)) return float_path(text, start, end, so_far, out, cache);
-      so_far += node_scores_[id];
+      so_far = rebased(so_far) + node_scores_[id];
       return emit(id, p, m, out);
     }
-    if (batch.kind[k] == Batch::kUnknownRun) return unknown_run(text, start, end, so_far, out, cache);
+    if (batch.kind[k] == Batch::kUnknownRun) return unknown_run(text, start, end, so_far, out);
     std::vector<uint32_t>& path = cache.path;
     // The path: its limit (float bits; see safe_limit), then its nodes; none: no path that may
     // be taken as it is. A path read from a table lands in cache.entry, up to entry_end. (path
@@ -738,25 +739,22 @@ class SpmUnigramModel {
   }
 
   // Appends a run of lone unknowns s[start..end) (characters of up to 3 bytes, each with an
-  // unknown node alone): sentencepiece adds the unknown's score once per character, and the ids
-  // are one unknown (or bytes). Near its rebasing, the rest goes through float_path.
-  TF_INLINE void unknown_run(const Text& text, size_t start, size_t end, float& so_far, Out& out, Cache& cache) const {
+  // unknown node alone): sentencepiece adds the unknown's score once per character (rebasing
+  // the sum at a character's start as it does), and the ids are one unknown (or bytes).
+  TF_INLINE void unknown_run(const Text& text, size_t start, size_t end, float& so_far, Out& out) const {
     const float score = node_scores_[vocab_.unk_id()];
-    // Where no sum can reach the limit, the sums need no test: the k-th is within |so_far| +
+    float sum = so_far;  // (in a register)
+    // Where no sum can reach the rebasing, the sums need no test: the k-th is within |so_far| +
     // k |score| of zero exactly (k at most the run's bytes), and k float additions move it by
     // at most k half-spacings (2^-24 of it each).
     const double bytes = double(end - start);
-    if ((double(std::fabs(so_far)) + bytes * std::fabs(double(score))) * (1.0 + bytes * 0x1p-23) <
-        double(one_node_limit_)) {
-      float sum = so_far;  // (in a register)
+    if ((double(std::fabs(sum)) + bytes * std::fabs(double(score))) * (1.0 + bytes * 0x1p-23) < double(kRebaseAt)) {
       for (size_t at = start; at < end; at += kUtf8Lengths[text.s[at] >> 4]) sum += score;
-      so_far = sum;
-      return emit(vocab_.unk_id(), text.s + start, end - start, out);
+    } else {
+      for (size_t at = start; at < end; at += kUtf8Lengths[text.s[at] >> 4]) sum = rebased(sum) + score;
     }
-    size_t at = start;
-    for (; at < end && std::fabs(so_far) < one_node_limit_; at += utf8_length(text.s[at])) so_far += score;
-    if (at > start) emit(vocab_.unk_id(), text.s + start, at - start, out);
-    if (at < end) float_path(text, at, end, so_far, out, cache);
+    so_far = sum;
+    emit(vocab_.unk_id(), text.s + start, end - start, out);
   }
 
   // Appends node `id` over the model's input p[0..bytes) (as SpmVocab::write: byte fallback and
@@ -788,11 +786,12 @@ class SpmUnigramModel {
   // best path, which beats every rival at each of its nodes by `margin`, to be its path too.
   // Each float addition rounds by at most half the spacing of floats where the sums lie (below
   // |sum| + m * the largest score), and a node's sum takes at most m of them, so margin >
-  // m * that spacing suffices. Below kRebaseNear too: sentencepiece rebases its sums past 1e5.
+  // m * that spacing suffices. The sums must also stay inside sentencepiece's rebasing (within
+  // kRebaseAt, each off by at most m half-spacings of 2^-7 there).
   float safe_limit(double margin, size_t m) const {
     const double spacing_below = margin / double(m);  // the spacing must stay below this
     if (!(spacing_below > 0)) return 0;
-    double limit = kRebaseNear;
+    double limit = double(kRebaseAt) - double(m) * 0x1p-8;
     if (spacing_below < 1.0) {
       // Floats in [2^e, 2^(e+1)) are 2^(e-23) apart: take the largest e with 2^(e-23) < spacing_below.
       // (From the double's bits: ilogb() is its exponent, and 2^ilogb() equals it where its
@@ -917,7 +916,7 @@ class SpmUnigramModel {
     best[0].score = so_far;
     auto begin = [&](size_t from) {
       so_far = best[from].score;
-      if (so_far >= -1e5f && so_far <= 1e5f) return;
+      if (so_far >= -kRebaseAt && so_far <= kRebaseAt) return;
       for (size_t i = from; i <= std::min(lm, from + longest_); ++i)  // past it nothing is set yet
         if (i == from || best[i].starts_at != -1) best[i].score -= so_far;
       so_far = 0;
@@ -964,7 +963,6 @@ class SpmUnigramModel {
   double max_abs_score_ = 0;           // the largest magnitude of a node's score (a node has a byte at least)
   std::vector<float> node_scores_;     // by id, as the Viterbi search scores a node of the piece
   PieceAdjacency adjacency_;           // where texts are cut, and the id of each character alone
-  float one_node_limit_ = 0;           // a segment of one character (of up to 3 bytes) has one path: its safe_limit()
   bool cacheable_ = false;             // ids fit the remembered paths
   uint32_t ascii_ones_[2][0x80] = {};  // [escape][c]: the id of a segment of ASCII c alone
   mutable Pool<Cache> caches_;
