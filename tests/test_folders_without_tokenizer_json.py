@@ -391,6 +391,10 @@ def _same_as_python_class(folder: pathlib.Path, texts: list[str], targets: bool 
             got = ours.encode(text, add_special_tokens=add).ids
             assert got == want, (text, add)
             assert [ours.id_to_token(i) for i in got] == ref.convert_ids_to_tokens(want), (text, add)
+            assert ours.tokenize(text, add_special_tokens=add) == ref.tokenize(text, add_special_tokens=add), (
+                text,
+                add,
+            )
             assert (
                 ours(text, texts[0], add_special_tokens=add)["input_ids"]
                 == ref(text, texts[0], add_special_tokens=add)["input_ids"]
@@ -596,7 +600,7 @@ def test_marian_random_mixes_match_python_class(tmp_path):
     """Short random mixes of letters, whitespace, characters the models lack or their charsmap
     rewrites, U+2581, the special tokens and pieces of language codes (">>", "<<", codes
     vocab.json has and lacks): the same ids as MarianTokenizer, with and without the template,
-    for the text and for text_target, and the same decode of them."""
+    for the text and for text_target, the same decode of them and the same tokenize."""
     folder = _marian_folder(tmp_path, {})
     ref, ours = transformers.AutoTokenizer.from_pretrained(str(folder)), Tokenizer.from_pretrained(folder)
     alphabet = [*"ab cdE.,!?'-_ \t\n", "\x00", "\u200b", "\u00a0", "\u3000", "\u2581", "\u00e9", "e\u0301"]
@@ -611,6 +615,7 @@ def test_marian_random_mixes_match_python_class(tmp_path):
             assert got == want, (text, add)
             assert ours.decode(got, skip_special_tokens=False) == ref.decode(want), text
         assert ours(text_target=text)["input_ids"] == ref(text_target=text)["input_ids"], text
+        assert ours.tokenize(text) == ref.tokenize(text), text
 
 
 def _same_vocab_and_mask(folder: pathlib.Path, batch: list[str], padding: bool = True) -> tuple[Any, Tokenizer]:
@@ -864,8 +869,8 @@ def test_fast_bpe_folder_matches_python_class(tmp_path, kind, config):
 
 def test_gpt_sw3_random_mixes_match_python_class(tmp_path):
     """Random mixes of letters, the characters GPT-SW3's preprocess_text removes or makes spaces,
-    combining marks and Hangul jamo (NFC composes them), special tokens: the same ids and
-    decode as GPTSw3Tokenizer, on a byte-fallback model that keeps every space."""
+    combining marks and Hangul jamo (NFC composes them), special tokens: the same ids, decode
+    and tokenize as GPTSw3Tokenizer, on a byte-fallback model that keeps every space."""
     import random
 
     options = {"normalization_rule_name": "identity", "add_dummy_prefix": False, "remove_extra_whitespaces": False}
@@ -892,13 +897,14 @@ def test_gpt_sw3_random_mixes_match_python_class(tmp_path):
         ids = ref(text)["input_ids"]
         assert ours.encode(text).ids == ids, text
         assert ours.decode(ids, False) == ref.decode(ids), text
+        assert ours.tokenize(text) == ref.tokenize(text), text
 
 
 @pytest.mark.parametrize("kind", ["phobert", "ctrl"])
 def test_fast_bpe_random_mixes_match_python_class(tmp_path, kind):
     """Random mixes of words, Python's and Unicode's whitespace (U+001C, which only Python's re
-    splits at), special tokens, "@@" and "</w>" written in the text: the same ids and decode as
-    PhobertTokenizer and CTRLTokenizer."""
+    splits at), special tokens, "@@" and "</w>" written in the text: the same ids, decode and
+    tokenize as PhobertTokenizer and CTRLTokenizer."""
     import random
 
     folder = _phobert_folder(tmp_path, {}, kind)
@@ -913,6 +919,7 @@ def test_fast_bpe_random_mixes_match_python_class(tmp_path, kind):
         )
         ids = ref(text)["input_ids"]
         assert ours.encode(text).ids == ids, text
+        assert ours.tokenize(text) == ref.tokenize(text), text
         for skip in (False, True):
             assert ours.decode(ids, skip) == ref.decode(ids, skip_special_tokens=skip), (text, skip)
 

@@ -467,6 +467,11 @@ class SpmTokenizer:
         M2M100's, Marian's and GPT-SW3's convert_tokens_to_string: the ids between special tokens decoded on their own, each special token's text and set_segments' `before` and `after` (none with skip_special).
         """
 
+    def class_tokens(self, text: object, added: SpecialMatcher | None) -> list[str]:
+        """
+        The tokens a Python class over sentencepiece gives for a text where it keeps a vocabulary of its own (its tokenize): sentencepiece's pieces by their text, also where the vocabulary lacks one (an unknown run by its normalized text), a leading language code by its text, each added token `added` matches by its name.
+        """
+
     def set_pad_token(self, pad_token: str) -> None: ...
 
     def set_template(self, single: object, pair: object, default_process: bool = False, parts_typed: bool = False, skip_present_special: bool = False) -> None:

@@ -22,6 +22,7 @@ import dataclasses
 import importlib
 import itertools
 import operator
+import string
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -68,11 +69,16 @@ _OFFSETS = operator.attrgetter("offsets")
 
 def _own_text(token: str, content: str | None) -> str:
     """An added token's own text where its lstrip or rstrip grew the token (`token` the text its
-    span covers, `content` the added token of that id, or None); any other token as it is (the
-    text of an unknown piece has the unknown token's id too)."""
-    if content is not None and (token.startswith(content) or token.endswith(content)):
-        return content
-    return token
+    span covers, `content` the added token of that id, or None): what the strip took is spaces,
+    "▁" or (Siglip's) ASCII punctuation. Any other token as it is (the text of an unknown piece
+    has the unknown token's id too)."""
+    if content is None or token == content or content not in token:
+        return token
+    before, _, after = token.partition(content)
+    return content if all(c.isspace() or c in _STRIPPED for c in before + after) else token
+
+
+_STRIPPED = frozenset("\u2581" + string.punctuation)
 
 
 # The keywords of TransformersApi._encode_plus after add_special_tokens (tokenize passes them on).
@@ -997,10 +1003,7 @@ class TransformersApi:
         else:
             every = texts if pairs is None else texts + [p for p in pairs if p is not None]
         threads = batch_threads(len(texts), sum(map(len, every)))
-        k = self._kernel
-        added = self._added(k.default_allowed, k.default_disallowed, every)
-        if split_special_tokens is not None and split_special_tokens != self._split_special():
-            added = self._split_matcher(split_special_tokens)
+        added = self._call_matcher(every, split_special_tokens)
         return self._native.encode_batch_with(  # type: ignore[no-any-return]
             texts,
             pairs,
@@ -1012,6 +1015,14 @@ class TransformersApi:
             pad_token,
             is_pretokenized=is_split_into_words,
         )
+
+    def _call_matcher(self, texts: Sequence[str | None], split_special_tokens: bool | None) -> Any:
+        """The added-token matcher of a call over `texts` (the tokenizer's default policy, or
+        this call's split_special_tokens where it differs)."""
+        if split_special_tokens is not None and split_special_tokens != self._split_special():
+            return self._split_matcher(split_special_tokens)
+        k = self._kernel
+        return self._added(k.default_allowed, k.default_disallowed, texts)
 
     def _split_special(self) -> bool:
         """The tokenizer's split_special_tokens (False where its kernel has no such option)."""
@@ -1034,17 +1045,68 @@ class TransformersApi:
     def tokenize(self, text: Any, pair: Any = None, add_special_tokens: bool = False, **kwargs: Any) -> list[str]:
         """The tokens of a text (or a pair), without special tokens unless add_special_tokens,
         as transformers' tokenize: keywords of its _encode_plus (is_split_into_words,
-        split_special_tokens, ...) apply, others are ignored, as there."""
+        split_special_tokens, ...) apply, others are ignored, as there. A folder transformers
+        runs with a Python class tokenizes the text alone, as that class does (no pair, no
+        special tokens)."""
         known = {k: v for k, v in kwargs.items() if k in _ENCODE_PLUS_KEYWORDS}
+        config = self.config
+        python_class = "special_segments" in self._kernel.options or (
+            config is not None and config.transformers_class in PIPELINE_CLASSES
+        )
+        if python_class:  # (a Python class's tokenize reads the text alone: no pair, no special tokens)
+            pair, add_special_tokens = None, False
         encoded = self._encode_plus(text, pair, add_special_tokens, **known)
         tokens: list[str] = encoded.tokens()
-        if "special_segments" in self._kernel.options:
-            # a Python class's tokenize gives an added token's own text, not with the spaces (or
-            # Siglip's punctuation) its lstrip or rstrip took, as tokenizer.json files show it
-            added = {a.id: a.content for a in self._spec.added_tokens if a.lstrip or a.rstrip}
-            if added:
-                tokens = [_own_text(t, added.get(i)) for i, t in zip(encoded["input_ids"], tokens)]
+        if python_class:
+            # each token by its id's name (an added token's own text, not with the spaces or
+            # Siglip's punctuation its lstrip or rstrip took), a piece the vocabulary lacks by its
+            # text (the encoding's, where its pipeline names it so: Siglip's)
+            ids = encoded["input_ids"]
+            unknown, unknown_token = self.unk_token_id, self.unk_token
+            names = self.convert_ids_to_tokens(ids)
+            tokens = [_own_text(t, unknown_token) if i == unknown else n for i, t, n in zip(ids, tokens, names)]
+            if not known.get("is_split_into_words") and unknown in ids:
+                tokens = self._class_tokens(encoded, tokens, text, known.get("split_special_tokens"))
         return tokens
+
+    def _class_tokens(
+        self, encoded: BatchEncoding, tokens: list[str], text: Any, split_special_tokens: bool | None
+    ) -> list[str]:
+        """`tokens` with each unknown id's token as the Python class shows it: the piece its
+        vocabulary lacks, by its text. Over sentencepiece with a vocabulary of its own (M2M100,
+        Marian, PLBart, the SentencePieceBackend classes): sentencepiece's piece
+        (SpmTokenizer.class_tokens); over a WordLevel model (Wav2Vec2-CTC, ESM): the word, as the
+        pipeline's pre_tokenize shows it; over fastBPE (PhoBERT, CTRL): the piece's text, with
+        "@@" where its word goes on. Pieces go to the text's tokens in order (from the end where
+        truncation cut the left side)."""
+        if not isinstance(text, str):
+            return tokens
+        matcher = self._call_matcher([text], split_special_tokens)
+        model = self._spec.model.get("type") if isinstance(self._spec.model, Mapping) else None
+        row = encoded._encoding("tokens", 0)
+        if hasattr(self._native, "class_tokens") and "vocabulary" in self._spec.options:
+            pieces = list(self._native.class_tokens(text, matcher))
+        elif model == "WordLevel" and hasattr(self._native, "pre_tokenize"):
+            pieces = [word for word, _ in self._native.pre_tokenize(text, matcher)]
+        elif model == "FastBPE":
+            words = row.word_ids
+            pieces = [
+                text[a:b] + ("@@" if k + 1 < len(words) and words[k + 1] == words[k] else "")
+                for k, (a, b) in enumerate(row.offsets)
+            ]
+        else:
+            return tokens
+        unknown = self.unk_token_id
+        ids = encoded["input_ids"]
+        at = list(range(len(ids)))
+        if len(at) != len(pieces) and self.truncation_side == "left":
+            at, pieces = at[::-1], pieces[::-1]
+        out = list(tokens)
+        unknown_token = self.unk_token
+        for i, piece in zip(at, pieces):
+            if ids[i] == unknown:
+                out[i] = _own_text(piece, unknown_token)  # (the unknown token itself, stripped)
+        return out
 
     # -- decoding as transformers ----------------------------------------------------------
 

@@ -17,6 +17,7 @@
 // preprocess_text) gives that rewrite as a staged-pipeline normalizer (normalizers/normalizer.h),
 // the encoder's `pre`: offsets then map back through its alignments.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -240,8 +241,9 @@ struct SpmOutput {
   // The class's vocabulary: the id of a run of unknown characters (the model's unknown id; a
   // piece whose text is the run's) and of a language code, where it lists their text.
   std::unordered_map<std::string, uint32_t> vocabulary;
-  uint32_t unknown = 0;        // the id of a text the vocabulary lacks
-  uint32_t model_unknown = 0;  // the model's unknown id
+  uint32_t unknown = 0;             // the id of a text the vocabulary lacks
+  uint32_t model_unknown = 0;       // the model's unknown id
+  std::vector<std::string> pieces;  // by model id, its piece's text (what the class's tokenize shows)
   // leading_code: a stretch that starts with ">>" and has "<<" after is cut after the first
   // "<<" (MarianTokenizer's remove_language_code), that code one token; the rest is encoded as
   // a text of its own.
@@ -298,6 +300,38 @@ class SpmPipeline {
         },
         [&](const SpecialMatch& m) { out.push_back(m.id); });
     return true;
+  }
+
+  // The tokens the class's tokenize gives for s[0..n) where output gives ids of its own (with
+  // the same `added`, matched or not): sentencepiece's pieces by their text (a run of unknown
+  // characters by its normalized text, as encode(out_type=str) shows it), where the class's
+  // vocabulary lacks one too; a leading language code by its text; each added token by
+  // names[id].
+  void class_tokens(const uint8_t* s, size_t n, const SpecialMatcher* added, const std::vector<std::string>& names,
+                    std::vector<std::string>& out) const {
+    std::vector<uint32_t> ids;
+    std::vector<std::string> unknowns;
+    split_at_matches(
+        added, s, n,
+        [&](size_t from, size_t to) {
+          const uint8_t* text = s + from;
+          const size_t code = output_.code_length(text, to - from);
+          if (code) out.emplace_back(reinterpret_cast<const char*>(text), code);
+          ids.clear();
+          unknowns.clear();
+          encoder_.encode(text + code, to - from - code, ids);
+          const uint32_t unknown = output_.model_unknown;
+          if (std::find(ids.begin(), ids.end(), unknown) != ids.end())
+            encoder_.unknown_texts(text + code, to - from - code, unknown, unknowns);
+          size_t k = 0;
+          for (uint32_t id : ids) {
+            if (id == unknown && k < unknowns.size())
+              out.push_back(unknowns[k++]);
+            else
+              out.push_back(id < output_.pieces.size() ? output_.pieces[id] : std::string());
+          }
+        },
+        [&](const SpecialMatch& m) { out.push_back(m.id < names.size() ? names[m.id] : std::string()); });
   }
 
  private:

@@ -188,6 +188,15 @@ class PySpmTokenizer : public PyPipeline<SpmPipeline> {
   // ids between special tokens decoded on their own (control pieces invisible), each special
   // token's text (and around it what set_segments says: Marian's space after, GPT-SW3's before
   // the text before it); with skip_special the special ids left out and the rest decoded as one.
+  // SpmPipeline::class_tokens of one text, the added tokens named as the tokenizer names them.
+  std::vector<std::string> class_tokens(nb::handle text, const SpecialMatcher* added) const {
+    const Text t = utf8_of(text);
+    const std::shared_ptr<const TokenNames> names = this->names();
+    std::vector<std::string> out;
+    tok_.class_tokens(t.data, t.size, added, names->by_id, out);
+    return out;
+  }
+
   nb::str decode_segments(nb::handle ids_seq, bool skip_special) const {
     const size_t size = names_->by_id.size();
     std::vector<uint32_t> ids = vocabulary_ids(ids_seq, size);
@@ -271,7 +280,9 @@ void def_spm_init(nb::class_<PySpmTokenizer>& c) {
           throw nb::value_error("SpmTokenizer: the unknown id has no name in names");
         if (!decode_ids.empty() && decode_ids.size() != names.size())
           throw nb::value_error("SpmTokenizer: decode_ids must give one id for each name");
-        SpmOutput output{std::move(ids), std::move(vocabulary), unknown, model.vocab().unk_id(), leading_code};
+        SpmOutput output{std::move(ids), std::move(vocabulary), unknown, model.vocab().unk_id(), {}, leading_code};
+        if (!output.ids.empty())
+          for (uint32_t id = 0; id < model.vocab().size(); ++id) output.pieces.push_back(model.vocab().text(id));
         std::shared_ptr<const Normalizer> pre;
         if (!pre_normalizer.is_none()) {
           const OptionValue stage = stage_of(pre_normalizer, "pre_normalizer", "normalizers");
@@ -590,6 +601,11 @@ void bind_pipelines(nb::module_& m) {
                     "M2M100's, Marian's and GPT-SW3's convert_tokens_to_string: the ids between special tokens "
                     "decoded on their own, each special token's text and set_segments' `before` and `after` (none "
                     "with skip_special).");
+  spm_tokenizer.def("class_tokens", &PySpmTokenizer::class_tokens, nb::arg("text"), nb::arg("added").none(),
+                    "The tokens a Python class over sentencepiece gives for a text where it keeps a vocabulary of "
+                    "its own (its tokenize): sentencepiece's pieces by their text, also where the vocabulary lacks "
+                    "one (an unknown run by its normalized text), a leading language code by its text, each added "
+                    "token `added` matches by its name.");
   bind_pipeline(spm_tokenizer, nb::none(),
                 "Encode a text, or a pair of texts, with truncation, template and padding as set. Special-token "
                 "text (<s>) is plain text unless in allowed_special (None: the pipeline's default, () or, with a "
