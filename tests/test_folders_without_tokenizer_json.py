@@ -373,7 +373,8 @@ def _m2m100_folder(tmp_path: pathlib.Path, config: dict, missing: str | None = N
 def _same_as_python_class(folder: pathlib.Path, texts: list[str], targets: bool = True, past: int = 8) -> None:
     """AutoTokenizer's Python class (no backend_tokenizer, no offsets) and from_pretrained: the
     special tokens, ids with and without special tokens (a pair's too), the tokens of those ids,
-    decode with and without special tokens and clean-up, text_target's labels."""
+    tokenize (unknown pieces by their text), decode with and without special tokens and
+    clean-up, text_target's labels."""
     ref = transformers.AutoTokenizer.from_pretrained(str(folder), local_files_only=True)
     assert not ref.is_fast
     with warnings.catch_warnings():

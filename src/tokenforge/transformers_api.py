@@ -1083,12 +1083,12 @@ class TransformersApi:
             return tokens
         matcher = self._call_matcher([text], split_special_tokens)
         model = self._spec.model.get("type") if isinstance(self._spec.model, Mapping) else None
-        row = encoded._encoding("tokens", 0)
         if hasattr(self._native, "class_tokens") and "vocabulary" in self._spec.options:
             pieces = list(self._native.class_tokens(text, matcher))
         elif model == "WordLevel" and hasattr(self._native, "pre_tokenize"):
             pieces = [word for word, _ in self._native.pre_tokenize(text, matcher)]
         elif model == "FastBPE":
+            row = encoded._encoding("tokens", 0)
             words = row.word_ids
             pieces = [
                 text[a:b] + ("@@" if k + 1 < len(words) and words[k + 1] == words[k] else "")

@@ -184,10 +184,6 @@ class PySpmTokenizer : public PyPipeline<SpmPipeline> {
       if (id < is_special_.size()) is_special_[id] = 1, special_text_[id] = text;
   }
 
-  // M2M100Tokenizer's, MarianTokenizer's and GPTSw3Tokenizer's convert_tokens_to_string: the
-  // ids between special tokens decoded on their own (control pieces invisible), each special
-  // token's text (and around it what set_segments says: Marian's space after, GPT-SW3's before
-  // the text before it); with skip_special the special ids left out and the rest decoded as one.
   // SpmPipeline::class_tokens of one text, the added tokens named as the tokenizer names them.
   std::vector<std::string> class_tokens(nb::handle text, const SpecialMatcher* added) const {
     const Text t = utf8_of(text);
@@ -197,6 +193,10 @@ class PySpmTokenizer : public PyPipeline<SpmPipeline> {
     return out;
   }
 
+  // M2M100Tokenizer's, MarianTokenizer's and GPTSw3Tokenizer's convert_tokens_to_string: the
+  // ids between special tokens decoded on their own (control pieces invisible), each special
+  // token's text (and around it what set_segments says: Marian's space after, GPT-SW3's before
+  // the text before it); with skip_special the special ids left out and the rest decoded as one.
   nb::str decode_segments(nb::handle ids_seq, bool skip_special) const {
     const size_t size = names_->by_id.size();
     std::vector<uint32_t> ids = vocabulary_ids(ids_seq, size);
