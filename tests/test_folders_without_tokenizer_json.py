@@ -1349,6 +1349,27 @@ def test_esm_folder_matches_python_class(tmp_path, config, tokens):
     _same_as_python_class(folder, texts, targets=False, past=0)
 
 
+def test_esm_and_wav2vec2_random_mixes_tokenize_as_python_class(tmp_path):
+    """Random mixes of vocabulary tokens, letters and words neither has, the special tokens and
+    whitespace (Unicode's too): tokenize as EsmTokenizer's and Wav2Vec2CTCTokenizer's (a word or
+    character the vocabulary lacks by its text, each special token by its own text), and the
+    same ids."""
+    rng = random.Random(13)
+    esm = _esm_folder(tmp_path, {})
+    wav2vec2 = _wav2vec2_folder(tmp_path, {}, "lower")
+    alphabet = [*"LAGVX.-ab z?", "Hello", "ŋ", "日", "\U0001f389", " ", "  ", "\t", "\n", "\u3000", "\xa0"]
+    alphabet += ["<cls>", "<eos>", "<unk>", "<mask>", "[UNK]", "[PAD]", "<s>", "|", "é"]
+    for folder in (esm, wav2vec2):
+        ref = transformers.AutoTokenizer.from_pretrained(str(folder), local_files_only=True)
+        ours = Tokenizer.from_pretrained(folder)
+        for _ in range(300):
+            text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 10)))
+            if folder == esm and _PYTHON_ONLY_SPACE.search(text):
+                continue
+            assert ours.encode(text, add_special_tokens=False).ids == ref(text, add_special_tokens=False)["input_ids"]
+            assert ours.tokenize(text) == ref.tokenize(text), (folder.name, text)
+
+
 def test_esm_refusals(tmp_path):
     """A token listed twice (the class gives it two ids), no unknown token, no eos token (the
     class refuses pairs then): ValueError naming vocab.txt (and the line)."""
