@@ -321,11 +321,13 @@ class SpmPipeline {
           unknowns.clear();
           encoder_.encode(text + code, to - from - code, ids);
           const uint32_t unknown = output_.model_unknown;
-          if (std::find(ids.begin(), ids.end(), unknown) != ids.end())
-            encoder_.unknown_texts(text + code, to - from - code, unknown, unknowns);
+          const size_t runs = size_t(std::count(ids.begin(), ids.end(), unknown));
+          if (runs) encoder_.unknown_texts(text + code, to - from - code, unknown, unknowns);
+          if (unknowns.size() != runs)
+            throw std::logic_error("SpmPipeline: the unknown runs differ between two passes");  // (as give_ids)
           size_t k = 0;
           for (uint32_t id : ids) {
-            if (id == unknown && k < unknowns.size())
+            if (id == unknown)
               out.push_back(unknowns[k++]);
             else
               out.push_back(id < output_.pieces.size() ? output_.pieces[id] : std::string());

@@ -138,6 +138,14 @@ class PyByteLevelBpe : public PyPipeline<ByteLevelBpePipeline> {
   const Encoder& encoder_;
 };
 
+// Each piece's text of a sentencepiece model, by id.
+std::vector<std::string> pieces_of(const SpmVocab& vocab) {
+  std::vector<std::string> pieces;
+  pieces.reserve(vocab.size());
+  for (uint32_t id = 0; id < vocab.size(); ++id) pieces.push_back(vocab.text(id));
+  return pieces;
+}
+
 // sentencepiece's pipeline over a model object and a normalizer object (both kept alive by the
 // binding), with its decoder. A class with a vocabulary of its own beside the model
 // (transformers' MarianTokenizer) gives `names` (its tokens by id), the SpmOutput that makes the
@@ -238,12 +246,6 @@ class PySpmTokenizer : public PyPipeline<SpmPipeline> {
     for (uint32_t id = 0; id < vocab.size(); ++id) starts[id] = vocab.text(id).rfind("\xE2\x96\x81", 0) == 0;
     return starts;
   }
-  static std::vector<std::string> pieces_of(const SpmVocab& vocab) {
-    std::vector<std::string> pieces;
-    pieces.reserve(vocab.size());
-    for (uint32_t id = 0; id < vocab.size(); ++id) pieces.push_back(vocab.text(id));
-    return pieces;
-  }
 
   SpmDecoder decoder_;
   std::vector<uint32_t> decode_ids_;  // by id, the id the decoder reads (empty: the same)
@@ -281,8 +283,7 @@ void def_spm_init(nb::class_<PySpmTokenizer>& c) {
         if (!decode_ids.empty() && decode_ids.size() != names.size())
           throw nb::value_error("SpmTokenizer: decode_ids must give one id for each name");
         SpmOutput output{std::move(ids), std::move(vocabulary), unknown, model.vocab().unk_id(), {}, leading_code};
-        if (!output.ids.empty())
-          for (uint32_t id = 0; id < model.vocab().size(); ++id) output.pieces.push_back(model.vocab().text(id));
+        if (!output.ids.empty()) output.pieces = pieces_of(model.vocab());
         std::shared_ptr<const Normalizer> pre;
         if (!pre_normalizer.is_none()) {
           const OptionValue stage = stage_of(pre_normalizer, "pre_normalizer", "normalizers");
