@@ -134,3 +134,83 @@ def test_corrupt_and_truncated_files_are_refused_clearly(tmp_path):
     path.write_bytes(b"")
     with pytest.raises(ValueError, match="no pieces"):
         SentencePieceModel.read(path)
+
+
+def _message(*fields: tuple[int, int, int | bytes]) -> bytes:
+    from tokenforge.formats import protobuf as pb
+
+    return pb.serialize([pb.Field(*f) for f in fields])
+
+
+def _piece_field(*fields: tuple[int, int, int | bytes]) -> tuple[int, int, bytes]:
+    return (1, 2, _message(*fields))
+
+
+GOOD_PIECE = _piece_field((1, 2, b"a"), (2, 5, 0x3F800000), (3, 0, 1))
+TRAINER = (2, 2, _message((3, 0, 1)))  # model_type UNIGRAM
+
+
+@pytest.mark.parametrize(
+    ("data", "where", "message"),
+    [
+        # the top level's wire format, checked before any piece
+        (b"\x00", "ModelProto", "field number 0 at byte 0 (corrupt data)"),
+        (b"\x08" + b"\xff" * 10 + b"\x01", "ModelProto", "varint at byte 1 is longer than 10 bytes (corrupt data)"),
+        (b"\x08\x80", "ModelProto", "varint at byte 1 runs past the end of the data (truncated file?)"),
+        (b"\x0b", "ModelProto", "field 1 at byte 0 has wire type 3, which this format never uses (corrupt data)"),
+        (b"\x15\x01\x02", "ModelProto", "field 2 at byte 0 runs past the end (truncated file?)"),
+        (b"\x0a\x05ab", "ModelProto", "field 1 at byte 0 claims 5 bytes, past the end (truncated file?)"),
+        (
+            _message(_piece_field((1, 2, b"\xff")), GOOD_PIECE) + b"\x12\x09",
+            "ModelProto",
+            "field 2 at byte 17 claims 9",
+        ),
+        # each piece's message: offsets inside it, its wire format before its fields' meaning
+        (_message(GOOD_PIECE, _piece_field((1, 2, b"\xff")), TRAINER), "piece 1", "field 1 is not valid UTF-8 text"),
+        (_message(_piece_field((1, 2, b"\xed\xa0\x80")), TRAINER), "piece 0", "field 1 is not valid UTF-8 text"),
+        (_message(_piece_field((1, 2, b"\xc0\x80")), TRAINER), "piece 0", "field 1 is not valid UTF-8 text"),
+        (_message(GOOD_PIECE, _piece_field((1, 2, b"b"), (3, 0, 7)), TRAINER), "piece 1", "unknown piece type 7"),
+        (_message(_piece_field((1, 2, b"a"), (2, 0, 5)), TRAINER), "piece 0", "field 2 has wire type 0, expected 5"),
+        (_message(_piece_field((1, 0, 5)), TRAINER), "piece 0", "field 1 has wire type 0, expected 2"),
+        (_message(_piece_field((2, 5, 0)), TRAINER), "piece 0", "a piece must have non-empty text"),
+        (_message(_piece_field((1, 2, b"")), TRAINER), "piece 0", "a piece must have non-empty text"),
+        (_message(_piece_field((3, 0, 9)), TRAINER), "piece 0", "unknown piece type 9"),
+        (_message((1, 2, b"\x18\x09\x0a\x04ab")), "piece 0", "field 1 at byte 2 claims 4 bytes, past the end"),
+        (_message(GOOD_PIECE, GOOD_PIECE, TRAINER), "piece 1", "'a' repeats piece 0"),
+    ],
+)
+def test_wire_and_piece_errors_say_where(data, where, message):
+    """Each fault of the wire format or of a piece: a FormatError naming the file, where it lies
+    (the top level, or the piece by number with byte offsets inside its message) and what."""
+    from tokenforge.errors import FormatError
+
+    with pytest.raises(FormatError) as info:
+        SentencePieceModel.from_bytes(data, "hand.model")
+    assert (info.value.path, info.value.where) == ("hand.model", where)
+    assert info.value.message.startswith(message), info.value.message
+
+
+def test_pieces_read_with_their_scores_types_and_other_fields():
+    """Scores as the file's 32-bit floats, every piece type, fields a piece does not use skipped,
+    top-level fields tokenforge does not read kept in order and written back as they were."""
+    pieces = [
+        _piece_field((1, 2, b"<unk>"), (2, 5, 0), (3, 0, 2)),
+        _piece_field((4, 0, 3), (1, 2, "▁日本".encode()), (2, 5, 0xC0490FDB)),  # (an unknown field first)
+        _piece_field((1, 2, b"<0x41>"), (3, 0, 6), (2, 5, 0x7F7FFFFF)),
+        _piece_field((1, 2, b"x"), (3, 0, 5)),
+    ]
+    data = _message(pieces[0], (60, 0, 2**64 - 1), *pieces[1:], TRAINER, (7, 2, b"raw"), (9, 5, 1234))
+    model = SentencePieceModel.from_bytes(data, "hand.model")
+    assert [(p.piece, p.score, p.type) for p in model.pieces] == [
+        ("<unk>", 0.0, PieceType.UNKNOWN),
+        ("▁日本", -3.1415927410125732, PieceType.NORMAL),
+        ("<0x41>", 3.4028234663852886e38, PieceType.BYTE),
+        ("x", 0.0, PieceType.UNUSED),
+    ]
+    assert all(type(p.type) is PieceType for p in model.pieces)
+    assert [(f.number, f.wire_type, f.value) for f in model.unknown] == [
+        (60, 0, 2**64 - 1),
+        (7, 2, b"raw"),
+        (9, 5, 1234),
+    ]
+    assert model.trainer_spec["model_type"] == ModelType.UNIGRAM

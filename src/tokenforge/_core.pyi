@@ -133,6 +133,11 @@ class WordPieceTrainer:
         Up to `merges` more merges: [(left id, right id), ...], each making the next id.
         """
 
+def spm_model_records(data: bytes) -> tuple:
+    """
+    The pieces of a sentencepiece ModelProto's bytes as (texts, scores, types, others, error): its other top-level fields as (number, wire type, value: int or bytes) in file order, and the first problem in the wire format or a piece as (where, message), or None (then the lists stop there).
+    """
+
 class SpmNormalizer:
     """sentencepiece's normalizer from a model's normalizer spec."""
 

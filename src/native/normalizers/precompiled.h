@@ -19,6 +19,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/utf8.h"
 #include "normalizers/normalizer.h"
 #include "normalizers/spm_charsmap.h"
 #include "unicode/graphemes.h"
@@ -30,7 +31,8 @@ class PrecompiledNormalizer : public Normalizer {
  public:
   explicit PrecompiledNormalizer(std::string_view charsmap) : map_(charsmap) {
     if (map_.empty()) throw std::invalid_argument("precompiled_charsmap: empty (HF cannot parse it either)");
-    if (!valid_utf8(map_.replacements()))
+    if (const std::string_view r = map_.replacements();
+        !valid_utf8(reinterpret_cast<const uint8_t*>(r.data()), r.size()))
       throw std::invalid_argument("precompiled_charsmap: its replacement strings are not valid UTF-8");
     // Whether a key starts with each byte: a character that starts with no such byte is never
     // looked up.
@@ -124,29 +126,6 @@ class PrecompiledNormalizer : public Normalizer {
       }
       start = end;
     }
-  }
-
-  // Whether s is UTF-8 as Rust's String::from_utf8 takes it (no overlong forms, surrogates or
-  // code points past U+10FFFF).
-  static bool valid_utf8(std::string_view s) {
-    const uint8_t* p = reinterpret_cast<const uint8_t*>(s.data());
-    for (size_t i = 0, n = s.size(); i < n;) {
-      const uint8_t b = p[i];
-      if (b < 0x80) {
-        ++i;
-        continue;
-      }
-      const size_t len = b >= 0xC2 && b < 0xE0 ? 2 : b >= 0xE0 && b < 0xF0 ? 3 : b >= 0xF0 && b < 0xF5 ? 4 : 0;
-      if (len == 0 || i + len > n) return false;
-      for (size_t k = 1; k < len; ++k)
-        if ((p[i + k] & 0xC0) != 0x80) return false;
-      size_t ignored;
-      const uint32_t cp = decode_utf8(p + i, len, ignored);
-      if ((len == 3 && (cp < 0x800 || (cp >= 0xD800 && cp < 0xE000))) || (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)))
-        return false;
-      i += len;
-    }
-    return true;
   }
 
   static size_t count_chars(std::string_view s) {

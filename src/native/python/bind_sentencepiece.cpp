@@ -2,7 +2,8 @@
 // and BPE trainers (trainers/unigram_trainer.h, trainers/spm_bpe_trainer.h over
 // trainers/spm_training_corpus.h; tokenforge/trainers/sentencepiece.py drives them), the BPE and
 // Unigram models with their sampling (models/sentencepiece/), and SpmEncoder, a model behind its
-// normalizer (pipelines/spm_tokenizer.h, the models called as pipelines/spm_models.h says). The
+// normalizer (pipelines/spm_tokenizer.h, the models called as pipelines/spm_models.h says), and
+// spm_model_records, the pieces of a `.model` file (formats/spm_model_file.h). The
 // Tokenizer pipeline over the same objects, SpmTokenizer, is in python/bind_pipelines.cpp;
 // conversions come from python/convert.h.
 #include <algorithm>
@@ -18,6 +19,7 @@
 #include <nanobind/nanobind.h>
 
 #include "base/parallel.h"
+#include "formats/spm_model_file.h"
 #include "models/sentencepiece/spm_bpe.h"
 #include "models/sentencepiece/spm_unigram.h"
 #include "models/sentencepiece/spm_vocab.h"
@@ -129,6 +131,39 @@ nb::class_<Trainer> bind_spm_trainer(nb::module_& m, const char* name, const cha
 }  // namespace
 
 void bind_sentencepiece(nb::module_& m) {
+  m.def(
+      "spm_model_records",
+      [](nb::bytes data) {
+        const auto* bytes = reinterpret_cast<const uint8_t*>(data.c_str());
+        SpmModelRecords records;
+        {
+          nb::gil_scoped_release release;
+          records = read_spm_model_records(bytes, data.size());
+        }
+        const size_t n = records.pieces.size();
+        nb::list texts, scores, types, others;
+        for (size_t i = 0; i < n; ++i) {
+          const SpmPieceRecord& p = records.pieces[i];
+          PyObject* text = PyUnicode_DecodeUTF8(data.c_str() + p.start, Py_ssize_t(p.length), nullptr);
+          if (text == nullptr) throw nb::python_error();  // (checked UTF-8: memory only)
+          texts.append(nb::steal(text));
+          scores.append(double(p.score));
+          types.append(int(p.type));
+        }
+        for (const SpmOtherField& f : records.others) {
+          nb::object value = f.wire_type == 2 ? nb::object(nb::bytes(data.c_str() + f.start, f.length))
+                                              : nb::object(nb::int_(f.value));
+          others.append(nb::make_tuple(nb::int_(f.number), int(f.wire_type), value));
+        }
+        nb::object error =
+            records.error.empty() ? nb::none() : nb::object(nb::make_tuple(records.error_where, records.error));
+        return nb::make_tuple(texts, scores, types, others, error);
+      },
+      nb::arg("data"),
+      "The pieces of a sentencepiece ModelProto's bytes as (texts, scores, types, others, error): "
+      "its other top-level fields as (number, wire type, value: int or bytes) in file order, and "
+      "the first problem in the wire format or a piece as (where, message), or None (then the "
+      "lists stop there).");
   nb::class_<SpmNormalizer>(m, "SpmNormalizer", "sentencepiece's normalizer from a model's normalizer spec.")
       .def(
           "__init__",

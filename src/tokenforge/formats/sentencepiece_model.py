@@ -1,9 +1,12 @@
 """sentencepiece's `.model` file: the `ModelProto` message (pieces with scores and types, the
 trainer spec, the normalizer spec), read and written without the protobuf library.
 
-Every field of the messages is kept: the ones listed below are decoded to Python values, any
-other (a newer sentencepiece's) is carried as raw bytes and written back as it was, so a file
-read and written again loads the same in sentencepiece. Writes are atomic.
+The pieces, most of a file, are read natively (`_core.spm_model_records`, the extension's
+formats/spm_model_file.h: the same checks and words as formats/protobuf.py, which reads the
+specs and writes the whole). Every field of the messages is kept: the ones listed below are
+decoded to Python values, any other (a newer sentencepiece's) is carried as raw bytes and
+written back as it was, so a file read and written again loads the same in sentencepiece.
+Writes are atomic.
 
 Reading checks the wire format (a FormatError naming the file and the message at fault);
 `SentencePieceModel.validate()` checks, before a model is used, what sentencepiece's
@@ -22,6 +25,7 @@ from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import Any
 
+from .. import _core
 from . import protobuf as pb
 from .atomic import write_files_atomically
 from .validation import FormatError
@@ -214,18 +218,20 @@ class SentencePieceModel:
         """The model in `data`; `where` (the file's path) names it in errors (FormatError)."""
         path = where
         model = cls(pieces=[], path=path)
+        texts, scores, types, others, error = _core.spm_model_records(bytes(data))
+        if error is not None:
+            pb.fail(error[0], error[1], path)
+        model.pieces = [Piece(t, s, _PIECE_TYPE_OF[k]) for t, s, k in zip(texts, scores, types)]
         seen_specs = False
-        for f in pb.parse(data, "ModelProto", path):
-            value = f.value
-            if f.number == 1 and isinstance(value, bytes):
-                model.pieces.append(_piece(value, f"piece {len(model.pieces)}", path))
-            elif f.number == 2 and isinstance(value, bytes):
+        for number, wire_type, value in others:
+            f = pb.Field(number, wire_type, value)
+            if number == 2 and isinstance(value, bytes):
                 model.trainer_spec = Spec.parse(TRAINER_SPEC, value, "trainer_spec", path)
                 seen_specs = True
-            elif f.number == 3 and isinstance(value, bytes):
+            elif number == 3 and isinstance(value, bytes):
                 model.normalizer_spec = Spec.parse(NORMALIZER_SPEC, value, "normalizer_spec", path)
                 seen_specs = True
-            elif f.number == 5 and isinstance(value, bytes):
+            elif number == 5 and isinstance(value, bytes):
                 model.denormalizer_spec = Spec.parse(NORMALIZER_SPEC, value, "denormalizer_spec", path)
             else:
                 model.unknown.append(f)
@@ -233,11 +239,12 @@ class SentencePieceModel:
             raise FormatError(path, "", "no pieces: not a sentencepiece model (or an empty one)")
         if not seen_specs and model.unknown:
             raise FormatError(path, "", "not a sentencepiece model (no trainer or normalizer spec)")
-        seen: dict[str, int] = {}
-        for i, p in enumerate(model.pieces):
-            if p.piece in seen:
-                raise FormatError(path, f"piece {i}", f"{p.piece!r} repeats piece {seen[p.piece]}")
-            seen[p.piece] = i
+        if len(set(texts)) != len(texts):
+            seen: dict[str, int] = {}
+            for i, text in enumerate(texts):
+                if text in seen:
+                    raise FormatError(path, f"piece {i}", f"{text!r} repeats piece {seen[text]}")
+                seen[text] = i
         return model
 
     def validate(self) -> None:
@@ -286,7 +293,8 @@ class SentencePieceModel:
             or not set(types) <= _PIECE_TYPES
         ):
             _locate_bad_piece(path, self.pieces)
-        unknown = [i for i, t in enumerate(types) if t == PieceType.UNKNOWN]
+        unknown_type, byte_type = PieceType.UNKNOWN, PieceType.BYTE  # (locals: an enum's member is slow to reach)
+        unknown = [i for i, t in enumerate(types) if t == unknown_type]
         if not unknown:
             raise FormatError(path, "pieces", "the model has no unknown piece (type UNKNOWN)")
         if len(unknown) > 1:
@@ -296,9 +304,7 @@ class SentencePieceModel:
                 f"{texts[unknown[1]]!r} is a second unknown piece (piece {unknown[0]} is one)",
             )
         bytes_found: set[str] = set()
-        for i, t in enumerate(types):
-            if t != PieceType.BYTE:
-                continue
+        for i in [i for i, t in enumerate(types) if t == byte_type]:
             if not byte_fallback:
                 raise FormatError(path, f"piece {i}", f"byte piece {texts[i]!r} in a model without byte_fallback")
             if not _BYTE_PIECE.fullmatch(texts[i]):
@@ -341,6 +347,7 @@ _MAX_PIECE_BYTES = 8000  # sentencepiece's kMaxPieceSize
 _MAX_PIECES = (1 << 30) - 1  # the native models' limit (PieceAdjacency::kNoOne)
 _BYTE_PIECE = re.compile(r"<0x[0-9A-F]{2}>")
 _PIECE_TYPES = set(PieceType)
+_PIECE_TYPE_OF = {int(t): t for t in PieceType}
 _PRODUCIBLE = {PieceType.NORMAL, PieceType.USER_DEFINED, PieceType.UNUSED}
 
 
@@ -389,26 +396,6 @@ def _locate_bad_piece(path: str, pieces: list[Piece]) -> None:
         if p.type not in _PIECE_TYPES:
             raise FormatError(path, where, f"unknown piece type {p.type!r}")
     raise AssertionError("a bulk check failed, but no piece fails its own")  # pragma: no cover
-
-
-def _piece(data: bytes, where: str, path: str | None = None) -> Piece:
-    piece = Piece("")
-    has_text = False
-    for f in pb.parse(data, where, path):
-        if f.number == 1:
-            piece.piece = _decode("str", f, where, path)
-            has_text = True
-        elif f.number == 2:
-            piece.score = _decode("float", f, where, path)
-        elif f.number == 3:
-            value = _decode("enum", f, where, path)
-            try:
-                piece.type = PieceType(value)
-            except ValueError:
-                pb.fail(where, f"unknown piece type {value}", path)
-    if not has_text or not piece.piece:
-        pb.fail(where, "a piece must have non-empty text", path)
-    return piece
 
 
 def _piece_bytes(p: Piece) -> bytes:

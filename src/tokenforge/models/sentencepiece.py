@@ -31,11 +31,12 @@ class SentencePieceModelEncoder:
         model.validate()
         spec, trainer = model.normalizer_spec, model.trainer_spec
         kind = trainer["model_type"]
+        user_defined = PieceType.USER_DEFINED  # (a local: an enum's member is slow to reach)
         self.model = model
         self.normalizer = SentencePieceNormalizer.from_spec(
             spec,
             treat_whitespace_as_suffix=trainer["treat_whitespace_as_suffix"],
-            user_defined_symbols=[p.piece for p in model.pieces if p.type == PieceType.USER_DEFINED],
+            user_defined_symbols=[p.piece for p in model.pieces if p.type == user_defined],
         )
         self.pieces = [p.piece for p in model.pieces]
         self.capabilities = CAPABILITIES[kind]

@@ -594,14 +594,13 @@ def _sentencepiece(spec: PipelineSpec) -> Kernel:
     encoder = SentencePieceModelEncoder(model)
     pieces = list(encoder.pieces)
     trainer, normalizer_spec, denormalizer = model.trainer_spec, model.normalizer_spec, model.denormalizer_spec
-    policy = SpecialPolicy(
-        {p.piece: i for i, p in enumerate(model.pieces) if p.type in (PieceType.CONTROL, PieceType.UNKNOWN)}
-    )
+    special_types = {PieceType.CONTROL, PieceType.UNKNOWN}
+    policy = SpecialPolicy({p.piece: i for i, p in enumerate(model.pieces) if p.type in special_types})
 
     def control_id(piece: str) -> int | None:
         # The ids sentencepiece reports (bos_id(), ...): the named piece if it is a control piece.
-        found = [i for i, p in enumerate(model.pieces) if p.piece == piece]
-        return found[0] if found and model.pieces[found[0]].type == PieceType.CONTROL else None
+        found = pieces.index(piece) if piece in pieces else None
+        return found if found is not None and model.pieces[found].type == PieceType.CONTROL else None
 
     bos_id, eos_id, pad_id = (control_id(trainer[f"{k}_piece"]) for k in ("bos", "eos", "pad"))
     add_bos = spec.options.get("add_bos")
