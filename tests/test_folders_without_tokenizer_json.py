@@ -1495,11 +1495,20 @@ def test_byt5_differences_and_refusals(tmp_path):
             Tokenizer.from_pretrained(_byt5_folder(tmp_path, config))
 
 
-@pytest.mark.parametrize("kind", ["m2m100", "siglip", "wav2vec2", "esm", "byt5", "marian"])
+@pytest.mark.parametrize(
+    "kind",
+    [
+        *("m2m100", "siglip", "wav2vec2", "esm", "byt5", "marian"),
+        *("phobert", "ctrl", "speecht5", "bert_generation", "bartpho", "plbart", "gpt_sw3"),
+    ],
+)
 def test_python_classes_cut_pairs_as_transformers(tmp_path, kind):
     """transformers' Python classes cut a pair by longest_first their own way (truncate_sequences:
     the longer text first, then both, the first keeping an odd total's extra token), not as HF
-    tokenizers does; only_first and only_second as HF. Every total from nothing cut to both cut."""
+    tokenizers does; only_first and only_second as HF, but at a max_length of the special tokens
+    alone (only the named text cut). Every total from nothing cut to both cut, from either side:
+    the classes tokenforge runs as pipelines of its own and those it runs over their files
+    (SentencePieceBackend classes, PhoBERT, CTRL)."""
     make = {
         "m2m100": lambda: _m2m100_folder(tmp_path, {"src_lang": "en", "tgt_lang": "fr"}),
         "siglip": lambda: _siglip_folder(tmp_path, {}),
@@ -1507,12 +1516,20 @@ def test_python_classes_cut_pairs_as_transformers(tmp_path, kind):
         "esm": lambda: _esm_folder(tmp_path, {}),
         "byt5": lambda: _byt5_folder(tmp_path, {}),
         "marian": lambda: _marian_folder(tmp_path, {}),
+        "phobert": lambda: _phobert_folder(tmp_path, {}),
+        "ctrl": lambda: _phobert_folder(tmp_path, {}, "ctrl"),
+        "speecht5": lambda: _spm_backend_folder(tmp_path, "speecht5", {}),
+        "bert_generation": lambda: _spm_backend_folder(tmp_path, "bert_generation", {}),
+        "bartpho": lambda: _spm_backend_folder(tmp_path, "bartpho", {}),
+        "plbart": lambda: _plbart_folder(tmp_path, {"src_lang": "python", "tgt_lang": "en_XX"}),
+        "gpt_sw3": lambda: _gpt_sw3_folder(tmp_path, "gpt-sw3", {}),
     }
     folder = make[kind]()
     ref, ours = transformers.AutoTokenizer.from_pretrained(str(folder)), Tokenizer.from_pretrained(folder)
     pairs = [("THE KERNEL MEMORY", "PAGES"), ("MKTAYIAKQR", "MKTAYIAKQRQIS"), ("A B C D", "E F G H")]
     pairs += [(a.lower(), b.lower()) for a, b in pairs]
-    for text, pair in pairs:
+    for text, pair, side in [(a, b, side) for a, b in pairs for side in ("right", "left")]:
+        ref.truncation_side = ours.truncation_side = side
         full = len(ref(text, pair)["input_ids"])
         for length in range(max(full - 12, 4), full + 1):
             for strategy in ("longest_first", "only_first", "only_second"):
@@ -1526,4 +1543,4 @@ def test_python_classes_cut_pairs_as_transformers(tmp_path, kind):
                         ours(text, pair, truncation=strategy, max_length=length)
                     continue
                 got = ours(text, pair, truncation=strategy, max_length=length)["input_ids"]
-                assert got == want, (text, pair, strategy, length)
+                assert got == want, (text, pair, strategy, length, side)

@@ -898,8 +898,7 @@ class TransformersApi:
                     f"of {max_length - n_added} (= {max_length} original max length - {n_added} added special tokens), "
                 )
             strategy = _STRATEGY[truncation_strategy]
-            config = self.config
-            if config is not None and config.transformers_class in PIPELINE_CLASSES:
+            if self._python_class():
                 strategy += 3  # (a Python class's truncate_sequences: the native pipeline's 3, 4, 5)
             truncate = (max_length, stride, strategy, self.truncation_side == "left")
             if add_special_tokens:
@@ -1042,6 +1041,17 @@ class TransformersApi:
         matched = names - special_contents(self._spec) if split_special_tokens else names
         return k.policy.allowed_matcher(frozenset(matched))
 
+    def _python_class(self) -> bool:
+        """Whether transformers runs this folder with a Python class (no tokenizers backend): one
+        tokenforge runs as a pipeline of its own (PIPELINE_CLASSES), or one whose decode it runs
+        as the class's (the option special_segments, every Python class's: the
+        SentencePieceBackend classes, PhoBERT and CTRL too). Such a class tokenizes and
+        truncates its own way."""
+        config = self.config
+        return "special_segments" in self._kernel.options or (
+            config is not None and config.transformers_class in PIPELINE_CLASSES
+        )
+
     def tokenize(self, text: Any, pair: Any = None, add_special_tokens: bool = False, **kwargs: Any) -> list[str]:
         """The tokens of a text (or a pair), without special tokens unless add_special_tokens,
         as transformers' tokenize: keywords of its _encode_plus (is_split_into_words,
@@ -1049,10 +1059,7 @@ class TransformersApi:
         runs with a Python class tokenizes the text alone, as that class does (no pair, no
         special tokens)."""
         known = {k: v for k, v in kwargs.items() if k in _ENCODE_PLUS_KEYWORDS}
-        config = self.config
-        python_class = "special_segments" in self._kernel.options or (
-            config is not None and config.transformers_class in PIPELINE_CLASSES
-        )
+        python_class = self._python_class()
         if python_class:  # (a Python class's tokenize reads the text alone: no pair, no special tokens)
             pair, add_special_tokens = None, False
         encoded = self._encode_plus(text, pair, add_special_tokens, **known)

@@ -513,7 +513,10 @@ struct PostProcessor {
     max_length -= n_added;
     const size_t stride = truncation.stride;
     const bool left = truncation.from_left;
-    if (max_length == 0) {
+    // (transformers' Python classes cut to nothing by the strategy too: only_first keeps the
+    // second text, and a text too short for its cut is the error below)
+    const bool python = truncation.strategy >= 3;
+    if (max_length == 0 && !python) {
       a.truncate(0, stride, left);
       if (b) b->truncate(0, stride, left);
       return;
@@ -521,7 +524,6 @@ struct PostProcessor {
     const size_t total = a.size() + (b ? b->size() : 0);
     if (total <= max_length) return;
     const size_t to_remove = total - max_length;
-    const bool python = truncation.strategy >= 3;
     const int kind = python ? truncation.strategy - 3 : truncation.strategy;
     if (kind == 0) {
       if (!b) {
