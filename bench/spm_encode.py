@@ -11,7 +11,9 @@ tokenforge's Tokenizer (``Tokenizer.from_file(path).encode(text, add_special_tok
 and sentencepiece (``SentencePieceProcessor.encode``). Ids are compared with sentencepiece's,
 document by document. Time is process CPU time (steadier than wall time on a shared machine).
 tokenforge's objects are built afresh for every corpus, so its first pass ("cold") starts with
-empty caches; "warm" is the best of ``--repeat`` passes.
+empty caches; "warm" is the best of ``--repeat`` passes. First, the model's load time: the
+median of ``--loads`` wall-clock loads each of ``Tokenizer.from_file`` and
+``SentencePieceProcessor(model_file=...)``, interleaved (``--loads-only``: that line alone).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from __future__ import annotations
 import argparse
 import gc
 import os
+import statistics
 import sys
 import time
 from pathlib import Path
@@ -52,6 +55,8 @@ def main(argv=None) -> int:
         type=Path,
         help="a folder whose *.txt files are corpora too, named local-<stem> (bench/make_local_corpus.py)",
     )
+    ap.add_argument("--loads", type=int, default=5, help="loads of the model by each library (the median is shown)")
+    ap.add_argument("--loads-only", action="store_true", help="the load line alone, no encoding")
     args = ap.parse_args(argv)
 
     import sentencepiece as spm
@@ -59,6 +64,22 @@ def main(argv=None) -> int:
     import tokenforge
     from tokenforge.models.sentencepiece import SentencePieceModelEncoder
 
+    loads: dict[str, list[float]] = {"tokenforge": [], "sentencepiece": []}
+    for _ in range(max(args.loads, 1)):
+        for label, load in (
+            ("tokenforge", lambda: tokenforge.Tokenizer.from_file(args.model)),
+            ("sentencepiece", lambda: spm.SentencePieceProcessor(model_file=args.model)),
+        ):
+            t0 = time.perf_counter()
+            load()
+            loads[label].append(time.perf_counter() - t0)
+    ours, theirs = (statistics.median(loads[k]) for k in ("tokenforge", "sentencepiece"))
+    print(
+        f"Load {Path(args.model).name}, median of {max(args.loads, 1)}: Tokenizer.from_file {ours:.3f} s, "
+        f"sentencepiece {theirs:.3f} s\n"
+    )
+    if args.loads_only:
+        return 0
     sp = spm.SentencePieceProcessor(model_file=args.model)
     paths = corpus_paths(SHARED)
     if args.extra_corpora:
