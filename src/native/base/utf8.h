@@ -22,27 +22,47 @@ inline uint32_t count_characters(const uint8_t* s, size_t from, size_t to, size_
   return k;
 }
 
-// Whether s[0..n) is UTF-8 as Python's strict decoder and Rust's String::from_utf8 take it: no
-// overlong forms, surrogates or code points past U+10FFFF, no sequence cut short.
-inline bool valid_utf8(const uint8_t* s, size_t n) {
-  for (size_t i = 0; i < n;) {
+// The offset of the first byte where s[0..n) stops being strict UTF-8 (as Python's
+// bytes.decode("utf-8") and Rust's String::from_utf8 take it: no overlong forms, no surrogates,
+// nothing above U+10FFFF, no sequence cut short), or n when all of it is.
+inline size_t utf8_error_at(const uint8_t* s, size_t n) {
+  constexpr uint64_t kHigh = 0x8080808080808080ull;
+  size_t i = 0;
+  while (i < n) {
+    if (i + 8 <= n && !(load8(s + i) & kHigh)) {  // eight ASCII bytes
+      i += 8;
+      continue;
+    }
     const uint8_t b = s[i];
     if (b < 0x80) {
       ++i;
       continue;
     }
-    const size_t len = b >= 0xC2 && b < 0xE0 ? 2 : b >= 0xE0 && b < 0xF0 ? 3 : b >= 0xF0 && b < 0xF5 ? 4 : 0;
-    if (len == 0 || i + len > n) return false;
-    uint32_t cp = b & (0xFFu >> (len + 1));
-    for (size_t k = 1; k < len; ++k) {
-      if ((s[i + k] & 0xC0) != 0x80) return false;
-      cp = (cp << 6) | (s[i + k] & 0x3Fu);
+    size_t len;
+    uint8_t lo = 0x80, hi = 0xBF;  // the range of the second byte
+    if (b >= 0xC2 && b <= 0xDF) {
+      len = 2;
+    } else if (b >= 0xE0 && b <= 0xEF) {
+      len = 3;
+      if (b == 0xE0)
+        lo = 0xA0;  // no overlong forms
+      else if (b == 0xED)
+        hi = 0x9F;  // no surrogates
+    } else if (b >= 0xF0 && b <= 0xF4) {
+      len = 4;
+      if (b == 0xF0)
+        lo = 0x90;  // no overlong forms
+      else if (b == 0xF4)
+        hi = 0x8F;  // nothing above U+10FFFF
+    } else {
+      return i;
     }
-    if ((len == 3 && (cp < 0x800 || (cp >= 0xD800 && cp < 0xE000))) || (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)))
-      return false;
+    if (i + 1 >= n || s[i + 1] < lo || s[i + 1] > hi) return i;
+    for (size_t k = 2; k < len; ++k)
+      if (i + k >= n || (s[i + k] & 0xC0) != 0x80) return i;
     i += len;
   }
-  return true;
+  return n;
 }
 
 }  // namespace tokenforge

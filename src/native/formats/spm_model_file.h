@@ -134,7 +134,7 @@ inline bool piece(const uint8_t* data, size_t size, size_t base, SpmPieceRecord&
       meaning = "field " + std::to_string(f.number) + " has wire type " + std::to_string(f.wire_type) + ", expected " +
                 std::to_string(expected) + " (corrupt data)";
     } else if (f.number == 1) {
-      if (!valid_utf8(data + f.start, f.length)) {
+      if (utf8_error_at(data + f.start, f.length) != f.length) {
         meaning = "field 1 is not valid UTF-8 text (corrupt data)";
       } else {
         out.start = base + f.start;

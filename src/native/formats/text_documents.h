@@ -2,8 +2,7 @@
 // (src/tokenforge/corpus/inputs.py reads the same way in Python; python/bind_corpus.cpp's
 // encode_text_unit cuts a work unit here and encodes its documents with no Python str between).
 //
-// - `utf8_error_at(s, n)`: where strict UTF-8 (as Python's bytes.decode("utf-8") accepts it: no
-//   overlong forms, no surrogates, nothing above U+10FFFF) first fails, or n when s is valid.
+// (Whether a file's bytes are UTF-8 at all: base/utf8.h's utf8_error_at.)
 // - `cut_documents(s, n, split, out)`: the byte ranges of the documents, in order, exactly those
 //   `inputs._documents(text, split)` returns for the same text (each is contiguous in the input):
 //   - kLine: the pieces between "\n"s, each less one trailing "\r", empty ones dropped;
@@ -21,6 +20,7 @@
 #include <vector>
 
 #include "base/bytes.h"
+#include "base/utf8.h"
 
 namespace tokenforge {
 
@@ -30,47 +30,6 @@ struct ByteSpan {
   size_t start;
   size_t size;
 };
-
-// The offset of the first byte where s[0..n) stops being strict UTF-8, or n (see the prose).
-inline size_t utf8_error_at(const uint8_t* s, size_t n) {
-  constexpr uint64_t kHigh = 0x8080808080808080ull;
-  size_t i = 0;
-  while (i < n) {
-    if (i + 8 <= n && !(load8(s + i) & kHigh)) {  // eight ASCII bytes
-      i += 8;
-      continue;
-    }
-    const uint8_t b = s[i];
-    if (b < 0x80) {
-      ++i;
-      continue;
-    }
-    size_t len;
-    uint8_t lo = 0x80, hi = 0xBF;  // the range of the second byte
-    if (b >= 0xC2 && b <= 0xDF) {
-      len = 2;
-    } else if (b >= 0xE0 && b <= 0xEF) {
-      len = 3;
-      if (b == 0xE0)
-        lo = 0xA0;  // no overlong forms
-      else if (b == 0xED)
-        hi = 0x9F;  // no surrogates
-    } else if (b >= 0xF0 && b <= 0xF4) {
-      len = 4;
-      if (b == 0xF0)
-        lo = 0x90;  // no overlong forms
-      else if (b == 0xF4)
-        hi = 0x8F;  // nothing above U+10FFFF
-    } else {
-      return i;
-    }
-    if (i + 1 >= n || s[i + 1] < lo || s[i + 1] > hi) return i;
-    for (size_t k = 2; k < len; ++k)
-      if (i + k >= n || (s[i + k] & 0xC0) != 0x80) return i;
-    i += len;
-  }
-  return n;
-}
 
 namespace text_documents_detail {
 

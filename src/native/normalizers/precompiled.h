@@ -32,7 +32,7 @@ class PrecompiledNormalizer : public Normalizer {
   explicit PrecompiledNormalizer(std::string_view charsmap) : map_(charsmap) {
     if (map_.empty()) throw std::invalid_argument("precompiled_charsmap: empty (HF cannot parse it either)");
     if (const std::string_view r = map_.replacements();
-        !valid_utf8(reinterpret_cast<const uint8_t*>(r.data()), r.size()))
+        utf8_error_at(reinterpret_cast<const uint8_t*>(r.data()), r.size()) != r.size())
       throw std::invalid_argument("precompiled_charsmap: its replacement strings are not valid UTF-8");
     // Whether a key starts with each byte: a character that starts with no such byte is never
     // looked up.
