@@ -18,9 +18,12 @@ SentencePieceProcessor.Load refuses (see its doc).
 
 from __future__ import annotations
 
+import itertools
 import math
+import operator
 import os
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import Any
@@ -280,21 +283,21 @@ class SentencePieceModel:
                         "ones: tokenforge runs CHAR as a Unigram of its characters)",
                     )
         byte_fallback = trainer["byte_fallback"]
-        texts = [p.piece for p in self.pieces]
-        types = [p.type for p in self.pieces]
+        # (map, attrgetter, compress: C loops, no Python bytecode per piece)
+        texts, types = list(map(_TEXT, self.pieces)), list(map(_TYPE, self.pieces))
         # Bulk checks first (a model has up to a few hundred thousand pieces); each failure is
         # then located piece by piece.
         if (
-            not all(type(t) is str and t for t in texts)
+            not set(map(type, texts)) <= {str}
+            or not all(texts)
             or "\0" in "".join(texts)
             or _too_long(texts)
             or len(set(texts)) != len(texts)
-            or not _finite([p.score for p in self.pieces])
+            or not _finite(list(map(_SCORE, self.pieces)))
             or not set(types) <= _PIECE_TYPES
         ):
             _locate_bad_piece(path, self.pieces)
-        unknown_type, byte_type = PieceType.UNKNOWN, PieceType.BYTE  # (locals: an enum's member is slow to reach)
-        unknown = [i for i, t in enumerate(types) if t == unknown_type]
+        unknown = list(itertools.islice(_where(types, PieceType.UNKNOWN), 2))
         if not unknown:
             raise FormatError(path, "pieces", "the model has no unknown piece (type UNKNOWN)")
         if len(unknown) > 1:
@@ -304,7 +307,7 @@ class SentencePieceModel:
                 f"{texts[unknown[1]]!r} is a second unknown piece (piece {unknown[0]} is one)",
             )
         bytes_found: set[str] = set()
-        for i in [i for i, t in enumerate(types) if t == byte_type]:
+        for i in _where(types, PieceType.BYTE):
             if not byte_fallback:
                 raise FormatError(path, f"piece {i}", f"byte piece {texts[i]!r} in a model without byte_fallback")
             if not _BYTE_PIECE.fullmatch(texts[i]):
@@ -348,6 +351,14 @@ _MAX_PIECES = (1 << 30) - 1  # the native models' limit (PieceAdjacency::kNoOne)
 _BYTE_PIECE = re.compile(r"<0x[0-9A-F]{2}>")
 _PIECE_TYPES = set(PieceType)
 _PIECE_TYPE_OF = {int(t): t for t in PieceType}
+_TEXT, _SCORE, _TYPE = operator.attrgetter("piece"), operator.attrgetter("score"), operator.attrgetter("type")
+
+
+def _where(types: list[PieceType], wanted: PieceType) -> Iterator[int]:
+    """The indexes of `types` that are `wanted`, in order."""
+    return itertools.compress(itertools.count(), map(wanted.__eq__, types))
+
+
 _PRODUCIBLE = {PieceType.NORMAL, PieceType.USER_DEFINED, PieceType.UNUSED}
 
 
@@ -359,14 +370,18 @@ def _too_long(texts: list[str]) -> bool:
         "".join(texts).encode("utf-8")
     except UnicodeEncodeError:
         return True
+    if max(map(len, texts), default=0) * 4 < _MAX_PIECE_BYTES:
+        return False
     return any(len(t.encode("utf-8")) >= _MAX_PIECE_BYTES for t in texts if len(t) * 4 >= _MAX_PIECE_BYTES)
 
 
 def _finite(scores: list[Any]) -> bool:
     try:
-        return all(map(math.isfinite, scores)) and not any(type(x) is bool for x in scores)
+        if not all(map(math.isfinite, scores)):
+            return False
     except TypeError:  # not numbers
         return False
+    return bool not in set(map(type, scores))
 
 
 def _locate_bad_piece(path: str, pieces: list[Piece]) -> None:
