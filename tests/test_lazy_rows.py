@@ -363,3 +363,29 @@ def test_wordpiece_is_ids_first(tmp_path, wpm):
             assert is_lazy(got), text
             rng.shuffle(order)
             assert fields(got, order) == fields(eager, list(FIELDS)), text
+
+
+@pytest.mark.parametrize("name", ["cl100k_base", "o200k_base", "gpt2"])
+def test_tiktoken_encodings_are_ids_first(name):
+    """A tiktoken encoding as a Tokenizer (pipelines/byte_level_bpe.h: Encoding's own ids):
+    ids first on every text, special tokens allowed or read as text, every field the eager
+    encoding's; with a template too."""
+    tok = tokenforge.get_tokenizer(name)
+    native = tok._native
+    texts = [*EDGE, *LINES[:40], "a<|endoftext|>b <|endoftext|>", *(t[:3000] for t in SAMPLE_TEXTS)]
+    order = list(FIELDS)
+    rng = random.Random(17)
+    for allowed in ("all", ()):
+        for text in texts:
+            eager = native._encode_eager(text, None, True, allowed_special=allowed, disallowed_special=())
+            got = native.encode(text, None, True, allowed_special=allowed, disallowed_special=())
+            assert is_lazy(got) and not is_lazy(eager), text
+            rng.shuffle(order)
+            assert fields(got, order) == fields(eager, list(FIELDS)), text
+            assert got.ids == tok.encoding.encode(text, allowed_special=allowed, disallowed_special=()), text
+    eot = tok.encoding.eot_token
+    native.set_template([(False, 0, 0, [eot]), (True, 0, 0, [])], [(True, 0, 0, []), (True, 1, 1, [])])
+    for text in ["", "hello world", *LINES[:10]]:
+        got = native.encode(text, None, True)
+        assert is_lazy(got) and fields(got, order) == fields(native._encode_eager(text, None, True), order), text
+        assert got.ids[0] == eot and got.ids[1:] == tok.encoding.encode_ordinary(text), text

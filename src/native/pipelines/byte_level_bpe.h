@@ -1,7 +1,8 @@
 // A byte-level BPE (tiktoken's Encoder: its built-in split, the merges, special tokens) as a
 // Tokenizer pipeline: rows with offsets, pairs, then the template, truncation and padding of
 // processors/post_processing.h. The ids are the Encoder's own (pipelines/encoder.h runs the
-// text exactly as Encoding.encode does), so the fused tiktoken path and this one cannot differ.
+// text exactly as Encoding.encode does), so the fused tiktoken path and this one cannot differ;
+// a text whose template only adds ids gets them first (encode_ids), its rows when read.
 //
 // Offsets are spans of input code points, as HF's byte-level tokenizers report them: a token
 // spans from the character holding its first byte to the one holding its last, so the tokens
@@ -60,6 +61,14 @@ class ByteLevelBpePipeline {
     if (!pair) return post.process(std::move(first), nullptr, add_special);
     Encoded second = encode_sequence(b, nb, added, scratch.get());
     return post.process(std::move(first), &second, add_special);
+  }
+
+  // The ids of one text alone, appended to `out` (ids first: python/py_pipeline.h builds the
+  // rows with encode when they are first read): the Encoder's own encode, as Encoding.encode
+  // runs it, without the bookkeeping of the pieces' ends and the characters.
+  bool encode_ids(const uint8_t* s, size_t n, const SpecialMatcher* added, std::vector<uint32_t>& out) const {
+    encoder_.encode(s, n, added, out);
+    return true;
   }
 
  private:
