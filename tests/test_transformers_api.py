@@ -595,6 +595,10 @@ def _same_decoding(ref: Any, ours: Tokenizer) -> None:
     if padded is not None:
         assert ours.batch_decode(padded) == ref.batch_decode(padded)
     assert ours.batch_decode(batch[0]) == ref.batch_decode(batch[0])  # (one sequence: a list of its text)
+    # (sequences of every kind in one batch: an array, NumPy integers in a list, a tuple)
+    mixed = [np.array(batch[0]), [np.int64(i) for i in batch[1]], tuple(batch[2]), batch[3]]
+    assert ours.batch_decode(mixed) == ref.batch_decode(mixed)
+    assert ours.batch_decode(tuple(mixed)) == ref.batch_decode(tuple(mixed))
     assert ours.batch_decode([]) == ref.batch_decode([]) == []
     # decode keeps HF tokenizers' default (skip special tokens), batch_decode transformers' (keep them)
     assert ours.decode(batch[0]) == ref.decode(batch[0], skip_special_tokens=True)

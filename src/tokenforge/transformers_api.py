@@ -296,9 +296,13 @@ def _is_empty(value: Any) -> bool:
 
 def _to_py(value: Any) -> Any:
     """NumPy arrays and integers (and torch tensors) as Python lists and ints (transformers'
-    to_py_obj)."""
+    to_py_obj), but for a list inside a list, given as it is (its items go to the native
+    decode, which reads NumPy integers as ints too)."""
     if isinstance(value, (list, tuple)):
-        return [v if type(v) is int else _to_py(v) for v in value]  # (a plain int as it is)
+        if set(map(type, value)) <= {int}:  # (plain ints only, checked in C: no copy item by item)
+            return value if type(value) is list else list(value)
+        # (a plain int, and a list inside, as they are: decode reads a list's other integers)
+        return [v if type(v) is int or type(v) is list else _to_py(v) for v in value]
     tolist = getattr(value, "tolist", None)
     if tolist is not None and not isinstance(value, str):
         return tolist()
