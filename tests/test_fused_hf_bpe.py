@@ -603,3 +603,29 @@ def test_real_files_fused_equals_hf(tmp_path, name):
         t.check(text)
         for line in text.splitlines()[:1500]:
             t.check(line)
+
+
+@pytest.mark.parametrize("skip", [False, True])
+def test_random_ids_decode_as_hf(tmp_path_factory, skip):
+    """Any ids (single bytes that leave a character cut, added tokens with a space, special
+    tokens), decoded by the fused kernel's one-pass ByteLevel decode: HF's text, one U+FFFD for
+    each invalid sequence as its from_utf8_lossy, an added token with a space as it is."""
+    import tokenizers
+
+    from tokenforge import Tokenizer
+
+    hf = tokenizers.Tokenizer.from_str(trio(tmp_path_factory, "llama3", True, False).hf.to_str())
+    hf.add_tokens(["with space", "plain"])
+    path = tmp_path_factory.mktemp("decode") / "tokenizer.json"
+    path.write_text(hf.to_str(), encoding="utf-8")
+    ours = Tokenizer.from_file(str(path))
+    assert ours.kernel == "byte_level_hf_bpe"
+    size = hf.get_vocab_size(with_added_tokens=True)
+    # (byte-level tokens of lead and continuation bytes: sequences cut short and stray bytes)
+    pieces = ["\u00e6", "\u0139", "\u0142", "\u00c3", "\u00a4", "\u00f0", "\u0141", "\u0120"]
+    byte_ids = [i for i in map(hf.token_to_id, pieces) if i is not None]
+    assert len(byte_ids) > 4
+    rng = random.Random(23)
+    for _ in range(400):
+        ids = [rng.choice(byte_ids) if rng.random() < 0.5 else rng.randrange(size) for _ in range(rng.randint(0, 24))]
+        assert ours.decode(ids, skip_special_tokens=skip) == hf.decode(ids, skip_special_tokens=skip), ids

@@ -20,26 +20,26 @@ class ByteLevelDecoder : public Decoder {
   }
   void decode_chain(std::vector<std::string>& tokens) const override {
     std::string bytes;
-    for (const std::string& t : tokens) {
-      const size_t before = bytes.size();
-      bool ok = true;
-      const auto* s = reinterpret_cast<const uint8_t*>(t.data());
-      for (size_t i = 0; i < t.size();) {
-        size_t len;
-        const uint32_t cp = decode_utf8(s + i, t.size() - i, len);
-        if (cp >= byte_of_.size() || byte_of_[cp] < 0) {
-          ok = false;
-          break;
-        }
-        bytes += char(byte_of_[cp]);
-        i += len;
-      }
-      if (!ok) {
+    for (const std::string& t : tokens) append_bytes(t.data(), t.size(), bytes);
+    tokens.assign(1, utf8_lossy(std::move(bytes)));
+  }
+
+  // Appends the bytes token t[0..n) stands for: its characters read back through GPT-2's
+  // alphabet, or, where one is outside it, the token's own UTF-8.
+  void append_bytes(const char* t, size_t n, std::string& bytes) const {
+    const size_t before = bytes.size();
+    const auto* s = reinterpret_cast<const uint8_t*>(t);
+    for (size_t i = 0; i < n;) {
+      size_t len;
+      const uint32_t cp = decode_utf8(s + i, n - i, len);
+      if (cp >= byte_of_.size() || byte_of_[cp] < 0) {
         bytes.resize(before);
-        bytes += t;
+        bytes.append(t, n);
+        return;
       }
+      bytes += char(byte_of_[cp]);
+      i += len;
     }
-    tokens.assign(1, utf8_lossy(bytes));
   }
 
  private:

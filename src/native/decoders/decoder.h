@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "base/utf8.h"
+
 namespace tokenforge {
 
 class Decoder {
@@ -41,19 +43,20 @@ inline std::string rust_replace(const std::string& s, const std::string& from, c
   return out;
 }
 
-// Rust's String::from_utf8_lossy: each maximal invalid sequence becomes one U+FFFD.
-inline std::string utf8_lossy(const std::string& bytes) {
-  std::string out;
-  out.reserve(bytes.size());
+// Rust's String::from_utf8_lossy: each maximal invalid sequence becomes one U+FFFD. Valid runs
+// are found by base/utf8.h's utf8_error_at (the same strict reading) and copied whole.
+inline std::string utf8_lossy(std::string bytes) {
   const size_t n = bytes.size();
   const auto* s = reinterpret_cast<const uint8_t*>(bytes.data());
-  for (size_t i = 0; i < n;) {
+  size_t i = utf8_error_at(s, n);
+  if (i == n) return bytes;  // (valid: as it is)
+  std::string out;
+  out.reserve(n + 8);
+  out.append(bytes, 0, i);
+  while (i < n) {
+    // s[i] starts an invalid sequence: its longest prefix that could begin a character is one
+    // U+FFFD (a lone lead or continuation byte: just itself).
     const uint8_t b = s[i];
-    if (b < 0x80) {
-      out += char(b);
-      ++i;
-      continue;
-    }
     size_t need = 0;
     uint8_t lo = 0x80, hi = 0xBF;
     if (b >= 0xC2 && b <= 0xDF) {
@@ -68,18 +71,15 @@ inline std::string utf8_lossy(const std::string& bytes) {
       if (b == 0xF4) hi = 0x8F;
     }
     size_t k = 1;
-    if (need) {
-      for (; k <= need && i + k < n; ++k) {
-        const uint8_t c = s[i + k];
-        if (k == 1 ? (c < lo || c > hi) : (c < 0x80 || c > 0xBF)) break;
-      }
+    for (; k <= need && i + k < n; ++k) {
+      const uint8_t c = s[i + k];
+      if (k == 1 ? (c < lo || c > hi) : (c < 0x80 || c > 0xBF)) break;
     }
-    if (need && k == need + 1) {
-      out.append(bytes, i, k);
-    } else {
-      out += "\xEF\xBF\xBD";
-    }
+    out += "\xEF\xBF\xBD";
     i += k;
+    const size_t good = utf8_error_at(s + i, n - i);
+    out.append(bytes, i, good);
+    i += good;
   }
   return out;
 }

@@ -276,6 +276,20 @@ class ByteLevelHfBpePipeline {
     return whole;
   }
 
+  // HF's decode of `ids` (each below by_id.size()) by their names in `by_id`: ids without a
+  // name, and with skip_special those `special` marks, left out; the ByteLevel decoder over the
+  // rest, streamed into one buffer (no string per token).
+  std::string decode_names(const std::vector<uint32_t>& ids, const std::vector<std::string>& by_id,
+                           const std::vector<uint8_t>& special, bool skip_special) const {
+    std::string bytes;
+    bytes.reserve(ids.size() * 4);
+    for (uint32_t id : ids) {
+      const std::string& name = by_id[id];
+      if (!name.empty() && !(skip_special && special[id])) decoder_.append_bytes(name.data(), name.size(), bytes);
+    }
+    return utf8_lossy(std::move(bytes));
+  }
+
   // HF's ByteLevel decoder over the tokens' texts, joined.
   std::string decode(std::vector<std::string> tokens) const {
     decoder_.decode_chain(tokens);

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 #include <nanobind/nanobind.h>
@@ -16,6 +17,16 @@
 #include "python/py_pipeline.h"
 
 namespace tokenforge::bindings {
+
+// Whether Pipeline decodes ids by their names in one pass (decode_names(ids, by_id, special,
+// skip_special), pipelines/byte_level_hf_bpe.h's) rather than over a string per token.
+template <class P, class = void>
+struct HasDecodeNames : std::false_type {};
+template <class P>
+struct HasDecodeNames<P,
+                      std::void_t<decltype(std::declval<const P&>().decode_names(
+                          std::declval<const std::vector<uint32_t>&>(), std::declval<const std::vector<std::string>&>(),
+                          std::declval<const std::vector<uint8_t>&>(), false))>> : std::true_type {};
 
 template <class Pipeline>
 class PyJsonPipeline : public PyPipeline<Pipeline> {
@@ -40,11 +51,15 @@ class PyJsonPipeline : public PyPipeline<Pipeline> {
     std::string text;
     {
       GilReleasedFor nogil(ids.size() * 8);
-      std::vector<std::string> tokens;
-      tokens.reserve(ids.size());
-      for (uint32_t id : ids)
-        if (!by_id[id].empty() && !(skip_special && special_[id])) tokens.push_back(by_id[id]);
-      text = this->tok_.decode(std::move(tokens));
+      if constexpr (HasDecodeNames<Pipeline>::value) {
+        text = this->tok_.decode_names(ids, by_id, special_, skip_special);
+      } else {
+        std::vector<std::string> tokens;
+        tokens.reserve(ids.size());
+        for (uint32_t id : ids)
+          if (!by_id[id].empty() && !(skip_special && special_[id])) tokens.push_back(by_id[id]);
+        text = this->tok_.decode(std::move(tokens));
+      }
     }
     return nb::str(text.data(), text.size());
   }
