@@ -119,8 +119,8 @@ inline bool next_field(const uint8_t* data, size_t size, size_t& pos, Field& f, 
 }
 
 // One piece's message at data[0, size) (offsets in errors are inside it). The whole message's
-// wire format first, then its fields in order, then the text's presence: the order in which
-// protobuf.py and sentencepiece_model._piece find problems.
+// wire format first, then its fields' meaning in order, then the text's presence: the order in
+// which a message read by protobuf.py, then interpreted, shows its problems.
 inline bool piece(const uint8_t* data, size_t size, size_t base, SpmPieceRecord& out, std::string& error) {
   std::string meaning;  // the first problem with a field's meaning, reported after the wire's
   bool has_text = false;

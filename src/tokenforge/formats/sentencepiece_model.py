@@ -354,12 +354,13 @@ _PIECE_TYPE_OF = {int(t): t for t in PieceType}
 _TEXT, _SCORE, _TYPE = operator.attrgetter("piece"), operator.attrgetter("score"), operator.attrgetter("type")
 
 
-def _where(types: list[PieceType], wanted: PieceType) -> Iterator[int]:
-    """The indexes of `types` that are `wanted`, in order."""
-    return itertools.compress(itertools.count(), map(wanted.__eq__, types))
-
-
 _PRODUCIBLE = {PieceType.NORMAL, PieceType.USER_DEFINED, PieceType.UNUSED}
+
+
+def _where(types: list[PieceType], wanted: PieceType) -> Iterator[int]:
+    """The indexes of `types` equal to `wanted`, in order (operator.eq: the whole comparison,
+    so that a type given as 2.0 is UNKNOWN as `==` says, not a NotImplemented read as true)."""
+    return itertools.compress(itertools.count(), map(operator.eq, types, itertools.repeat(wanted)))
 
 
 def _too_long(texts: list[str]) -> bool:
